@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { KnobError } from '../errors';
+
+/**
+ * Gate settings (ARCHITECTURE.md "The gate").
+ *
+ * Documented limits: zeta in (0, 100], wn in (0, 1000] rad/s, tau in (0, 3600] s, g0 in [0, 1].
+ * Outside them the coefficients lose precision or overflow, so settings are refused with a typed
+ * error instead of producing NaN later.
+ */
+export const GATE_VARIANTS = ['instant', 'ema', 'second-order'] as const;
+export type GateVariant = (typeof GATE_VARIANTS)[number];
+
+/** Paper names of the variants, for labels. */
+export const GATE_VARIANT_LABELS: Record<GateVariant, string> = {
+  instant: 'Knob-IA',
+  ema: 'ODE-Lite',
+  'second-order': 'Knob-ODE',
+};
+
+export const GATE_DISCRETIZATIONS = ['zoh', 'tustin'] as const;
+export type GateDiscretization = (typeof GATE_DISCRETIZATIONS)[number];
+
+export const GATE_MODES = ['continuous', 'reset'] as const;
+export type GateMode = (typeof GATE_MODES)[number];
+
+export const ZETA_MAX = 100;
+export const WN_MAX_RAD_PER_SEC = 1000;
+export const TAU_MAX_SECONDS = 3600;
+
+export const GateSettingsSchema = z.strictObject({
+  variant: z.enum(GATE_VARIANTS),
+  discretization: z.enum(GATE_DISCRETIZATIONS),
+  /** Tustin only: pre-warp the bilinear map so the response is exact at wn (needs wn dt < pi). */
+  tustinPrewarp: z.boolean(),
+  mode: z.enum(GATE_MODES),
+  zeta: z.number().gt(0).lte(ZETA_MAX),
+  wnRadPerSec: z.number().gt(0).lte(WN_MAX_RAD_PER_SEC),
+  /** Reset mode: horizon of constant input after which the gate is read. */
+  tauSeconds: z.number().gt(0).lte(TAU_MAX_SECONDS),
+  /** Rest value: the state at stream start (continuous) or before every sample (reset). */
+  g0: z.number().gte(0).lte(1),
+});
+
+export type GateSettings = z.infer<typeof GateSettingsSchema>;
+
+/**
+ * Defaults: zeta 0.7 and wn 6 rad/s (about 5 % overshoot, 1 s settling: the reference case of
+ * shared/reference/dynamics.md); ZOH because it is exact at frame instants for any dt; reset-mode
+ * horizon 0.5 s, long enough that zeta and wn visibly shape the reading.
+ */
+export const DEFAULT_GATE_SETTINGS: GateSettings = Object.freeze({
+  variant: 'second-order',
+  discretization: 'zoh',
+  tustinPrewarp: false,
+  mode: 'continuous',
+  zeta: 0.7,
+  wnRadPerSec: 6,
+  tauSeconds: 0.5,
+  g0: 0.5,
+});
+
+/** Validates untrusted settings; throws INVALID_SETTINGS naming every offending field. */
+export function parseGateSettings(raw: unknown): GateSettings {
+  const parsed = GateSettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(settings)'}: ${issue.message}`)
+      .join('; ');
+    throw new KnobError('INVALID_SETTINGS', `Invalid gate settings: ${detail}`);
+  }
+  return parsed.data;
+}
