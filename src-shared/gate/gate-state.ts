@@ -12,7 +12,9 @@ export const S_U_PREV = 2;
 export const S_T_PREV = 3;
 /** The interval the cached coefficients were computed for (NaN: none cached). */
 export const S_H_CACHED = 4;
-export const S_COEFFICIENTS = 5;
+/** Scratch: inputs clamped by the last run of the hot loop. */
+export const S_CLAMPED = 5;
+export const S_COEFFICIENTS = 6;
 export const GATE_STATE_LENGTH = S_COEFFICIENTS + COEFFICIENT_COUNT;
 
 export type GateState = Float64Array;

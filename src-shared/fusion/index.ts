@@ -1,0 +1,4 @@
+export * from './exp-non-positive';
+export * from './logits';
+export * from './convex-fusion';
+export * from './temperature';

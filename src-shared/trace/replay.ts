@@ -1,0 +1,95 @@
+import type { GateSettings } from '../gate/gate-settings';
+import { createGateState, invalidateCoefficients, resetGateState, type GateState } from '../gate/gate-state';
+import { runGate } from '../gate/gate-kernel';
+import { fuseTop1Into } from '../fusion/convex-fusion';
+import { validateTrace, type Trace } from './trace';
+
+/** Per-frame results of running the gate and the fusion over a trace. */
+export interface ReplayOutput {
+  /** Gate state g (unclamped; the fusion reads clamp(g, 0, 1)). */
+  g: Float64Array;
+  /** Gate velocity v in 1/s. */
+  v: Float64Array;
+  /** Top-1 class of the fused logits. */
+  top1: Int32Array;
+  /** Softmax probability of the fused top-1 class. */
+  confidence: Float64Array;
+  /** Fused logits, row-major, when asked for (10x the memory of the rest). */
+  fusedLogits: Float64Array | null;
+  /** Version of the settings each frame was computed with. */
+  settingsVersion: Uint32Array;
+  /** How many u* values were outside [0, 1] and clamped. */
+  clampedInputs: number;
+}
+
+export interface ReplayOptions {
+  keepFusedLogits?: boolean;
+  settingsVersion?: number;
+}
+
+export function allocateReplayOutput(frameCapacity: number, classCount: number, keepFusedLogits: boolean): ReplayOutput {
+  return {
+    g: new Float64Array(frameCapacity),
+    v: new Float64Array(frameCapacity),
+    top1: new Int32Array(frameCapacity),
+    confidence: new Float64Array(frameCapacity),
+    fusedLogits: keepFusedLogits ? new Float64Array(frameCapacity * classCount) : null,
+    settingsVersion: new Uint32Array(frameCapacity),
+    clampedInputs: 0,
+  };
+}
+
+/**
+ * Runs the gate and the fusion frame by frame. Batch replay and live stepping are the same object:
+ * replay() advances over the whole trace at once, a live stream advances one frame at a time as
+ * frames arrive; both call runGate and the same fusion code, so their outputs are bit-identical.
+ */
+export class GateReplayer {
+  readonly state: GateState;
+  private settings: GateSettings;
+  private version: number;
+  private scratch: Float64Array = new Float64Array(0);
+
+  constructor(settings: GateSettings, settingsVersion = 0) {
+    this.settings = settings;
+    this.version = settingsVersion;
+    this.state = createGateState(settings.g0);
+  }
+
+  get currentSettings(): GateSettings {
+    return this.settings;
+  }
+
+  get settingsVersion(): number {
+    return this.version;
+  }
+
+  /** Retunes between frames: (g, v) are kept (bumpless); the next frame uses the new settings. */
+  setSettings(settings: GateSettings, settingsVersion: number): void {
+    this.settings = settings;
+    this.version = settingsVersion;
+    invalidateCoefficients(this.state);
+  }
+
+  /** Back to rest at g0 (stream start, or the operator's reset). */
+  resetState(): void {
+    resetGateState(this.state, this.settings.g0);
+  }
+
+  /** Processes frames [from, to) of `trace` into `out` (which must have room for them). */
+  advance(trace: Trace, from: number, to: number, out: ReplayOutput): void {
+    out.clampedInputs += runGate(this.settings, trace, from, to, this.state, out);
+    const k = trace.classCount;
+    if (this.scratch.length !== k) this.scratch = new Float64Array(k);
+    fuseTop1Into(trace.zStatic, trace.zDyn, out.g, k, from, to, out.top1, out.confidence, out.fusedLogits, this.scratch);
+    out.settingsVersion.fill(this.version, from, to);
+  }
+}
+
+/** Replays a whole trace with one setting, from rest at g0. Validates the trace first. */
+export function replay(trace: Trace, settings: GateSettings, options: ReplayOptions = {}): ReplayOutput {
+  validateTrace(trace);
+  const out = allocateReplayOutput(trace.frameCount, trace.classCount, options.keepFusedLogits ?? false);
+  new GateReplayer(settings, options.settingsVersion ?? 0).advance(trace, 0, trace.frameCount, out);
+  return out;
+}

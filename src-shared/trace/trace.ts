@@ -1,0 +1,81 @@
+import { KnobError } from '../errors';
+
+/**
+ * A Trace: what the model said about each frame of a stream, in columns (ARCHITECTURE.md).
+ * Everything after the model is a pure function of (Trace, settings).
+ *
+ * Layout: logits row-major (frame i occupies [i K, (i + 1) K)), float32 as models emit them;
+ * timestamps in seconds, float64; labels -1 where unknown.
+ */
+export const TRACE_FORMAT_VERSION = 1;
+
+/** Per-frame metadata: numbers (severity, frame index, seed) or categories (corruption name). */
+export type MetadataColumn =
+  | { kind: 'number'; values: Float64Array }
+  | { kind: 'category'; codes: Int32Array; dictionary: string[] };
+
+export interface Trace {
+  formatVersion: number;
+  frameCount: number;
+  classCount: number;
+  timestampsSeconds: Float64Array;
+  zStatic: Float32Array;
+  zDyn: Float32Array;
+  uRef: Float32Array;
+  /** True class per frame, -1 when unknown; null when the stream has no labels at all. */
+  labels: Int32Array | null;
+  labelNames: string[];
+  metadata: Record<string, MetadataColumn>;
+  /** Interval assumed before the first frame (declared frame period of the source). */
+  nominalDtSeconds: number;
+}
+
+export const UNKNOWN_LABEL = -1;
+
+/**
+ * Checks a trace before anything is computed from it, so a bad frame is reported by index up front
+ * instead of half-way through a replay. Throws INVALID_TRACE naming the field and the frame.
+ */
+export function validateTrace(trace: Trace): void {
+  const fail = (message: string): never => {
+    throw new KnobError('INVALID_TRACE', message);
+  };
+  const { frameCount: n, classCount: k } = trace;
+  if (trace.formatVersion > TRACE_FORMAT_VERSION) {
+    fail(`trace format version ${trace.formatVersion} is newer than this app reads (${TRACE_FORMAT_VERSION})`);
+  }
+  if (!Number.isInteger(n) || n < 0) fail(`frameCount ${n} is not a non-negative integer`);
+  if (!Number.isInteger(k) || k < 1) fail(`classCount ${k} is not a positive integer`);
+  if (trace.timestampsSeconds.length < n) fail(`timestampsSeconds has ${trace.timestampsSeconds.length} values for ${n} frames`);
+  if (trace.uRef.length < n) fail(`u_ref has ${trace.uRef.length} values for ${n} frames`);
+  if (trace.zStatic.length < n * k) fail(`z_static has ${trace.zStatic.length} values for ${n} x ${k}`);
+  if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);
+  if (trace.labels !== null && trace.labels.length < n) fail(`labels has ${trace.labels.length} values for ${n} frames`);
+  if (!(trace.nominalDtSeconds > 0 && trace.nominalDtSeconds < Infinity)) {
+    fail(`nominalDtSeconds ${trace.nominalDtSeconds} is not positive and finite`);
+  }
+  const t = trace.timestampsSeconds;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(t[i])) fail(`timestamp of frame ${i} is not finite`);
+    if (i > 0 && !(t[i] > t[i - 1])) fail(`timestamp of frame ${i} (${t[i]} s) does not increase`);
+    const u = trace.uRef[i];
+    if (u !== u) fail(`u_ref of frame ${i} is NaN`);
+  }
+  for (let i = 0; i < n * k; i++) {
+    if (!Number.isFinite(trace.zStatic[i])) fail(`z_static of frame ${Math.floor(i / k)} is not finite`);
+    if (!Number.isFinite(trace.zDyn[i])) fail(`z_dyn of frame ${Math.floor(i / k)} is not finite`);
+  }
+  if (trace.labels !== null) {
+    for (let i = 0; i < n; i++) {
+      const label = trace.labels[i];
+      if (label !== UNKNOWN_LABEL && !(label >= 0 && label < k)) fail(`label of frame ${i} (${label}) is outside 0..${k - 1}`);
+    }
+  }
+}
+
+/** Timestamps i / frameRateHz for a source that declares a constant frame rate. */
+export function timestampsFromFrameRate(frameCount: number, frameRateHz: number): Float64Array {
+  const t = new Float64Array(frameCount);
+  for (let i = 0; i < frameCount; i++) t[i] = i / frameRateHz;
+  return t;
+}

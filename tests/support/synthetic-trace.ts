@@ -1,0 +1,65 @@
+import { timestampsFromFrameRate, TRACE_FORMAT_VERSION, type Trace } from '../../src-shared/trace';
+
+/** Deterministic pseudo-random numbers (mulberry32) for building test traces. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface SyntheticTraceOptions {
+  frames: number;
+  classCount?: number;
+  frameRateHz?: number;
+  seed?: number;
+  /** u* per frame; default: a 0.9 -> 0.3 -> 0.9 step at thirds of the stream. */
+  uRef?: (frame: number) => number;
+  /** Irregular timestamps: jitter each interval by up to this fraction. */
+  jitter?: number;
+}
+
+/** A trace with random logits and labels, for tests and benchmarks that need no model. */
+export function syntheticTrace(options: SyntheticTraceOptions): Trace {
+  const { frames, classCount = 10, frameRateHz = 30, seed = 1, jitter = 0 } = options;
+  const random = seededRandom(seed);
+  const zStatic = new Float32Array(frames * classCount);
+  const zDyn = new Float32Array(frames * classCount);
+  for (let i = 0; i < zStatic.length; i++) {
+    zStatic[i] = 2 * (random() - 0.5);
+    zDyn[i] = 6 * (random() - 0.5);
+  }
+  const uRef = new Float32Array(frames);
+  const third = Math.floor(frames / 3);
+  for (let i = 0; i < frames; i++) {
+    uRef[i] = options.uRef ? options.uRef(i) : i >= third && i < 2 * third ? 0.3 : 0.9;
+  }
+  const labels = new Int32Array(frames);
+  for (let i = 0; i < frames; i++) labels[i] = Math.floor(random() * classCount);
+  let timestampsSeconds = timestampsFromFrameRate(frames, frameRateHz);
+  if (jitter > 0) {
+    timestampsSeconds = new Float64Array(frames);
+    let t = 0;
+    for (let i = 0; i < frames; i++) {
+      timestampsSeconds[i] = t;
+      t += (1 + jitter * (2 * random() - 1)) / frameRateHz;
+    }
+  }
+  return {
+    formatVersion: TRACE_FORMAT_VERSION,
+    frameCount: frames,
+    classCount,
+    timestampsSeconds,
+    zStatic,
+    zDyn,
+    uRef,
+    labels,
+    labelNames: Array.from({ length: classCount }, (_, k) => `class ${k}`),
+    metadata: {},
+    nominalDtSeconds: 1 / frameRateHz,
+  };
+}
