@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // The end-to-end tests share one built renderer and one Chromium; keep files from racing.
     fileParallelism: false,
+    globalSetup: ['./tests/support/renderer-build.ts'],
     reporters: ['default', './tests/plain-summary-reporter.ts'],
   },
 });

@@ -30,6 +30,8 @@ import {
  */
 export const DT_REUSE_RELATIVE_TOLERANCE = 1e-6;
 
+const CHUNK_FRAMES = 8192;
+
 export interface GateRunInput {
   /** u*(x) per frame; finite values outside [0, 1] are clamped (counted), NaN is refused. */
   uRef: Float32Array | Float64Array;
@@ -42,8 +44,8 @@ export interface GateRunInput {
 export interface GateRunOutput {
   /** Gate position per frame (unclamped state; the fusion clamps it to [0, 1]). */
   g: Float64Array;
-  /** Gate velocity per frame in 1/s, or null when not wanted. */
-  v: Float64Array | null;
+  /** Gate velocity per frame in 1/s. */
+  v: Float64Array;
 }
 
 /**
@@ -75,8 +77,11 @@ export function runGate(
     // Frame n cannot use the cached coefficients (first frame, new settings, or a new interval):
     // check it, compute its coefficients, then run until the interval changes again.
     if (uRef[n] !== uRef[n]) throw new KnobError('INVALID_INPUT', `u_ref of frame ${n} is NaN`);
-    const tPrev = state[S_T_PREV];
-    const h = tPrev === tPrev ? timestampsSeconds[n] - tPrev : nominalDtSeconds;
+    // At stream start there is no previous frame: a virtual one sits a nominal interval earlier, so
+    // the hot loop computes h = t - tPrev with no special case (a rarely taken branch there made V8
+    // deoptimise it on every replay).
+    if (state[S_T_PREV] !== state[S_T_PREV]) state[S_T_PREV] = timestampsSeconds[n] - nominalDtSeconds;
+    const h = timestampsSeconds[n] - state[S_T_PREV];
     if (!(h > 0 && h < Infinity)) {
       throw new KnobError(
         'INVALID_INPUT',
@@ -85,28 +90,35 @@ export function runGate(
     }
     stepCoefficientsInto(settings, h, state, S_COEFFICIENTS);
     state[S_H_CACHED] = h;
-    n = advanceWithCachedCoefficients(uRef, timestampsSeconds, nominalDtSeconds, n, to, state, output);
-    clamped += state[S_CLAMPED];
+    // Chunks keep the hot loop a function V8 calls often: it is then optimised on entry, instead of
+    // running each long replay in the interpreter until on-stack replacement catches up (which
+    // boxed every intermediate double and cost up to 4x on the build machine).
+    let next = n;
+    do {
+      n = next;
+      next = advanceWithCachedCoefficients(uRef, timestampsSeconds, n, Math.min(to, n + CHUNK_FRAMES), state, output.g, output.v);
+      clamped += state[S_CLAMPED];
+    } while (next === n + CHUNK_FRAMES && next < to);
+    n = next;
   }
   return clamped;
 }
 
 /**
  * The hot loop: frames [from, to) while their interval stays within tolerance of the cached one.
- * No calls and no allocation inside; returns the first frame it did not process and leaves the
+ * No calls and no allocation inside, and only typed arrays and numbers as arguments, so callers
+ * with differently shaped objects cannot make V8 deoptimise it. Returns the first frame it did not process and leaves the
  * number of clamped inputs in state[S_CLAMPED].
  */
 function advanceWithCachedCoefficients(
   uRef: Float32Array | Float64Array,
   timestampsSeconds: Float64Array,
-  nominalDtSeconds: number,
   from: number,
   to: number,
   state: GateState,
-  output: GateRunOutput,
+  outG: Float64Array,
+  outV: Float64Array,
 ): number {
-  const outG = output.g;
-  const outV = output.v;
   const hCached = state[S_H_CACHED];
   const hLow = hCached - DT_REUSE_RELATIVE_TOLERANCE * hCached;
   const hHigh = hCached + DT_REUSE_RELATIVE_TOLERANCE * hCached;
@@ -123,7 +135,7 @@ function advanceWithCachedCoefficients(
   let n = from;
   for (; n < to; n++) {
     const t = timestampsSeconds[n];
-    const h = tPrev === tPrev ? t - tPrev : nominalDtSeconds;
+    const h = t - tPrev;
     if (!(h >= hLow && h <= hHigh)) break;
     let u = uRef[n];
     if (!(u >= 0 && u <= 1)) {
@@ -143,7 +155,7 @@ function advanceWithCachedCoefficients(
     uPrev = u;
     tPrev = t;
     outG[n] = g;
-    if (outV !== null) outV[n] = v;
+    outV[n] = v;
   }
   state[S_G] = g;
   state[S_V] = v;
@@ -182,7 +194,7 @@ function runResetGate(
     const g = u + p11 * e0;
     const v = p21 * e0;
     outG[n] = g;
-    if (outV !== null) outV[n] = v;
+    outV[n] = v;
     // Leaving reset mode continues from the last reading, so the switch is bumpless too.
     state[S_G] = g;
     state[S_V] = v;

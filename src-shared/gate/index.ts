@@ -6,3 +6,4 @@ export * from './zoh-transition';
 export * from './frequency-response';
 export * from './response-metrics';
 export * from './step-series';
+export * from './stepped-input';

@@ -133,8 +133,10 @@ export function continuousResponseMetrics(settings: GateSettings): ResponseMetri
 /**
  * Step figures read off a sampled step response, as python-control's step_info does (no
  * interpolation between samples): rise = T[first >= 90 %] - T[first >= 10 %]; settling =
- * T[1 + last index with |y - 1| >= 2 %]; peak = max y and its time; overshoot from the peak.
- * `tSeconds[i]` is the time of sample i.
+ * T[1 + last index with |y - 1| >= 2 %]; peak = max y and its time; overshoot = (peak - final) /
+ * (final - rest), where rest is the value before the step (0 here; python-control uses y[0], which
+ * is the same in its convention, where sample 0 is the rest sample). `tSeconds[i]` is the time of
+ * sample i.
  */
 export interface SampledStepInfo {
   riseTimeSeconds: number;
@@ -144,7 +146,7 @@ export interface SampledStepInfo {
   overshootPercent: number;
 }
 
-export function sampledStepInfo(y: Float64Array, tSeconds: Float64Array, finalValue = 1): SampledStepInfo {
+export function sampledStepInfo(y: Float64Array, tSeconds: Float64Array, finalValue = 1, restValue = 0): SampledStepInfo {
   let lower = -1;
   let upper = -1;
   let peakIndex = 0;
@@ -162,7 +164,7 @@ export function sampledStepInfo(y: Float64Array, tSeconds: Float64Array, finalVa
     settlingTimeSeconds: settledIndex < y.length ? tSeconds[settledIndex] : null,
     peakValue,
     peakTimeSeconds: tSeconds[peakIndex],
-    overshootPercent: Math.max(0, (100 * (peakValue - finalValue)) / (finalValue - y[0])),
+    overshootPercent: Math.max(0, (100 * (peakValue - finalValue)) / (finalValue - restValue)),
   };
 }
 

@@ -41,7 +41,7 @@ export function stepSeries(settings: GateSettings, options: StepSeriesOptions): 
   const driven = new Float64Array(frames);
   runGate(stepSettings, { uRef, timestampsSeconds, nominalDtSeconds: hSeconds }, 0, frames, createGateState(0), {
     g: driven,
-    v: null,
+    v: new Float64Array(frames),
   });
   if (!scipy) return { tSeconds: timestampsSeconds, g: driven };
   const g = new Float64Array(frames + 1);

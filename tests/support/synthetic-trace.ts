@@ -27,19 +27,26 @@ export interface SyntheticTraceOptions {
 export function syntheticTrace(options: SyntheticTraceOptions): Trace {
   const { frames, classCount = 10, frameRateHz = 30, seed = 1, jitter = 0 } = options;
   const random = seededRandom(seed);
+  // Logits shaped like a classifier's: the true class usually on top (dynamic branch sharper and
+  // more often right), plus noise.
+  const labels = new Int32Array(frames);
   const zStatic = new Float32Array(frames * classCount);
   const zDyn = new Float32Array(frames * classCount);
-  for (let i = 0; i < zStatic.length; i++) {
-    zStatic[i] = 2 * (random() - 0.5);
-    zDyn[i] = 6 * (random() - 0.5);
+  for (let i = 0; i < frames; i++) {
+    const label = Math.floor(random() * classCount);
+    labels[i] = label;
+    const staticTop = random() < 0.7 ? label : Math.floor(random() * classCount);
+    const dynTop = random() < 0.8 ? label : Math.floor(random() * classCount);
+    for (let k = 0; k < classCount; k++) {
+      zStatic[i * classCount + k] = 2 * (random() - 0.5) + (k === staticTop ? 1.5 : 0);
+      zDyn[i * classCount + k] = 4 * (random() - 0.5) + (k === dynTop ? 4 : 0);
+    }
   }
   const uRef = new Float32Array(frames);
   const third = Math.floor(frames / 3);
   for (let i = 0; i < frames; i++) {
     uRef[i] = options.uRef ? options.uRef(i) : i >= third && i < 2 * third ? 0.3 : 0.9;
   }
-  const labels = new Int32Array(frames);
-  for (let i = 0; i < frames; i++) labels[i] = Math.floor(random() * classCount);
   let timestampsSeconds = timestampsFromFrameRate(frames, frameRateHz);
   if (jitter > 0) {
     timestampsSeconds = new Float64Array(frames);

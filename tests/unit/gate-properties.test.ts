@@ -200,7 +200,7 @@ describe('degenerate input', () => {
     const g = new Float64Array(4).fill(-7);
     const state = createGateState(0.5);
     expect(() =>
-      runGate(DEFAULT_GATE_SETTINGS, { uRef: u, timestampsSeconds: regularTimes(4, h), nominalDtSeconds: h }, 0, 4, state, { g, v: null }),
+      runGate(DEFAULT_GATE_SETTINGS, { uRef: u, timestampsSeconds: regularTimes(4, h), nominalDtSeconds: h }, 0, 4, state, { g, v: new Float64Array(g.length) }),
     ).toThrow(/frame 2 is NaN/);
     expect(g[1]).not.toBe(-7);
     expect(g[2]).toBe(-7);
@@ -214,7 +214,7 @@ describe('degenerate input', () => {
       0,
       5,
       createGateState(0.5),
-      { g, v: null },
+      { g, v: new Float64Array(g.length) },
     );
     expect(clamped).toBe(4);
     for (const value of g) expect(Number.isFinite(value)).toBe(true);
@@ -224,7 +224,7 @@ describe('degenerate input', () => {
       expect(() =>
         runGate(DEFAULT_GATE_SETTINGS, { uRef: new Float64Array(3).fill(0.5), timestampsSeconds: t, nominalDtSeconds: h }, 0, 3, createGateState(0.5), {
           g: new Float64Array(3),
-          v: null,
+          v: new Float64Array(3),
         }),
       ).toThrow(/interval dt/);
     }

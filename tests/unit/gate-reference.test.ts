@@ -183,3 +183,10 @@ describe('clipping bound', () => {
     expect(clippingBound(2.5)).toBe(0);
   });
 });
+
+describe('discrete overshoot in the app convention', () => {
+  it('is measured from the rest value before the step, so it equals the scipy-convention figure', () => {
+    const s = settings(0.7, 6);
+    expectPrinted(discreteResponseMetrics(s, h, 'app').overshootPercent, '4.598789204');
+  });
+});

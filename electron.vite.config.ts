@@ -1,0 +1,32 @@
+import { resolve } from 'node:path';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'electron-vite';
+
+// Three builds from one config: the Electron main process, the sandboxed preload (CommonJS, as
+// sandboxed preloads must be) and the renderer, which browser mode serves unchanged.
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: { input: { index: resolve('src-main/electron/main.ts') } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve('src-main/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'src-renderer',
+    base: './',
+    build: {
+      outDir: resolve('out/renderer'),
+      rollupOptions: { input: resolve('src-renderer/index.html') },
+    },
+    plugins: [svelte({ configFile: resolve('svelte.config.js') })],
+  },
+});

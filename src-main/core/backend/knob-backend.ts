@@ -1,0 +1,65 @@
+import { DEFAULT_GATE_SETTINGS, parseGateSettings } from '../../../src-shared/gate/gate-settings';
+import type { ApiEvent, ApiEventData, ApiMethod, ApiParams, ApiResult, Knobs } from '../../../src-shared/api/contract';
+import { KnobError } from '../../../src-shared/errors';
+
+export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
+
+type Handler<M extends ApiMethod> = (params: ApiParams<M>) => Promise<ApiResult<M>> | ApiResult<M>;
+
+/**
+ * Why a method answers NOT_AVAILABLE in this build. Each entry is removed by the issue that lands
+ * the capability; the renderer shows the reason next to the control that asked.
+ */
+const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {
+  'model.load': 'model loading arrives with the inference engine',
+  'model.info': 'model loading arrives with the inference engine',
+  'source.open': 'sources arrive with the inference engine',
+  'stream.start': 'streams arrive with the inference engine',
+  'stream.stop': 'streams arrive with the inference engine',
+  'trace.save': 'trace recording (Arrow IPC) arrives with the inference engine',
+  'trace.load': 'trace recording (Arrow IPC) arrives with the inference engine',
+  'metrics.snapshot': 'calibration metrics arrive with the metrics library',
+  'bundle.export': 'bundle export arrives with the export issue',
+  'bundle.import': 'bundle import arrives with the export issue',
+};
+
+/**
+ * The backend's state and the one implementation of every API method. The Electron shell, the
+ * WebSocket host and the CLI all drive this same object; none of them holds logic of its own.
+ */
+export class KnobBackend {
+  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, version: 0 };
+  private readonly listeners = new Set<BackendEventListener>();
+  private readonly handlers: { [M in ApiMethod]?: Handler<M> } = {
+    'app.info': () => ({
+      name: 'Knob Studio',
+      version: '0.1.0',
+      availableMethods: Object.keys(this.handlers).filter((m) => !(m in PENDING_METHODS)),
+    }),
+    'knobs.get': () => this.knobs,
+    'knobs.set': (params) => {
+      // Validate the merged setting as a whole: ranges and combinations, then apply atomically.
+      const gate = parseGateSettings({ ...this.knobs.gate, ...params.gate });
+      this.knobs = { gate, version: this.knobs.version + 1 };
+      this.emit('knobs.changed', this.knobs);
+      return this.knobs;
+    },
+  };
+
+  subscribe(listener: BackendEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async handle<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>> {
+    const handler = this.handlers[method] as Handler<M> | undefined;
+    if (handler === undefined) {
+      throw new KnobError('NOT_AVAILABLE', `${method} is not available in this build: ${PENDING_METHODS[method] ?? 'not implemented'}`);
+    }
+    return handler(params);
+  }
+
+  private emit<E extends ApiEvent>(event: E, data: ApiEventData<E>): void {
+    for (const listener of this.listeners) listener(event, data);
+  }
+}

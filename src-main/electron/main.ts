@@ -1,0 +1,63 @@
+import { app, BrowserWindow, ipcMain, session } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL } from '../../src-shared/api/bridge';
+import { dispatchRequest } from '../core/api/dispatch-request';
+import { KnobBackend } from '../core/backend/knob-backend';
+import { isTrustedFrame, restrictPermissions } from './security';
+
+/**
+ * The thin Electron shell: one window, the preload bridge, IPC wired to the same backend and
+ * dispatcher the WebSocket host uses. No application logic lives here.
+ */
+const devServerUrl = process.env.ELECTRON_RENDERER_URL;
+const backend = new KnobBackend();
+
+function createWindow(): void {
+  const window = new BrowserWindow({
+    width: 1480,
+    height: 920,
+    minWidth: 1024,
+    minHeight: 700,
+    backgroundColor: '#101318',
+    show: false,
+    title: 'Knob Studio',
+    webPreferences: {
+      preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      spellcheck: false,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  // No new windows and no navigation away from the app (checklist items 13-14).
+  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  window.webContents.on('will-navigate', (event) => event.preventDefault());
+  if (devServerUrl !== undefined) void window.loadURL(devServerUrl);
+  else void window.loadFile(fileURLToPath(new URL('../renderer/index.html', import.meta.url)));
+}
+
+app.enableSandbox();
+
+void app.whenReady().then(() => {
+  restrictPermissions(session.defaultSession);
+  ipcMain.handle(IPC_REQUEST_CHANNEL, async (event, message: unknown) => {
+    if (!isTrustedFrame(event.senderFrame, devServerUrl)) {
+      return { id: null, ok: false, error: { code: 'UNAUTHORIZED', message: 'request from an untrusted frame' } };
+    }
+    return dispatchRequest(backend, message);
+  });
+  backend.subscribe((event, data) => {
+    for (const window of BrowserWindow.getAllWindows()) window.webContents.send(IPC_EVENT_CHANNEL, { event, data });
+  });
+  createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});

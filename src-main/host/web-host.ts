@@ -1,0 +1,143 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { KnobBackend } from '../core/backend/knob-backend';
+import { dispatchRequest } from '../core/api/dispatch-request';
+import { readStaticFile, resolveStaticFile } from './static-files';
+
+/** Largest WebSocket message accepted at all (binary camera frames later); above it ws closes the socket. */
+export const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
+const HOST = '127.0.0.1';
+
+export interface WebHostOptions {
+  backend: KnobBackend;
+  /** Folder of the built renderer (electron-vite's out/renderer). */
+  rendererDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+}
+
+export interface WebHost {
+  /** The URL to open, token included. */
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+function contentSecurityPolicy(port: number): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    `connect-src 'self' ws://${HOST}:${port}`,
+    "worker-src 'self' blob:",
+    "media-src 'self' blob: mediastream:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+function tokensMatch(expected: string, offered: string | null): boolean {
+  if (offered === null) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(offered);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Browser mode: serves the built renderer and the typed API over a WebSocket, on 127.0.0.1 only.
+ * The API socket requires the per-run token (random, 256 bits) and refuses foreign Host and Origin
+ * headers, so another web page or a DNS-rebinding attack cannot drive the backend.
+ */
+export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
+  const rendererDir = resolve(options.rendererDir);
+  const token = randomBytes(32).toString('base64url');
+  const sockets = new Set<WebSocket>();
+  let port = 0;
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    void serveStatic(request, response);
+  });
+
+  async function serveStatic(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405).end();
+      return;
+    }
+    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    const file = await resolveStaticFile(rendererDir, url.pathname);
+    if (file === null) {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      return;
+    }
+    const body = await readStaticFile(file.path);
+    response.writeHead(200, {
+      'Content-Type': file.contentType,
+      'Content-Security-Policy': contentSecurityPolicy(port),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_SOCKET_MESSAGE_BYTES });
+
+  server.on('upgrade', (request, socket, head) => {
+    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    const allowedHost = `${HOST}:${port}`;
+    const origin = request.headers.origin;
+    const refuse = (status: string): void => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+    };
+    if (url.pathname !== '/api') return refuse('404 Not Found');
+    if (request.headers.host !== allowedHost) return refuse('403 Forbidden');
+    if (origin !== undefined && origin !== `http://${allowedHost}`) return refuse('403 Forbidden');
+    if (!tokensMatch(token, url.searchParams.get('token'))) return refuse('401 Unauthorized');
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
+
+  wss.on('connection', (ws: WebSocket) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.on('error', () => sockets.delete(ws));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'BAD_REQUEST', message: 'binary frames are not accepted on this socket yet' } }));
+        return;
+      }
+      void dispatchRequest(options.backend, data.toString('utf8')).then((response) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+      });
+    });
+  });
+
+  const unsubscribe = options.backend.subscribe((event, data) => {
+    const message = JSON.stringify({ event, data });
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(message);
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, HOST, () => resolveListen());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${HOST}:${port}/?token=${token}`,
+    port,
+    token,
+    close: async () => {
+      unsubscribe();
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, type KnobBridge } from '../../src-shared/api/bridge';
+import type { EventEnvelope } from '../../src-shared/api/envelope';
+
+/**
+ * The only surface the sandboxed renderer gets: request/response and events. No ipcRenderer,
+ * no Node, no Electron objects cross the bridge (Electron security checklist, items 2-4 and 20).
+ */
+const bridge: KnobBridge = {
+  request: (message) => ipcRenderer.invoke(IPC_REQUEST_CHANNEL, message),
+  onEvent: (listener) => {
+    const wrapped = (_event: IpcRendererEvent, message: EventEnvelope): void => listener(message);
+    ipcRenderer.on(IPC_EVENT_CHANNEL, wrapped);
+    return () => {
+      ipcRenderer.removeListener(IPC_EVENT_CHANNEL, wrapped);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('knobBridge', bridge);

@@ -1,0 +1,20 @@
+import type { KnobBridge } from '../../../src-shared/api/bridge';
+import type { EventEnvelope, ResponseEnvelope } from '../../../src-shared/api/envelope';
+import type { EnvelopeTransport } from './envelope-api';
+
+/** Electron: envelopes go through the preload's contextBridge (ipcRenderer.invoke underneath). */
+export function createBridgeTransport(bridge: KnobBridge): EnvelopeTransport {
+  let receiver: (message: ResponseEnvelope | EventEnvelope) => void = () => {};
+  bridge.onEvent((message) => receiver(message));
+  return {
+    send(request) {
+      void bridge.request(request).then((response) => receiver(response));
+    },
+    setReceiver(handler) {
+      receiver = handler;
+    },
+    setDisconnectHandler() {
+      // IPC lives as long as the window does.
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { GateSettingsSchema } from '../gate/gate-settings';
+
+/**
+ * The typed API between the renderer and the backend (ARCHITECTURE.md, src-shared/api).
+ * Each method has a params schema and a result schema; each event a data schema. The backend
+ * validates every request against these before it runs anything; TypeScript types are inferred
+ * from the same schemas, so the contract cannot drift from its checks.
+ */
+
+const filePath = z.string().min(1).max(4096);
+
+export const KnobsSchema = z.strictObject({
+  gate: GateSettingsSchema,
+  /** Incremented on every accepted change; every output records the version it used. */
+  version: z.number().int().nonnegative(),
+});
+export type Knobs = z.infer<typeof KnobsSchema>;
+
+export const ModelInfoSchema = z.strictObject({
+  path: z.string(),
+  contract: z.enum(['knob-native', 'single-classifier', 'two-classifiers']),
+  classCount: z.number().int().positive(),
+  labelNames: z.array(z.string()),
+  executionProvider: z.string(),
+  skippedProviders: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+});
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+
+export const SourceKindSchema = z.enum(['embedded', 'dataset', 'folder', 'video', 'camera']);
+
+export const SourceOpenParamsSchema = z.strictObject({
+  kind: SourceKindSchema,
+  path: filePath.optional(),
+  frameRateHz: z.number().positive().max(1000).optional(),
+});
+
+export const SourceInfoSchema = z.strictObject({
+  kind: SourceKindSchema,
+  description: z.string(),
+  frameCount: z.number().int().nonnegative().nullable(),
+  frameRateHz: z.number().positive(),
+});
+
+export const StreamStateSchema = z.strictObject({
+  running: z.boolean(),
+  framesProcessed: z.number().int().nonnegative(),
+  framesDropped: z.number().int().nonnegative(),
+});
+
+export const TraceSummarySchema = z.strictObject({
+  path: z.string(),
+  frameCount: z.number().int().nonnegative(),
+  classCount: z.number().int().positive(),
+});
+
+export const MetricsSnapshotSchema = z.strictObject({
+  settingsVersion: z.number().int().nonnegative(),
+  frameCount: z.number().int().nonnegative(),
+  values: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
+});
+
+export const BundleExportParamsSchema = z.strictObject({
+  path: filePath,
+  includeModel: z.boolean().default(false),
+});
+
+export const AppInfoSchema = z.strictObject({
+  name: z.string(),
+  version: z.string(),
+  /** Which methods this backend serves now; the others answer NOT_AVAILABLE with the reason. */
+  availableMethods: z.array(z.string()),
+});
+
+const empty = z.strictObject({});
+
+export const API_METHODS = {
+  'app.info': { params: empty, result: AppInfoSchema },
+  'knobs.get': { params: empty, result: KnobsSchema },
+  /** Partial update; the reply is the whole new setting with its version. */
+  'knobs.set': { params: z.strictObject({ gate: GateSettingsSchema.partial() }), result: KnobsSchema },
+  'model.load': { params: z.strictObject({ path: filePath }), result: ModelInfoSchema },
+  'model.info': { params: empty, result: ModelInfoSchema.nullable() },
+  'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
+  'stream.start': { params: empty, result: StreamStateSchema },
+  'stream.stop': { params: empty, result: StreamStateSchema },
+  'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
+  'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
+  'metrics.snapshot': { params: empty, result: MetricsSnapshotSchema },
+  'bundle.export': { params: BundleExportParamsSchema, result: z.strictObject({ path: z.string() }) },
+  'bundle.import': { params: z.strictObject({ path: filePath }), result: KnobsSchema },
+} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
+
+export type ApiMethod = keyof typeof API_METHODS;
+export type ApiParams<M extends ApiMethod> = z.input<(typeof API_METHODS)[M]['params']>;
+export type ApiResult<M extends ApiMethod> = z.output<(typeof API_METHODS)[M]['result']>;
+
+export const API_EVENTS = {
+  'knobs.changed': KnobsSchema,
+  'stream.state': StreamStateSchema,
+} as const satisfies Record<string, z.ZodType>;
+
+export type ApiEvent = keyof typeof API_EVENTS;
+export type ApiEventData<E extends ApiEvent> = z.output<(typeof API_EVENTS)[E]>;
+
+export function isApiMethod(method: string): method is ApiMethod {
+  return Object.prototype.hasOwnProperty.call(API_METHODS, method);
+}

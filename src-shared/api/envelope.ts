@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Wire format shared by every transport (Electron IPC and the WebSocket host):
+ *   request  { id, method, params }
+ *   response { id, ok: true, result } | { id, ok: false, error: { code, message } }
+ *   event    { event, data }
+ * Requests larger than MAX_REQUEST_BYTES are refused before parsing.
+ */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+export const RequestIdSchema = z.union([z.number().int().nonnegative(), z.string().max(64)]);
+export type RequestId = z.infer<typeof RequestIdSchema>;
+
+export const RequestEnvelopeSchema = z.strictObject({
+  id: RequestIdSchema,
+  method: z.string().min(1).max(64),
+  params: z.unknown().optional(),
+});
+export type RequestEnvelope = z.infer<typeof RequestEnvelopeSchema>;
+
+export const ErrorPayloadSchema = z.strictObject({
+  code: z.string(),
+  message: z.string(),
+});
+
+export type ResponseEnvelope =
+  | { id: RequestId | null; ok: true; result: unknown }
+  | { id: RequestId | null; ok: false; error: { code: string; message: string } };
+
+export interface EventEnvelope {
+  event: string;
+  data: unknown;
+}

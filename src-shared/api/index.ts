@@ -1,0 +1,4 @@
+export * from './envelope';
+export * from './contract';
+export * from './client';
+export * from './bridge';

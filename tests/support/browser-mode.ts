@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { startWebHost, type WebHost } from '../../src-main/host/web-host';
+
+export const CHROMIUM_PATH = process.env.KNOB_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = resolve('test-output/e2e');
+
+/**
+ * Flags for Debian's Chromium in a closed sandbox: no background networking (the machine's network
+ * refuses it), no GPU, and --no-sandbox because CI runs as root.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export interface BrowserMode {
+  backend: KnobBackend;
+  host: WebHost;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  pageErrors: string[];
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real core behind the real WebSocket host, and the built renderer in Debian's Chromium. */
+export async function startBrowserMode(extraArgs: string[] = []): Promise<BrowserMode> {
+  const backend = new KnobBackend();
+  const host = await startWebHost({ backend, rendererDir: resolve('out/renderer') });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+  await page.goto(host.url);
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    backend,
+    host,
+    browser,
+    context,
+    page,
+    pageErrors,
+    async screenshot(name) {
+      const path = resolve(SCREENSHOT_DIR, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    async close() {
+      await browser.close();
+      await host.close();
+    },
+  };
+}
