@@ -1,16 +1,5 @@
+import { seededRandom } from '../../src-shared/random';
 import { timestampsFromFrameRate, TRACE_FORMAT_VERSION, type Trace } from '../../src-shared/trace';
-
-/** Deterministic pseudo-random numbers (mulberry32) for building test traces. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SyntheticTraceOptions {
   frames: number;

@@ -14,7 +14,7 @@ import {
   softmaxRowInto,
   topProbabilityRow,
 } from '../../src-shared/fusion';
-import { seededRandom } from '../support/synthetic-trace';
+import { seededRandom } from '../../src-shared/random';
 
 const FC = { seed: 7, numRuns: 300 };
 const logit = fc.double({ min: -50, max: 50, noNaN: true });

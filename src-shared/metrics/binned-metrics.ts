@@ -1,0 +1,109 @@
+import { assignBins, binningIdentity, type BinningSpec } from './binning';
+import { BinStatistics, binStatisticsOf } from './bin-statistics';
+import {
+  averageCalibrationError,
+  debiasedL2CalibrationError,
+  debiasedSquaredCalibrationError,
+  expectedCalibrationError,
+  lpCalibrationError,
+  maximumCalibrationError,
+  refinement,
+  sharpness,
+} from './calibration-error';
+import { metric, type MetricValue } from './metric-value';
+import type { ClassScores, TopLabelScores } from './scores';
+
+/** Every binned metric of the top-label pairs (confidence, correct) under one binning. */
+export function topLabelBinnedMetrics(top: TopLabelScores, spec: BinningSpec): MetricValue[] {
+  const bins = assignBins(top.confidence, spec);
+  return binnedMetricsFromStatistics(binStatisticsOf(bins.binOf, bins.binCount, top.confidence, top.correct), binningIdentity(spec));
+}
+
+/** The same metrics from statistics (batch or streaming); `binning` names the bins in identities. */
+export function binnedMetricsFromStatistics(stats: BinStatistics, binning: string, approximation?: string): MetricValue[] {
+  const id = (what: string, norm: string): string => `${what}(top-label, ${binning}, ${norm})`;
+  return [
+    metric('ECE', id('ECE', 'L1'), expectedCalibrationError(stats), approximation),
+    metric('MCE', id('MCE', 'max'), maximumCalibrationError(stats), approximation),
+    metric('RMSCE', id('RMSCE', 'L2 plug-in'), lpCalibrationError(stats, 2), approximation),
+    metric('debiased L2-CE', id('CE', 'L2 debiased, Kumar et al. 2019'), debiasedL2CalibrationError(stats), approximation),
+    metric('ACE (netcal)', id('ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018'), averageCalibrationError(stats), approximation),
+    metric('sharpness', id('sharpness', 'sum (n_b/n) acc_b^2'), sharpness(stats), approximation),
+    metric('refinement', id('refinement', 'sum (n_b/n) acc_b (1 - acc_b)'), refinement(stats), approximation),
+  ];
+}
+
+/** Per class k, the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
+export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinStatistics[] {
+  const { sampleCount: n, classCount: k, probabilities, labels } = scores;
+  const column = new Float64Array(n);
+  const outcome = new Uint8Array(n);
+  const result: BinStatistics[] = [];
+  for (let c = 0; c < k; c++) {
+    for (let i = 0; i < n; i++) {
+      column[i] = probabilities[i * k + c];
+      outcome[i] = labels[i] === c ? 1 : 0;
+    }
+    const bins = assignBins(column, spec);
+    result.push(binStatisticsOf(bins.binOf, bins.binCount, column, outcome));
+  }
+  return result;
+}
+
+/**
+ * Classwise (marginal) metrics: classwise ECE = (1/K) sum_k ECE_k (Kull et al. 2019; Nixon's SCE
+ * with equal-width bins) and the marginal debiased l2 error ((1/K) sum_k max(0, CE^2_k))^(1/2)
+ * (Kumar et al. 2019, as uncertainty-calibration's marginal mode).
+ */
+export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): MetricValue[] {
+  return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec), binningIdentity(spec));
+}
+
+export function classwiseMetricsFromStatistics(perClass: BinStatistics[], binning: string, approximation?: string): MetricValue[] {
+  let ece = 0;
+  let squared = 0;
+  for (const stats of perClass) {
+    ece += expectedCalibrationError(stats);
+    squared += Math.max(0, debiasedSquaredCalibrationError(stats));
+  }
+  const k = perClass.length;
+  return [
+    metric('classwise ECE', `ECE(classwise, ${binning} per class, L1, mean over ${k} classes)`, ece / k, approximation),
+    metric('marginal debiased L2-CE', `CE(marginal, ${binning} per class, L2 debiased, Kumar et al. 2019)`, Math.sqrt(squared / k), approximation),
+  ];
+}
+
+/**
+ * Top-label ECE per predicted class (Gupta & Ramdas 2021): ECE within each predicted class, then
+ * weighted by n_l / n (TL-ECE) and unweighted (MAPIE's top_label_ece). Classes never predicted
+ * are left out of both.
+ */
+export function topLabelPerClassMetrics(top: TopLabelScores, classCount: number, spec: BinningSpec): MetricValue[] {
+  const n = top.confidence.length;
+  let weighted = 0;
+  let unweighted = 0;
+  let classesPredicted = 0;
+  for (let c = 0; c < classCount; c++) {
+    let count = 0;
+    for (let i = 0; i < n; i++) if (top.predicted[i] === c) count++;
+    if (count === 0 || (spec.scheme === 'equal-mass' && count < spec.bins)) continue;
+    const confidence = new Float64Array(count);
+    const correct = new Uint8Array(count);
+    let j = 0;
+    for (let i = 0; i < n; i++) {
+      if (top.predicted[i] !== c) continue;
+      confidence[j] = top.confidence[i];
+      correct[j++] = top.correct[i];
+    }
+    const bins = assignBins(confidence, spec);
+    const ece = expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, confidence, correct));
+    weighted += (count / n) * ece;
+    unweighted += ece;
+    classesPredicted++;
+  }
+  const binning = binningIdentity(spec);
+  return [
+    metric('TL-ECE', `ECE(top-label per predicted class, ${binning}, L1, weighted by n_l/n, Gupta & Ramdas 2021)`, weighted),
+    metric('TL-ECE (unweighted)', `ECE(top-label per predicted class, ${binning}, L1, unweighted mean over ${classesPredicted} classes, MAPIE)`, classesPredicted === 0 ? 0 : unweighted / classesPredicted),
+  ];
+}

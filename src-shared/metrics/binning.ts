@@ -1,0 +1,118 @@
+import { KnobError } from '../errors';
+
+/**
+ * Bin definitions for binned calibration metrics (DEFINITIONS.md 4.1-4.2).
+ *
+ * Equal-width edges are numpy's linspace(0, 1, B + 1): e_j = j (1/B), e_B = 1 (so e_3 of B = 5 is
+ * 0.6000000000000001, as in netcal). Edge rules:
+ * - 'left-closed': [e_j, e_j+1), the last bin closed [e_B-1, 1] (Guo et al.; netcal, numpy histogram);
+ * - 'right-closed': (e_j, e_j+1], the first bin closed [0, e_1] (uncertainty-calibration, sklearn);
+ * - 'one-in-extra-bin': [e_j, e_j+1) and values >= 1 in an extra bin B (torchmetrics, relplot).
+ * Equal-mass bins cut the sorted values into B groups of ceil/floor(n/B) points (np.array_split:
+ * the first n mod B groups get the extra point); their inner edges are either the midpoint
+ * between adjacent groups (uncertainty-calibration) or numpy's linear quantile j/B (netcal).
+ */
+export type EdgeRule = 'left-closed' | 'right-closed' | 'one-in-extra-bin';
+export type MassEdges = 'midpoint' | 'quantile';
+
+export type BinningSpec =
+  | { scheme: 'equal-width'; bins: number; edgeRule: EdgeRule }
+  | { scheme: 'equal-mass'; bins: number; massEdges: MassEdges; edgeRule: EdgeRule };
+
+const EDGE_RULE_LABELS: Record<EdgeRule, string> = {
+  'left-closed': '[lo,hi) last closed',
+  'right-closed': '(lo,hi] first closed',
+  'one-in-extra-bin': '[lo,hi) with 1.0 in an extra bin',
+};
+
+export function binningIdentity(spec: BinningSpec): string {
+  const scheme = spec.scheme === 'equal-width' ? 'equal-width' : `equal-mass (${spec.massEdges} edges)`;
+  return `${spec.bins} ${scheme} bins, ${EDGE_RULE_LABELS[spec.edgeRule]}`;
+}
+
+export interface Bins {
+  /** Bin index of every value. */
+  binOf: Int32Array;
+  binCount: number;
+  /** B + 1 edges, from 0 to 1. */
+  edges: Float64Array;
+}
+
+export function equalWidthEdges(bins: number): Float64Array {
+  const edges = new Float64Array(bins + 1);
+  const step = 1 / bins;
+  for (let j = 0; j < bins; j++) edges[j] = j * step;
+  edges[bins] = 1;
+  return edges;
+}
+
+/** Edges of equal-mass bins from values already sorted ascending. */
+export function equalMassEdges(sorted: Float64Array, bins: number, massEdges: MassEdges): Float64Array {
+  const n = sorted.length;
+  const edges = new Float64Array(bins + 1);
+  edges[bins] = 1;
+  if (massEdges === 'quantile') {
+    // numpy.quantile, method 'linear': position j/B (n - 1), interpolated.
+    for (let j = 0; j <= bins; j++) {
+      const position = (j / bins) * (n - 1);
+      const lo = Math.floor(position);
+      const hi = Math.min(n - 1, lo + 1);
+      const t = position - lo;
+      const a = sorted[lo];
+      const b = sorted[hi];
+      edges[j] = t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+    }
+    return edges;
+  }
+  // np.array_split group ends; the edge is the midpoint between a group's last and the next's first.
+  const base = Math.floor(n / bins);
+  const extra = n % bins;
+  let end = 0;
+  edges[0] = 0;
+  for (let j = 0; j < bins - 1; j++) {
+    end += base + (j < extra ? 1 : 0);
+    edges[j + 1] = (sorted[end - 1] + sorted[end]) / 2;
+  }
+  return edges;
+}
+
+/** Index of the bin of `value` among `edges` under `rule` (binary search over inner edges). */
+export function locateBin(value: number, edges: Float64Array, rule: EdgeRule): number {
+  const bins = edges.length - 1;
+  if (rule === 'one-in-extra-bin' && value >= edges[bins]) return bins;
+  let lo = 1;
+  let hi = bins; // search inner edges e_1 .. e_B-1
+  if (rule === 'right-closed') {
+    // count of inner edges strictly below value
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (edges[mid] < value) lo = mid + 1;
+      else hi = mid;
+    }
+  } else {
+    // count of inner edges at or below value
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (edges[mid] <= value) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return lo - 1;
+}
+
+export function binCountOf(spec: BinningSpec): number {
+  return spec.bins + (spec.edgeRule === 'one-in-extra-bin' ? 1 : 0);
+}
+
+/** Assigns every value (in [0, 1]) to a bin. Equal-mass bins sort a copy of the values. */
+export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
+  if (!Number.isInteger(spec.bins) || spec.bins < 1) throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
+  if (spec.scheme === 'equal-mass' && values.length < spec.bins) {
+    throw new KnobError('INVALID_INPUT', `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`);
+  }
+  const edges =
+    spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(Float64Array.from(values).sort(), spec.bins, spec.massEdges);
+  const binOf = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) binOf[i] = locateBin(values[i], edges, spec.edgeRule);
+  return { binOf, binCount: binCountOf(spec), edges };
+}

@@ -1,0 +1,93 @@
+import type { BinStatistics } from './bin-statistics';
+
+/**
+ * Binned calibration errors from per-bin statistics (DEFINITIONS.md 4.1, 4.3, 4.7). With
+ * acc_b = positives / n_b and conf_b = mean score of the bin; empty bins contribute nothing.
+ */
+
+/** ECE = sum_b (n_b/n) |acc_b - conf_b|. */
+export function expectedCalibrationError(stats: BinStatistics): number {
+  return lpCalibrationError(stats, 1);
+}
+
+/** l_p calibration error (sum_b (n_b/n) |acc_b - conf_b|^p)^(1/p); p = 2 is the plug-in RMSCE. */
+export function lpCalibrationError(stats: BinStatistics, p: number): number {
+  const n = stats.total();
+  let sum = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    const nb = stats.counts[b];
+    if (nb === 0) continue;
+    const gap = Math.abs(stats.positiveRate(b) - stats.meanScore(b));
+    sum += (nb / n) * (p === 1 ? gap : gap ** p);
+  }
+  return p === 1 ? sum : sum ** (1 / p);
+}
+
+/** MCE = max over non-empty bins of |acc_b - conf_b|. */
+export function maximumCalibrationError(stats: BinStatistics): number {
+  let max = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    if (stats.counts[b] === 0) continue;
+    max = Math.max(max, Math.abs(stats.positiveRate(b) - stats.meanScore(b)));
+  }
+  return max;
+}
+
+/**
+ * Kumar, Liang & Ma (2019) debiased squared l2 error, as uncertainty-calibration implements it:
+ * sum_b (n_b/n) [(conf_b - acc_b)^2 - acc_b (1 - acc_b) / (n_b - 1)], bins with n_b < 2 add 0.
+ * May be negative; debiasedL2 clips at 0 before the square root.
+ */
+export function debiasedSquaredCalibrationError(stats: BinStatistics): number {
+  const n = stats.total();
+  let sum = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    const nb = stats.counts[b];
+    if (nb < 2) continue;
+    const acc = stats.positiveRate(b);
+    const gap = stats.meanScore(b) - acc;
+    sum += (nb / n) * (gap * gap - (acc * (1 - acc)) / (nb - 1));
+  }
+  return sum;
+}
+
+export function debiasedL2CalibrationError(stats: BinStatistics): number {
+  return Math.sqrt(Math.max(0, debiasedSquaredCalibrationError(stats)));
+}
+
+/** netcal's ACE (Neumann et al. 2018, *average* CE): unweighted mean of |acc_b - conf_b| over non-empty bins. */
+export function averageCalibrationError(stats: BinStatistics): number {
+  let sum = 0;
+  let nonEmpty = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    if (stats.counts[b] === 0) continue;
+    sum += Math.abs(stats.positiveRate(b) - stats.meanScore(b));
+    nonEmpty++;
+  }
+  return nonEmpty === 0 ? 0 : sum / nonEmpty;
+}
+
+/** Sharpness (Gupta) sum_b (n_b/n) acc_b^2 and refinement sum_b (n_b/n) acc_b (1 - acc_b). */
+export function sharpness(stats: BinStatistics): number {
+  const n = stats.total();
+  let sum = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    const nb = stats.counts[b];
+    if (nb === 0) continue;
+    const acc = stats.positiveRate(b);
+    sum += (nb / n) * acc * acc;
+  }
+  return sum;
+}
+
+export function refinement(stats: BinStatistics): number {
+  const n = stats.total();
+  let sum = 0;
+  for (let b = 0; b < stats.binCount; b++) {
+    const nb = stats.counts[b];
+    if (nb === 0) continue;
+    const acc = stats.positiveRate(b);
+    sum += (nb / n) * acc * (1 - acc);
+  }
+  return sum;
+}

@@ -1,0 +1,46 @@
+import { logSumExpRow } from '../fusion/logits';
+import { metric, type MetricValue } from './metric-value';
+import type { ClassScores, TopLabelScores } from './scores';
+
+/**
+ * NLL, Brier scores and accuracy (DEFINITIONS.md 4.4). NLL uses the logits when given
+ * (logsumexp(z) - z_y, no clipping, so it is finite for any finite logits); from probabilities it
+ * is -log p_y, +Infinity for a true class given probability 0 (reported, never clipped).
+ */
+export function negativeLogLikelihood(scores: ClassScores): MetricValue {
+  const { sampleCount: n, classCount: k, labels, logits, probabilities } = scores;
+  let sum = 0;
+  if (logits !== null) {
+    for (let i = 0; i < n; i++) sum += logSumExpRow(logits, i * k, k) - logits[i * k + labels[i]];
+    return metric('NLL', 'NLL(multiclass, from logits, natural log, mean)', sum / n);
+  }
+  for (let i = 0; i < n; i++) sum -= Math.log(probabilities[i * k + labels[i]]);
+  return metric('NLL', 'NLL(multiclass, from probabilities, natural log, mean, unclipped)', sum / n);
+}
+
+export function multiclassBrier(scores: ClassScores): MetricValue {
+  const { sampleCount: n, classCount: k, labels, probabilities } = scores;
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < k; c++) {
+      const d = probabilities[i * k + c] - (labels[i] === c ? 1 : 0);
+      sum += d * d;
+    }
+  }
+  return metric('Brier', 'Brier(multiclass, sum over classes, mean over samples, range [0, 2])', sum / n);
+}
+
+export function topLabelBrier(top: TopLabelScores): MetricValue {
+  let sum = 0;
+  for (let i = 0; i < top.confidence.length; i++) {
+    const d = top.confidence[i] - top.correct[i];
+    sum += d * d;
+  }
+  return metric('Brier (top-label)', 'Brier(top-label: confidence vs correct, mean, range [0, 1])', sum / top.confidence.length);
+}
+
+export function accuracy(top: TopLabelScores): MetricValue {
+  let correct = 0;
+  for (let i = 0; i < top.correct.length; i++) correct += top.correct[i];
+  return metric('accuracy', 'accuracy(top-1)', correct / top.correct.length);
+}

@@ -1,0 +1,122 @@
+/**
+ * Metrics against shared/reference/calibration (values computed by public libraries on the same
+ * fixture; DEFINITIONS.md). Tolerance: 1e-9 against float64 references, 1e-5 against torchmetrics.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { assignBins, type BinningSpec, type EdgeRule } from '../../src-shared/metrics/binning';
+import { binStatisticsOf } from '../../src-shared/metrics/bin-statistics';
+import { expectedCalibrationError } from '../../src-shared/metrics/calibration-error';
+import { classwiseMetrics, topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
+import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
+
+const fixture = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.json', 'utf8')) as { logits: number[][]; labels: number[] };
+const expected = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.expected.json', 'utf8')) as Record<string, { value: number } & Record<string, unknown>>;
+const scores = scoresFromLogits(Float64Array.from(fixture.logits.flat()), 10, fixture.labels);
+const top = topLabelScores(scores);
+
+const EW15: BinningSpec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' };
+const EM15_MID: BinningSpec = { scheme: 'equal-mass', bins: 15, massEdges: 'midpoint', edgeRule: 'right-closed' };
+const EM15_QUANT: BinningSpec = { scheme: 'equal-mass', bins: 15, massEdges: 'quantile', edgeRule: 'left-closed' };
+
+function value(metrics: { name: string; value: number }[], name: string): number {
+  const found = metrics.find((m) => m.name === name);
+  if (!found) throw new Error(`no metric ${name}`);
+  return found.value;
+}
+
+function close(actual: number, reference: number, tolerance = 1e-9): void {
+  expect(Math.abs(actual - reference), `${actual} vs ${reference}`).toBeLessThanOrEqual(tolerance * Math.max(1, Math.abs(reference)));
+}
+
+describe('binned metrics on synthetic-2000x10', () => {
+  it('accuracy', () => {
+    close(top.correct.reduce((a, b) => a + b, 0) / top.correct.length, expected.accuracy as unknown as number);
+  });
+  it('ECE, 15 equal-width bins, L1 (uncertainty-calibration, netcal, relplot, torchmetrics)', () => {
+    close(value(topLabelBinnedMetrics(top, EW15), 'ECE'), expected.ece_toplabel_ew15_l1!.value);
+  });
+  it('ECE, 15 equal-mass bins, both edge rules (uncertainty-calibration midpoint, netcal quantile)', () => {
+    close(value(topLabelBinnedMetrics(top, EM15_MID), 'ECE'), expected.ece_toplabel_em15_l1!.value);
+    close(value(topLabelBinnedMetrics(top, EM15_QUANT), 'ECE'), expected.ece_toplabel_em15_l1!.value);
+  });
+  it('RMSCE plug-in and MCE, 15 equal-width bins', () => {
+    const m = topLabelBinnedMetrics(top, EW15);
+    close(value(m, 'RMSCE'), expected.rmsce_toplabel_ew15_l2_plugin!.value);
+    close(value(m, 'MCE'), expected.mce_toplabel_ew15!.value);
+  });
+  it('debiased L2 (Kumar et al. 2019), top-label, equal-mass and equal-width', () => {
+    close(value(topLabelBinnedMetrics(top, EM15_MID), 'debiased L2-CE'), expected.l2ce_toplabel_em15_debiased!.value);
+    close(value(topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }), 'debiased L2-CE'), expected.l2ce_toplabel_ew15_debiased!.value);
+  });
+  it('netcal ACE (unweighted over non-empty bins)', () => {
+    close(value(topLabelBinnedMetrics(top, EW15), 'ACE (netcal)'), expected.netcal_ace_ew15!.value);
+  });
+  it('classwise ECE (equal-width) and marginal debiased L2 (equal-mass)', () => {
+    close(value(classwiseMetrics(scores, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }), 'classwise ECE'), expected.classwise_ece_ew15_l1!.value);
+    close(value(classwiseMetrics(scores, EM15_MID), 'marginal debiased L2-CE'), expected.marginal_l2ce_em15_debiased!.value);
+  });
+  it('every value says what it is', () => {
+    const ece = topLabelBinnedMetrics(top, EW15).find((m) => m.name === 'ECE')!;
+    expect(ece.identity).toBe('ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)');
+  });
+});
+
+describe('bin-edge conventions on the 9-point table (DEFINITIONS.md 4.2, B = 5)', () => {
+  const c = Float64Array.of(0.2, 0.2, 0.4, 0.6, 0.8, 1.0, 1.0, 0.5, 0.0);
+  const a = Uint8Array.of(1, 0, 0, 1, 1, 1, 0, 1, 0);
+  const table: Array<[EdgeRule, number]> = [
+    ['left-closed', 0.21111],
+    ['one-in-extra-bin', 0.25556],
+    ['right-closed', 0.34444],
+  ];
+  for (const [edgeRule, printed] of table) {
+    it(`${edgeRule}: ${printed}`, () => {
+      const bins = assignBins(c, { scheme: 'equal-width', bins: 5, edgeRule });
+      const ece = expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, c, a));
+      expect(Math.abs(ece - printed)).toBeLessThanOrEqual(0.5e-5);
+    });
+  }
+  it('numpy linspace edges: 0.6 falls below the third edge (0.6000000000000001)', () => {
+    expect(assignBins(Float64Array.of(0.6), { scheme: 'equal-width', bins: 5, edgeRule: 'left-closed' }).binOf[0]).toBe(2);
+  });
+});
+
+import { mmce } from '../../src-shared/metrics/mmce';
+import { accuracy, multiclassBrier, negativeLogLikelihood, topLabelBrier } from '../../src-shared/metrics/proper-scores';
+import { auroc, selectiveRisk } from '../../src-shared/metrics/selective';
+import { smoothEce } from '../../src-shared/metrics/smooth-ece';
+import { metricSuite, presetMetrics, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+
+describe('unbinned metrics on synthetic-2000x10', () => {
+  it('SmoothECE and its bandwidth match relplot', () => {
+    const result = smoothEce(top.confidence, top.correct);
+    expect(result.sigma).toBe((expected.smooth_ece as unknown as { sigma: number }).sigma);
+    close(result.value.value, expected.smooth_ece!.value, 1e-6);
+  });
+  it('MMCE (netcal)', () => close(mmce(top.confidence, top.correct).value, expected.mmce!.value));
+  it('NLL from logits, multiclass and top-label Brier, accuracy', () => {
+    close(negativeLogLikelihood(scores).value, expected.nll!.value);
+    close(multiclassBrier(scores).value, expected.brier_multiclass_sum!.value);
+    close(topLabelBrier(top).value, expected.brier_toplabel!.value);
+    close(accuracy(top).value, expected.accuracy as unknown as number);
+  });
+  it('AUROC and AURC', () => {
+    close(auroc(top)!.value, expected.auroc_confidence_vs_correct!.value);
+    close(selectiveRisk(top).find((m) => m.name === 'AURC')!.value, expected.aurc!.value);
+  });
+  it('the full suite and every preset give finite values with identities', () => {
+    const suite = metricSuite(scores, { includeMmce: true });
+    expect(suite.length).toBeGreaterThan(30);
+    for (const m of suite) {
+      expect(Number.isFinite(m.value), m.identity).toBe(true);
+      expect(m.identity.length).toBeGreaterThan(m.name.length);
+    }
+    for (const preset of PRESET_NAMES) {
+      const values = presetMetrics(preset, scores);
+      expect(values.length).toBeGreaterThan(0);
+      for (const m of values) expect(m.identity).toContain(`[preset ${preset}]`);
+    }
+    close(presetMetrics('torchmetrics-15', scores).find((m) => m.name === 'ECE')!.value, expected.ece_toplabel_ew15_l1!.value, 1e-5);
+  });
+});
