@@ -2,6 +2,7 @@ import { assignBins, binningIdentity, type BinningSpec } from './binning';
 import { BinStatistics, binStatisticsOf } from './bin-statistics';
 import {
   averageCalibrationError,
+  type BinTotals,
   debiasedL2CalibrationError,
   debiasedSquaredCalibrationError,
   expectedCalibrationError,
@@ -20,7 +21,7 @@ export function topLabelBinnedMetrics(top: TopLabelScores, spec: BinningSpec): M
 }
 
 /** The same metrics from statistics (batch or streaming); `binning` names the bins in identities. */
-export function binnedMetricsFromStatistics(stats: BinStatistics, binning: string, approximation?: string): MetricValue[] {
+export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, approximation?: string): MetricValue[] {
   const id = (what: string, norm: string): string => `${what}(top-label, ${binning}, ${norm})`;
   return [
     metric('ECE', id('ECE', 'L1'), expectedCalibrationError(stats), approximation),
@@ -59,7 +60,7 @@ export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): Metric
   return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec), binningIdentity(spec));
 }
 
-export function classwiseMetricsFromStatistics(perClass: BinStatistics[], binning: string, approximation?: string): MetricValue[] {
+export function classwiseMetricsFromStatistics(perClass: BinTotals[], binning: string, approximation?: string): MetricValue[] {
   let ece = 0;
   let squared = 0;
   for (const stats of perClass) {

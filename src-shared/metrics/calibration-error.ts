@@ -1,4 +1,15 @@
-import type { BinStatistics } from './bin-statistics';
+/**
+ * What every binned metric needs of a binning: per-bin counts, positives and mean score. Exact
+ * (BinStatistics) and exponentially forgetting (ForgettingBinStatistics) accumulators both provide it.
+ */
+export interface BinTotals {
+  readonly binCount: number;
+  readonly counts: Float64Array;
+  readonly positives: Float64Array;
+  total(): number;
+  meanScore(bin: number): number;
+  positiveRate(bin: number): number;
+}
 
 /**
  * Binned calibration errors from per-bin statistics (DEFINITIONS.md 4.1, 4.3, 4.7). With
@@ -6,12 +17,12 @@ import type { BinStatistics } from './bin-statistics';
  */
 
 /** ECE = sum_b (n_b/n) |acc_b - conf_b|. */
-export function expectedCalibrationError(stats: BinStatistics): number {
+export function expectedCalibrationError(stats: BinTotals): number {
   return lpCalibrationError(stats, 1);
 }
 
 /** l_p calibration error (sum_b (n_b/n) |acc_b - conf_b|^p)^(1/p); p = 2 is the plug-in RMSCE. */
-export function lpCalibrationError(stats: BinStatistics, p: number): number {
+export function lpCalibrationError(stats: BinTotals, p: number): number {
   const n = stats.total();
   let sum = 0;
   for (let b = 0; b < stats.binCount; b++) {
@@ -24,7 +35,7 @@ export function lpCalibrationError(stats: BinStatistics, p: number): number {
 }
 
 /** MCE = max over non-empty bins of |acc_b - conf_b|. */
-export function maximumCalibrationError(stats: BinStatistics): number {
+export function maximumCalibrationError(stats: BinTotals): number {
   let max = 0;
   for (let b = 0; b < stats.binCount; b++) {
     if (stats.counts[b] === 0) continue;
@@ -38,7 +49,7 @@ export function maximumCalibrationError(stats: BinStatistics): number {
  * sum_b (n_b/n) [(conf_b - acc_b)^2 - acc_b (1 - acc_b) / (n_b - 1)], bins with n_b < 2 add 0.
  * May be negative; debiasedL2 clips at 0 before the square root.
  */
-export function debiasedSquaredCalibrationError(stats: BinStatistics): number {
+export function debiasedSquaredCalibrationError(stats: BinTotals): number {
   const n = stats.total();
   let sum = 0;
   for (let b = 0; b < stats.binCount; b++) {
@@ -51,12 +62,12 @@ export function debiasedSquaredCalibrationError(stats: BinStatistics): number {
   return sum;
 }
 
-export function debiasedL2CalibrationError(stats: BinStatistics): number {
+export function debiasedL2CalibrationError(stats: BinTotals): number {
   return Math.sqrt(Math.max(0, debiasedSquaredCalibrationError(stats)));
 }
 
 /** netcal's ACE (Neumann et al. 2018, *average* CE): unweighted mean of |acc_b - conf_b| over non-empty bins. */
-export function averageCalibrationError(stats: BinStatistics): number {
+export function averageCalibrationError(stats: BinTotals): number {
   let sum = 0;
   let nonEmpty = 0;
   for (let b = 0; b < stats.binCount; b++) {
@@ -68,7 +79,7 @@ export function averageCalibrationError(stats: BinStatistics): number {
 }
 
 /** Sharpness (Gupta) sum_b (n_b/n) acc_b^2 and refinement sum_b (n_b/n) acc_b (1 - acc_b). */
-export function sharpness(stats: BinStatistics): number {
+export function sharpness(stats: BinTotals): number {
   const n = stats.total();
   let sum = 0;
   for (let b = 0; b < stats.binCount; b++) {
@@ -80,7 +91,7 @@ export function sharpness(stats: BinStatistics): number {
   return sum;
 }
 
-export function refinement(stats: BinStatistics): number {
+export function refinement(stats: BinTotals): number {
   const n = stats.total();
   let sum = 0;
   for (let b = 0; b < stats.binCount; b++) {

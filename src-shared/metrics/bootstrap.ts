@@ -1,0 +1,64 @@
+import { seededRandom } from '../random';
+
+/**
+ * Percentile bootstrap confidence intervals for any statistic of a sample, seeded so the same
+ * data and seed give the same interval. The statistic receives the resampled indices.
+ */
+export interface BootstrapInterval {
+  lo: number;
+  hi: number;
+  level: number;
+  replicates: number;
+  seed: number;
+  identity: string;
+}
+
+export interface BootstrapOptions {
+  replicates?: number;
+  level?: number;
+  seed?: number;
+}
+
+export function bootstrapInterval(
+  sampleCount: number,
+  statistic: (indices: Uint32Array) => number,
+  options: BootstrapOptions = {},
+): BootstrapInterval {
+  const replicates = options.replicates ?? 200;
+  const level = options.level ?? 0.95;
+  const seed = options.seed ?? 0;
+  const random = seededRandom(seed);
+  const indices = new Uint32Array(sampleCount);
+  const values = new Float64Array(replicates);
+  for (let r = 0; r < replicates; r++) {
+    for (let i = 0; i < sampleCount; i++) indices[i] = Math.floor(random() * sampleCount);
+    values[r] = statistic(indices);
+  }
+  values.sort();
+  const alpha = (1 - level) / 2;
+  const pick = (q: number): number => {
+    // linear interpolation between order statistics (numpy percentile 'linear')
+    const position = q * (replicates - 1);
+    const lo = Math.floor(position);
+    const hi = Math.min(replicates - 1, lo + 1);
+    return values[lo] + (values[hi] - values[lo]) * (position - lo);
+  };
+  return {
+    lo: pick(alpha),
+    hi: pick(1 - alpha),
+    level,
+    replicates,
+    seed,
+    identity: `${Math.round(level * 100)} % percentile bootstrap, ${replicates} resamples, seed ${seed}`,
+  };
+}
+
+/** Gathers a resample of the columns a metric needs. */
+export function resample<T extends Float64Array | Uint8Array | Int32Array>(values: T, indices: Uint32Array, stride = 1): T {
+  const out = new (values.constructor as new (length: number) => T)(indices.length * stride);
+  for (let i = 0; i < indices.length; i++) {
+    const from = indices[i] * stride;
+    for (let k = 0; k < stride; k++) out[i * stride + k] = values[from + k];
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+import { assignBins, binningIdentity, type BinningSpec } from './binning';
+import { binStatisticsOf } from './bin-statistics';
+import { resample } from './bootstrap';
+import { gridProviderFromSamples, smoothCurve, smoothEceBandwidth } from './smooth-ece';
+import { seededRandom } from '../random';
+
+/** Data for the reliability diagram, confidence histogram and smooth reliability curve. */
+export interface ReliabilityBin {
+  lo: number;
+  hi: number;
+  count: number;
+  meanConfidence: number | null;
+  accuracy: number | null;
+  /** accuracy - mean confidence (negative: over-confident) */
+  gap: number | null;
+  /** Wilson score interval of the accuracy, at the given z. */
+  wilsonLo: number | null;
+  wilsonHi: number | null;
+}
+
+export interface ReliabilityDiagram {
+  identity: string;
+  bins: ReliabilityBin[];
+}
+
+/** Wilson score interval for k successes in n trials (z = 1.96 for 95 %). */
+export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
+  if (trials === 0) return [0, 1];
+  const p = successes / trials;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * trials)) / (1 + z2 / trials);
+  const half = (z * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials))) / (1 + z2 / trials);
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+export function reliabilityDiagram(confidence: Float64Array, correct: Uint8Array, spec: BinningSpec): ReliabilityDiagram {
+  const bins = assignBins(confidence, spec);
+  const stats = binStatisticsOf(bins.binOf, bins.binCount, confidence, correct);
+  const out: ReliabilityBin[] = [];
+  for (let b = 0; b < bins.binCount; b++) {
+    const n = stats.counts[b];
+    const lo = b < spec.bins ? bins.edges[b] : 1;
+    const hi = b < spec.bins ? bins.edges[b + 1] : 1;
+    if (n === 0) {
+      out.push({ lo, hi, count: 0, meanConfidence: null, accuracy: null, gap: null, wilsonLo: null, wilsonHi: null });
+      continue;
+    }
+    const acc = stats.positiveRate(b);
+    const conf = stats.meanScore(b);
+    const [wilsonLo, wilsonHi] = wilsonInterval(stats.positives[b], n);
+    out.push({ lo, hi, count: n, meanConfidence: conf, accuracy: acc, gap: acc - conf, wilsonLo, wilsonHi });
+  }
+  return { identity: `reliability(top-label, ${binningIdentity(spec)}, Wilson 95 % intervals)`, bins: out };
+}
+
+/** Counts of confidences in equal-width bins over [0, 1] (last bin closed). */
+export function confidenceHistogram(confidence: Float64Array, bins = 20): { edges: Float64Array; counts: Float64Array } {
+  const assigned = assignBins(confidence, { scheme: 'equal-width', bins, edgeRule: 'left-closed' });
+  const counts = new Float64Array(bins);
+  for (let i = 0; i < assigned.binOf.length; i++) counts[assigned.binOf[i]]++;
+  return { edges: assigned.edges, counts };
+}
+
+export interface SmoothReliabilityCurve {
+  identity: string;
+  sigma: number;
+  t: Float64Array;
+  /** smoothed accuracy at confidence t: t - r_hat(t) */
+  accuracy: Float64Array;
+  density: Float64Array;
+  bandLo: Float64Array;
+  bandHi: Float64Array;
+}
+
+/**
+ * relplot-style smooth reliability curve at the SmoothECE bandwidth, with a pointwise percentile
+ * bootstrap band (seeded; the bandwidth is kept fixed across resamples).
+ */
+export function smoothReliabilityCurve(
+  confidence: Float64Array,
+  correct: Uint8Array,
+  options: { meshPoints?: number; replicates?: number; level?: number; seed?: number } = {},
+): SmoothReliabilityCurve {
+  const meshPoints = options.meshPoints ?? 101;
+  const replicates = options.replicates ?? 100;
+  const level = options.level ?? 0.95;
+  const seed = options.seed ?? 0;
+  const sigma = smoothEceBandwidth(gridProviderFromSamples(confidence, correct));
+  const curveOf = (c: Float64Array, y: Uint8Array): Float64Array => {
+    const curve = smoothCurve(gridProviderFromSamples(c, y), sigma, meshPoints);
+    return curve.t.map((t, i) => t - curve.residual[i]);
+  };
+  const main = smoothCurve(gridProviderFromSamples(confidence, correct), sigma, meshPoints);
+  const accuracy = main.t.map((t, i) => t - main.residual[i]);
+  const draws: Float64Array[] = [];
+  const random = seededRandom(seed);
+  const indices = new Uint32Array(confidence.length);
+  for (let r = 0; r < replicates; r++) {
+    for (let i = 0; i < indices.length; i++) indices[i] = Math.floor(random() * indices.length);
+    draws.push(curveOf(resample(confidence, indices), resample(correct, indices)));
+  }
+  const bandLo = new Float64Array(meshPoints);
+  const bandHi = new Float64Array(meshPoints);
+  const column = new Float64Array(replicates);
+  const alpha = (1 - level) / 2;
+  for (let i = 0; i < meshPoints; i++) {
+    for (let r = 0; r < replicates; r++) column[r] = draws[r][i];
+    column.sort();
+    bandLo[i] = column[Math.floor(alpha * (replicates - 1))];
+    bandHi[i] = column[Math.ceil((1 - alpha) * (replicates - 1))];
+  }
+  return {
+    identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${Math.round(level * 100)} % bootstrap band of ${replicates} resamples, seed ${seed})`,
+    sigma,
+    t: main.t,
+    accuracy,
+    density: main.density,
+    bandLo,
+    bandHi,
+  };
+}
+
