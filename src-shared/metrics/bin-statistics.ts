@@ -34,6 +34,28 @@ export class BinStatistics {
     if (++this.updatesSinceCarry === FIXED_POINT_UPDATES_BETWEEN_CARRIES) this.carry();
   }
 
+  /** Adds samples [from, to) (at most 2^20 of them) in one pass. */
+  addBlock(binOf: Int32Array, scores: Float64Array, outcomes: ArrayLike<number>, from: number, to: number): void {
+    this.carry();
+    const counts = this.counts;
+    const positives = this.positives;
+    const limbs = this.scoreLimbs;
+    for (let i = from; i < to; i++) {
+      const bin = binOf[i];
+      counts[bin] += 1;
+      positives[bin] += outcomes[i];
+      const a = scores[i] * 4294967296;
+      const l0 = Math.floor(a);
+      const r1 = (a - l0) * 4294967296;
+      const l1 = Math.floor(r1);
+      const o = bin * LIMBS_PER_SUM;
+      limbs[o] += l0;
+      limbs[o + 1] += l1;
+      limbs[o + 2] += Math.floor((r1 - l1) * 4294967296);
+    }
+    this.carry();
+  }
+
   merge(other: BinStatistics): void {
     if (other.binCount !== this.binCount) throw new Error(`cannot merge ${other.binCount} bins into ${this.binCount}`);
     this.carry();
@@ -79,9 +101,14 @@ export class BinStatistics {
   }
 }
 
-/** Statistics of (score, outcome) pairs under a precomputed bin assignment. */
+/**
+ * Statistics of (score, outcome) pairs under a precomputed bin assignment: the batch path, the
+ * same fixed-point arithmetic as update() in one tight loop.
+ */
 export function binStatisticsOf(binOf: Int32Array, binCount: number, scores: Float64Array, outcomes: ArrayLike<number>): BinStatistics {
   const stats = new BinStatistics(binCount);
-  for (let i = 0; i < binOf.length; i++) stats.update(binOf[i], scores[i], outcomes[i], 1);
+  for (let start = 0; start < binOf.length; start += FIXED_POINT_UPDATES_BETWEEN_CARRIES) {
+    stats.addBlock(binOf, scores, outcomes, start, Math.min(binOf.length, start + FIXED_POINT_UPDATES_BETWEEN_CARRIES));
+  }
   return stats;
 }

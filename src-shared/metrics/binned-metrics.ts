@@ -1,5 +1,5 @@
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
-import { BinStatistics, binStatisticsOf } from './bin-statistics';
+import { binStatisticsOf } from './bin-statistics';
 import {
   averageCalibrationError,
   type BinTotals,
@@ -34,12 +34,12 @@ export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, a
   ];
 }
 
-/** Per class k, the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
-export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinStatistics[] {
+/** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
+export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinTotals[] {
   const { sampleCount: n, classCount: k, probabilities, labels } = scores;
   const column = new Float64Array(n);
   const outcome = new Uint8Array(n);
-  const result: BinStatistics[] = [];
+  const result: BinTotals[] = [];
   for (let c = 0; c < k; c++) {
     for (let i = 0; i < n; i++) {
       column[i] = probabilities[i * k + c];

@@ -1,4 +1,5 @@
 import { KnobError } from '../errors';
+import { orderStatistics } from './order-statistics';
 
 /**
  * Bin definitions for binned calibration metrics (DEFINITIONS.md 4.1-4.2).
@@ -46,34 +47,46 @@ export function equalWidthEdges(bins: number): Float64Array {
   return edges;
 }
 
-/** Edges of equal-mass bins from values already sorted ascending. */
-export function equalMassEdges(sorted: Float64Array, bins: number, massEdges: MassEdges): Float64Array {
-  const n = sorted.length;
-  const edges = new Float64Array(bins + 1);
-  edges[bins] = 1;
+/** The ranks (0-based, ascending order) whose values equal-mass edges are made of. */
+export function equalMassRanks(n: number, bins: number, massEdges: MassEdges): number[] {
   if (massEdges === 'quantile') {
-    // numpy.quantile, method 'linear': position j/B (n - 1), interpolated.
-    for (let j = 0; j <= bins; j++) {
-      const position = (j / bins) * (n - 1);
-      const lo = Math.floor(position);
-      const hi = Math.min(n - 1, lo + 1);
-      const t = position - lo;
-      const a = sorted[lo];
-      const b = sorted[hi];
-      edges[j] = t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
-    }
-    return edges;
+    return Array.from({ length: bins + 1 }, (_, j) => (j / bins) * (n - 1)).flatMap((p) => [Math.floor(p), Math.min(n - 1, Math.floor(p) + 1)]);
   }
-  // np.array_split group ends; the edge is the midpoint between a group's last and the next's first.
   const base = Math.floor(n / bins);
   const extra = n % bins;
+  const ranks: number[] = [];
   let end = 0;
-  edges[0] = 0;
   for (let j = 0; j < bins - 1; j++) {
     end += base + (j < extra ? 1 : 0);
-    edges[j + 1] = (sorted[end - 1] + sorted[end]) / 2;
+    ranks.push(end - 1, end);
   }
+  return ranks;
+}
+
+/**
+ * Edges from the values at equalMassRanks: numpy's linear quantile j/B (n - 1), or the midpoint
+ * between a group's last value and the next group's first (np.array_split groups).
+ */
+export function equalMassEdgesFromRanked(picked: Float64Array, n: number, bins: number, massEdges: MassEdges): Float64Array {
+  const edges = new Float64Array(bins + 1);
+  if (massEdges === 'quantile') {
+    for (let j = 0; j <= bins; j++) {
+      const position = (j / bins) * (n - 1);
+      const t = position - Math.floor(position);
+      const a = picked[2 * j];
+      const b = picked[2 * j + 1];
+      edges[j] = t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+    }
+  } else {
+    for (let j = 0; j < bins - 1; j++) edges[j + 1] = (picked[2 * j] + picked[2 * j + 1]) / 2;
+  }
+  edges[bins] = 1;
   return edges;
+}
+
+/** Edges of equal-mass bins; only the order statistics they use are computed, not a full sort. */
+export function equalMassEdges(values: Float64Array, bins: number, massEdges: MassEdges): Float64Array {
+  return equalMassEdgesFromRanked(orderStatistics(values, equalMassRanks(values.length, bins, massEdges)), values.length, bins, massEdges);
 }
 
 /** Index of the bin of `value` among `edges` under `rule` (binary search over inner edges). */
@@ -100,6 +113,17 @@ export function locateBin(value: number, edges: Float64Array, rule: EdgeRule): n
   return lo - 1;
 }
 
+/**
+ * locateBin for equal-width edges, fast: guess floor(v B) and fall back to the search only when v
+ * lies on or beyond an edge of the guessed bin (the rule decides those cases).
+ */
+export function locateEqualWidthBin(value: number, edges: Float64Array, rule: EdgeRule): number {
+  const bins = edges.length - 1;
+  let j = Math.floor(value * bins);
+  j = j < 0 ? 0 : j > bins - 1 ? bins - 1 : j;
+  return edges[j] < value && value < edges[j + 1] ? j : locateBin(value, edges, rule);
+}
+
 export function binCountOf(spec: BinningSpec): number {
   return spec.bins + (spec.edgeRule === 'one-in-extra-bin' ? 1 : 0);
 }
@@ -111,8 +135,12 @@ export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
     throw new KnobError('INVALID_INPUT', `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`);
   }
   const edges =
-    spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(Float64Array.from(values).sort(), spec.bins, spec.massEdges);
+    spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);
   const binOf = new Int32Array(values.length);
-  for (let i = 0; i < values.length; i++) binOf[i] = locateBin(values[i], edges, spec.edgeRule);
+  if (spec.scheme === 'equal-width') {
+    for (let i = 0; i < values.length; i++) binOf[i] = locateEqualWidthBin(values[i], edges, spec.edgeRule);
+  } else {
+    for (let i = 0; i < values.length; i++) binOf[i] = locateBin(values[i], edges, spec.edgeRule);
+  }
   return { binOf, binCount: binCountOf(spec), edges };
 }

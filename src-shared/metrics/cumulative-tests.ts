@@ -1,9 +1,11 @@
 import { metric, type MetricValue } from './metric-value';
+import { forEachTieBlock, rankOutcomes, type RankedOutcomes } from './ranked-outcomes';
 
 /**
  * Calibration tests from cumulative differences (Arrieta-Ibarra, Gujral, Tannen, Tygert 2022;
  * DEFINITIONS.md 4.7), on binary pairs (score s_i, outcome y_i) - top-label: (confidence, correct).
- * Sort by score ascending (ties by sample index); C_k = (1/n) sum_{j<=k} (y_j - s_j);
+ * Scores ascending, exact ties taken as one step (so the result does not depend on sample order);
+ * C_k = (1/n) sum_{j<=k} (y_j - s_j);
  * sigma = sqrt(sum s (1 - s)) / n.
  * - KS = max |C_k| / sigma, P-value 1 - D(KS), D the CDF of max |W| of standard Brownian motion
  *   on [0, 1]: D(x) = (2/pi) sum_k (-1)^k / (k + 1/2) exp(-(k + 1/2)^2 pi^2 / (2 x^2)).
@@ -11,15 +13,16 @@ import { metric, type MetricValue } from './metric-value';
  *   of Brownian motion (Feller 1951): F(x) = sum_k (8/x^2 + 2/((k + 1/2)^2 pi^2)) exp(-2 (k + 1/2)^2 pi^2 / x^2).
  * - Spiegelhalter Z = sum (y - s)(1 - 2s) / sqrt(sum (1 - 2s)^2 s (1 - s)), two-sided normal P-value.
  * P-values below double precision's reach come out as 0. A score set with sigma = 0 (all scores
- * 0 or 1) has no test: the statistics are then reported as null.
+ * 0 or 1) has no test: the function then returns null.
  */
 export interface CumulativeTests {
   ks: MetricValue;
   ksPValue: MetricValue;
   kuiper: MetricValue;
   kuiperPValue: MetricValue;
-  spiegelhalterZ: MetricValue;
-  spiegelhalterPValue: MetricValue;
+  /** null when sum (1 - 2s)^2 s (1 - s) = 0 (every score 0, 1/2 or 1): Z is then undefined. */
+  spiegelhalterZ: MetricValue | null;
+  spiegelhalterPValue: MetricValue | null;
 }
 
 const EPS = 2.220446049250313e-16;
@@ -85,11 +88,13 @@ export function normalTwoSidedPValue(z: number): number {
   return erfc(Math.abs(z) / Math.SQRT2);
 }
 
-export function cumulativeCalibrationTests(scores: Float64Array, outcomes: ArrayLike<number>, target = 'top-label'): CumulativeTests | null {
+export function cumulativeCalibrationTests(
+  scores: Float64Array,
+  outcomes: ArrayLike<number>,
+  target = 'top-label',
+  ranked: RankedOutcomes = rankOutcomes(scores, outcomes),
+): CumulativeTests | null {
   const n = scores.length;
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => scores[a] - scores[b] || a - b);
   let variance = 0;
   let zNumerator = 0;
   let zVariance = 0;
@@ -106,23 +111,22 @@ export function cumulativeCalibrationTests(scores: Float64Array, outcomes: Array
   let maxAbs = 0;
   let max = 0;
   let min = 0;
-  for (let k = 0; k < n; k++) {
-    const i = order[k];
-    cumulative += (outcomes[i] - scores[i]) / n;
+  forEachTieBlock(ranked, false, (score, positives, negatives) => {
+    cumulative += (positives - score * (positives + negatives)) / n;
     maxAbs = Math.max(maxAbs, Math.abs(cumulative));
     max = Math.max(max, cumulative);
     min = Math.min(min, cumulative);
-  }
+  });
   const ks = maxAbs / sigma;
   const kuiper = (max - min) / sigma;
-  const z = zNumerator / Math.sqrt(zVariance);
+  const z = zVariance > 0 ? zNumerator / Math.sqrt(zVariance) : null;
   const id = (what: string): string => `${what}(${target}, cumulative differences, Arrieta-Ibarra et al. 2022)`;
   return {
     ks: metric('KS', id('KS statistic'), ks),
     ksPValue: metric('KS P-value', id('KS P-value, max |Brownian motion| on [0, 1]'), 1 - brownianMaxAbsCdf(ks)),
     kuiper: metric('Kuiper', id('Kuiper statistic'), kuiper),
     kuiperPValue: metric('Kuiper P-value', id('Kuiper P-value, range of Brownian motion on [0, 1]'), 1 - brownianRangeCdf(kuiper)),
-    spiegelhalterZ: metric('Spiegelhalter Z', `Spiegelhalter Z(${target})`, z),
-    spiegelhalterPValue: metric('Spiegelhalter P-value', `Spiegelhalter P-value(${target}, two-sided normal)`, normalTwoSidedPValue(z)),
+    spiegelhalterZ: z === null ? null : metric('Spiegelhalter Z', `Spiegelhalter Z(${target})`, z),
+    spiegelhalterPValue: z === null ? null : metric('Spiegelhalter P-value', `Spiegelhalter P-value(${target}, two-sided normal)`, normalTwoSidedPValue(z)),
   };
 }

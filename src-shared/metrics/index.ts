@@ -15,3 +15,5 @@ export * from './grouped';
 export * from './streaming';
 export * from './gate-conditional';
 export * from './metric-suite';
+export * from './ranked-outcomes';
+export * from './order-statistics';

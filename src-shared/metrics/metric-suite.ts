@@ -6,6 +6,7 @@ import { mmce } from './mmce';
 import { accuracy, multiclassBrier, negativeLogLikelihood, topLabelBrier } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
 import { topLabelScores } from './scores';
+import { rankOutcomes } from './ranked-outcomes';
 import { auroc, selectiveRisk } from './selective';
 import { smoothEce } from './smooth-ece';
 
@@ -28,15 +29,19 @@ export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {
   const top = topLabelScores(scores);
   const binnings = options.binnings ?? [EQUAL_WIDTH_15, EQUAL_MASS_15];
   const out: MetricValue[] = [accuracy(top), negativeLogLikelihood(scores), multiclassBrier(scores), topLabelBrier(top)];
-  for (const spec of binnings) {
+  for (const requested of binnings) {
+    // Fewer samples than equal-mass bins: one sample per bin (as uncertainty-calibration does);
+    // the identity then states the bin count actually used.
+    const spec = requested.scheme === 'equal-mass' ? { ...requested, bins: Math.min(requested.bins, scores.sampleCount) } : requested;
     out.push(...topLabelBinnedMetrics(top, spec), ...classwiseMetrics(scores, spec), ...topLabelPerClassMetrics(top, scores.classCount, spec));
   }
   out.push(smoothEce(top.confidence, top.correct).value);
-  const roc = auroc(top);
+  const ranked = rankOutcomes(top.confidence, top.correct);
+  const roc = auroc(top, ranked);
   if (roc !== null) out.push(roc);
-  out.push(...selectiveRisk(top));
-  const tests = cumulativeCalibrationTests(top.confidence, top.correct);
-  if (tests !== null) out.push(...Object.values(tests));
+  out.push(...selectiveRisk(top, ranked));
+  const tests = cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked);
+  if (tests !== null) out.push(...Object.values(tests).filter((m): m is MetricValue => m !== null));
   if (options.includeMmce) out.push(mmce(top.confidence, top.correct, options.seed ?? 0));
   return out;
 }

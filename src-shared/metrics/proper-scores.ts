@@ -8,10 +8,10 @@ import type { ClassScores, TopLabelScores } from './scores';
  * is -log p_y, +Infinity for a true class given probability 0 (reported, never clipped).
  */
 export function negativeLogLikelihood(scores: ClassScores): MetricValue {
-  const { sampleCount: n, classCount: k, labels, logits, probabilities } = scores;
+  const { sampleCount: n, classCount: k, labels, logits, probabilities, logSumExp } = scores;
   let sum = 0;
   if (logits !== null) {
-    for (let i = 0; i < n; i++) sum += logSumExpRow(logits, i * k, k) - logits[i * k + labels[i]];
+    for (let i = 0; i < n; i++) sum += (logSumExp === null ? logSumExpRow(logits, i * k, k) : logSumExp[i]) - logits[i * k + labels[i]];
     return metric('NLL', 'NLL(multiclass, from logits, natural log, mean)', sum / n);
   }
   for (let i = 0; i < n; i++) sum -= Math.log(probabilities[i * k + labels[i]]);

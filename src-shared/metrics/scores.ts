@@ -1,5 +1,5 @@
 import { KnobError } from '../errors';
-import { softmaxRowInto, type LogitArray } from '../fusion/logits';
+import { softmaxBatchInto, type LogitArray } from '../fusion/logits';
 
 /**
  * Validated classifier outputs for the metrics: probabilities (float64, row-major n x K), labels,
@@ -15,6 +15,8 @@ export interface ClassScores {
   probabilities: Float64Array;
   labels: Int32Array;
   logits: LogitArray | null;
+  /** log sum_k exp(z_ik) per sample when built from logits (NLL = logSumExp - z_y, no clipping). */
+  logSumExp: Float64Array | null;
 }
 
 export interface TopLabelScores {
@@ -55,8 +57,9 @@ export function scoresFromLogits(logits: LogitArray, classCount: number, labels:
     if (!Number.isFinite(logits[i])) fail(`logit ${i % classCount} of sample ${Math.floor(i / classCount)} is not finite (${logits[i]})`);
   }
   const probabilities = new Float64Array(n * classCount);
-  for (let i = 0; i < n; i++) softmaxRowInto(logits, i * classCount, classCount, probabilities, i * classCount);
-  return { sampleCount: n, classCount, probabilities, labels: checkedLabels(labels, classCount), logits };
+  const logSumExp = new Float64Array(n);
+  softmaxBatchInto(logits, n, classCount, probabilities, logSumExp);
+  return { sampleCount: n, classCount, probabilities, labels: checkedLabels(labels, classCount), logits, logSumExp };
 }
 
 export function scoresFromProbabilities(probabilities: ArrayLike<number>, classCount: number, labels: ArrayLike<number>): ClassScores {
@@ -71,7 +74,7 @@ export function scoresFromProbabilities(probabilities: ArrayLike<number>, classC
     }
     if (Math.abs(sum - 1) > 1e-6) fail(`probabilities of sample ${i} sum to ${sum}, not 1`);
   }
-  return { sampleCount: n, classCount, probabilities: out, labels: checkedLabels(labels, classCount), logits: null };
+  return { sampleCount: n, classCount, probabilities: out, labels: checkedLabels(labels, classCount), logits: null, logSumExp: null };
 }
 
 export function topLabelScores(scores: ClassScores): TopLabelScores {

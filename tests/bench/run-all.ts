@@ -1,6 +1,9 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
 import { runGateReplayBench } from './gate-replay.bench';
+import { runMetricsBench } from './metrics.bench';
 
+const benches: Record<string, () => void> = { gate: runGateReplayBench, metrics: runMetricsBench };
+const only = process.argv.slice(2);
 process.stdout.write(`Knob Studio benchmarks, Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n`);
-runGateReplayBench();
+for (const [name, run] of Object.entries(benches)) if (only.length === 0 || only.includes(name)) run();

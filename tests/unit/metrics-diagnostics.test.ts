@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { bootstrapInterval, resample } from '../../src-shared/metrics/bootstrap';
+import { brownianMaxAbsCdf, brownianRangeCdf, cumulativeCalibrationTests, erfc } from '../../src-shared/metrics/cumulative-tests';
+import { gateConditionalCalibration } from '../../src-shared/metrics/gate-conditional';
+import { gateBuckets, groupedMetrics } from '../../src-shared/metrics/grouped';
+import { MMCE_EXACT_LIMIT, mmce } from '../../src-shared/metrics/mmce';
+import { confidenceHistogram, reliabilityDiagram, smoothReliabilityCurve, wilsonInterval } from '../../src-shared/metrics/reliability';
+import { topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
+import { accuracy } from '../../src-shared/metrics/proper-scores';
+import { seededRandom } from '../../src-shared/random';
+
+/** Binary pairs whose outcomes are drawn from `truth(score)`. */
+function pairs(n: number, truth: (s: number) => number, seed: number) {
+  const random = seededRandom(seed);
+  const scores = new Float64Array(n);
+  const outcomes = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    scores[i] = 0.05 + 0.9 * random();
+    outcomes[i] = random() < truth(scores[i]!) ? 1 : 0;
+  }
+  return { scores, outcomes };
+}
+
+describe('cumulative-difference tests', () => {
+  it('the Brownian-motion CDFs have the analytic means sqrt(pi/2) (KS) and 2 sqrt(2/pi) (Kuiper)', () => {
+    const integrate = (f: (x: number) => number) => {
+      let sum = 0;
+      const h = 1e-3;
+      for (let x = h / 2; x < 12; x += h) sum += f(x) * h;
+      return sum;
+    };
+    expect(integrate((x) => 1 - brownianMaxAbsCdf(x))).toBeCloseTo(Math.sqrt(Math.PI / 2), 6);
+    expect(integrate((x) => 1 - brownianRangeCdf(x))).toBeCloseTo(2 * Math.sqrt(2 / Math.PI), 6);
+  });
+  it('erfc matches known values', () => {
+    expect(erfc(0)).toBe(1);
+    expect(erfc(1)).toBeCloseTo(0.15729920705028513, 15);
+    expect(erfc(3)).toBeCloseTo(2.209049699858544e-5, 18);
+    expect(erfc(-1)).toBeCloseTo(1.8427007929497148, 15);
+  });
+  it('calibrated data gives unremarkable P-values; miscalibrated data tiny ones', () => {
+    const calibrated = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => s, 3)) as [Float64Array, Uint8Array])!;
+    expect(calibrated.ksPValue.value).toBeGreaterThan(0.01);
+    expect(calibrated.kuiperPValue.value).toBeGreaterThan(0.01);
+    expect(calibrated.spiegelhalterPValue!.value).toBeGreaterThan(0.01);
+    const off = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => s * s, 3)) as [Float64Array, Uint8Array])!;
+    expect(off.ksPValue.value).toBeLessThan(1e-6);
+    expect(off.kuiperPValue.value).toBeLessThan(1e-6);
+    // Spiegelhalter's Z weighs residuals by (1 - 2s): it sees over-confidence, not s -> s^2
+    const shifted = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => 0.5 + 0.5 * (s - 0.5), 3)) as [Float64Array, Uint8Array])!;
+    expect(shifted.spiegelhalterPValue!.value).toBeLessThan(1e-3);
+  });
+  it('is null (not NaN) when every score is 0 or 1', () => {
+    expect(cumulativeCalibrationTests(Float64Array.of(0, 1, 1), Uint8Array.of(0, 1, 0))).toBeNull();
+  });
+});
+
+describe('MMCE cost', () => {
+  it('subsamples above the exact limit with a stated seed, deterministically', () => {
+    const big = pairs(MMCE_EXACT_LIMIT + 500, (s) => s, 5);
+    const a = mmce(big.scores, big.outcomes, 7);
+    expect(a.identity).toMatch(/subsample of 20000 of 20500, seed 7/);
+    expect(mmce(big.scores, big.outcomes, 7).value).toBe(a.value);
+  });
+});
+
+describe('reliability data', () => {
+  const { scores, outcomes } = pairs(3000, (s) => Math.min(1, s * 0.8 + 0.1), 9);
+  it('bins carry n, mean confidence, accuracy, gap and a Wilson interval around the accuracy', () => {
+    const diagram = reliabilityDiagram(scores, outcomes, { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' });
+    expect(diagram.bins).toHaveLength(10);
+    expect(diagram.bins.reduce((a, b) => a + b.count, 0)).toBe(3000);
+    for (const bin of diagram.bins.filter((b) => b.count > 0)) {
+      expect(bin.gap).toBeCloseTo(bin.accuracy! - bin.meanConfidence!, 15);
+      expect(bin.wilsonLo!).toBeLessThanOrEqual(bin.accuracy!);
+      expect(bin.wilsonHi!).toBeGreaterThanOrEqual(bin.accuracy!);
+    }
+    const fine = reliabilityDiagram(scores, outcomes, { scheme: 'equal-width', bins: 20, edgeRule: 'left-closed' });
+    expect(fine.bins[0]!.count).toBe(0); // no scores below 0.05
+    expect(fine.bins[0]!.accuracy).toBeNull();
+  });
+  it('Wilson interval: known value for 8 of 10', () => {
+    const [lo, hi] = wilsonInterval(8, 10);
+    expect(lo).toBeCloseTo(0.4901624, 6);
+    expect(hi).toBeCloseTo(0.9433178, 6);
+  });
+  it('histogram counts every sample; smooth curve has a band around it', () => {
+    expect(confidenceHistogram(scores, 20).counts.reduce((a, b) => a + b, 0)).toBe(3000);
+    const curve = smoothReliabilityCurve(scores, outcomes, { replicates: 40, seed: 3 });
+    expect(curve.identity).toMatch(/bootstrap band of 40 resamples, seed 3/);
+    const mid = 50;
+    expect(curve.bandLo[mid]!).toBeLessThanOrEqual(curve.accuracy[mid]! + 1e-9);
+    expect(curve.bandHi[mid]!).toBeGreaterThanOrEqual(curve.accuracy[mid]! - 1e-9);
+    expect(Math.abs(curve.accuracy[mid]! - (0.5 * 0.8 + 0.1))).toBeLessThan(0.05);
+  });
+});
+
+describe('bootstrap intervals and grouping', () => {
+  it('a seeded bootstrap is reproducible and covers the estimate', () => {
+    const { scores, outcomes } = pairs(2000, (s) => s, 2);
+    const ece = (idx: Uint32Array) =>
+      topLabelBinnedMetrics({ confidence: resample(scores, idx), predicted: new Int32Array(idx.length), correct: resample(outcomes, idx) }, { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })[0]!.value;
+    const a = bootstrapInterval(2000, ece, { seed: 4, replicates: 100 });
+    expect(bootstrapInterval(2000, ece, { seed: 4, replicates: 100 })).toEqual(a);
+    const all = ece(Uint32Array.from({ length: 2000 }, (_, i) => i));
+    expect(a.lo).toBeLessThanOrEqual(all + 0.01);
+    expect(a.hi).toBeGreaterThan(a.lo);
+    expect(a.identity).toBe('95 % percentile bootstrap, 100 resamples, seed 4');
+  });
+  it('grouped metrics report each key with its count', () => {
+    const { scores, outcomes } = pairs(300, (s) => s, 6);
+    const keys = Int32Array.from({ length: 300 }, (_, i) => i % 3);
+    const groups = groupedMetrics(keys, (c) => `severity ${c + 1}`, (idx) => [accuracy({ confidence: resample(scores, idx), predicted: new Int32Array(idx.length), correct: resample(outcomes, idx) })]);
+    expect(groups.map((g) => [g.key, g.count])).toEqual([['severity 1', 100], ['severity 2', 100], ['severity 3', 100]]);
+    expect(gateBuckets(Float64Array.of(0, 0.34, 0.99, 1.2, -0.1))).toEqual(Int32Array.of(0, 1, 2, 2, 0));
+  });
+});
+
+describe('gate-conditional calibration diagnostic', () => {
+  it('finds nothing when the gate is unrelated to correctness given confidence', () => {
+    const { scores, outcomes } = pairs(3000, (s) => s, 11);
+    const random = seededRandom(12);
+    const gate = Float64Array.from({ length: 3000 }, () => random());
+    const result = gateConditionalCalibration(scores, outcomes, gate, { permutations: 199, seed: 1 });
+    expect(result.pValue).toBeGreaterThan(0.05);
+  });
+  it('detects a gate that carries calibration evidence beyond confidence', () => {
+    const random = seededRandom(13);
+    const n = 3000;
+    const scores = new Float64Array(n);
+    const outcomes = new Uint8Array(n);
+    const gate = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      scores[i] = 0.3 + 0.6 * random();
+      gate[i] = random();
+      // high gate: over-confident; low gate: under-confident
+      const p = Math.min(1, Math.max(0, scores[i]! + (0.5 - gate[i]!) * 0.4));
+      outcomes[i] = random() < p ? 1 : 0;
+    }
+    const result = gateConditionalCalibration(scores, outcomes, gate, { permutations: 199, seed: 1 });
+    expect(result.pValue).toBeLessThan(0.01);
+    expect(result.effectSize).toBeGreaterThan(3);
+    expect(result.identity).toMatch(/199 permutations, seed 1/);
+  });
+});
