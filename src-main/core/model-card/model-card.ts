@@ -1,0 +1,272 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { CORRUPTION_NAMES, CORRUPTION_TABLE, corruptBatch, imageFromBytes, imageToBytes, type CorruptionName } from '../../../src-shared/corruptions';
+import { frameSeed } from '../../../src-shared/corruptions/schedule';
+import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
+import { argmaxRow, logSumExpRow } from '../../../src-shared/fusion/logits';
+import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metrics';
+import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
+import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
+import { scoresFromLogits, topLabelScores } from '../../../src-shared/metrics/scores';
+import { auroc } from '../../../src-shared/metrics/selective';
+import { readIdxFile } from '../datasets/idx-file';
+import { loadKnobNativeModel, type KnobNativeModel } from '../inference/knob-native-model';
+
+/**
+ * The model card's numbers, computed (never typed): for the clean test set and every grayscale
+ * corruption x severity, accuracy, NLL and ECE of the static branch, the dynamic branch and the
+ * fused output with g = u* (Knob-IA, reset-free), mean u*, branch disagreement; and u* read as a
+ * score for oracle advantage (the dynamic branch's loss lower than the static one's).
+ */
+export const CARD_SEED = 20261130;
+const NOISE_AND_BLUR: CorruptionName[] = ['gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise', 'gaussian_blur', 'defocus_blur', 'motion_blur', 'zoom_blur'];
+
+export interface BranchFigures {
+  accuracy: number;
+  nll: number;
+  ece: number;
+}
+
+export interface ConditionRow {
+  corruption: string;
+  severity: number;
+  heldOut: boolean;
+  images: number;
+  correctFused: number;
+  static: BranchFigures;
+  dynamic: BranchFigures;
+  fused: BranchFigures;
+  meanU: number;
+  disagreement: number;
+}
+
+export interface ModelCard {
+  model: { file: string; sha256: string; bytes: number; opset: number | null; training: unknown };
+  evaluation: { testImages: number; imagesPerCorruptedCondition: number; corruptionSeed: number; ece: string; nll: string };
+  conditions: ConditionRow[];
+  summary: {
+    cleanAccuracyFused: number;
+    meanOverCorruptions: { static: BranchFigures; dynamic: BranchFigures; fused: BranchFigures };
+    uDropCleanToSeverity5: Record<string, number>;
+    uAurocOracleAdvantage: { overall: number | null; disagreement: number | null; heldOut: number | null };
+  };
+  targets: Array<{ target: string; met: boolean; detail: string }>;
+}
+
+interface Evaluated {
+  row: ConditionRow;
+  u: Float32Array;
+  dynamicBetter: Uint8Array;
+  disagree: Uint8Array;
+}
+
+function figures(logits: Float32Array | Float64Array, labels: Int32Array, k: number): BranchFigures {
+  const scores = scoresFromLogits(logits, k, labels);
+  const top = topLabelScores(scores);
+  return {
+    accuracy: accuracy(top).value,
+    nll: negativeLogLikelihood(scores).value,
+    ece: topLabelBinnedMetrics(top, EQUAL_WIDTH_15).find((m) => m.name === 'ECE')!.value,
+  };
+}
+
+async function evaluate(model: KnobNativeModel, images: Uint8Array, labels: Int32Array, corruption: string, severity: number, heldOut: boolean): Promise<Evaluated> {
+  const n = labels.length;
+  const k = model.classCount;
+  const zStatic = new Float32Array(n * k);
+  const zDyn = new Float32Array(n * k);
+  const u = new Float32Array(n);
+  const batch = 1000;
+  for (let from = 0; from < n; from += batch) {
+    const count = Math.min(batch, n - from);
+    const pixels = model.input.width * model.input.height;
+    const out = await model.runBytes(images.subarray(from * pixels, (from + count) * pixels), count);
+    zStatic.set(out.zStatic, from * k);
+    zDyn.set(out.zDyn, from * k);
+    u.set(out.uRef, from);
+  }
+  const fused = new Float64Array(n * k);
+  const dynamicBetter = new Uint8Array(n);
+  const disagree = new Uint8Array(n);
+  let uSum = 0;
+  let disagreements = 0;
+  for (let i = 0; i < n; i++) {
+    fuseRowInto(zStatic, zDyn, i * k, k, u[i], fused, i * k);
+    const lossStatic = logSumExpRow(zStatic, i * k, k) - zStatic[i * k + labels[i]];
+    const lossDyn = logSumExpRow(zDyn, i * k, k) - zDyn[i * k + labels[i]];
+    dynamicBetter[i] = lossDyn < lossStatic ? 1 : 0;
+    disagree[i] = argmaxRow(zStatic, i * k, k) !== argmaxRow(zDyn, i * k, k) ? 1 : 0;
+    disagreements += disagree[i];
+    uSum += u[i];
+  }
+  const fusedFigures = figures(fused, labels, k);
+  return {
+    row: {
+      corruption,
+      severity,
+      heldOut,
+      images: n,
+      correctFused: Math.round(fusedFigures.accuracy * n),
+      static: figures(zStatic, labels, k),
+      dynamic: figures(zDyn, labels, k),
+      fused: fusedFigures,
+      meanU: uSum / n,
+      disagreement: disagreements / n,
+    },
+    u,
+    dynamicBetter,
+    disagree,
+  };
+}
+
+function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => boolean): number | null {
+  const u: number[] = [];
+  const better: number[] = [];
+  for (const part of parts) {
+    for (let i = 0; i < part.u.length; i++) {
+      if (!select(part, i)) continue;
+      u.push(part.u[i]);
+      better.push(part.dynamicBetter[i]);
+    }
+  }
+  const result = auroc({ confidence: Float64Array.from(u), predicted: new Int32Array(u.length), correct: Uint8Array.from(better) });
+  return result === null ? null : result.value;
+}
+
+function mean(rows: ConditionRow[], pick: (row: ConditionRow) => BranchFigures): BranchFigures {
+  const sum = (key: keyof BranchFigures) => rows.reduce((a, r) => a + pick(r)[key], 0) / rows.length;
+  return { accuracy: sum('accuracy'), nll: sum('nll'), ece: sum('ece') };
+}
+
+export interface ModelCardOptions {
+  modelPath: string;
+  imagesPath: string;
+  labelsPath: string;
+  imagesPerCondition: number;
+  /** Only these conditions (for checks); default all. */
+  only?: Array<{ corruption: string; severity: number }>;
+  onProgress?: (message: string) => void;
+}
+
+export async function generateModelCard(options: ModelCardOptions): Promise<ModelCard> {
+  const model = await loadKnobNativeModel(options.modelPath);
+  try {
+    const bytes = await readFile(options.modelPath);
+    const imagesIdx = await readIdxFile(options.imagesPath);
+    const labelsIdx = await readIdxFile(options.labelsPath);
+    const [count, height, width] = imagesIdx.dimensions;
+    const labels = Int32Array.from(labelsIdx.data);
+    const training = JSON.parse(model.metadata.properties['knob.training'] ?? '{}') as { held_out_corruptions?: string[] };
+    const heldOut = new Set(training.held_out_corruptions ?? []);
+    const wanted = (corruption: string, severity: number) => !options.only || options.only.some((o) => o.corruption === corruption && o.severity === severity);
+    const parts: Evaluated[] = [];
+    if (wanted('clean', 0)) parts.push(await evaluate(model, imagesIdx.data, labels, 'clean', 0, false));
+    const perCondition = Math.min(options.imagesPerCondition, count);
+    const pixels = width * height;
+    const sources = Array.from({ length: perCondition }, (_, i) => imageFromBytes(imagesIdx.data.subarray(i * pixels, (i + 1) * pixels), width, height, 1));
+    for (const corruption of CORRUPTION_NAMES) {
+      if (CORRUPTION_TABLE[corruption].rgbOnly) continue;
+      for (let severity = 1; severity <= 5; severity++) {
+        if (!wanted(corruption, severity)) continue;
+        options.onProgress?.(`${corruption} ${severity}`);
+        const seeds = Array.from({ length: perCondition }, (_, i) => frameSeed(CARD_SEED + severity, i));
+        const corrupted = corruptBatch(sources, corruption, severity, seeds);
+        const flat = new Uint8Array(perCondition * pixels);
+        corrupted.forEach((image, i) => flat.set(imageToBytes(image), i * pixels));
+        parts.push(await evaluate(model, flat, labels.subarray(0, perCondition), corruption, severity, heldOut.has(corruption)));
+      }
+    }
+    const rows = parts.map((p) => p.row);
+    const corruptedRows = rows.filter((r) => r.corruption !== 'clean');
+    const clean = rows.find((r) => r.corruption === 'clean');
+    const uDrop: Record<string, number> = {};
+    for (const corruption of NOISE_AND_BLUR) {
+      const s5 = rows.find((r) => r.corruption === corruption && r.severity === 5);
+      if (clean && s5) uDrop[corruption] = clean.meanU - s5.meanU;
+    }
+    const meanOverCorruptions = corruptedRows.length
+      ? { static: mean(corruptedRows, (r) => r.static), dynamic: mean(corruptedRows, (r) => r.dynamic), fused: mean(corruptedRows, (r) => r.fused) }
+      : { static: mean(rows, (r) => r.static), dynamic: mean(rows, (r) => r.dynamic), fused: mean(rows, (r) => r.fused) };
+    const summary: ModelCard['summary'] = {
+      cleanAccuracyFused: clean?.fused.accuracy ?? Number.NaN,
+      meanOverCorruptions,
+      uDropCleanToSeverity5: uDrop,
+      uAurocOracleAdvantage: {
+        overall: uAuroc(parts, () => true),
+        disagreement: uAuroc(parts, (p, i) => p.disagree[i] === 1),
+        heldOut: uAuroc(parts, (p) => p.row.heldOut),
+      },
+    };
+    return {
+      model: { file: basename(options.modelPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, opset: model.metadata.opsetVersion, training },
+      evaluation: {
+        testImages: count,
+        imagesPerCorruptedCondition: perCondition,
+        corruptionSeed: CARD_SEED,
+        ece: 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)',
+        nll: 'NLL(multiclass, from logits, natural log, mean)',
+      },
+      conditions: rows,
+      summary,
+      targets: cardTargets(rows, summary),
+    };
+  } finally {
+    await model.close();
+  }
+}
+
+function cardTargets(rows: ConditionRow[], summary: ModelCard['summary']): ModelCard['targets'] {
+  const out: ModelCard['targets'] = [];
+  out.push({ target: 'clean accuracy of the fused output >= 90 %', met: summary.cleanAccuracyFused >= 0.9, detail: `${(100 * summary.cleanAccuracyFused).toFixed(2)} %` });
+  const byCorruption = new Map<string, ConditionRow[]>();
+  for (const row of rows) if (row.corruption !== 'clean') byCorruption.set(row.corruption, [...(byCorruption.get(row.corruption) ?? []), row]);
+  const clean = rows.find((r) => r.corruption === 'clean');
+  const rising = [...byCorruption.entries()].filter(([, r]) => clean && r.length === 5 && r[4].disagreement > clean.disagreement && r[4].disagreement >= r[0].disagreement);
+  out.push({ target: 'branches disagree more often as severity rises (severity 5 > clean, >= severity 1)', met: rising.length === byCorruption.size && byCorruption.size > 0, detail: `${rising.length} of ${byCorruption.size} corruptions` });
+  const drops = Object.entries(summary.uDropCleanToSeverity5);
+  const bigDrops = drops.filter(([, d]) => d >= 0.15);
+  out.push({ target: 'mean u* falls by >= 0.15 from clean to severity 5 for every noise and blur corruption', met: drops.length > 0 && bigDrops.length === drops.length, detail: drops.map(([c, d]) => `${c} ${d.toFixed(3)}`).join(', ') });
+  const a = summary.uAurocOracleAdvantage.overall;
+  out.push({ target: 'AUROC of u* for oracle advantage >= 0.70 (clean + corrupted)', met: a !== null && a >= 0.7, detail: a === null ? 'undefined' : a.toFixed(3) });
+  const m = summary.meanOverCorruptions;
+  out.push({ target: 'fused mean accuracy over corruptions >= the better branch', met: m.fused.accuracy >= Math.max(m.static.accuracy, m.dynamic.accuracy), detail: `fused ${(100 * m.fused.accuracy).toFixed(2)} %, static ${(100 * m.static.accuracy).toFixed(2)} %, dynamic ${(100 * m.dynamic.accuracy).toFixed(2)} %` });
+  out.push({ target: 'fused ECE below the dynamic branch (mean over corruptions)', met: m.fused.ece < m.dynamic.ece, detail: `fused ${m.fused.ece.toFixed(4)}, dynamic ${m.dynamic.ece.toFixed(4)}` });
+  return out;
+}
+
+export function modelCardMarkdown(card: ModelCard): string {
+  const pct = (v: number) => `${(100 * v).toFixed(2)}`;
+  const lines = [
+    `# Model card: ${card.model.file}`,
+    '',
+    'Generated by `npx knob model-card` (never edited by hand); `tests/integration/model-card.test.ts` checks it.',
+    '',
+    `- SHA-256 \`${card.model.sha256}\`, ${card.model.bytes} bytes, ONNX opset ${card.model.opset}`,
+    `- Training: \`/usr/bin/python3 tools/train/train_knob.py\` (recipe and per-epoch losses in knob-fmnist.train-log.json): ${JSON.stringify(card.model.training)}`,
+    `- Evaluation: Fashion-MNIST test set (${card.evaluation.testImages} images) clean; the first ${card.evaluation.imagesPerCorruptedCondition} test images for each corruption x severity (corruption seed ${card.evaluation.corruptionSeed}); fused output = (1 - u*) z_static + u* z_dyn.`,
+    `- ECE: ${card.evaluation.ece}; NLL: ${card.evaluation.nll}.`,
+    '',
+    '## Targets',
+    '',
+    '| target | met | measured |',
+    '|---|---|---|',
+    ...card.targets.map((t) => `| ${t.target} | ${t.met ? 'yes' : '**no**'} | ${t.detail} |`),
+    '',
+    '## Summary',
+    '',
+    `- Clean accuracy (fused): ${pct(card.summary.cleanAccuracyFused)} %`,
+    `- Mean over corruptions and severities: accuracy static ${pct(card.summary.meanOverCorruptions.static.accuracy)} %, dynamic ${pct(card.summary.meanOverCorruptions.dynamic.accuracy)} %, fused ${pct(card.summary.meanOverCorruptions.fused.accuracy)} %; ECE static ${card.summary.meanOverCorruptions.static.ece.toFixed(4)}, dynamic ${card.summary.meanOverCorruptions.dynamic.ece.toFixed(4)}, fused ${card.summary.meanOverCorruptions.fused.ece.toFixed(4)}`,
+    `- AUROC of u* for oracle advantage (dynamic loss < static loss): overall ${card.summary.uAurocOracleAdvantage.overall?.toFixed(3)}, disagreement subset ${card.summary.uAurocOracleAdvantage.disagreement?.toFixed(3)}, held-out corruptions ${card.summary.uAurocOracleAdvantage.heldOut?.toFixed(3)}`,
+    '',
+    '## Every condition',
+    '',
+    '| corruption | sev | held out | n | acc static | acc dyn | acc fused | NLL static | NLL dyn | NLL fused | ECE static | ECE dyn | ECE fused | mean u* | disagree |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...card.conditions.map((r) =>
+      `| ${r.corruption} | ${r.severity} | ${r.heldOut ? 'yes' : ''} | ${r.images} | ${pct(r.static.accuracy)} | ${pct(r.dynamic.accuracy)} | ${pct(r.fused.accuracy)} | ${r.static.nll.toFixed(3)} | ${r.dynamic.nll.toFixed(3)} | ${r.fused.nll.toFixed(3)} | ${r.static.ece.toFixed(4)} | ${r.dynamic.ece.toFixed(4)} | ${r.fused.ece.toFixed(4)} | ${r.meanU.toFixed(3)} | ${pct(r.disagreement)} |`,
+    ),
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,4 @@
+export * from './corruption-table';
+export * from './image';
+export * from './corruptions';
+export * from './schedule';
