@@ -96,26 +96,3 @@ export function topProbabilityRow(z: LogitArray, offset: number, classCount: num
   return 1 / sum;
 }
 
-/**
- * softmax of every row of a row-major batch into `out`, and each row's log-sum-exp into
- * `logSumExp`: the same arithmetic as softmaxRowInto in one loop (no per-row call).
- */
-export function softmaxBatchInto(z: LogitArray, rows: number, classCount: number, out: Float64Array, logSumExp: Float64Array): void {
-  for (let i = 0; i < rows; i++) {
-    const offset = i * classCount;
-    let max = -Infinity;
-    for (let k = 0; k < classCount; k++) {
-      const value = z[offset + k];
-      if (value > max) max = value;
-    }
-    let sum = 0;
-    for (let k = 0; k < classCount; k++) {
-      const e = expNonPositive(z[offset + k] - max);
-      out[offset + k] = e;
-      sum += e;
-    }
-    const inv = 1 / sum;
-    for (let k = 0; k < classCount; k++) out[offset + k] *= inv;
-    logSumExp[i] = max + Math.log(sum);
-  }
-}

@@ -78,27 +78,23 @@ export function averageCalibrationError(stats: BinTotals): number {
   return nonEmpty === 0 ? 0 : sum / nonEmpty;
 }
 
-/** Sharpness (Gupta) sum_b (n_b/n) acc_b^2 and refinement sum_b (n_b/n) acc_b (1 - acc_b). */
-export function sharpness(stats: BinTotals): number {
+/** sum_b (n_b/n) f(acc_b) over non-empty bins. */
+function weightedOverBins(stats: BinTotals, f: (accuracy: number) => number): number {
   const n = stats.total();
   let sum = 0;
   for (let b = 0; b < stats.binCount; b++) {
     const nb = stats.counts[b];
-    if (nb === 0) continue;
-    const acc = stats.positiveRate(b);
-    sum += (nb / n) * acc * acc;
+    if (nb > 0) sum += (nb / n) * f(stats.positiveRate(b));
   }
   return sum;
 }
 
+/** Sharpness (Gupta) sum_b (n_b/n) acc_b^2 (higher = sharper). */
+export function sharpness(stats: BinTotals): number {
+  return weightedOverBins(stats, (acc) => acc * acc);
+}
+
+/** Refinement sum_b (n_b/n) acc_b (1 - acc_b) (Murphy's decomposition). */
 export function refinement(stats: BinTotals): number {
-  const n = stats.total();
-  let sum = 0;
-  for (let b = 0; b < stats.binCount; b++) {
-    const nb = stats.counts[b];
-    if (nb === 0) continue;
-    const acc = stats.positiveRate(b);
-    sum += (nb / n) * acc * (1 - acc);
-  }
-  return sum;
+  return weightedOverBins(stats, (acc) => acc * (1 - acc));
 }

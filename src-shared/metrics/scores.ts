@@ -1,5 +1,5 @@
 import { KnobError } from '../errors';
-import { softmaxBatchInto, type LogitArray } from '../fusion/logits';
+import { softmaxRowInto, type LogitArray } from '../fusion/logits';
 
 /**
  * Validated classifier outputs for the metrics: probabilities (float64, row-major n x K), labels,
@@ -58,7 +58,7 @@ export function scoresFromLogits(logits: LogitArray, classCount: number, labels:
   }
   const probabilities = new Float64Array(n * classCount);
   const logSumExp = new Float64Array(n);
-  softmaxBatchInto(logits, n, classCount, probabilities, logSumExp);
+  for (let i = 0; i < n; i++) logSumExp[i] = softmaxRowInto(logits, i * classCount, classCount, probabilities, i * classCount);
   return { sampleCount: n, classCount, probabilities, labels: checkedLabels(labels, classCount), logits, logSumExp };
 }
 

@@ -1,6 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { KnobError } from '../../../src-shared/errors';
+import { readInputFile } from '../files/read-input-file';
 
 /**
  * IDX files (LeCun's MNIST format, as Fashion-MNIST ships): magic 0x00 0x00 type dims, big-endian
@@ -43,12 +44,7 @@ export function serializeIdx(array: IdxArray): Uint8Array {
 }
 
 export async function readIdxFile(path: string): Promise<IdxArray> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  let bytes = await readInputFile(path);
   if (path.endsWith('.gz')) {
     try {
       bytes = gunzipSync(bytes);

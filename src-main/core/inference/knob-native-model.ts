@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { KnobError } from '../../../src-shared/errors';
+import { readInputFile } from '../files/read-input-file';
 import { readOnnxMetadata, type OnnxMetadata } from './onnx-metadata';
 
 /**
@@ -41,12 +41,7 @@ export interface KnobNativeModel {
 }
 
 export async function loadKnobNativeModel(path: string): Promise<KnobNativeModel> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  const bytes = await readInputFile(path);
   const metadata = await readOnnxMetadata(bytes, path);
   const inputRaw = metadata.properties['knob.input'];
   const labelsRaw = metadata.properties['knob.labels'];
