@@ -1,10 +1,4 @@
-import {
-  FIXED_POINT_UPDATES_BETWEEN_CARRIES,
-  LIMBS_PER_SUM,
-  addFixedPoint,
-  fixedPointValue,
-  normalizeFixedPoint,
-} from './fixed-point-sum';
+import { FIXED_POINT_UPDATES_BETWEEN_CARRIES, FixedPointSums, LIMB } from './fixed-point-sum';
 
 /**
  * Per-bin sufficient statistics of binned calibration metrics: count n_b, sum of scores (exact,
@@ -16,63 +10,60 @@ export class BinStatistics {
   readonly binCount: number;
   readonly counts: Float64Array;
   readonly positives: Float64Array;
-  private readonly scoreLimbs: Float64Array;
-  private updatesSinceCarry = 0;
+  private readonly scoreSums: FixedPointSums;
 
   constructor(binCount: number) {
     this.binCount = binCount;
     this.counts = new Float64Array(binCount);
     this.positives = new Float64Array(binCount);
-    this.scoreLimbs = new Float64Array(binCount * LIMBS_PER_SUM);
+    this.scoreSums = new FixedPointSums(binCount);
   }
 
   /** Adds (sign = 1) or removes (sign = -1) one sample with score in [0, 1] and outcome 0 or 1. */
   update(bin: number, score: number, outcome: number, sign: number): void {
     this.counts[bin] += sign;
     this.positives[bin] += sign * outcome;
-    addFixedPoint(this.scoreLimbs, bin * LIMBS_PER_SUM, score, sign);
-    if (++this.updatesSinceCarry === FIXED_POINT_UPDATES_BETWEEN_CARRIES) this.carry();
+    this.scoreSums.add(bin, score, sign);
   }
 
-  /** Adds samples [from, to) (at most 2^20 of them) in one pass. */
-  addBlock(binOf: Int32Array, scores: Float64Array, outcomes: ArrayLike<number>, from: number, to: number): void {
-    this.carry();
+  /**
+   * Adds samples [from, to) (at most 2^20) in one pass: the same fixed-point split as
+   * FixedPointSums.add, written out so the loop touches only typed arrays.
+   */
+  addBlock(binOf: Int32Array, scores: Float64Array, outcomes: Uint8Array, from: number, to: number): void {
     const counts = this.counts;
     const positives = this.positives;
-    const limbs = this.scoreLimbs;
+    const high = this.scoreSums.high;
+    const middle = this.scoreSums.middle;
+    const low = this.scoreSums.low;
     for (let i = from; i < to; i++) {
       const bin = binOf[i];
       counts[bin] += 1;
       positives[bin] += outcomes[i];
-      const a = scores[i] * 4294967296;
+      const a = scores[i] * LIMB;
       const l0 = Math.floor(a);
-      const r1 = (a - l0) * 4294967296;
+      const r1 = (a - l0) * LIMB;
       const l1 = Math.floor(r1);
-      const o = bin * LIMBS_PER_SUM;
-      limbs[o] += l0;
-      limbs[o + 1] += l1;
-      limbs[o + 2] += Math.floor((r1 - l1) * 4294967296);
+      high[bin] += l0;
+      middle[bin] += l1;
+      low[bin] += Math.floor((r1 - l1) * LIMB);
     }
-    this.carry();
+    this.scoreSums.noteUpdates(to - from);
   }
 
   merge(other: BinStatistics): void {
     if (other.binCount !== this.binCount) throw new Error(`cannot merge ${other.binCount} bins into ${this.binCount}`);
-    this.carry();
-    other.carry();
     for (let b = 0; b < this.binCount; b++) {
       this.counts[b] += other.counts[b];
       this.positives[b] += other.positives[b];
     }
-    for (let i = 0; i < this.scoreLimbs.length; i++) this.scoreLimbs[i] += other.scoreLimbs[i];
-    this.carry();
+    this.scoreSums.merge(other.scoreSums);
   }
 
   clear(): void {
     this.counts.fill(0);
     this.positives.fill(0);
-    this.scoreLimbs.fill(0);
-    this.updatesSinceCarry = 0;
+    this.scoreSums.clear();
   }
 
   total(): number {
@@ -82,30 +73,22 @@ export class BinStatistics {
   }
 
   scoreSum(bin: number): number {
-    return fixedPointValue(this.scoreLimbs, bin * LIMBS_PER_SUM);
+    return this.scoreSums.value(bin);
   }
 
   /** Mean score (confidence) of a bin; NaN for an empty bin (callers skip empty bins). */
   meanScore(bin: number): number {
-    return this.scoreSum(bin) / this.counts[bin];
+    return this.scoreSums.value(bin) / this.counts[bin];
   }
 
   /** Fraction of positive outcomes (accuracy) of a bin. */
   positiveRate(bin: number): number {
     return this.positives[bin] / this.counts[bin];
   }
-
-  private carry(): void {
-    for (let b = 0; b < this.binCount; b++) normalizeFixedPoint(this.scoreLimbs, b * LIMBS_PER_SUM);
-    this.updatesSinceCarry = 0;
-  }
 }
 
-/**
- * Statistics of (score, outcome) pairs under a precomputed bin assignment: the batch path, the
- * same fixed-point arithmetic as update() in one tight loop.
- */
-export function binStatisticsOf(binOf: Int32Array, binCount: number, scores: Float64Array, outcomes: ArrayLike<number>): BinStatistics {
+/** Statistics of (score, outcome) pairs under a precomputed bin assignment (the batch path). */
+export function binStatisticsOf(binOf: Int32Array, binCount: number, scores: Float64Array, outcomes: Uint8Array): BinStatistics {
   const stats = new BinStatistics(binCount);
   for (let start = 0; start < binOf.length; start += FIXED_POINT_UPDATES_BETWEEN_CARRIES) {
     stats.addBlock(binOf, scores, outcomes, start, Math.min(binOf.length, start + FIXED_POINT_UPDATES_BETWEEN_CARRIES));

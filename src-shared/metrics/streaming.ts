@@ -3,7 +3,7 @@ import { binningIdentity, equalWidthEdges, locateBin, type EdgeRule } from './bi
 import { BinStatistics } from './bin-statistics';
 import { binnedMetricsFromStatistics, classwiseMetricsFromStatistics } from './binned-metrics';
 import type { BinTotals } from './calibration-error';
-import { FIXED_POINT_UPDATES_BETWEEN_CARRIES, LIMBS_PER_SUM, addFixedPoint, fixedPointValue, normalizeFixedPoint } from './fixed-point-sum';
+import { FixedPointSums } from './fixed-point-sum';
 import { metric, type MetricValue } from './metric-value';
 import { smoothEceFromGrids, splitOntoGrid, type SmoothGrid } from './smooth-ece';
 
@@ -40,8 +40,7 @@ export class CalibrationAccumulator {
   private readonly edges: Float64Array;
   private readonly cellCounts = new Float64Array(SKETCH_CELLS);
   private readonly cellCorrect = new Float64Array(SKETCH_CELLS);
-  private readonly cellConfidenceLimbs = new Float64Array(SKETCH_CELLS * LIMBS_PER_SUM);
-  private cellUpdates = 0;
+  private readonly cellConfidence = new FixedPointSums(SKETCH_CELLS);
 
   constructor(options: StreamingOptions) {
     if (!Number.isInteger(options.classCount) || options.classCount < 2) {
@@ -75,8 +74,7 @@ export class CalibrationAccumulator {
     const cell = Math.min(SKETCH_CELLS - 1, Math.floor(confidence * SKETCH_CELLS));
     this.cellCounts[cell] += sign;
     this.cellCorrect[cell] += sign * correct;
-    addFixedPoint(this.cellConfidenceLimbs, cell * LIMBS_PER_SUM, confidence, sign);
-    if (++this.cellUpdates === FIXED_POINT_UPDATES_BETWEEN_CARRIES) this.carryCells();
+    this.cellConfidence.add(cell, confidence, sign);
   }
 
   merge(other: CalibrationAccumulator): void {
@@ -85,14 +83,11 @@ export class CalibrationAccumulator {
     }
     this.topLabel.merge(other.topLabel);
     this.classwise.forEach((stats, c) => stats.merge(other.classwise[c]));
-    this.carryCells();
-    other.carryCells();
     for (let i = 0; i < SKETCH_CELLS; i++) {
       this.cellCounts[i] += other.cellCounts[i];
       this.cellCorrect[i] += other.cellCorrect[i];
     }
-    for (let i = 0; i < this.cellConfidenceLimbs.length; i++) this.cellConfidenceLimbs[i] += other.cellConfidenceLimbs[i];
-    this.carryCells();
+    this.cellConfidence.merge(other.cellConfidence);
   }
 
   get sampleCount(): number {
@@ -118,7 +113,7 @@ export class CalibrationAccumulator {
   }
 
   private cellMeanConfidence(cell: number): number {
-    return fixedPointValue(this.cellConfidenceLimbs, cell * LIMBS_PER_SUM) / this.cellCounts[cell];
+    return this.cellConfidence.value(cell) / this.cellCounts[cell];
   }
 
   private equalMassFromSketch(note: string): MetricValue[] {
@@ -178,10 +173,6 @@ export class CalibrationAccumulator {
     return metric('AUROC', 'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)', pairs / (positives * negatives), note);
   }
 
-  private carryCells(): void {
-    for (let cell = 0; cell < SKETCH_CELLS; cell++) normalizeFixedPoint(this.cellConfidenceLimbs, cell * LIMBS_PER_SUM);
-    this.cellUpdates = 0;
-  }
 }
 
 /**
