@@ -81,23 +81,27 @@ export function classwiseMetricsFromStatistics(perClass: BinTotals[], binning: s
  */
 export function topLabelPerClassMetrics(top: TopLabelScores, classCount: number, spec: BinningSpec): MetricValue[] {
   const n = top.confidence.length;
+  // Group samples by predicted class once (counting sort), then bin each group.
+  const starts = new Int32Array(classCount + 1);
+  for (let i = 0; i < n; i++) starts[top.predicted[i] + 1]++;
+  for (let c = 0; c < classCount; c++) starts[c + 1] += starts[c];
+  const fill = starts.slice(0, classCount);
+  const confidence = new Float64Array(n);
+  const correct = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = fill[top.predicted[i]]++;
+    confidence[at] = top.confidence[i];
+    correct[at] = top.correct[i];
+  }
   let weighted = 0;
   let unweighted = 0;
   let classesPredicted = 0;
   for (let c = 0; c < classCount; c++) {
-    let count = 0;
-    for (let i = 0; i < n; i++) if (top.predicted[i] === c) count++;
+    const count = starts[c + 1] - starts[c];
     if (count === 0 || (spec.scheme === 'equal-mass' && count < spec.bins)) continue;
-    const confidence = new Float64Array(count);
-    const correct = new Uint8Array(count);
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      if (top.predicted[i] !== c) continue;
-      confidence[j] = top.confidence[i];
-      correct[j++] = top.correct[i];
-    }
-    const bins = assignBins(confidence, spec);
-    const ece = expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, confidence, correct));
+    const groupConfidence = confidence.subarray(starts[c], starts[c + 1]);
+    const bins = assignBins(groupConfidence, spec);
+    const ece = expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, groupConfidence, correct.subarray(starts[c], starts[c + 1])));
     weighted += (count / n) * ece;
     unweighted += ece;
     classesPredicted++;

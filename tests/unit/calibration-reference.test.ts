@@ -120,3 +120,27 @@ describe('unbinned metrics on synthetic-2000x10', () => {
     close(presetMetrics('torchmetrics-15', scores).find((m) => m.name === 'ECE')!.value, expected.ece_toplabel_ew15_l1!.value, 1e-5);
   });
 });
+
+import { topLabelPerClassMetrics } from '../../src-shared/metrics/binned-metrics';
+
+describe('top-label ECE per predicted class (Gupta & Ramdas 2021)', () => {
+  it('equals the per-class ECEs weighted by n_l / n (and their plain mean for the unweighted variant)', () => {
+    let weighted = 0;
+    let unweighted = 0;
+    let classes = 0;
+    for (let c = 0; c < 10; c++) {
+      const idx = [...top.predicted.keys()].filter((i) => top.predicted[i] === c);
+      if (idx.length === 0) continue;
+      const ece = value(
+        topLabelBinnedMetrics({ confidence: Float64Array.from(idx, (i) => top.confidence[i]!), predicted: new Int32Array(idx.length), correct: Uint8Array.from(idx, (i) => top.correct[i]!) }, EW15),
+        'ECE',
+      );
+      weighted += (idx.length / 2000) * ece;
+      unweighted += ece;
+      classes++;
+    }
+    const [tl, tlUnweighted] = topLabelPerClassMetrics(top, 10, EW15);
+    close(tl!.value, weighted, 1e-12);
+    close(tlUnweighted!.value, unweighted / classes, 1e-12);
+  });
+});
