@@ -33,6 +33,7 @@ import torch.nn.functional as F
 DATA = '/usr/share/datasets/fashion-mnist'
 LABELS = ['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot']
 MEAN, STD = 0.2860, 0.3530
+FUSED_WEIGHT, AUX_WEIGHT = 1.0, 1.0
 # Corruptions the static stream and the gate see in training; the others stay held out.
 TRAIN_CORRUPTIONS = ['gaussian_noise', 'impulse_noise', 'gaussian_blur', 'motion_blur', 'contrast', 'fog', 'pixelate', 'elastic_transform']
 HELD_OUT_CORRUPTIONS = ['shot_noise', 'speckle_noise', 'defocus_blur', 'zoom_blur', 'brightness', 'jpeg_compression']
@@ -185,7 +186,10 @@ def main():
             with torch.no_grad():
                 dyn_better = (F.cross_entropy(zd, y, reduction='none') < F.cross_entropy(zs, y, reduction='none')).float()
             loss_aux = F.binary_cross_entropy(u.squeeze(1), dyn_better)
-            loss = loss_dyn + loss_static + loss_fused + loss_aux
+            # The fused loss carries most of the gate's signal: the dynamic stream's logits are larger
+            # (no label smoothing), so u* must get low on inputs where it errs for the fusion to follow
+            # the static stream; the oracle-advantage target is noisy on corrupted inputs, so it weighs less.
+            loss = loss_dyn + loss_static + FUSED_WEIGHT * loss_fused + AUX_WEIGHT * loss_aux
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
