@@ -88,8 +88,14 @@ export function runGate(
         `frame ${n}: interval dt = ${h} s is not positive and finite (timestamps must increase)`,
       );
     }
-    stepCoefficientsInto(settings, h, state, S_COEFFICIENTS);
-    state[S_H_CACHED] = h;
+    // Recompute only when the interval left the tolerance of the cached one, by the same test the
+    // hot loop applies: then a live stream (one frame per call) and a batch replay use the same
+    // coefficients for every frame, and their outputs stay bit-identical.
+    const cached = state[S_H_CACHED];
+    if (!(h >= cached - DT_REUSE_RELATIVE_TOLERANCE * cached && h <= cached + DT_REUSE_RELATIVE_TOLERANCE * cached)) {
+      stepCoefficientsInto(settings, h, state, S_COEFFICIENTS);
+      state[S_H_CACHED] = h;
+    }
     // Chunks keep the hot loop a function V8 calls often: it is then optimised on entry, instead of
     // running each long replay in the interpreter until on-stack replacement catches up (which
     // boxed every intermediate double and cost up to 4x on the build machine).
@@ -107,8 +113,8 @@ export function runGate(
 /**
  * The hot loop: frames [from, to) while their interval stays within tolerance of the cached one.
  * No calls and no allocation inside, and only typed arrays and numbers as arguments, so callers
- * with differently shaped objects cannot make V8 deoptimise it. Returns the first frame it did not process and leaves the
- * number of clamped inputs in state[S_CLAMPED].
+ * with differently shaped objects cannot make V8 deoptimise it. Returns the first frame it did not
+ * process and leaves the number of clamped inputs in state[S_CLAMPED].
  */
 function advanceWithCachedCoefficients(
   uRef: Float32Array | Float64Array,

@@ -46,6 +46,14 @@ describe('replay', () => {
     }
   }
 
+  it('live stepping equals batch replay bit for bit with regular timestamps (n / 30, intervals equal only to within rounding)', () => {
+    const regular = syntheticTrace({ frames: 5000, seed: 6, uRef: (i) => 0.5 + 0.4 * Math.sin(i / 50) });
+    for (const discretization of GATE_DISCRETIZATIONS) {
+      const settings: GateSettings = { ...DEFAULT_GATE_SETTINGS, discretization };
+      expectBitIdentical(liveStep(regular, settings), replay(regular, settings, { keepFusedLogits: true }));
+    }
+  });
+
   it('a retune between frames applies from the next frame and records the settings version', () => {
     const a: GateSettings = { ...DEFAULT_GATE_SETTINGS };
     const b: GateSettings = { ...DEFAULT_GATE_SETTINGS, zeta: 1.3, wnRadPerSec: 2 };

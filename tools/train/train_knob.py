@@ -33,7 +33,7 @@ import torch.nn.functional as F
 DATA = '/usr/share/datasets/fashion-mnist'
 LABELS = ['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot']
 MEAN, STD = 0.2860, 0.3530
-FUSED_WEIGHT, AUX_WEIGHT = 1.0, 1.0
+FUSED_WEIGHT, AUX_WEIGHT = 3.0, 0.5
 # Corruptions the static stream and the gate see in training; the others stay held out.
 TRAIN_CORRUPTIONS = ['gaussian_noise', 'impulse_noise', 'gaussian_blur', 'motion_blur', 'contrast', 'fog', 'pixelate', 'elastic_transform']
 HELD_OUT_CORRUPTIONS = ['shot_noise', 'speckle_noise', 'defocus_blur', 'zoom_blur', 'brightness', 'jpeg_compression']
