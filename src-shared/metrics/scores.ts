@@ -1,5 +1,5 @@
 import { KnobError } from '../errors';
-import { softmaxRowInto, type LogitArray } from '../fusion/logits';
+import { argmaxRow, softmaxRowInto, type LogitArray } from '../fusion/logits';
 
 /**
  * Validated classifier outputs for the metrics: probabilities (float64, row-major n x K), labels,
@@ -83,17 +83,8 @@ export function topLabelScores(scores: ClassScores): TopLabelScores {
   const predicted = new Int32Array(n);
   const correct = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    const offset = i * k;
-    let best = 0;
-    let max = probabilities[offset];
-    for (let c = 1; c < k; c++) {
-      const p = probabilities[offset + c];
-      if (p > max) {
-        max = p;
-        best = c;
-      }
-    }
-    confidence[i] = max;
+    const best = argmaxRow(probabilities, i * k, k);
+    confidence[i] = probabilities[i * k + best];
     predicted[i] = best;
     correct[i] = best === labels[i] ? 1 : 0;
   }
