@@ -23,19 +23,6 @@ export function fuseRowInto(
   for (let k = 0; k < classCount; k++) out[outOffset + k] = keep * zStatic[offset + k] + gate * zDyn[offset + k];
 }
 
-/** Batched fusion of frames [from, to) with gate values g[i]; out is row-major like the inputs. */
-export function fuseBatchInto(
-  zStatic: LogitArray,
-  zDyn: LogitArray,
-  g: Float64Array,
-  classCount: number,
-  from: number,
-  to: number,
-  out: Float64Array,
-): void {
-  for (let i = from; i < to; i++) fuseRowInto(zStatic, zDyn, i * classCount, classCount, g[i], out, i * classCount);
-}
-
 /**
  * The replay's fast path: fuses frames [from, to) and writes each frame's top-1 class and its
  * softmax probability 1 / sum_k exp(z_k - max z) (ties go to the lowest index), in one pass per row.
