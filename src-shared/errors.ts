@@ -11,6 +11,10 @@ export type KnobErrorCode =
   | 'REQUEST_TOO_LARGE'
   | 'UNAUTHORIZED'
   | 'NOT_AVAILABLE'
+  /** The inference process died or could not be restarted; the stream keeps its gate state. */
+  | 'INFERENCE_CRASHED'
+  | 'MISSING_PROGRAM'
+  | 'CANCELLED'
   | 'INTERNAL';
 
 export interface KnobErrorPayload {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GateSettingsSchema } from '../gate/gate-settings';
+import { ModelDescriptionSchema, ModelOptionsSchema, type ModelDescription } from './model-options';
 
 /**
  * The typed API between the renderer and the backend (ARCHITECTURE.md, src-shared/api).
@@ -17,15 +18,8 @@ export const KnobsSchema = z.strictObject({
 });
 export type Knobs = z.infer<typeof KnobsSchema>;
 
-export const ModelInfoSchema = z.strictObject({
-  path: z.string(),
-  contract: z.enum(['knob-native', 'single-classifier', 'two-classifiers']),
-  classCount: z.number().int().positive(),
-  labelNames: z.array(z.string()),
-  executionProvider: z.string(),
-  skippedProviders: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
-});
-export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+export const ModelInfoSchema = ModelDescriptionSchema;
+export type ModelInfo = ModelDescription;
 
 export const SourceKindSchema = z.enum(['embedded', 'dataset', 'folder', 'video', 'camera']);
 
@@ -79,7 +73,7 @@ export const API_METHODS = {
   'knobs.get': { params: empty, result: KnobsSchema },
   /** Partial update; the reply is the whole new setting with its version. */
   'knobs.set': { params: z.strictObject({ gate: GateSettingsSchema.partial() }), result: KnobsSchema },
-  'model.load': { params: z.strictObject({ path: filePath }), result: ModelInfoSchema },
+  'model.load': { params: ModelOptionsSchema, result: ModelInfoSchema },
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
   'stream.start': { params: empty, result: StreamStateSchema },

@@ -2,3 +2,4 @@ export * from './envelope';
 export * from './contract';
 export * from './client';
 export * from './bridge';
+export * from './model-options';

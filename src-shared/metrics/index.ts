@@ -17,3 +17,4 @@ export * from './gate-conditional';
 export * from './metric-suite';
 export * from './ranked-outcomes';
 export * from './order-statistics';
+export * from './latency-percentiles';

@@ -1,2 +1,3 @@
 export * from './trace';
 export * from './replay';
+export * from './trace-builder';

@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import type { ExecutionProviderName } from '../../../src-shared/api/model-options';
+import { KnobError } from '../../../src-shared/errors';
+
+/**
+ * Execution providers, tried one at a time, each in its own try/catch, in a per-platform order
+ * (ARCHITECTURE.md): CUDA where its libraries are installed, then WebGPU, DirectML (Windows),
+ * CoreML (macOS), and CPU last, which always works. Every provider not used is reported with why.
+ */
+export interface SkippedProvider {
+  name: string;
+  reason: string;
+}
+
+export interface ProviderChoice {
+  session: ort.InferenceSession;
+  provider: ExecutionProviderName;
+  skipped: SkippedProvider[];
+}
+
+const PLATFORM_PROVIDERS: Record<string, ExecutionProviderName[]> = {
+  linux: ['cuda', 'webgpu', 'cpu'],
+  win32: ['cuda', 'webgpu', 'dml', 'cpu'],
+  darwin: ['webgpu', 'coreml', 'cpu'],
+};
+
+/** The providers this platform can have, in preference order. */
+export function platformProviderOrder(platform: string = process.platform): ExecutionProviderName[] {
+  return PLATFORM_PROVIDERS[platform] ?? ['cpu'];
+}
+
+/** onnxruntime-node ships the CUDA provider as a separate library, installed only on opt-in. */
+function cudaLibraryPath(): string {
+  const binding = createRequire(import.meta.url).resolve('onnxruntime-node');
+  const root = join(dirname(binding), '..', '..');
+  const library = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
+  return join(root, 'bin', 'napi-v6', process.platform, process.arch, library);
+}
+
+function unavailableReason(provider: ExecutionProviderName, platform: string): string | null {
+  if (!platformProviderOrder(platform).includes(provider)) return `not available on ${platform}`;
+  if (provider === 'cuda' && !existsSync(cudaLibraryPath())) {
+    return 'CUDA provider libraries are not installed (reinstall onnxruntime-node with --onnxruntime-node-install=cuda12)';
+  }
+  return null;
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n').find((l) => l.trim() !== '') ?? message;
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/**
+ * Creates a session on the first provider of `requested` (default: the platform order) that loads
+ * the model. `modelBytes` is the whole ONNX file; `source` names it in errors.
+ */
+export async function createSessionOnFirstProvider(
+  modelBytes: Uint8Array,
+  source: string,
+  requested: readonly ExecutionProviderName[] = platformProviderOrder(),
+): Promise<ProviderChoice> {
+  const skipped: SkippedProvider[] = [];
+  for (const provider of requested) {
+    const unavailable = unavailableReason(provider, process.platform);
+    if (unavailable !== null) {
+      skipped.push({ name: provider, reason: unavailable });
+      continue;
+    }
+    try {
+      const session = await ort.InferenceSession.create(modelBytes, { executionProviders: [provider], graphOptimizationLevel: 'all' });
+      return { session, provider, skipped };
+    } catch (error) {
+      skipped.push({ name: provider, reason: `failed to start: ${firstLine((error as Error).message)}` });
+    }
+  }
+  const detail = skipped.map((s) => `${s.name}: ${s.reason}`).join('; ');
+  if (skipped.every((s) => s.name !== 'cpu' || !s.reason.startsWith('failed'))) {
+    throw new KnobError('INVALID_INPUT', `${source}: no requested execution provider could run it (${detail})`);
+  }
+  throw new KnobError('INVALID_INPUT', `${source}: onnxruntime cannot load it (${detail})`);
+}

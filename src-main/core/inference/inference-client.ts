@@ -1,0 +1,194 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import { KnobError } from '../../../src-shared/errors';
+import type { BranchOutputs } from './loaded-model';
+import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
+
+/**
+ * The engine's handle on the inference process. A model error comes back as a typed error and the
+ * process lives on; a process that dies rejects what was in flight with INFERENCE_CRASHED and is
+ * restarted with exponential backoff (100 ms doubling to 3.2 s), reloading the same model. Callers
+ * hold all stream state, so after a restart they simply carry on.
+ */
+export interface RestartNotice {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface InferenceClientOptions {
+  /** Consecutive crashes tolerated before the client gives up (default 5). */
+  maxConsecutiveRestarts?: number;
+  onRestart?: (notice: RestartNotice) => void;
+}
+
+export interface TimedBranchOutputs extends BranchOutputs {
+  /** Wall time from sending the frames to holding the outputs, in the caller's process. */
+  roundTripMs: number;
+}
+
+interface Pending {
+  resolve: (value: TimedBranchOutputs) => void;
+  reject: (error: Error) => void;
+  sentAt: number;
+}
+
+const BASE_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 3200;
+
+/** The process entry: the TypeScript source through tsx when running from source, else the build's sibling. */
+function processEntry(): { path: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return { path: join(dirname(here), 'inference-process.ts'), execArgv: ['--import', 'tsx'] };
+  return { path: join(dirname(here), 'inference-process.js'), execArgv: [] };
+}
+
+export class InferenceClient {
+  private child: ChildProcess | null = null;
+  private ready: Promise<ModelDescription>;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private consecutiveCrashes = 0;
+  private closed = false;
+  private failure: KnobError | null = null;
+  private described: ModelDescription | null = null;
+  /** Times the process was restarted after dying. */
+  restarts = 0;
+
+  private constructor(
+    private readonly modelOptions: ModelOptions,
+    private readonly options: InferenceClientOptions,
+  ) {
+    this.ready = this.spawn();
+  }
+
+  /** Starts the process and loads the model; rejects with the load error (typed) if it cannot. */
+  static async start(modelOptions: ModelOptions, options: InferenceClientOptions = {}): Promise<InferenceClient> {
+    const client = new InferenceClient(modelOptions, options);
+    try {
+      await client.ready;
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  get description(): ModelDescription {
+    if (this.described === null) throw new KnobError('NOT_AVAILABLE', 'the model is not loaded yet');
+    return this.described;
+  }
+
+  /** Process id of the current inference process (tests kill it to check recovery). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private spawn(): Promise<ModelDescription> {
+    const entry = processEntry();
+    const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.child = child;
+    let stderrTail = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString()).slice(-2000);
+    });
+    return new Promise<ModelDescription>((resolve, reject) => {
+      let loaded = false;
+      child.on('message', (message: FromInferenceProcess) => {
+        if (message.type === 'loaded') {
+          loaded = true;
+          stderrTail = ''; // start-up chatter (e.g. a GPU provider probing) is not a crash reason
+          this.described = message.description;
+          resolve(message.description);
+        } else if (message.type === 'load-failed') {
+          reject(new KnobError(message.error.code, message.error.message));
+        } else {
+          const pending = this.pending.get(message.id);
+          if (pending === undefined) return;
+          this.pending.delete(message.id);
+          if (message.type === 'result') {
+            this.consecutiveCrashes = 0;
+            const { type: _type, id: _id, ...outputs } = message;
+            pending.resolve({ ...outputs, roundTripMs: performance.now() - pending.sentAt });
+          } else {
+            pending.reject(new KnobError(message.error.code, message.error.message));
+          }
+        }
+      });
+      child.on('error', (error) => {
+        if (!loaded) reject(new KnobError('INFERENCE_CRASHED', `inference process could not start: ${error.message}`));
+      });
+      child.on('exit', (code, signal) => {
+        if (this.child === child) this.child = null;
+        const lastLine = stderrTail.trim().split('\n').pop() ?? '';
+        const reason = `inference process exited (${signal ?? `code ${code}`})${lastLine ? `: ${lastLine}` : ''}`;
+        if (!loaded) {
+          reject(new KnobError('INFERENCE_CRASHED', reason));
+          return;
+        }
+        this.onCrash(reason);
+      });
+      child.send({ type: 'load', options: this.modelOptions } satisfies ToInferenceProcess);
+    });
+  }
+
+  private onCrash(reason: string): void {
+    for (const pending of this.pending.values()) pending.reject(new KnobError('INFERENCE_CRASHED', reason));
+    this.pending.clear();
+    if (this.closed) return;
+    this.consecutiveCrashes++;
+    const limit = this.options.maxConsecutiveRestarts ?? 5;
+    if (this.consecutiveCrashes > limit) {
+      this.failure = new KnobError('INFERENCE_CRASHED', `gave up after ${limit} restarts in a row; last: ${reason}`);
+      this.ready = Promise.reject(this.failure);
+      this.ready.catch(() => undefined);
+      return;
+    }
+    const delayMs = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (this.consecutiveCrashes - 1));
+    this.restarts++;
+    this.options.onRestart?.({ attempt: this.consecutiveCrashes, delayMs, reason });
+    this.ready = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
+      if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
+      return this.spawn();
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  /** Runs a batch; waits through a restart in progress. Rejects with a typed error. */
+  async run(frames: Uint8Array, count: number, firstFrame: number): Promise<TimedBranchOutputs> {
+    if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
+    await this.ready;
+    const child = this.child;
+    if (child === null || !child.connected) throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
+    const id = this.nextId++;
+    return new Promise<TimedBranchOutputs>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, sentAt: performance.now() });
+      child.send({ type: 'run', id, frames, count, firstFrame } satisfies ToInferenceProcess);
+    });
+  }
+
+  /** Resolves when the process is up again (after a crash) or rejects if the client gave up. */
+  async whenReady(): Promise<void> {
+    await this.ready;
+  }
+
+  /** Test hook: the process exits as if its native code had crashed. */
+  simulateCrash(): void {
+    this.child?.send({ type: 'crash' } satisfies ToInferenceProcess);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    this.child = null;
+    if (child !== null && child.exitCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill();
+      await exited;
+    }
+    for (const pending of this.pending.values()) pending.reject(new KnobError('CANCELLED', 'inference client closed'));
+    this.pending.clear();
+  }
+}

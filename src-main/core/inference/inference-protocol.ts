@@ -1,0 +1,18 @@
+import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import type { KnobErrorPayload } from '../../../src-shared/errors';
+
+/**
+ * Messages between the engine and the inference process (child_process IPC with the 'advanced'
+ * serialisation, so typed arrays travel as binary, not JSON).
+ */
+export type ToInferenceProcess =
+  | { type: 'load'; options: ModelOptions }
+  | { type: 'run'; id: number; frames: Uint8Array; count: number; firstFrame: number }
+  /** Test hook: makes the process exit at once, as a crashing native library would. */
+  | { type: 'crash' };
+
+export type FromInferenceProcess =
+  | { type: 'loaded'; description: ModelDescription }
+  | { type: 'load-failed'; error: KnobErrorPayload }
+  | { type: 'result'; id: number; zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; preprocessMs: number; inferenceMs: number }
+  | { type: 'run-failed'; id: number; error: KnobErrorPayload };

@@ -1,0 +1,181 @@
+import * as ort from 'onnxruntime-node';
+import { DEFAULT_ADAPTER, type ExecutionProviderName, type ModelContract, type ModelDescription, type ModelOptions } from '../../../src-shared/api/model-options';
+import { KnobError } from '../../../src-shared/errors';
+import { framesToTensorInto, tensorMap, tensorShape } from '../../../src-shared/frames/frame-to-tensor';
+import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } from '../../../src-shared/fusion/gate-target';
+import { readInputFile } from '../files/read-input-file';
+import { createSessionOnFirstProvider, type ProviderChoice } from './execution-providers';
+import { readSidecar, resolveInputSpec, resolveLabels, checkSpecAgainstModel } from './input-resolution';
+import { readOnnxMetadata } from './onnx-metadata';
+
+/**
+ * A model opened under one of the three contracts, turning 8-bit frames into the branch outputs a
+ * Trace holds. Runs inside the inference process; timings are measured where the work happens.
+ */
+export interface BranchOutputs {
+  zStatic: Float32Array;
+  zDyn: Float32Array;
+  uRef: Float32Array;
+  preprocessMs: number;
+  inferenceMs: number;
+}
+
+export interface LoadedModel {
+  description: ModelDescription;
+  /** Frames count x H x W x C at the input spec's size; `firstFrame` numbers them in errors. */
+  run(frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs>;
+  close(): Promise<void>;
+}
+
+const KNOB_OUTPUTS = ['z_static', 'z_dyn', 'u_ref'];
+
+function detectContract(options: ModelOptions, session: ort.InferenceSession): ModelContract {
+  if (options.secondPath !== undefined) return 'two-classifiers';
+  const outputs = session.outputNames;
+  if (KNOB_OUTPUTS.every((name) => outputs.includes(name))) return 'knob-native';
+  if (outputs.length === 1) return 'single-classifier';
+  throw new KnobError(
+    'INVALID_INPUT',
+    `${options.path}: unexpected outputs (${outputs.join(', ')}); expected z_static, z_dyn, u_ref (Knob-native) or a single [N,K] logits output`,
+  );
+}
+
+function float32Output(result: ort.InferenceSession.OnnxValueMapType, name: string, source: string): ort.Tensor {
+  const tensor = result[name] as ort.Tensor | undefined;
+  if (tensor === undefined) throw new KnobError('INVALID_INPUT', `${source}: output '${name}' missing from the result`);
+  if (tensor.type !== 'float32') throw new KnobError('INVALID_INPUT', `${source}: output '${name}' is ${tensor.type}; float32 logits are expected`);
+  return tensor;
+}
+
+/** [N,K] logits (or [N] / [N,1] when k is 1) with every value finite. */
+function checkedRows(tensor: ort.Tensor, name: string, count: number, k: number | null, firstFrame: number, source: string): Float32Array {
+  const dims = tensor.dims;
+  const rows = dims[0];
+  const width = dims.length === 1 ? 1 : dims.slice(1).reduce((a, b) => a * b, 1);
+  if (rows !== count || (k !== null && width !== k) || (k === null && dims.length !== 2)) {
+    throw new KnobError('INVALID_INPUT', `${source}: output '${name}' has shape [${dims.join(', ')}] for a batch of ${count}; expected [${count}, ${k ?? 'K'}]`);
+  }
+  const data = tensor.data as Float32Array;
+  for (let i = 0; i < data.length; i++) {
+    const value = data[i];
+    if (!(value - value === 0)) {
+      throw new KnobError('INVALID_INPUT', `${source}: output '${name}' is ${value} at frame ${firstFrame + Math.floor(i / width)}`);
+    }
+  }
+  return data;
+}
+
+async function openSession(path: string, providers: ModelOptions['executionProviders']): Promise<{ bytes: Uint8Array; choice: ProviderChoice }> {
+  const bytes = await readInputFile(path);
+  await readOnnxMetadata(bytes, path); // a truncated or non-ONNX file fails here with a clear message
+  return { bytes, choice: await createSessionOnFirstProvider(bytes, path, providers) };
+}
+
+export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
+  const bytes = await readInputFile(options.path);
+  const metadata = await readOnnxMetadata(bytes, options.path);
+  const sidecar = await readSidecar(options.path);
+  const first = await createSessionOnFirstProvider(bytes, options.path, options.executionProviders);
+  const sessions: ort.InferenceSession[] = [first.session];
+  try {
+    const requested = options.contract !== 'auto' ? options.contract : sidecar?.contract;
+    const contract = requested ?? detectContract(options, first.session);
+    if (contract === 'two-classifiers' && options.secondPath === undefined) throw new KnobError('INVALID_INPUT', `${options.path}: the two-classifiers contract needs a second model file`);
+    const input = resolveInputSpec(options, sidecar, metadata, first.session);
+    let second: ort.InferenceSession | null = null;
+    if (contract === 'two-classifiers') {
+      // The second branch runs on the provider the first one got, so both branches share a device.
+      const opened = await openSession(options.secondPath!, [first.provider]);
+      second = opened.choice.session;
+      sessions.push(second);
+      if (second.inputMetadata.length !== 1) throw new KnobError('INVALID_INPUT', `${options.secondPath}: the model has ${second.inputMetadata.length} inputs; one image input is expected`);
+      checkSpecAgainstModel({ ...input.spec, name: second.inputNames[0] }, second.inputMetadata[0], options.secondPath!);
+    }
+    const adapter =
+      contract === 'single-classifier'
+        ? {
+            t0: options.t0 ?? sidecar?.t0 ?? DEFAULT_ADAPTER.t0,
+            certaintyRule: options.certaintyRule ?? sidecar?.certaintyRule ?? DEFAULT_ADAPTER.certaintyRule,
+          }
+        : null;
+    const spec = input.spec;
+    const map = tensorMap(spec);
+    const frameValues = spec.width * spec.height * spec.channels;
+    let tensorBuffer = new Float32Array(0);
+    let scratch = new Float64Array(0);
+    let classCount: number | null = null;
+
+    const run = async (frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs> => {
+      if (frames.length < count * frameValues) throw new KnobError('INVALID_INPUT', `batch of ${count} frames holds ${frames.length} bytes, needs ${count * frameValues}`);
+      const started = performance.now();
+      if (tensorBuffer.length < count * frameValues) tensorBuffer = new Float32Array(count * frameValues);
+      const data = tensorBuffer.subarray(0, count * frameValues);
+      framesToTensorInto(frames, count, spec, map, data);
+      const shape = tensorShape(spec, count);
+      const preprocessed = performance.now();
+      const feed = (session: ort.InferenceSession) => ({ [session.inputNames[0]]: new ort.Tensor('float32', data, shape) });
+      let zStatic: Float32Array;
+      let zDyn: Float32Array;
+      let uRef: Float32Array;
+      if (contract === 'knob-native') {
+        const result = await first.session.run(feed(first.session));
+        zStatic = checkedRows(float32Output(result, 'z_static', options.path), 'z_static', count, classCount, firstFrame, options.path);
+        const k = zStatic.length / count;
+        zDyn = checkedRows(float32Output(result, 'z_dyn', options.path), 'z_dyn', count, k, firstFrame, options.path);
+        uRef = checkedRows(float32Output(result, 'u_ref', options.path), 'u_ref', count, 1, firstFrame, options.path);
+        classCount = k;
+      } else {
+        const outA = first.session.outputNames[0];
+        const resultA = await first.session.run(feed(first.session));
+        const a = checkedRows(float32Output(resultA, outA, options.path), outA, count, classCount, firstFrame, options.path);
+        const k = a.length / count;
+        classCount = k;
+        if (scratch.length < 2 * k) scratch = new Float64Array(2 * k);
+        uRef = new Float32Array(count);
+        if (second === null) {
+          zDyn = a;
+          zStatic = new Float32Array(a.length);
+          temperedLogitsInto(a, a.length, adapter!.t0, zStatic);
+          certaintyGateTargetInto(a, count, k, adapter!.certaintyRule, uRef, scratch);
+        } else {
+          const outB = second.outputNames[0];
+          const resultB = await second.run(feed(second));
+          const b = checkedRows(float32Output(resultB, outB, options.secondPath!), outB, count, k, firstFrame, options.secondPath!);
+          zStatic = a;
+          zDyn = b;
+          agreementGateTargetInto(a, b, count, k, uRef, scratch);
+        }
+      }
+      return { zStatic, zDyn, uRef, preprocessMs: preprocessed - started, inferenceMs: performance.now() - preprocessed };
+    };
+
+    // One blank frame resolves K and checks every output before any real frame is sent.
+    const probe = await run(new Uint8Array(frameValues), 1, 0);
+    const k = probe.zStatic.length;
+    const labels = resolveLabels(options, sidecar, metadata, k);
+    const provider: ExecutionProviderName = first.provider;
+    const description: ModelDescription = {
+      paths: options.secondPath === undefined ? [options.path] : [options.path, options.secondPath],
+      contract,
+      contractSource: options.contract !== 'auto' ? 'requested' : sidecar?.contract !== undefined ? 'sidecar' : 'detected',
+      classCount: k,
+      labelNames: labels.names,
+      labelsSource: labels.source,
+      input: spec,
+      inputSource: input.source,
+      adapter,
+      executionProvider: provider,
+      skippedProviders: first.skipped,
+    };
+    return {
+      description,
+      run,
+      close: async () => {
+        for (const session of sessions) await session.release();
+      },
+    };
+  } catch (error) {
+    for (const session of sessions) await session.release().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,241 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import {
+  Dictionary,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  makeData,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+  Uint32,
+  Utf8,
+  vectorFromArray,
+  type Data,
+  type DataType,
+  type Vector,
+} from 'apache-arrow';
+import { KnobError } from '../../../src-shared/errors';
+import { parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import type { ReplayOutput } from '../../../src-shared/trace/replay';
+import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type MetadataColumn, type Trace } from '../../../src-shared/trace/trace';
+
+/**
+ * Traces as Apache Arrow IPC files (the Feather v2 format: pandas.read_feather, polars and DuckDB
+ * read them). One row per frame:
+ *   timestamp_s (float64), z_static and z_dyn (fixed_size_list<float32>[K]), u_ref (float32),
+ *   label (int32, null when unknown), corruption (dictionary<utf8>), severity, continuous_severity,
+ *   corruption_seed, source_frame (float64), and, when the file records a run, the outputs of the
+ *   run's settings: g, v (float64, unclamped gate state), top1 (int32), confidence (float64),
+ *   settings_version (uint32).
+ * Schema metadata: knob.trace.format_version, label names, nominal dt, and the run's settings.
+ * A file from a newer format version is refused with a typed error rather than misread.
+ */
+const META = {
+  formatVersion: 'knob.trace.format_version',
+  labelNames: 'knob.trace.label_names',
+  nominalDt: 'knob.trace.nominal_dt_s',
+  hasLabels: 'knob.trace.has_labels',
+  settings: 'knob.run.settings',
+  context: 'knob.run.context',
+} as const;
+
+export interface RecordedRun {
+  settings: GateSettings;
+  output: ReplayOutput;
+}
+
+export interface TraceFile {
+  trace: Trace;
+  run: RecordedRun | null;
+  /** Free-form provenance stored with the file (model, source, schedule). */
+  context: Record<string, unknown>;
+}
+
+function primitive<T extends DataType>(type: T, values: ArrayLike<number> & { buffer: ArrayBufferLike }, nullBitmap?: Uint8Array): Data<T> {
+  return makeData({ type, length: values.length, data: values, nullBitmap } as never) as Data<T>;
+}
+
+function rowsOf(values: Float32Array, k: number): Data<FixedSizeList<Float32>> {
+  const child = primitive(new Float32(), values);
+  return makeData({ type: new FixedSizeList(k, new Field('logit', new Float32(), false)), length: values.length / k, child }) as Data<FixedSizeList<Float32>>;
+}
+
+function labelData(labels: Int32Array | null, n: number): Data<Int32> {
+  const values = labels ?? new Int32Array(n).fill(UNKNOWN_LABEL);
+  const bitmap = new Uint8Array(Math.ceil(n / 8));
+  for (let i = 0; i < n; i++) if (values[i] !== UNKNOWN_LABEL) bitmap[i >> 3] |= 1 << (i & 7);
+  return primitive(new Int32(), values, bitmap);
+}
+
+export function traceToTable(trace: Trace, run: RecordedRun | null, context: Record<string, unknown> = {}): Table {
+  const n = trace.frameCount;
+  const k = trace.classCount;
+  const columns: Array<[string, Data]> = [
+    ['timestamp_s', primitive(new Float64(), trace.timestampsSeconds.subarray(0, n))],
+    ['z_static', rowsOf(trace.zStatic.subarray(0, n * k), k)],
+    ['z_dyn', rowsOf(trace.zDyn.subarray(0, n * k), k)],
+    ['u_ref', primitive(new Float32(), trace.uRef.subarray(0, n))],
+    ['label', labelData(trace.labels === null ? null : trace.labels.subarray(0, n), n)],
+  ];
+  for (const [name, column] of Object.entries(trace.metadata)) {
+    if (column.kind === 'number') columns.push([name, primitive(new Float64(), column.values.subarray(0, n))]);
+    else {
+      const dictionary = vectorFromArray(column.dictionary, new Utf8());
+      const type = new Dictionary(new Utf8(), new Int32());
+      columns.push([name, makeData({ type, length: n, data: column.codes.subarray(0, n), dictionary } as never) as Data]);
+    }
+  }
+  if (run !== null) {
+    const o = run.output;
+    columns.push(['g', primitive(new Float64(), o.g.subarray(0, n))]);
+    columns.push(['v', primitive(new Float64(), o.v.subarray(0, n))]);
+    columns.push(['top1', primitive(new Int32(), o.top1.subarray(0, n))]);
+    columns.push(['confidence', primitive(new Float64(), o.confidence.subarray(0, n))]);
+    columns.push(['settings_version', primitive(new Uint32(), o.settingsVersion.subarray(0, n))]);
+  }
+  const metadata = new Map<string, string>([
+    [META.formatVersion, String(trace.formatVersion)],
+    [META.labelNames, JSON.stringify(trace.labelNames)],
+    [META.nominalDt, String(trace.nominalDtSeconds)],
+    [META.hasLabels, String(trace.labels !== null)],
+    [META.context, JSON.stringify(context)],
+  ]);
+  if (run !== null) metadata.set(META.settings, JSON.stringify(run.settings));
+  const fields = columns.map(([name, data]) => new Field(name, data.type, name === 'label'));
+  const schema = new Schema(fields, metadata);
+  const struct = makeData({ type: new Struct(fields), length: n, nullCount: 0, children: columns.map(([, data]) => data) });
+  return new Table(schema, [new RecordBatch(schema, struct)]);
+}
+
+export async function writeTraceFile(path: string, trace: Trace, run: RecordedRun | null, context: Record<string, unknown> = {}): Promise<void> {
+  try {
+    await writeFile(path, tableToIPC(traceToTable(trace, run, context), 'file'));
+  } catch (error) {
+    throw new KnobError('INVALID_INPUT', `${path}: cannot write the trace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+function column(table: Table, name: string, source: string): Vector {
+  const vector = table.getChild(name);
+  if (vector === null) throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is missing`);
+  return vector;
+}
+
+function float32Rows(vector: Vector, n: number, k: number, name: string, source: string): Float32Array {
+  const out = new Float32Array(n * k);
+  let row = 0;
+  for (const chunk of vector.data) {
+    const child = chunk.children[0];
+    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k) throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 logits`);
+    const values = child.values as Float32Array;
+    out.set(values.subarray((child.offset ?? 0) + chunk.offset * k, (child.offset ?? 0) + (chunk.offset + chunk.length) * k), row * k);
+    row += chunk.length;
+  }
+  return out;
+}
+
+function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(vector: Vector, ctor: new (n: number) => T): T {
+  const out = new ctor(vector.length);
+  let i = 0;
+  for (const chunk of vector.data) {
+    const values = chunk.values as ArrayLike<number>;
+    for (let j = 0; j < chunk.length; j++) out[i++] = Number(values[chunk.offset + j]);
+  }
+  return out;
+}
+
+export async function readTraceFile(path: string): Promise<TraceFile> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new KnobError('INVALID_INPUT', `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let table: Table;
+  try {
+    table = tableFromIPC(bytes);
+  } catch (error) {
+    throw new KnobError('INVALID_TRACE', `${path}: not an Arrow IPC trace file (${(error as Error).message})`);
+  }
+  const meta = table.schema.metadata;
+  const version = Number(meta.get(META.formatVersion));
+  if (!Number.isInteger(version) || version < 1) throw new KnobError('INVALID_TRACE', `${path}: no Knob trace format version in the schema metadata (not a Knob trace)`);
+  if (version > TRACE_FORMAT_VERSION) throw new KnobError('INVALID_TRACE', `${path}: trace format version ${version} is newer than this app reads (${TRACE_FORMAT_VERSION}); update Knob Studio`);
+  const parseJson = (key: string, fallback: unknown): unknown => {
+    const raw = meta.get(key);
+    if (raw === undefined) return fallback;
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new KnobError('INVALID_TRACE', `${path}: schema metadata ${key} is not valid JSON`);
+    }
+  };
+  const labelNames = parseJson(META.labelNames, null);
+  if (!Array.isArray(labelNames) || labelNames.some((l) => typeof l !== 'string')) throw new KnobError('INVALID_TRACE', `${path}: label names missing from the schema metadata`);
+  const n = table.numRows;
+  const k = labelNames.length;
+  const labelVector = column(table, 'label', path);
+  const labels = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const value = labelVector.get(i) as number | null;
+    labels[i] = value === null ? UNKNOWN_LABEL : value;
+  }
+  const metadata: Record<string, MetadataColumn> = {};
+  const reserved = new Set(['timestamp_s', 'z_static', 'z_dyn', 'u_ref', 'label', 'g', 'v', 'top1', 'confidence', 'settings_version']);
+  for (const field of table.schema.fields) {
+    if (reserved.has(field.name)) continue;
+    const vector = column(table, field.name, path);
+    if (field.type instanceof Dictionary) {
+      const dictionary: string[] = [];
+      const codes = new Int32Array(n);
+      const index = new Map<string, number>();
+      for (let i = 0; i < n; i++) {
+        const value = String(vector.get(i));
+        let code = index.get(value);
+        if (code === undefined) {
+          code = dictionary.push(value) - 1;
+          index.set(value, code);
+        }
+        codes[i] = code;
+      }
+      metadata[field.name] = { kind: 'category', codes, dictionary };
+    } else {
+      metadata[field.name] = { kind: 'number', values: numbers(vector, Float64Array) };
+    }
+  }
+  const trace: Trace = {
+    formatVersion: version,
+    frameCount: n,
+    classCount: k,
+    timestampsSeconds: numbers(column(table, 'timestamp_s', path), Float64Array),
+    zStatic: float32Rows(column(table, 'z_static', path), n, k, 'z_static', path),
+    zDyn: float32Rows(column(table, 'z_dyn', path), n, k, 'z_dyn', path),
+    uRef: numbers(column(table, 'u_ref', path), Float32Array),
+    labels: meta.get(META.hasLabels) === 'false' ? null : labels,
+    labelNames: labelNames as string[],
+    metadata,
+    nominalDtSeconds: Number(meta.get(META.nominalDt) ?? NaN),
+  };
+  let run: RecordedRun | null = null;
+  if (meta.has(META.settings) && table.getChild('g') !== null) {
+    run = {
+      settings: parseGateSettings(parseJson(META.settings, null)),
+      output: {
+        g: numbers(column(table, 'g', path), Float64Array),
+        v: numbers(column(table, 'v', path), Float64Array),
+        top1: numbers(column(table, 'top1', path), Int32Array),
+        confidence: numbers(column(table, 'confidence', path), Float64Array),
+        fusedLogits: null,
+        settingsVersion: numbers(column(table, 'settings_version', path), Uint32Array),
+        clampedInputs: 0,
+      },
+    };
+  }
+  return { trace, run, context: (parseJson(META.context, {}) ?? {}) as Record<string, unknown> };
+}

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { KnobError } from '../../../src-shared/errors';
+import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
+import type { FrameSource } from './frame-source';
+
+/**
+ * Video files decoded by the ffmpeg found on PATH (Debian: apt-get install ffmpeg). ffmpeg scales
+ * each frame to the model's input size with its area filter and converts it to grey or RGB, so only
+ * model-sized frames cross the pipe; its showinfo filter reports each frame's presentation time,
+ * which becomes the frame's timestamp (variable frame rates stay variable). A PTS that does not
+ * increase (broken muxing) is moved one nominal frame period after its predecessor.
+ */
+interface Probe {
+  width: number;
+  height: number;
+  frameRateHz: number;
+  frameCount: number | null;
+}
+
+function missingProgram(program: string): KnobError {
+  return new KnobError('MISSING_PROGRAM', `${program} was not found on PATH; install FFmpeg (Debian: apt-get install ffmpeg) to read video files`);
+}
+
+function runToEnd(program: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? missingProgram(program) : error));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function rate(text: string | undefined): number {
+  const [num, den] = (text ?? '').split('/').map(Number);
+  return num > 0 && den > 0 ? num / den : 0;
+}
+
+async function probe(path: string, programs: { ffprobe: string }): Promise<Probe> {
+  const result = await runToEnd(programs.ffprobe, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames', '-of', 'json', path]);
+  const stream = (() => {
+    try {
+      return (JSON.parse(result.stdout) as { streams?: Array<Record<string, string | number>> }).streams?.[0];
+    } catch {
+      return undefined;
+    }
+  })();
+  if (result.code !== 0 || stream === undefined) {
+    const reason = result.stderr.trim().split('\n').pop() || 'no video stream';
+    throw new KnobError('INVALID_INPUT', `${path}: not a readable video (${reason})`);
+  }
+  const frameCount = Number(stream.nb_frames);
+  return {
+    width: Number(stream.width),
+    height: Number(stream.height),
+    frameRateHz: rate(String(stream.avg_frame_rate)) || rate(String(stream.r_frame_rate)) || 30,
+    frameCount: Number.isInteger(frameCount) && frameCount > 0 ? frameCount : null,
+  };
+}
+
+export interface VideoSourceOptions {
+  /** Size and channels the frames are decoded to (the model's input). */
+  target: FrameGeometry & { channels: 1 | 3 };
+  frameRateHz?: number;
+  ffmpeg?: string;
+  ffprobe?: string;
+}
+
+const SHOWINFO = /n:\s*(\d+)\s+pts:\s*-?\d+\s+pts_time:\s*(-?[0-9.eE+-]+)/;
+
+export async function openVideoSource(path: string, options: VideoSourceOptions): Promise<FrameSource> {
+  const ffmpeg = options.ffmpeg ?? 'ffmpeg';
+  const info = await probe(path, { ffprobe: options.ffprobe ?? 'ffprobe' });
+  const { width, height, channels } = options.target;
+  const frameRateHz = options.frameRateHz ?? info.frameRateHz;
+  const frameBytes = width * height * channels;
+  return {
+    info: {
+      kind: 'video',
+      path,
+      description: `video ${info.width} x ${info.height} at ${info.frameRateHz.toFixed(3)} fps${info.frameCount ? `, ${info.frameCount} frames` : ''}, decoded to ${width} x ${height}`,
+      frameCount: info.frameCount,
+      width,
+      height,
+      channels,
+      labelNames: null,
+      hasLabels: false,
+      frameRateHz,
+      timestampSource: 'pts',
+    },
+    async *batches(maxCount) {
+      const args = ['-hide_banner', '-nostdin', '-nostats', '-i', path, '-an', '-vf', `scale=${width}:${height}:flags=area,format=${channels === 1 ? 'gray' : 'rgb24'},showinfo`, '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', channels === 1 ? 'gray' : 'rgb24', 'pipe:1'];
+      const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const times: number[] = [];
+      let stderrLine = '';
+      let stderrTail = '';
+      child.stderr.on('data', (data: Buffer) => {
+        const text = stderrLine + data.toString();
+        const lines = text.split('\n');
+        stderrLine = lines.pop() ?? '';
+        for (const line of lines) {
+          const match = SHOWINFO.exec(line);
+          if (match) times[Number(match[1])] = Number(match[2]);
+          else if (line.trim()) stderrTail = line.trim();
+        }
+      });
+      const exit = new Promise<{ code: number | null; error: Error | null }>((resolve) => {
+        child.on('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error: error.code === 'ENOENT' ? missingProgram(ffmpeg) : error }));
+        child.on('close', (code) => resolve({ code, error: null }));
+      });
+      let pending = new Uint8Array(0);
+      let first = 0;
+      let previous = -Infinity;
+      const emit = (count: number) => {
+        const frames = pending.slice(0, count * frameBytes);
+        pending = pending.subarray(count * frameBytes);
+        const timestampsSeconds = new Float64Array(count);
+        for (let i = 0; i < count; i++) {
+          const pts = times[first + i];
+          const t = pts !== undefined && Number.isFinite(pts) && pts > previous ? pts : previous === -Infinity ? 0 : previous + 1 / frameRateHz;
+          timestampsSeconds[i] = t;
+          previous = t;
+        }
+        const batch = { first, count, frames, labels: null, timestampsSeconds };
+        first += count;
+        return batch;
+      };
+      try {
+        for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+          const joined = new Uint8Array(pending.length + chunk.length);
+          joined.set(pending);
+          joined.set(chunk, pending.length);
+          pending = joined;
+          while (pending.length >= maxCount * frameBytes) {
+            // showinfo writes a frame's line before ffmpeg writes the frame, but the two pipes race; wait for the times.
+            while (times.length < first + maxCount && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+            yield emit(maxCount);
+          }
+        }
+        const { code, error } = await exit;
+        if (error) throw error;
+        const remaining = Math.floor(pending.length / frameBytes);
+        if (remaining > 0) yield emit(remaining);
+        if (code !== 0) throw new KnobError('INVALID_INPUT', `${path}: ffmpeg stopped after ${first} frames (exit ${code}: ${stderrTail || 'no message'})`);
+        if (first === 0) throw new KnobError('INVALID_INPUT', `${path}: the video has no decodable frames${stderrTail ? ` (${stderrTail})` : ''}`);
+      } finally {
+        if (child.exitCode === null) child.kill();
+      }
+    },
+  };
+}

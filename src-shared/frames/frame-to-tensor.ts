@@ -1,0 +1,50 @@
+import type { InputSpec } from './input-spec';
+
+/**
+ * 8-bit frames (count x H x W x C, row-major, already at the spec's size and channels) into the
+ * model's float32 tensor, written into `out` (no allocation per frame). Per-channel scale and
+ * offset are folded once: x = b a_c + b_c with a_c = (hi - lo) / (255 std_c), b_c = (lo - mean_c) / std_c.
+ */
+export interface TensorMap {
+  scale: Float64Array;
+  offset: Float64Array;
+}
+
+export function tensorMap(spec: InputSpec): TensorMap {
+  const [lo, hi] = spec.value_range;
+  const scale = new Float64Array(spec.channels);
+  const offset = new Float64Array(spec.channels);
+  for (let c = 0; c < spec.channels; c++) {
+    const mean = spec.mean[c % spec.mean.length];
+    const std = spec.std[c % spec.std.length];
+    scale[c] = (hi - lo) / (255 * std);
+    offset[c] = (lo - mean) / std;
+  }
+  return { scale, offset };
+}
+
+export function framesToTensorInto(frames: Uint8Array, count: number, spec: InputSpec, map: TensorMap, out: Float32Array): void {
+  const channels = spec.channels;
+  const pixels = spec.width * spec.height;
+  if (channels === 1) {
+    const a = map.scale[0];
+    const b = map.offset[0];
+    const total = count * pixels;
+    for (let i = 0; i < total; i++) out[i] = frames[i] * a + b;
+    return;
+  }
+  const planar = spec.layout === 'NCHW';
+  for (let n = 0; n < count; n++) {
+    const base = n * pixels * channels;
+    for (let p = 0; p < pixels; p++) {
+      for (let c = 0; c < channels; c++) {
+        const value = frames[base + p * channels + c] * map.scale[c] + map.offset[c];
+        out[planar ? base + c * pixels + p : base + p * channels + c] = value;
+      }
+    }
+  }
+}
+
+export function tensorShape(spec: InputSpec, count: number): number[] {
+  return spec.layout === 'NCHW' ? [count, spec.channels, spec.height, spec.width] : [count, spec.height, spec.width, spec.channels];
+}

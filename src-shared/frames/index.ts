@@ -1,0 +1,4 @@
+export * from './input-spec';
+export * from './frame-to-tensor';
+export * from './fit-frame';
+export * from './prepare-frames';

@@ -1,0 +1,188 @@
+import { KnobError } from '../errors';
+import { allocateReplayOutput, type ReplayOutput } from './replay';
+import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type Trace } from './trace';
+
+/**
+ * A Trace that grows as frames arrive (live streams, offline runs), with the replay output of the
+ * run's settings growing beside it. Capacity doubles, so appending is amortised O(1) and the hot
+ * path allocates nothing between growths. `trace` and `output` are stable objects whose columns are
+ * swapped on growth and whose frameCount follows the appends, so a GateReplayer can advance on them.
+ *
+ * Metadata columns are fixed at creation: corruption (category), severity, continuous severity,
+ * corruption seed and source frame index (numbers).
+ */
+export const METADATA_COLUMNS = ['severity', 'continuous_severity', 'corruption_seed', 'source_frame'] as const;
+export type NumericMetadataName = (typeof METADATA_COLUMNS)[number];
+
+/** Per-frame metadata of a batch, as columns the caller fills and reuses (no object per frame). */
+export interface BatchMetadata {
+  corruption: (string | null)[];
+  severity: Float64Array;
+  continuousSeverity: Float64Array;
+  corruptionSeed: Float64Array;
+  sourceFrame: Float64Array;
+}
+
+export function allocateBatchMetadata(capacity: number): BatchMetadata {
+  return {
+    corruption: new Array<string | null>(capacity).fill(null),
+    severity: new Float64Array(capacity),
+    continuousSeverity: new Float64Array(capacity),
+    corruptionSeed: new Float64Array(capacity),
+    sourceFrame: new Float64Array(capacity),
+  };
+}
+
+function grown<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (n: number) => T)(length);
+  next.set(array);
+  return next;
+}
+
+export class TraceBuilder {
+  readonly trace: Trace;
+  readonly output: ReplayOutput;
+  private capacity: number;
+  private readonly corruptionCodes = new Map<string, number>();
+
+  constructor(classCount: number, labelNames: string[], nominalDtSeconds: number, hasLabels: boolean, initialCapacity = 1024) {
+    this.capacity = Math.max(1, initialCapacity);
+    const n = this.capacity;
+    this.trace = {
+      formatVersion: TRACE_FORMAT_VERSION,
+      frameCount: 0,
+      classCount,
+      timestampsSeconds: new Float64Array(n),
+      zStatic: new Float32Array(n * classCount),
+      zDyn: new Float32Array(n * classCount),
+      uRef: new Float32Array(n),
+      labels: hasLabels ? new Int32Array(n).fill(UNKNOWN_LABEL) : null,
+      labelNames,
+      metadata: {
+        corruption: { kind: 'category', codes: new Int32Array(n), dictionary: ['none'] },
+        ...Object.fromEntries(METADATA_COLUMNS.map((name) => [name, { kind: 'number' as const, values: new Float64Array(n) }])),
+      },
+      nominalDtSeconds,
+    };
+    this.corruptionCodes.set('none', 0);
+    this.output = allocateReplayOutput(n, classCount, false);
+  }
+
+  get frameCount(): number {
+    return this.trace.frameCount;
+  }
+
+  private ensureCapacity(frames: number): void {
+    if (frames <= this.capacity) return;
+    let next = this.capacity;
+    while (next < frames) next *= 2;
+    const t = this.trace;
+    const k = t.classCount;
+    t.timestampsSeconds = grown(t.timestampsSeconds, next);
+    t.zStatic = grown(t.zStatic, next * k);
+    t.zDyn = grown(t.zDyn, next * k);
+    t.uRef = grown(t.uRef, next);
+    if (t.labels !== null) {
+      const labels = grown(t.labels, next);
+      labels.fill(UNKNOWN_LABEL, this.capacity);
+      t.labels = labels;
+    }
+    for (const column of Object.values(t.metadata)) {
+      if (column.kind === 'category') column.codes = grown(column.codes, next);
+      else column.values = grown(column.values, next);
+    }
+    const o = this.output;
+    o.g = grown(o.g, next);
+    o.v = grown(o.v, next);
+    o.top1 = grown(o.top1, next);
+    o.confidence = grown(o.confidence, next);
+    o.settingsVersion = grown(o.settingsVersion, next);
+    this.capacity = next;
+  }
+
+  /**
+   * Appends `count` frames: rows [0, count) of the branch arrays, timestamps, labels (-1 unknown)
+   * and per-frame metadata. Returns the index of the first appended frame.
+   */
+  append(
+    count: number,
+    zStatic: Float32Array,
+    zDyn: Float32Array,
+    uRef: Float32Array,
+    timestampsSeconds: Float64Array,
+    labels: Int32Array | null,
+    metadata: BatchMetadata,
+  ): number {
+    const t = this.trace;
+    const first = t.frameCount;
+    const k = t.classCount;
+    this.ensureCapacity(first + count);
+    t.zStatic.set(zStatic.subarray(0, count * k), first * k);
+    t.zDyn.set(zDyn.subarray(0, count * k), first * k);
+    t.uRef.set(uRef.subarray(0, count), first);
+    t.timestampsSeconds.set(timestampsSeconds.subarray(0, count), first);
+    if (t.labels !== null && labels !== null) t.labels.set(labels.subarray(0, count), first);
+    const corruption = t.metadata.corruption;
+    const numeric = (name: NumericMetadataName): Float64Array => (t.metadata[name] as { values: Float64Array }).values;
+    for (let i = 0; i < count; i++) {
+      if (corruption.kind === 'category') {
+        const name = metadata.corruption[i] ?? 'none';
+        let code = this.corruptionCodes.get(name);
+        if (code === undefined) {
+          code = corruption.dictionary.length;
+          corruption.dictionary.push(name);
+          this.corruptionCodes.set(name, code);
+        }
+        corruption.codes[first + i] = code;
+      }
+    }
+    numeric('severity').set(metadata.severity.subarray(0, count), first);
+    numeric('continuous_severity').set(metadata.continuousSeverity.subarray(0, count), first);
+    numeric('corruption_seed').set(metadata.corruptionSeed.subarray(0, count), first);
+    numeric('source_frame').set(metadata.sourceFrame.subarray(0, count), first);
+    t.frameCount = first + count;
+    return first;
+  }
+
+  /** Sets the label of an already appended frame (operator feedback on unlabelled streams). */
+  setLabel(frame: number, label: number): void {
+    if (this.trace.labels === null) throw new KnobError('INVALID_INPUT', 'this stream was opened without labels');
+    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.trace.frameCount)) throw new KnobError('INVALID_INPUT', `frame ${frame} is not in the trace (0..${this.trace.frameCount - 1})`);
+    if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < this.trace.classCount)) throw new KnobError('INVALID_INPUT', `label ${label} is not a class index`);
+    this.trace.labels[frame] = label;
+  }
+
+  /** A trimmed copy: columns exactly frameCount long (for saving, and for replay elsewhere). */
+  snapshot(): Trace {
+    const t = this.trace;
+    const n = t.frameCount;
+    const k = t.classCount;
+    return {
+      ...t,
+      timestampsSeconds: t.timestampsSeconds.slice(0, n),
+      zStatic: t.zStatic.slice(0, n * k),
+      zDyn: t.zDyn.slice(0, n * k),
+      uRef: t.uRef.slice(0, n),
+      labels: t.labels === null ? null : t.labels.slice(0, n),
+      labelNames: [...t.labelNames],
+      metadata: Object.fromEntries(
+        Object.entries(t.metadata).map(([name, c]) => [name, c.kind === 'category' ? { kind: 'category', codes: c.codes.slice(0, n), dictionary: [...c.dictionary] } : { kind: 'number', values: c.values.slice(0, n) }]),
+      ),
+    };
+  }
+
+  /** The run's outputs, trimmed to frameCount. */
+  snapshotOutput(): ReplayOutput {
+    const o = this.output;
+    const n = this.trace.frameCount;
+    return {
+      g: o.g.slice(0, n),
+      v: o.v.slice(0, n),
+      top1: o.top1.slice(0, n),
+      confidence: o.confidence.slice(0, n),
+      fusedLogits: null,
+      settingsVersion: o.settingsVersion.slice(0, n),
+      clampedInputs: o.clampedInputs,
+    };
+  }
+}
