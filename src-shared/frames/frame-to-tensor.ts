@@ -8,6 +8,8 @@ import type { InputSpec } from './input-spec';
 export interface TensorMap {
   scale: Float64Array;
   offset: Float64Array;
+  /** lookup[c * 256 + b]: the float32 model value of byte b in channel c (one load per value). */
+  lookup: Float32Array;
 }
 
 export function tensorMap(spec: InputSpec): TensorMap {
@@ -20,17 +22,18 @@ export function tensorMap(spec: InputSpec): TensorMap {
     scale[c] = (hi - lo) / (255 * std);
     offset[c] = (lo - mean) / std;
   }
-  return { scale, offset };
+  const lookup = new Float32Array(spec.channels * 256);
+  for (let c = 0; c < spec.channels; c++) for (let b = 0; b < 256; b++) lookup[c * 256 + b] = b * scale[c] + offset[c];
+  return { scale, offset, lookup };
 }
 
 export function framesToTensorInto(frames: Uint8Array, count: number, spec: InputSpec, map: TensorMap, out: Float32Array): void {
   const channels = spec.channels;
   const pixels = spec.width * spec.height;
+  const lookup = map.lookup;
   if (channels === 1) {
-    const a = map.scale[0];
-    const b = map.offset[0];
     const total = count * pixels;
-    for (let i = 0; i < total; i++) out[i] = frames[i] * a + b;
+    for (let i = 0; i < total; i++) out[i] = lookup[frames[i]];
     return;
   }
   const planar = spec.layout === 'NCHW';
@@ -38,7 +41,7 @@ export function framesToTensorInto(frames: Uint8Array, count: number, spec: Inpu
     const base = n * pixels * channels;
     for (let p = 0; p < pixels; p++) {
       for (let c = 0; c < channels; c++) {
-        const value = frames[base + p * channels + c] * map.scale[c] + map.offset[c];
+        const value = lookup[c * 256 + frames[base + p * channels + c]];
         out[planar ? base + c * pixels + p : base + p * channels + c] = value;
       }
     }

@@ -3,3 +3,4 @@ export * from './logits';
 export * from './convex-fusion';
 export * from './temperature';
 export * from './gate-target';
+export * from './frame-readout';

@@ -1,3 +1,4 @@
 export * from './trace';
 export * from './replay';
 export * from './trace-builder';
+export * from './trace-scores';

@@ -12,8 +12,9 @@ import { LatencyRecorder, type LatencyReport } from './latency-recorder';
 
 /**
  * An offline run: source -> (fit, corrupt) -> model (batched, in the inference process) -> Trace ->
- * gate -> fused outputs, with the settings of the run. Up to `inFlight` batches are in the inference
- * process at once, so sending the next batch overlaps the current one's inference. A batch lost to a
+ * gate -> fused outputs, with the settings of the run. Up to `inFlight` batches (default 3) are in
+ * the inference process at once, so sending and preprocessing the next batches overlap the current
+ * one's inference. A batch lost to a
  * crashed inference process is sent again after the restart; a failure that persists ends the run,
  * which still returns every frame processed before it (with the error).
  *
@@ -64,7 +65,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   const builder = new TraceBuilder(model.classCount, model.labelNames, 1 / source.info.frameRateHz, source.info.hasLabels, Math.min(options.maxFrames ?? source.info.frameCount ?? 1024, 1 << 20));
   const replayer = new GateReplayer(settings, 0);
   const latency = new LatencyRecorder();
-  const inFlight = Math.max(1, options.inFlight ?? 2);
+  const inFlight = Math.max(1, options.inFlight ?? 3);
   const attempts = options.attemptsPerBatch ?? 3;
   const restartsBefore = client.restarts;
   const started = performance.now();

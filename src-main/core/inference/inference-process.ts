@@ -6,7 +6,7 @@ import type { FromInferenceProcess, ToInferenceProcess } from './inference-proto
  * Entry point of the inference process (ARCHITECTURE.md: inference never blocks the caller's event
  * loop, and a crashing model cannot take the app down). It owns the onnxruntime sessions; the
  * engine in the parent keeps every bit of stream state, so a restart loses nothing but the frame
- * in flight. Requests are served one at a time in arrival order.
+ * in flight. Results come back in the order requests arrived.
  */
 let model: LoadedModel | null = null;
 let queue: Promise<void> = Promise.resolve();
@@ -41,7 +41,10 @@ async function handle(message: ToInferenceProcess): Promise<void> {
 }
 
 process.on('message', (message: ToInferenceProcess) => {
-  queue = queue.then(() => handle(message));
+  // Loads are ordered; runs start at once (the model preprocesses on arrival and serialises
+  // inference itself), so the next batch's preparation overlaps the current one's inference.
+  if (message.type === 'run') void handle(message);
+  else queue = queue.then(() => handle(message));
 });
 // The parent going away (crash, kill) must not leave this process behind.
 process.on('disconnect', () => process.exit(0));

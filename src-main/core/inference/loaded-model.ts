@@ -101,17 +101,35 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
     const spec = input.spec;
     const map = tensorMap(spec);
     const frameValues = spec.width * spec.height * spec.channels;
-    let tensorBuffer = new Float32Array(0);
+    // Input buffers are pooled: a batch is preprocessed as soon as it arrives, while the previous
+    // one is still in onnxruntime (whose run() works off this thread), then waits its turn.
+    const freeBuffers: Float32Array[] = [];
+    let inferenceTurn: Promise<unknown> = Promise.resolve();
     let scratch = new Float64Array(0);
     let classCount: number | null = null;
 
     const run = async (frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs> => {
       if (frames.length < count * frameValues) throw new KnobError('INVALID_INPUT', `batch of ${count} frames holds ${frames.length} bytes, needs ${count * frameValues}`);
       const started = performance.now();
-      if (tensorBuffer.length < count * frameValues) tensorBuffer = new Float32Array(count * frameValues);
-      const data = tensorBuffer.subarray(0, count * frameValues);
+      let buffer = freeBuffers.pop() ?? new Float32Array(0);
+      if (buffer.length < count * frameValues) buffer = new Float32Array(count * frameValues);
+      const data = buffer.subarray(0, count * frameValues);
       framesToTensorInto(frames, count, spec, map, data);
       const shape = tensorShape(spec, count);
+      const preprocessMs = performance.now() - started;
+      const previous = inferenceTurn;
+      let releaseTurn: () => void = () => undefined;
+      inferenceTurn = new Promise<void>((resolve) => (releaseTurn = resolve));
+      await previous;
+      try {
+        return { ...(await infer(data, shape, count, firstFrame)), preprocessMs };
+      } finally {
+        freeBuffers.push(buffer);
+        releaseTurn();
+      }
+    };
+
+    const infer = async (data: Float32Array, shape: number[], count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const preprocessed = performance.now();
       const feed = (session: ort.InferenceSession) => ({ [session.inputNames[0]]: new ort.Tensor('float32', data, shape) });
       let zStatic: Float32Array;
@@ -146,7 +164,7 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
           agreementGateTargetInto(a, b, count, k, uRef, scratch);
         }
       }
-      return { zStatic, zDyn, uRef, preprocessMs: preprocessed - started, inferenceMs: performance.now() - preprocessed };
+      return { zStatic, zDyn, uRef, inferenceMs: performance.now() - preprocessed };
     };
 
     // One blank frame resolves K and checks every output before any real frame is sent.

@@ -1,0 +1,121 @@
+import type { ParseArgsConfig } from 'node:util';
+import { CORRUPTION_NAMES, isCorruptionName, parseCorruptionSchedule, type CorruptionSchedule } from '../../src-shared/corruptions';
+import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
+
+/**
+ * Options shared by the `knob` commands: gate settings, corruption schedules, numbers. A bad value
+ * is a UsageError (exit code 2) naming the option.
+ */
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+export function numberOption(value: Values[string], name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(parsed)) throw new UsageError(`--${name} must be a number, got '${String(value)}'`);
+  return parsed;
+}
+
+export function positiveInteger(value: Values[string], name: string, fallback: number): number {
+  const parsed = numberOption(value, name, fallback);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new UsageError(`--${name} must be a positive integer, got '${String(value)}'`);
+  return parsed;
+}
+
+export const GATE_OPTIONS = {
+  zeta: { type: 'string' },
+  wn: { type: 'string' },
+  variant: { type: 'string' },
+  mode: { type: 'string' },
+  discretization: { type: 'string' },
+  tau: { type: 'string' },
+  g0: { type: 'string' },
+  prewarp: { type: 'boolean' },
+} as const satisfies Options;
+
+export const GATE_USAGE = '[--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
+
+/** Settings from the command line over `base` (the defaults, or a recorded run's settings). */
+export function gateSettingsFromArgs(values: Values, base: GateSettings = DEFAULT_GATE_SETTINGS): GateSettings {
+  return parseGateSettings({
+    ...base,
+    zeta: numberOption(values.zeta, 'zeta', base.zeta),
+    wnRadPerSec: numberOption(values.wn, 'wn', base.wnRadPerSec),
+    variant: values.variant ?? base.variant,
+    mode: values.mode ?? base.mode,
+    discretization: values.discretization ?? base.discretization,
+    tauSeconds: numberOption(values.tau, 'tau', base.tauSeconds),
+    g0: numberOption(values.g0, 'g0', base.g0),
+    tustinPrewarp: values.prewarp === undefined ? base.tustinPrewarp : Boolean(values.prewarp),
+  });
+}
+
+export const SCHEDULE_OPTIONS = {
+  corrupt: { type: 'string' },
+  severity: { type: 'string' },
+  schedule: { type: 'string' },
+  levels: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  start: { type: 'string' },
+  end: { type: 'string' },
+  mean: { type: 'string' },
+  amplitude: { type: 'string' },
+  frequency: { type: 'string' },
+  corruptions: { type: 'string' },
+  hold: { type: 'string' },
+  'max-severity': { type: 'string' },
+  seed: { type: 'string' },
+} as const satisfies Options;
+
+export const SCHEDULE_USAGE = `[--corrupt NAME --severity 1..5]
+               [--schedule constant|step|ramp|sine|random  (with --corrupt NAME and:
+                  constant --severity S | step --levels FRAME:S,FRAME:S,... | ramp --from S --to S --start F --end F
+                  | sine --mean S --amplitude A --frequency HZ | random --corruptions A,B,... --hold FRAMES [--max-severity S])]
+               [--seed N]`;
+
+/** The corruption schedule the options describe ('none' when no corruption is asked for). */
+export function scheduleFromArgs(values: Values, frameRateHz: number): CorruptionSchedule {
+  const kind = (values.schedule as string | undefined) ?? (values.corrupt !== undefined ? 'constant' : 'none');
+  const corruption = values.corrupt as string | undefined;
+  if (kind !== 'none' && kind !== 'random' && (corruption === undefined || !isCorruptionName(corruption))) {
+    throw new UsageError(`--corrupt must be one of ${CORRUPTION_NAMES.join(', ')}`);
+  }
+  const num = (name: string, fallback = Number.NaN) => numberOption(values[name], name, fallback);
+  const raw = (() => {
+    switch (kind) {
+      case 'none':
+        return { kind };
+      case 'constant':
+        return { kind, corruption, severity: num('severity') };
+      case 'step': {
+        const text = (values.levels as string | undefined) ?? '0:1,300:5,600:1';
+        const levels = text.split(',').map((pair) => {
+          const [at, s] = pair.split(':').map(Number);
+          return { atFrame: at, severity: s };
+        });
+        return { kind, corruption, levels };
+      }
+      case 'ramp':
+        return { kind, corruption, fromSeverity: num('from', 0), toSeverity: num('to', 5), startFrame: num('start', 0), endFrame: num('end', 1000) };
+      case 'sine':
+        return { kind, corruption, mean: num('mean', 2.5), amplitude: num('amplitude', 2.5), frequencyHz: num('frequency', 0.1), frameRateHz, phaseRad: 0 };
+      case 'random':
+        return {
+          kind,
+          corruptions: ((values.corruptions as string | undefined) ?? corruption ?? '').split(',').filter((s) => s !== ''),
+          holdFrames: num('hold', 60),
+          maxSeverity: num('max-severity', 5),
+        };
+      default:
+        throw new UsageError(`--schedule must be constant, step, ramp, sine or random, got '${kind}'`);
+    }
+  })();
+  try {
+    return parseCorruptionSchedule(raw);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

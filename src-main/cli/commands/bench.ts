@@ -1,0 +1,38 @@
+import { parseArgs } from 'node:util';
+import { benchEngine, type EngineBenchReport } from '../../core/engine/engine-bench';
+import { numberOption, positiveInteger } from '../cli-args';
+import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
+
+/** knob bench: bare onnxruntime vs the engine, gate + fusion share, and the live path, in one run. */
+export function benchLines(r: EngineBenchReport): string[] {
+  const live = r.live.endToEnd;
+  return [
+    `model ${r.model}; provider ${r.executionProvider}${r.skippedProviders.length ? ` (skipped: ${r.skippedProviders.map((s) => s.name).join(', ')})` : ''}; batch ${r.batchSize}; ${r.frames} frames`,
+    `bare onnxruntime-node      ${r.bare.framesPerSecond.toFixed(0).padStart(8)} frames/s (${(r.bare.inferenceMsPerFrame * 1000).toFixed(1)} µs/frame; median of ${r.rounds}: ${r.bare.rounds.map((v) => v.toFixed(0)).join(', ')})`,
+    `engine offline             ${r.engine.framesPerSecond.toFixed(0).padStart(8)} frames/s (median of ${r.rounds}: ${r.engine.rounds.map((v) => v.toFixed(0)).join(', ')})`,
+    `engine / bare              ${r.engineToBareRatio.toFixed(3).padStart(8)}   (target >= 0.95)`,
+    `gate + fusion per frame    ${r.gateFusion.nsPerFrame.toFixed(1).padStart(8)} ns = ${(r.gateFusion.fractionOfInference * 100).toFixed(3)} % of inference (target <= 1 %)`,
+    `live ${r.live.fps} fps for ${r.live.seconds} s: ${r.live.processed}/${r.live.submitted} processed, ${r.live.dropped} dropped; end-to-end ${live ? `p50 ${live.p50Ms.toFixed(2)} ms, p95 ${live.p95Ms.toFixed(2)} ms, p99 ${live.p99Ms.toFixed(2)} ms` : 'n/a'} (target p95 < 10 ms, 0 dropped)`,
+  ];
+}
+
+export async function benchCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...MODEL_OPTIONS, batch: { type: 'string' }, frames: { type: 'string' }, 'live-seconds': { type: 'string' }, 'live-fps': { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  const report = await benchEngine({
+    model: modelOptionsFromArgs(values),
+    batchSize: positiveInteger(values.batch, 'batch', 256),
+    frames: positiveInteger(values.frames, 'frames', 10240),
+    liveSeconds: numberOption(values['live-seconds'], 'live-seconds', 30),
+    liveFps: numberOption(values['live-fps'], 'live-fps', 60),
+    rounds: positiveInteger(values.rounds, 'rounds', 3),
+    onProgress: (stage) => {
+      if (!values.json && process.stderr.isTTY) process.stderr.write(`bench: ${stage}...\n`);
+    },
+  });
+  process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${benchLines(report).join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util';
+import { KnobError } from '../../../src-shared/errors';
+import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
+import type { BinningSpec, EdgeRule, MassEdges } from '../../../src-shared/metrics/binning';
+import { metricSuite, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
+import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import { scoresFromLogits, scoresFromProbabilities, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
+import { replay } from '../../../src-shared/trace/replay';
+import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { readNumericTable } from '../../core/datasets/numeric-table';
+import { readTraceFile } from '../../core/recording/trace-arrow';
+import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, UsageError } from '../cli-args';
+
+/**
+ * knob metrics: every calibration metric of (logits or probabilities, labels), or of a recorded
+ * trace's fused output, each with its identity. Default: the full suite at 15 equal-width and 15
+ * equal-mass bins plus every named preset; --preset or --bins/--binning/--edges narrow it.
+ */
+const EDGE_RULES: EdgeRule[] = ['left-closed', 'right-closed', 'one-in-extra-bin'];
+
+async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
+  const key = probabilities ? 'probabilities' : 'logits';
+  const table = await readNumericTable(logitsPath, key);
+  const labels = await readNumericTable(labelsPath, 'labels');
+  if (labels.columns !== 1) throw new KnobError('INVALID_INPUT', `${labelsPath}: labels must be one value per row, got ${labels.columns} columns`);
+  if (labels.rows !== table.rows) throw new KnobError('INVALID_INPUT', `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`);
+  return probabilities ? scoresFromProbabilities(table.values, table.columns, labels.values) : scoresFromLogits(table.values, table.columns, labels.values);
+}
+
+export async function metricsCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...GATE_OPTIONS,
+      logits: { type: 'string' },
+      probabilities: { type: 'string' },
+      labels: { type: 'string' },
+      trace: { type: 'string' },
+      preset: { type: 'string', multiple: true },
+      bins: { type: 'string' },
+      binning: { type: 'string' },
+      edges: { type: 'string' },
+      'mass-edges': { type: 'string' },
+      mmce: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  let scores: ClassScores;
+  let subject: string;
+  if (values.trace !== undefined) {
+    const file = await readTraceFile(values.trace);
+    const settings = gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+    const output = replay(file.trace, settings, { keepFusedLogits: true });
+    scores = scoresOfFrames(file.trace, output.fusedLogits!, labelledFrames(file.trace));
+    subject = `fused output of ${values.trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`;
+  } else {
+    const input = values.logits ?? values.probabilities;
+    if (input === undefined || values.labels === undefined) throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
+    scores = await scoresFromFiles(input, values.labels, values.logits === undefined);
+    subject = `${values.logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${values.labels}`;
+  }
+  const presets = (values.preset ?? []) as string[];
+  for (const preset of presets) if (!(PRESET_NAMES as readonly string[]).includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
+  const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
+  let metrics: MetricValue[];
+  const top = topLabelScores(scores);
+  if (custom) {
+    const bins = positiveInteger(values.bins, 'bins', 15);
+    const scheme = values.binning ?? 'equal-width';
+    const edgeRule = (values.edges ?? (scheme === 'equal-mass' ? 'right-closed' : 'left-closed')) as EdgeRule;
+    if (!EDGE_RULES.includes(edgeRule)) throw new UsageError(`--edges must be one of ${EDGE_RULES.join(', ')}`);
+    const massEdges = (values['mass-edges'] ?? 'midpoint') as MassEdges;
+    if (massEdges !== 'midpoint' && massEdges !== 'quantile') throw new UsageError("--mass-edges must be 'midpoint' or 'quantile'");
+    let spec: BinningSpec;
+    if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
+    else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
+    else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
+    metrics = [...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce }), ...presets.flatMap((p) => presetMetrics(p as PresetName, scores, top))];
+  } else if (presets.length > 0) {
+    metrics = presets.flatMap((p) => presetMetrics(p as PresetName, scores, top));
+  } else {
+    metrics = [...metricSuite(scores, { includeMmce: values.mmce }), ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top))];
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ subject, samples: scores.sampleCount, classes: scores.classCount, metrics })}\n`);
+    return 0;
+  }
+  const lines = [`${subject}: ${scores.sampleCount} samples, ${scores.classCount} classes`];
+  for (const m of metrics) lines.push(`${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

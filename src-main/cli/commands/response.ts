@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util';
+import { continuousResponseMetrics, DEFAULT_GATE_SETTINGS, discreteResponseMetrics, parseGateSettings, type GateSettings } from '../../../src-shared/gate';
+import { numberOption, UsageError } from '../cli-args';
+
+/** knob response: step and frequency figures of the gate, continuous and at the frame rate. */
+export function responseCommand(args: string[]): number {
+  const { values } = parseArgs({
+    args,
+    options: {
+      zeta: { type: 'string' },
+      wn: { type: 'string' },
+      fps: { type: 'string' },
+      variant: { type: 'string' },
+      discretization: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const settings: GateSettings = parseGateSettings({
+    ...DEFAULT_GATE_SETTINGS,
+    zeta: numberOption(values.zeta, 'zeta', DEFAULT_GATE_SETTINGS.zeta),
+    wnRadPerSec: numberOption(values.wn, 'wn', DEFAULT_GATE_SETTINGS.wnRadPerSec),
+    variant: values.variant ?? DEFAULT_GATE_SETTINGS.variant,
+    discretization: values.discretization ?? DEFAULT_GATE_SETTINGS.discretization,
+  });
+  const fps = numberOption(values.fps, 'fps', 30);
+  if (!(fps > 0)) throw new UsageError('--fps must be positive');
+  const continuous = continuousResponseMetrics(settings);
+  const discrete = discreteResponseMetrics(settings, 1 / fps, 'app');
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ settings, frameRateHz: fps, continuous, discrete }, null, 2)}\n`);
+    return 0;
+  }
+  const f = (v: number | null, digits: number, unit: string): string =>
+    v === null ? '—' : v === Infinity ? '∞' : `${v.toFixed(digits)} ${unit}`;
+  const lines = [
+    `gate ${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s; discrete: ${settings.discretization} at ${fps} fps (app convention)`,
+    `                      continuous      discrete`,
+    `overshoot             ${f(continuous.overshootPercent, 3, '%').padEnd(15)} ${f(discrete.overshootPercent, 3, '%')}`,
+    `rise 10-90 %          ${f(continuous.riseTimeSeconds, 4, 's').padEnd(15)} ${f(discrete.riseTimeSeconds, 4, 's')}`,
+    `settling 2 %          ${f(continuous.settlingTimeSeconds, 4, 's').padEnd(15)} ${f(discrete.settlingTimeSeconds, 4, 's')}`,
+    `bandwidth -3 dB       ${f(continuous.bandwidthHz, 4, 'Hz').padEnd(15)} ${f(discrete.bandwidthHz, 4, 'Hz')}`,
+    `resonant peak         ${f(continuous.resonantPeak, 6, '').padEnd(15)} ${f(discrete.resonantPeak, 6, '')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,50 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { CORRUPTION_NAMES, isCorruptionName, type CorruptionName } from '../../../src-shared/corruptions';
+import { InferenceClient } from '../../core/inference/inference-client';
+import { resetModeTable, resetTableMarkdown } from '../../core/engine/reset-table';
+import { GATE_OPTIONS, gateSettingsFromArgs, numberOption, positiveInteger, UsageError } from '../cli-args';
+import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
+import { createProgress } from '../progress';
+
+/** knob table: the paper's Table 2 comparison on Fashion-MNIST-C in reset mode. */
+export async function tableCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...MODEL_OPTIONS,
+      ...GATE_OPTIONS,
+      'images-per-condition': { type: 'string' },
+      corruptions: { type: 'string' },
+      seed: { type: 'string' },
+      'out-md': { type: 'string' },
+      'out-json': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const corruptions = values.corruptions === undefined ? CORRUPTION_NAMES : values.corruptions.split(',');
+  for (const name of corruptions) if (!isCorruptionName(name)) throw new UsageError(`--corruptions takes names from ${CORRUPTION_NAMES.join(', ')}; '${name}' is not one`);
+  const settings = gateSettingsFromArgs(values);
+  const client = await InferenceClient.start(modelOptionsFromArgs(values));
+  try {
+    if (!values.json) process.stderr.write(`${describeModel(client.description)}\n`);
+    const progress = createProgress('table', !values.json);
+    const table = await resetModeTable({
+      client,
+      settings,
+      imagesPerCondition: positiveInteger(values['images-per-condition'], 'images-per-condition', 500),
+      corruptions: corruptions as CorruptionName[],
+      seed: numberOption(values.seed, 'seed', 0),
+      onProgress: (done, total, label) => progress.update(done, total, label),
+    });
+    progress.finish();
+    const markdown = resetTableMarkdown(table);
+    if (values['out-md']) await writeFile(values['out-md'], markdown);
+    if (values['out-json']) await writeFile(values['out-json'], `${JSON.stringify(table, null, 1)}\n`);
+    process.stdout.write(values.json ? `${JSON.stringify(table)}\n` : markdown);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,167 @@
+import * as ort from 'onnxruntime-node';
+import type { ModelOptions } from '../../../src-shared/api/model-options';
+import { KnobError } from '../../../src-shared/errors';
+import { framesToTensorInto, tensorMap, tensorShape } from '../../../src-shared/frames/frame-to-tensor';
+import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
+import { type LatencySummary } from '../../../src-shared/metrics/latency-percentiles';
+import { replay } from '../../../src-shared/trace/replay';
+import { readInputFile } from '../files/read-input-file';
+import { createSessionOnFirstProvider } from '../inference/execution-providers';
+import { InferenceClient } from '../inference/inference-client';
+import { openSource } from '../sources/open-source';
+import type { FrameSource } from '../sources/frame-source';
+import { LiveSession } from './live-session';
+import { runOffline } from './offline-run';
+import type { LatencyReport } from './latency-recorder';
+
+/**
+ * The engine's performance figures, measured in one run for one model, batch size and provider:
+ *  1. bare onnxruntime-node throughput: session.run on a ready float tensor, in this process;
+ *  2. the engine's offline throughput: embedded source -> preparation -> inference process ->
+ *     trace -> gate + fusion, end to end; and their ratio (target >= 0.95);
+ *  3. gate + fusion cost per frame (second-order ZOH replay of the run's trace) as a fraction of the
+ *     bare inference time per frame (target <= 1 %);
+ *  4. the live path: frames submitted at `liveFps` for `liveSeconds`, one in flight, latest wins;
+ *     end-to-end latency from submission to fused output (target p95 < 10 ms, nothing dropped).
+ * Figures are printed, never judged against a wall-time threshold here.
+ */
+export interface EngineBenchOptions {
+  model: ModelOptions;
+  batchSize: number;
+  frames: number;
+  liveSeconds: number;
+  liveFps: number;
+  /** Alternating bare / engine measurements; medians are reported (default 3). */
+  rounds: number;
+  onProgress?: (stage: string) => void;
+}
+
+export interface EngineBenchReport {
+  model: string;
+  executionProvider: string;
+  skippedProviders: Array<{ name: string; reason: string }>;
+  batchSize: number;
+  frames: number;
+  rounds: number;
+  bare: { framesPerSecond: number; inferenceMsPerFrame: number; rounds: number[] };
+  engine: { framesPerSecond: number; latencyPerFrame: LatencyReport; rounds: number[] };
+  engineToBareRatio: number;
+  gateFusion: { nsPerFrame: number; fractionOfInference: number };
+  live: { fps: number; seconds: number; submitted: number; processed: number; dropped: number; endToEnd: LatencySummary | null; inference: LatencySummary | null };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function firstBatch(source: FrameSource, count: number): Promise<Uint8Array> {
+  for await (const batch of source.batches(count)) return batch.frames;
+  throw new KnobError('INVALID_INPUT', 'the bench source has no frames');
+}
+
+export async function benchEngine(options: EngineBenchOptions): Promise<EngineBenchReport> {
+  const client = await InferenceClient.start(options.model);
+  try {
+    const model = client.description;
+    const spec = model.input;
+    const source = await openSource('default', { target: spec, labelNames: model.labelNames });
+    if (source.info.width !== spec.width || source.info.height !== spec.height || source.info.channels !== spec.channels) {
+      throw new KnobError('INVALID_INPUT', `the bench streams the embedded ${source.info.width}x${source.info.height} set; the model takes ${spec.width}x${spec.height}x${spec.channels}`);
+    }
+    const batches = Math.max(1, Math.round(options.frames / options.batchSize));
+    const frames = batches * options.batchSize;
+
+    // 1. Bare onnxruntime-node on the provider the engine got, same session options.
+    const bytes = await readInputFile(model.paths[0]);
+    const bare = await createSessionOnFirstProvider(bytes, model.paths[0], [model.executionProvider]);
+    // Distinct real batches (the first `distinct` of the stream), each in its own tensor, so bare
+    // inference pays the same memory traffic as the engine rather than rerunning one cached input.
+    const distinct = Math.min(batches, 8);
+    const firstFrames = await firstBatch(source, distinct * options.batchSize);
+    const frameValues = spec.width * spec.height * spec.channels;
+    const map = tensorMap(spec);
+    const feedsList = Array.from({ length: distinct }, (_, b) => {
+      const data = new Float32Array(options.batchSize * frameValues);
+      framesToTensorInto(firstFrames.subarray(b * options.batchSize * frameValues), options.batchSize, spec, map, data);
+      return { [bare.session.inputNames[0]]: new ort.Tensor('float32', data, tensorShape(spec, options.batchSize)) };
+    });
+    const feeds = feedsList[0];
+    for (let i = 0; i < 3; i++) await bare.session.run(feeds);
+
+    // 2. The engine, end to end, after a warm-up. This machine's timings drift by tens of percent
+    // between seconds, so bare and engine alternate over `rounds` and the medians are compared.
+    const run = { client, source, schedule: { kind: 'none' as const }, streamSeed: 0, settings: DEFAULT_GATE_SETTINGS, batchSize: options.batchSize };
+    await runOffline({ ...run, maxFrames: options.batchSize * 2 });
+    const bareFps: number[] = [];
+    const engineFps: number[] = [];
+    let offline: Awaited<ReturnType<typeof runOffline>> | null = null;
+    for (let round = 0; round < options.rounds; round++) {
+      options.onProgress?.(`round ${round + 1} of ${options.rounds}: bare onnxruntime-node, then the engine`);
+      const bareStarted = performance.now();
+      for (let i = 0; i < batches; i++) await bare.session.run(feedsList[i % distinct]);
+      bareFps.push((frames / (performance.now() - bareStarted)) * 1000);
+      offline = await runOffline({ ...run, maxFrames: frames });
+      if (offline.error !== null) throw new KnobError(offline.error.code, offline.error.message);
+      engineFps.push((offline.framesProcessed / offline.wallMs) * 1000);
+    }
+    await bare.session.release();
+    const bareMedian = median(bareFps);
+    const engineMedian = median(engineFps);
+    const inferenceMsPerFrame = 1000 / bareMedian;
+    if (offline === null) throw new KnobError('INVALID_INPUT', 'no bench rounds');
+
+    // 3. Gate + fusion per frame on that trace.
+    options.onProgress?.('gate + fusion');
+    for (let i = 0; i < 3; i++) replay(offline.trace, DEFAULT_GATE_SETTINGS);
+    const reps = 20;
+    const gateStarted = performance.now();
+    for (let i = 0; i < reps; i++) replay(offline.trace, DEFAULT_GATE_SETTINGS);
+    const gateMsPerFrame = (performance.now() - gateStarted) / (reps * offline.framesProcessed);
+
+    // 4. The live path at liveFps.
+    options.onProgress?.(`live ${options.liveFps} fps for ${options.liveSeconds} s`);
+    const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
+    const frameBytes = spec.width * spec.height * spec.channels;
+    const available = all.length / frameBytes;
+    const session = new LiveSession({ client, settings: DEFAULT_GATE_SETTINGS, schedule: { kind: 'none' }, streamSeed: 0, nominalFrameRateHz: options.liveFps, hasLabels: false });
+    const total = Math.round(options.liveSeconds * options.liveFps);
+    const periodMs = 1000 / options.liveFps;
+    const started = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = started + i * periodMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const at = (i % available) * frameBytes;
+      session.submit(all.subarray(at, at + frameBytes), spec, i / options.liveFps);
+    }
+    await session.idle();
+    const liveLatency = session.latencyReport();
+    session.close();
+    return {
+      model: model.paths.join(' + '),
+      executionProvider: model.executionProvider,
+      skippedProviders: model.skippedProviders,
+      batchSize: options.batchSize,
+      frames,
+      rounds: options.rounds,
+      bare: { framesPerSecond: bareMedian, inferenceMsPerFrame, rounds: bareFps },
+      engine: { framesPerSecond: engineMedian, latencyPerFrame: offline.latencyPerFrame, rounds: engineFps },
+      engineToBareRatio: engineMedian / bareMedian,
+      gateFusion: { nsPerFrame: gateMsPerFrame * 1e6, fractionOfInference: gateMsPerFrame / inferenceMsPerFrame },
+      live: {
+        fps: options.liveFps,
+        seconds: options.liveSeconds,
+        submitted: total,
+        processed: session.framesProcessed,
+        dropped: session.framesDropped,
+        endToEnd: liveLatency.total,
+        inference: liveLatency.inference,
+      },
+    };
+  } finally {
+    await client.close();
+  }
+}
+

@@ -1,0 +1,240 @@
+import type { CorruptionSchedule } from '../../../src-shared/corruptions';
+import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
+import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
+import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
+import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
+import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
+import { softmaxRowInto } from '../../../src-shared/fusion/logits';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { CalibrationAccumulator } from '../../../src-shared/metrics/streaming';
+import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import { GateReplayer } from '../../../src-shared/trace/replay';
+import { allocateBatchMetadata, TraceBuilder } from '../../../src-shared/trace/trace-builder';
+import { UNKNOWN_LABEL } from '../../../src-shared/trace/trace';
+import type { InferenceClient } from '../inference/inference-client';
+import { LatencyRecorder, type LatencyReport } from './latency-recorder';
+
+/**
+ * The live path (camera, video played in real time): one frame in flight to the inference process,
+ * the latest submitted frame waiting behind it (an older waiting frame is dropped and counted),
+ * gate and fusion stepped frame by frame with the same GateReplayer as offline replay, streaming
+ * metrics updated per labelled frame, and updates to the UI throttled to at most `maxEventHz`
+ * (a trailing update always carries the latest frame). Knob changes are staged and applied between
+ * frames, and each frame records the settings version it used. A crash of the inference process
+ * loses only the frame in flight (counted as dropped); the gate state lives here and continues.
+ */
+export interface LiveUpdate {
+  frame: number;
+  timestampSeconds: number;
+  settingsVersion: number;
+  g: number;
+  uRef: number;
+  label: number | null;
+  readout: FrameReadout;
+  framesProcessed: number;
+  framesDropped: number;
+  endToEndMs: number;
+  metrics: MetricValue[];
+}
+
+export interface LiveSessionOptions {
+  client: InferenceClient;
+  settings: GateSettings;
+  settingsVersion?: number;
+  schedule: CorruptionSchedule;
+  streamSeed: number;
+  nominalFrameRateHz: number;
+  hasLabels: boolean;
+  maxEventHz?: number;
+  topK?: number;
+  onUpdate?: (update: LiveUpdate) => void;
+  onError?: (error: KnobErrorPayload) => void;
+}
+
+interface Waiting {
+  frame: Uint8Array;
+  geometry: FrameGeometry;
+  timestampSeconds: number;
+  label: number;
+  submittedAt: number;
+  submissionIndex: number;
+}
+
+export class LiveSession {
+  readonly builder: TraceBuilder;
+  private readonly replayer: GateReplayer;
+  private readonly preparer;
+  private readonly metadata = allocateBatchMetadata(1);
+  private readonly accumulator: CalibrationAccumulator;
+  private readonly latency = new LatencyRecorder();
+  private readonly probabilities: Float64Array;
+  private readonly fusedLogits: Float64Array;
+  private readonly timestamp = new Float64Array(1);
+  private readonly label = new Int32Array(1);
+  private waiting: Waiting | null = null;
+  private busy = false;
+  private staged: { settings: GateSettings; version: number } | null = null;
+  private resetRequested = false;
+  private dropped = 0;
+  private submitted = 0;
+  private lastEmit = -Infinity;
+  private trailing: ReturnType<typeof setTimeout> | null = null;
+  private lastEndToEndMs = 0;
+  private idleWaiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly options: LiveSessionOptions) {
+    const model = options.client.description;
+    const spec = model.input;
+    this.preparer = createFramePreparer({ width: spec.width, height: spec.height, channels: spec.channels }, options.schedule, options.streamSeed);
+    this.builder = new TraceBuilder(model.classCount, model.labelNames, 1 / options.nominalFrameRateHz, options.hasLabels);
+    this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0);
+    this.accumulator = new CalibrationAccumulator({ classCount: model.classCount });
+    this.probabilities = new Float64Array(model.classCount);
+    this.fusedLogits = new Float64Array(model.classCount);
+  }
+
+  /** Offers a frame; if one is already waiting, the older one is dropped (latest wins). */
+  submit(frame: Uint8Array, geometry: FrameGeometry, timestampSeconds: number, label: number = UNKNOWN_LABEL): void {
+    if (this.closed) throw new KnobError('CANCELLED', 'the live session is closed');
+    this.submitted++;
+    if (this.waiting !== null) this.dropped++;
+    this.waiting = { frame, geometry, timestampSeconds, label, submittedAt: performance.now(), submissionIndex: this.submitted - 1 };
+    if (!this.busy) void this.pump();
+  }
+
+  /** Staged; the next frame to be processed uses it (retuning is bumpless: (g, v) are kept). */
+  setSettings(settings: GateSettings, version: number): void {
+    this.staged = { settings, version };
+  }
+
+  /** Back to rest at g0 before the next frame. */
+  resetGate(): void {
+    this.resetRequested = true;
+  }
+
+  get framesDropped(): number {
+    return this.dropped;
+  }
+
+  get framesProcessed(): number {
+    return this.builder.frameCount;
+  }
+
+  latencyReport(): LatencyReport {
+    return this.latency.report();
+  }
+
+  /** Resolves when nothing is in flight or waiting. */
+  idle(): Promise<void> {
+    if (!this.busy && this.waiting === null) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async pump(): Promise<void> {
+    this.busy = true;
+    while (this.waiting !== null && !this.closed) {
+      const job = this.waiting;
+      this.waiting = null;
+      await this.process(job);
+    }
+    this.busy = false;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private async process(job: Waiting): Promise<void> {
+    const spec = this.options.client.description.input;
+    const index = this.builder.frameCount;
+    const previous = index > 0 ? this.builder.trace.timestampsSeconds[index - 1] : -Infinity;
+    if (!(job.timestampSeconds > previous && Number.isFinite(job.timestampSeconds))) {
+      this.dropped++;
+      this.options.onError?.({ code: 'INVALID_INPUT', message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${previous} s); frame dropped` });
+      return;
+    }
+    const prepared = new Uint8Array(spec.width * spec.height * spec.channels);
+    const prepStarted = performance.now();
+    try {
+      this.preparer.prepare(job.frame, job.geometry, 1, index, job.submissionIndex, prepared, this.metadata);
+    } catch (error) {
+      this.options.onError?.(toErrorPayload(error));
+      this.dropped++;
+      return;
+    }
+    const prepMs = performance.now() - prepStarted;
+    let outputs;
+    try {
+      outputs = await this.options.client.run(prepared, 1, index);
+    } catch (error) {
+      this.dropped++;
+      this.options.onError?.(toErrorPayload(error));
+      return;
+    }
+    if (this.closed) return;
+    const gateStarted = performance.now();
+    if (this.staged !== null) {
+      this.replayer.setSettings(this.staged.settings, this.staged.version);
+      this.staged = null;
+    }
+    if (this.resetRequested) {
+      this.replayer.resetState();
+      this.resetRequested = false;
+    }
+    this.timestamp[0] = job.timestampSeconds;
+    this.label[0] = job.label;
+    this.builder.append(1, outputs.zStatic, outputs.zDyn, outputs.uRef, this.timestamp, this.builder.trace.labels === null ? null : this.label, this.metadata);
+    this.replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
+    const trace = this.builder.trace;
+    const k = trace.classCount;
+    if (trace.labels !== null && job.label !== UNKNOWN_LABEL) {
+      fuseRowInto(trace.zStatic, trace.zDyn, index * k, k, this.builder.output.g[index], this.fusedLogits, 0);
+      softmaxRowInto(this.fusedLogits, 0, k, this.probabilities, 0);
+      this.accumulator.update(this.probabilities, 0, job.label, 1);
+    }
+    const done = performance.now();
+    this.lastEndToEndMs = done - job.submittedAt;
+    this.latency.record(prepMs + outputs.preprocessMs, outputs.inferenceMs, done - gateStarted, this.lastEndToEndMs);
+    this.scheduleUpdate();
+  }
+
+  private scheduleUpdate(): void {
+    const interval = 1000 / (this.options.maxEventHz ?? 30);
+    const now = performance.now();
+    if (now - this.lastEmit >= interval) {
+      this.emit();
+    } else if (this.trailing === null) {
+      this.trailing = setTimeout(() => {
+        this.trailing = null;
+        this.emit();
+      }, interval - (now - this.lastEmit));
+    }
+  }
+
+  private emit(): void {
+    if (this.options.onUpdate === undefined || this.builder.frameCount === 0 || this.closed) return;
+    this.lastEmit = performance.now();
+    const i = this.builder.frameCount - 1;
+    const trace = this.builder.trace;
+    const output = this.builder.output;
+    const label = trace.labels === null ? null : trace.labels[i];
+    this.options.onUpdate({
+      frame: i,
+      timestampSeconds: trace.timestampsSeconds[i],
+      settingsVersion: output.settingsVersion[i],
+      g: output.g[i],
+      uRef: trace.uRef[i],
+      label: label === UNKNOWN_LABEL ? null : label,
+      readout: frameReadout(trace.zStatic, trace.zDyn, i * trace.classCount, trace.classCount, output.g[i], this.options.topK ?? 3),
+      framesProcessed: this.builder.frameCount,
+      framesDropped: this.dropped,
+      endToEndMs: this.lastEndToEndMs,
+      metrics: this.accumulator.sampleCount > 0 ? this.accumulator.exactMetrics() : [],
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.trailing !== null) clearTimeout(this.trailing);
+    this.waiting = null;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}

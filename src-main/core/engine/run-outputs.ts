@@ -1,0 +1,90 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KnobError } from '../../../src-shared/errors';
+import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
+import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import { reliabilityDiagram, type ReliabilityDiagram } from '../../../src-shared/metrics/reliability';
+import { topLabelScores } from '../../../src-shared/metrics/scores';
+import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
+import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { htmlReport } from '../report/html-report';
+import { writeTraceFile } from '../recording/trace-arrow';
+
+/**
+ * What `knob run` and `knob replay` leave in their output folder, from (trace, settings) alone:
+ * trace.arrow (the trace with the run's outputs), metrics.json (every metric of the fused output,
+ * and of each branch for reference, with identities) and report.html.
+ */
+export interface RunAnalysis {
+  output: ReplayOutput;
+  labelledFrameCount: number;
+  metrics: { fused: MetricValue[]; static: MetricValue[]; dynamic: MetricValue[] };
+  reliability: ReliabilityDiagram | null;
+}
+
+export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
+  const output = replay(trace, settings, { keepFusedLogits: true });
+  const frames = labelledFrames(trace);
+  if (frames.length === 0) return { output, labelledFrameCount: 0, metrics: { fused: [], static: [], dynamic: [] }, reliability: null };
+  const all = (logits: Float32Array | Float64Array): MetricValue[] => {
+    const scores = scoresOfFrames(trace, logits, frames);
+    const top = topLabelScores(scores);
+    return [...metricSuite(scores), ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top))];
+  };
+  const fusedScores = topLabelScores(scoresOfFrames(trace, output.fusedLogits!, frames));
+  return {
+    output,
+    labelledFrameCount: frames.length,
+    metrics: { fused: all(output.fusedLogits!), static: all(trace.zStatic), dynamic: all(trace.zDyn) },
+    reliability: reliabilityDiagram(fusedScores.confidence, fusedScores.correct, EQUAL_WIDTH_15),
+  };
+}
+
+export interface RunOutputFiles {
+  trace: string;
+  metrics: string;
+  report: string;
+}
+
+export async function writeRunOutputs(
+  outDir: string,
+  trace: Trace,
+  settings: GateSettings,
+  analysis: RunAnalysis,
+  context: Record<string, unknown>,
+): Promise<RunOutputFiles> {
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    throw new KnobError('INVALID_INPUT', `${outDir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code})`);
+  }
+  const files = { trace: join(outDir, 'trace.arrow'), metrics: join(outDir, 'metrics.json'), report: join(outDir, 'report.html') };
+  const output = { ...analysis.output, fusedLogits: null };
+  await writeTraceFile(files.trace, trace, { settings, output }, context);
+  const severity = trace.metadata.severity;
+  const metricsJson = {
+    settings,
+    frameCount: trace.frameCount,
+    labelledFrameCount: analysis.labelledFrameCount,
+    clampedInputs: analysis.output.clampedInputs,
+    context,
+    metrics: analysis.metrics,
+  };
+  await writeFile(files.metrics, `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`);
+  const html = htmlReport({
+    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s`,
+    subtitle: `${settings.mode} mode, ${settings.discretization}${settings.mode === 'reset' ? `, tau ${settings.tauSeconds} s, g0 ${settings.g0}` : ''}; ${trace.frameCount} frames, ${analysis.labelledFrameCount} labelled`,
+    timestampsSeconds: trace.timestampsSeconds,
+    g: analysis.output.g,
+    uRef: trace.uRef,
+    severity: severity?.kind === 'number' ? severity.values : null,
+    reliability: analysis.reliability,
+    metrics: analysis.metrics.fused,
+    facts: Object.entries(context).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  });
+  await writeFile(files.report, html);
+  return files;
+}

@@ -1,0 +1,33 @@
+import { KnobError } from '../errors';
+import type { ClassScores } from '../metrics/scores';
+import { scoresFromLogits } from '../metrics/scores';
+import type { LogitArray } from '../fusion/logits';
+import { UNKNOWN_LABEL, type Trace } from './trace';
+
+/**
+ * Scores for the metrics from a trace's labelled frames only (frames with label -1 are left out,
+ * and the count used is part of every result through ClassScores.sampleCount). `logits` is any
+ * row-major n x K array over the trace's frames: a branch, or the fused logits of a replay.
+ */
+export function labelledFrames(trace: Trace): Int32Array {
+  if (trace.labels === null) return new Int32Array(0);
+  let n = 0;
+  for (let i = 0; i < trace.frameCount; i++) if (trace.labels[i] !== UNKNOWN_LABEL) n++;
+  const out = new Int32Array(n);
+  let j = 0;
+  for (let i = 0; i < trace.frameCount; i++) if (trace.labels[i] !== UNKNOWN_LABEL) out[j++] = i;
+  return out;
+}
+
+export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Array): ClassScores {
+  if (trace.labels === null || frames.length === 0) throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
+  const k = trace.classCount;
+  const selected = new Float64Array(frames.length * k);
+  const labels = new Int32Array(frames.length);
+  for (let j = 0; j < frames.length; j++) {
+    const i = frames[j];
+    for (let c = 0; c < k; c++) selected[j * k + c] = logits[i * k + c];
+    labels[j] = trace.labels[i];
+  }
+  return scoresFromLogits(selected, k, labels);
+}
