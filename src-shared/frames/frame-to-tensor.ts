@@ -2,29 +2,25 @@ import type { InputSpec } from './input-spec';
 
 /**
  * 8-bit frames (count x H x W x C, row-major, already at the spec's size and channels) into the
- * model's float32 tensor, written into `out` (no allocation per frame). Per-channel scale and
- * offset are folded once: x = b a_c + b_c with a_c = (hi - lo) / (255 std_c), b_c = (lo - mean_c) / std_c.
+ * model's float32 tensor, written into `out` (no allocation per frame). Each channel's 256 possible
+ * values are computed once, in float64, by the spec's formula
+ *   x = (lo + (b / 255) (hi - lo) - mean_c) / std_c
+ * and rounded to float32, so the per-value work is one table load.
  */
 export interface TensorMap {
-  scale: Float64Array;
-  offset: Float64Array;
-  /** lookup[c * 256 + b]: the float32 model value of byte b in channel c (one load per value). */
+  /** lookup[c * 256 + b]: the model value of byte b in channel c. */
   lookup: Float32Array;
 }
 
 export function tensorMap(spec: InputSpec): TensorMap {
   const [lo, hi] = spec.value_range;
-  const scale = new Float64Array(spec.channels);
-  const offset = new Float64Array(spec.channels);
+  const lookup = new Float32Array(spec.channels * 256);
   for (let c = 0; c < spec.channels; c++) {
     const mean = spec.mean[c % spec.mean.length];
     const std = spec.std[c % spec.std.length];
-    scale[c] = (hi - lo) / (255 * std);
-    offset[c] = (lo - mean) / std;
+    for (let b = 0; b < 256; b++) lookup[c * 256 + b] = (lo + (b / 255) * (hi - lo) - mean) / std;
   }
-  const lookup = new Float32Array(spec.channels * 256);
-  for (let c = 0; c < spec.channels; c++) for (let b = 0; b < 256; b++) lookup[c * 256 + b] = b * scale[c] + offset[c];
-  return { scale, offset, lookup };
+  return { lookup };
 }
 
 export function framesToTensorInto(frames: Uint8Array, count: number, spec: InputSpec, map: TensorMap, out: Float32Array): void {

@@ -7,29 +7,34 @@ import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH } from '../../src-main/core/datasets/embedded-dataset';
 import { readIdxFile } from '../../src-main/core/datasets/idx-file';
-import { loadKnobNativeModel, type KnobNativeModel } from '../../src-main/core/inference/knob-native-model';
+import { ModelOptionsSchema } from '../../src-shared/api/model-options';
+import { loadModel, type LoadedModel } from '../../src-main/core/inference/loaded-model';
+import { readOnnxMetadata } from '../../src-main/core/inference/onnx-metadata';
 import { DEFAULT_MODEL_CARD_JSON, DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { generateModelCard, type ModelCard } from '../../src-main/core/model-card/model-card';
 
-let model: KnobNativeModel;
+let model: LoadedModel;
 const card = JSON.parse(readFileSync(DEFAULT_MODEL_CARD_JSON, 'utf8')) as ModelCard;
 
 beforeAll(async () => {
-  model = await loadKnobNativeModel(DEFAULT_MODEL_PATH);
+  model = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
 });
 afterAll(async () => model?.close());
 
 describe('the shipped Knob model', () => {
   it('has the Knob-native contract, a dynamic batch axis and its metadata, under 2 MB', async () => {
     expect(statSync(DEFAULT_MODEL_PATH).size).toBeLessThan(2 * 1024 * 1024);
-    expect(model.session.inputNames).toEqual(['image']);
-    expect([...model.session.outputNames].sort()).toEqual(['u_ref', 'z_dyn', 'z_static']);
-    expect(model.metadata.opsetVersion).toBeGreaterThanOrEqual(13);
-    expect(model.metadata.properties['knob.contract_version']).toBe('1');
-    expect(model.labels).toEqual(['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot']);
-    expect(model.input).toMatchObject({ layout: 'NCHW', width: 28, height: 28, channels: 1, value_range: [0, 1] });
+    const metadata = await readOnnxMetadata(readFileSync(DEFAULT_MODEL_PATH), DEFAULT_MODEL_PATH);
+    expect(model.description.contract).toBe('knob-native');
+    expect(model.description.contractSource).toBe('detected');
+    expect(model.description.input.name).toBe('image');
+    expect(metadata.opsetVersion).toBeGreaterThanOrEqual(13);
+    expect(metadata.properties['knob.contract_version']).toBe('1');
+    expect(model.description.labelsSource).toBe('metadata');
+    expect(model.description.labelNames).toEqual(['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot']);
+    expect(model.description.input).toMatchObject({ layout: 'NCHW', width: 28, height: 28, channels: 1, value_range: [0, 1] });
     const images = (await readIdxFile(EMBEDDED_IMAGES_PATH)).data.subarray(0, 3 * 784);
-    const out = await model.runBytes(images, 3);
+    const out = await model.run(images, 3, 0);
     expect(out.zStatic.length).toBe(30);
     expect(out.zDyn.length).toBe(30);
     expect(out.uRef.length).toBe(3);

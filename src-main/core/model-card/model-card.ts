@@ -11,7 +11,9 @@ import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/pro
 import { scoresFromLogits, topLabelScores } from '../../../src-shared/metrics/scores';
 import { auroc } from '../../../src-shared/metrics/selective';
 import { readIdxFile } from '../datasets/idx-file';
-import { loadKnobNativeModel, type KnobNativeModel } from '../inference/knob-native-model';
+import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
+import { loadModel, type LoadedModel } from '../inference/loaded-model';
+import { readOnnxMetadata } from '../inference/onnx-metadata';
 
 /**
  * The model card's numbers, computed (never typed): for the clean test set and every grayscale
@@ -71,17 +73,17 @@ function figures(logits: Float32Array | Float64Array, labels: Int32Array, k: num
   };
 }
 
-async function evaluate(model: KnobNativeModel, images: Uint8Array, labels: Int32Array, corruption: string, severity: number, heldOut: boolean): Promise<Evaluated> {
+async function evaluate(model: LoadedModel, images: Uint8Array, labels: Int32Array, corruption: string, severity: number, heldOut: boolean): Promise<Evaluated> {
   const n = labels.length;
-  const k = model.classCount;
+  const k = model.description.classCount;
   const zStatic = new Float32Array(n * k);
   const zDyn = new Float32Array(n * k);
   const u = new Float32Array(n);
   const batch = 1000;
   for (let from = 0; from < n; from += batch) {
     const count = Math.min(batch, n - from);
-    const pixels = model.input.width * model.input.height;
-    const out = await model.runBytes(images.subarray(from * pixels, (from + count) * pixels), count);
+    const pixels = model.description.input.width * model.description.input.height;
+    const out = await model.run(images.subarray(from * pixels, (from + count) * pixels), count, from);
     zStatic.set(out.zStatic, from * k);
     zDyn.set(out.zDyn, from * k);
     u.set(out.uRef, from);
@@ -150,14 +152,15 @@ export interface ModelCardOptions {
 }
 
 export async function generateModelCard(options: ModelCardOptions): Promise<ModelCard> {
-  const model = await loadKnobNativeModel(options.modelPath);
+  const model = await loadModel(ModelOptionsSchema.parse({ path: options.modelPath, contract: 'knob-native', executionProviders: ['cpu'] }));
   try {
     const bytes = await readFile(options.modelPath);
     const imagesIdx = await readIdxFile(options.imagesPath);
     const labelsIdx = await readIdxFile(options.labelsPath);
     const [count, height, width] = imagesIdx.dimensions;
     const labels = Int32Array.from(labelsIdx.data);
-    const training = JSON.parse(model.metadata.properties['knob.training'] ?? '{}') as { held_out_corruptions?: string[] };
+    const metadata = await readOnnxMetadata(bytes, options.modelPath);
+    const training = JSON.parse(metadata.properties['knob.training'] ?? '{}') as { held_out_corruptions?: string[] };
     const heldOut = new Set(training.held_out_corruptions ?? []);
     const wanted = (corruption: string, severity: number) => !options.only || options.only.some((o) => o.corruption === corruption && o.severity === severity);
     const parts: Evaluated[] = [];
@@ -199,7 +202,7 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
       },
     };
     return {
-      model: { file: basename(options.modelPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, opset: model.metadata.opsetVersion, training },
+      model: { file: basename(options.modelPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, opset: metadata.opsetVersion, training },
       evaluation: {
         testImages: count,
         imagesPerCorruptedCondition: perCondition,
