@@ -10,6 +10,7 @@ const ModelProto = root.lookupType('onnx.ModelProto');
 const FLOAT = 1;
 const INT64 = 7;
 const ATTRIBUTE_INT = 2;
+const ATTRIBUTE_INTS = 7;
 
 export interface ValueSpec {
   name: string;
@@ -20,7 +21,7 @@ export interface NodeSpec {
   op: string;
   inputs: string[];
   outputs: string[];
-  attributes?: Record<string, number>;
+  attributes?: Record<string, number | number[]>;
 }
 
 export interface InitializerSpec {
@@ -57,7 +58,7 @@ export function buildOnnxModel(spec: ModelSpec): Uint8Array {
         op_type: n.op,
         input: n.inputs,
         output: n.outputs,
-        attribute: Object.entries(n.attributes ?? {}).map(([name, value]) => ({ name, type: ATTRIBUTE_INT, i: value })),
+        attribute: Object.entries(n.attributes ?? {}).map(([name, value]) => (Array.isArray(value) ? { name, type: ATTRIBUTE_INTS, ints: value } : { name, type: ATTRIBUTE_INT, i: value })),
       })),
       initializer: (spec.initializers ?? []).map((init) => ({
         name: init.name,

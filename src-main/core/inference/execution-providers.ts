@@ -90,9 +90,11 @@ export async function createSessionOnFirstProvider(
       skipped.push({ name: provider, reason: `failed to start: ${firstLine((error as Error).message)}` });
     }
   }
-  const detail = skipped.map((s) => `${s.name}: ${s.reason}`).join('; ');
-  if (skipped.every((s) => s.name !== 'cpu' || !s.reason.startsWith('failed'))) {
-    throw new KnobError('INVALID_INPUT', `${source}: no requested execution provider could run it (${detail})`);
+  const cpuFailure = skipped.find((s) => s.name === 'cpu' && s.reason.startsWith('failed'));
+  if (cpuFailure !== undefined) {
+    // CPU always exists, so its refusal is about the model itself; that is the reason to show.
+    const others = skipped.filter((s) => s !== cpuFailure).map((s) => s.name);
+    throw new KnobError('INVALID_INPUT', `${source}: onnxruntime cannot load it (${cpuFailure.reason.replace(/^failed to start: /, '')})${others.length ? `; also tried ${others.join(', ')}` : ''}`);
   }
-  throw new KnobError('INVALID_INPUT', `${source}: onnxruntime cannot load it (${detail})`);
+  throw new KnobError('INVALID_INPUT', `${source}: no requested execution provider could run it (${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')})`);
 }

@@ -1,0 +1,176 @@
+/**
+ * Frame sources on real files: IDX, NumPy (.npz and a folder of .npy), ImageFolder, CSV manifest,
+ * plain image folders (PNG and JPEG), video decoded by ffmpeg with presentation timestamps; and the
+ * hostile inputs each must refuse with a typed error naming the file.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { zipSync } from 'fflate';
+import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import { KnobError } from '../../src-shared/errors';
+import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
+import type { FrameSource } from '../../src-main/core/sources/frame-source';
+import { openSource } from '../../src-main/core/sources/open-source';
+import { openVideoSource } from '../../src-main/core/sources/video-source';
+import { fashionMnistSample } from '../support/fashion-mnist';
+import { npyBytes } from '../support/npy-writer';
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-sources-'));
+const sample = fashionMnistSample(40);
+const target = { width: 28, height: 28, channels: 1 as const };
+
+function png(image: Uint8Array, width = 28, height = 28): Buffer {
+  const file = new PNG({ width, height, colorType: 0, inputColorType: 0, inputHasAlpha: false });
+  file.data = Buffer.from(image);
+  return PNG.sync.write(file, { colorType: 0, inputColorType: 0, inputHasAlpha: false });
+}
+
+async function collect(source: FrameSource, batch = 16) {
+  const frames: Uint8Array[] = [];
+  const labels: number[] = [];
+  const times: number[] = [];
+  for await (const b of source.batches(batch)) {
+    const size = source.info.width * source.info.height * source.info.channels;
+    for (let i = 0; i < b.count; i++) frames.push(b.frames.slice(i * size, (i + 1) * size));
+    if (b.labels) labels.push(...b.labels);
+    times.push(...b.timestampsSeconds);
+  }
+  return { frames, labels, times };
+}
+
+async function expectKnobError(promise: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(KnobError);
+  expect((error as KnobError).code).toBe(code);
+  expect((error as KnobError).message).toMatch(pattern);
+}
+
+describe('dataset sources', () => {
+  it('the embedded stream: 10,000 labelled Fashion-MNIST images at the declared rate', async () => {
+    const source = await openSource('default', { target, frameRateHz: 25 });
+    expect(source.info).toMatchObject({ kind: 'embedded', frameCount: 10000, hasLabels: true, timestampSource: 'declared-rate' });
+    const first = (await source.batches(4).next()).value!;
+    expect(Array.from(first.frames.subarray(0, 784))).toEqual(Array.from(sample.images[0]));
+    expect(Array.from(first.labels!)).toEqual(sample.labels.slice(0, 4));
+    expect(Array.from(first.timestampsSeconds)).toEqual([0, 1 / 25, 2 / 25, 3 / 25]);
+  });
+
+  it('IDX files with labels found beside them', async () => {
+    const images = new Uint8Array(40 * 784);
+    sample.images.forEach((image, i) => images.set(image, i * 784));
+    await writeIdxFile(join(dir, 'set-images-idx3-ubyte.gz'), { dimensions: [40, 28, 28], data: images });
+    await writeIdxFile(join(dir, 'set-labels-idx1-ubyte.gz'), { dimensions: [40], data: Uint8Array.from(sample.labels) });
+    const got = await collect(await openSource(join(dir, 'set-images-idx3-ubyte.gz'), { target }));
+    expect(got.frames).toHaveLength(40);
+    expect(got.labels).toEqual(sample.labels);
+  });
+
+  it('NumPy: an .npz archive and a folder with images.npy / labels.npy', async () => {
+    const images = new Uint8Array(40 * 784);
+    sample.images.forEach((image, i) => images.set(image, i * 784));
+    writeFileSync(join(dir, 'set.npz'), zipSync({ 'x_test.npy': npyBytes(images, [40, 28, 28]), 'y_test.npy': npyBytes(BigInt64Array.from(sample.labels.map(BigInt)), [40]) }));
+    const fromNpz = await collect(await openSource(join(dir, 'set.npz'), { target }));
+    expect(fromNpz.labels).toEqual(sample.labels);
+    expect(Array.from(fromNpz.frames[7])).toEqual(Array.from(sample.images[7]));
+    const folder = join(dir, 'npy');
+    mkdirSync(folder);
+    // Float pixels in [0, 1] are accepted and scaled to bytes.
+    writeFileSync(join(folder, 'images.npy'), npyBytes(Float32Array.from(images, (b) => b / 255), [40, 28, 28, 1]));
+    writeFileSync(join(folder, 'labels.npy'), npyBytes(Int32Array.from(sample.labels), [40]));
+    const fromFolder = await collect(await openSource(folder, { target }));
+    expect(Array.from(fromFolder.frames[3])).toEqual(Array.from(sample.images[3]));
+    expect(fromFolder.labels).toEqual(sample.labels);
+  });
+
+  it('ImageFolder (class = folder name, sorted), a CSV manifest of JPEGs, and an unlabelled folder', async () => {
+    const root = join(dir, 'imagefolder');
+    for (const name of ['bag', 'coat']) mkdirSync(join(root, name), { recursive: true });
+    writeFileSync(join(root, 'bag', 'a.png'), png(sample.images[0]));
+    writeFileSync(join(root, 'coat', 'b.png'), png(sample.images[1]));
+    writeFileSync(join(root, 'coat', 'c.png'), png(sample.images[2]));
+    const folder = await openSource(root, { target });
+    expect(folder.info).toMatchObject({ labelNames: ['bag', 'coat'], hasLabels: true, frameCount: 3 });
+    expect((await collect(folder)).labels).toEqual([0, 1, 1]);
+
+    const manifestDir = join(dir, 'manifest');
+    mkdirSync(manifestDir);
+    for (let i = 0; i < 3; i++) {
+      const rgba = new Uint8Array(784 * 4);
+      for (let p = 0; p < 784; p++) rgba.set([sample.images[i][p], sample.images[i][p], sample.images[i][p], 255], p * 4);
+      writeFileSync(join(manifestDir, `${i}.jpg`), jpeg.encode({ data: rgba, width: 28, height: 28 }, 95).data);
+    }
+    writeFileSync(join(manifestDir, 'manifest.csv'), 'path,label\n0.jpg,Sneaker\n1.jpg,Bag\n2.jpg,Sneaker\n');
+    const manifest = await openSource(manifestDir, { target });
+    expect(manifest.info.labelNames).toEqual(['Bag', 'Sneaker']);
+    const got = await collect(manifest);
+    expect(got.labels).toEqual([1, 0, 1]);
+    expect(manifest.info.channels).toBe(1); // grey JPEGs stay grey
+    const meanError = got.frames[0].reduce((s, v, p) => s + Math.abs(v - sample.images[0][p]), 0) / 784;
+    expect(meanError).toBeLessThan(4); // JPEG at quality 95
+
+    const plain = join(dir, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, '1.png'), png(sample.images[5]));
+    const unlabelled = await openSource(plain, { target });
+    expect(unlabelled.info.hasLabels).toBe(false);
+  });
+});
+
+describe('video through ffmpeg', () => {
+  const frames = join(dir, 'frames');
+  const video = join(dir, 'clip.mkv');
+
+  it('decodes to the model size with presentation timestamps', async () => {
+    mkdirSync(frames);
+    // 56 x 56 frames (each image doubled), lossless FFV1 at 10 fps: area scaling back to 28 x 28 is exact.
+    for (let i = 0; i < 12; i++) {
+      const big = new Uint8Array(56 * 56);
+      for (let y = 0; y < 56; y++) for (let x = 0; x < 56; x++) big[y * 56 + x] = sample.images[i][(y >> 1) * 28 + (x >> 1)];
+      writeFileSync(join(frames, `${String(i).padStart(3, '0')}.png`), png(big, 56, 56));
+    }
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-framerate', '10', '-i', join(frames, '%03d.png'), '-c:v', 'ffv1', '-pix_fmt', 'gray', video]);
+    const source = await openSource(video, { target });
+    expect(source.info).toMatchObject({ kind: 'video', width: 28, height: 28, timestampSource: 'pts', hasLabels: false });
+    expect(source.info.frameRateHz).toBeCloseTo(10, 6);
+    const got = await collect(source, 5);
+    expect(got.frames).toHaveLength(12);
+    got.times.forEach((t, i) => expect(t).toBeCloseTo(i / 10, 6));
+    for (let i = 0; i < 12; i++) expect(Array.from(got.frames[i])).toEqual(Array.from(sample.images[i]));
+  });
+
+  it('a corrupt video and a missing ffmpeg are typed errors naming the file or the program', async () => {
+    const broken = join(dir, 'broken.mp4');
+    writeFileSync(broken, readFileSync(video).subarray(0, 200));
+    await expectKnobError(openSource(broken, { target }), 'INVALID_INPUT', /broken\.mp4: not a readable video/);
+    await expectKnobError(openVideoSource(video, { target, ffprobe: 'ffprobe-not-installed' }), 'MISSING_PROGRAM', /ffprobe-not-installed was not found on PATH/);
+  });
+});
+
+describe('hostile datasets', () => {
+  it('empty, unreadable and wrong-size inputs are refused by name', async () => {
+    await writeIdxFile(join(dir, 'empty-images-idx3-ubyte'), { dimensions: [0, 28, 28], data: new Uint8Array(0) });
+    await expectKnobError(openSource(join(dir, 'empty-images-idx3-ubyte'), { target }), 'INVALID_INPUT', /empty-images-idx3-ubyte: the dataset is empty/);
+    await expectKnobError(openSource(join(dir, 'nowhere'), { target }), 'INVALID_INPUT', /nowhere: does not exist/);
+    writeFileSync(join(dir, 'garbage-images-idx3-ubyte'), 'not idx at all');
+    await expectKnobError(openSource(join(dir, 'garbage-images-idx3-ubyte'), { target }), 'INVALID_INPUT', /garbage-images-idx3-ubyte: not an IDX file/);
+    const mixed = join(dir, 'mixed');
+    mkdirSync(mixed);
+    writeFileSync(join(mixed, 'a.png'), png(sample.images[0]));
+    writeFileSync(join(mixed, 'b.png'), png(new Uint8Array(30 * 30), 30, 30));
+    await expectKnobError(openSource(mixed, { target }), 'INVALID_INPUT', /b\.png: image is 30 x 30, the folder's images are 28 x 28/);
+    writeFileSync(join(mixed, 'c.png'), 'truncated');
+    const empty = join(dir, 'no-images');
+    mkdirSync(empty);
+    await expectKnobError(openSource(empty, { target }), 'INVALID_INPUT', /no PNG or JPEG images found/);
+    const badNpz = join(dir, 'bad.npz');
+    writeFileSync(badNpz, 'PK not really');
+    await expectKnobError(openSource(badNpz, { target }), 'INVALID_INPUT', /bad\.npz: not a valid \.npz/);
+  });
+});
