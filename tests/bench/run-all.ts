@@ -1,9 +1,10 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
+import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
 import { runMetricsBench } from './metrics.bench';
 
-const benches: Record<string, () => void> = { gate: runGateReplayBench, metrics: runMetricsBench };
+const benches: Record<string, () => void | Promise<void>> = { gate: runGateReplayBench, metrics: runMetricsBench, engine: runEngineBench };
 const only = process.argv.slice(2);
 process.stdout.write(`Knob Studio benchmarks, Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n`);
-for (const [name, run] of Object.entries(benches)) if (only.length === 0 || only.includes(name)) run();
+for (const [name, run] of Object.entries(benches)) if (only.length === 0 || only.includes(name)) await run();

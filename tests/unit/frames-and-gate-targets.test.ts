@@ -1,0 +1,143 @@
+/**
+ * The pure pieces under the engine: preprocessing by the input spec's formula, the box-filter frame
+ * fitter, the adapter's gate targets against their definitions, latency percentiles against
+ * numpy.percentile's linear rule, and the growable trace equal to one built at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { fitFrameInto } from '../../src-shared/frames/fit-frame';
+import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/frames/frame-to-tensor';
+import type { InputSpec } from '../../src-shared/frames/input-spec';
+import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
+import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } from '../../src-shared/fusion/gate-target';
+import { frameReadout } from '../../src-shared/fusion/frame-readout';
+import { fusionDiagnosticsInto } from '../../src-shared/fusion/temperature';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { latencySummary } from '../../src-shared/metrics/latency-percentiles';
+import { replay } from '../../src-shared/trace/replay';
+import { allocateBatchMetadata, TraceBuilder } from '../../src-shared/trace/trace-builder';
+import { KnobError } from '../../src-shared/errors';
+
+const rgbSpec: InputSpec = { name: 'x', layout: 'NCHW', width: 2, height: 1, channels: 3, value_range: [-1, 1], mean: [0.1, 0.2, 0.3], std: [0.5, 0.25, 2] };
+
+describe('preprocessing', () => {
+  it('applies x = (lo + b/255 (hi - lo) - mean_c) / std_c per channel, planar for NCHW and interleaved for NHWC', () => {
+    const frames = Uint8Array.of(0, 128, 255, 10, 20, 30);
+    const planar = new Float32Array(6);
+    framesToTensorInto(frames, 1, rgbSpec, tensorMap(rgbSpec), planar);
+    const expected = (b: number, c: number) => Math.fround((-1 + (b / 255) * 2 - rgbSpec.mean[c]) / rgbSpec.std[c]);
+    expect(Array.from(planar)).toEqual([expected(0, 0), expected(10, 0), expected(128, 1), expected(20, 1), expected(255, 2), expected(30, 2)]);
+    const interleaved = new Float32Array(6);
+    const nhwc = { ...rgbSpec, layout: 'NHWC' as const };
+    framesToTensorInto(frames, 1, nhwc, tensorMap(nhwc), interleaved);
+    expect(Array.from(interleaved)).toEqual([expected(0, 0), expected(128, 1), expected(255, 2), expected(10, 0), expected(20, 1), expected(30, 2)]);
+    expect(tensorShape(rgbSpec, 4)).toEqual([4, 3, 1, 2]);
+    expect(tensorShape(nhwc, 4)).toEqual([4, 1, 2, 3]);
+  });
+
+  it('fits frames by area averaging, colour to grey by Rec. 601 luma, grey to colour by replication', () => {
+    const source = Uint8Array.of(0, 100, 200, 255, 10, 20, 30, 40, 1, 2, 3, 4, 5, 6, 7, 8);
+    const out = new Uint8Array(4);
+    fitFrameInto(source, { width: 4, height: 4, channels: 1 }, { width: 2, height: 2, channels: 1 }, out, 0, new Float64Array(0));
+    expect(Array.from(out)).toEqual([Math.round((0 + 100 + 10 + 20) / 4), Math.round((200 + 255 + 30 + 40) / 4), Math.round((1 + 2 + 5 + 6) / 4), Math.round((3 + 4 + 7 + 8) / 4)]);
+    const rgb = Uint8Array.of(255, 0, 0, 0, 255, 0);
+    const grey = new Uint8Array(2);
+    fitFrameInto(rgb, { width: 2, height: 1, channels: 3 }, { width: 2, height: 1, channels: 1 }, grey, 0, new Float64Array(0));
+    expect(Array.from(grey)).toEqual([Math.round(0.299 * 255), Math.round(0.587 * 255)]);
+    const back = new Uint8Array(6);
+    fitFrameInto(grey, { width: 2, height: 1, channels: 1 }, { width: 2, height: 1, channels: 3 }, back, 0, new Float64Array(0));
+    expect(Array.from(back)).toEqual([76, 76, 76, 150, 150, 150]);
+    expect(() => fitFrameInto(Uint8Array.of(1, 2), { width: 2, height: 2, channels: 1 }, { width: 1, height: 1, channels: 1 }, out, 0, new Float64Array(0))).toThrow(KnobError);
+  });
+
+  it('corrupts each frame by the schedule and records corruption, severity, seed and source index', () => {
+    const preparer = createFramePreparer({ width: 28, height: 28, channels: 1 }, { kind: 'step', corruption: 'gaussian_noise', levels: [{ atFrame: 0, severity: 0 }, { atFrame: 2, severity: 5 }] }, 11);
+    const frames = new Uint8Array(4 * 784).fill(128);
+    const out = new Uint8Array(4 * 784);
+    const metadata = allocateBatchMetadata(4);
+    preparer.prepare(frames, { width: 28, height: 28, channels: 1 }, 4, 0, 100, out, metadata);
+    expect(metadata.corruption).toEqual([null, null, 'gaussian_noise', 'gaussian_noise']);
+    expect(Array.from(metadata.severity)).toEqual([0, 0, 5, 5]);
+    expect(Array.from(metadata.sourceFrame)).toEqual([100, 101, 102, 103]);
+    expect(out.subarray(0, 784).every((v) => v === 128)).toBe(true);
+    expect(out.subarray(2 * 784, 3 * 784).some((v) => v !== 128)).toBe(true);
+    expect(Array.from(out.subarray(2 * 784, 3 * 784))).not.toEqual(Array.from(out.subarray(3 * 784)));
+  });
+});
+
+describe('adapter gate targets', () => {
+  it('entropy and margin rules are 1 for a certain prediction and 0 for a uniform one', () => {
+    const z = Float32Array.of(50, 0, 0, 0, 0, 0);
+    const u = new Float64Array(2);
+    const scratch = new Float64Array(3);
+    certaintyGateTargetInto(z, 2, 3, 'entropy', u, scratch);
+    expect(u[0]).toBeCloseTo(1, 12);
+    expect(u[1]).toBeCloseTo(0, 12);
+    certaintyGateTargetInto(Float32Array.of(Math.log(3), 0, 0), 1, 3, 'margin', u, scratch);
+    expect(u[0]).toBeCloseTo(3 / 5 - 1 / 5, 6);
+  });
+
+  it('agreement is 1 - total variation: 1 for equal rows, 0 for disjoint certain rows, and T0 tempers z', () => {
+    const u = new Float64Array(2);
+    agreementGateTargetInto(Float32Array.of(1, 2, 60, 0), Float32Array.of(1, 2, 0, 60), 2, 2, u, new Float64Array(4));
+    expect(u[0]).toBe(1);
+    expect(u[1]).toBeCloseTo(0, 12);
+    const tempered = new Float32Array(2);
+    temperedLogitsInto(Float32Array.of(3, -6), 2, 3, tempered);
+    expect(Array.from(tempered)).toEqual([1, -2]);
+    expect(() => temperedLogitsInto(Float32Array.of(1), 1, 0.5, tempered)).toThrow(/T0 must be/);
+    expect(() => certaintyGateTargetInto(Float32Array.of(Number.NaN, 0), 1, 2, 'entropy', u, new Float64Array(2))).toThrow(KnobError);
+  });
+
+  it('the live readout agrees with the batched T_eff and CSR', () => {
+    const zs = Float32Array.of(2, 1, 0, -1);
+    const zd = Float32Array.of(0, 3, 1, 0);
+    const readout = frameReadout(zs, zd, 0, 4, 0.4, 2);
+    const teff = new Float64Array(1);
+    const csr = new Float64Array(1);
+    fusionDiagnosticsInto(zs, zd, Float64Array.of(0.4), 4, 0, 1, teff, csr, new Float64Array(4));
+    expect(readout.effectiveTemperature).toBe(teff[0]);
+    expect(readout.confidenceShrinkageRatio).toBe(csr[0]);
+    expect(readout.branchesDisagree).toBe(true);
+    expect(readout.top).toHaveLength(2);
+    expect(readout.top[0].fused).toBeGreaterThan(readout.top[1].fused);
+  });
+});
+
+describe('latency percentiles', () => {
+  it('match numpy.percentile (linear) on a known sample and never produce NaN', () => {
+    // numpy.percentile([1, 2, 3, 4, 10], [50, 95, 99]) = [3.0, 8.8, 9.76]
+    const summary = latencySummary(Float64Array.of(10, 1, 4, 2, 3))!;
+    expect(summary.p50Ms).toBe(3);
+    expect(summary.p95Ms).toBeCloseTo(8.8, 12);
+    expect(summary.p99Ms).toBeCloseTo(9.76, 12);
+    expect(summary.meanMs).toBe(4);
+    expect(latencySummary(new Float64Array(0))).toBeNull();
+  });
+});
+
+describe('growing traces', () => {
+  it('a trace appended in pieces across capacity doublings equals the frames it was given, and replays the same', () => {
+    const k = 3;
+    const builder = new TraceBuilder(k, ['a', 'b', 'c'], 1 / 30, true, 2);
+    const n = 37;
+    const zs = Float32Array.from({ length: n * k }, (_, i) => Math.sin(i));
+    const zd = Float32Array.from({ length: n * k }, (_, i) => Math.cos(i));
+    const u = Float32Array.from({ length: n }, (_, i) => (i % 10) / 10);
+    const t = Float64Array.from({ length: n }, (_, i) => i / 30);
+    const labels = Int32Array.from({ length: n }, (_, i) => i % 3);
+    const metadata = allocateBatchMetadata(n);
+    for (let from = 0; from < n; from += 5) {
+      const count = Math.min(5, n - from);
+      for (let i = 0; i < count; i++) metadata.corruption[i] = from + i > 20 ? 'fog' : null;
+      builder.append(count, zs.subarray(from * k), zd.subarray(from * k), u.subarray(from), t.subarray(from), labels.subarray(from), metadata);
+    }
+    const trace = builder.snapshot();
+    expect(trace.frameCount).toBe(n);
+    expect(Array.from(trace.zStatic)).toEqual(Array.from(zs));
+    expect(Array.from(trace.labels!)).toEqual(Array.from(labels));
+    const corruption = trace.metadata.corruption;
+    expect(corruption.kind === 'category' && corruption.dictionary).toEqual(['none', 'fog']);
+    expect(replay(trace, DEFAULT_GATE_SETTINGS).g).toHaveLength(n);
+    expect(() => builder.setLabel(99, 0)).toThrow(/frame 99 is not in the trace/);
+  });
+});
