@@ -8,7 +8,8 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve('src-main/electron/main.ts') } },
+      // The inference process is its own entry: the engine forks out/main/inference-process.js.
+      rollupOptions: { input: { index: resolve('src-main/electron/main.ts'), 'inference-process': resolve('src-main/core/inference/inference-process.ts') } },
     },
   },
   preload: {

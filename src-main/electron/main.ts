@@ -1,6 +1,7 @@
 import { app, BrowserWindow, ipcMain, session } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL } from '../../src-shared/api/bridge';
+import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_REQUEST_CHANNEL } from '../../src-shared/api/bridge';
+import { toErrorPayload } from '../../src-shared/errors';
 import { dispatchRequest } from '../core/api/dispatch-request';
 import { KnobBackend } from '../core/backend/knob-backend';
 import { isTrustedFrame, restrictPermissions } from './security';
@@ -49,6 +50,19 @@ void app.whenReady().then(() => {
     }
     return dispatchRequest(backend, message);
   });
+  ipcMain.on(IPC_FRAME_PORT_CHANNEL, (event) => {
+    const [port] = event.ports;
+    if (port === undefined || !isTrustedFrame(event.senderFrame, devServerUrl)) return;
+    port.on('message', ({ data }: { data: unknown }) => {
+      try {
+        if (!(data instanceof Uint8Array)) throw new TypeError('a frame packet must be a Uint8Array');
+        backend.pushFrame(data);
+      } catch (error) {
+        event.sender.send(IPC_EVENT_CHANNEL, { event: 'frame.rejected', data: toErrorPayload(error) });
+      }
+    });
+    port.start();
+  });
   backend.subscribe((event, data) => {
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(IPC_EVENT_CHANNEL, { event, data });
   });
@@ -60,4 +74,9 @@ void app.whenReady().then(() => {
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
+});
+
+// The inference process must not outlive the app.
+app.on('will-quit', () => {
+  void backend.close();
 });

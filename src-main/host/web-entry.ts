@@ -16,10 +16,11 @@ async function main(): Promise<void> {
     process.stderr.write(`knob web: no built renderer in ${rendererDir}; run 'npm run build' first\n`);
     process.exit(1);
   }
-  const host = await startWebHost({ backend: new KnobBackend(), rendererDir, port });
+  const backend = new KnobBackend();
+  const host = await startWebHost({ backend, rendererDir, port });
   process.stdout.write(`Knob Studio (browser mode) is serving on 127.0.0.1 only.\nOpen: ${host.url}\n`);
   const stop = (): void => {
-    void host.close().then(() => process.exit(0));
+    void Promise.all([host.close(), backend.close()]).then(() => process.exit(0));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

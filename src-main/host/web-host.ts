@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { KnobBackend } from '../core/backend/knob-backend';
+import { toErrorPayload } from '../../src-shared/errors';
 import { dispatchRequest } from '../core/api/dispatch-request';
 import { readStaticFile, resolveStaticFile } from './static-files';
 
@@ -109,7 +110,13 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     ws.on('error', () => sockets.delete(ws));
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
-        ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'BAD_REQUEST', message: 'binary frames are not accepted on this socket yet' } }));
+        // The binary frame path: one camera frame per message; only refusals are reported (as events).
+        try {
+          const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+          options.backend.pushFrame(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        } catch (error) {
+          ws.send(JSON.stringify({ event: 'frame.rejected', data: toErrorPayload(error) }));
+        }
         return;
       }
       void dispatchRequest(options.backend, data.toString('utf8')).then((response) => {

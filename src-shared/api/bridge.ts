@@ -7,7 +7,11 @@ import type { EventEnvelope, RequestEnvelope, ResponseEnvelope } from './envelop
 export interface KnobBridge {
   request(message: RequestEnvelope): Promise<ResponseEnvelope>;
   onEvent(listener: (message: EventEnvelope) => void): () => void;
+  /** The binary frame path: one encoded frame packet (frame-packet.ts) over a MessagePort. */
+  sendFrame(packet: Uint8Array): void;
 }
 
 export const IPC_REQUEST_CHANNEL = 'knob:request';
 export const IPC_EVENT_CHANNEL = 'knob:event';
+/** Carries the MessagePort of the frame path from the preload to the main process, once. */
+export const IPC_FRAME_PORT_CHANNEL = 'knob:frame-port';

@@ -34,12 +34,35 @@ export const SourceInfoSchema = z.strictObject({
   description: z.string(),
   frameCount: z.number().int().nonnegative().nullable(),
   frameRateHz: z.number().positive(),
+  hasLabels: z.boolean(),
+  labelNames: z.array(z.string()).nullable(),
+  timestampSource: z.enum(['pts', 'declared-rate', 'capture']),
+});
+
+/** The live view's numbers for the latest frame, at most ~30 times a second (T_eff null when infinite). */
+export const StreamUpdateSchema = z.strictObject({
+  frame: z.number().int().nonnegative(),
+  timestampSeconds: z.number(),
+  settingsVersion: z.number().int().nonnegative(),
+  g: z.number(),
+  uRef: z.number(),
+  label: z.number().int().nullable(),
+  top: z.array(z.strictObject({ classIndex: z.number().int(), label: z.string(), fused: z.number(), static: z.number(), dynamic: z.number() })),
+  effectiveTemperature: z.number().nullable(),
+  confidenceShrinkageRatio: z.number(),
+  branchesDisagree: z.boolean(),
+  framesProcessed: z.number().int().nonnegative(),
+  framesDropped: z.number().int().nonnegative(),
+  endToEndMs: z.number(),
+  metrics: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
 });
 
 export const StreamStateSchema = z.strictObject({
   running: z.boolean(),
   framesProcessed: z.number().int().nonnegative(),
   framesDropped: z.number().int().nonnegative(),
+  /** Why the stream stopped or what went wrong, when it did. */
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
 });
 
 export const TraceSummarySchema = z.strictObject({
@@ -92,6 +115,9 @@ export type ApiResult<M extends ApiMethod> = z.output<(typeof API_METHODS)[M]['r
 export const API_EVENTS = {
   'knobs.changed': KnobsSchema,
   'stream.state': StreamStateSchema,
+  'stream.update': StreamUpdateSchema,
+  /** A frame from the binary path was refused (malformed packet, no camera stream running). */
+  'frame.rejected': z.strictObject({ code: z.string(), message: z.string() }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type ApiEvent = keyof typeof API_EVENTS;

@@ -3,3 +3,4 @@ export * from './contract';
 export * from './client';
 export * from './bridge';
 export * from './model-options';
+export * from './frame-packet';

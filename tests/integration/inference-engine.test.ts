@@ -136,6 +136,21 @@ describe('model contracts', () => {
   });
 });
 
+describe('the built app', () => {
+  it('the electron-vite build ships the inference process as its own entry, and it finds resources/ from out/main', async () => {
+    const { fork } = await import('node:child_process');
+    const child = fork('out/main/inference-process.js', [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    const reply = await new Promise<{ type: string; description?: { contract: string; labelNames: string[] } }>((resolve) => {
+      child.once('message', (message) => resolve(message as never));
+      child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
+    });
+    child.kill();
+    expect(reply.type).toBe('loaded');
+    expect(reply.description?.contract).toBe('knob-native');
+    expect(reply.description?.labelNames).toEqual(FASHION_MNIST_LABELS);
+  });
+});
+
 describe('the engine', () => {
   it('an offline run of the shipped model equals a replay of its trace bit for bit, and keeps source metadata', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });

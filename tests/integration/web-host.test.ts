@@ -106,7 +106,8 @@ describe('web host', () => {
       [{ id: 5, method: 'knobs.set', params: { gate: { zeta: -1 } } }, 'BAD_REQUEST'],
       [{ id: 6, method: 'knobs.set', params: { gate: { wnRadPerSec: 'fast' } } }, 'BAD_REQUEST'],
       [{ id: 7, method: 'knobs.set', params: { gate: { variant: 'third-order' } } }, 'BAD_REQUEST'],
-      [{ id: 8, method: 'model.load', params: { path: '/tmp/m.onnx' } }, 'NOT_AVAILABLE'],
+      [{ id: 8, method: 'bundle.import', params: { path: '/tmp/b.zip' } }, 'NOT_AVAILABLE'],
+      [{ id: 12, method: 'model.load', params: { path: '/nonexistent/m.onnx' } }, 'INVALID_INPUT'],
       [JSON.stringify({ id: 9, method: 'knobs.get', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }), 'REQUEST_TOO_LARGE'],
     ];
     for (const [payload, code] of cases) {
@@ -117,10 +118,10 @@ describe('web host', () => {
     }
     const invalid = await request(ws, { id: 10, method: 'knobs.set', params: { gate: { zeta: -1 } } });
     expect(invalid.error!.message).toMatch(/params\.gate\.zeta/);
-    // Binary messages are not requests.
-    const binaryReply = nextMessage(ws, (m) => 'ok' in m);
+    // Binary messages are frame packets, not requests; a malformed one is refused by an event.
+    const binaryReply = nextMessage(ws, (m) => m.event === 'frame.rejected');
     ws.send(Buffer.from([1, 2, 3]));
-    expect((await binaryReply).error!.code).toBe('BAD_REQUEST');
+    expect(((await binaryReply).data as unknown as { code: string }).code).toBe('BAD_REQUEST');
     // Still serving on the same socket.
     expect((await request(ws, { id: 11, method: 'knobs.get' })).ok).toBe(true);
     ws.close();

@@ -1,6 +1,8 @@
 import { DEFAULT_GATE_SETTINGS, parseGateSettings } from '../../../src-shared/gate/gate-settings';
 import type { ApiEvent, ApiEventData, ApiMethod, ApiParams, ApiResult, Knobs } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
+import { StreamEngine } from '../engine/stream-engine';
+import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
 
 export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
 
@@ -11,14 +13,6 @@ type Handler<M extends ApiMethod> = (params: ApiParams<M>) => Promise<ApiResult<
  * the capability; the renderer shows the reason next to the control that asked.
  */
 const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {
-  'model.load': 'model loading arrives with the inference engine',
-  'model.info': 'model loading arrives with the inference engine',
-  'source.open': 'sources arrive with the inference engine',
-  'stream.start': 'streams arrive with the inference engine',
-  'stream.stop': 'streams arrive with the inference engine',
-  'trace.save': 'trace recording (Arrow IPC) arrives with the inference engine',
-  'trace.load': 'trace recording (Arrow IPC) arrives with the inference engine',
-  'metrics.snapshot': 'calibration metrics arrive with the metrics library',
   'bundle.export': 'bundle export arrives with the export issue',
   'bundle.import': 'bundle import arrives with the export issue',
 };
@@ -30,6 +24,10 @@ const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {
 export class KnobBackend {
   private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, version: 0 };
   private readonly listeners = new Set<BackendEventListener>();
+  private readonly engine = new StreamEngine(
+    (event, data) => this.emit(event, data),
+    () => this.knobs,
+  );
   private readonly handlers: { [M in ApiMethod]?: Handler<M> } = {
     'app.info': () => ({
       name: 'Knob Studio',
@@ -41,10 +39,29 @@ export class KnobBackend {
       // Validate the merged setting as a whole: ranges and combinations, then apply atomically.
       const gate = parseGateSettings({ ...this.knobs.gate, ...params.gate });
       this.knobs = { gate, version: this.knobs.version + 1 };
+      this.engine.applyKnobs(this.knobs);
       this.emit('knobs.changed', this.knobs);
       return this.knobs;
     },
+    'model.load': (params) => this.engine.loadModel(ModelOptionsSchema.parse(params)),
+    'model.info': () => this.engine.modelInfo(),
+    'source.open': (params) => this.engine.openSource(params),
+    'stream.start': () => this.engine.start(),
+    'stream.stop': () => this.engine.stop(),
+    'trace.save': (params) => this.engine.saveTrace(params.path),
+    'trace.load': (params) => this.engine.loadTrace(params.path),
+    'metrics.snapshot': () => this.engine.metricsSnapshot(),
   };
+
+  /** A camera frame from the binary frame path (MessagePort or binary WebSocket message). */
+  pushFrame(packet: Uint8Array): void {
+    this.engine.pushFrame(packet);
+  }
+
+  /** Stops the stream and the inference process (window closed, host shut down). */
+  async close(): Promise<void> {
+    await this.engine.close();
+  }
 
   subscribe(listener: BackendEventListener): () => void {
     this.listeners.add(listener);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { resourcePath } from '../files/resource-path';
 import protobuf from 'protobufjs';
 import { KnobError } from '../../../src-shared/errors';
 
@@ -8,7 +8,7 @@ import { KnobError } from '../../../src-shared/errors';
  * onnx.proto (resources/onnx, from the ONNX project, Apache-2.0). onnxruntime exposes input and
  * output shapes but not metadata_props, where the Knob contract, labels and input spec live.
  */
-const ONNX_PROTO_PATH = fileURLToPath(new URL('../../../resources/onnx/onnx.proto', import.meta.url));
+const ONNX_PROTO_PATH = resourcePath('onnx', 'onnx.proto');
 let modelProto: protobuf.Type | null = null;
 
 async function modelType(): Promise<protobuf.Type> {

@@ -1,0 +1,223 @@
+import type { ApiEventData, ApiResult, Knobs } from '../../../src-shared/api/contract';
+import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
+import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
+import { metricSuite } from '../../../src-shared/metrics/metric-suite';
+import { replay } from '../../../src-shared/trace/replay';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { InferenceClient } from '../inference/inference-client';
+import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
+import type { FrameSource, SourceInfo } from '../sources/frame-source';
+import { openSource } from '../sources/open-source';
+import { LiveSession, type LiveUpdate } from './live-session';
+
+/**
+ * The engine as the app drives it (Electron shell and browser host alike): one model in its
+ * inference process, one source, one live session. A file source plays in real time at its
+ * timestamps (frames the model cannot keep up with are dropped, latest wins); a camera source waits
+ * for frames pushed over the binary path. Knob changes go to the session, which applies them
+ * between frames. The recorded trace can be saved as Arrow, and a saved one loaded for replay.
+ */
+type Emit = <E extends 'stream.state' | 'stream.update'>(event: E, data: ApiEventData<E>) => void;
+
+interface OpenedSource {
+  kind: 'embedded' | 'dataset' | 'folder' | 'video' | 'camera';
+  source: FrameSource | null;
+  frameRateHz: number;
+}
+
+const CHUNK = 32;
+
+export class StreamEngine {
+  private client: InferenceClient | null = null;
+  private opened: OpenedSource | null = null;
+  private session: LiveSession | null = null;
+  private playing: AbortController | null = null;
+  private loadedTrace: Trace | null = null;
+  private lastError: KnobErrorPayload | null = null;
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly knobs: () => Knobs,
+  ) {}
+
+  async loadModel(options: ModelOptions): Promise<ModelDescription> {
+    await this.stop();
+    const client = await InferenceClient.start(options, {
+      onRestart: (notice) => this.reportError({ code: 'INFERENCE_CRASHED', message: `${notice.reason}; restarting in ${notice.delayMs} ms` }),
+    });
+    await this.client?.close();
+    this.client = client;
+    this.session = null;
+    return client.description;
+  }
+
+  modelInfo(): ModelDescription | null {
+    return this.client?.description ?? null;
+  }
+
+  private requireModel(): InferenceClient {
+    if (this.client === null) throw new KnobError('NOT_AVAILABLE', 'no model is loaded (model.load first)');
+    return this.client;
+  }
+
+  async openSource(params: { kind: OpenedSource['kind']; path?: string; frameRateHz?: number }): Promise<ApiResult<'source.open'>> {
+    const client = this.requireModel();
+    await this.stop();
+    const model = client.description;
+    if (params.kind === 'camera') {
+      this.opened = { kind: 'camera', source: null, frameRateHz: params.frameRateHz ?? 30 };
+      return { kind: 'camera', description: 'camera frames pushed by the renderer', frameCount: null, frameRateHz: this.opened.frameRateHz, hasLabels: false, labelNames: null, timestampSource: 'capture' };
+    }
+    const spec = params.kind === 'embedded' ? 'default' : params.path;
+    if (spec === undefined) throw new KnobError('BAD_REQUEST', `a ${params.kind} source needs a path`);
+    const source = await openSource(spec, { target: model.input, frameRateHz: params.frameRateHz, labelNames: model.labelNames });
+    this.opened = { kind: params.kind, source, frameRateHz: source.info.frameRateHz };
+    return describeSource(params.kind, source.info);
+  }
+
+  async start(): Promise<ApiResult<'stream.start'>> {
+    const client = this.requireModel();
+    if (this.opened === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
+    await this.stop();
+    this.lastError = null;
+    const knobs = this.knobs();
+    const model = client.description;
+    this.session = new LiveSession({
+      client,
+      settings: knobs.gate,
+      settingsVersion: knobs.version,
+      schedule: { kind: 'none' },
+      streamSeed: 0,
+      nominalFrameRateHz: this.opened.frameRateHz,
+      hasLabels: this.opened.source?.info.hasLabels ?? true,
+      onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.labelNames)),
+      onError: (error) => this.reportError(error),
+    });
+    if (this.opened.source !== null) void this.play(this.opened.source, this.session);
+    else this.playing = new AbortController();
+    return this.emitState();
+  }
+
+  private async play(source: FrameSource, session: LiveSession): Promise<void> {
+    const controller = new AbortController();
+    this.playing = controller;
+    const started = performance.now();
+    const { width, height, channels } = source.info;
+    const frameBytes = width * height * channels;
+    try {
+      let first: number | null = null;
+      for await (const batch of source.batches(CHUNK)) {
+        for (let i = 0; i < batch.count; i++) {
+          if (controller.signal.aborted) return;
+          const t = batch.timestampsSeconds[i];
+          first ??= t;
+          const wait = started + (t - first) * 1000 - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          if (controller.signal.aborted) return;
+          session.submit(batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes), source.info, t, batch.labels?.[i] ?? -1);
+        }
+      }
+      await session.idle();
+    } catch (error) {
+      this.reportError(toErrorPayload(error));
+    } finally {
+      if (this.playing === controller) this.playing = null;
+      this.emitState();
+    }
+  }
+
+  /** A camera frame from the binary path; refused unless a camera stream is running. */
+  pushFrame(packet: Uint8Array): void {
+    const frame = decodeFramePacket(packet);
+    if (this.opened?.kind !== 'camera' || this.session === null || this.playing === null) {
+      throw new KnobError('NOT_AVAILABLE', 'camera frames need an open camera source and a started stream');
+    }
+    this.session.submit(frame.pixels, frame, frame.timestampSeconds, frame.label);
+  }
+
+  async stop(): Promise<ApiResult<'stream.stop'>> {
+    this.playing?.abort();
+    this.playing = null;
+    return this.emitState();
+  }
+
+  /** Knob changes reach the running session; it applies them between frames. */
+  applyKnobs(knobs: Knobs): void {
+    this.session?.setSettings(knobs.gate, knobs.version);
+  }
+
+  async saveTrace(path: string): Promise<ApiResult<'trace.save'>> {
+    if (this.session === null || this.session.framesProcessed === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    const trace = this.session.builder.snapshot();
+    const knobs = this.knobs();
+    await writeTraceFile(path, trace, { settings: knobs.gate, output: this.session.builder.snapshotOutput() }, { model: this.client?.description.paths.join(' + ') ?? '' });
+    return { path, frameCount: trace.frameCount, classCount: trace.classCount };
+  }
+
+  async loadTrace(path: string): Promise<ApiResult<'trace.load'>> {
+    const file = await readTraceFile(path);
+    this.loadedTrace = file.trace;
+    return { path, frameCount: file.trace.frameCount, classCount: file.trace.classCount };
+  }
+
+  /** Metrics of the current trace (live recording, else the loaded one) replayed at the current knobs. */
+  metricsSnapshot(): ApiResult<'metrics.snapshot'> {
+    const trace = this.session !== null && this.session.framesProcessed > 0 ? this.session.builder.snapshot() : this.loadedTrace;
+    const knobs = this.knobs();
+    if (trace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
+    const frames = labelledFrames(trace);
+    if (frames.length === 0) return { settingsVersion: knobs.version, frameCount: trace.frameCount, values: [] };
+    const output = replay(trace, knobs.gate, { keepFusedLogits: true });
+    const values = metricSuite(scoresOfFrames(trace, output.fusedLogits!, frames)).map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null }));
+    return { settingsVersion: knobs.version, frameCount: trace.frameCount, values };
+  }
+
+  private reportError(error: KnobErrorPayload): void {
+    this.lastError = error;
+    this.emitState();
+  }
+
+  private emitState(): ApiResult<'stream.stop'> {
+    const state = {
+      running: this.playing !== null,
+      framesProcessed: this.session?.framesProcessed ?? 0,
+      framesDropped: this.session?.framesDropped ?? 0,
+      error: this.lastError,
+    };
+    this.emit('stream.state', state);
+    return state;
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    this.session?.close();
+    await this.client?.close();
+    this.client = null;
+  }
+}
+
+function describeSource(kind: OpenedSource['kind'], info: SourceInfo): ApiResult<'source.open'> {
+  return { kind, description: info.description, frameCount: info.frameCount, frameRateHz: info.frameRateHz, hasLabels: info.hasLabels, labelNames: info.labelNames, timestampSource: info.timestampSource };
+}
+
+function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'stream.update'> {
+  const r = update.readout;
+  return {
+    frame: update.frame,
+    timestampSeconds: update.timestampSeconds,
+    settingsVersion: update.settingsVersion,
+    g: update.g,
+    uRef: update.uRef,
+    label: update.label,
+    top: r.top.map((c) => ({ ...c, label: labelNames[c.classIndex] ?? String(c.classIndex) })),
+    effectiveTemperature: Number.isFinite(r.effectiveTemperature) ? r.effectiveTemperature : null,
+    confidenceShrinkageRatio: r.confidenceShrinkageRatio,
+    branchesDisagree: r.branchesDisagree,
+    framesProcessed: update.framesProcessed,
+    framesDropped: update.framesDropped,
+    endToEndMs: update.endToEndMs,
+    metrics: update.metrics.map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null })),
+  };
+}
