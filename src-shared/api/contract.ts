@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GateSettingsSchema } from '../gate/gate-settings';
+import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ModelDescriptionSchema, ModelOptionsSchema, type ModelDescription } from './model-options';
 
 /**
@@ -27,6 +28,9 @@ export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
   path: filePath.optional(),
   frameRateHz: z.number().positive().max(1000).optional(),
+  /** Any source can carry a corruption schedule (applied to model-sized frames), with its seed. */
+  schedule: CorruptionScheduleSchema.optional(),
+  seed: z.number().int().nonnegative().max(0xffffffff).optional(),
 });
 
 export const SourceInfoSchema = z.strictObject({

@@ -67,7 +67,7 @@ describe('the engine through the API', () => {
     expect(loaded.ok).toBe(true);
     expect(loaded.result).toMatchObject({ contract: 'knob-native', executionProvider: 'cpu' });
     expect((await call('model.info')).result).toMatchObject({ classCount: 10 });
-    const opened = await call('source.open', { kind: 'embedded', frameRateHz: 60 });
+    const opened = await call('source.open', { kind: 'embedded', frameRateHz: 60, schedule: { kind: 'constant', corruption: 'fog', severity: 3 }, seed: 5 });
     expect(opened.result).toMatchObject({ kind: 'embedded', frameCount: 10000, hasLabels: true, frameRateHz: 60 });
     expect((await call('stream.start')).result).toMatchObject({ running: true });
     const update = await waitFor((m) => m.event === 'stream.update' && (m.data!.framesProcessed as number) > 20);
@@ -87,6 +87,8 @@ describe('the engine through the API', () => {
     const file = await readTraceFile(path);
     const versions = new Set(file.run!.output.settingsVersion);
     expect(versions).toEqual(new Set([0, 1]));
+    const corruption = file.trace.metadata.corruption;
+    expect(corruption.kind === 'category' && corruption.dictionary).toContain('fog');
     const snapshot = await call('metrics.snapshot');
     expect((snapshot.result!.values as Array<{ identity: string }>).some((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))).toBe(true);
     expect((await call('trace.load', { path })).result).toMatchObject({ frameCount: file.trace.frameCount });

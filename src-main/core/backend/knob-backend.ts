@@ -1,5 +1,5 @@
 import { DEFAULT_GATE_SETTINGS, parseGateSettings } from '../../../src-shared/gate/gate-settings';
-import type { ApiEvent, ApiEventData, ApiMethod, ApiParams, ApiResult, Knobs } from '../../../src-shared/api/contract';
+import { SourceOpenParamsSchema, type ApiEvent, type ApiEventData, type ApiMethod, type ApiParams, type ApiResult, type Knobs } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import { StreamEngine } from '../engine/stream-engine';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
@@ -45,7 +45,7 @@ export class KnobBackend {
     },
     'model.load': (params) => this.engine.loadModel(ModelOptionsSchema.parse(params)),
     'model.info': () => this.engine.modelInfo(),
-    'source.open': (params) => this.engine.openSource(params),
+    'source.open': (params) => this.engine.openSource(SourceOpenParamsSchema.parse(params)),
     'stream.start': () => this.engine.start(),
     'stream.stop': () => this.engine.stop(),
     'trace.save': (params) => this.engine.saveTrace(params.path),

@@ -1,4 +1,5 @@
 import type { ApiEventData, ApiResult, Knobs } from '../../../src-shared/api/contract';
+import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
@@ -25,6 +26,8 @@ interface OpenedSource {
   kind: 'embedded' | 'dataset' | 'folder' | 'video' | 'camera';
   source: FrameSource | null;
   frameRateHz: number;
+  schedule: CorruptionSchedule;
+  seed: number;
 }
 
 const CHUNK = 32;
@@ -62,18 +65,20 @@ export class StreamEngine {
     return this.client;
   }
 
-  async openSource(params: { kind: OpenedSource['kind']; path?: string; frameRateHz?: number }): Promise<ApiResult<'source.open'>> {
+  async openSource(params: { kind: OpenedSource['kind']; path?: string; frameRateHz?: number; schedule?: CorruptionSchedule; seed?: number }): Promise<ApiResult<'source.open'>> {
+    const schedule = params.schedule ?? { kind: 'none' as const };
+    const seed = params.seed ?? 0;
     const client = this.requireModel();
     await this.stop();
     const model = client.description;
     if (params.kind === 'camera') {
-      this.opened = { kind: 'camera', source: null, frameRateHz: params.frameRateHz ?? 30 };
+      this.opened = { kind: 'camera', source: null, frameRateHz: params.frameRateHz ?? 30, schedule, seed };
       return { kind: 'camera', description: 'camera frames pushed by the renderer', frameCount: null, frameRateHz: this.opened.frameRateHz, hasLabels: false, labelNames: null, timestampSource: 'capture' };
     }
     const spec = params.kind === 'embedded' ? 'default' : params.path;
     if (spec === undefined) throw new KnobError('BAD_REQUEST', `a ${params.kind} source needs a path`);
     const source = await openSource(spec, { target: model.input, frameRateHz: params.frameRateHz, labelNames: model.labelNames });
-    this.opened = { kind: params.kind, source, frameRateHz: source.info.frameRateHz };
+    this.opened = { kind: params.kind, source, frameRateHz: source.info.frameRateHz, schedule, seed };
     return describeSource(params.kind, source.info);
   }
 
@@ -88,8 +93,8 @@ export class StreamEngine {
       client,
       settings: knobs.gate,
       settingsVersion: knobs.version,
-      schedule: { kind: 'none' },
-      streamSeed: 0,
+      schedule: this.opened.schedule,
+      streamSeed: this.opened.seed,
       nominalFrameRateHz: this.opened.frameRateHz,
       hasLabels: this.opened.source?.info.hasLabels ?? true,
       onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.labelNames)),
