@@ -59,10 +59,16 @@ export const StreamUpdateSchema = z.strictObject({
   framesDropped: z.number().int().nonnegative(),
   endToEndMs: z.number(),
   metrics: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
+  /** The frame as the model saw it (fitted to its input and corrupted), 8-bit, base64. */
+  image: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive(), channels: z.union([z.literal(1), z.literal(3)]), base64: z.string() }),
+  corruption: z.string().nullable(),
+  severity: z.number(),
 });
 
 export const StreamStateSchema = z.strictObject({
   running: z.boolean(),
+  /** Next source frame to play (the position a paused stream resumes from). */
+  position: z.number().int().nonnegative(),
   framesProcessed: z.number().int().nonnegative(),
   framesDropped: z.number().int().nonnegative(),
   /** Why the stream stopped or what went wrong, when it did. */
@@ -78,7 +84,17 @@ export const TraceSummarySchema = z.strictObject({
 export const MetricsSnapshotSchema = z.strictObject({
   settingsVersion: z.number().int().nonnegative(),
   frameCount: z.number().int().nonnegative(),
-  values: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
+  labelledFrameCount: z.number().int().nonnegative(),
+  values: z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() })),
+  /** Reliability diagram of the fused output (bins with count, confidence, accuracy, Wilson interval). */
+  reliability: z
+    .strictObject({
+      identity: z.string(),
+      bins: z.array(z.strictObject({ lo: z.number(), hi: z.number(), count: z.number(), meanConfidence: z.number().nullable(), accuracy: z.number().nullable(), gap: z.number().nullable(), wilsonLo: z.number().nullable(), wilsonHi: z.number().nullable() })),
+    })
+    .nullable(),
+  /** How long the replay and metrics took, in milliseconds (no model call). */
+  computeMs: z.number(),
 });
 
 export const BundleExportParamsSchema = z.strictObject({
@@ -103,8 +119,13 @@ export const API_METHODS = {
   'model.load': { params: ModelOptionsSchema, result: ModelInfoSchema },
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
-  'stream.start': { params: empty, result: StreamStateSchema },
+  /** Plays (or resumes) the open source at `speed` x real time. */
+  'stream.start': { params: z.strictObject({ speed: z.number().positive().max(16).optional() }), result: StreamStateSchema },
   'stream.stop': { params: empty, result: StreamStateSchema },
+  /** Back to the first frame with a fresh recording, paused. */
+  'stream.rewind': { params: empty, result: StreamStateSchema },
+  /** The operator's reset: the gate returns to rest at g0 before the next frame. */
+  'stream.resetGate': { params: empty, result: StreamStateSchema },
   'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'metrics.snapshot': { params: empty, result: MetricsSnapshotSchema },

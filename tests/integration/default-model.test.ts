@@ -17,7 +17,7 @@ let model: LoadedModel;
 const card = JSON.parse(readFileSync(DEFAULT_MODEL_CARD_JSON, 'utf8')) as ModelCard;
 
 beforeAll(async () => {
-  model = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
+  model = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH, executionProviders: ['cpu'] }));
 });
 afterAll(async () => model?.close());
 

@@ -35,6 +35,10 @@ export interface LiveUpdate {
   framesDropped: number;
   endToEndMs: number;
   metrics: MetricValue[];
+  /** The frame the model saw (fitted and corrupted), and its corruption. */
+  image: { width: number; height: number; channels: 1 | 3; pixels: Uint8Array };
+  corruption: string | null;
+  severity: number;
 }
 
 export interface LiveSessionOptions {
@@ -82,6 +86,9 @@ export class LiveSession {
   private lastEndToEndMs = 0;
   private idleWaiters: Array<() => void> = [];
   private closed = false;
+  private lastImage: Uint8Array = new Uint8Array(0);
+  private lastCorruption: string | null = null;
+  private lastSeverity = 0;
 
   constructor(private readonly options: LiveSessionOptions) {
     const model = options.client.description;
@@ -161,6 +168,8 @@ export class LiveSession {
       return;
     }
     const prepMs = performance.now() - prepStarted;
+    const corruption = this.metadata.corruption[0];
+    const severity = this.metadata.severity[0];
     let outputs;
     try {
       outputs = await this.options.client.run(prepared, 1, index);
@@ -191,6 +200,9 @@ export class LiveSession {
       this.accumulator.update(this.probabilities, 0, job.label, 1);
     }
     const done = performance.now();
+    this.lastImage = prepared;
+    this.lastCorruption = corruption;
+    this.lastSeverity = severity;
     this.lastEndToEndMs = done - job.submittedAt;
     this.latency.record(prepMs + outputs.preprocessMs, outputs.inferenceMs, done - gateStarted, this.lastEndToEndMs);
     this.scheduleUpdate();
@@ -228,6 +240,9 @@ export class LiveSession {
       framesDropped: this.dropped,
       endToEndMs: this.lastEndToEndMs,
       metrics: this.accumulator.sampleCount > 0 ? this.accumulator.exactMetrics() : [],
+      image: { ...this.preparer.target, pixels: this.lastImage },
+      corruption: this.lastCorruption,
+      severity: this.lastSeverity,
     });
   }
 

@@ -3,7 +3,10 @@ import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
-import { metricSuite } from '../../../src-shared/metrics/metric-suite';
+import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
+import { reliabilityDiagram } from '../../../src-shared/metrics/reliability';
+import { topLabelScores } from '../../../src-shared/metrics/scores';
+import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
 import { replay } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
@@ -39,6 +42,7 @@ export class StreamEngine {
   private playing: AbortController | null = null;
   private loadedTrace: Trace | null = null;
   private lastError: KnobErrorPayload | null = null;
+  private position = 0;
 
   constructor(
     private readonly emit: Emit,
@@ -47,12 +51,14 @@ export class StreamEngine {
 
   async loadModel(options: ModelOptions): Promise<ModelDescription> {
     await this.stop();
-    const client = await InferenceClient.start(options, {
+    const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
+    const client = await InferenceClient.start(resolved, {
       onRestart: (notice) => this.reportError({ code: 'INFERENCE_CRASHED', message: `${notice.reason}; restarting in ${notice.delayMs} ms` }),
     });
     await this.client?.close();
     this.client = client;
-    this.session = null;
+    this.discardSession();
+    this.opened = null;
     return client.description;
   }
 
@@ -70,6 +76,7 @@ export class StreamEngine {
     const seed = params.seed ?? 0;
     const client = this.requireModel();
     await this.stop();
+    this.discardSession();
     const model = client.description;
     if (params.kind === 'camera') {
       this.opened = { kind: 'camera', source: null, frameRateHz: params.frameRateHz ?? 30, schedule, seed };
@@ -82,46 +89,70 @@ export class StreamEngine {
     return describeSource(params.kind, source.info);
   }
 
-  async start(): Promise<ApiResult<'stream.start'>> {
+  /** Plays the open source from where it paused (a new recording if there is none), at `speed`. */
+  async start(speed = 1): Promise<ApiResult<'stream.start'>> {
     const client = this.requireModel();
     if (this.opened === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
-    await this.stop();
+    if (this.playing !== null) return this.emitState();
     this.lastError = null;
-    const knobs = this.knobs();
-    const model = client.description;
-    this.session = new LiveSession({
-      client,
-      settings: knobs.gate,
-      settingsVersion: knobs.version,
-      schedule: this.opened.schedule,
-      streamSeed: this.opened.seed,
-      nominalFrameRateHz: this.opened.frameRateHz,
-      hasLabels: this.opened.source?.info.hasLabels ?? true,
-      onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.labelNames)),
-      onError: (error) => this.reportError(error),
-    });
-    if (this.opened.source !== null) void this.play(this.opened.source, this.session);
+    if (this.session === null) {
+      const knobs = this.knobs();
+      const model = client.description;
+      this.position = 0;
+      this.session = new LiveSession({
+        client,
+        settings: knobs.gate,
+        settingsVersion: knobs.version,
+        schedule: this.opened.schedule,
+        streamSeed: this.opened.seed,
+        nominalFrameRateHz: this.opened.frameRateHz,
+        hasLabels: this.opened.source?.info.hasLabels ?? true,
+        onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.labelNames)),
+        onError: (error) => this.reportError(error),
+      });
+    }
+    if (this.opened.source !== null) void this.play(this.opened.source, this.session, speed);
     else this.playing = new AbortController();
     return this.emitState();
   }
 
-  private async play(source: FrameSource, session: LiveSession): Promise<void> {
+  /** Back to frame 0 with a fresh recording, paused. */
+  async rewind(): Promise<ApiResult<'stream.rewind'>> {
+    await this.stop();
+    this.discardSession();
+    return this.emitState();
+  }
+
+  resetGate(): ApiResult<'stream.resetGate'> {
+    this.session?.resetGate();
+    return this.emitState();
+  }
+
+  private discardSession(): void {
+    this.session?.close();
+    this.session = null;
+    this.position = 0;
+  }
+
+  private async play(source: FrameSource, session: LiveSession, speed: number): Promise<void> {
     const controller = new AbortController();
     this.playing = controller;
+    this.emitState();
     const started = performance.now();
     const { width, height, channels } = source.info;
     const frameBytes = width * height * channels;
     try {
       let first: number | null = null;
-      for await (const batch of source.batches(CHUNK)) {
+      for await (const batch of source.batches(CHUNK, this.position)) {
         for (let i = 0; i < batch.count; i++) {
           if (controller.signal.aborted) return;
           const t = batch.timestampsSeconds[i];
           first ??= t;
-          const wait = started + (t - first) * 1000 - performance.now();
+          const wait = started + ((t - first) * 1000) / speed - performance.now();
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
           if (controller.signal.aborted) return;
           session.submit(batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes), source.info, t, batch.labels?.[i] ?? -1);
+          this.position = batch.first + i + 1;
         }
       }
       await session.idle();
@@ -169,14 +200,26 @@ export class StreamEngine {
 
   /** Metrics of the current trace (live recording, else the loaded one) replayed at the current knobs. */
   metricsSnapshot(): ApiResult<'metrics.snapshot'> {
+    const started = performance.now();
     const trace = this.session !== null && this.session.framesProcessed > 0 ? this.session.builder.snapshot() : this.loadedTrace;
     const knobs = this.knobs();
     if (trace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
     const frames = labelledFrames(trace);
-    if (frames.length === 0) return { settingsVersion: knobs.version, frameCount: trace.frameCount, values: [] };
+    if (frames.length === 0) return { settingsVersion: knobs.version, frameCount: trace.frameCount, labelledFrameCount: 0, values: [], reliability: null, computeMs: performance.now() - started };
     const output = replay(trace, knobs.gate, { keepFusedLogits: true });
-    const values = metricSuite(scoresOfFrames(trace, output.fusedLogits!, frames)).map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null }));
-    return { settingsVersion: knobs.version, frameCount: trace.frameCount, values };
+    const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
+    const top = topLabelScores(scores);
+    const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
+    const values = metricSuite(scores).map((m) => ({ name: m.name, identity: m.identity, value: finite(m.value) }));
+    const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
+    return {
+      settingsVersion: knobs.version,
+      frameCount: trace.frameCount,
+      labelledFrameCount: frames.length,
+      values,
+      reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
+      computeMs: performance.now() - started,
+    };
   }
 
   private reportError(error: KnobErrorPayload): void {
@@ -187,6 +230,7 @@ export class StreamEngine {
   private emitState(): ApiResult<'stream.stop'> {
     const state = {
       running: this.playing !== null,
+      position: this.position,
       framesProcessed: this.session?.framesProcessed ?? 0,
       framesDropped: this.session?.framesDropped ?? 0,
       error: this.lastError,
@@ -224,5 +268,8 @@ function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'st
     framesDropped: update.framesDropped,
     endToEndMs: update.endToEndMs,
     metrics: update.metrics.map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null })),
+    image: { width: update.image.width, height: update.image.height, channels: update.image.channels, base64: Buffer.from(update.image.pixels).toString('base64') },
+    corruption: update.corruption,
+    severity: update.severity,
   };
 }

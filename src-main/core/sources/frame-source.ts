@@ -35,7 +35,8 @@ export interface FrameBatch {
 
 export interface FrameSource {
   info: SourceInfo;
-  batches(maxCount: number): AsyncGenerator<FrameBatch>;
+  /** Frames from `fromFrame` on (default 0), in batches of at most maxCount. */
+  batches(maxCount: number, fromFrame?: number): AsyncGenerator<FrameBatch>;
 }
 
 /** Batches over frames already in memory (datasets, image folders), timestamps i / frameRate. */
@@ -45,8 +46,8 @@ export function inMemorySource(info: SourceInfo, frames: Uint8Array, labels: Int
   if (!Number.isInteger(total) || total === 0) throw new KnobError('INVALID_INPUT', `${info.path ?? info.kind}: no complete frames (${frames.length} bytes, ${frameBytes} per frame)`);
   return {
     info: { ...info, frameCount: total, hasLabels: labels !== null },
-    async *batches(maxCount) {
-      for (let first = 0; first < total; first += maxCount) {
+    async *batches(maxCount, fromFrame = 0) {
+      for (let first = Math.max(0, fromFrame); first < total; first += maxCount) {
         const count = Math.min(maxCount, total - first);
         const timestampsSeconds = new Float64Array(count);
         for (let i = 0; i < count; i++) timestampsSeconds[i] = (first + i) / info.frameRateHz;

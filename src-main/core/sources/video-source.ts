@@ -90,7 +90,7 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
       frameRateHz,
       timestampSource: 'pts',
     },
-    async *batches(maxCount) {
+    async *batches(maxCount, fromFrame = 0) {
       const args = ['-hide_banner', '-nostdin', '-nostats', '-i', path, '-an', '-vf', `scale=${width}:${height}:flags=area,format=${channels === 1 ? 'gray' : 'rgb24'},showinfo`, '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', channels === 1 ? 'gray' : 'rgb24', 'pipe:1'];
       const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const times: number[] = [];
@@ -127,6 +127,17 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
         first += count;
         return batch;
       };
+      // Resuming decodes from the start and drops the frames before `fromFrame` (ffmpeg's -ss seeks
+      // to keyframes, which would shift frame numbering).
+      const keep = function* (batch: ReturnType<typeof emit>) {
+        const skip = Math.max(0, fromFrame - batch.first);
+        if (skip >= batch.count) return;
+        if (skip === 0) {
+          yield batch;
+          return;
+        }
+        yield { ...batch, first: batch.first + skip, count: batch.count - skip, frames: batch.frames.subarray(skip * frameBytes), timestampsSeconds: batch.timestampsSeconds.subarray(skip) };
+      };
       try {
         for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
           const joined = new Uint8Array(pending.length + chunk.length);
@@ -136,13 +147,13 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
           while (pending.length >= maxCount * frameBytes) {
             // showinfo writes a frame's line before ffmpeg writes the frame, but the two pipes race; wait for the times.
             while (times.length < first + maxCount && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
-            yield emit(maxCount);
+            yield* keep(emit(maxCount));
           }
         }
         const { code, error } = await exit;
         if (error) throw error;
         const remaining = Math.floor(pending.length / frameBytes);
-        if (remaining > 0) yield emit(remaining);
+        if (remaining > 0) yield* keep(emit(remaining));
         if (code !== 0) throw new KnobError('INVALID_INPUT', `${path}: ffmpeg stopped after ${first} frames (exit ${code}: ${stderrTail || 'no message'})`);
         if (first === 0) throw new KnobError('INVALID_INPUT', `${path}: the video has no decodable frames${stderrTail ? ` (${stderrTail})` : ''}`);
       } finally {
