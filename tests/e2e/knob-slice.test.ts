@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const chartPixels = (): Promise<string> => app.page.locator('canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
+const chartPixels = (): Promise<string> => app.page.locator('[data-testid="gate-preview"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
 const readout = (name: string): Promise<string | null> => app.page.locator(`[data-readout="${name}"]`).textContent();
 
 describe('knob slice in browser mode', () => {

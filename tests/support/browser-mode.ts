@@ -62,6 +62,7 @@ export async function startBrowserMode(extraArgs: string[] = []): Promise<Browse
     async close() {
       await browser.close();
       await host.close();
+      await backend.close();
     },
   };
 }

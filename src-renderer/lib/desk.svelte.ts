@@ -1,0 +1,195 @@
+import type { ApiEventData, ApiParams, ApiResult } from '../../src-shared/api/contract';
+import type { KnobApi } from '../../src-shared/api/client';
+import type { ModelDescription } from '../../src-shared/api/model-options';
+import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
+import { StreamHistory } from './stream-history';
+
+/**
+ * The desk's state, shared by its panels: what the backend said last (model, source, stream, live
+ * update, metrics) and the operator's knob settings, with one error slot per area so a failure is
+ * shown next to what caused it. Every call goes through the typed API; nothing here computes a
+ * number the desk shows (they come from src-shared, in the backend or in a component's $derived).
+ */
+export type SourceKind = ApiParams<'source.open'>['kind'];
+type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection';
+
+const SETTINGS_KEY = 'knob-studio.settings.v1';
+
+export class Desk {
+  model = $state<ModelDescription | null>(null);
+  source = $state<ApiResult<'source.open'> | null>(null);
+  /** Counts successful source.open calls (a reopened source with a new schedule looks the same). */
+  sourceGeneration = $state(0);
+  stream = $state<ApiResult<'stream.stop'>>({ running: false, position: 0, framesProcessed: 0, framesDropped: 0, error: null });
+  update = $state<ApiEventData<'stream.update'> | null>(null);
+  metrics = $state<ApiResult<'metrics.snapshot'> | null>(null);
+  gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
+  version = $state(0);
+  speed = $state(1);
+  errors = $state<Record<Area, string | null>>({ model: null, source: null, stream: null, knobs: null, metrics: null, connection: null });
+  busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
+  /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
+  historyRevision = $state(0);
+  readonly history = new StreamHistory(1800);
+
+  private inFlight = false;
+  private pending: Partial<GateSettings> | null = null;
+
+  constructor(private readonly api: KnobApi) {}
+
+  private async attempt<T>(area: Area, work: () => Promise<T>): Promise<T | null> {
+    try {
+      const result = await work();
+      this.errors[area] = null;
+      return result;
+    } catch (error) {
+      this.errors[area] = error instanceof Error ? error.message : String(error);
+      return null;
+    }
+  }
+
+  /** Start-up: subscribe, restore settings, load the default model and open the embedded stream. */
+  async start(): Promise<() => void> {
+    const offs = [
+      this.api.on('knobs.changed', (k) => this.applyKnobs(k)),
+      this.api.on('stream.state', (s) => {
+        this.stream = s;
+        this.errors.stream = s.error ? s.error.message : null;
+      }),
+      this.api.on('stream.update', (u) => this.onUpdate(u)),
+      this.api.on('frame.rejected', (e) => (this.errors.stream = e.message)),
+    ];
+    const knobs = await this.attempt('connection', () => this.api.call('knobs.get', {}));
+    if (knobs) this.applyKnobs(knobs);
+    const saved = this.restoreSettings();
+    if (saved) this.changeKnobs(saved);
+    await this.loadModel({ path: 'default' });
+    if (this.model) await this.openSource({ kind: 'embedded' });
+    return () => offs.forEach((off) => off());
+  }
+
+  async loadModel(params: ApiParams<'model.load'>): Promise<void> {
+    this.busy.model = true;
+    const model = await this.attempt('model', () => this.api.call('model.load', params));
+    this.busy.model = false;
+    if (model) {
+      this.model = model;
+      this.source = null;
+      this.resetView();
+    }
+  }
+
+  async openSource(params: { kind: SourceKind; path?: string; frameRateHz?: number; schedule?: CorruptionScheduleInput; seed?: number }): Promise<void> {
+    this.busy.source = true;
+    const source = await this.attempt('source', () => this.api.call('source.open', params));
+    this.busy.source = false;
+    if (source) {
+      this.source = source;
+      this.sourceGeneration++;
+      this.stream = { ...this.stream, running: false, position: 0, framesProcessed: 0, framesDropped: 0 };
+      this.resetView();
+    }
+  }
+
+  private resetView(): void {
+    this.update = null;
+    this.metrics = null;
+    this.history.clear();
+    this.historyRevision++;
+  }
+
+  async play(): Promise<void> {
+    const state = await this.attempt('stream', () => this.api.call('stream.start', { speed: this.speed }));
+    if (state) this.stream = state;
+  }
+
+  async pause(): Promise<void> {
+    const state = await this.attempt('stream', () => this.api.call('stream.stop', {}));
+    if (state) this.stream = state;
+  }
+
+  async rewind(): Promise<void> {
+    const state = await this.attempt('stream', () => this.api.call('stream.rewind', {}));
+    if (state) this.stream = state;
+    this.resetView();
+  }
+
+  async resetGate(): Promise<void> {
+    await this.attempt('stream', () => this.api.call('stream.resetGate', {}));
+  }
+
+  async refreshMetrics(): Promise<void> {
+    if (this.busy.metrics) return;
+    this.busy.metrics = true;
+    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', {}));
+    this.busy.metrics = false;
+    if (snapshot) this.metrics = snapshot;
+  }
+
+  private onUpdate(u: ApiEventData<'stream.update'>): void {
+    this.update = u;
+    this.stream = { ...this.stream, framesProcessed: u.framesProcessed, framesDropped: u.framesDropped, position: Math.max(this.stream.position, u.frame + 1) };
+    const top = u.top[0];
+    this.history.push({
+      t: u.timestampSeconds,
+      g: u.g,
+      u: u.uRef,
+      severity: u.severity,
+      confidence: top?.fused ?? Number.NaN,
+      correct: u.label === null || top === undefined ? Number.NaN : top.classIndex === u.label ? 1 : 0,
+    });
+    this.historyRevision++;
+  }
+
+  // Knobs: latest wins; while one knobs.set is in flight, further changes merge and follow it.
+  private applyKnobs(next: { gate: GateSettings; version: number }): void {
+    if (next.version < this.version) return;
+    this.version = next.version;
+    if (!this.inFlight && this.pending === null) this.gate = next.gate;
+  }
+
+  changeKnobs(patch: Partial<GateSettings>): void {
+    this.gate = { ...this.gate, ...patch };
+    this.pending = { ...(this.pending ?? {}), ...patch };
+    this.saveSettings();
+    void this.flushKnobs();
+  }
+
+  private async flushKnobs(): Promise<void> {
+    if (this.inFlight || this.pending === null) return;
+    const change = this.pending;
+    this.pending = null;
+    this.inFlight = true;
+    try {
+      const result = await this.api.call('knobs.set', { gate: change });
+      this.errors.knobs = null;
+      this.inFlight = false;
+      this.applyKnobs(result);
+    } catch (error) {
+      this.inFlight = false;
+      this.errors.knobs = error instanceof Error ? error.message : String(error);
+      const current = await this.api.call('knobs.get', {});
+      this.applyKnobs(current);
+      this.gate = current.gate;
+    }
+    void this.flushKnobs();
+  }
+
+  private saveSettings(): void {
+    try {
+      localStorage.setItem(SETTINGS_KEY, JSON.stringify(this.gate));
+    } catch {
+      // Storage may be unavailable (private mode); persistence is a convenience, not a requirement.
+    }
+  }
+
+  private restoreSettings(): Partial<GateSettings> | null {
+    try {
+      const raw = localStorage.getItem(SETTINGS_KEY);
+      return raw ? (JSON.parse(raw) as Partial<GateSettings>) : null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartDataset } from 'chart.js';
+
+Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Tooltip, Filler);
+
+/**
+ * The desk's line charts: linear time axis, fixed y range, theme colours from the CSS variables,
+ * no animation and no parsing (points are {x, y} already), redrawn in place with update('none').
+ */
+export type Points = { x: number; y: number }[];
+
+export function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+export function createLineChart(canvas: HTMLCanvasElement, datasets: ChartDataset<'line', Points>[], axes: { x: string; y?: string; yMin: number; yMax: number }, tooltips: boolean): Chart<'line', Points> {
+  const axis = (title: string | undefined) => ({
+    title: { display: title !== undefined, text: title ?? '', color: cssVar('--muted') },
+    ticks: { color: cssVar('--muted') },
+    grid: { color: cssVar('--grid') },
+  });
+  return new Chart<'line', Points>(canvas, {
+    type: 'line',
+    data: { datasets },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      parsing: false,
+      normalized: true,
+      spanGaps: true,
+      scales: { x: { type: 'linear', ...axis(axes.x) }, y: { min: axes.yMin, max: axes.yMax, ...axis(axes.y) } },
+      plugins: { legend: { labels: { color: cssVar('--text'), boxWidth: 14 } }, tooltip: tooltips ? { intersect: false, mode: 'index' } : { enabled: false } },
+    },
+  });
+}
+
+/** Replaces the datasets' points and redraws without animation. */
+export function setChartData(chart: Chart<'line', Points>, data: Points[]): void {
+  data.forEach((points, i) => (chart.data.datasets[i].data = points));
+  chart.update('none');
+}

@@ -1,0 +1,47 @@
+/**
+ * The last `capacity` live updates as columns (time, g, u*, severity, correct, confidence) for the
+ * charts: a ring buffer of typed arrays, so a long stream costs fixed memory and no allocation per
+ * update. `ordered` copies the ring out oldest-first for a redraw (at most once per animation frame).
+ */
+export const HISTORY_COLUMNS = ['t', 'g', 'u', 'severity', 'confidence', 'correct'] as const;
+export type HistoryColumn = (typeof HISTORY_COLUMNS)[number];
+
+export class StreamHistory {
+  readonly capacity: number;
+  private readonly columns: Record<HistoryColumn, Float64Array>;
+  private next = 0;
+  private size = 0;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    this.columns = Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, new Float64Array(capacity)])) as Record<HistoryColumn, Float64Array>;
+  }
+
+  get length(): number {
+    return this.size;
+  }
+
+  push(values: Record<HistoryColumn, number>): void {
+    for (const column of HISTORY_COLUMNS) this.columns[column][this.next] = values[column];
+    this.next = (this.next + 1) % this.capacity;
+    this.size = Math.min(this.capacity, this.size + 1);
+  }
+
+  clear(): void {
+    this.next = 0;
+    this.size = 0;
+  }
+
+  /** The column oldest-first, as {x: t, y} points for chart.js (parsing off). */
+  points(column: HistoryColumn): { x: number; y: number }[] {
+    const out = new Array<{ x: number; y: number }>(this.size);
+    const start = (this.next - this.size + this.capacity) % this.capacity;
+    const t = this.columns.t;
+    const y = this.columns[column];
+    for (let i = 0; i < this.size; i++) {
+      const at = (start + i) % this.capacity;
+      out[i] = { x: t[at], y: y[at] };
+    }
+    return out;
+  }
+}
