@@ -12,7 +12,7 @@ import { StreamHistory } from './stream-history';
  * number the desk shows (they come from src-shared, in the backend or in a component's $derived).
  */
 export type SourceKind = ApiParams<'source.open'>['kind'];
-type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection';
+type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
@@ -27,11 +27,16 @@ export class Desk {
   gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
   version = $state(0);
   speed = $state(1);
-  errors = $state<Record<Area, string | null>>({ model: null, source: null, stream: null, knobs: null, metrics: null, connection: null });
+  errors = $state<Record<Area, string | null>>({ model: null, source: null, stream: null, knobs: null, metrics: null, connection: null, compare: null, feedback: null, export: null });
   busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
   readonly history = new StreamHistory(1800);
+  compareResult = $state<ApiResult<'metrics.compare'> | null>(null);
+  slots = $state<{ a: GateSettings | null; b: GateSettings | null }>({ a: null, b: null });
+  feedback = $state<string | null>(null);
+  exported = $state<ApiResult<'bundle.export'> | null>(null);
+  imported = $state<string | null>(null);
 
   private inFlight = false;
   private pending: Partial<GateSettings> | null = null;
@@ -125,6 +130,46 @@ export class Desk {
     const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', {}));
     this.busy.metrics = false;
     if (snapshot) this.metrics = snapshot;
+  }
+
+  /** A/B: remember the current knobs as slot A or B; compare replays the recorded trace with both. */
+  takeSlot(slot: 'a' | 'b'): void {
+    this.slots[slot] = { ...this.gate };
+  }
+
+  async compare(): Promise<void> {
+    const { a, b } = this.slots;
+    if (a === null || b === null) {
+      this.errors.compare = 'set both A and B from the knobs first';
+      return;
+    }
+    const result = await this.attempt('compare', () => this.api.call('metrics.compare', { a, b }));
+    if (result) this.compareResult = result;
+  }
+
+  /** Operator feedback on the frame on screen: its true class (the predicted one for "right"). */
+  async labelCurrent(kind: 'right' | 'class', classIndex?: number): Promise<void> {
+    const u = this.update;
+    if (u === null) return;
+    const label = kind === 'right' ? u.top[0]?.classIndex : classIndex;
+    if (label === undefined) return;
+    const result = await this.attempt('feedback', () => this.api.call('stream.label', { frame: u.frame, label }));
+    if (result) this.feedback = `frame ${result.frame} labelled ${this.model?.labelNames[label] ?? label} (${result.labelledFrames} labelled frames)`;
+  }
+
+  async exportTo(path: string): Promise<void> {
+    const result = await this.attempt('export', () => this.api.call('bundle.export', { path, includeModel: false }));
+    if (result) this.exported = result;
+  }
+
+  async importFrom(path: string): Promise<void> {
+    const result = await this.attempt('export', () => this.api.call('bundle.import', { path }));
+    if (result) {
+      this.applyKnobs(result.knobs);
+      this.gate = result.knobs.gate;
+      this.saveSettings();
+      this.imported = result.verification;
+    }
   }
 
   private onUpdate(u: ApiEventData<'stream.update'>): void {

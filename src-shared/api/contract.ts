@@ -129,8 +129,14 @@ export const API_METHODS = {
   'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'metrics.snapshot': { params: empty, result: MetricsSnapshotSchema },
-  'bundle.export': { params: BundleExportParamsSchema, result: z.strictObject({ path: z.string() }) },
-  'bundle.import': { params: z.strictObject({ path: filePath }), result: KnobsSchema },
+  /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current trace into a folder. */
+  'bundle.export': { params: BundleExportParamsSchema, result: z.strictObject({ path: z.string(), files: z.array(z.string()) }) },
+  /** Restores knob settings from an exported folder or settings file; says what was verified. */
+  'bundle.import': { params: z.strictObject({ path: filePath }), result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }) },
+  /** Operator feedback on a recorded frame: its true class (-1 clears it); metrics use it at once. */
+  'stream.label': { params: z.strictObject({ frame: z.number().int().nonnegative(), label: z.number().int().min(-1) }), result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }) },
+  /** A/B: the same recorded trace replayed with two settings (no model call). */
+  'metrics.compare': { params: z.strictObject({ a: GateSettingsSchema, b: GateSettingsSchema }), result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

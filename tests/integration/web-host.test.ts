@@ -106,7 +106,8 @@ describe('web host', () => {
       [{ id: 5, method: 'knobs.set', params: { gate: { zeta: -1 } } }, 'BAD_REQUEST'],
       [{ id: 6, method: 'knobs.set', params: { gate: { wnRadPerSec: 'fast' } } }, 'BAD_REQUEST'],
       [{ id: 7, method: 'knobs.set', params: { gate: { variant: 'third-order' } } }, 'BAD_REQUEST'],
-      [{ id: 8, method: 'bundle.import', params: { path: '/tmp/b.zip' } }, 'NOT_AVAILABLE'],
+      [{ id: 8, method: 'stream.start', params: {} }, 'NOT_AVAILABLE'],
+      [{ id: 13, method: 'bundle.import', params: { path: '/nonexistent/knob-settings.json' } }, 'INVALID_INPUT'],
       [{ id: 12, method: 'model.load', params: { path: '/nonexistent/m.onnx' } }, 'INVALID_INPUT'],
       [JSON.stringify({ id: 9, method: 'knobs.get', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }), 'REQUEST_TOO_LARGE'],
     ];

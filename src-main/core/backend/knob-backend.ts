@@ -1,4 +1,5 @@
-import { DEFAULT_GATE_SETTINGS, parseGateSettings } from '../../../src-shared/gate/gate-settings';
+import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import { SourceOpenParamsSchema, type ApiEvent, type ApiEventData, type ApiMethod, type ApiParams, type ApiResult, type Knobs } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import { StreamEngine } from '../engine/stream-engine';
@@ -12,10 +13,7 @@ type Handler<M extends ApiMethod> = (params: ApiParams<M>) => Promise<ApiResult<
  * Why a method answers NOT_AVAILABLE in this build. Each entry is removed by the issue that lands
  * the capability; the renderer shows the reason next to the control that asked.
  */
-const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {
-  'bundle.export': 'bundle export arrives with the export issue',
-  'bundle.import': 'bundle import arrives with the export issue',
-};
+const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {};
 
 /**
  * The backend's state and the one implementation of every API method. The Electron shell, the
@@ -35,14 +33,8 @@ export class KnobBackend {
       availableMethods: Object.keys(this.handlers).filter((m) => !(m in PENDING_METHODS)),
     }),
     'knobs.get': () => this.knobs,
-    'knobs.set': (params) => {
-      // Validate the merged setting as a whole: ranges and combinations, then apply atomically.
-      const gate = parseGateSettings({ ...this.knobs.gate, ...params.gate });
-      this.knobs = { gate, version: this.knobs.version + 1 };
-      this.engine.applyKnobs(this.knobs);
-      this.emit('knobs.changed', this.knobs);
-      return this.knobs;
-    },
+    // Validate the merged setting as a whole: ranges and combinations, then apply atomically.
+    'knobs.set': (params) => this.setGate(parseGateSettings({ ...this.knobs.gate, ...params.gate })),
     'model.load': (params) => this.engine.loadModel(ModelOptionsSchema.parse(params)),
     'model.info': () => this.engine.modelInfo(),
     'source.open': (params) => this.engine.openSource(SourceOpenParamsSchema.parse(params)),
@@ -53,7 +45,23 @@ export class KnobBackend {
     'trace.save': (params) => this.engine.saveTrace(params.path),
     'trace.load': (params) => this.engine.loadTrace(params.path),
     'metrics.snapshot': () => this.engine.metricsSnapshot(),
+    'metrics.compare': (params) => this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b)),
+    'stream.label': (params) => this.engine.label(params.frame, params.label),
+    'bundle.export': (params) => this.engine.exportSettingsAndReport(params.path),
+    'bundle.import': async (params) => {
+      const file = await readSettingsFile(params.path);
+      const current = this.engine.modelInfo()?.paths.join(' + ') ?? null;
+      const modelNote = file.model === null ? 'no model recorded' : file.model === current ? 'same model as the one loaded' : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
+      return { knobs: this.setGate(file.gate), verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}` };
+    },
   };
+
+  private setGate(gate: GateSettings): Knobs {
+    this.knobs = { gate, version: this.knobs.version + 1 };
+    this.engine.applyKnobs(this.knobs);
+    this.emit('knobs.changed', this.knobs);
+    return this.knobs;
+  }
 
   /** A camera frame from the binary frame path (MessagePort or binary WebSocket message). */
   pushFrame(packet: Uint8Array): void {

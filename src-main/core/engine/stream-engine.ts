@@ -1,4 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ApiEventData, ApiResult, Knobs } from '../../../src-shared/api/contract';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { analyseRun, writeRunOutputs } from './run-outputs';
+import { SETTINGS_FILE_NAME, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
@@ -106,7 +111,8 @@ export class StreamEngine {
         schedule: this.opened.schedule,
         streamSeed: this.opened.seed,
         nominalFrameRateHz: this.opened.frameRateHz,
-        hasLabels: this.opened.source?.info.hasLabels ?? true,
+        // Always a label column: unlabelled streams (camera, video) take the operator's feedback.
+        hasLabels: true,
         onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.labelNames)),
         onError: (error) => this.reportError(error),
       });
@@ -198,28 +204,46 @@ export class StreamEngine {
     return { path, frameCount: file.trace.frameCount, classCount: file.trace.classCount };
   }
 
+  private currentTrace(): Trace {
+    const trace = this.session !== null && this.session.framesProcessed > 0 ? this.session.builder.snapshot() : this.loadedTrace;
+    if (trace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
+    return trace;
+  }
+
   /** Metrics of the current trace (live recording, else the loaded one) replayed at the current knobs. */
   metricsSnapshot(): ApiResult<'metrics.snapshot'> {
-    const started = performance.now();
-    const trace = this.session !== null && this.session.framesProcessed > 0 ? this.session.builder.snapshot() : this.loadedTrace;
     const knobs = this.knobs();
-    if (trace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
-    const frames = labelledFrames(trace);
-    if (frames.length === 0) return { settingsVersion: knobs.version, frameCount: trace.frameCount, labelledFrameCount: 0, values: [], reliability: null, computeMs: performance.now() - started };
-    const output = replay(trace, knobs.gate, { keepFusedLogits: true });
-    const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
-    const top = topLabelScores(scores);
-    const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
-    const values = metricSuite(scores).map((m) => ({ name: m.name, identity: m.identity, value: finite(m.value) }));
-    const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
-    return {
-      settingsVersion: knobs.version,
-      frameCount: trace.frameCount,
-      labelledFrameCount: frames.length,
-      values,
-      reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
-      computeMs: performance.now() - started,
-    };
+    return snapshotOf(this.currentTrace(), knobs.gate, knobs.version);
+  }
+
+  /** A/B: one trace, two settings, two snapshots; nothing calls the model. */
+  compare(a: GateSettings, b: GateSettings): ApiResult<'metrics.compare'> {
+    const started = performance.now();
+    const trace = this.currentTrace();
+    const version = this.knobs().version;
+    return { a: snapshotOf(trace, a, version), b: snapshotOf(trace, b, version), computeMs: performance.now() - started };
+  }
+
+  /** Operator feedback: the true class of a recorded frame. */
+  label(frame: number, label: number): ApiResult<'stream.label'> {
+    if (this.session === null) throw new KnobError('NOT_AVAILABLE', 'no live recording to label (start a stream first)');
+    this.session.builder.setLabel(frame, label);
+    const labels = this.session.builder.trace.labels;
+    let labelled = 0;
+    for (let i = 0; i < this.session.framesProcessed; i++) if (labels !== null && labels[i] >= 0) labelled++;
+    return { frame, label, labelledFrames: labelled };
+  }
+
+  /** The settings and the metrics report of the current trace, in a folder (until the bundle issue). */
+  async exportSettingsAndReport(dir: string): Promise<ApiResult<'bundle.export'>> {
+    const trace = this.currentTrace();
+    const knobs = this.knobs();
+    const model = this.client?.description.paths.join(' + ') ?? null;
+    const context = { model: model ?? 'unknown', source: this.opened?.source?.info.description ?? this.opened?.kind ?? 'loaded trace' };
+    const files = await writeRunOutputs(dir, trace, knobs.gate, analyseRun(trace, knobs.gate), context);
+    const settingsPath = join(dir, SETTINGS_FILE_NAME);
+    await writeFile(settingsPath, `${JSON.stringify({ format: 'knob-settings', formatVersion: SETTINGS_FORMAT_VERSION, gate: knobs.gate, model, exportedAt: new Date().toISOString() }, null, 1)}\n`);
+    return { path: dir, files: [settingsPath, files.trace, files.metrics, files.report] };
   }
 
   private reportError(error: KnobErrorPayload): void {
@@ -245,6 +269,26 @@ export class StreamEngine {
     await this.client?.close();
     this.client = null;
   }
+}
+
+function snapshotOf(trace: Trace, settings: GateSettings, version: number): ApiResult<'metrics.snapshot'> {
+  const started = performance.now();
+  const frames = labelledFrames(trace);
+  if (frames.length === 0) return { settingsVersion: version, frameCount: trace.frameCount, labelledFrameCount: 0, values: [], reliability: null, computeMs: performance.now() - started };
+  const output = replay(trace, settings, { keepFusedLogits: true });
+  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
+  const top = topLabelScores(scores);
+  const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
+  const values = metricSuite(scores).map((m) => ({ name: m.name, identity: m.identity, value: finite(m.value) }));
+  const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
+  return {
+    settingsVersion: version,
+    frameCount: trace.frameCount,
+    labelledFrameCount: frames.length,
+    values,
+    reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
+    computeMs: performance.now() - started,
+  };
 }
 
 function describeSource(kind: OpenedSource['kind'], info: SourceInfo): ApiResult<'source.open'> {
