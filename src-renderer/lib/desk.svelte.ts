@@ -3,6 +3,7 @@ import type { KnobApi } from '../../src-shared/api/client';
 import type { ModelDescription } from '../../src-shared/api/model-options';
 import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
+import { listCameras, startCamera, type CameraCapture, type CameraDevice } from './camera-capture';
 import { StreamHistory } from './stream-history';
 
 /**
@@ -37,6 +38,9 @@ export class Desk {
   feedback = $state<string | null>(null);
   exported = $state<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
+  cameras = $state<CameraDevice[]>([]);
+  cameraDeviceId = $state<string | null>(null);
+  private camera: CameraCapture | null = null;
 
   private inFlight = false;
   private pending: Partial<GateSettings> | null = null;
@@ -86,6 +90,8 @@ export class Desk {
   }
 
   async openSource(params: { kind: SourceKind; path?: string; frameRateHz?: number; schedule?: CorruptionScheduleInput; seed?: number }): Promise<void> {
+    this.camera?.stop();
+    this.camera = null;
     this.busy.source = true;
     const source = await this.attempt('source', () => this.api.call('source.open', params));
     this.busy.source = false;
@@ -107,11 +113,27 @@ export class Desk {
   async play(): Promise<void> {
     const state = await this.attempt('stream', () => this.api.call('stream.start', { speed: this.speed }));
     if (state) this.stream = state;
+    if (state && this.source?.kind === 'camera' && this.model) {
+      const input = this.model.input;
+      this.camera?.stop();
+      this.camera = await this.attempt('source', () =>
+        startCamera({ deviceId: this.cameraDeviceId, width: input.width, height: input.height, channels: input.channels, frameRateHz: this.source?.frameRateHz ?? 30, send: (packet) => this.api.sendFrame(packet) }),
+      );
+      // Device labels are only readable once the camera permission was granted.
+      void this.refreshCameras();
+    }
   }
 
   async pause(): Promise<void> {
+    this.camera?.stop();
+    this.camera = null;
     const state = await this.attempt('stream', () => this.api.call('stream.stop', {}));
     if (state) this.stream = state;
+  }
+
+  async refreshCameras(): Promise<void> {
+    const cameras = await this.attempt('source', () => listCameras());
+    if (cameras) this.cameras = cameras;
   }
 
   async rewind(): Promise<void> {

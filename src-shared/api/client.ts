@@ -8,6 +8,8 @@ import type { KnobErrorPayload } from '../errors';
 export interface KnobApi {
   call<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>>;
   on<E extends ApiEvent>(event: E, listener: (data: ApiEventData<E>) => void): () => void;
+  /** The binary frame path (camera): one encoded frame packet, fire and forget; refusals arrive as 'frame.rejected'. */
+  sendFrame(packet: Uint8Array): void;
 }
 
 export class ApiCallError extends Error {

@@ -10,6 +10,9 @@ export function createBridgeTransport(bridge: KnobBridge): EnvelopeTransport {
     send(request) {
       void bridge.request(request).then((response) => receiver(response));
     },
+    sendFrame(packet) {
+      bridge.sendFrame(packet);
+    },
     setReceiver(handler) {
       receiver = handler;
     },

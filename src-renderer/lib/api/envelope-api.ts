@@ -9,6 +9,8 @@ export interface EnvelopeTransport {
   setReceiver(receiver: (message: ResponseEnvelope | EventEnvelope) => void): void;
   /** Called by the transport when the link is lost; pending calls are rejected. */
   setDisconnectHandler(handler: (reason: string) => void): void;
+  /** Sends one binary frame packet on the frame path (dropped while the link is down: latest wins). */
+  sendFrame(packet: Uint8Array): void;
 }
 
 /**
@@ -44,6 +46,9 @@ export function createEnvelopeApi(transport: EnvelopeTransport): KnobApi {
         pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
         transport.send({ id, method, params });
       });
+    },
+    sendFrame(packet) {
+      transport.sendFrame(packet);
     },
     on<E extends ApiEvent>(event: E, listener: (data: ApiEventData<E>) => void): () => void {
       const set = listeners.get(event) ?? new Set();

@@ -57,6 +57,9 @@ export function createSocketTransport(token: string): EnvelopeTransport {
       if (socket.readyState === WebSocket.OPEN) socket.send(text);
       else queue.push(text);
     },
+    sendFrame(packet) {
+      if (socket.readyState === WebSocket.OPEN) socket.send(packet);
+    },
     setReceiver(handler) {
       receiver = handler;
     },
