@@ -8,8 +8,15 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // The inference process is its own entry: the engine forks out/main/inference-process.js.
-      rollupOptions: { input: { index: resolve('src-main/electron/main.ts'), 'inference-process': resolve('src-main/core/inference/inference-process.ts') } },
+      // The inference process and the metrics worker are entries of their own: the engine starts
+      // out/main/inference-process.js and out/main/metrics-worker.js.
+      rollupOptions: {
+        input: {
+          index: resolve('src-main/electron/main.ts'),
+          'inference-process': resolve('src-main/core/inference/inference-process.ts'),
+          'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
+        },
+      },
     },
   },
   preload: {

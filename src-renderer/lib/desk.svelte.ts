@@ -28,6 +28,9 @@ export class Desk {
   gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
   version = $state(0);
   speed = $state(1);
+  /** Calibration panel options: which recorded frames, and how to break the headline values down. */
+  metricsWindow = $state<number | null>(null);
+  metricsGroupBy = $state<ApiResult<'metrics.snapshot'>['groupBy']>('none');
   errors = $state<Record<Area, string | null>>({ model: null, source: null, stream: null, knobs: null, metrics: null, connection: null, compare: null, feedback: null, export: null });
   busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
@@ -149,7 +152,7 @@ export class Desk {
   async refreshMetrics(): Promise<void> {
     if (this.busy.metrics) return;
     this.busy.metrics = true;
-    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', {}));
+    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', { lastFrames: this.metricsWindow ?? undefined, groupBy: this.metricsGroupBy }));
     this.busy.metrics = false;
     if (snapshot) this.metrics = snapshot;
   }
@@ -165,7 +168,7 @@ export class Desk {
       this.errors.compare = 'set both A and B from the knobs first';
       return;
     }
-    const result = await this.attempt('compare', () => this.api.call('metrics.compare', { a, b }));
+    const result = await this.attempt('compare', () => this.api.call('metrics.compare', { a, b, lastFrames: this.metricsWindow ?? undefined }));
     if (result) this.compareResult = result;
   }
 
@@ -197,15 +200,8 @@ export class Desk {
   private onUpdate(u: ApiEventData<'stream.update'>): void {
     this.update = u;
     this.stream = { ...this.stream, framesProcessed: u.framesProcessed, framesDropped: u.framesDropped, position: Math.max(this.stream.position, u.frame + 1) };
-    const top = u.top[0];
-    this.history.push({
-      t: u.timestampSeconds,
-      g: u.g,
-      u: u.uRef,
-      severity: u.severity,
-      confidence: top?.fused ?? Number.NaN,
-      correct: u.label === null || top === undefined ? Number.NaN : top.classIndex === u.label ? 1 : 0,
-    });
+    const rolling = (name: string): number => u.rolling.find((m) => m.name === name)?.value ?? Number.NaN;
+    this.history.push({ t: u.timestampSeconds, g: u.g, u: u.uRef, severity: u.severity, rollingAccuracy: rolling('accuracy'), rollingConfidence: rolling('mean confidence') });
     this.historyRevision++;
   }
 

@@ -1,9 +1,10 @@
 /**
- * The last `capacity` live updates as columns (time, g, u*, severity, correct, confidence) for the
+ * The last `capacity` live updates as columns (time, g, u*, severity, rolling accuracy and mean
+ * confidence as the backend computed them) for the
  * charts: a ring buffer of typed arrays, so a long stream costs fixed memory and no allocation per
  * update. `ordered` copies the ring out oldest-first for a redraw (at most once per animation frame).
  */
-export const HISTORY_COLUMNS = ['t', 'g', 'u', 'severity', 'confidence', 'correct'] as const;
+export const HISTORY_COLUMNS = ['t', 'g', 'u', 'severity', 'rollingAccuracy', 'rollingConfidence'] as const;
 export type HistoryColumn = (typeof HISTORY_COLUMNS)[number];
 
 export class StreamHistory {

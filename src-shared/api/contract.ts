@@ -59,6 +59,8 @@ export const StreamUpdateSchema = z.strictObject({
   framesDropped: z.number().int().nonnegative(),
   endToEndMs: z.number(),
   metrics: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
+  /** Exact accuracy and mean confidence over the recent labelled frames (sliding window). */
+  rolling: z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number() })),
   /** The frame as the model saw it (fitted to its input and corrupted), 8-bit, base64. */
   image: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive(), channels: z.union([z.literal(1), z.literal(3)]), base64: z.string() }),
   corruption: z.string().nullable(),
@@ -81,11 +83,25 @@ export const TraceSummarySchema = z.strictObject({
   classCount: z.number().int().positive(),
 });
 
+const MetricEntrySchema = z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() });
+
+export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
+
+export const MetricsSnapshotParamsSchema = z.strictObject({
+  /** Only the last N recorded frames (absent: all). */
+  lastFrames: z.number().int().positive().optional(),
+  groupBy: z.enum(METRIC_GROUPINGS).default('none'),
+});
+
 export const MetricsSnapshotSchema = z.strictObject({
   settingsVersion: z.number().int().nonnegative(),
   frameCount: z.number().int().nonnegative(),
   labelledFrameCount: z.number().int().nonnegative(),
-  values: z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() })),
+  /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
+  window: z.string(),
+  values: z.array(MetricEntrySchema),
+  /** Bootstrap intervals of the headline values, keyed by the identity of the value. */
+  intervals: z.array(z.strictObject({ identity: z.string(), lo: z.number(), hi: z.number(), method: z.string() })),
   /** Reliability diagram of the fused output (bins with count, confidence, accuracy, Wilson interval). */
   reliability: z
     .strictObject({
@@ -93,6 +109,11 @@ export const MetricsSnapshotSchema = z.strictObject({
       bins: z.array(z.strictObject({ lo: z.number(), hi: z.number(), count: z.number(), meanConfidence: z.number().nullable(), accuracy: z.number().nullable(), gap: z.number().nullable(), wilsonLo: z.number().nullable(), wilsonHi: z.number().nullable() })),
     })
     .nullable(),
+  /** Smooth reliability curve (SmoothECE kernel) with its bootstrap band. */
+  smooth: z.strictObject({ identity: z.string(), t: z.array(z.number()), accuracy: z.array(z.number()), bandLo: z.array(z.number()), bandHi: z.array(z.number()) }).nullable(),
+  histogram: z.strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) }).nullable(),
+  groupBy: z.enum(METRIC_GROUPINGS),
+  groups: z.array(z.strictObject({ key: z.string(), count: z.number().int(), values: z.array(MetricEntrySchema) })),
   /** How long the replay and metrics took, in milliseconds (no model call). */
   computeMs: z.number(),
 });
@@ -128,7 +149,7 @@ export const API_METHODS = {
   'stream.resetGate': { params: empty, result: StreamStateSchema },
   'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
-  'metrics.snapshot': { params: empty, result: MetricsSnapshotSchema },
+  'metrics.snapshot': { params: MetricsSnapshotParamsSchema, result: MetricsSnapshotSchema },
   /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current trace into a folder. */
   'bundle.export': { params: BundleExportParamsSchema, result: z.strictObject({ path: z.string(), files: z.array(z.string()) }) },
   /** Restores knob settings from an exported folder or settings file; says what was verified. */
@@ -136,7 +157,7 @@ export const API_METHODS = {
   /** Operator feedback on a recorded frame: its true class (-1 clears it); metrics use it at once. */
   'stream.label': { params: z.strictObject({ frame: z.number().int().nonnegative(), label: z.number().int().min(-1) }), result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }) },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
-  'metrics.compare': { params: z.strictObject({ a: GateSettingsSchema, b: GateSettingsSchema }), result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }) },
+  'metrics.compare': { params: z.strictObject({ a: GateSettingsSchema, b: GateSettingsSchema, lastFrames: z.number().int().positive().optional() }), result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

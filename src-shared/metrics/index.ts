@@ -18,3 +18,4 @@ export * from './metric-suite';
 export * from './ranked-outcomes';
 export * from './order-statistics';
 export * from './latency-percentiles';
+export * from './headline-intervals';

@@ -100,6 +100,26 @@ export class CalibrationAccumulator {
     return [...binnedMetricsFromStatistics(this.topLabel, binning), ...classwiseMetricsFromStatistics(this.classwise, binning)];
   }
 
+  /**
+   * Accuracy and mean top-label confidence of the accumulated samples, from the exact top-label
+   * bin totals (so a sliding window gives the window's exact values); empty when no samples.
+   */
+  accuracyAndConfidence(scope: string): MetricValue[] {
+    const stats = this.topLabel;
+    let count = 0;
+    let correct = 0;
+    let confidence = 0;
+    for (let b = 0; b < stats.binCount; b++) {
+      const n = stats.counts[b];
+      if (n === 0) continue;
+      count += n;
+      correct += stats.positives[b];
+      confidence += stats.meanScore(b) * n;
+    }
+    if (count === 0) return [];
+    return [metric('accuracy', `accuracy(top-1, ${scope})`, correct / count), metric('mean confidence', `mean top-label confidence(${scope})`, confidence / count)];
+  }
+
   /** Metrics from the confidence sketch, each marked as an approximation. */
   sketchMetrics(): MetricValue[] {
     const note = `from a ${SKETCH_CELLS}-cell confidence sketch, within 1/${SKETCH_CELLS} of exact in confidence`;

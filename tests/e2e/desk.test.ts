@@ -29,7 +29,7 @@ async function openSourceAndWait(): Promise<void> {
   await app.page.getByTestId('open-source').click();
   await expect.poll(sourceGeneration, { timeout: 20000 }).toBeGreaterThan(before);
 }
-const chartPixels = (): Promise<string> => app.page.locator('[data-testid="stream-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
+const chartPixels = (): Promise<string> => app.page.locator('[data-testid="gate-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
 
 describe('the desk in browser mode', () => {
   it('opens with the default model and the embedded stream, and says which provider runs', async () => {

@@ -151,6 +151,24 @@ describe('the built app', () => {
   });
 });
 
+describe('the built metrics worker', () => {
+  it('out/main/metrics-worker.js computes a snapshot off the main thread, equal to the in-process one', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const { syntheticTrace } = await import('../support/synthetic-trace');
+    const { metricsSnapshot } = await import('../../src-main/core/engine/metrics-snapshot');
+    const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
+    const worker = new Worker('./out/main/metrics-worker.js');
+    const reply = await new Promise<{ ok: boolean; snapshots: Array<{ values: Array<{ identity: string; value: number | null }> }> }>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage({ id: 1, trace, settings: [DEFAULT_GATE_SETTINGS], version: 0, options: {} });
+    });
+    await worker.terminate();
+    expect(reply.ok).toBe(true);
+    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, 0);
+    expect(reply.snapshots[0].values).toEqual(local.values);
+  });
+});
+
 describe('the engine', () => {
   it('an offline run of the shipped model equals a replay of its trace bit for bit, and keeps source metadata', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });

@@ -141,3 +141,28 @@ describe('growing traces', () => {
     expect(() => builder.setLabel(99, 0)).toThrow(/frame 99 is not in the trace/);
   });
 });
+
+describe('headline intervals', () => {
+  it('bracket the point estimates, repeat for a seed, and narrow with more samples', async () => {
+    const { syntheticTrace } = await import('../support/synthetic-trace');
+    const { headlineIntervals } = await import('../../src-shared/metrics/headline-intervals');
+    const { scoresFromLogits, topLabelScores } = await import('../../src-shared/metrics/scores');
+    const { metricSuite } = await import('../../src-shared/metrics/metric-suite');
+    const width = (n: number) => {
+      const trace = syntheticTrace({ frames: n, seed: 5 });
+      const scores = scoresFromLogits(trace.zDyn, trace.classCount, trace.labels!);
+      const top = topLabelScores(scores);
+      const intervals = headlineIntervals(scores, top, { seed: 1 });
+      const values = metricSuite(scores);
+      for (const [identity, interval] of Object.entries(intervals)) {
+        const value = values.find((v) => v.identity === identity)!.value;
+        expect(interval.lo).toBeLessThanOrEqual(value);
+        expect(interval.hi).toBeGreaterThanOrEqual(value);
+      }
+      expect(headlineIntervals(scores, top, { seed: 1 })).toEqual(intervals);
+      const accuracy = intervals['accuracy(top-1)'];
+      return accuracy.hi - accuracy.lo;
+    };
+    expect(width(4000)).toBeLessThan(width(250));
+  });
+});

@@ -44,8 +44,8 @@ export class KnobBackend {
     'stream.stop': () => this.engine.stop(),
     'trace.save': (params) => this.engine.saveTrace(params.path),
     'trace.load': (params) => this.engine.loadTrace(params.path),
-    'metrics.snapshot': () => this.engine.metricsSnapshot(),
-    'metrics.compare': (params) => this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b)),
+    'metrics.snapshot': (params) => this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy }),
+    'metrics.compare': (params) => this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b), params.lastFrames),
     'stream.label': (params) => this.engine.label(params.frame, params.label),
     'bundle.export': (params) => this.engine.exportSettingsAndReport(params.path),
     'bundle.import': async (params) => {

@@ -6,7 +6,7 @@ import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
 import { softmaxRowInto } from '../../../src-shared/fusion/logits';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import { CalibrationAccumulator } from '../../../src-shared/metrics/streaming';
+import { CalibrationAccumulator, SlidingWindowCalibration } from '../../../src-shared/metrics/streaming';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { GateReplayer } from '../../../src-shared/trace/replay';
 import { allocateBatchMetadata, TraceBuilder } from '../../../src-shared/trace/trace-builder';
@@ -23,6 +23,8 @@ import { LatencyRecorder, type LatencyReport } from './latency-recorder';
  * frames, and each frame records the settings version it used. A crash of the inference process
  * loses only the frame in flight (counted as dropped); the gate state lives here and continues.
  */
+export const ROLLING_WINDOW_FRAMES = 300;
+
 export interface LiveUpdate {
   frame: number;
   timestampSeconds: number;
@@ -35,6 +37,8 @@ export interface LiveUpdate {
   framesDropped: number;
   endToEndMs: number;
   metrics: MetricValue[];
+  /** Exact accuracy and mean confidence over the last ROLLING_WINDOW_FRAMES labelled frames. */
+  rolling: MetricValue[];
   /** The frame the model saw (fitted and corrupted), and its corruption. */
   image: { width: number; height: number; channels: 1 | 3; pixels: Uint8Array };
   corruption: string | null;
@@ -70,6 +74,7 @@ export class LiveSession {
   private readonly preparer;
   private readonly metadata = allocateBatchMetadata(1);
   private readonly accumulator: CalibrationAccumulator;
+  private readonly window: SlidingWindowCalibration;
   private readonly latency = new LatencyRecorder();
   private readonly probabilities: Float64Array;
   private readonly fusedLogits: Float64Array;
@@ -97,6 +102,7 @@ export class LiveSession {
     this.builder = new TraceBuilder(model.classCount, model.labelNames, 1 / options.nominalFrameRateHz, options.hasLabels);
     this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0);
     this.accumulator = new CalibrationAccumulator({ classCount: model.classCount });
+    this.window = new SlidingWindowCalibration(ROLLING_WINDOW_FRAMES, { classCount: model.classCount });
     this.probabilities = new Float64Array(model.classCount);
     this.fusedLogits = new Float64Array(model.classCount);
   }
@@ -198,6 +204,7 @@ export class LiveSession {
       fuseRowInto(trace.zStatic, trace.zDyn, index * k, k, this.builder.output.g[index], this.fusedLogits, 0);
       softmaxRowInto(this.fusedLogits, 0, k, this.probabilities, 0);
       this.accumulator.update(this.probabilities, 0, job.label, 1);
+      this.window.push(this.probabilities, 0, job.label);
     }
     const done = performance.now();
     this.lastImage = prepared;
@@ -240,6 +247,7 @@ export class LiveSession {
       framesDropped: this.dropped,
       endToEndMs: this.lastEndToEndMs,
       metrics: this.accumulator.sampleCount > 0 ? this.accumulator.exactMetrics() : [],
+      rolling: this.window.accumulator.accuracyAndConfidence(`last ${this.window.sampleCount} labelled frames`),
       image: { ...this.preparer.target, pixels: this.lastImage },
       corruption: this.lastCorruption,
       severity: this.lastSeverity,

@@ -3,18 +3,15 @@ import { join } from 'node:path';
 import type { ApiEventData, ApiResult, Knobs } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { analyseRun, writeRunOutputs } from './run-outputs';
+import type { Grouping } from './metrics-snapshot';
+import { MetricsWorkerClient } from './metrics-worker-client';
 import { SETTINGS_FILE_NAME, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
-import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
-import { reliabilityDiagram } from '../../../src-shared/metrics/reliability';
-import { topLabelScores } from '../../../src-shared/metrics/scores';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
-import { replay } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { InferenceClient } from '../inference/inference-client';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import type { FrameSource, SourceInfo } from '../sources/frame-source';
@@ -48,6 +45,7 @@ export class StreamEngine {
   private loadedTrace: Trace | null = null;
   private lastError: KnobErrorPayload | null = null;
   private position = 0;
+  private readonly metrics = new MetricsWorkerClient();
 
   constructor(
     private readonly emit: Emit,
@@ -204,24 +202,26 @@ export class StreamEngine {
     return { path, frameCount: file.trace.frameCount, classCount: file.trace.classCount };
   }
 
-  private currentTrace(): Trace {
-    const trace = this.session !== null && this.session.framesProcessed > 0 ? this.session.builder.snapshot() : this.loadedTrace;
-    if (trace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
-    return trace;
+  /** The live recording (a fresh copy, owned by the caller) or else the loaded trace (shared). */
+  private currentTrace(): { trace: Trace; owned: boolean } {
+    if (this.session !== null && this.session.framesProcessed > 0) return { trace: this.session.builder.snapshot(), owned: true };
+    if (this.loadedTrace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
+    return { trace: this.loadedTrace, owned: false };
   }
 
-  /** Metrics of the current trace (live recording, else the loaded one) replayed at the current knobs. */
-  metricsSnapshot(): ApiResult<'metrics.snapshot'> {
+  /** Metrics of the current trace replayed at the current knobs, computed in the metrics worker. */
+  async metricsSnapshot(options: { lastFrames?: number; groupBy?: Grouping } = {}): Promise<ApiResult<'metrics.snapshot'>> {
     const knobs = this.knobs();
-    return snapshotOf(this.currentTrace(), knobs.gate, knobs.version);
+    const { trace, owned } = this.currentTrace();
+    const { snapshots } = await this.metrics.snapshots(trace, [knobs.gate], knobs.version, options, owned);
+    return snapshots[0];
   }
 
   /** A/B: one trace, two settings, two snapshots; nothing calls the model. */
-  compare(a: GateSettings, b: GateSettings): ApiResult<'metrics.compare'> {
-    const started = performance.now();
-    const trace = this.currentTrace();
-    const version = this.knobs().version;
-    return { a: snapshotOf(trace, a, version), b: snapshotOf(trace, b, version), computeMs: performance.now() - started };
+  async compare(a: GateSettings, b: GateSettings, lastFrames?: number): Promise<ApiResult<'metrics.compare'>> {
+    const { trace, owned } = this.currentTrace();
+    const { snapshots, computeMs } = await this.metrics.snapshots(trace, [a, b], this.knobs().version, { lastFrames }, owned);
+    return { a: snapshots[0], b: snapshots[1], computeMs };
   }
 
   /** Operator feedback: the true class of a recorded frame. */
@@ -236,7 +236,7 @@ export class StreamEngine {
 
   /** The settings and the metrics report of the current trace, in a folder (until the bundle issue). */
   async exportSettingsAndReport(dir: string): Promise<ApiResult<'bundle.export'>> {
-    const trace = this.currentTrace();
+    const { trace } = this.currentTrace();
     const knobs = this.knobs();
     const model = this.client?.description.paths.join(' + ') ?? null;
     const context = { model: model ?? 'unknown', source: this.opened?.source?.info.description ?? this.opened?.kind ?? 'loaded trace' };
@@ -265,30 +265,11 @@ export class StreamEngine {
 
   async close(): Promise<void> {
     await this.stop();
+    await this.metrics.close();
     this.session?.close();
     await this.client?.close();
     this.client = null;
   }
-}
-
-function snapshotOf(trace: Trace, settings: GateSettings, version: number): ApiResult<'metrics.snapshot'> {
-  const started = performance.now();
-  const frames = labelledFrames(trace);
-  if (frames.length === 0) return { settingsVersion: version, frameCount: trace.frameCount, labelledFrameCount: 0, values: [], reliability: null, computeMs: performance.now() - started };
-  const output = replay(trace, settings, { keepFusedLogits: true });
-  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
-  const top = topLabelScores(scores);
-  const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
-  const values = metricSuite(scores).map((m) => ({ name: m.name, identity: m.identity, value: finite(m.value) }));
-  const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
-  return {
-    settingsVersion: version,
-    frameCount: trace.frameCount,
-    labelledFrameCount: frames.length,
-    values,
-    reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
-    computeMs: performance.now() - started,
-  };
 }
 
 function describeSource(kind: OpenedSource['kind'], info: SourceInfo): ApiResult<'source.open'> {
@@ -312,6 +293,7 @@ function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'st
     framesDropped: update.framesDropped,
     endToEndMs: update.endToEndMs,
     metrics: update.metrics.map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null })),
+    rolling: update.rolling.map((m) => ({ name: m.name, identity: m.identity, value: m.value })),
     image: { width: update.image.width, height: update.image.height, channels: update.image.channels, base64: Buffer.from(update.image.pixels).toString('base64') },
     corruption: update.corruption,
     severity: update.severity,
