@@ -11,6 +11,8 @@ import { StreamHistory } from './stream-history';
  * update, metrics) and the operator's knob settings, with one error slot per area so a failure is
  * shown next to what caused it. Every call goes through the typed API; nothing here computes a
  * number the desk shows (they come from src-shared, in the backend or in a component's $derived).
+ * Backend results are replaced whole, never mutated, so they are raw state (no deep proxies: a
+ * live update arrives 30 times a second).
  */
 export type SourceKind = ApiParams<'source.open'>['kind'];
 type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export';
@@ -18,16 +20,19 @@ type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' |
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
 export class Desk {
-  model = $state<ModelDescription | null>(null);
-  source = $state<ApiResult<'source.open'> | null>(null);
+  model = $state.raw<ModelDescription | null>(null);
+  source = $state.raw<ApiResult<'source.open'> | null>(null);
   /** Counts successful source.open calls (a reopened source with a new schedule looks the same). */
   sourceGeneration = $state(0);
   stream = $state<ApiResult<'stream.stop'>>({ running: false, position: 0, framesProcessed: 0, framesDropped: 0, error: null });
-  update = $state<ApiEventData<'stream.update'> | null>(null);
-  metrics = $state<ApiResult<'metrics.snapshot'> | null>(null);
+  update = $state.raw<ApiEventData<'stream.update'> | null>(null);
+  metrics = $state.raw<ApiResult<'metrics.snapshot'> | null>(null);
   gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
   version = $state(0);
   speed = $state(1);
+  loop = $state(false);
+  /** The recorded frame on screen while scrubbing (paused); null follows the live stream. */
+  scrubbed = $state.raw<ApiResult<'trace.frame'> | null>(null);
   /** Calibration panel options: which recorded frames, and how to break the headline values down. */
   metricsWindow = $state<number | null>(null);
   metricsGroupBy = $state<ApiResult<'metrics.snapshot'>['groupBy']>('none');
@@ -36,10 +41,10 @@ export class Desk {
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
   readonly history = new StreamHistory(1800);
-  compareResult = $state<ApiResult<'metrics.compare'> | null>(null);
+  compareResult = $state.raw<ApiResult<'metrics.compare'> | null>(null);
   slots = $state<{ a: GateSettings | null; b: GateSettings | null }>({ a: null, b: null });
   feedback = $state<string | null>(null);
-  exported = $state<ApiResult<'bundle.export'> | null>(null);
+  exported = $state.raw<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
   cameras = $state<CameraDevice[]>([]);
   cameraDeviceId = $state<string | null>(null);
@@ -114,7 +119,8 @@ export class Desk {
   }
 
   async play(): Promise<void> {
-    const state = await this.attempt('stream', () => this.api.call('stream.start', { speed: this.speed }));
+    this.scrubbed = null;
+    const state = await this.attempt('stream', () => this.api.call('stream.start', { speed: this.speed, loop: this.loop }));
     if (state) this.stream = state;
     if (state && this.source?.kind === 'camera' && this.model) {
       const input = this.model.input;
@@ -132,6 +138,29 @@ export class Desk {
     this.camera = null;
     const state = await this.attempt('stream', () => this.api.call('stream.stop', {}));
     if (state) this.stream = state;
+  }
+
+  async seek(frame: number): Promise<void> {
+    const state = await this.attempt('stream', () => this.api.call('stream.seek', { frame }));
+    if (state) this.stream = state;
+    this.resetView();
+  }
+
+  private scrubTarget: number | null = null;
+  private scrubbing = false;
+
+  /** Shows a recorded frame replayed at the current knobs (latest request wins while one is in flight). */
+  async scrub(frame: number): Promise<void> {
+    this.scrubTarget = frame;
+    if (this.scrubbing) return;
+    this.scrubbing = true;
+    while (this.scrubTarget !== null) {
+      const target = this.scrubTarget;
+      this.scrubTarget = null;
+      const result = await this.attempt('stream', () => this.api.call('trace.frame', { frame: target }));
+      if (result && !this.stream.running) this.scrubbed = result;
+    }
+    this.scrubbing = false;
   }
 
   async refreshCameras(): Promise<void> {
@@ -174,7 +203,7 @@ export class Desk {
 
   /** Operator feedback on the frame on screen: its true class (the predicted one for "right"). */
   async labelCurrent(kind: 'right' | 'class', classIndex?: number): Promise<void> {
-    const u = this.update;
+    const u = this.scrubbed ?? this.update;
     if (u === null) return;
     const label = kind === 'right' ? u.top[0]?.classIndex : classIndex;
     if (label === undefined) return;

@@ -83,6 +83,21 @@ export const TraceSummarySchema = z.strictObject({
   classCount: z.number().int().positive(),
 });
 
+export const RecordedFrameSchema = StreamUpdateSchema.pick({
+  frame: true,
+  timestampSeconds: true,
+  settingsVersion: true,
+  g: true,
+  uRef: true,
+  label: true,
+  top: true,
+  effectiveTemperature: true,
+  confidenceShrinkageRatio: true,
+  branchesDisagree: true,
+  corruption: true,
+  severity: true,
+}).extend({ image: StreamUpdateSchema.shape.image.nullable() });
+
 const MetricEntrySchema = z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() });
 
 export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
@@ -141,8 +156,12 @@ export const API_METHODS = {
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
   /** Plays (or resumes) the open source at `speed` x real time. */
-  'stream.start': { params: z.strictObject({ speed: z.number().positive().max(16).optional() }), result: StreamStateSchema },
+  'stream.start': { params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional() }), result: StreamStateSchema },
   'stream.stop': { params: empty, result: StreamStateSchema },
+  /** Moves a file source to a frame, paused, with a fresh recording. */
+  'stream.seek': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: StreamStateSchema },
+  /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
+  'trace.frame': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: RecordedFrameSchema },
   /** Back to the first frame with a fresh recording, paused. */
   'stream.rewind': { params: empty, result: StreamStateSchema },
   /** The operator's reset: the gate returns to rest at g0 before the next frame. */

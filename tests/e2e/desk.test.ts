@@ -57,6 +57,19 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => app.page.getByTestId('play').isVisible()).toBe(true);
   });
 
+  it('scrubs the paused recording: a recorded frame replayed at the current knobs, with its image', async () => {
+    const scrub = app.page.getByTestId('scrub');
+    await scrub.waitFor();
+    await scrub.fill('10');
+    await expect.poll(() => text('live-frame-index')).toBe('10');
+    expect(await text('scrub-note')).toMatch(/recorded frame, replayed at the current knobs$/);
+    expect(await text('live-corruption')).toBe('clean');
+    await scrub.fill('200');
+    await expect.poll(() => text('live-frame-index')).toBe('200');
+    expect(await text('live-corruption')).toMatch(/gaussian_noise, severity 3/);
+    await app.screenshot('desk-scrub');
+  });
+
   it('switches variant and mode through the backend; reset mode shows its horizon', async () => {
     await app.page.getByTestId('variant').selectOption('instant');
     await expect.poll(async () => (await app.backend.handle('knobs.get', {})).gate.variant).toBe('instant');
@@ -72,6 +85,7 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('refresh-metrics').click();
     await expect.poll(() => app.page.getByTestId('metrics-facts').isVisible(), { timeout: 20000 }).toBe(true);
     expect(await text('metrics-facts')).toMatch(/labelled of \d+ frames/);
+    await app.page.getByText(/All metrics \(\d+\)/).click();
     const identities = await app.page.getByTestId('metrics-table').locator('td:nth-child(2)').allTextContents();
     expect(identities).toContain('ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)');
     await app.screenshot('desk-calibration');
@@ -128,6 +142,13 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
   });
 
+  it('seeks a file source to a frame, paused, with a fresh recording', async () => {
+    await app.page.getByTestId('seek').fill('5000');
+    await app.page.getByTestId('seek').dispatchEvent('change');
+    await expect.poll(() => text('frame-counter')).toMatch(/^frame 5,000 \/ 10,000/);
+    expect(await text('frames-processed')).toBe('0');
+  });
+
   it('opens a video file by path and plays it through the model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'knob-video-'));
     const video = join(dir, 'clip.mp4');
@@ -137,11 +158,17 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('schedule-kind').selectOption('none');
     await openSourceAndWait();
     expect(await text('source-name')).toMatch(/video 96 x 96 at 25\.000 fps, 100 frames, decoded to 28 x 28/);
+    await app.page.getByTestId('loop').check();
+    await app.page.getByTestId('speed').selectOption('4');
     await app.page.getByTestId('play').click();
     await expect.poll(async () => Number(await text('frames-processed')), { timeout: 20000 }).toBeGreaterThan(20);
     expect(await text('live-corruption')).toBe('clean');
     await app.screenshot('desk-video');
+    // Looping: more frames than the 100 of the clip, on one increasing clock.
+    await expect.poll(async () => Number(await text('frames-processed')), { timeout: 30000 }).toBeGreaterThan(130);
     await app.page.getByTestId('pause').click();
+    await app.page.getByTestId('loop').uncheck();
+    await app.page.getByTestId('speed').selectOption('1');
     await app.page.getByTestId('source-kind').selectOption('embedded');
     await openSourceAndWait();
   });

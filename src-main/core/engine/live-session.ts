@@ -24,6 +24,8 @@ import { LatencyRecorder, type LatencyReport } from './latency-recorder';
  * loses only the frame in flight (counted as dropped); the gate state lives here and continues.
  */
 export const ROLLING_WINDOW_FRAMES = 300;
+/** Memory for the recent frames kept for scrubbing (28 x 28 frames: about 85,000 of them). */
+export const IMAGE_MEMORY_BYTES = 64 * 1024 * 1024;
 
 export interface LiveUpdate {
   frame: number;
@@ -92,6 +94,9 @@ export class LiveSession {
   private idleWaiters: Array<() => void> = [];
   private closed = false;
   private lastImage: Uint8Array = new Uint8Array(0);
+  /** The most recent frames as the model saw them, for scrubbing (a ring of IMAGE_MEMORY_BYTES). */
+  private images: Uint8Array;
+  private readonly imageSlots: number;
   private lastCorruption: string | null = null;
   private lastSeverity = 0;
 
@@ -104,6 +109,9 @@ export class LiveSession {
     this.accumulator = new CalibrationAccumulator({ classCount: model.classCount });
     this.window = new SlidingWindowCalibration(ROLLING_WINDOW_FRAMES, { classCount: model.classCount });
     this.probabilities = new Float64Array(model.classCount);
+    const frameBytes = spec.width * spec.height * spec.channels;
+    this.imageSlots = Math.max(1, Math.floor(IMAGE_MEMORY_BYTES / frameBytes));
+    this.images = new Uint8Array(0);
     this.fusedLogits = new Float64Array(model.classCount);
   }
 
@@ -208,11 +216,33 @@ export class LiveSession {
     }
     const done = performance.now();
     this.lastImage = prepared;
+    this.keepImage(index, prepared);
     this.lastCorruption = corruption;
     this.lastSeverity = severity;
     this.lastEndToEndMs = done - job.submittedAt;
     this.latency.record(prepMs + outputs.preprocessMs, outputs.inferenceMs, done - gateStarted, this.lastEndToEndMs);
     this.scheduleUpdate();
+  }
+
+  private keepImage(frame: number, pixels: Uint8Array): void {
+    const size = pixels.length;
+    const slot = frame % this.imageSlots;
+    if (this.images.length < (slot + 1) * size) {
+      // Grow by doubling up to the ring's full size, so short streams use little memory.
+      const next = new Uint8Array(Math.min(this.imageSlots, Math.max(64, 2 * (slot + 1))) * size);
+      next.set(this.images);
+      this.images = next;
+    }
+    this.images.set(pixels, slot * size);
+  }
+
+  /** A recorded frame's pixels while it is still in the ring (the last IMAGE_MEMORY_BYTES of frames). */
+  recordedImage(frame: number): { width: number; height: number; channels: 1 | 3; pixels: Uint8Array } | null {
+    const { width, height, channels } = this.preparer.target;
+    const size = width * height * channels;
+    if (frame < 0 || frame >= this.builder.frameCount || frame <= this.builder.frameCount - 1 - this.imageSlots) return null;
+    const slot = frame % this.imageSlots;
+    return { width, height, channels, pixels: this.images.slice(slot * size, (slot + 1) * size) };
   }
 
   private scheduleUpdate(): void {

@@ -17,6 +17,8 @@ import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import type { FrameSource, SourceInfo } from '../sources/frame-source';
 import { openSource } from '../sources/open-source';
 import { LiveSession, type LiveUpdate } from './live-session';
+import { replay } from '../../../src-shared/trace/replay';
+import { frameReadout } from '../../../src-shared/fusion/frame-readout';
 
 /**
  * The engine as the app drives it (Electron shell and browser host alike): one model in its
@@ -45,6 +47,9 @@ export class StreamEngine {
   private loadedTrace: Trace | null = null;
   private lastError: KnobErrorPayload | null = null;
   private position = 0;
+  private timeOffset = 0;
+  private lastStreamTime = 0;
+  private wrapped = false;
   private readonly metrics = new MetricsWorkerClient();
 
   constructor(
@@ -93,7 +98,7 @@ export class StreamEngine {
   }
 
   /** Plays the open source from where it paused (a new recording if there is none), at `speed`. */
-  async start(speed = 1): Promise<ApiResult<'stream.start'>> {
+  async start(speed = 1, loop = false): Promise<ApiResult<'stream.start'>> {
     const client = this.requireModel();
     if (this.opened === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
     if (this.playing !== null) return this.emitState();
@@ -115,7 +120,7 @@ export class StreamEngine {
         onError: (error) => this.reportError(error),
       });
     }
-    if (this.opened.source !== null) void this.play(this.opened.source, this.session, speed);
+    if (this.opened.source !== null) void this.play(this.opened.source, this.session, speed, loop);
     else this.playing = new AbortController();
     return this.emitState();
   }
@@ -136,28 +141,82 @@ export class StreamEngine {
     this.session?.close();
     this.session = null;
     this.position = 0;
+    this.timeOffset = 0;
+    this.wrapped = false;
   }
 
-  private async play(source: FrameSource, session: LiveSession, speed: number): Promise<void> {
+  /** Moves the source to a frame, paused, with a fresh recording (a recording's clock never goes back). */
+  async seek(frame: number): Promise<ApiResult<'stream.seek'>> {
+    if (this.opened?.source == null) throw new KnobError('NOT_AVAILABLE', 'seeking needs an open file source');
+    await this.stop();
+    this.discardSession();
+    const count = this.opened.source.info.frameCount;
+    this.position = count === null ? frame : Math.min(frame, Math.max(0, count - 1));
+    return this.emitState();
+  }
+
+  /** One recorded frame replayed at the current knobs: what the live view showed, for scrubbing. */
+  async recordedFrame(frame: number): Promise<ApiResult<'trace.frame'>> {
+    if (this.session === null || frame >= this.session.framesProcessed) throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (${this.session?.framesProcessed ?? 0} frames)`);
+    const knobs = this.knobs();
+    const trace = this.session.builder.trace;
+    const view = { ...trace, frameCount: frame + 1 };
+    const output = replay(view, knobs.gate);
+    const model = this.requireModel().description;
+    const readout = frameReadout(trace.zStatic, trace.zDyn, frame * trace.classCount, trace.classCount, output.g[frame], 3);
+    const label = trace.labels?.[frame] ?? -1;
+    const corruption = trace.metadata.corruption;
+    const severity = trace.metadata.severity;
+    const image = this.session.recordedImage(frame);
+    return {
+      frame,
+      timestampSeconds: trace.timestampsSeconds[frame],
+      settingsVersion: knobs.version,
+      g: output.g[frame],
+      uRef: trace.uRef[frame],
+      label: label < 0 ? null : label,
+      top: readout.top.map((c) => ({ ...c, label: model.labelNames[c.classIndex] ?? String(c.classIndex) })),
+      effectiveTemperature: Number.isFinite(readout.effectiveTemperature) ? readout.effectiveTemperature : null,
+      confidenceShrinkageRatio: readout.confidenceShrinkageRatio,
+      branchesDisagree: readout.branchesDisagree,
+      corruption: corruption?.kind === 'category' ? (corruption.dictionary[corruption.codes[frame]] === 'none' ? null : corruption.dictionary[corruption.codes[frame]]) : null,
+      severity: severity?.kind === 'number' ? severity.values[frame] : 0,
+      image: image === null ? null : { width: image.width, height: image.height, channels: image.channels, base64: Buffer.from(image.pixels).toString('base64') },
+    };
+  }
+
+  private async play(source: FrameSource, session: LiveSession, speed: number, loop: boolean): Promise<void> {
     const controller = new AbortController();
     this.playing = controller;
     this.emitState();
     const started = performance.now();
     const { width, height, channels } = source.info;
     const frameBytes = width * height * channels;
+    const period = 1 / source.info.frameRateHz;
     try {
       let first: number | null = null;
-      for await (const batch of source.batches(CHUNK, this.position)) {
-        for (let i = 0; i < batch.count; i++) {
-          if (controller.signal.aborted) return;
-          const t = batch.timestampsSeconds[i];
-          first ??= t;
-          const wait = started + ((t - first) * 1000) / speed - performance.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          if (controller.signal.aborted) return;
-          session.submit(batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes), source.info, t, batch.labels?.[i] ?? -1);
-          this.position = batch.first + i + 1;
+      for (;;) {
+        for await (const batch of source.batches(CHUNK, this.position)) {
+          for (let i = 0; i < batch.count; i++) {
+            if (controller.signal.aborted) return;
+            // A loop continues the stream's clock: the next pass starts one frame period after the last frame.
+            if (this.wrapped) {
+              this.timeOffset = this.lastStreamTime + period - batch.timestampsSeconds[i];
+              this.wrapped = false;
+            }
+            const t = batch.timestampsSeconds[i] + this.timeOffset;
+            first ??= t;
+            const wait = started + ((t - first) * 1000) / speed - performance.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+            if (controller.signal.aborted) return;
+            session.submit(batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes), source.info, t, batch.labels?.[i] ?? -1);
+            this.lastStreamTime = t;
+            this.position = batch.first + i + 1;
+          }
         }
+        if (!loop || controller.signal.aborted) break;
+        this.position = 0;
+        this.wrapped = true;
       }
       await session.idle();
     } catch (error) {
