@@ -1,6 +1,6 @@
-import { app, BrowserWindow, ipcMain, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_REQUEST_CHANNEL } from '../../src-shared/api/bridge';
+import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_OPEN_FILE_CHANNEL, IPC_REQUEST_CHANNEL, type FileDialogPurpose } from '../../src-shared/api/bridge';
 import { toErrorPayload } from '../../src-shared/errors';
 import { dispatchRequest } from '../core/api/dispatch-request';
 import { KnobBackend } from '../core/backend/knob-backend';
@@ -49,6 +49,20 @@ void app.whenReady().then(() => {
       return { id: null, ok: false, error: { code: 'UNAUTHORIZED', message: 'request from an untrusted frame' } };
     }
     return dispatchRequest(backend, message);
+  });
+  const filters: Record<FileDialogPurpose, Electron.FileFilter[]> = {
+    model: [{ name: 'ONNX models', extensions: ['onnx'] }],
+    dataset: [{ name: 'Datasets', extensions: ['gz', 'idx', 'npz', 'npy', 'csv'] }],
+    video: [{ name: 'Videos', extensions: ['mp4', 'm4v', 'mkv', 'webm', 'avi', 'mov', 'y4m', 'mpg', 'mpeg', 'ogv'] }],
+    trace: [{ name: 'Knob traces (Arrow)', extensions: ['arrow', 'feather'] }],
+    settings: [{ name: 'Knob settings', extensions: ['json'] }],
+  };
+  ipcMain.handle(IPC_OPEN_FILE_CHANNEL, async (event, purpose: unknown) => {
+    if (!isTrustedFrame(event.senderFrame, devServerUrl) || typeof purpose !== 'string' || !(purpose in filters)) return null;
+    const window = BrowserWindow.fromWebContents(event.sender);
+    const options: Electron.OpenDialogOptions = { properties: ['openFile'], filters: filters[purpose as FileDialogPurpose] };
+    const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+    return result.canceled ? null : (result.filePaths[0] ?? null);
   });
   ipcMain.on(IPC_FRAME_PORT_CHANNEL, (event) => {
     const [port] = event.ports;

@@ -1,5 +1,5 @@
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_REQUEST_CHANNEL, type KnobBridge } from '../../src-shared/api/bridge';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
+import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_OPEN_FILE_CHANNEL, IPC_REQUEST_CHANNEL, type KnobBridge } from '../../src-shared/api/bridge';
 import type { EventEnvelope } from '../../src-shared/api/envelope';
 
 /**
@@ -12,6 +12,8 @@ const frames = new MessageChannel();
 ipcRenderer.postMessage(IPC_FRAME_PORT_CHANNEL, null, [frames.port1]);
 
 const bridge: KnobBridge = {
+  openFileDialog: (purpose) => ipcRenderer.invoke(IPC_OPEN_FILE_CHANNEL, purpose),
+  pathForFile: (file) => webUtils.getPathForFile(file),
   sendFrame: (packet) => {
     const copy = packet.slice();
     frames.port2.postMessage(copy, [copy.buffer]);

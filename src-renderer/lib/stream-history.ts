@@ -33,16 +33,22 @@ export class StreamHistory {
     this.size = 0;
   }
 
-  /** The column oldest-first, as {x: t, y} points for chart.js (parsing off). */
-  points(column: HistoryColumn): { x: number; y: number }[] {
-    const out = new Array<{ x: number; y: number }>(this.size);
+  /**
+   * Writes the column oldest-first into `target` as {x: t, y: scale * value} points for chart.js
+   * (parsing off), reusing the point objects already there: a redraw 30 times a second would
+   * otherwise allocate thousands of objects each time and invite garbage-collection pauses.
+   */
+  fillPoints(column: HistoryColumn, target: { x: number; y: number }[], scale = 1): void {
     const start = (this.next - this.size + this.capacity) % this.capacity;
     const t = this.columns.t;
     const y = this.columns[column];
+    while (target.length < this.size) target.push({ x: 0, y: 0 });
+    target.length = this.size;
     for (let i = 0; i < this.size; i++) {
       const at = (start + i) % this.capacity;
-      out[i] = { x: t[at], y: y[at] };
+      const point = target[i];
+      point.x = t[at];
+      point.y = y[at] * scale;
     }
-    return out;
   }
 }

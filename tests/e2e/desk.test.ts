@@ -5,12 +5,14 @@
  * main view; and the frame-rate budget while a 60 fps stream plays for 20 s.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../support/browser-mode';
+import { fashionMnistSample } from '../support/fashion-mnist';
+import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
 let app: BrowserMode;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -18,6 +20,7 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 beforeAll(async () => {
   app = await startBrowserMode();
   await app.page.getByTestId('model-name').waitFor();
+  await app.page.getByText(/embedded Fashion-MNIST test set/).first().waitFor({ timeout: 20000 });
 });
 afterAll(async () => app?.close());
 
@@ -86,6 +89,7 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => app.page.getByTestId('metrics-facts').isVisible(), { timeout: 20000 }).toBe(true);
     expect(await text('metrics-facts')).toMatch(/labelled of \d+ frames/);
     await app.page.getByText(/All metrics \(\d+\)/).click();
+    await app.page.getByTestId('metrics-table').waitFor();
     const identities = await app.page.getByTestId('metrics-table').locator('td:nth-child(2)').allTextContents();
     expect(identities).toContain('ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)');
     await app.screenshot('desk-calibration');
@@ -169,6 +173,38 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('pause').click();
     await app.page.getByTestId('loop').uncheck();
     await app.page.getByTestId('speed').selectOption('1');
+    await app.page.getByTestId('source-kind').selectOption('embedded');
+    await openSourceAndWait();
+  });
+
+  it('loads another model from the model panel, reports its contract and sources, and explains a drop in browser mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knob-model-'));
+    const sample = fashionMnistSample(600);
+    const classifier = join(dir, 'classifier.onnx');
+    writeFileSync(classifier, linearClassifier(classMeanWeights(sample.images, sample.labels, 10, 4)));
+    await app.page.getByTestId('model-path').fill(classifier);
+    await app.page.getByTestId('load-model').click();
+    await expect.poll(() => text('model-name'), { timeout: 20000 }).toBe('classifier.onnx');
+    expect(await text('model-contract')).toBe('single-classifier');
+    expect(await text('model-details')).toMatch(/from input-shape/);
+    expect(await text('model-details')).toMatch(/T0 2, u\* by entropy/);
+    // A bad preprocessing override is refused before anything is sent.
+    await app.page.getByText('Override the preprocessing (input spec)').click();
+    await app.page.getByTestId('input-spec').fill('{ not json');
+    await app.page.getByTestId('load-model').click();
+    await expect.poll(() => text('model-local-error')).toMatch(/preprocessing: not valid JSON/);
+    await app.page.getByText('Override the preprocessing (input spec)').click();
+    // Dropping a file in browser mode says why it cannot be used.
+    await app.page.locator('section.model').dispatchEvent('drop', { dataTransfer: await app.page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['x'], 'dropped.onnx'));
+      return transfer;
+    }) });
+    await expect.poll(() => text('model-local-error')).toMatch(/dropping 'dropped\.onnx' needs the desktop app/);
+    await app.screenshot('desk-model-panel');
+    await app.page.getByTestId('model-path').fill('default');
+    await app.page.getByTestId('load-model').click();
+    await expect.poll(() => text('model-name'), { timeout: 20000 }).toBe('knob-fmnist.onnx');
     await app.page.getByTestId('source-kind').selectOption('embedded');
     await openSourceAndWait();
   });
