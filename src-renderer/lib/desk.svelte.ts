@@ -46,6 +46,9 @@ export class Desk {
   feedback = $state<string | null>(null);
   exported = $state.raw<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
+  /** The long task in progress (offline run), from 'work.progress'; null when none. */
+  work = $state.raw<ApiEventData<'work.progress'> | null>(null);
+  offlineResult = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
   cameras = $state<CameraDevice[]>([]);
   cameraDeviceId = $state<string | null>(null);
   private camera: CameraCapture | null = null;
@@ -76,6 +79,7 @@ export class Desk {
       }),
       this.api.on('stream.update', (u) => this.onUpdate(u)),
       this.api.on('frame.rejected', (e) => (this.errors.stream = e.message)),
+      this.api.on('work.progress', (p) => (this.work = p.finished ? null : p)),
     ];
     const knobs = await this.attempt('connection', () => this.api.call('knobs.get', {}));
     if (knobs) this.applyKnobs(knobs);
@@ -138,6 +142,24 @@ export class Desk {
     this.camera = null;
     const state = await this.attempt('stream', () => this.api.call('stream.stop', {}));
     if (state) this.stream = state;
+  }
+
+  /** The whole source through the model at full speed; progress in `work`, cancellable. */
+  async runOffline(): Promise<void> {
+    this.offlineResult = null;
+    this.work = { task: 'offline run', done: 0, total: this.source?.frameCount ?? null, finished: false };
+    const result = await this.attempt('source', () => this.api.call('stream.runOffline', {}));
+    this.work = null;
+    if (result) {
+      this.offlineResult = result;
+      this.resetView();
+      if (result.error) this.errors.source = result.error.message;
+      await this.refreshMetrics();
+    }
+  }
+
+  async cancelWork(): Promise<void> {
+    await this.attempt('source', () => this.api.call('work.cancel', {}));
   }
 
   async seek(frame: number): Promise<void> {

@@ -162,6 +162,10 @@ export const API_METHODS = {
   'stream.seek': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: StreamStateSchema },
   /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
   'trace.frame': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: RecordedFrameSchema },
+  /** The whole open file source through the model at full speed (batched), as the current trace; progress on 'work.progress', cancellable. */
+  'stream.runOffline': { params: z.strictObject({ maxFrames: z.number().int().positive().optional() }), result: z.strictObject({ framesProcessed: z.number().int().nonnegative(), wallMs: z.number(), error: z.strictObject({ code: z.string(), message: z.string() }).nullable() }) },
+  /** Cancels the long task in progress (offline run); what it computed so far is kept. */
+  'work.cancel': { params: empty, result: z.strictObject({ cancelled: z.boolean() }) },
   /** Back to the first frame with a fresh recording, paused. */
   'stream.rewind': { params: empty, result: StreamStateSchema },
   /** The operator's reset: the gate returns to rest at g0 before the next frame. */
@@ -187,6 +191,8 @@ export const API_EVENTS = {
   'knobs.changed': KnobsSchema,
   'stream.state': StreamStateSchema,
   'stream.update': StreamUpdateSchema,
+  /** Progress of a long task (at most ~10 per second); done = total (or finished: true) at the end. */
+  'work.progress': z.strictObject({ task: z.string(), done: z.number().int().nonnegative(), total: z.number().int().nonnegative().nullable(), finished: z.boolean() }),
   /** A frame from the binary path was refused (malformed packet, no camera stream running). */
   'frame.rejected': z.strictObject({ code: z.string(), message: z.string() }),
 } as const satisfies Record<string, z.ZodType>;

@@ -146,6 +146,25 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
   });
 
+  it('runs the whole source offline with progress, can cancel it, and keeps what it computed', async () => {
+    // A slow corruption (about 1,000 frames/s here), so the run is still going when cancelled.
+    await app.page.getByTestId('schedule-kind').selectOption('constant');
+    await app.page.getByTestId('schedule-corruption').selectOption('elastic_transform');
+    await openSourceAndWait();
+    await app.page.getByTestId('run-offline').click();
+    await expect.poll(() => app.page.getByTestId('work-progress').isVisible(), { timeout: 10000 }).toBe(true);
+    await expect.poll(async () => Number((await text('work-progress')).match(/([\d,]+)/)![1].replace(/,/g, '')), { timeout: 20000 }).toBeGreaterThan(0);
+    // dispatchEvent: Playwright's actionability check intermittently reports the button (whose row
+    // re-lays out ten times a second with the progress) as not visible; the click itself is real.
+    await app.page.getByTestId('cancel-work').dispatchEvent('click');
+    await expect.poll(() => text('offline-result'), { timeout: 20000 }).toMatch(/stopped: run cancelled/);
+    const kept = Number((await text('offline-result')).match(/offline run: ([\d,]+) frames/)![1].replace(/,/g, ''));
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(10000);
+    await expect.poll(() => text('metrics-facts'), { timeout: 20000 }).toMatch(new RegExp(`of ${kept} frames`));
+    await app.screenshot('desk-offline-cancelled');
+  });
+
   it('seeks a file source to a frame, paused, with a fresh recording', async () => {
     await app.page.getByTestId('seek').fill('5000');
     await app.page.getByTestId('seek').dispatchEvent('change');

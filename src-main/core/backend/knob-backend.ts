@@ -40,6 +40,8 @@ export class KnobBackend {
     'source.open': (params) => this.engine.openSource(SourceOpenParamsSchema.parse(params)),
     'stream.start': (params) => this.engine.start(params.speed, params.loop),
     'stream.seek': (params) => this.engine.seek(params.frame),
+    'stream.runOffline': (params) => this.engine.runOfflineNow(params.maxFrames),
+    'work.cancel': () => this.engine.cancelWork(),
     'trace.frame': (params) => this.engine.recordedFrame(params.frame),
     'stream.rewind': () => this.engine.rewind(),
     'stream.resetGate': () => this.engine.resetGate(),

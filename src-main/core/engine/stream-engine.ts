@@ -17,6 +17,7 @@ import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import type { FrameSource, SourceInfo } from '../sources/frame-source';
 import { openSource } from '../sources/open-source';
 import { LiveSession, type LiveUpdate } from './live-session';
+import { runOffline } from './offline-run';
 import { replay } from '../../../src-shared/trace/replay';
 import { frameReadout } from '../../../src-shared/fusion/frame-readout';
 
@@ -27,7 +28,7 @@ import { frameReadout } from '../../../src-shared/fusion/frame-readout';
  * for frames pushed over the binary path. Knob changes go to the session, which applies them
  * between frames. The recorded trace can be saved as Arrow, and a saved one loaded for replay.
  */
-type Emit = <E extends 'stream.state' | 'stream.update'>(event: E, data: ApiEventData<E>) => void;
+type Emit = <E extends 'stream.state' | 'stream.update' | 'work.progress'>(event: E, data: ApiEventData<E>) => void;
 
 interface OpenedSource {
   kind: 'embedded' | 'dataset' | 'folder' | 'video' | 'camera';
@@ -47,6 +48,7 @@ export class StreamEngine {
   private loadedTrace: Trace | null = null;
   private lastError: KnobErrorPayload | null = null;
   private position = 0;
+  private work: AbortController | null = null;
   private timeOffset = 0;
   private lastStreamTime = 0;
   private wrapped = false;
@@ -123,6 +125,53 @@ export class StreamEngine {
     if (this.opened.source !== null) void this.play(this.opened.source, this.session, speed, loop);
     else this.playing = new AbortController();
     return this.emitState();
+  }
+
+  /**
+   * The whole file source through the model at full speed, batched (the analyst's offline pass):
+   * the result becomes the current trace for metrics, A/B and export. Progress is reported about
+   * ten times a second; work.cancel stops it and keeps the frames processed so far.
+   */
+  async runOfflineNow(maxFrames?: number): Promise<ApiResult<'stream.runOffline'>> {
+    const client = this.requireModel();
+    const source = this.opened?.source;
+    if (source == null || this.opened === null) throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
+    if (this.work !== null) throw new KnobError('NOT_AVAILABLE', 'another long task is running (cancel it first)');
+    await this.stop();
+    this.discardSession();
+    const controller = new AbortController();
+    this.work = controller;
+    const task = `offline run of ${source.info.description}`;
+    let lastEmit = 0;
+    try {
+      const result = await runOffline({
+        client,
+        source,
+        schedule: this.opened.schedule,
+        streamSeed: this.opened.seed,
+        settings: this.knobs().gate,
+        batchSize: 256,
+        maxFrames,
+        signal: controller.signal,
+        onProgress: (done, total) => {
+          const now = performance.now();
+          if (now - lastEmit < 100) return;
+          lastEmit = now;
+          this.emit('work.progress', { task, done, total, finished: false });
+        },
+      });
+      this.loadedTrace = result.trace;
+      this.emit('work.progress', { task, done: result.framesProcessed, total: result.framesProcessed, finished: true });
+      return { framesProcessed: result.framesProcessed, wallMs: result.wallMs, error: result.error };
+    } finally {
+      this.work = null;
+    }
+  }
+
+  cancelWork(): ApiResult<'work.cancel'> {
+    if (this.work === null) return { cancelled: false };
+    this.work.abort();
+    return { cancelled: true };
   }
 
   /** Back to frame 0 with a fresh recording, paused. */
