@@ -13,7 +13,7 @@ ipcRenderer.postMessage(IPC_FRAME_PORT_CHANNEL, null, [frames.port1]);
 
 const bridge: KnobBridge = {
   openFileDialog: (purpose) => ipcRenderer.invoke(IPC_OPEN_FILE_CHANNEL, purpose),
-  pathForFile: (file) => webUtils.getPathForFile(file),
+  pathForFile: (file) => webUtils.getPathForFile(file as File),
   sendFrame: (packet) => {
     const copy = packet.slice();
     frames.port2.postMessage(copy, [copy.buffer]);

@@ -12,7 +12,13 @@ export interface KnobBridge {
   /** The native open-file dialog; resolves to the chosen path, or null when cancelled. */
   openFileDialog(purpose: FileDialogPurpose): Promise<string | null>;
   /** The path of a file dropped on the window (Electron's webUtils; pages never see paths otherwise). */
-  pathForFile(file: File): string;
+  pathForFile(file: DroppedFile): string;
+}
+
+/** A DOM File as src-shared may name it (no DOM types here): what a drop event carries. */
+export interface DroppedFile {
+  readonly name: string;
+  readonly size: number;
 }
 
 export type FileDialogPurpose = 'model' | 'dataset' | 'video' | 'trace' | 'settings';

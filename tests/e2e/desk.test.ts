@@ -82,6 +82,7 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('mode').selectOption('continuous');
     await app.page.getByTestId('variant').selectOption('second-order');
     await expect.poll(async () => (await app.backend.handle('knobs.get', {})).gate.variant).toBe('second-order');
+    await app.screenshot('desk-variant-mode');
   });
 
   it('recomputes the calibration of everything recorded by replay, every value with its identity', async () => {
@@ -125,6 +126,7 @@ describe('the desk in browser mode', () => {
     await app.page.keyboard.press('c');
     await expect.poll(() => text('feedback')).toMatch(new RegExp(`frame ${frame} labelled`));
     expect((await trace()).labelled).toBeGreaterThan(0);
+    await app.screenshot('desk-feedback');
   });
 
   it('exports the settings and report, and re-imports the settings with a verification line', async () => {
@@ -144,6 +146,7 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('import-path').fill(join(dir, 'missing.json'));
     await app.page.getByTestId('import').click();
     await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
+    await app.screenshot('desk-export-import');
   });
 
   it('runs the whole source offline with progress, can cancel it, and keeps what it computed', async () => {
@@ -170,6 +173,7 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('seek').dispatchEvent('change');
     await expect.poll(() => text('frame-counter')).toMatch(/^frame 5,000 \/ 10,000/);
     expect(await text('frames-processed')).toBe('0');
+    await app.screenshot('desk-seek');
   });
 
   it('opens a video file by path and plays it through the model', async () => {
@@ -239,6 +243,7 @@ describe('the desk in browser mode', () => {
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     process.stdout.write(`axe-core: ${violations.length} violations (${violations.map((v) => `${v.id}:${v.impact}`).join(', ') || 'none'})\n`);
     expect(serious).toEqual([]);
+    await app.screenshot('desk-accessibility-audit');
   });
 
   it('keeps the page at 55+ fps with no long task over 50 ms while a 60 fps stream plays for 20 s', async () => {
@@ -276,6 +281,7 @@ describe('the desk in browser mode', () => {
       `desk performance: median ${medianFps.toFixed(1)} fps (p95 frame interval ${figures.p95IntervalMs.toFixed(1)} ms) over ${figures.frames} frames; ` +
         `long tasks: ${figures.longTasks.length} (max ${Math.max(0, ...figures.longTasks).toFixed(0)} ms); stream frames processed ${processed}\n`,
     );
+    await app.screenshot('desk-performance');
     expect(processed).toBeGreaterThan(1000);
     expect(medianFps).toBeGreaterThanOrEqual(55);
     expect(Math.max(0, ...figures.longTasks)).toBeLessThanOrEqual(50);

@@ -55,9 +55,10 @@ describe('knob slice in browser mode', () => {
     await app.screenshot('knob-slice-keyboard');
   });
 
-  it('dragging wn with the mouse (log scale) updates the backend and the plot', async () => {
+  it('dragging wn with the mouse (log scale) updates the backend, the step plot and the Bode plot', async () => {
     const wn = app.page.getByRole('slider', { name: /Sensitivity/ });
     const before = await chartPixels();
+    const bodeBefore = await app.page.locator('[data-testid="bode-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
     const box = (await wn.boundingBox())!;
     await app.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await app.page.mouse.down();
@@ -69,6 +70,7 @@ describe('knob slice in browser mode', () => {
     expect(wnNow).toBeGreaterThan(6 * 3.5);
     expect(wnNow).toBeLessThan(6 * 4.5);
     expect(await chartPixels()).not.toBe(before);
+    await expect.poll(() => app.page.locator('[data-testid="bode-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL())).not.toBe(bodeBefore);
     await app.screenshot('knob-slice-mouse');
   });
 
