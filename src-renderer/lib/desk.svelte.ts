@@ -200,10 +200,11 @@ export class Desk {
     await this.attempt('stream', () => this.api.call('stream.resetGate', {}));
   }
 
-  async refreshMetrics(): Promise<void> {
+  /** 'light' (no resampling) keeps refreshes during playback cheap; the Recompute button asks for 'full'. */
+  async refreshMetrics(detail: 'full' | 'light' = 'full'): Promise<void> {
     if (this.busy.metrics) return;
     this.busy.metrics = true;
-    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', { lastFrames: this.metricsWindow ?? undefined, groupBy: this.metricsGroupBy }));
+    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', { lastFrames: this.metricsWindow ?? undefined, groupBy: this.metricsGroupBy, detail }));
     this.busy.metrics = false;
     if (snapshot) this.metrics = snapshot;
   }

@@ -106,6 +106,8 @@ export const MetricsSnapshotParamsSchema = z.strictObject({
   /** Only the last N recorded frames (absent: all). */
   lastFrames: z.number().int().positive().optional(),
   groupBy: z.enum(METRIC_GROUPINGS).default('none'),
+  /** 'light' leaves out the resampling (bootstrap intervals, smooth-curve band): for refreshes during playback. */
+  detail: z.enum(['full', 'light']).default('full'),
 });
 
 export const MetricsSnapshotSchema = z.strictObject({

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
-import { startBrowserMode, type BrowserMode } from '../support/browser-mode';
+import type { BrowserMode } from '../support/browser-mode';
+import { openSourceAndWait, startDesk } from '../support/desk-page';
 import { fashionMnistSample } from '../support/fashion-mnist';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-camera-'));
@@ -39,9 +40,7 @@ beforeAll(async () => {
   const trouser = sample.images[sample.labels.indexOf(TROUSER)];
   const bag = sample.images[sample.labels.indexOf(BAG)];
   writeY4m(clip, [trouser, bag], FPS * 2);
-  app = await startBrowserMode(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
-  await app.page.getByTestId('model-name').waitFor();
-  await app.page.getByText(/embedded Fashion-MNIST/).first().waitFor({ timeout: 20000 });
+  app = await startDesk(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
 });
 afterAll(async () => app?.close());
 
@@ -50,9 +49,7 @@ describe('camera through the fake capture device', () => {
     await app.page.getByTestId('source-kind').selectOption('camera');
     await app.page.getByTestId('schedule-kind').selectOption('none');
     await app.page.locator('label', { hasText: 'frame rate (Hz)' }).locator('input').fill(String(FPS));
-    const before = Number(await app.page.getByTestId('source-name').getAttribute('data-generation'));
-    await app.page.getByTestId('open-source').click();
-    await expect.poll(async () => Number(await app.page.getByTestId('source-name').getAttribute('data-generation')), { timeout: 20000 }).toBeGreaterThan(before);
+    await openSourceAndWait(app);
     expect(await app.page.getByTestId('source-name').innerText()).toMatch(/camera/);
     await app.page.getByTestId('play').click();
     await expect.poll(async () => Number(await app.page.getByTestId('frames-processed').innerText()), { timeout: 30000 }).toBeGreaterThan(6 * FPS * 0.8);

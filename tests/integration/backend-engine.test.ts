@@ -91,6 +91,12 @@ describe('the engine through the API', () => {
     expect(corruption.kind === 'category' && corruption.dictionary).toContain('fog');
     const snapshot = await call('metrics.snapshot');
     expect((snapshot.result!.values as Array<{ identity: string }>).some((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))).toBe(true);
+    // Full detail carries bootstrap intervals for the headline values and the smooth curve; light leaves the resampling out.
+    expect(snapshot.result!.intervals).toHaveLength(3);
+    expect(snapshot.result!.smooth).not.toBeNull();
+    const light = await call('metrics.snapshot', { detail: 'light', groupBy: 'severity', lastFrames: 10 });
+    expect(light.result).toMatchObject({ intervals: [], smooth: null, window: 'last 10 recorded frames', groupBy: 'severity' });
+    expect((light.result!.groups as Array<{ key: string; count: number }>).reduce((n, g) => n + g.count, 0)).toBe(light.result!.labelledFrameCount);
     expect((await call('trace.load', { path })).result).toMatchObject({ frameCount: file.trace.frameCount });
   });
 

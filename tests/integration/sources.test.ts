@@ -153,6 +153,22 @@ describe('video through ffmpeg', () => {
   });
 });
 
+describe('long opens', () => {
+  it('an image folder reports progress per file and stops with CANCELLED when aborted', async () => {
+    const folder = join(dir, 'many');
+    mkdirSync(folder);
+    for (let i = 0; i < 40; i++) writeFileSync(join(folder, `${String(i).padStart(3, '0')}.png`), png(sample.images[i]));
+    const seen: number[] = [];
+    const complete = await openSource(folder, { target, onProgress: (done, total) => seen.push(done / total) });
+    expect(complete.info.frameCount).toBe(40);
+    expect(seen.length).toBe(40);
+    expect(seen[0]).toBe(0);
+    const controller = new AbortController();
+    const opening = openSource(folder, { target, signal: controller.signal, onProgress: (done) => done === 5 && controller.abort() });
+    await expectKnobError(opening, 'CANCELLED', /many: opening cancelled after 6 of 40 images/);
+  });
+});
+
 describe('hostile datasets', () => {
   it('empty, unreadable and wrong-size inputs are refused by name', async () => {
     await writeIdxFile(join(dir, 'empty-images-idx3-ubyte'), { dimensions: [0, 28, 28], data: new Uint8Array(0) });

@@ -48,7 +48,7 @@ export class KnobBackend {
     'stream.stop': () => this.engine.stop(),
     'trace.save': (params) => this.engine.saveTrace(params.path),
     'trace.load': (params) => this.engine.loadTrace(params.path),
-    'metrics.snapshot': (params) => this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy }),
+    'metrics.snapshot': (params) => this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy, detail: params.detail }),
     'metrics.compare': (params) => this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b), params.lastFrames),
     'stream.label': (params) => this.engine.label(params.frame, params.label),
     'bundle.export': (params) => this.engine.exportSettingsAndReport(params.path),

@@ -48,11 +48,11 @@ function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
   };
 }
 
-export function metricsSnapshot(full: Trace, settings: GateSettings, version: number, options: { lastFrames?: number; groupBy?: Grouping } = {}): Snapshot {
+export function metricsSnapshot(recorded: Trace, settings: GateSettings, version: number, options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {}): Snapshot {
   const started = performance.now();
-  const trace = windowOf(full, options.lastFrames);
+  const trace = windowOf(recorded, options.lastFrames);
   const groupBy = options.groupBy ?? 'none';
-  const window = trace === full ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
+  const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
   const empty: Snapshot = { settingsVersion: version, frameCount: trace.frameCount, labelledFrameCount: 0, window, values: [], intervals: [], reliability: null, smooth: null, histogram: null, groupBy, groups: [], computeMs: 0 };
   if (frames.length === 0) return { ...empty, computeMs: performance.now() - started };
@@ -60,9 +60,10 @@ export function metricsSnapshot(full: Trace, settings: GateSettings, version: nu
   const fused = output.fusedLogits!;
   const scores = scoresOfFrames(trace, fused, frames);
   const top = topLabelScores(scores);
-  const intervals = Object.entries(headlineIntervals(scores, top)).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity }));
+  const resampled = (options.detail ?? 'full') === 'full';
+  const intervals = resampled ? Object.entries(headlineIntervals(scores, top)).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity })) : [];
   const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
-  const smooth = smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 });
+  const smooth = resampled ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 }) : null;
   const histogram = confidenceHistogram(top.confidence, 20);
 
   // Group keys per labelled frame.
@@ -108,7 +109,7 @@ export function metricsSnapshot(full: Trace, settings: GateSettings, version: nu
     values: metricSuite(scores).map(entry),
     intervals,
     reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
-    smooth: { identity: smooth.identity, t: Array.from(smooth.t), accuracy: Array.from(smooth.accuracy), bandLo: Array.from(smooth.bandLo), bandHi: Array.from(smooth.bandHi) },
+    smooth: smooth === null ? null : { identity: smooth.identity, t: Array.from(smooth.t), accuracy: Array.from(smooth.accuracy), bandLo: Array.from(smooth.bandLo), bandHi: Array.from(smooth.bandHi) },
     histogram: { identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)', edges: Array.from(histogram.edges), counts: Array.from(histogram.counts) },
     groupBy,
     groups,

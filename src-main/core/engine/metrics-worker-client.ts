@@ -62,7 +62,7 @@ export class MetricsWorkerClient {
    * Snapshots of one trace for each setting. With `transfer`, the trace's buffers move to the
    * worker (the caller must not use them afterwards).
    */
-  async snapshots(trace: Trace, settings: GateSettings[], version: number, options: { lastFrames?: number; groupBy?: Grouping }, transfer: boolean): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
+  async snapshots(trace: Trace, settings: GateSettings[], version: number, options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' }, transfer: boolean): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
     const worker = this.ensure();
     const id = this.nextId++;
     const request: MetricsRequest = { id, trace, settings, version, options };

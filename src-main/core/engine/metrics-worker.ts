@@ -13,7 +13,7 @@ export interface MetricsRequest {
   trace: Trace;
   settings: GateSettings[];
   version: number;
-  options: { lastFrames?: number; groupBy?: Grouping };
+  options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' };
 }
 
 parentPort?.on('message', (request: MetricsRequest) => {

@@ -94,7 +94,9 @@ export class StreamEngine {
     }
     const spec = params.kind === 'embedded' ? 'default' : params.path;
     if (spec === undefined) throw new KnobError('BAD_REQUEST', `a ${params.kind} source needs a path`);
-    const source = await openSource(spec, { target: model.input, frameRateHz: params.frameRateHz, labelNames: model.labelNames });
+    const source = await this.asWork(`opening ${spec}`, (signal, onProgress) =>
+      openSource(spec, { target: model.input, frameRateHz: params.frameRateHz, labelNames: model.labelNames, signal, onProgress }),
+    );
     this.opened = { kind: params.kind, source, frameRateHz: source.info.frameRateHz, schedule, seed };
     return describeSource(params.kind, source.info);
   }
@@ -134,37 +136,46 @@ export class StreamEngine {
    */
   async runOfflineNow(maxFrames?: number): Promise<ApiResult<'stream.runOffline'>> {
     const client = this.requireModel();
-    const source = this.opened?.source;
-    if (source == null || this.opened === null) throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
-    if (this.work !== null) throw new KnobError('NOT_AVAILABLE', 'another long task is running (cancel it first)');
+    const opened = this.opened;
+    const source = opened?.source;
+    if (source == null || opened === null) throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
     await this.stop();
     this.discardSession();
-    const controller = new AbortController();
-    this.work = controller;
-    const task = `offline run of ${source.info.description}`;
-    let lastEmit = 0;
-    try {
-      const result = await runOffline({
+    const result = await this.asWork(`offline run of ${source.info.description}`, (signal, onProgress) =>
+      runOffline({
         client,
         source,
-        schedule: this.opened.schedule,
-        streamSeed: this.opened.seed,
+        schedule: opened.schedule,
+        streamSeed: opened.seed,
         settings: this.knobs().gate,
         batchSize: 256,
         maxFrames,
-        signal: controller.signal,
-        onProgress: (done, total) => {
-          const now = performance.now();
-          if (now - lastEmit < 100) return;
-          lastEmit = now;
-          this.emit('work.progress', { task, done, total, finished: false });
-        },
+        signal,
+        onProgress,
+      }),
+    );
+    this.loadedTrace = result.trace;
+    return { framesProcessed: result.framesProcessed, wallMs: result.wallMs, error: result.error };
+  }
+
+  /** Runs a long task as the one cancellable work, with progress events about ten times a second. */
+  private async asWork<T>(task: string, run: (signal: AbortSignal, onProgress: (done: number, total: number | null) => void) => Promise<T>): Promise<T> {
+    if (this.work !== null) throw new KnobError('NOT_AVAILABLE', 'another long task is running (cancel it first)');
+    const controller = new AbortController();
+    this.work = controller;
+    let lastEmit = 0;
+    let last = { done: 0, total: null as number | null };
+    try {
+      return await run(controller.signal, (done, total) => {
+        last = { done, total };
+        const now = performance.now();
+        if (now - lastEmit < 100) return;
+        lastEmit = now;
+        this.emit('work.progress', { task, done, total, finished: false });
       });
-      this.loadedTrace = result.trace;
-      this.emit('work.progress', { task, done: result.framesProcessed, total: result.framesProcessed, finished: true });
-      return { framesProcessed: result.framesProcessed, wallMs: result.wallMs, error: result.error };
     } finally {
       this.work = null;
+      this.emit('work.progress', { task, done: last.done, total: last.total, finished: true });
     }
   }
 
@@ -318,7 +329,7 @@ export class StreamEngine {
   }
 
   /** Metrics of the current trace replayed at the current knobs, computed in the metrics worker. */
-  async metricsSnapshot(options: { lastFrames?: number; groupBy?: Grouping } = {}): Promise<ApiResult<'metrics.snapshot'>> {
+  async metricsSnapshot(options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {}): Promise<ApiResult<'metrics.snapshot'>> {
     const knobs = this.knobs();
     const { trace, owned } = this.currentTrace();
     const { snapshots } = await this.metrics.snapshots(trace, [knobs.gate], knobs.version, options, owned);

@@ -17,6 +17,9 @@ export interface DatasetOptions {
   frameRateHz: number;
   /** Label names when the files carry only indices (IDX, NumPy). */
   labelNames?: string[] | null;
+  /** Decoding an image folder reports progress per file and stops (CANCELLED) when aborted. */
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
 }
 
 function info(kind: SourceKind, path: string, description: string, geometry: { width: number; height: number; channels: 1 | 3 }, labelNames: string[] | null, options: DatasetOptions): SourceInfo {
@@ -95,10 +98,12 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
 }
 
 /** Decodes every file into one block; all images must share the first one's size and channels. */
-async function decodeAll(files: string[], source: string): Promise<{ frames: Uint8Array; geometry: { width: number; height: number; channels: 1 | 3 } }> {
+async function decodeAll(files: string[], source: string, options: DatasetOptions): Promise<{ frames: Uint8Array; geometry: { width: number; height: number; channels: 1 | 3 } }> {
   if (files.length === 0) throw new KnobError('INVALID_INPUT', `${source}: no PNG or JPEG images found`);
   const decoded: DecodedImage[] = [];
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
+    if (options.signal?.aborted) throw new KnobError('CANCELLED', `${source}: opening cancelled after ${index} of ${files.length} images`);
+    options.onProgress?.(index, files.length);
     const image = await decodeImageFile(file);
     const firstImage = decoded[0] ?? image;
     if (image.width !== firstImage.width || image.height !== firstImage.height) {
@@ -141,7 +146,7 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
     const numeric = rows.every((r) => /^\d+$/.test(r.label));
     const labelNames = numeric ? (options.labelNames ?? null) : names;
     const labels = Int32Array.from(rows, (r) => (numeric ? Number(r.label) : names.indexOf(r.label)));
-    const { frames, geometry } = await decodeAll(rows.map((r) => join(dir, r.path)), dir);
+    const { frames, geometry } = await decodeAll(rows.map((r) => join(dir, r.path)), dir, options);
     return inMemorySource(info('folder', dir, `CSV manifest, ${rows.length} images`, geometry, labelNames, options), frames, checkLabels(labels, rows.length, labelNames?.length ?? null, manifest));
   }
   const classDirs = entries.filter((e) => e.isDirectory());
@@ -155,12 +160,12 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
         labels.push(index);
       }
     }
-    const { frames, geometry } = await decodeAll(files, dir);
+    const { frames, geometry } = await decodeAll(files, dir, options);
     const labelNames = classDirs.map((d) => d.name);
     return inMemorySource(info('folder', dir, `ImageFolder, ${files.length} images in ${labelNames.length} classes`, geometry, labelNames, options), frames, Int32Array.from(labels));
   }
   const files = entries.filter((e) => e.isFile() && isImage(e.name)).map((e) => join(dir, e.name));
-  const { frames, geometry } = await decodeAll(files, dir);
+  const { frames, geometry } = await decodeAll(files, dir, options);
   return inMemorySource(info('folder', dir, `${files.length} images, unlabelled`, geometry, options.labelNames ?? null, options), frames, null);
 }
 

@@ -21,10 +21,13 @@ export interface OpenSourceOptions {
   /** Declared frame rate for sources without their own timestamps (default 30 Hz). */
   frameRateHz?: number;
   labelNames?: string[] | null;
+  /** Progress and cancellation of slow opens (image folders are decoded file by file). */
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions): Promise<FrameSource> {
-  const dataset = { frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ, labelNames: options.labelNames ?? null };
+  const dataset = { frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ, labelNames: options.labelNames ?? null, onProgress: options.onProgress, signal: options.signal };
   if (spec === 'default' || spec === 'embedded') {
     const source = await openIdxSource(EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, 'embedded', { ...dataset, labelNames: FASHION_MNIST_LABELS });
     return { ...source, info: { ...source.info, description: `embedded Fashion-MNIST test set (${source.info.frameCount} images)` } };
