@@ -1,6 +1,5 @@
 import { KnobError } from '../errors';
-import { expNonPositive } from './exp-non-positive';
-import type { LogitArray } from './logits';
+import { softmaxRowInto, type LogitArray } from './logits';
 
 /**
  * Gate targets u*(x) for models that do not predict one (ARCHITECTURE.md, "Models the app accepts").
@@ -14,19 +13,16 @@ import type { LogitArray } from './logits';
 export const CERTAINTY_RULES = ['entropy', 'margin'] as const;
 export type CertaintyRule = (typeof CERTAINTY_RULES)[number];
 
+/** softmaxRowInto after refusing a row it cannot take: NaN anywhere, or no finite maximum. */
 function softmaxInto(z: LogitArray, offset: number, k: number, out: Float64Array): void {
   let max = -Infinity;
-  for (let c = 0; c < k; c++) if (z[offset + c] > max) max = z[offset + c];
-  if (!Number.isFinite(max)) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} are not finite (max ${max})`);
-  let sum = 0;
   for (let c = 0; c < k; c++) {
-    const z0 = z[offset + c];
-    if (z0 !== z0) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} contain NaN`);
-    const e = expNonPositive(z0 - max);
-    out[c] = e;
-    sum += e;
+    const value = z[offset + c];
+    if (value !== value) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} contain NaN`);
+    if (value > max) max = value;
   }
-  for (let c = 0; c < k; c++) out[c] /= sum;
+  if (!Number.isFinite(max)) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} are not finite (max ${max})`);
+  softmaxRowInto(z, offset, k, out, 0);
 }
 
 /** u* from one classifier's own certainty, for frames [0, n). `scratch` holds K values. */

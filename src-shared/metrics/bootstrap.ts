@@ -1,4 +1,5 @@
 import { seededRandom } from '../random';
+import { percentileOfSorted } from './order-statistics';
 
 /**
  * Percentile bootstrap confidence intervals for any statistic of a sample, seeded so the same
@@ -36,16 +37,10 @@ export function bootstrapInterval(
   }
   values.sort();
   const alpha = (1 - level) / 2;
-  const pick = (q: number): number => {
-    // linear interpolation between order statistics (numpy percentile 'linear')
-    const position = q * (replicates - 1);
-    const lo = Math.floor(position);
-    const hi = Math.min(replicates - 1, lo + 1);
-    return values[lo] + (values[hi] - values[lo]) * (position - lo);
-  };
   return {
-    lo: pick(alpha),
-    hi: pick(1 - alpha),
+    // linear interpolation between order statistics (numpy percentile 'linear')
+    lo: percentileOfSorted(values, alpha),
+    hi: percentileOfSorted(values, 1 - alpha),
     level,
     replicates,
     seed,

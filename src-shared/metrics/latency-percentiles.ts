@@ -1,5 +1,4 @@
-import { KnobError } from '../errors';
-import { sortNonNegative } from './order-statistics';
+import { percentileOfSorted, sortNonNegative } from './order-statistics';
 
 /**
  * Latency figures of a run: p50, p95, p99, mean and max of non-negative durations in milliseconds.
@@ -13,16 +12,6 @@ export interface LatencySummary {
   p95Ms: number;
   p99Ms: number;
   maxMs: number;
-}
-
-export function percentileOfSorted(sorted: Float64Array, q: number): number {
-  if (!(q >= 0 && q <= 1)) throw new KnobError('INVALID_INPUT', `percentile ${q} is outside [0, 1]`);
-  const n = sorted.length;
-  if (n === 0) return Number.NaN;
-  const rank = q * (n - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.min(n - 1, lo + 1);
-  return sorted[lo] + (rank - lo) * (sorted[hi] - sorted[lo]);
 }
 
 /** Summary of the first `count` samples; null when there are none (never a NaN figure). */

@@ -105,3 +105,13 @@ function selectFrom(values: Float64Array, ranks: readonly number[], d: number): 
   return out;
 }
 
+/** The q-quantile (q in [0, 1]) of ascending values, linear between order statistics at rank q (n - 1): numpy.percentile's default 'linear'. NaN when empty. */
+export function percentileOfSorted(sorted: Float64Array, q: number): number {
+  if (!(q >= 0 && q <= 1)) throw new KnobError('INVALID_INPUT', `percentile ${q} is outside [0, 1]`);
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const rank = q * (n - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.min(n - 1, lo + 1);
+  return sorted[lo] + (rank - lo) * (sorted[hi] - sorted[lo]);
+}

@@ -5,7 +5,7 @@ import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate
 import { metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { reliabilityDiagram, type ReliabilityDiagram } from '../../../src-shared/metrics/reliability';
-import { topLabelScores } from '../../../src-shared/metrics/scores';
+import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
 import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
@@ -29,17 +29,17 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   const output = replay(trace, settings, { keepFusedLogits: true });
   const frames = labelledFrames(trace);
   if (frames.length === 0) return { output, labelledFrameCount: 0, metrics: { fused: [], static: [], dynamic: [] }, reliability: null };
-  const all = (logits: Float32Array | Float64Array): MetricValue[] => {
-    const scores = scoresOfFrames(trace, logits, frames);
-    const top = topLabelScores(scores);
-    return [...metricSuite(scores), ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top))];
-  };
-  const fusedScores = topLabelScores(scoresOfFrames(trace, output.fusedLogits!, frames));
+  const all = (scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] => [
+    ...metricSuite(scores),
+    ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top)),
+  ];
+  const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
+  const fusedTop = topLabelScores(fusedScores);
   return {
     output,
     labelledFrameCount: frames.length,
-    metrics: { fused: all(output.fusedLogits!), static: all(trace.zStatic), dynamic: all(trace.zDyn) },
-    reliability: reliabilityDiagram(fusedScores.confidence, fusedScores.correct, EQUAL_WIDTH_15),
+    metrics: { fused: all(fusedScores, fusedTop), static: all(scoresOfFrames(trace, trace.zStatic, frames)), dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)) },
+    reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
   };
 }
 

@@ -19,7 +19,7 @@ import { openSource } from '../sources/open-source';
 import { LiveSession, type LiveUpdate } from './live-session';
 import { runOffline } from './offline-run';
 import { replay } from '../../../src-shared/trace/replay';
-import { frameReadout } from '../../../src-shared/fusion/frame-readout';
+import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
 
 /**
  * The engine as the app drives it (Electron shell and browser host alike): one model in its
@@ -235,13 +235,10 @@ export class StreamEngine {
       g: output.g[frame],
       uRef: trace.uRef[frame],
       label: label < 0 ? null : label,
-      top: readout.top.map((c) => ({ ...c, label: model.labelNames[c.classIndex] ?? String(c.classIndex) })),
-      effectiveTemperature: Number.isFinite(readout.effectiveTemperature) ? readout.effectiveTemperature : null,
-      confidenceShrinkageRatio: readout.confidenceShrinkageRatio,
-      branchesDisagree: readout.branchesDisagree,
+      ...readoutToApi(readout, model.labelNames),
       corruption: corruption?.kind === 'category' ? (corruption.dictionary[corruption.codes[frame]] === 'none' ? null : corruption.dictionary[corruption.codes[frame]]) : null,
       severity: severity?.kind === 'number' ? severity.values[frame] : 0,
-      image: image === null ? null : { width: image.width, height: image.height, channels: image.channels, base64: Buffer.from(image.pixels).toString('base64') },
+      image: image === null ? null : imageToApi(image),
     };
   }
 
@@ -395,8 +392,21 @@ function describeSource(kind: OpenedSource['kind'], info: SourceInfo): ApiResult
   return { kind, description: info.description, frameCount: info.frameCount, frameRateHz: info.frameRateHz, hasLabels: info.hasLabels, labelNames: info.labelNames, timestampSource: info.timestampSource };
 }
 
+/** A frame's readout as the API carries it: class names on the top classes, an infinite T_eff as null. */
+function readoutToApi(r: FrameReadout, labelNames: string[]) {
+  return {
+    top: r.top.map((c) => ({ ...c, label: labelNames[c.classIndex] ?? String(c.classIndex) })),
+    effectiveTemperature: Number.isFinite(r.effectiveTemperature) ? r.effectiveTemperature : null,
+    confidenceShrinkageRatio: r.confidenceShrinkageRatio,
+    branchesDisagree: r.branchesDisagree,
+  };
+}
+
+function imageToApi(image: { width: number; height: number; channels: 1 | 3; pixels: Uint8Array }) {
+  return { width: image.width, height: image.height, channels: image.channels, base64: Buffer.from(image.pixels).toString('base64') };
+}
+
 function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'stream.update'> {
-  const r = update.readout;
   return {
     frame: update.frame,
     timestampSeconds: update.timestampSeconds,
@@ -404,16 +414,13 @@ function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'st
     g: update.g,
     uRef: update.uRef,
     label: update.label,
-    top: r.top.map((c) => ({ ...c, label: labelNames[c.classIndex] ?? String(c.classIndex) })),
-    effectiveTemperature: Number.isFinite(r.effectiveTemperature) ? r.effectiveTemperature : null,
-    confidenceShrinkageRatio: r.confidenceShrinkageRatio,
-    branchesDisagree: r.branchesDisagree,
+    ...readoutToApi(update.readout, labelNames),
     framesProcessed: update.framesProcessed,
     framesDropped: update.framesDropped,
     endToEndMs: update.endToEndMs,
     metrics: update.metrics.map((m) => ({ identity: m.identity, value: Number.isFinite(m.value) ? m.value : null })),
     rolling: update.rolling.map((m) => ({ name: m.name, identity: m.identity, value: m.value })),
-    image: { width: update.image.width, height: update.image.height, channels: update.image.channels, base64: Buffer.from(update.image.pixels).toString('base64') },
+    image: imageToApi(update.image),
     corruption: update.corruption,
     severity: update.severity,
   };

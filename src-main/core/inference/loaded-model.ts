@@ -6,7 +6,7 @@ import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } 
 import { readInputFile } from '../files/read-input-file';
 import { createSessionOnFirstProvider, type ProviderChoice } from './execution-providers';
 import { readSidecar, resolveInputSpec, resolveLabels, checkSpecAgainstModel } from './input-resolution';
-import { readOnnxMetadata } from './onnx-metadata';
+import { readOnnxMetadata, type OnnxMetadata } from './onnx-metadata';
 
 /**
  * A model opened under one of the three contracts, turning 8-bit frames into the branch outputs a
@@ -65,17 +65,16 @@ function checkedRows(tensor: ort.Tensor, name: string, count: number, k: number 
   return data;
 }
 
-async function openSession(path: string, providers: ModelOptions['executionProviders']): Promise<{ bytes: Uint8Array; choice: ProviderChoice }> {
+/** One model file: its metadata (a truncated or non-ONNX file fails here, by name) and a session. */
+async function openSession(path: string, providers: ModelOptions['executionProviders']): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
   const bytes = await readInputFile(path);
-  await readOnnxMetadata(bytes, path); // a truncated or non-ONNX file fails here with a clear message
-  return { bytes, choice: await createSessionOnFirstProvider(bytes, path, providers) };
+  const metadata = await readOnnxMetadata(bytes, path);
+  return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers) };
 }
 
 export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
-  const bytes = await readInputFile(options.path);
-  const metadata = await readOnnxMetadata(bytes, options.path);
   const sidecar = await readSidecar(options.path);
-  const first = await createSessionOnFirstProvider(bytes, options.path, options.executionProviders);
+  const { metadata, choice: first } = await openSession(options.path, options.executionProviders);
   const sessions: ort.InferenceSession[] = [first.session];
   try {
     const requested = options.contract !== 'auto' ? options.contract : sidecar?.contract;
