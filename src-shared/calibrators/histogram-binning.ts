@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
-import { assignBins, binningIdentity, locateBin, type BinningSpec } from '../metrics/binning';
+import { locateBin } from '../metrics/bin-location';
+import { assignBins, binningIdentity, type BinningSpec } from '../metrics/binning';
 import type { FitReport } from './fit-report';
 
 /**

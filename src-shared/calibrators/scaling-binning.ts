@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
-import { assignBins, locateBin } from '../metrics/binning';
+import { locateBin } from '../metrics/bin-location';
+import { assignBins } from '../metrics/binning';
 import type { FitReport } from './fit-report';
 import { applyPlatt, fitPlatt, type PlattParams } from './platt-scaling';
 

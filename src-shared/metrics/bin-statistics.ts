@@ -36,17 +36,20 @@ export class BinStatistics {
     const high = this.scoreSums.high;
     const middle = this.scoreSums.middle;
     const low = this.scoreSums.low;
+    // A local copy: an imported binding read in the loop costs a getter call per read under
+    // CommonJS transpilation (tsx, vitest), which made this loop 4x slower.
+    const limb = LIMB;
     for (let i = from; i < to; i++) {
       const bin = binOf[i];
       counts[bin] += 1;
       positives[bin] += outcomes[i];
-      const a = scores[i] * LIMB;
+      const a = scores[i] * limb;
       const l0 = Math.floor(a);
-      const r1 = (a - l0) * LIMB;
+      const r1 = (a - l0) * limb;
       const l1 = Math.floor(r1);
       high[bin] += l0;
       middle[bin] += l1;
-      low[bin] += Math.floor((r1 - l1) * LIMB);
+      low[bin] += Math.floor((r1 - l1) * limb);
     }
     this.scoreSums.noteUpdates(to - from);
   }

@@ -34,21 +34,34 @@ export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, a
   ];
 }
 
-/** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
-export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinTotals[] {
+/**
+ * The one-vs-rest pairs (p_ik, 1[y_i = k]) of every class as contiguous columns, transposed in one
+ * pass: reading a column straight from the row-major probabilities touches every cache line of
+ * all K columns, K times over.
+ */
+export interface ClassColumns {
+  probabilities: Float64Array[];
+  outcomes: Uint8Array[];
+}
+
+export function classColumns(scores: ClassScores): ClassColumns {
   const { sampleCount: n, classCount: k, probabilities, labels } = scores;
-  const column = new Float64Array(n);
-  const outcome = new Uint8Array(n);
-  const result: BinTotals[] = [];
-  for (let c = 0; c < k; c++) {
-    for (let i = 0; i < n; i++) {
-      column[i] = probabilities[i * k + c];
-      outcome[i] = labels[i] === c ? 1 : 0;
-    }
-    const bins = assignBins(column, spec);
-    result.push(binStatisticsOf(bins.binOf, bins.binCount, column, outcome));
+  const columns = Array.from({ length: k }, () => new Float64Array(n));
+  const outcomes = Array.from({ length: k }, () => new Uint8Array(n));
+  for (let i = 0; i < n; i++) {
+    const row = i * k;
+    for (let c = 0; c < k; c++) columns[c]![i] = probabilities[row + c]!;
+    outcomes[labels[i]!]![i] = 1;
   }
-  return result;
+  return { probabilities: columns, outcomes };
+}
+
+/** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
+export function classwiseStatistics(scores: ClassScores, spec: BinningSpec, columns: ClassColumns = classColumns(scores)): BinTotals[] {
+  return columns.probabilities.map((column, c) => {
+    const bins = assignBins(column, spec);
+    return binStatisticsOf(bins.binOf, bins.binCount, column, columns.outcomes[c]!);
+  });
 }
 
 /**
@@ -56,8 +69,8 @@ export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): Bin
  * with equal-width bins) and the marginal debiased l2 error ((1/K) sum_k max(0, CE^2_k))^(1/2)
  * (Kumar et al. 2019, as uncertainty-calibration's marginal mode).
  */
-export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): MetricValue[] {
-  return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec), binningIdentity(spec));
+export function classwiseMetrics(scores: ClassScores, spec: BinningSpec, columns?: ClassColumns): MetricValue[] {
+  return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec, columns), binningIdentity(spec));
 }
 
 export function classwiseMetricsFromStatistics(perClass: BinTotals[], binning: string, approximation?: string): MetricValue[] {

@@ -1,19 +1,16 @@
 import { KnobError } from '../errors';
+import { BinTable, type EdgeRule } from './bin-location';
 import { orderStatistics } from './order-statistics';
 
 /**
  * Bin definitions for binned calibration metrics (DEFINITIONS.md 4.1-4.2).
  *
  * Equal-width edges are numpy's linspace(0, 1, B + 1): e_j = j (1/B), e_B = 1 (so e_3 of B = 5 is
- * 0.6000000000000001, as in netcal). Edge rules:
- * - 'left-closed': [e_j, e_j+1), the last bin closed [e_B-1, 1] (Guo et al.; netcal, numpy histogram);
- * - 'right-closed': (e_j, e_j+1], the first bin closed [0, e_1] (uncertainty-calibration, sklearn);
- * - 'one-in-extra-bin': [e_j, e_j+1) and values >= 1 in an extra bin B (torchmetrics, relplot).
+ * 0.6000000000000001, as in netcal). Edge rules: bin-location.ts.
  * Equal-mass bins cut the sorted values into B groups of ceil/floor(n/B) points (np.array_split:
  * the first n mod B groups get the extra point); their inner edges are either the midpoint
  * between adjacent groups (uncertainty-calibration) or numpy's linear quantile j/B (netcal).
  */
-export type EdgeRule = 'left-closed' | 'right-closed' | 'one-in-extra-bin';
 export type MassEdges = 'midpoint' | 'quantile';
 
 export type BinningSpec =
@@ -89,46 +86,11 @@ export function equalMassEdges(values: Float64Array, bins: number, massEdges: Ma
   return equalMassEdgesFromRanked(orderStatistics(values, equalMassRanks(values.length, bins, massEdges)), values.length, bins, massEdges);
 }
 
-/** Index of the bin of `value` among `edges` under `rule` (binary search over inner edges). */
-export function locateBin(value: number, edges: Float64Array, rule: EdgeRule): number {
-  const bins = edges.length - 1;
-  if (rule === 'one-in-extra-bin' && value >= edges[bins]) return bins;
-  let lo = 1;
-  let hi = bins; // search inner edges e_1 .. e_B-1
-  if (rule === 'right-closed') {
-    // count of inner edges strictly below value
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (edges[mid] < value) lo = mid + 1;
-      else hi = mid;
-    }
-  } else {
-    // count of inner edges at or below value
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (edges[mid] <= value) lo = mid + 1;
-      else hi = mid;
-    }
-  }
-  return lo - 1;
-}
-
-/**
- * locateBin for equal-width edges, fast: guess floor(v B) and fall back to the search only when v
- * lies on or beyond an edge of the guessed bin (the rule decides those cases).
- */
-export function locateEqualWidthBin(value: number, edges: Float64Array, rule: EdgeRule): number {
-  const bins = edges.length - 1;
-  let j = Math.floor(value * bins);
-  j = j < 0 ? 0 : j > bins - 1 ? bins - 1 : j;
-  return edges[j] < value && value < edges[j + 1] ? j : locateBin(value, edges, rule);
-}
-
 export function binCountOf(spec: BinningSpec): number {
   return spec.bins + (spec.edgeRule === 'one-in-extra-bin' ? 1 : 0);
 }
 
-/** Assigns every value (in [0, 1]) to a bin. Equal-mass bins sort a copy of the values. */
+/** Assigns every value (in [0, 1]) to a bin. Equal-mass edges come from order statistics, not a sort. */
 export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
   if (!Number.isInteger(spec.bins) || spec.bins < 1) throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
   if (spec.scheme === 'equal-mass' && values.length < spec.bins) {
@@ -137,10 +99,6 @@ export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
   const edges =
     spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);
   const binOf = new Int32Array(values.length);
-  if (spec.scheme === 'equal-width') {
-    for (let i = 0; i < values.length; i++) binOf[i] = locateEqualWidthBin(values[i], edges, spec.edgeRule);
-  } else {
-    for (let i = 0; i < values.length; i++) binOf[i] = locateBin(values[i], edges, spec.edgeRule);
-  }
+  new BinTable(edges, spec.edgeRule).locateAllInto(values, binOf);
   return { binOf, binCount: binCountOf(spec), edges };
 }

@@ -1,6 +1,7 @@
 export * from './metric-value';
 export * from './scores';
 export * from './binning';
+export * from './bin-location';
 export * from './bin-statistics';
 export * from './calibration-error';
 export * from './binned-metrics';

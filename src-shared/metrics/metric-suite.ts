@@ -1,5 +1,5 @@
 import type { BinningSpec } from './binning';
-import { classwiseMetrics, topLabelBinnedMetrics, topLabelPerClassMetrics } from './binned-metrics';
+import { classColumns, classwiseMetrics, topLabelBinnedMetrics, topLabelPerClassMetrics } from './binned-metrics';
 import { cumulativeCalibrationTests } from './cumulative-tests';
 import type { MetricValue } from './metric-value';
 import { mmce } from './mmce';
@@ -29,11 +29,12 @@ export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {
   const top = topLabelScores(scores);
   const binnings = options.binnings ?? [EQUAL_WIDTH_15, EQUAL_MASS_15];
   const out: MetricValue[] = [accuracy(top), negativeLogLikelihood(scores), multiclassBrier(scores), topLabelBrier(top)];
+  const columns = classColumns(scores);
   for (const requested of binnings) {
     // Fewer samples than equal-mass bins: one sample per bin (as uncertainty-calibration does);
     // the identity then states the bin count actually used.
     const spec = requested.scheme === 'equal-mass' ? { ...requested, bins: Math.min(requested.bins, scores.sampleCount) } : requested;
-    out.push(...topLabelBinnedMetrics(top, spec), ...classwiseMetrics(scores, spec), ...topLabelPerClassMetrics(top, scores.classCount, spec));
+    out.push(...topLabelBinnedMetrics(top, spec), ...classwiseMetrics(scores, spec, columns), ...topLabelPerClassMetrics(top, scores.classCount, spec));
   }
   out.push(smoothEce(top.confidence, top.correct).value);
   const ranked = rankOutcomes(top.confidence, top.correct);

@@ -1,10 +1,10 @@
 import { KnobError } from '../errors';
+import { CELL_COUNT, CELL_SHIFT, HIGH_WORD_OFFSET, wordsOf } from './float-cells';
 
 /**
  * Ordering of non-negative float64 values through their bit patterns, which for non-negative
  * numbers sort in the same order as the values: an LSD radix sort (four 16-bit digits, linear
- * time) and a radix selection of several order statistics at once (histogram on 16 bits, then only
- * the buckets holding requested ranks, refined on the next 16 bits when large). Both are exact.
+ * time) and a selection of several order statistics at once (below). Both are exact.
  * Values must be non-negative and not NaN (scores and probabilities are); -0 is treated as 0.
  */
 const DIGIT = 65536;
@@ -52,57 +52,61 @@ export function sortNonNegative(values: Float64Array): Float64Array {
   return source;
 }
 
-/** The values at the given ranks (0-based) of the ascending order, without sorting everything. */
+/**
+ * The values at the given ranks (0-based) of the ascending order, without sorting everything: a
+ * histogram over float cells (float-cells.ts) finds the cell of each rank, one more pass gathers
+ * the values of those cells only, and each gathered cell is sorted. Two linear passes plus sorts
+ * of a few small cells (a cell spans 1/256 of an octave); many exact ties make a cell large, and
+ * the linear-time radix sort takes it.
+ */
 export function orderStatistics(values: Float64Array, ranks: readonly number[]): Float64Array {
   const n = values.length;
-  for (const rank of ranks) if (!(rank >= 0 && rank < n)) throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
-  return selectFrom(checkedCopy(values), ranks, 3);
+  for (const rank of ranks) if (!(rank >= 0 && rank < n && Number.isInteger(rank))) throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
+  const words = wordsOf(values);
+  // cellOfHighWord inlined through locals: a call to an imported function per value doubles the
+  // cost of these passes.
+  const high = HIGH_WORD_OFFSET;
+  const shift = CELL_SHIFT;
+  const mask = CELL_COUNT - 1;
+  const histogram = new Uint32Array(CELL_COUNT);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (!(v >= 0)) throw new KnobError('INVALID_INPUT', `ordering needs non-negative values, got ${v} at ${i}`);
+    histogram[(words[2 * i + high] >>> shift) & mask]++;
+  }
+  // Cell of each requested rank, and where each such cell's values will be gathered.
+  const order = ranks.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]!);
+  const slotOfCell = new Int32Array(CELL_COUNT).fill(-1);
+  const rankCell = new Int32Array(ranks.length);
+  const cellStart: number[] = []; // rank of each slot's first value
+  const slotOffset: number[] = [0]; // offset of each slot in `gathered`
+  let cell = 0;
+  let below = 0; // values in cells before `cell`
+  for (const index of order) {
+    const rank = ranks[index]!;
+    while (below + histogram[cell] <= rank) below += histogram[cell++];
+    if (slotOfCell[cell] < 0) {
+      slotOfCell[cell] = cellStart.length;
+      cellStart.push(below);
+      slotOffset.push(slotOffset[slotOffset.length - 1]! + histogram[cell]);
+    }
+    rankCell[index] = cell;
+  }
+  const gathered = new Float64Array(slotOffset[slotOffset.length - 1]!);
+  const fill = Int32Array.from(slotOffset.slice(0, -1));
+  for (let i = 0; i < n; i++) {
+    const slot = slotOfCell[(words[2 * i + high] >>> shift) & mask];
+    if (slot >= 0) gathered[fill[slot]++] = values[i] + 0; // -0 becomes 0
+  }
+  const sortedCells = cellStart.map((_, slot) => sortCell(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])));
+  return Float64Array.from(ranks, (rank, index) => {
+    const slot = slotOfCell[rankCell[index]];
+    return sortedCells[slot]![rank - cellStart[slot]!]!;
+  });
 }
 
-function selectFrom(values: Float64Array, ranks: readonly number[], d: number): Float64Array {
-  const n = values.length;
-  if (n <= SMALL_BUCKET || d < 0) {
-    const sorted = Float64Array.from(values).sort();
-    return Float64Array.from(ranks, (r) => sorted[r]);
-  }
-  const words = new Uint32Array(values.buffer, values.byteOffset, n * 2);
-  const histogram = new Uint32Array(DIGIT);
-  for (let i = 0; i < n; i++) histogram[digit(words, i, d)]++;
-  const start = new Uint32Array(DIGIT + 1);
-  for (let b = 0; b < DIGIT; b++) start[b + 1] = start[b] + histogram[b];
-  const bucketOf = (rank: number): number => {
-    let lo = 0;
-    let hi = DIGIT - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (start[mid] <= rank) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  const slotOf = new Int32Array(DIGIT).fill(-1);
-  const gathered: Float64Array[] = [];
-  const bucketOfRank = ranks.map((rank) => {
-    const bucket = bucketOf(rank);
-    if (slotOf[bucket] < 0) {
-      slotOf[bucket] = gathered.length;
-      gathered.push(new Float64Array(histogram[bucket]));
-    }
-    return bucket;
-  });
-  const filled = new Uint32Array(gathered.length);
-  for (let i = 0; i < n; i++) {
-    const slot = slotOf[digit(words, i, d)];
-    if (slot >= 0) gathered[slot][filled[slot]++] = values[i];
-  }
-  const out = new Float64Array(ranks.length);
-  for (let slot = 0; slot < gathered.length; slot++) {
-    const indices = ranks.map((_, i) => i).filter((i) => slotOf[bucketOfRank[i]] === slot);
-    const bucket = bucketOfRank[indices[0]];
-    const picked = selectFrom(gathered[slot], indices.map((i) => ranks[i] - start[bucket]), d - 1);
-    indices.forEach((i, j) => (out[i] = picked[j]));
-  }
-  return out;
+function sortCell(values: Float64Array): Float64Array {
+  return values.length > SMALL_BUCKET ? sortNonNegative(values) : values.sort();
 }
 
 /** The q-quantile (q in [0, 1]) of ascending values, linear between order statistics at rank q (n - 1): numpy.percentile's default 'linear'. NaN when empty. */

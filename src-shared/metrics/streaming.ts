@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
-import { binningIdentity, equalWidthEdges, locateBin, type EdgeRule } from './binning';
+import { locateBin, type EdgeRule } from './bin-location';
+import { binningIdentity, equalWidthEdges } from './binning';
 import { BinStatistics } from './bin-statistics';
 import { binnedMetricsFromStatistics, classwiseMetricsFromStatistics } from './binned-metrics';
 import type { BinTotals } from './calibration-error';

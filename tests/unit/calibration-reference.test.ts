@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assignBins, type BinningSpec, type EdgeRule } from '../../src-shared/metrics/binning';
+import type { EdgeRule } from '../../src-shared/metrics/bin-location';
+import { assignBins, type BinningSpec } from '../../src-shared/metrics/binning';
 import { binStatisticsOf } from '../../src-shared/metrics/bin-statistics';
 import { expectedCalibrationError } from '../../src-shared/metrics/calibration-error';
 import { classwiseMetrics, topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { KnobError } from '../../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
-import type { BinningSpec, EdgeRule, MassEdges } from '../../../src-shared/metrics/binning';
+import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
+import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
 import { metricSuite, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { scoresFromLogits, scoresFromProbabilities, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
