@@ -1,5 +1,5 @@
-import { assignBins, binningIdentity, type BinningSpec } from './binning';
-import { binStatisticsOf } from './bin-statistics';
+import { binningIdentity, type BinningSpec } from './binning';
+import { binnedStatistics } from './bin-statistics';
 import {
   averageCalibrationError,
   type BinTotals,
@@ -16,8 +16,7 @@ import type { ClassScores, TopLabelScores } from './scores';
 
 /** Every binned metric of the top-label pairs (confidence, correct) under one binning. */
 export function topLabelBinnedMetrics(top: TopLabelScores, spec: BinningSpec): MetricValue[] {
-  const bins = assignBins(top.confidence, spec);
-  return binnedMetricsFromStatistics(binStatisticsOf(bins.binOf, bins.binCount, top.confidence, top.correct), binningIdentity(spec));
+  return binnedMetricsFromStatistics(binnedStatistics(top.confidence, top.correct, spec), binningIdentity(spec));
 }
 
 /** The same metrics from statistics (batch or streaming); `binning` names the bins in identities. */
@@ -58,10 +57,7 @@ export function classColumns(scores: ClassScores): ClassColumns {
 
 /** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
 export function classwiseStatistics(scores: ClassScores, spec: BinningSpec, columns: ClassColumns = classColumns(scores)): BinTotals[] {
-  return columns.probabilities.map((column, c) => {
-    const bins = assignBins(column, spec);
-    return binStatisticsOf(bins.binOf, bins.binCount, column, columns.outcomes[c]!);
-  });
+  return columns.probabilities.map((column, c) => binnedStatistics(column, columns.outcomes[c]!, spec));
 }
 
 /**
@@ -113,8 +109,7 @@ export function topLabelPerClassMetrics(top: TopLabelScores, classCount: number,
     const count = starts[c + 1] - starts[c];
     if (count === 0 || (spec.scheme === 'equal-mass' && count < spec.bins)) continue;
     const groupConfidence = confidence.subarray(starts[c], starts[c + 1]);
-    const bins = assignBins(groupConfidence, spec);
-    const ece = expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, groupConfidence, correct.subarray(starts[c], starts[c + 1])));
+    const ece = expectedCalibrationError(binnedStatistics(groupConfidence, correct.subarray(starts[c], starts[c + 1]), spec));
     weighted += (count / n) * ece;
     unweighted += ece;
     classesPredicted++;

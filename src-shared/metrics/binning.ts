@@ -90,15 +90,21 @@ export function binCountOf(spec: BinningSpec): number {
   return spec.bins + (spec.edgeRule === 'one-in-extra-bin' ? 1 : 0);
 }
 
-/** Assigns every value (in [0, 1]) to a bin. Equal-mass edges come from order statistics, not a sort. */
-export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
+/** Validates `spec` against the values and returns the table that locates them in its bins. */
+export function binTableFor(values: Float64Array, spec: BinningSpec): BinTable {
   if (!Number.isInteger(spec.bins) || spec.bins < 1) throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
   if (spec.scheme === 'equal-mass' && values.length < spec.bins) {
     throw new KnobError('INVALID_INPUT', `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`);
   }
   const edges =
     spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);
+  return new BinTable(edges, spec.edgeRule);
+}
+
+/** Assigns every value (in [0, 1]) to a bin. Equal-mass edges come from order statistics, not a sort. */
+export function assignBins(values: Float64Array, spec: BinningSpec): Bins {
+  const table = binTableFor(values, spec);
   const binOf = new Int32Array(values.length);
-  new BinTable(edges, spec.edgeRule).locateAllInto(values, binOf);
-  return { binOf, binCount: binCountOf(spec), edges };
+  table.locateRangeInto(values, 0, values.length, binOf);
+  return { binOf, binCount: binCountOf(spec), edges: table.edges };
 }

@@ -1,6 +1,5 @@
 import { logSumExpRow } from '../fusion/logits';
-import { binStatisticsOf } from './bin-statistics';
-import { assignBins } from './binning';
+import { binnedStatistics } from './bin-statistics';
 import { bootstrapInterval, resample, type BootstrapInterval } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
@@ -29,8 +28,7 @@ export function headlineIntervals(scores: ClassScores, top: TopLabelScores, opti
   const ece = (indices: Uint32Array): number => {
     const confidence = resample(top.confidence, indices);
     const correct = resample(top.correct, indices);
-    const bins = assignBins(confidence, EQUAL_WIDTH_15);
-    return expectedCalibrationError(binStatisticsOf(bins.binOf, bins.binCount, confidence, correct));
+    return expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15));
   };
   return {
     'accuracy(top-1)': bootstrapInterval(n, mean(top.correct), bootstrap),

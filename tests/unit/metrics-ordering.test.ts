@@ -73,9 +73,12 @@ describe('BinTable', () => {
       for (const rule of RULES) {
         const table = new BinTable(edges, rule);
         const located = new Int32Array(values.length);
-        table.locateAllInto(values, located);
+        table.locateRangeInto(values, 0, values.length, located);
         const expected = Array.from(values, (v) => locateBin(v, edges, rule));
         expect(Array.from(located)).toEqual(expected);
+        const middle = new Int32Array(100);
+        table.locateRangeInto(values, 1000, 1100, middle);
+        expect(Array.from(middle)).toEqual(expected.slice(1000, 1100));
         expect(Array.from(values, (v) => table.locate(v))).toEqual(expected);
       }
     });
