@@ -1,5 +1,5 @@
 import { metric, type MetricValue } from './metric-value';
-import { forEachTieBlock, rankOutcomes, type RankedOutcomes } from './ranked-outcomes';
+import { rankOutcomes, type RankedOutcomes } from './ranked-outcomes';
 
 /**
  * Calibration tests from cumulative differences (Arrieta-Ibarra, Gujral, Tannen, Tygert 2022;
@@ -108,15 +108,15 @@ export function cumulativeCalibrationTests(
   if (!(variance > 0)) return null;
   const sigma = Math.sqrt(variance) / n;
   let cumulative = 0;
-  let maxAbs = 0;
   let max = 0;
   let min = 0;
-  forEachTieBlock(ranked, false, (score, positives, negatives) => {
-    cumulative += (positives - score * (positives + negatives)) / n;
-    maxAbs = Math.max(maxAbs, Math.abs(cumulative));
-    max = Math.max(max, cumulative);
-    min = Math.min(min, cumulative);
-  });
+  for (let b = 0; b < ranked.blockCount; b++) {
+    const positives = ranked.positives[b];
+    cumulative += (positives - ranked.scores[b] * (positives + ranked.negatives[b])) / n;
+    if (cumulative > max) max = cumulative;
+    if (cumulative < min) min = cumulative;
+  }
+  const maxAbs = Math.max(max, -min);
   const ks = maxAbs / sigma;
   const kuiper = (max - min) / sigma;
   const z = zVariance > 0 ? zNumerator / Math.sqrt(zVariance) : null;

@@ -1,75 +1,68 @@
 import { sortNonNegative } from './order-statistics';
 
 /**
- * Scores split by outcome and sorted ascending (linear-time radix sort), the one
- * ordering that AUROC, AURC and the cumulative tests share. Walking both lists together visits the
- * scores in order, with exact ties grouped into blocks, so every result is independent of the
- * samples' original order.
+ * Scores with binary outcomes, in ascending score order with exact ties grouped into blocks: the
+ * one ordering that AUROC, AURC and the cumulative tests share. Block b holds every sample whose
+ * score equals scores[b]: positives[b] with outcome 1, negatives[b] with outcome 0. Built by
+ * splitting the samples by outcome, sorting each part (linear-time radix sort) and merging, so
+ * every result is independent of the samples' original order. Plain arrays rather than a visitor:
+ * the metrics loop over them without closures (whose captured doubles V8 boxes on every update).
  */
 export interface RankedOutcomes {
+  blockCount: number;
+  scores: Float64Array;
   positives: Float64Array;
   negatives: Float64Array;
+  positiveTotal: number;
+  negativeTotal: number;
 }
 
 export function rankOutcomes(scores: Float64Array, outcomes: ArrayLike<number>): RankedOutcomes {
-  let positiveCount = 0;
-  for (let i = 0; i < scores.length; i++) positiveCount += outcomes[i] ? 1 : 0;
-  const positives = new Float64Array(positiveCount);
-  const negatives = new Float64Array(scores.length - positiveCount);
+  let positiveTotal = 0;
+  for (let i = 0; i < scores.length; i++) positiveTotal += outcomes[i] ? 1 : 0;
+  const positiveScores = new Float64Array(positiveTotal);
+  const negativeScores = new Float64Array(scores.length - positiveTotal);
   let p = 0;
   let q = 0;
   for (let i = 0; i < scores.length; i++) {
-    if (outcomes[i]) positives[p++] = scores[i];
-    else negatives[q++] = scores[i];
+    if (outcomes[i]) positiveScores[p++] = scores[i];
+    else negativeScores[q++] = scores[i];
   }
-  return { positives: sortNonNegative(positives), negatives: sortNonNegative(negatives) };
+  return mergeIntoTieBlocks(sortNonNegative(positiveScores), sortNonNegative(negativeScores));
 }
 
-/**
- * Calls `visit(score, positiveCount, negativeCount)` for each distinct score, ascending
- * (descending when `descending`), with how many positives and negatives share it.
- */
-export function forEachTieBlock(
-  ranked: RankedOutcomes,
-  descending: boolean,
-  visit: (score: number, positives: number, negatives: number) => void,
-): void {
-  const { positives, negatives } = ranked;
-  const np = positives.length;
-  const nn = negatives.length;
-  if (!descending) {
-    let i = 0;
-    let j = 0;
-    while (i < np || j < nn) {
-      const score = j >= nn || (i < np && positives[i] <= negatives[j]) ? positives[i] : negatives[j];
-      let a = 0;
-      let b = 0;
-      while (i < np && positives[i] === score) {
-        i++;
-        a++;
-      }
-      while (j < nn && negatives[j] === score) {
-        j++;
-        b++;
-      }
-      visit(score, a, b);
-    }
-    return;
-  }
-  let i = np - 1;
-  let j = nn - 1;
-  while (i >= 0 || j >= 0) {
-    const score = j < 0 || (i >= 0 && positives[i] >= negatives[j]) ? positives[i] : negatives[j];
+function mergeIntoTieBlocks(positiveScores: Float64Array, negativeScores: Float64Array): RankedOutcomes {
+  const np = positiveScores.length;
+  const nn = negativeScores.length;
+  const blockScores = new Float64Array(np + nn);
+  const positives = new Float64Array(np + nn);
+  const negatives = new Float64Array(np + nn);
+  let blocks = 0;
+  let i = 0;
+  let j = 0;
+  while (i < np || j < nn) {
+    const score = j >= nn || (i < np && positiveScores[i] <= negativeScores[j]) ? positiveScores[i] : negativeScores[j];
     let a = 0;
     let b = 0;
-    while (i >= 0 && positives[i] === score) {
-      i--;
+    while (i < np && positiveScores[i] === score) {
+      i++;
       a++;
     }
-    while (j >= 0 && negatives[j] === score) {
-      j--;
+    while (j < nn && negativeScores[j] === score) {
+      j++;
       b++;
     }
-    visit(score, a, b);
+    blockScores[blocks] = score;
+    positives[blocks] = a;
+    negatives[blocks] = b;
+    blocks++;
   }
+  return {
+    blockCount: blocks,
+    scores: blockScores.subarray(0, blocks),
+    positives: positives.subarray(0, blocks),
+    negatives: negatives.subarray(0, blocks),
+    positiveTotal: np,
+    negativeTotal: nn,
+  };
 }

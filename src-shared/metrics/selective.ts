@@ -1,5 +1,5 @@
 import { metric, type MetricValue } from './metric-value';
-import { forEachTieBlock, rankOutcomes, type RankedOutcomes } from './ranked-outcomes';
+import { rankOutcomes, type RankedOutcomes } from './ranked-outcomes';
 import type { TopLabelScores } from './scores';
 
 /**
@@ -13,29 +13,31 @@ import type { TopLabelScores } from './scores';
  * - E-AURC = AURC - [r + (1 - r) ln(1 - r)], r the error rate ((1 - r) ln(1 - r) = 0 at r = 1).
  */
 export function auroc(top: TopLabelScores, ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct)): MetricValue | null {
-  const positives = ranked.positives.length;
-  const negatives = ranked.negatives.length;
+  const { positiveTotal: positives, negativeTotal: negatives } = ranked;
   if (positives === 0 || negatives === 0) return null;
   let negativesBelow = 0;
   let pairs = 0;
-  forEachTieBlock(ranked, false, (_score, p, q) => {
+  for (let b = 0; b < ranked.blockCount; b++) {
+    const p = ranked.positives[b];
+    const q = ranked.negatives[b];
     pairs += p * negativesBelow + 0.5 * p * q;
     negativesBelow += q;
-  });
+  }
   return metric('AUROC', 'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)', pairs / (positives * negatives));
 }
 
 export function selectiveRisk(top: TopLabelScores, ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct)): MetricValue[] {
-  const n = ranked.positives.length + ranked.negatives.length;
+  const n = ranked.positiveTotal + ranked.negativeTotal;
   let seen = 0;
   let errorsBefore = 0;
   let area = 0;
-  forEachTieBlock(ranked, true, (_score, right, wrong) => {
-    const size = right + wrong;
+  for (let b = ranked.blockCount - 1; b >= 0; b--) {
+    const wrong = ranked.negatives[b];
+    const size = ranked.positives[b] + wrong;
     for (let k = 1; k <= size; k++) area += (errorsBefore + (k * wrong) / size) / (seen + k);
     seen += size;
     errorsBefore += wrong;
-  });
+  }
   const aurc = area / n;
   const r = errorsBefore / n;
   const optimal = r + (r < 1 ? (1 - r) * Math.log(1 - r) : 0);
