@@ -8,12 +8,14 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // The inference process and the metrics worker are entries of their own: the engine starts
-      // out/main/inference-process.js and out/main/metrics-worker.js.
+      // The inference process, its session thread and the metrics worker are entries of their own:
+      // the engine starts out/main/inference-process.js (which starts inference-worker.js) and
+      // out/main/metrics-worker.js.
       rollupOptions: {
         input: {
           index: resolve('src-main/electron/main.ts'),
           'inference-process': resolve('src-main/core/inference/inference-process.ts'),
+          'inference-worker': resolve('src-main/core/inference/inference-worker.ts'),
           'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
         },
       },

@@ -28,7 +28,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     frames: positiveInteger(values.frames, 'frames', 10240),
     liveSeconds: numberOption(values['live-seconds'], 'live-seconds', 30),
     liveFps: numberOption(values['live-fps'], 'live-fps', 60),
-    rounds: positiveInteger(values.rounds, 'rounds', 3),
+    rounds: positiveInteger(values.rounds, 'rounds', 7),
     onProgress: (stage) => {
       if (!values.json && process.stderr.isTTY) process.stderr.write(`bench: ${stage}...\n`);
     },

@@ -31,7 +31,7 @@ export interface EngineBenchOptions {
   frames: number;
   liveSeconds: number;
   liveFps: number;
-  /** Alternating bare / engine measurements; medians are reported (default 3). */
+  /** Alternating bare / engine measurements; medians are reported (the CLI's default is 7: this machine's throughput drifts by tens of percent between seconds). */
   rounds: number;
   onProgress?: (stage: string) => void;
 }

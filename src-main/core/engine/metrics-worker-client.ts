@@ -1,11 +1,10 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { Grouping, Snapshot } from './metrics-snapshot';
 import type { MetricsRequest } from './metrics-worker';
+import { startEntryWorker } from '../workers/entry-worker';
 
 /**
  * The backend's handle on the metrics worker (started on first use, restarted after a failure).
@@ -13,14 +12,6 @@ import type { MetricsRequest } from './metrics-worker';
  * recording costs no copy on the way in.
  */
 type Reply = { id: number; ok: true; snapshots: Snapshot[]; computeMs: number } | { id: number; ok: false; error: KnobErrorPayload };
-
-function startWorker(): Worker {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) {
-    return new Worker(join(dirname(here), 'ts-worker-bootstrap.mjs'), { workerData: { entry: pathToFileURL(join(dirname(here), 'metrics-worker.ts')).href } });
-  }
-  return new Worker(join(dirname(here), 'metrics-worker.js'));
-}
 
 function transferables(trace: Trace): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
@@ -39,7 +30,7 @@ export class MetricsWorkerClient {
 
   private ensure(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = startWorker();
+    const worker = startEntryWorker(import.meta.url, 'metrics-worker');
     worker.on('message', (reply: Reply) => {
       const call = this.pending.get(reply.id);
       if (call === undefined) return;

@@ -16,3 +16,18 @@ export type FromInferenceProcess =
   | { type: 'load-failed'; error: KnobErrorPayload }
   | { type: 'result'; id: number; zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; preprocessMs: number; inferenceMs: number }
   | { type: 'run-failed'; id: number; error: KnobErrorPayload };
+
+/**
+ * Inside the inference process: its main thread (IPC, preprocessing) and the worker thread that
+ * owns the onnxruntime sessions. Input tensors move to the worker and back (transferred, not
+ * copied), so a small pool of buffers serves the whole stream.
+ */
+export type ToInferenceWorker =
+  | { type: 'load'; options: ModelOptions }
+  | { type: 'infer'; id: number; data: Float32Array; count: number; firstFrame: number };
+
+export type FromInferenceWorker =
+  | { type: 'loaded'; description: ModelDescription }
+  | { type: 'load-failed'; error: KnobErrorPayload }
+  | { type: 'inferred'; id: number; data: Float32Array; zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; inferenceMs: number }
+  | { type: 'infer-failed'; id: number; data: Float32Array; error: KnobErrorPayload };

@@ -1,9 +1,10 @@
 import * as ort from 'onnxruntime-node';
 import { DEFAULT_ADAPTER, type ExecutionProviderName, type ModelContract, type ModelDescription, type ModelOptions } from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
-import { framesToTensorInto, tensorMap, tensorShape } from '../../../src-shared/frames/frame-to-tensor';
+import { tensorShape } from '../../../src-shared/frames/frame-to-tensor';
 import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } from '../../../src-shared/fusion/gate-target';
 import { readInputFile } from '../files/read-input-file';
+import { BatchTensors } from './batch-tensors';
 import { createSessionOnFirstProvider, type ProviderChoice } from './execution-providers';
 import { readSidecar, resolveInputSpec, resolveLabels, checkSpecAgainstModel } from './input-resolution';
 import { readOnnxMetadata, type OnnxMetadata } from './onnx-metadata';
@@ -24,6 +25,8 @@ export interface LoadedModel {
   description: ModelDescription;
   /** Frames count x H x W x C at the input spec's size; `firstFrame` numbers them in errors. */
   run(frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs>;
+  /** The same from a prepared input tensor (BatchTensors), for callers that preprocess elsewhere. */
+  infer(data: Float32Array, count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>>;
   close(): Promise<void>;
 }
 
@@ -98,33 +101,33 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
           }
         : null;
     const spec = input.spec;
-    const map = tensorMap(spec);
-    const frameValues = spec.width * spec.height * spec.channels;
-    // Input buffers are pooled: a batch is preprocessed as soon as it arrives, while the previous
-    // one is still in onnxruntime (whose run() works off this thread), then waits its turn.
-    const freeBuffers: Float32Array[] = [];
+    const tensors = new BatchTensors(spec);
     let inferenceTurn: Promise<unknown> = Promise.resolve();
     let scratch = new Float64Array(0);
     let classCount: number | null = null;
 
-    const run = async (frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs> => {
-      if (frames.length < count * frameValues) throw new KnobError('INVALID_INPUT', `batch of ${count} frames holds ${frames.length} bytes, needs ${count * frameValues}`);
-      const started = performance.now();
-      let buffer = freeBuffers.pop() ?? new Float32Array(0);
-      if (buffer.length < count * frameValues) buffer = new Float32Array(count * frameValues);
-      const data = buffer.subarray(0, count * frameValues);
-      framesToTensorInto(frames, count, spec, map, data);
-      const shape = tensorShape(spec, count);
-      const preprocessMs = performance.now() - started;
+    // onnxruntime-node runs a session synchronously on the calling thread, so runs are taken in
+    // arrival order, one at a time.
+    const inferInTurn = async (data: Float32Array, count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const previous = inferenceTurn;
       let releaseTurn: () => void = () => undefined;
       inferenceTurn = new Promise<void>((resolve) => (releaseTurn = resolve));
       await previous;
       try {
-        return { ...(await infer(data, shape, count, firstFrame)), preprocessMs };
+        return await infer(data, tensorShape(spec, count), count, firstFrame);
       } finally {
-        freeBuffers.push(buffer);
         releaseTurn();
+      }
+    };
+
+    const run = async (frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs> => {
+      const started = performance.now();
+      const data = tensors.prepare(frames, count);
+      const preprocessMs = performance.now() - started;
+      try {
+        return { ...(await inferInTurn(data, count, firstFrame)), preprocessMs };
+      } finally {
+        tensors.release(data);
       }
     };
 
@@ -167,7 +170,7 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
     };
 
     // One blank frame resolves K and checks every output before any real frame is sent.
-    const probe = await run(new Uint8Array(frameValues), 1, 0);
+    const probe = await run(new Uint8Array(spec.width * spec.height * spec.channels), 1, 0);
     const k = probe.zStatic.length;
     const labels = resolveLabels(options, sidecar, metadata, k);
     const provider: ExecutionProviderName = first.provider;
@@ -187,6 +190,7 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
     return {
       description,
       run,
+      infer: inferInTurn,
       close: async () => {
         for (const session of sessions) await session.release();
       },
