@@ -8,7 +8,11 @@ import { CELL_COUNT, CELL_SHIFT, HIGH_WORD_OFFSET, wordsOf } from './float-cells
  * Values must be non-negative and not NaN (scores and probabilities are); -0 is treated as 0.
  */
 const DIGIT = 65536;
-const SMALL_BUCKET = 2048;
+/**
+ * Up to this many values the built-in typed-array sort beats the radix sort, whose four passes each
+ * clear and scan 65,536 counters (measured: 10,240 values 1.4 ms vs 2.5 ms; 100,000: 16 vs 7.5 ms).
+ */
+const SMALL_SORT = 1 << 15;
 
 /** A copy with -0 turned into 0, after checking every value (a plain loop: Float64Array.from with a
  * mapping function is ~30x slower in V8). */
@@ -28,11 +32,11 @@ function digit(words: Uint32Array, i: number, d: number): number {
   return d & 1 ? word >>> 16 : word & 0xffff;
 }
 
-/** A sorted copy (ascending), in linear time. */
+/** A sorted copy (ascending): the radix sort (linear time) above SMALL_SORT values, the built-in sort below. */
 export function sortNonNegative(values: Float64Array): Float64Array {
   const n = values.length;
   let source: Float64Array = checkedCopy(values);
-  if (n < 2) return source;
+  if (n <= SMALL_SORT) return source.sort();
   let target: Float64Array = new Float64Array(n);
   const counts = new Uint32Array(DIGIT);
   for (let d = 0; d < 4; d++) {
@@ -106,7 +110,7 @@ export function orderStatistics(values: Float64Array, ranks: readonly number[]):
 }
 
 function sortCell(values: Float64Array): Float64Array {
-  return values.length > SMALL_BUCKET ? sortNonNegative(values) : values.sort();
+  return values.length > SMALL_SORT ? sortNonNegative(values) : values.sort();
 }
 
 /** The q-quantile (q in [0, 1]) of ascending values, linear between order statistics at rank q (n - 1): numpy.percentile's default 'linear'. NaN when empty. */

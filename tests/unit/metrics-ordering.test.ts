@@ -36,6 +36,8 @@ function valueSets(): Array<[string, Float64Array]> {
     ['ties only: 0, 0.25, 0.5, 1', Float64Array.from({ length: n }, () => [0, 0.25, 0.5, 1][Math.floor(random() * 4)]!)],
     ['subnormals, -0 and 1', Float64Array.from({ length: n }, (_, i) => [5e-324, -0, 1, 2.2e-308, random()][i % 5]!)],
     ['one value', Float64Array.of(0.3)],
+    // Above the built-in sort's range, so the radix sort and the large-cell path run too.
+    ['50,000 values, a third of them tied at 0.5', Float64Array.from({ length: 50_000 }, (_, i) => (i % 3 === 0 ? 0.5 : random() ** 3))],
   ];
 }
 
