@@ -54,9 +54,10 @@ function unavailableReason(provider: ExecutionProviderName, platform: string): s
  * cores busy that the process's own JavaScript (preprocessing, IPC) needs, and on the 2-core build
  * machine a spinning session ran a 256-image batch of the default model about 20 % slower.
  */
-export function sessionOptions(provider: ExecutionProviderName): ort.InferenceSession.SessionOptions {
+export function sessionOptions(provider: ExecutionProviderName, intraOpThreads?: number): ort.InferenceSession.SessionOptions {
   return {
     executionProviders: [provider],
+    ...(intraOpThreads === undefined ? {} : { intraOpNumThreads: intraOpThreads }),
     graphOptimizationLevel: 'all',
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   };
@@ -75,6 +76,7 @@ export async function createSessionOnFirstProvider(
   modelBytes: Uint8Array,
   source: string,
   requested: readonly ExecutionProviderName[] = platformProviderOrder(),
+  intraOpThreads?: number,
 ): Promise<ProviderChoice> {
   const skipped: SkippedProvider[] = [];
   for (const provider of requested) {
@@ -84,7 +86,7 @@ export async function createSessionOnFirstProvider(
       continue;
     }
     try {
-      const session = await ort.InferenceSession.create(modelBytes, sessionOptions(provider));
+      const session = await ort.InferenceSession.create(modelBytes, sessionOptions(provider, intraOpThreads));
       return { session, provider, skipped };
     } catch (error) {
       skipped.push({ name: provider, reason: `failed to start: ${firstLine((error as Error).message)}` });

@@ -23,7 +23,7 @@ export type FromInferenceProcess =
  * copied), so a small pool of buffers serves the whole stream.
  */
 export type ToInferenceWorker =
-  | { type: 'load'; options: ModelOptions }
+  | { type: 'load'; options: ModelOptions; intraOpThreads: number }
   | { type: 'infer'; id: number; data: Float32Array; count: number; firstFrame: number };
 
 export type FromInferenceWorker =

@@ -21,7 +21,7 @@ async function handle(message: ToInferenceWorker): Promise<void> {
     try {
       await model?.close();
       model = null;
-      model = await loadModel(message.options);
+      model = await loadModel(message.options, message.intraOpThreads);
       post({ type: 'loaded', description: model.description });
     } catch (error) {
       post({ type: 'load-failed', error: toErrorPayload(error) });

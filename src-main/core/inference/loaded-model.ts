@@ -69,15 +69,16 @@ function checkedRows(tensor: ort.Tensor, name: string, count: number, k: number 
 }
 
 /** One model file: its metadata (a truncated or non-ONNX file fails here, by name) and a session. */
-async function openSession(path: string, providers: ModelOptions['executionProviders']): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
+async function openSession(path: string, providers: ModelOptions['executionProviders'], intraOpThreads: number | undefined): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
   const bytes = await readInputFile(path);
   const metadata = await readOnnxMetadata(bytes, path);
-  return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers) };
+  return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
 }
 
-export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
+/** `intraOpThreads`: onnxruntime's threads per session (default: its own choice, one per core). */
+export async function loadModel(options: ModelOptions, intraOpThreads?: number): Promise<LoadedModel> {
   const sidecar = await readSidecar(options.path);
-  const { metadata, choice: first } = await openSession(options.path, options.executionProviders);
+  const { metadata, choice: first } = await openSession(options.path, options.executionProviders, intraOpThreads);
   const sessions: ort.InferenceSession[] = [first.session];
   try {
     const requested = options.contract !== 'auto' ? options.contract : sidecar?.contract;
@@ -87,7 +88,7 @@ export async function loadModel(options: ModelOptions): Promise<LoadedModel> {
     let second: ort.InferenceSession | null = null;
     if (contract === 'two-classifiers') {
       // The second branch runs on the provider the first one got, so both branches share a device.
-      const opened = await openSession(options.secondPath!, [first.provider]);
+      const opened = await openSession(options.secondPath!, [first.provider], intraOpThreads);
       second = opened.choice.session;
       sessions.push(second);
       if (second.inputMetadata.length !== 1) throw new KnobError('INVALID_INPUT', `${options.secondPath}: the model has ${second.inputMetadata.length} inputs; one image input is expected`);
