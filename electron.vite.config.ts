@@ -17,6 +17,7 @@ export default defineConfig({
           'inference-process': resolve('src-main/core/inference/inference-process.ts'),
           'inference-worker': resolve('src-main/core/inference/inference-worker.ts'),
           'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
+          'bare-session-worker': resolve('src-main/core/engine/bare-session-worker.ts'),
         },
       },
     },

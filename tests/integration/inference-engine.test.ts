@@ -13,6 +13,7 @@ import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { replay } from '../../src-shared/trace/replay';
 import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-dataset';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
+import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { LiveSession } from '../../src-main/core/engine/live-session';
 import { runOffline } from '../../src-main/core/engine/offline-run';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
@@ -144,10 +145,27 @@ describe('the built app', () => {
       child.once('message', (message) => resolve(message as never));
       child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
     });
+    // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
+    const result = await new Promise<{ type: string; id?: number; zStatic?: Float32Array }>((resolve) => {
+      child.once('message', (message) => resolve(message as never));
+      child.send({ type: 'run', id: 7, frames: new Uint8Array(3 * 784), count: 3, firstFrame: 0 });
+    });
     child.kill();
     expect(reply.type).toBe('loaded');
     expect(reply.description?.contract).toBe('knob-native');
     expect(reply.description?.labelNames).toEqual(FASHION_MNIST_LABELS);
+    expect(result.type).toBe('result');
+    expect(result.id).toBe(7);
+    expect(result.zStatic?.length).toBe(30);
+  });
+});
+
+describe('the CPU session layout', () => {
+  it('two batches at once from two cores up, each session with its share of the cores', () => {
+    expect(cpuSessionLayout(1)).toEqual({ sessions: 1, threadsPerSession: 1 });
+    expect(cpuSessionLayout(2)).toEqual({ sessions: 2, threadsPerSession: 1 });
+    expect(cpuSessionLayout(3)).toEqual({ sessions: 2, threadsPerSession: 1 });
+    expect(cpuSessionLayout(16)).toEqual({ sessions: 2, threadsPerSession: 8 });
   });
 });
 

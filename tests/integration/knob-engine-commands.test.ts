@@ -13,6 +13,7 @@ import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
 import { LiveSession } from '../../src-main/core/engine/live-session';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
+import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { readTraceFile, writeTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { buildOnnxModel, classMeanWeights, linearClassifier } from '../support/onnx-builder';
@@ -164,8 +165,19 @@ describe('knob table and knob bench', () => {
   it('knob bench reports bare vs engine throughput, the gate share and live latency from one run', async () => {
     const result = await knob('bench', '--frames', '512', '--batch', '128', '--rounds', '1', '--live-seconds', '1', '--json');
     expect(result.status).toBe(0);
-    const report = JSON.parse(result.stdout) as { bare: { framesPerSecond: number }; engine: { framesPerSecond: number }; engineToBareRatio: number; gateFusion: { fractionOfInference: number }; live: { submitted: number; processed: number; dropped: number; endToEnd: { p95Ms: number } } };
+    const report = JSON.parse(result.stdout) as {
+      bare: { framesPerSecond: number };
+      bareEngineLayout: { framesPerSecond: number; sessions: number; threadsPerSession: number };
+      engine: { framesPerSecond: number };
+      engineToBareRatio: number;
+      engineToBareEngineLayoutRatio: number;
+      gateFusion: { fractionOfInference: number };
+      live: { submitted: number; processed: number; dropped: number; endToEnd: { p95Ms: number } };
+    };
     expect(report.engineToBareRatio).toBeCloseTo(report.engine.framesPerSecond / report.bare.framesPerSecond, 12);
+    // The like-for-like figure: bare sessions in the inference process's layout (session-layout.ts).
+    expect(report.bareEngineLayout).toMatchObject(cpuSessionLayout());
+    expect(report.engineToBareEngineLayoutRatio).toBeCloseTo(report.engine.framesPerSecond / report.bareEngineLayout.framesPerSecond, 12);
     expect(report.gateFusion.fractionOfInference).toBeGreaterThan(0);
     expect(report.live.submitted).toBe(60);
     expect(report.live.processed + report.live.dropped).toBe(60);

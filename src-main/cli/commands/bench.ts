@@ -9,8 +9,10 @@ export function benchLines(r: EngineBenchReport): string[] {
   return [
     `model ${r.model}; provider ${r.executionProvider}${r.skippedProviders.length ? ` (skipped: ${r.skippedProviders.map((s) => s.name).join(', ')})` : ''}; batch ${r.batchSize}; ${r.frames} frames`,
     `bare onnxruntime-node      ${r.bare.framesPerSecond.toFixed(0).padStart(8)} frames/s (${(r.bare.inferenceMsPerFrame * 1000).toFixed(1)} µs/frame; median of ${r.rounds}: ${r.bare.rounds.map((v) => v.toFixed(0)).join(', ')})`,
+    `bare, engine's layout      ${r.bareEngineLayout.framesPerSecond.toFixed(0).padStart(8)} frames/s (${r.bareEngineLayout.sessions} session${r.bareEngineLayout.sessions === 1 ? '' : 's'} x ${r.bareEngineLayout.threadsPerSession} thread${r.bareEngineLayout.threadsPerSession === 1 ? '' : 's'}, batches at once; median of ${r.rounds}: ${r.bareEngineLayout.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `engine offline             ${r.engine.framesPerSecond.toFixed(0).padStart(8)} frames/s (median of ${r.rounds}: ${r.engine.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `engine / bare              ${r.engineToBareRatio.toFixed(3).padStart(8)}   (target >= 0.95)`,
+    `engine / bare, same layout ${r.engineToBareEngineLayoutRatio.toFixed(3).padStart(8)}   (the engine's own overhead)`,
     `gate + fusion per frame    ${r.gateFusion.nsPerFrame.toFixed(1).padStart(8)} ns = ${(r.gateFusion.fractionOfInference * 100).toFixed(3)} % of inference (target <= 1 %)`,
     `live ${r.live.fps} fps for ${r.live.seconds} s: ${r.live.processed}/${r.live.submitted} processed, ${r.live.dropped} dropped; end-to-end ${live ? `p50 ${live.p50Ms.toFixed(2)} ms, p95 ${live.p95Ms.toFixed(2)} ms, p99 ${live.p99Ms.toFixed(2)} ms` : 'n/a'} (target p95 < 10 ms, 0 dropped)`,
   ];

@@ -6,7 +6,12 @@ import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
 import { type LatencySummary } from '../../../src-shared/metrics/latency-percentiles';
 import { replay } from '../../../src-shared/trace/replay';
 import { readInputFile } from '../files/read-input-file';
+import type { Worker } from 'node:worker_threads';
+import type { ExecutionProviderName } from '../../../src-shared/api/model-options';
 import { createSessionOnFirstProvider } from '../inference/execution-providers';
+import { cpuSessionLayout, type SessionLayout } from '../inference/session-layout';
+import { startEntryWorker } from '../workers/entry-worker';
+import type { FromBareSession, ToBareSession } from './bare-session-worker';
 import { InferenceClient } from '../inference/inference-client';
 import { openSource } from '../sources/open-source';
 import type { FrameSource } from '../sources/frame-source';
@@ -44,8 +49,11 @@ export interface EngineBenchReport {
   frames: number;
   rounds: number;
   bare: { framesPerSecond: number; inferenceMsPerFrame: number; rounds: number[] };
+  /** Bare sessions laid out as the engine's (several sessions, batches at once): the like-for-like figure. */
+  bareEngineLayout: { framesPerSecond: number; sessions: number; threadsPerSession: number; rounds: number[] };
   engine: { framesPerSecond: number; latencyPerFrame: LatencyReport; rounds: number[] };
   engineToBareRatio: number;
+  engineToBareEngineLayoutRatio: number;
   gateFusion: { nsPerFrame: number; fractionOfInference: number };
   live: { fps: number; seconds: number; submitted: number; processed: number; dropped: number; endToEnd: LatencySummary | null; inference: LatencySummary | null };
 }
@@ -54,6 +62,36 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Bare sessions in the engine's layout, one worker thread each, running their share of `batches` at
+ * once (session i takes batches i, i + n, ...).
+ */
+async function openBareSessions(
+  modelBytes: Uint8Array,
+  source: string,
+  provider: ExecutionProviderName,
+  layout: SessionLayout,
+  shape: number[],
+  tensors: Float32Array[],
+): Promise<{ run(batches: number): Promise<void>; close(): Promise<void> }> {
+  const workers = Array.from({ length: layout.sessions }, () => startEntryWorker(import.meta.url, 'bare-session-worker'));
+  const call = (worker: Worker, message: ToBareSession): Promise<void> =>
+    new Promise((resolve, reject) => {
+      worker.once('message', (reply: FromBareSession) => (reply.type === 'failed' ? reject(new KnobError(reply.error.code, reply.error.message)) : resolve()));
+      worker.postMessage(message);
+    });
+  const threads = layout.threadsPerSession;
+  await Promise.all(workers.map((worker) => call(worker, { type: 'open', modelBytes, source, provider, intraOpThreads: threads, shape, tensors })));
+  return {
+    run: async (batches) => {
+      await Promise.all(workers.map((worker, i) => call(worker, { type: 'run', batches: Math.ceil((batches - i) / workers.length), first: i })));
+    },
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
 }
 
 async function firstBatch(source: FrameSource, count: number): Promise<Uint8Array> {
@@ -89,12 +127,17 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     });
     const feeds = feedsList[0];
     for (let i = 0; i < 3; i++) await bare.session.run(feeds);
+    // The inference process's layout: on other providers one session, with the CPU layout's threads.
+    const cpuLayout = cpuSessionLayout();
+    const layout = model.executionProvider === 'cpu' ? cpuLayout : { ...cpuLayout, sessions: 1 };
+    const laidOut = await openBareSessions(bytes, model.paths[0], model.executionProvider, layout, tensorShape(spec, options.batchSize), feedsList.map((f) => f[bare.session.inputNames[0]].data as Float32Array));
 
     // 2. The engine, end to end, after a warm-up. This machine's timings drift by tens of percent
     // between seconds, so bare and engine alternate over `rounds` and the medians are compared.
     const run = { client, source, schedule: { kind: 'none' as const }, streamSeed: 0, settings: DEFAULT_GATE_SETTINGS, batchSize: options.batchSize };
     await runOffline({ ...run, maxFrames: options.batchSize * 2 });
     const bareFps: number[] = [];
+    const laidOutFps: number[] = [];
     const engineFps: number[] = [];
     let offline: Awaited<ReturnType<typeof runOffline>> | null = null;
     for (let round = 0; round < options.rounds; round++) {
@@ -102,11 +145,15 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       const bareStarted = performance.now();
       for (let i = 0; i < batches; i++) await bare.session.run(feedsList[i % distinct]);
       bareFps.push((frames / (performance.now() - bareStarted)) * 1000);
+      const laidOutStarted = performance.now();
+      await laidOut.run(batches);
+      laidOutFps.push((frames / (performance.now() - laidOutStarted)) * 1000);
       offline = await runOffline({ ...run, maxFrames: frames });
       if (offline.error !== null) throw new KnobError(offline.error.code, offline.error.message);
       engineFps.push((offline.framesProcessed / offline.wallMs) * 1000);
     }
     await bare.session.release();
+    await laidOut.close();
     const bareMedian = median(bareFps);
     const engineMedian = median(engineFps);
     const inferenceMsPerFrame = 1000 / bareMedian;
@@ -147,8 +194,10 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       frames,
       rounds: options.rounds,
       bare: { framesPerSecond: bareMedian, inferenceMsPerFrame, rounds: bareFps },
+      bareEngineLayout: { framesPerSecond: median(laidOutFps), sessions: layout.sessions, threadsPerSession: layout.threadsPerSession, rounds: laidOutFps },
       engine: { framesPerSecond: engineMedian, latencyPerFrame: offline.latencyPerFrame, rounds: engineFps },
       engineToBareRatio: engineMedian / bareMedian,
+      engineToBareEngineLayoutRatio: engineMedian / median(laidOutFps),
       gateFusion: { nsPerFrame: gateMsPerFrame * 1e6, fractionOfInference: gateMsPerFrame / inferenceMsPerFrame },
       live: {
         fps: options.liveFps,

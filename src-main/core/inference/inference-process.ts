@@ -1,9 +1,9 @@
-import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { toErrorPayload } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
 import { BatchTensors } from './batch-tensors';
+import { cpuSessionLayout } from './session-layout';
 import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToInferenceWorker } from './inference-protocol';
 
 /**
@@ -13,9 +13,9 @@ import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToI
  * onnxruntime-node runs a session synchronously on its calling thread: receiving and preprocessing
  * the next batches then overlap inference instead of adding to it.
  *
- * On the CPU provider the cores are shared by batches rather than inside one: SESSIONS_ON_CPU
- * sessions (workers), each with its share of the cores as intra-op threads, run different batches at
- * once. Threads that work on separate batches never wait for each other, so a core briefly taken by
+ * On the CPU provider the cores are shared by batches rather than inside one (session-layout.ts):
+ * several sessions (workers), each with its share of the cores as intra-op threads, run different
+ * batches at once. Threads that work on separate batches never wait for each other, so a core briefly taken by
  * the engine's own work slows one batch instead of stalling a parallel section of every operator
  * (measured on the 2-core build machine: two one-thread sessions ran the default model 2-11 % faster
  * than one two-thread session, bare). Other providers get one session. Results go back as each
@@ -24,8 +24,7 @@ import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToI
  * The engine in the parent keeps every bit of stream state, so a restart loses nothing but the frames
  * in flight.
  */
-const SESSIONS_ON_CPU = Math.min(2, availableParallelism());
-const THREADS_PER_SESSION = Math.max(1, Math.floor(availableParallelism() / SESSIONS_ON_CPU));
+const { sessions: SESSIONS_ON_CPU, threadsPerSession: THREADS_PER_SESSION } = cpuSessionLayout();
 
 interface Session {
   worker: Worker;
