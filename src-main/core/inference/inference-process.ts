@@ -2,16 +2,15 @@ import type { Worker } from 'node:worker_threads';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { toErrorPayload } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
-import { BatchTensors } from './batch-tensors';
 import { cpuSessionLayout } from './session-layout';
 import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToInferenceWorker } from './inference-protocol';
 
 /**
  * Entry point of the inference process (ARCHITECTURE.md: inference never blocks the caller's event
- * loop, and a crashing model cannot take the app down). Its main thread receives batches and
- * preprocesses them; worker threads own the onnxruntime sessions (inference-worker.ts), because
- * onnxruntime-node runs a session synchronously on its calling thread: receiving and preprocessing
- * the next batches then overlap inference instead of adding to it.
+ * loop, and a crashing model cannot take the app down). Its main thread receives batches and hands
+ * each to an idle session; worker threads own the onnxruntime sessions (inference-worker.ts),
+ * because onnxruntime-node runs a session synchronously on its calling thread: receiving the next
+ * batches then overlaps inference instead of adding to it.
  *
  * On the CPU provider the cores are shared by batches rather than inside one (session-layout.ts):
  * several sessions (workers), each with its share of the cores as intra-op threads, run different
@@ -32,9 +31,8 @@ interface Session {
 }
 
 let sessions: Session[] = [];
-let tensors: BatchTensors | null = null;
-const waiting: Array<Extract<ToInferenceWorker, { type: 'infer' }>> = [];
-const preprocessMsById = new Map<number, number>();
+let loaded = false;
+const waiting: Array<Extract<ToInferenceWorker, { type: 'run' }>> = [];
 let loadGeneration = 0;
 
 function send(message: FromInferenceProcess): void {
@@ -47,7 +45,7 @@ function dispatch(): void {
     if (session.busy) continue;
     const request = waiting.shift()!;
     session.busy = true;
-    session.worker.postMessage(request, [request.data.buffer as ArrayBuffer]);
+    session.worker.postMessage(request);
   }
 }
 
@@ -62,19 +60,10 @@ function startSession(onLoaded: (message: Extract<FromInferenceWorker, { type: '
         session.busy = false;
         onLoaded(message);
         return;
-      case 'inferred': {
-        const { id, data, ...outputs } = message;
+      case 'result':
+      case 'run-failed':
         session.busy = false;
-        tensors?.release(data);
-        send({ ...outputs, type: 'result', id, preprocessMs: preprocessMsById.get(id) ?? 0 });
-        preprocessMsById.delete(id);
-        break;
-      }
-      case 'infer-failed':
-        session.busy = false;
-        tensors?.release(message.data);
-        preprocessMsById.delete(message.id);
-        send({ type: 'run-failed', id: message.id, error: message.error });
+        send(message);
     }
     dispatch();
   });
@@ -89,7 +78,7 @@ function load(options: ModelOptions): void {
   const generation = ++loadGeneration;
   const previous = sessions;
   sessions = [];
-  tensors = null;
+  loaded = false;
   for (const session of previous) void session.worker.terminate();
   const first = startSession((message) => {
     if (generation !== loadGeneration) return;
@@ -103,7 +92,7 @@ function load(options: ModelOptions): void {
 /** On the CPU, the other sessions load the same model before the process reports it loaded. */
 function addCpuSessions(description: ModelDescription, options: ModelOptions, generation: number): void {
   const ready = (): void => {
-    tensors = new BatchTensors(description.input);
+    loaded = true;
     send({ type: 'loaded', description });
   };
   const extra = description.executionProvider === 'cpu' ? SESSIONS_ON_CPU - 1 : 0;
@@ -130,16 +119,12 @@ process.on('message', (message: ToInferenceProcess) => {
       load(message.options);
       return;
     case 'run':
-      try {
-        if (tensors === null) throw new Error('no model is loaded');
-        const started = performance.now();
-        const data = tensors.prepare(message.frames, message.count);
-        preprocessMsById.set(message.id, performance.now() - started);
-        waiting.push({ type: 'infer', id: message.id, data, count: message.count, firstFrame: message.firstFrame });
-        dispatch();
-      } catch (error) {
-        send({ type: 'run-failed', id: message.id, error: toErrorPayload(error) });
+      if (!loaded) {
+        send({ type: 'run-failed', id: message.id, error: toErrorPayload(new Error('no model is loaded')) });
+        return;
       }
+      waiting.push(message);
+      dispatch();
       return;
     case 'crash':
       process.exit(70);

@@ -18,16 +18,9 @@ export type FromInferenceProcess =
   | { type: 'run-failed'; id: number; error: KnobErrorPayload };
 
 /**
- * Inside the inference process: its main thread (IPC, preprocessing) and the worker thread that
- * owns the onnxruntime sessions. Input tensors move to the worker and back (transferred, not
- * copied), so a small pool of buffers serves the whole stream.
+ * Inside the inference process, between its main thread (IPC) and the worker threads that own the
+ * onnxruntime sessions: the same requests and replies, relayed; a load says how many intra-op
+ * threads its session gets.
  */
-export type ToInferenceWorker =
-  | { type: 'load'; options: ModelOptions; intraOpThreads: number }
-  | { type: 'infer'; id: number; data: Float32Array; count: number; firstFrame: number };
-
-export type FromInferenceWorker =
-  | { type: 'loaded'; description: ModelDescription }
-  | { type: 'load-failed'; error: KnobErrorPayload }
-  | { type: 'inferred'; id: number; data: Float32Array; zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; inferenceMs: number }
-  | { type: 'infer-failed'; id: number; data: Float32Array; error: KnobErrorPayload };
+export type ToInferenceWorker = { type: 'load'; options: ModelOptions; intraOpThreads: number } | Extract<ToInferenceProcess, { type: 'run' }>;
+export type FromInferenceWorker = FromInferenceProcess;

@@ -4,16 +4,17 @@ import { loadModel, type LoadedModel } from './loaded-model';
 import type { FromInferenceWorker, ToInferenceWorker } from './inference-protocol';
 
 /**
- * The thread that owns the onnxruntime sessions, inside the inference process. onnxruntime-node
- * runs a session synchronously on its calling thread; running it here leaves the process's main
- * thread free to receive and preprocess the next batches while this one computes, instead of
- * adding that work between runs. Messages are handled strictly in arrival order.
+ * A thread that owns an onnxruntime session, inside the inference process. onnxruntime-node runs a
+ * session synchronously on its calling thread; running it here leaves the process's main thread
+ * free to receive the next batches while this one computes. Each batch is preprocessed here, just
+ * before its run: on a thread that would otherwise wait for it, rather than on one more thread
+ * competing with the sessions for the cores. Messages are handled strictly in arrival order.
  */
 let model: LoadedModel | null = null;
 let queue: Promise<void> = Promise.resolve();
 
-function post(message: FromInferenceWorker, transfer: ArrayBuffer[] = []): void {
-  parentPort?.postMessage(message, transfer);
+function post(message: FromInferenceWorker): void {
+  parentPort?.postMessage(message);
 }
 
 async function handle(message: ToInferenceWorker): Promise<void> {
@@ -28,13 +29,11 @@ async function handle(message: ToInferenceWorker): Promise<void> {
     }
     return;
   }
-  const { id, data, count, firstFrame } = message;
   try {
     if (model === null) throw new Error('no model is loaded');
-    const out = await model.infer(data, count, firstFrame);
-    post({ type: 'inferred', id, data, ...out }, [data.buffer as ArrayBuffer]);
+    post({ type: 'result', id: message.id, ...(await model.run(message.frames, message.count, message.firstFrame)) });
   } catch (error) {
-    post({ type: 'infer-failed', id, data, error: toErrorPayload(error) }, [data.buffer as ArrayBuffer]);
+    post({ type: 'run-failed', id: message.id, error: toErrorPayload(error) });
   }
 }
 

@@ -25,8 +25,6 @@ export interface LoadedModel {
   description: ModelDescription;
   /** Frames count x H x W x C at the input spec's size; `firstFrame` numbers them in errors. */
   run(frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs>;
-  /** The same from a prepared input tensor (BatchTensors), for callers that preprocess elsewhere. */
-  infer(data: Float32Array, count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>>;
   close(): Promise<void>;
 }
 
@@ -191,7 +189,6 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
     return {
       description,
       run,
-      infer: inferInTurn,
       close: async () => {
         for (const session of sessions) await session.release();
       },
