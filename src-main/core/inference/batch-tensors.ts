@@ -5,8 +5,7 @@ import type { InputSpec } from '../../../src-shared/frames/input-spec';
 /**
  * 8-bit frame batches (count x H x W x C at the spec's size) into the model's float32 input, in
  * pooled buffers: a buffer returns to the pool when its inference is done (release), so a steady
- * stream allocates nothing. The returned array is exactly count x H x W x C long and owns its buffer
- * from offset 0, so it can be transferred to another thread and back.
+ * stream allocates nothing (a buffer of another batch size is replaced).
  */
 export class BatchTensors {
   private readonly map: TensorMap;

@@ -14,11 +14,11 @@ import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToI
  *
  * On the CPU provider the cores are shared by batches rather than inside one (session-layout.ts):
  * several sessions (workers), each with its share of the cores as intra-op threads, run different
- * batches at once. Threads that work on separate batches never wait for each other, so a core briefly taken by
+ * batches at once. Threads on separate batches never wait for each other, so a core briefly taken by
  * the engine's own work slows one batch instead of stalling a parallel section of every operator
  * (measured on the 2-core build machine: two one-thread sessions ran the default model 2-11 % faster
- * than one two-thread session, bare). Other providers get one session. Results go back as each
- * finishes; the engine matches them by id.
+ * than one two-thread session, bare). The cost is one copy of the model per session in memory.
+ * Other providers get one session. Results go back as each finishes; the engine matches them by id.
  *
  * The engine in the parent keeps every bit of stream state, so a restart loses nothing but the frames
  * in flight.
