@@ -72,12 +72,6 @@ export class BinTable {
     this.cellBins = table;
   }
 
-  locate(value: number): number {
-    const cell = cellOf(value);
-    const bin = cell < this.cellBins.length ? this.cellBins[cell] : -1;
-    return bin >= 0 ? bin : locateBin(value, this.edges, this.rule);
-  }
-
   /** out[i - from] = locateBin(values[i], edges, rule) for i in [from, to). */
   locateRangeInto(values: Float64Array, from: number, to: number, out: Int32Array): void {
     const words = wordsOf(values);
