@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 /**
  * How the inference process lays sessions over the cores on the CPU provider: `sessions` sessions
  * (one worker thread each) run different batches at once, each with `threadsPerSession` intra-op
- * threads. Two batches at a time keep both halves of the machine busy while the engine keeps three
+ * threads. Two batches at a time keep both halves of the machine busy while the engine keeps four
  * batches in flight; other providers get one session. Rationale: inference-process.ts.
  */
 export interface SessionLayout {
