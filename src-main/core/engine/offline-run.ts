@@ -127,6 +127,10 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
       streamIndex += count;
       while (queue.length >= inFlight) await finish(queue.shift()!);
       if (streamIndex >= limit) break;
+      // One turn of the event loop per batch. When preparing a batch takes longer than inferring one
+      // (a slow corruption), every result is already back and awaiting it never yields: messages
+      // (a cancel, the next results) and progress timers would wait for the end of the run.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     while (queue.length > 0) await finish(queue.shift()!);
   } catch (caught) {
