@@ -38,27 +38,31 @@ export function locateBin(value: number, edges: Float64Array, rule: EdgeRule): n
  * that holds no inner edge, every value in it lies strictly between two edges, so its bin is the
  * same under every rule and is read from the table; cells holding an edge (and values outside
  * [0, 1]) are marked -1 and take the binary search. Results are locateBin's by construction.
- * Cost: one table fill per edge set, then a load per value instead of log2(B) unpredictable
- * branches (7x faster on 1e6 classwise probabilities).
+ * Cost: one table fill per edge set (512 KB), then a load per value instead of log2(B)
+ * unpredictable branches (7x faster on 1e6 classwise probabilities). Below TABLE_MIN_VALUES values
+ * the fill costs more than it saves (a live window of 300 frames binned 20 times a snapshot), so
+ * no table is built and every value takes the search.
  */
+export const TABLE_MIN_VALUES = 16384;
+
 export class BinTable {
   readonly edges: Float64Array;
   readonly rule: EdgeRule;
-  /** Bin of each cell of [0, 1], or -1 where the cell needs locateBin (Int16: half the cache of Int32). */
+  /** Bin of each cell of [0, 1], or -1 where the cell needs locateBin; empty when not worth it. */
   private readonly cellBins: Int16Array;
 
-  constructor(edges: Float64Array, rule: EdgeRule) {
+  /** `valueCount`: how many values it will locate (it decides whether the table pays off). */
+  constructor(edges: Float64Array, rule: EdgeRule, valueCount: number) {
     this.edges = edges;
     this.rule = rule;
     const bins = edges.length - 1;
-    const cellOfOne = cellOf(1);
-    const table = new Int16Array(cellOfOne + 1);
-    // More bins than an Int16 holds: no table, every value takes the search.
-    if (bins > 32767) {
-      table.fill(-1);
-      this.cellBins = table;
+    // Few values, or more bins than an Int16 holds: no table.
+    if (valueCount < TABLE_MIN_VALUES || bins > 32767) {
+      this.cellBins = new Int16Array(0);
       return;
     }
+    const cellOfOne = cellOf(1);
+    const table = new Int16Array(cellOfOne + 1);
     let start = 0;
     for (let j = 1; j < bins; j++) {
       const edgeCell = Math.min(cellOf(edges[j]), cellOfOne);

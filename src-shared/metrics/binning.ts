@@ -98,7 +98,7 @@ export function binTableFor(values: Float64Array, spec: BinningSpec): BinTable {
   }
   const edges =
     spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);
-  return new BinTable(edges, spec.edgeRule);
+  return new BinTable(edges, spec.edgeRule, values.length);
 }
 
 /** Assigns every value (in [0, 1]) to a bin. Equal-mass edges come from order statistics, not a sort. */

@@ -66,6 +66,11 @@ export function sortNonNegative(values: Float64Array): Float64Array {
 export function orderStatistics(values: Float64Array, ranks: readonly number[]): Float64Array {
   const n = values.length;
   for (const rank of ranks) if (!(rank >= 0 && rank < n && Number.isInteger(rank))) throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
+  // Few values: a sort is cheaper than two 2 MB cell tables (live windows of a few hundred frames).
+  if (n <= SMALL_SORT) {
+    const sorted = sortNonNegative(values);
+    return Float64Array.from(ranks, (rank) => sorted[rank]!);
+  }
   const words = wordsOf(values);
   // cellOfHighWord inlined through locals: a call to an imported function per value doubles the
   // cost of these passes.

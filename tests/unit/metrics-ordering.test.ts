@@ -5,7 +5,7 @@
  * coinciding edges, 0 and 1).
  */
 import { describe, expect, it } from 'vitest';
-import { BinTable, locateBin, type EdgeRule } from '../../src-shared/metrics/bin-location';
+import { BinTable, TABLE_MIN_VALUES, locateBin, type EdgeRule } from '../../src-shared/metrics/bin-location';
 import { equalMassEdges, equalWidthEdges } from '../../src-shared/metrics/binning';
 import { orderStatistics, sortNonNegative } from '../../src-shared/metrics/order-statistics';
 import { seededRandom } from '../../src-shared/random';
@@ -29,7 +29,8 @@ function neighbours(x: number): number[] {
 
 function valueSets(): Array<[string, Float64Array]> {
   const random = seededRandom(7);
-  const n = 20_000;
+  // Above the size where orderStatistics and sortNonNegative switch from the built-in sort to cells and radix.
+  const n = 40_000;
   return [
     ['uniform', Float64Array.from({ length: n }, () => random())],
     ['heavy near 0 (u^12, as classwise probabilities)', Float64Array.from({ length: n }, () => random() ** 12)],
@@ -73,14 +74,17 @@ describe('BinTable', () => {
       for (const edge of edges) probes.push(edge, ...neighbours(edge).filter((v) => v <= 1));
       const values = Float64Array.from(probes);
       for (const rule of RULES) {
-        const table = new BinTable(edges, rule);
-        const located = new Int32Array(values.length);
-        table.locateRangeInto(values, 0, values.length, located);
         const expected = Array.from(values, (v) => locateBin(v, edges, rule));
-        expect(Array.from(located)).toEqual(expected);
-        const middle = new Int32Array(100);
-        table.locateRangeInto(values, 1000, 1100, middle);
-        expect(Array.from(middle)).toEqual(expected.slice(1000, 1100));
+        // With the cell table (built for many values) and without it (few values).
+        for (const valueCount of [TABLE_MIN_VALUES, 10]) {
+          const table = new BinTable(edges, rule, valueCount);
+          const located = new Int32Array(values.length);
+          table.locateRangeInto(values, 0, values.length, located);
+          expect(Array.from(located)).toEqual(expected);
+          const middle = new Int32Array(100);
+          table.locateRangeInto(values, 1000, 1100, middle);
+          expect(Array.from(middle)).toEqual(expected.slice(1000, 1100));
+        }
       }
     });
   }
