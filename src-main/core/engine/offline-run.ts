@@ -21,6 +21,9 @@ import { LatencyRecorder, type LatencyReport } from './latency-recorder';
  *
  * Latency per frame is the batch's figure divided by its frame count (stated in the report).
  */
+/** The longest the run keeps the event loop to itself (about one frame of a 60 Hz display). */
+const YIELD_EVERY_MS = 16;
+
 export interface OfflineRunOptions {
   client: InferenceClient;
   source: FrameSource;
@@ -77,6 +80,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   // resend after a crash): no 200 KB allocation per batch for the collector to chase.
   const batchBytes = options.batchSize * target.width * target.height * target.channels;
   const freeFrames: Uint8Array[] = [];
+  let lastYield = performance.now();
   let error: KnobErrorPayload | null = null;
   let streamIndex = 0;
 
@@ -127,10 +131,13 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
       streamIndex += count;
       while (queue.length >= inFlight) await finish(queue.shift()!);
       if (streamIndex >= limit) break;
-      // One turn of the event loop per batch. When preparing a batch takes longer than inferring one
-      // (a slow corruption), every result is already back and awaiting it never yields: messages
-      // (a cancel, the next results) and progress timers would wait for the end of the run.
-      await new Promise((resolve) => setImmediate(resolve));
+      // A turn of the event loop at least every YIELD_EVERY_MS. When preparing a batch takes longer
+      // than inferring one (a slow corruption), every result is already back and awaiting it never
+      // yields: messages (a cancel, the next results) and progress timers would wait for the end.
+      if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
     }
     while (queue.length > 0) await finish(queue.shift()!);
   } catch (caught) {
