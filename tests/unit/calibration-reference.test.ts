@@ -86,7 +86,8 @@ describe('bin-edge conventions on the 9-point table (DEFINITIONS.md 4.2, B = 5)'
 import { mmce } from '../../src-shared/metrics/mmce';
 import { accuracy, multiclassBrier, negativeLogLikelihood, topLabelBrier } from '../../src-shared/metrics/proper-scores';
 import { auroc, selectiveRisk } from '../../src-shared/metrics/selective';
-import { smoothEce } from '../../src-shared/metrics/smooth-ece';
+import { ReflectedGaussianSmoother, reflectedGaussianSmoothDirect, smoothEce, smoothGridNodes } from '../../src-shared/metrics/smooth-ece';
+import { seededRandom } from '../../src-shared/random';
 import { metricSuite, presetMetrics, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
 
 describe('unbinned metrics on synthetic-2000x10', () => {
@@ -94,6 +95,17 @@ describe('unbinned metrics on synthetic-2000x10', () => {
     const result = smoothEce(top.confidence, top.correct);
     expect(result.sigma).toBe((expected.smooth_ece as unknown as { sigma: number }).sigma);
     close(result.value.value, expected.smooth_ece!.value, 1e-6);
+  });
+  it('SmoothECE\'s convolution by FFT equals relplot\'s direct sum on the grid', () => {
+    const random = seededRandom(4);
+    for (const sigma of [1, 0.3, 0.05, 0.004]) {
+      const nodes = smoothGridNodes(sigma);
+      const values = Float64Array.from({ length: nodes }, () => random() - 0.3);
+      const direct = reflectedGaussianSmoothDirect(values, sigma);
+      const viaFft = new ReflectedGaussianSmoother(nodes, sigma).smooth(values);
+      const scale = direct.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
+      for (let j = 0; j < nodes; j++) expect(Math.abs(viaFft[j]! - direct[j]!), `sigma ${sigma}, node ${j}`).toBeLessThan(1e-12 * scale);
+    }
   });
   it('MMCE (netcal)', () => close(mmce(top.confidence, top.correct).value, expected.mmce!.value));
   it('NLL from logits, multiclass and top-label Brier, accuracy', () => {
