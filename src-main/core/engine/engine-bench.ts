@@ -1,13 +1,12 @@
+import type { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import type { ModelOptions } from '../../../src-shared/api/model-options';
+import type { ExecutionProviderName, ModelOptions } from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
 import { framesToTensorInto, tensorMap, tensorShape } from '../../../src-shared/frames/frame-to-tensor';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
 import { type LatencySummary } from '../../../src-shared/metrics/latency-percentiles';
 import { replay } from '../../../src-shared/trace/replay';
 import { readInputFile } from '../files/read-input-file';
-import type { Worker } from 'node:worker_threads';
-import type { ExecutionProviderName } from '../../../src-shared/api/model-options';
 import { createSessionOnFirstProvider } from '../inference/execution-providers';
 import { cpuSessionLayout, type SessionLayout } from '../inference/session-layout';
 import { startEntryWorker } from '../workers/entry-worker';
@@ -23,7 +22,9 @@ import type { LatencyReport } from './latency-recorder';
  * The engine's performance figures, measured in one run for one model, batch size and provider:
  *  1. bare onnxruntime-node throughput: session.run on a ready float tensor, in this process;
  *  2. the engine's offline throughput: embedded source -> preparation -> inference process ->
- *     trace -> gate + fusion, end to end; and their ratio (target >= 0.95);
+ *     trace -> gate + fusion, end to end; and their ratio (target >= 0.95); beside it, bare
+ *     sessions in the inference process's own layout (session-layout.ts), so the ratio to those
+ *     shows the engine's own cost;
  *  3. gate + fusion cost per frame (second-order ZOH replay of the run's trace) as a fraction of the
  *     bare inference time per frame (target <= 1 %);
  *  4. the live path: frames submitted at `liveFps` for `liveSeconds`, one in flight, latest wins;
@@ -135,25 +136,28 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     // 2. The engine, end to end, after a warm-up. This machine's timings drift by tens of percent
     // between seconds, so bare and engine alternate over `rounds` and the medians are compared.
     const run = { client, source, schedule: { kind: 'none' as const }, streamSeed: 0, settings: DEFAULT_GATE_SETTINGS, batchSize: options.batchSize };
-    await runOffline({ ...run, maxFrames: options.batchSize * 2 });
     const bareFps: number[] = [];
     const laidOutFps: number[] = [];
     const engineFps: number[] = [];
     let offline: Awaited<ReturnType<typeof runOffline>> | null = null;
-    for (let round = 0; round < options.rounds; round++) {
-      options.onProgress?.(`round ${round + 1} of ${options.rounds}: bare onnxruntime-node, then the engine`);
-      const bareStarted = performance.now();
-      for (let i = 0; i < batches; i++) await bare.session.run(feedsList[i % distinct]);
-      bareFps.push((frames / (performance.now() - bareStarted)) * 1000);
-      const laidOutStarted = performance.now();
-      await laidOut.run(batches);
-      laidOutFps.push((frames / (performance.now() - laidOutStarted)) * 1000);
-      offline = await runOffline({ ...run, maxFrames: frames });
-      if (offline.error !== null) throw new KnobError(offline.error.code, offline.error.message);
-      engineFps.push((offline.framesProcessed / offline.wallMs) * 1000);
+    try {
+      await runOffline({ ...run, maxFrames: options.batchSize * 2 });
+      for (let round = 0; round < options.rounds; round++) {
+        options.onProgress?.(`round ${round + 1} of ${options.rounds}: bare onnxruntime-node, then the engine`);
+        const bareStarted = performance.now();
+        for (let i = 0; i < batches; i++) await bare.session.run(feedsList[i % distinct]);
+        bareFps.push((frames / (performance.now() - bareStarted)) * 1000);
+        const laidOutStarted = performance.now();
+        await laidOut.run(batches);
+        laidOutFps.push((frames / (performance.now() - laidOutStarted)) * 1000);
+        offline = await runOffline({ ...run, maxFrames: frames });
+        if (offline.error !== null) throw new KnobError(offline.error.code, offline.error.message);
+        engineFps.push((offline.framesProcessed / offline.wallMs) * 1000);
+      }
+    } finally {
+      await laidOut.close();
     }
     await bare.session.release();
-    await laidOut.close();
     const bareMedian = median(bareFps);
     const engineMedian = median(engineFps);
     const inferenceMsPerFrame = 1000 / bareMedian;
