@@ -27,7 +27,7 @@ export function wordsOf(values: Float64Array): Uint32Array {
 }
 
 /** The cell of a value from its high word (for values read through wordsOf). */
-export function cellOfHighWord(highWord: number): number {
+function cellOfHighWord(highWord: number): number {
   return (highWord >>> CELL_SHIFT) & CELL_MASK;
 }
 

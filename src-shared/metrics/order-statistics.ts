@@ -72,7 +72,7 @@ export function orderStatistics(values: Float64Array, ranks: readonly number[]):
     return Float64Array.from(ranks, (rank) => sorted[rank]!);
   }
   const words = wordsOf(values);
-  // cellOfHighWord inlined through locals: a call to an imported function per value doubles the
+  // The cell (float-cells.ts) computed inline through locals: a call to an imported function per value doubles the
   // cost of these passes.
   const high = HIGH_WORD_OFFSET;
   const shift = CELL_SHIFT;
@@ -105,17 +105,13 @@ export function orderStatistics(values: Float64Array, ranks: readonly number[]):
   const fill = Int32Array.from(slotOffset.slice(0, -1));
   for (let i = 0; i < n; i++) {
     const slot = slotOfCell[(words[2 * i + high] >>> shift) & mask];
-    if (slot >= 0) gathered[fill[slot]++] = values[i] + 0; // -0 becomes 0
+    if (slot >= 0) gathered[fill[slot]++] = values[i];
   }
-  const sortedCells = cellStart.map((_, slot) => sortCell(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])));
+  const sortedCells = cellStart.map((_, slot) => sortNonNegative(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])));
   return Float64Array.from(ranks, (rank, index) => {
     const slot = slotOfCell[rankCell[index]];
     return sortedCells[slot]![rank - cellStart[slot]!]!;
   });
-}
-
-function sortCell(values: Float64Array): Float64Array {
-  return values.length > SMALL_SORT ? sortNonNegative(values) : values.sort();
 }
 
 /** The q-quantile (q in [0, 1]) of ascending values, linear between order statistics at rank q (n - 1): numpy.percentile's default 'linear'. NaN when empty. */
