@@ -14,8 +14,14 @@ const nodeBuiltins = {
   paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not allowed in this layer.' })),
   patterns: [{ group: ['node:*'], message: 'Node built-ins are not allowed in this layer.' }],
 };
-const electronPackage = { name: 'electron', message: 'Only src-main/electron and src-main/preload may import electron.' };
-const mainImport = { regex: '(^|/)src-main(/|$)', message: 'This layer may not import src-main (talk to the backend through src-shared/api).' };
+const electronPackage = {
+  name: 'electron',
+  message: 'Only src-main/electron and src-main/preload may import electron.',
+};
+const mainImport = {
+  regex: '(^|/)src-main(/|$)',
+  message: 'This layer may not import src-main (talk to the backend through src-shared/api).',
+};
 const rendererImport = { regex: '(^|/)src-renderer(/|$)', message: 'Nothing imports the renderer.' };
 const shellImport = {
   regex: '(^|\\.\\./)(electron|host|cli|preload)(/|$)',
@@ -56,9 +62,21 @@ export default tseslint.config(
       ...restrict(nodeBuiltins, { paths: [electronPackage] }, { patterns: [mainImport, rendererImport] }),
       'no-restricted-globals': [
         'error',
-        ...['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'process', 'Buffer', 'require', '__dirname'].map(
-          (name) => ({ name, message: 'src-shared runs unchanged in Node, the renderer and Workers: no host globals.' }),
-        ),
+        ...[
+          'window',
+          'document',
+          'navigator',
+          'localStorage',
+          'sessionStorage',
+          'location',
+          'process',
+          'Buffer',
+          'require',
+          '__dirname',
+        ].map((name) => ({
+          name,
+          message: 'src-shared runs unchanged in Node, the renderer and Workers: no host globals.',
+        })),
       ],
     },
   },
@@ -74,12 +92,22 @@ export default tseslint.config(
     files: ['src-main/host/**', 'src-main/cli/**'],
     rules: restrict(
       { paths: [electronPackage] },
-      { patterns: [{ regex: '(^|\\.\\./)(electron|preload)(/|$)', message: 'host and cli run without Electron.' }, rendererImport] },
+      {
+        patterns: [
+          { regex: '(^|\\.\\./)(electron|preload)(/|$)', message: 'host and cli run without Electron.' },
+          rendererImport,
+        ],
+      },
     ),
   },
   {
     files: ['src-main/preload/**'],
-    rules: restrict(nodeBuiltins, { patterns: [{ regex: '(^|\\.\\./)(core|host|cli)(/|$)', message: 'The sandboxed preload only bridges IPC.' }, rendererImport] }),
+    rules: restrict(nodeBuiltins, {
+      patterns: [
+        { regex: '(^|\\.\\./)(core|host|cli)(/|$)', message: 'The sandboxed preload only bridges IPC.' },
+        rendererImport,
+      ],
+    }),
   },
   {
     files: ['tests/**', 'tools/**', '*.config.*'],

@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/e2e/**/*.test.ts', 'tests/electron/**/*.test.ts'],
+    include: [
+      'tests/unit/**/*.test.ts',
+      'tests/integration/**/*.test.ts',
+      'tests/e2e/**/*.test.ts',
+      'tests/electron/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     // The end-to-end tests share one built renderer and one Chromium; keep files from racing.

@@ -1,5 +1,10 @@
 import type { ParseArgsConfig } from 'node:util';
-import { CORRUPTION_NAMES, isCorruptionName, parseCorruptionSchedule, type CorruptionSchedule } from '../../src-shared/corruptions';
+import {
+  CORRUPTION_NAMES,
+  isCorruptionName,
+  parseCorruptionSchedule,
+  type CorruptionSchedule,
+} from '../../src-shared/corruptions';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
 
 /**
@@ -14,13 +19,15 @@ type Values = Record<string, string | boolean | string[] | boolean[] | undefined
 export function numberOption(value: Values[string], name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(parsed)) throw new UsageError(`--${name} must be a number, got '${String(value)}'`);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(parsed))
+    throw new UsageError(`--${name} must be a number, got '${String(value)}'`);
   return parsed;
 }
 
 export function positiveInteger(value: Values[string], name: string, fallback: number): number {
   const parsed = numberOption(value, name, fallback);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new UsageError(`--${name} must be a positive integer, got '${String(value)}'`);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new UsageError(`--${name} must be a positive integer, got '${String(value)}'`);
   return parsed;
 }
 
@@ -35,7 +42,8 @@ export const GATE_OPTIONS = {
   prewarp: { type: 'boolean' },
 } as const satisfies Options;
 
-export const GATE_USAGE = '[--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
+export const GATE_USAGE =
+  '[--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
 
 /** Settings from the command line over `base` (the defaults, or a recorded run's settings). */
 export function gateSettingsFromArgs(values: Values, base: GateSettings = DEFAULT_GATE_SETTINGS): GateSettings {
@@ -99,13 +107,30 @@ export function scheduleFromArgs(values: Values, frameRateHz: number): Corruptio
         return { kind, corruption, levels };
       }
       case 'ramp':
-        return { kind, corruption, fromSeverity: num('from', 0), toSeverity: num('to', 5), startFrame: num('start', 0), endFrame: num('end', 1000) };
+        return {
+          kind,
+          corruption,
+          fromSeverity: num('from', 0),
+          toSeverity: num('to', 5),
+          startFrame: num('start', 0),
+          endFrame: num('end', 1000),
+        };
       case 'sine':
-        return { kind, corruption, mean: num('mean', 2.5), amplitude: num('amplitude', 2.5), frequencyHz: num('frequency', 0.1), frameRateHz, phaseRad: 0 };
+        return {
+          kind,
+          corruption,
+          mean: num('mean', 2.5),
+          amplitude: num('amplitude', 2.5),
+          frequencyHz: num('frequency', 0.1),
+          frameRateHz,
+          phaseRad: 0,
+        };
       case 'random':
         return {
           kind,
-          corruptions: ((values.corruptions as string | undefined) ?? corruption ?? '').split(',').filter((s) => s !== ''),
+          corruptions: ((values.corruptions as string | undefined) ?? corruption ?? '')
+            .split(',')
+            .filter((s) => s !== ''),
           holdFrames: num('hold', 60),
           maxSeverity: num('max-severity', 5),
         };

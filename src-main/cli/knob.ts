@@ -83,7 +83,10 @@ export async function main(argv: string[]): Promise<number> {
     if (run === undefined) throw new UsageError(`unknown command '${command}'`);
     return await run(rest);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       process.stderr.write(`knob: ${error.message}\nRun 'knob --help' for usage.\n`);
       return 2;
     }

@@ -1,5 +1,11 @@
 import type { ParseArgsConfig } from 'node:util';
-import { EXECUTION_PROVIDERS, ModelOptionsSchema, type ExecutionProviderName, type ModelDescription, type ModelOptions } from '../../src-shared/api/model-options';
+import {
+  EXECUTION_PROVIDERS,
+  ModelOptionsSchema,
+  type ExecutionProviderName,
+  type ModelDescription,
+  type ModelOptions,
+} from '../../src-shared/api/model-options';
 import { DEFAULT_MODEL_PATH } from '../core/model-card/default-model';
 import { numberOption, UsageError } from './cli-args';
 
@@ -27,11 +33,14 @@ export function modelOptionsFromArgs(values: Record<string, string | boolean | u
     try {
       input = JSON.parse(String(values.input));
     } catch {
-      throw new UsageError('--input must be a JSON input spec, e.g. {"name":"x","layout":"NCHW","width":28,"height":28,"channels":1,"value_range":[0,1],"mean":[0],"std":[1]}');
+      throw new UsageError(
+        '--input must be a JSON input spec, e.g. {"name":"x","layout":"NCHW","width":28,"height":28,"channels":1,"value_range":[0,1],"mean":[0],"std":[1]}',
+      );
     }
   }
   const providers = values.provider === undefined ? undefined : String(values.provider).split(',');
-  if (providers?.some((p) => !(EXECUTION_PROVIDERS as readonly string[]).includes(p))) throw new UsageError(`--provider takes a list of ${EXECUTION_PROVIDERS.join(', ')}`);
+  if (providers?.some((p) => !(EXECUTION_PROVIDERS as readonly string[]).includes(p)))
+    throw new UsageError(`--provider takes a list of ${EXECUTION_PROVIDERS.join(', ')}`);
   const parsed = ModelOptionsSchema.safeParse({
     path,
     secondPath: values['second-model'],
@@ -42,7 +51,8 @@ export function modelOptionsFromArgs(values: Record<string, string | boolean | u
     labels: values.labels === undefined ? undefined : String(values.labels).split(','),
     executionProviders: providers as ExecutionProviderName[] | undefined,
   });
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') || 'model'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') || 'model'}: ${i.message}`).join('; '));
   return parsed.data;
 }
 

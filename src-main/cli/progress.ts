@@ -22,7 +22,9 @@ export function createProgress(title: string, enabled: boolean): Progress {
       drawn = true;
       const width = 30;
       const fraction = total ? Math.min(1, done / total) : 0;
-      const bar = total ? `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '.')}] ${(fraction * 100).toFixed(0).padStart(3)} %` : `${done} done`;
+      const bar = total
+        ? `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '.')}] ${(fraction * 100).toFixed(0).padStart(3)} %`
+        : `${done} done`;
       process.stderr.write(`\r${title} ${bar} ${label ?? ''}`.padEnd(80));
     },
     finish() {

@@ -1,6 +1,12 @@
 import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_OPEN_FILE_CHANNEL, IPC_REQUEST_CHANNEL, type FileDialogPurpose } from '../../src-shared/api/bridge';
+import {
+  IPC_EVENT_CHANNEL,
+  IPC_FRAME_PORT_CHANNEL,
+  IPC_OPEN_FILE_CHANNEL,
+  IPC_REQUEST_CHANNEL,
+  type FileDialogPurpose,
+} from '../../src-shared/api/bridge';
 import { toErrorPayload } from '../../src-shared/errors';
 import { dispatchRequest } from '../core/api/dispatch-request';
 import { KnobBackend } from '../core/backend/knob-backend';
@@ -58,9 +64,13 @@ void app.whenReady().then(() => {
     settings: [{ name: 'Knob settings', extensions: ['json'] }],
   };
   ipcMain.handle(IPC_OPEN_FILE_CHANNEL, async (event, purpose: unknown) => {
-    if (!isTrustedFrame(event.senderFrame, devServerUrl) || typeof purpose !== 'string' || !(purpose in filters)) return null;
+    if (!isTrustedFrame(event.senderFrame, devServerUrl) || typeof purpose !== 'string' || !(purpose in filters))
+      return null;
     const window = BrowserWindow.fromWebContents(event.sender);
-    const options: Electron.OpenDialogOptions = { properties: ['openFile'], filters: filters[purpose as FileDialogPurpose] };
+    const options: Electron.OpenDialogOptions = {
+      properties: ['openFile'],
+      filters: filters[purpose as FileDialogPurpose],
+    };
     const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
     return result.canceled ? null : (result.filePaths[0] ?? null);
   });

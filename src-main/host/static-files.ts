@@ -17,7 +17,10 @@ const CONTENT_TYPES: Record<string, string> = {
  * Resolves a URL path to a file inside `rootDir`, or null when it would leave the folder or does
  * not exist. "/" is index.html.
  */
-export async function resolveStaticFile(rootDir: string, urlPath: string): Promise<{ path: string; contentType: string } | null> {
+export async function resolveStaticFile(
+  rootDir: string,
+  urlPath: string,
+): Promise<{ path: string; contentType: string } | null> {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);

@@ -1,5 +1,11 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_FRAME_PORT_CHANNEL, IPC_OPEN_FILE_CHANNEL, IPC_REQUEST_CHANNEL, type KnobBridge } from '../../src-shared/api/bridge';
+import {
+  IPC_EVENT_CHANNEL,
+  IPC_FRAME_PORT_CHANNEL,
+  IPC_OPEN_FILE_CHANNEL,
+  IPC_REQUEST_CHANNEL,
+  type KnobBridge,
+} from '../../src-shared/api/bridge';
 import type { EventEnvelope } from '../../src-shared/api/envelope';
 
 /**

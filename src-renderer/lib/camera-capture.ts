@@ -13,7 +13,9 @@ export interface CameraDevice {
 
 export async function listCameras(): Promise<CameraDevice[]> {
   const devices = await navigator.mediaDevices.enumerateDevices();
-  return devices.filter((d) => d.kind === 'videoinput').map((d, i) => ({ deviceId: d.deviceId, label: d.label || `camera ${i + 1}` }));
+  return devices
+    .filter((d) => d.kind === 'videoinput')
+    .map((d, i) => ({ deviceId: d.deviceId, label: d.label || `camera ${i + 1}` }));
 }
 
 export interface CameraCapture {
@@ -29,7 +31,10 @@ export async function startCamera(options: {
   frameRateHz: number;
   send: (packet: Uint8Array) => void;
 }): Promise<CameraCapture> {
-  const stream = await navigator.mediaDevices.getUserMedia({ video: options.deviceId ? { deviceId: { exact: options.deviceId } } : true, audio: false });
+  const stream = await navigator.mediaDevices.getUserMedia({
+    video: options.deviceId ? { deviceId: { exact: options.deviceId } } : true,
+    audio: false,
+  });
   const video = document.createElement('video');
   video.muted = true;
   video.playsInline = true;
@@ -49,7 +54,13 @@ export async function startCamera(options: {
     if (stopped || busy || video.readyState < 2) return;
     busy = true;
     const bitmap = await createImageBitmap(video);
-    const request: DownscaleRequest = { bitmap, width: options.width, height: options.height, channels: options.channels, timestampSeconds: performance.now() / 1000 };
+    const request: DownscaleRequest = {
+      bitmap,
+      width: options.width,
+      height: options.height,
+      channels: options.channels,
+      timestampSeconds: performance.now() / 1000,
+    };
     worker.postMessage(request, [bitmap]);
   };
   const timer = setInterval(() => void grab(), 1000 / options.frameRateHz);

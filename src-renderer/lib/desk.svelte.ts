@@ -24,7 +24,13 @@ export class Desk {
   source = $state.raw<ApiResult<'source.open'> | null>(null);
   /** Counts successful source.open calls (a reopened source with a new schedule looks the same). */
   sourceGeneration = $state(0);
-  stream = $state<ApiResult<'stream.stop'>>({ running: false, position: 0, framesProcessed: 0, framesDropped: 0, error: null });
+  stream = $state<ApiResult<'stream.stop'>>({
+    running: false,
+    position: 0,
+    framesProcessed: 0,
+    framesDropped: 0,
+    error: null,
+  });
   update = $state.raw<ApiEventData<'stream.update'> | null>(null);
   metrics = $state.raw<ApiResult<'metrics.snapshot'> | null>(null);
   gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
@@ -36,7 +42,17 @@ export class Desk {
   /** Calibration panel options: which recorded frames, and how to break the headline values down. */
   metricsWindow = $state<number | null>(null);
   metricsGroupBy = $state<ApiResult<'metrics.snapshot'>['groupBy']>('none');
-  errors = $state<Record<Area, string | null>>({ model: null, source: null, stream: null, knobs: null, metrics: null, connection: null, compare: null, feedback: null, export: null });
+  errors = $state<Record<Area, string | null>>({
+    model: null,
+    source: null,
+    stream: null,
+    knobs: null,
+    metrics: null,
+    connection: null,
+    compare: null,
+    feedback: null,
+    export: null,
+  });
   busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
@@ -101,7 +117,13 @@ export class Desk {
     }
   }
 
-  async openSource(params: { kind: SourceKind; path?: string; frameRateHz?: number; schedule?: CorruptionScheduleInput; seed?: number }): Promise<void> {
+  async openSource(params: {
+    kind: SourceKind;
+    path?: string;
+    frameRateHz?: number;
+    schedule?: CorruptionScheduleInput;
+    seed?: number;
+  }): Promise<void> {
     this.camera?.stop();
     this.camera = null;
     this.busy.source = true;
@@ -124,13 +146,22 @@ export class Desk {
 
   async play(): Promise<void> {
     this.scrubbed = null;
-    const state = await this.attempt('stream', () => this.api.call('stream.start', { speed: this.speed, loop: this.loop }));
+    const state = await this.attempt('stream', () =>
+      this.api.call('stream.start', { speed: this.speed, loop: this.loop }),
+    );
     if (state) this.stream = state;
     if (state && this.source?.kind === 'camera' && this.model) {
       const input = this.model.input;
       this.camera?.stop();
       this.camera = await this.attempt('source', () =>
-        startCamera({ deviceId: this.cameraDeviceId, width: input.width, height: input.height, channels: input.channels, frameRateHz: this.source?.frameRateHz ?? 30, send: (packet) => this.api.sendFrame(packet) }),
+        startCamera({
+          deviceId: this.cameraDeviceId,
+          width: input.width,
+          height: input.height,
+          channels: input.channels,
+          frameRateHz: this.source?.frameRateHz ?? 30,
+          send: (packet) => this.api.sendFrame(packet),
+        }),
       );
       // Device labels are only readable once the camera permission was granted.
       void this.refreshCameras();
@@ -204,7 +235,13 @@ export class Desk {
   async refreshMetrics(detail: 'full' | 'light' = 'full'): Promise<void> {
     if (this.busy.metrics) return;
     this.busy.metrics = true;
-    const snapshot = await this.attempt('metrics', () => this.api.call('metrics.snapshot', { lastFrames: this.metricsWindow ?? undefined, groupBy: this.metricsGroupBy, detail }));
+    const snapshot = await this.attempt('metrics', () =>
+      this.api.call('metrics.snapshot', {
+        lastFrames: this.metricsWindow ?? undefined,
+        groupBy: this.metricsGroupBy,
+        detail,
+      }),
+    );
     this.busy.metrics = false;
     if (snapshot) this.metrics = snapshot;
   }
@@ -220,7 +257,9 @@ export class Desk {
       this.errors.compare = 'set both A and B from the knobs first';
       return;
     }
-    const result = await this.attempt('compare', () => this.api.call('metrics.compare', { a, b, lastFrames: this.metricsWindow ?? undefined }));
+    const result = await this.attempt('compare', () =>
+      this.api.call('metrics.compare', { a, b, lastFrames: this.metricsWindow ?? undefined }),
+    );
     if (result) this.compareResult = result;
   }
 
@@ -231,7 +270,8 @@ export class Desk {
     const label = kind === 'right' ? u.top[0]?.classIndex : classIndex;
     if (label === undefined) return;
     const result = await this.attempt('feedback', () => this.api.call('stream.label', { frame: u.frame, label }));
-    if (result) this.feedback = `frame ${result.frame} labelled ${this.model?.labelNames[label] ?? label} (${result.labelledFrames} labelled frames)`;
+    if (result)
+      this.feedback = `frame ${result.frame} labelled ${this.model?.labelNames[label] ?? label} (${result.labelledFrames} labelled frames)`;
   }
 
   async exportTo(path: string): Promise<void> {
@@ -251,9 +291,21 @@ export class Desk {
 
   private onUpdate(u: ApiEventData<'stream.update'>): void {
     this.update = u;
-    this.stream = { ...this.stream, framesProcessed: u.framesProcessed, framesDropped: u.framesDropped, position: Math.max(this.stream.position, u.frame + 1) };
+    this.stream = {
+      ...this.stream,
+      framesProcessed: u.framesProcessed,
+      framesDropped: u.framesDropped,
+      position: Math.max(this.stream.position, u.frame + 1),
+    };
     const rolling = (name: string): number => u.rolling.find((m) => m.name === name)?.value ?? Number.NaN;
-    this.history.push({ t: u.timestampSeconds, g: u.g, u: u.uRef, severity: u.severity, rollingAccuracy: rolling('accuracy'), rollingConfidence: rolling('mean confidence') });
+    this.history.push({
+      t: u.timestampSeconds,
+      g: u.g,
+      u: u.uRef,
+      severity: u.severity,
+      rollingAccuracy: rolling('accuracy'),
+      rollingConfidence: rolling('mean confidence'),
+    });
     this.historyRevision++;
   }
 

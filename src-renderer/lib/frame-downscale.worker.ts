@@ -21,7 +21,8 @@ let scratch = new Float64Array(0);
 
 self.onmessage = (event: MessageEvent<DownscaleRequest>) => {
   const { bitmap, width, height, channels, timestampSeconds } = event.data;
-  if (canvas === null || canvas.width !== bitmap.width || canvas.height !== bitmap.height) canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  if (canvas === null || canvas.width !== bitmap.width || canvas.height !== bitmap.height)
+    canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
   const context = canvas.getContext('2d', { willReadFrequently: true })!;
   context.drawImage(bitmap, 0, 0);
   bitmap.close();
@@ -29,7 +30,14 @@ self.onmessage = (event: MessageEvent<DownscaleRequest>) => {
   const pixels = new Uint8Array(width * height * channels);
   const needed = canvas.width * canvas.height * (channels === 1 ? 1 : 3);
   if (scratch.length < needed) scratch = new Float64Array(needed);
-  fitFrameInto(new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength), { width: canvas.width, height: canvas.height, channels: 4 }, { width, height, channels }, pixels, 0, scratch);
+  fitFrameInto(
+    new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength),
+    { width: canvas.width, height: canvas.height, channels: 4 },
+    { width, height, channels },
+    pixels,
+    0,
+    scratch,
+  );
   const packet = encodeFramePacket({ width, height, channels, timestampSeconds, label: -1, pixels });
   (self as unknown as Worker).postMessage(packet, [packet.buffer]);
 };

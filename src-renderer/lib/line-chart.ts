@@ -1,6 +1,28 @@
-import { Chart, Decimation, Filler, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type ChartDataset } from 'chart.js';
+import {
+  Chart,
+  Decimation,
+  Filler,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+} from 'chart.js';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
+Chart.register(
+  LineController,
+  LineElement,
+  PointElement,
+  LinearScale,
+  LogarithmicScale,
+  Legend,
+  Tooltip,
+  Filler,
+  Decimation,
+);
 
 /**
  * The desk's line charts: linear time axis, fixed y range, theme colours from the CSS variables,
@@ -12,7 +34,12 @@ export function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-export function createLineChart(canvas: HTMLCanvasElement, datasets: ChartDataset<'line', Points>[], axes: { x: string; y?: string; yMin: number; yMax: number; xLogarithmic?: boolean }, tooltips: boolean): Chart<'line', Points> {
+export function createLineChart(
+  canvas: HTMLCanvasElement,
+  datasets: ChartDataset<'line', Points>[],
+  axes: { x: string; y?: string; yMin: number; yMax: number; xLogarithmic?: boolean },
+  tooltips: boolean,
+): Chart<'line', Points> {
   const axis = (title: string | undefined) => ({
     title: { display: title !== undefined, text: title ?? '', color: cssVar('--muted') },
     ticks: { color: cssVar('--muted') },
@@ -28,7 +55,10 @@ export function createLineChart(canvas: HTMLCanvasElement, datasets: ChartDatase
       parsing: false,
       normalized: true,
       spanGaps: true,
-      scales: { x: { type: axes.xLogarithmic ? 'logarithmic' : 'linear', ...axis(axes.x) }, y: { min: axes.yMin, max: axes.yMax, ...axis(axes.y) } },
+      scales: {
+        x: { type: axes.xLogarithmic ? 'logarithmic' : 'linear', ...axis(axes.x) },
+        y: { min: axes.yMin, max: axes.yMax, ...axis(axes.y) },
+      },
       plugins: {
         legend: { labels: { color: cssVar('--text'), boxWidth: 14 } },
         tooltip: tooltips ? { intersect: false, mode: 'index' } : { enabled: false },

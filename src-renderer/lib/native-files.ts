@@ -16,6 +16,9 @@ export async function pickFile(purpose: FileDialogPurpose): Promise<string | nul
 export function droppedPath(event: DragEvent): { path: string } | { error: string } {
   const file = event.dataTransfer?.files[0];
   if (file === undefined) return { error: 'nothing was dropped (drop one file)' };
-  if (window.knobBridge === undefined) return { error: `dropping '${file.name}' needs the desktop app (a browser page cannot see file paths); type its path instead` };
+  if (window.knobBridge === undefined)
+    return {
+      error: `dropping '${file.name}' needs the desktop app (a browser page cannot see file paths); type its path instead`,
+    };
   return { path: window.knobBridge.pathForFile(file) };
 }

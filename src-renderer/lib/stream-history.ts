@@ -15,7 +15,10 @@ export class StreamHistory {
 
   constructor(capacity: number) {
     this.capacity = capacity;
-    this.columns = Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, new Float64Array(capacity)])) as Record<HistoryColumn, Float64Array>;
+    this.columns = Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, new Float64Array(capacity)])) as Record<
+      HistoryColumn,
+      Float64Array
+    >;
   }
 
   get length(): number {

@@ -51,7 +51,15 @@ export const StreamUpdateSchema = z.strictObject({
   g: z.number(),
   uRef: z.number(),
   label: z.number().int().nullable(),
-  top: z.array(z.strictObject({ classIndex: z.number().int(), label: z.string(), fused: z.number(), static: z.number(), dynamic: z.number() })),
+  top: z.array(
+    z.strictObject({
+      classIndex: z.number().int(),
+      label: z.string(),
+      fused: z.number(),
+      static: z.number(),
+      dynamic: z.number(),
+    }),
+  ),
   effectiveTemperature: z.number().nullable(),
   confidenceShrinkageRatio: z.number(),
   branchesDisagree: z.boolean(),
@@ -62,7 +70,12 @@ export const StreamUpdateSchema = z.strictObject({
   /** Exact accuracy and mean confidence over the recent labelled frames (sliding window). */
   rolling: z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number() })),
   /** The frame as the model saw it (fitted to its input and corrupted), 8-bit, base64. */
-  image: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive(), channels: z.union([z.literal(1), z.literal(3)]), base64: z.string() }),
+  image: z.strictObject({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    channels: z.union([z.literal(1), z.literal(3)]),
+    base64: z.string(),
+  }),
   corruption: z.string().nullable(),
   severity: z.number(),
 });
@@ -123,12 +136,33 @@ export const MetricsSnapshotSchema = z.strictObject({
   reliability: z
     .strictObject({
       identity: z.string(),
-      bins: z.array(z.strictObject({ lo: z.number(), hi: z.number(), count: z.number(), meanConfidence: z.number().nullable(), accuracy: z.number().nullable(), gap: z.number().nullable(), wilsonLo: z.number().nullable(), wilsonHi: z.number().nullable() })),
+      bins: z.array(
+        z.strictObject({
+          lo: z.number(),
+          hi: z.number(),
+          count: z.number(),
+          meanConfidence: z.number().nullable(),
+          accuracy: z.number().nullable(),
+          gap: z.number().nullable(),
+          wilsonLo: z.number().nullable(),
+          wilsonHi: z.number().nullable(),
+        }),
+      ),
     })
     .nullable(),
   /** Smooth reliability curve (SmoothECE kernel) with its bootstrap band. */
-  smooth: z.strictObject({ identity: z.string(), t: z.array(z.number()), accuracy: z.array(z.number()), bandLo: z.array(z.number()), bandHi: z.array(z.number()) }).nullable(),
-  histogram: z.strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) }).nullable(),
+  smooth: z
+    .strictObject({
+      identity: z.string(),
+      t: z.array(z.number()),
+      accuracy: z.array(z.number()),
+      bandLo: z.array(z.number()),
+      bandHi: z.array(z.number()),
+    })
+    .nullable(),
+  histogram: z
+    .strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) })
+    .nullable(),
   groupBy: z.enum(METRIC_GROUPINGS),
   groups: z.array(z.strictObject({ key: z.string(), count: z.number().int(), values: z.array(MetricEntrySchema) })),
   /** How long the replay and metrics took, in milliseconds (no model call). */
@@ -158,14 +192,24 @@ export const API_METHODS = {
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
   /** Plays (or resumes) the open source at `speed` x real time. */
-  'stream.start': { params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional() }), result: StreamStateSchema },
+  'stream.start': {
+    params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional() }),
+    result: StreamStateSchema,
+  },
   'stream.stop': { params: empty, result: StreamStateSchema },
   /** Moves a file source to a frame, paused, with a fresh recording. */
   'stream.seek': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: StreamStateSchema },
   /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
   'trace.frame': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: RecordedFrameSchema },
   /** The whole open file source through the model at full speed (batched), as the current trace; progress on 'work.progress', cancellable. */
-  'stream.runOffline': { params: z.strictObject({ maxFrames: z.number().int().positive().optional() }), result: z.strictObject({ framesProcessed: z.number().int().nonnegative(), wallMs: z.number(), error: z.strictObject({ code: z.string(), message: z.string() }).nullable() }) },
+  'stream.runOffline': {
+    params: z.strictObject({ maxFrames: z.number().int().positive().optional() }),
+    result: z.strictObject({
+      framesProcessed: z.number().int().nonnegative(),
+      wallMs: z.number(),
+      error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    }),
+  },
   /** Cancels the long task in progress (offline run); what it computed so far is kept. */
   'work.cancel': { params: empty, result: z.strictObject({ cancelled: z.boolean() }) },
   /** Back to the first frame with a fresh recording, paused. */
@@ -176,13 +220,29 @@ export const API_METHODS = {
   'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   'metrics.snapshot': { params: MetricsSnapshotParamsSchema, result: MetricsSnapshotSchema },
   /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current trace into a folder. */
-  'bundle.export': { params: BundleExportParamsSchema, result: z.strictObject({ path: z.string(), files: z.array(z.string()) }) },
+  'bundle.export': {
+    params: BundleExportParamsSchema,
+    result: z.strictObject({ path: z.string(), files: z.array(z.string()) }),
+  },
   /** Restores knob settings from an exported folder or settings file; says what was verified. */
-  'bundle.import': { params: z.strictObject({ path: filePath }), result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }) },
+  'bundle.import': {
+    params: z.strictObject({ path: filePath }),
+    result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }),
+  },
   /** Operator feedback on a recorded frame: its true class (-1 clears it); metrics use it at once. */
-  'stream.label': { params: z.strictObject({ frame: z.number().int().nonnegative(), label: z.number().int().min(-1) }), result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }) },
+  'stream.label': {
+    params: z.strictObject({ frame: z.number().int().nonnegative(), label: z.number().int().min(-1) }),
+    result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }),
+  },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
-  'metrics.compare': { params: z.strictObject({ a: GateSettingsSchema, b: GateSettingsSchema, lastFrames: z.number().int().positive().optional() }), result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }) },
+  'metrics.compare': {
+    params: z.strictObject({
+      a: GateSettingsSchema,
+      b: GateSettingsSchema,
+      lastFrames: z.number().int().positive().optional(),
+    }),
+    result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }),
+  },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;
@@ -194,7 +254,12 @@ export const API_EVENTS = {
   'stream.state': StreamStateSchema,
   'stream.update': StreamUpdateSchema,
   /** Progress of a long task (at most ~10 per second); done = total (or finished: true) at the end. */
-  'work.progress': z.strictObject({ task: z.string(), done: z.number().int().nonnegative(), total: z.number().int().nonnegative().nullable(), finished: z.boolean() }),
+  'work.progress': z.strictObject({
+    task: z.string(),
+    done: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative().nullable(),
+    finished: z.boolean(),
+  }),
   /** A frame from the binary path was refused (malformed packet, no camera stream running). */
   'frame.rejected': z.strictObject({ code: z.string(), message: z.string() }),
 } as const satisfies Record<string, z.ZodType>;

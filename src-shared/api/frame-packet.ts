@@ -40,7 +40,8 @@ export function decodeFramePacket(bytes: Uint8Array): FramePacket {
   const fail = (problem: string): never => {
     throw new KnobError('BAD_REQUEST', `frame packet: ${problem}`);
   };
-  if (bytes.length < FRAME_PACKET_HEADER_BYTES) fail(`${bytes.length} bytes is shorter than the ${FRAME_PACKET_HEADER_BYTES}-byte header`);
+  if (bytes.length < FRAME_PACKET_HEADER_BYTES)
+    fail(`${bytes.length} bytes is shorter than the ${FRAME_PACKET_HEADER_BYTES}-byte header`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) fail('bad magic (not a Knob frame)');
   if (view.getUint8(4) !== 1) fail(`version ${view.getUint8(4)} is not supported`);
@@ -48,10 +49,18 @@ export function decodeFramePacket(bytes: Uint8Array): FramePacket {
   if (channels !== 1 && channels !== 3) fail(`${channels} channels (1 or 3 expected)`);
   const width = view.getUint32(8, true);
   const height = view.getUint32(12, true);
-  if (width < 1 || height < 1 || width > FRAME_PACKET_MAX_SIDE || height > FRAME_PACKET_MAX_SIDE) fail(`size ${width} x ${height} is outside 1..${FRAME_PACKET_MAX_SIDE}`);
+  if (width < 1 || height < 1 || width > FRAME_PACKET_MAX_SIDE || height > FRAME_PACKET_MAX_SIDE)
+    fail(`size ${width} x ${height} is outside 1..${FRAME_PACKET_MAX_SIDE}`);
   const timestampSeconds = view.getFloat64(16, true);
   if (!Number.isFinite(timestampSeconds)) fail('capture time is not finite');
   const expected = FRAME_PACKET_HEADER_BYTES + width * height * channels;
   if (bytes.length !== expected) fail(`${bytes.length} bytes, ${width} x ${height} x ${channels} needs ${expected}`);
-  return { width, height, channels: channels as 1 | 3, timestampSeconds, label: view.getInt32(24, true), pixels: bytes.subarray(FRAME_PACKET_HEADER_BYTES) };
+  return {
+    width,
+    height,
+    channels: channels as 1 | 3,
+    timestampSeconds,
+    label: view.getInt32(24, true),
+    pixels: bytes.subarray(FRAME_PACKET_HEADER_BYTES),
+  };
 }

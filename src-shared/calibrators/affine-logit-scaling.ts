@@ -18,7 +18,13 @@ export interface AffineLogitParams {
   bias: Float64Array;
 }
 
-function applyRow(params: AffineLogitParams, logits: LogitArray, offset: number, out: Float64Array, outOffset: number): void {
+function applyRow(
+  params: AffineLogitParams,
+  logits: LogitArray,
+  offset: number,
+  out: Float64Array,
+  outOffset: number,
+): void {
   const k = params.classCount;
   for (let r = 0; r < k; r++) {
     let v = params.bias[r];
@@ -49,7 +55,12 @@ export function fitAffineLogitScaling(
   const start = new Float64Array(weightCount + k);
   for (let r = 0; r < k; r++) start[kind === 'vector' ? r : r * k + r] = 1;
   const row = new Float64Array(k);
-  const params: AffineLogitParams = { kind, classCount: k, weights: new Float64Array(weightCount), bias: new Float64Array(k) };
+  const params: AffineLogitParams = {
+    kind,
+    classCount: k,
+    weights: new Float64Array(weightCount),
+    bias: new Float64Array(k),
+  };
   const objective = (x: Float64Array, gradient: Float64Array): number => {
     params.weights = x.subarray(0, weightCount);
     params.bias = x.subarray(weightCount);
@@ -79,7 +90,12 @@ export function fitAffineLogitScaling(
   };
   const result = minimizeLbfgs(objective, start, { gradientTolerance: 1e-8 });
   return {
-    params: { kind, classCount: k, weights: Float64Array.from(result.x.subarray(0, weightCount)), bias: Float64Array.from(result.x.subarray(weightCount)) },
+    params: {
+      kind,
+      classCount: k,
+      weights: Float64Array.from(result.x.subarray(0, weightCount)),
+      bias: Float64Array.from(result.x.subarray(weightCount)),
+    },
     report: {
       method: `${kind} scaling (L-BFGS${l2 > 0 ? `, L2 ${l2} on W - I and b` : ''})`,
       objectiveName: l2 > 0 ? 'NLL + L2 penalty' : 'NLL',

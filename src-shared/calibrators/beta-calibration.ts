@@ -59,5 +59,14 @@ export function fitBeta(scores: Float64Array, outcomes: ArrayLike<number>): { pa
     }
     params.m = 0.5 * (lo + hi);
   }
-  return { params, report: { method: "beta calibration 'abm' (Newton, a, b >= 0)", objectiveName: 'log loss', objective: result.fit.loss, iterations: result.fit.iterations, converged: result.fit.converged } };
+  return {
+    params,
+    report: {
+      method: "beta calibration 'abm' (Newton, a, b >= 0)",
+      objectiveName: 'log loss',
+      objective: result.fit.loss,
+      iterations: result.fit.iterations,
+      converged: result.fit.converged,
+    },
+  };
 }

@@ -45,7 +45,10 @@ export function fitConformal(
   const scores = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const offset = i * classCount;
-    scores[i] = score === 'lac' ? 1 - probabilities[offset + labels[i]] : apsScore(probabilities, offset, classCount, labels[i], randomized ? random() : 0);
+    scores[i] =
+      score === 'lac'
+        ? 1 - probabilities[offset + labels[i]]
+        : apsScore(probabilities, offset, classCount, labels[i], randomized ? random() : 0);
   }
   scores.sort();
   const rank = Math.ceil((n + 1) * (1 - alpha));
@@ -53,7 +56,12 @@ export function fitConformal(
 }
 
 /** Membership of every class in every sample's set, row-major n x K (1 = in the set). */
-export function predictionSets(params: ConformalParams, probabilities: Float64Array, classCount: number, seed = 1): Uint8Array {
+export function predictionSets(
+  params: ConformalParams,
+  probabilities: Float64Array,
+  classCount: number,
+  seed = 1,
+): Uint8Array {
   const n = probabilities.length / classCount;
   const out = new Uint8Array(probabilities.length);
   const random = seededRandom(seed);
@@ -61,14 +69,19 @@ export function predictionSets(params: ConformalParams, probabilities: Float64Ar
     const offset = i * classCount;
     const u = params.randomized ? random() : 0;
     for (let c = 0; c < classCount; c++) {
-      const s = params.score === 'lac' ? 1 - probabilities[offset + c] : apsScore(probabilities, offset, classCount, c, u);
+      const s =
+        params.score === 'lac' ? 1 - probabilities[offset + c] : apsScore(probabilities, offset, classCount, c, u);
       out[offset + c] = s <= params.qHat ? 1 : 0;
     }
   }
   return out;
 }
 
-export function empiricalCoverage(sets: Uint8Array, labels: Int32Array, classCount: number): { coverage: number; meanSetSize: number } {
+export function empiricalCoverage(
+  sets: Uint8Array,
+  labels: Int32Array,
+  classCount: number,
+): { coverage: number; meanSetSize: number } {
   let covered = 0;
   let size = 0;
   for (let i = 0; i < labels.length; i++) {

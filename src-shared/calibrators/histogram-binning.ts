@@ -37,7 +37,13 @@ export function fitHistogramBinning(
   for (let i = 0; i < scores.length; i++) squared += (values[bins.binOf[i]] - outcomes[i]) ** 2;
   return {
     params: { spec, edges: bins.edges, values },
-    report: { method: `histogram binning (${binningIdentity(spec)})`, objectiveName: 'mean squared error', objective: squared / scores.length, iterations: 1, converged: true },
+    report: {
+      method: `histogram binning (${binningIdentity(spec)})`,
+      objectiveName: 'mean squared error',
+      objective: squared / scores.length,
+      iterations: 1,
+      converged: true,
+    },
   };
 }
 

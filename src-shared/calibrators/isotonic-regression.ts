@@ -14,7 +14,10 @@ export interface IsotonicParams {
   y: Float64Array;
 }
 
-export function fitIsotonic(scores: Float64Array, outcomes: ArrayLike<number>): { params: IsotonicParams; report: FitReport } {
+export function fitIsotonic(
+  scores: Float64Array,
+  outcomes: ArrayLike<number>,
+): { params: IsotonicParams; report: FitReport } {
   const n = scores.length;
   if (n === 0) throw new KnobError('INVALID_INPUT', 'isotonic regression needs calibration data');
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[a] - scores[b] || a - b);
@@ -22,7 +25,7 @@ export function fitIsotonic(scores: Float64Array, outcomes: ArrayLike<number>): 
   const blockY: number[] = [];
   const blockW: number[] = [];
   let pools = 0;
-  for (let k = 0; k < n; ) {
+  for (let k = 0; k < n;) {
     // pool exact ties in score into one point first
     let end = k;
     let sumY = 0;
@@ -49,7 +52,16 @@ export function fitIsotonic(scores: Float64Array, outcomes: ArrayLike<number>): 
   let squared = 0;
   const fitted = applyIsotonic(params, scores);
   for (let i = 0; i < n; i++) squared += (fitted[i] - outcomes[i]) ** 2;
-  return { params, report: { method: `isotonic regression (pool-adjacent-violators, ${pools} pools)`, objectiveName: 'mean squared error', objective: squared / n, iterations: pools, converged: true } };
+  return {
+    params,
+    report: {
+      method: `isotonic regression (pool-adjacent-violators, ${pools} pools)`,
+      objectiveName: 'mean squared error',
+      objective: squared / n,
+      iterations: pools,
+      converged: true,
+    },
+  };
 }
 
 export function applyIsotonic(params: IsotonicParams, scores: Float64Array): Float64Array {

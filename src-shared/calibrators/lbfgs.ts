@@ -98,7 +98,8 @@ export function minimizeLbfgs(
       y.push(yk);
       rho.push(1 / sy);
     }
-    if (improvement >= 0 && improvement <= 1e-16 * Math.max(1, Math.abs(value))) return { x, value, iterations: iteration + 1, converged: true };
+    if (improvement >= 0 && improvement <= 1e-16 * Math.max(1, Math.abs(value)))
+      return { x, value, iterations: iteration + 1, converged: true };
   }
   return { x, value, iterations: maxIterations, converged: false };
 }

@@ -12,7 +12,11 @@ export interface PlattParams {
   b: number;
 }
 
-export function fitPlatt(scores: Float64Array, outcomes: ArrayLike<number>, options: { smoothedTargets?: boolean } = {}): { params: PlattParams; report: FitReport } {
+export function fitPlatt(
+  scores: Float64Array,
+  outcomes: ArrayLike<number>,
+  options: { smoothedTargets?: boolean } = {},
+): { params: PlattParams; report: FitReport } {
   const n = scores.length;
   if (n === 0) throw new KnobError('INVALID_INPUT', 'Platt scaling needs calibration data');
   let positives = 0;
@@ -29,7 +33,13 @@ export function fitPlatt(scores: Float64Array, outcomes: ArrayLike<number>, opti
   const fit = fitLogistic(features, 2, targets);
   return {
     params: { a: fit.weights[0], b: fit.weights[1] },
-    report: { method: `Platt scaling (Newton${options.smoothedTargets ? ', Platt targets' : ''})`, objectiveName: 'log loss', objective: fit.loss, iterations: fit.iterations, converged: fit.converged },
+    report: {
+      method: `Platt scaling (Newton${options.smoothedTargets ? ', Platt targets' : ''})`,
+      objectiveName: 'log loss',
+      objective: fit.loss,
+      iterations: fit.iterations,
+      converged: fit.converged,
+    },
   };
 }
 

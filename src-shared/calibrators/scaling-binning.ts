@@ -25,9 +25,16 @@ export function fitScalingBinning(
   const n = scores.length;
   const bins = options.bins ?? 15;
   const split = options.split ?? 'same-data';
-  if (n < 2 * bins) throw new KnobError('INVALID_INPUT', `scaling-binning with ${bins} bins needs at least ${2 * bins} samples, got ${n}`);
+  if (n < 2 * bins)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `scaling-binning with ${bins} bins needs at least ${2 * bins} samples, got ${n}`,
+    );
   const half = split === 'halves' ? Math.floor(n / 2) : n;
-  const platt = fitPlatt(scores.subarray(0, half), Array.from({ length: half }, (_, i) => outcomes[i]));
+  const platt = fitPlatt(
+    scores.subarray(0, half),
+    Array.from({ length: half }, (_, i) => outcomes[i]),
+  );
   const binScores = split === 'halves' ? scores.subarray(half) : scores;
   const scaled = applyPlatt(platt.params, binScores);
   const assigned = assignBins(scaled, { scheme: 'equal-mass', bins, massEdges: 'midpoint', edgeRule: 'right-closed' });
@@ -40,7 +47,13 @@ export function fitScalingBinning(
   const values = sum.map((s, b) => (count[b] > 0 ? s / count[b] : (assigned.edges[b] + assigned.edges[b + 1]) / 2));
   return {
     params: { platt: platt.params, edges: assigned.edges, values },
-    report: { method: `scaling-binning (Platt, then ${bins} equal-mass bins, ${split})`, objectiveName: 'Platt log loss', objective: platt.report.objective, iterations: platt.report.iterations, converged: platt.report.converged },
+    report: {
+      method: `scaling-binning (Platt, then ${bins} equal-mass bins, ${split})`,
+      objectiveName: 'Platt log loss',
+      objective: platt.report.objective,
+      iterations: platt.report.iterations,
+      converged: platt.report.converged,
+    },
   };
 }
 

@@ -12,7 +12,13 @@ export interface TemperatureParams {
   temperature: number;
 }
 
-function nllAndDerivatives(logits: LogitArray, labels: Int32Array, k: number, beta: number, scratch: Float64Array): [number, number, number] {
+function nllAndDerivatives(
+  logits: LogitArray,
+  labels: Int32Array,
+  k: number,
+  beta: number,
+  scratch: Float64Array,
+): [number, number, number] {
   const n = labels.length;
   let nll = 0;
   let d1 = 0;
@@ -35,7 +41,11 @@ function nllAndDerivatives(logits: LogitArray, labels: Int32Array, k: number, be
   return [nll / n, d1 / n, d2 / n];
 }
 
-export function fitTemperature(logits: LogitArray, labels: Int32Array, classCount: number): { params: TemperatureParams; report: FitReport } {
+export function fitTemperature(
+  logits: LogitArray,
+  labels: Int32Array,
+  classCount: number,
+): { params: TemperatureParams; report: FitReport } {
   if (labels.length === 0) throw new KnobError('INVALID_INPUT', 'temperature scaling needs calibration data');
   const scratch = new Float64Array(classCount);
   // Bracket the root of the derivative in beta: d1 is non-decreasing in beta.
@@ -45,7 +55,10 @@ export function fitTemperature(logits: LogitArray, labels: Int32Array, classCoun
   if (nllAndDerivatives(logits, labels, classCount, 1e-12, scratch)[1] > 0) {
     // The labels disagree with the logits' order: the NLL keeps falling as T grows without bound.
     const [nll] = nllAndDerivatives(logits, labels, classCount, 1e-12, scratch);
-    return { params: { temperature: 1e12 }, report: { method: 'temperature scaling', objectiveName: 'NLL', objective: nll, iterations: 0, converged: false } };
+    return {
+      params: { temperature: 1e12 },
+      report: { method: 'temperature scaling', objectiveName: 'NLL', objective: nll, iterations: 0, converged: false },
+    };
   }
   let beta = Math.min(1, hi);
   let iterations = 0;
@@ -65,7 +78,16 @@ export function fitTemperature(logits: LogitArray, labels: Int32Array, classCoun
     }
   }
   const [nll] = nllAndDerivatives(logits, labels, classCount, beta, scratch);
-  return { params: { temperature: 1 / beta }, report: { method: 'temperature scaling (Newton on 1/T)', objectiveName: 'NLL', objective: nll, iterations, converged } };
+  return {
+    params: { temperature: 1 / beta },
+    report: {
+      method: 'temperature scaling (Newton on 1/T)',
+      objectiveName: 'NLL',
+      objective: nll,
+      iterations,
+      converged,
+    },
+  };
 }
 
 /** Scaled logits z / T (row-major), ready for softmax or any metric that takes logits. */

@@ -39,11 +39,23 @@ export interface SeverityParameters {
 }
 
 export const CORRUPTION_TABLE: Record<CorruptionName, SeverityParameters> = {
-  gaussian_noise: { parameter: 'noise sd (of [0,1] intensity)', values: [0.08, 0.12, 0.18, 0.26, 0.38], source: 'ImageNet-C' },
+  gaussian_noise: {
+    parameter: 'noise sd (of [0,1] intensity)',
+    values: [0.08, 0.12, 0.18, 0.26, 0.38],
+    source: 'ImageNet-C',
+  },
   shot_noise: { parameter: 'photons per unit intensity (Poisson)', values: [60, 25, 12, 5, 3], source: 'ImageNet-C' },
-  impulse_noise: { parameter: 'salt-and-pepper fraction', values: [0.03, 0.06, 0.09, 0.17, 0.27], source: 'ImageNet-C' },
+  impulse_noise: {
+    parameter: 'salt-and-pepper fraction',
+    values: [0.03, 0.06, 0.09, 0.17, 0.27],
+    source: 'ImageNet-C',
+  },
   speckle_noise: { parameter: 'multiplicative noise sd', values: [0.15, 0.2, 0.35, 0.45, 0.6], source: 'ImageNet-C' },
-  gaussian_blur: { parameter: 'sigma (px at 28 px)', values: [0.5, 0.8, 1.1, 1.5, 2.0], source: 'CIFAR-10-C [.4 .. 1] at 32 px, extended' },
+  gaussian_blur: {
+    parameter: 'sigma (px at 28 px)',
+    values: [0.5, 0.8, 1.1, 1.5, 2.0],
+    source: 'CIFAR-10-C [.4 .. 1] at 32 px, extended',
+  },
   defocus_blur: {
     parameter: 'disk radius (px at 28 px)',
     values: [0.8, 1.2, 1.6, 2.1, 2.6],
@@ -58,8 +70,16 @@ export const CORRUPTION_TABLE: Record<CorruptionName, SeverityParameters> = {
     secondValues: [1, 1.5, 2, 2.5, 3],
     source: 'ImageNet-C (radius, sigma), angle uniform from the seed',
   },
-  zoom_blur: { parameter: 'largest zoom factor (steps of 0.01 from 1)', values: [1.06, 1.11, 1.16, 1.21, 1.26], source: 'CIFAR-10-C' },
-  contrast: { parameter: 'contrast factor around the mean', values: [0.5, 0.4, 0.3, 0.2, 0.1], source: 'ImageNet-C [.4 .. .05], milder start' },
+  zoom_blur: {
+    parameter: 'largest zoom factor (steps of 0.01 from 1)',
+    values: [1.06, 1.11, 1.16, 1.21, 1.26],
+    source: 'CIFAR-10-C',
+  },
+  contrast: {
+    parameter: 'contrast factor around the mean',
+    values: [0.5, 0.4, 0.3, 0.2, 0.1],
+    source: 'ImageNet-C [.4 .. .05], milder start',
+  },
   brightness: { parameter: 'added value (V of HSV)', values: [0.1, 0.2, 0.3, 0.4, 0.5], source: 'ImageNet-C' },
   fog: {
     parameter: 'fog strength',
@@ -68,7 +88,11 @@ export const CORRUPTION_TABLE: Record<CorruptionName, SeverityParameters> = {
     secondValues: [3, 3, 2.5, 2, 1.75],
     source: 'CIFAR-10-C plasma fractal',
   },
-  pixelate: { parameter: 'downscale factor (box, then nearest up)', values: [0.9, 0.75, 0.6, 0.5, 0.4], source: 'CIFAR-10-C [.95 .. .65], stronger for 28 px' },
+  pixelate: {
+    parameter: 'downscale factor (box, then nearest up)',
+    values: [0.9, 0.75, 0.6, 0.5, 0.4],
+    source: 'CIFAR-10-C [.95 .. .65], stronger for 28 px',
+  },
   jpeg_compression: { parameter: 'JPEG quality (jpeg-js encoder)', values: [25, 18, 15, 10, 7], source: 'ImageNet-C' },
   elastic_transform: {
     parameter: 'displacement amplitude (px at 28 px)',

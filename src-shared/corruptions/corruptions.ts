@@ -2,7 +2,17 @@ import { decode as decodeJpeg, encode as encodeJpeg } from 'jpeg-js';
 import { KnobError } from '../errors';
 import { normalDraw, seededRandom, type RandomSource } from '../random';
 import { CORRUPTION_TABLE, isCorruptionName, type CorruptionName } from './corruption-table';
-import { blankLike, convolve, gaussianBlur, imageFromBytes, imageToBytes, mapPixels, reflectIndex, sampleBilinear, type ImageFrame } from './image';
+import {
+  blankLike,
+  convolve,
+  gaussianBlur,
+  imageFromBytes,
+  imageToBytes,
+  mapPixels,
+  reflectIndex,
+  sampleBilinear,
+  type ImageFrame,
+} from './image';
 
 /**
  * The corruptions of CORRUPTION_TABLE, pure and seeded: the same image, corruption, severity and
@@ -243,8 +253,10 @@ export function jpegRoundTripBatch(images: readonly ImageFrame[], quality: numbe
 
 function validate(image: ImageFrame, name: CorruptionName, severity: number): void {
   if (!isCorruptionName(name)) throw new KnobError('INVALID_INPUT', `unknown corruption '${String(name)}'`);
-  if (!Number.isInteger(severity) || severity < 1 || severity > 5) throw new KnobError('INVALID_INPUT', `severity must be 1..5, got ${severity}`);
-  if (CORRUPTION_TABLE[name].rgbOnly && image.channels !== 3) throw new KnobError('INVALID_INPUT', `${name} needs an RGB image; this one has ${image.channels} channel`);
+  if (!Number.isInteger(severity) || severity < 1 || severity > 5)
+    throw new KnobError('INVALID_INPUT', `severity must be 1..5, got ${severity}`);
+  if (CORRUPTION_TABLE[name].rgbOnly && image.channels !== 3)
+    throw new KnobError('INVALID_INPUT', `${name} needs an RGB image; this one has ${image.channels} channel`);
 }
 
 export function applyCorruption(image: ImageFrame, spec: CorruptionSpec): ImageFrame {
@@ -318,7 +330,8 @@ export function applyCorruption(image: ImageFrame, spec: CorruptionSpec): ImageF
           const sx = Math.min(w - 1, Math.floor((x * w) / image.width));
           const sy = Math.min(h - 1, Math.floor((y * h) / image.height));
           counts[sy * w + sx]++;
-          for (let c = 0; c < image.channels; c++) small[(sy * w + sx) * image.channels + c] += image.data[(y * image.width + x) * image.channels + c];
+          for (let c = 0; c < image.channels; c++)
+            small[(sy * w + sx) * image.channels + c] += image.data[(y * image.width + x) * image.channels + c];
         }
       }
       return mapPixels(image, (_v, i) => {
@@ -348,7 +361,12 @@ export function applyCorruption(image: ImageFrame, spec: CorruptionSpec): ImageF
         for (let x = 0; x < w; x++) {
           const p = y * w + x;
           for (let c = 0; c < image.channels; c++) {
-            out.data[p * image.channels + c] = sampleBilinear(image, reflectIndex(x, w) + dx.data[p], y + dy.data[p], c);
+            out.data[p * image.channels + c] = sampleBilinear(
+              image,
+              reflectIndex(x, w) + dx.data[p],
+              y + dy.data[p],
+              c,
+            );
           }
         }
       }
@@ -361,7 +379,12 @@ export function applyCorruption(image: ImageFrame, spec: CorruptionSpec): ImageF
  * Many images with one corruption and severity (seed per image): the same bytes as one call per
  * image, with the JPEG round trips batched into one mosaic.
  */
-export function corruptBatch(images: readonly ImageFrame[], name: CorruptionName, severity: number, seeds: ArrayLike<number>): ImageFrame[] {
+export function corruptBatch(
+  images: readonly ImageFrame[],
+  name: CorruptionName,
+  severity: number,
+  seeds: ArrayLike<number>,
+): ImageFrame[] {
   if (name === 'jpeg_compression' && images.length > 1) {
     for (const image of images) validate(image, name, severity);
     return jpegRoundTripBatch(images, parameter(name, severity)[0]);

@@ -27,7 +27,12 @@ export function imageToBytes(image: ImageFrame): Uint8Array {
 }
 
 export function blankLike(image: ImageFrame): ImageFrame {
-  return { width: image.width, height: image.height, channels: image.channels, data: new Float32Array(image.data.length) };
+  return {
+    width: image.width,
+    height: image.height,
+    channels: image.channels,
+    data: new Float32Array(image.data.length),
+  };
 }
 
 export function mapPixels(image: ImageFrame, f: (value: number, index: number) => number): ImageFrame {
@@ -53,7 +58,10 @@ export function sampleBilinear(image: ImageFrame, x: number, y: number, c: numbe
   const fx = x - x0;
   const fy = y - y0;
   const at = (xi: number, yi: number): number => data[(reflectIndex(yi, h) * w + reflectIndex(xi, w)) * ch + c];
-  return (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x0 + 1, y0)) + fy * ((1 - fx) * at(x0, y0 + 1) + fx * at(x0 + 1, y0 + 1));
+  return (
+    (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x0 + 1, y0)) +
+    fy * ((1 - fx) * at(x0, y0 + 1) + fx * at(x0 + 1, y0 + 1))
+  );
 }
 
 /** Convolution with a (2r+1) x (2r+1) kernel, per channel, reflecting at the borders. */

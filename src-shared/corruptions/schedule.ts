@@ -15,8 +15,19 @@ export const CorruptionScheduleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
   z.strictObject({ kind: z.literal('constant'), corruption: name, severity }),
   /** Severity levels that start at given frames, e.g. 1 at 0, 5 at 300, 1 at 600. */
-  z.strictObject({ kind: z.literal('step'), corruption: name, levels: z.array(z.strictObject({ atFrame: z.number().int().nonnegative(), severity })).min(1) }),
-  z.strictObject({ kind: z.literal('ramp'), corruption: name, fromSeverity: severity, toSeverity: severity, startFrame: z.number().int().nonnegative(), endFrame: z.number().int().positive() }),
+  z.strictObject({
+    kind: z.literal('step'),
+    corruption: name,
+    levels: z.array(z.strictObject({ atFrame: z.number().int().nonnegative(), severity })).min(1),
+  }),
+  z.strictObject({
+    kind: z.literal('ramp'),
+    corruption: name,
+    fromSeverity: severity,
+    toSeverity: severity,
+    startFrame: z.number().int().nonnegative(),
+    endFrame: z.number().int().positive(),
+  }),
   /** s(n) = mean + amplitude sin(2 pi f n / frameRate + phase), rounded to an integer severity. */
   z.strictObject({
     kind: z.literal('sine'),
@@ -28,7 +39,12 @@ export const CorruptionScheduleSchema = z.discriminatedUnion('kind', [
     phaseRad: z.number().default(0),
   }),
   /** Piecewise constant: every `holdFrames` frames a new corruption and severity drawn from the seed. */
-  z.strictObject({ kind: z.literal('random'), corruptions: z.array(name).min(1), holdFrames: z.number().int().positive(), maxSeverity: z.number().int().min(1).max(5).default(5) }),
+  z.strictObject({
+    kind: z.literal('random'),
+    corruptions: z.array(name).min(1),
+    holdFrames: z.number().int().positive(),
+    maxSeverity: z.number().int().min(1).max(5).default(5),
+  }),
 ]);
 
 export type CorruptionScheduleInput = z.input<typeof CorruptionScheduleSchema>;
@@ -38,7 +54,10 @@ export type CorruptionSchedule = z.output<typeof CorruptionScheduleSchema>;
 export function parseCorruptionSchedule(raw: unknown): CorruptionSchedule {
   const parsed = CorruptionScheduleSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new KnobError('INVALID_SETTINGS', `Invalid corruption schedule: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(schedule)'}: ${i.message}`).join('; ')}`);
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      `Invalid corruption schedule: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(schedule)'}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }
@@ -63,7 +82,12 @@ export function corruptionAt(schedule: CorruptionSchedule, frameIndex: number, s
   const seed = frameSeed(streamSeed, frameIndex);
   const frame = (corruption: CorruptionName | null, continuous: number): FrameCorruption => {
     const s = Math.round(clampSeverity(continuous));
-    return { corruption: s === 0 ? null : corruption, severity: s === 0 ? 0 : s, continuousSeverity: clampSeverity(continuous), seed };
+    return {
+      corruption: s === 0 ? null : corruption,
+      severity: s === 0 ? 0 : s,
+      continuousSeverity: clampSeverity(continuous),
+      seed,
+    };
   };
   switch (schedule.kind) {
     case 'none':
@@ -72,17 +96,23 @@ export function corruptionAt(schedule: CorruptionSchedule, frameIndex: number, s
       return frame(schedule.corruption, schedule.severity);
     case 'step': {
       let level = 0;
-      for (const step of [...schedule.levels].sort((a, b) => a.atFrame - b.atFrame)) if (step.atFrame <= frameIndex) level = step.severity;
+      for (const step of [...schedule.levels].sort((a, b) => a.atFrame - b.atFrame))
+        if (step.atFrame <= frameIndex) level = step.severity;
       return frame(schedule.corruption, level);
     }
     case 'ramp': {
-      const t = Math.min(1, Math.max(0, (frameIndex - schedule.startFrame) / Math.max(1, schedule.endFrame - schedule.startFrame)));
+      const t = Math.min(
+        1,
+        Math.max(0, (frameIndex - schedule.startFrame) / Math.max(1, schedule.endFrame - schedule.startFrame)),
+      );
       return frame(schedule.corruption, schedule.fromSeverity + t * (schedule.toSeverity - schedule.fromSeverity));
     }
     case 'sine':
       return frame(
         schedule.corruption,
-        schedule.mean + schedule.amplitude * Math.sin((2 * Math.PI * schedule.frequencyHz * frameIndex) / schedule.frameRateHz + schedule.phaseRad),
+        schedule.mean +
+          schedule.amplitude *
+            Math.sin((2 * Math.PI * schedule.frequencyHz * frameIndex) / schedule.frameRateHz + schedule.phaseRad),
       );
     case 'random': {
       const segment = Math.floor(frameIndex / schedule.holdFrames);

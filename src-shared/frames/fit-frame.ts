@@ -23,8 +23,13 @@ export function fitFrameInto(
 ): void {
   const { width: sw, height: sh, channels: sc } = from;
   const { width: tw, height: th, channels: tc } = to;
-  if (sc !== 1 && sc !== 3 && sc !== 4) throw new KnobError('INVALID_INPUT', `a frame with ${sc} channels cannot be used (1, 3 or 4 expected)`);
-  if (source.length < sw * sh * sc) throw new KnobError('INVALID_INPUT', `frame holds ${source.length} bytes, ${sw} x ${sh} x ${sc} needs ${sw * sh * sc}`);
+  if (sc !== 1 && sc !== 3 && sc !== 4)
+    throw new KnobError('INVALID_INPUT', `a frame with ${sc} channels cannot be used (1, 3 or 4 expected)`);
+  if (source.length < sw * sh * sc)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `frame holds ${source.length} bytes, ${sw} x ${sh} x ${sc} needs ${sw * sh * sc}`,
+    );
   if (sw === tw && sh === th && sc === tc) {
     out.set(source.subarray(0, sw * sh * sc), outOffset);
     return;
@@ -34,7 +39,8 @@ export function fitFrameInto(
   const grey = scratch.length >= sw * sh * planes ? scratch : new Float64Array(sw * sh * planes);
   for (let p = 0; p < sw * sh; p++) {
     const at = p * sc;
-    if (planes === 1) grey[p] = sc === 1 ? source[at] : 0.299 * source[at] + 0.587 * source[at + 1] + 0.114 * source[at + 2];
+    if (planes === 1)
+      grey[p] = sc === 1 ? source[at] : 0.299 * source[at] + 0.587 * source[at + 1] + 0.114 * source[at + 2];
     else for (let c = 0; c < 3; c++) grey[p * 3 + c] = sc === 1 ? source[at] : source[at + c];
   }
   const xScale = sw / tw;

@@ -23,7 +23,13 @@ export function tensorMap(spec: InputSpec): TensorMap {
   return { lookup };
 }
 
-export function framesToTensorInto(frames: Uint8Array, count: number, spec: InputSpec, map: TensorMap, out: Float32Array): void {
+export function framesToTensorInto(
+  frames: Uint8Array,
+  count: number,
+  spec: InputSpec,
+  map: TensorMap,
+  out: Float32Array,
+): void {
   const channels = spec.channels;
   const pixels = spec.width * spec.height;
   const lookup = map.lookup;
@@ -45,5 +51,7 @@ export function framesToTensorInto(frames: Uint8Array, count: number, spec: Inpu
 }
 
 export function tensorShape(spec: InputSpec, count: number): number[] {
-  return spec.layout === 'NCHW' ? [count, spec.channels, spec.height, spec.width] : [count, spec.height, spec.width, spec.channels];
+  return spec.layout === 'NCHW'
+    ? [count, spec.channels, spec.height, spec.width]
+    : [count, spec.height, spec.width, spec.channels];
 }

@@ -12,7 +12,9 @@ export const InputSpecSchema = z.strictObject({
   width: z.number().int().positive().max(8192),
   height: z.number().int().positive().max(8192),
   channels: z.union([z.literal(1), z.literal(3)]),
-  value_range: z.tuple([z.number(), z.number()]).refine(([lo, hi]) => hi > lo, 'value_range must be [lo, hi] with hi > lo'),
+  value_range: z
+    .tuple([z.number(), z.number()])
+    .refine(([lo, hi]) => hi > lo, 'value_range must be [lo, hi] with hi > lo'),
   mean: z.array(z.number()).min(1),
   std: z.array(z.number().positive('std must be positive')).min(1),
 });

@@ -24,7 +24,11 @@ export interface FramePreparer {
   ): void;
 }
 
-export function createFramePreparer(target: FrameGeometry & { channels: 1 | 3 }, schedule: CorruptionSchedule, streamSeed: number): FramePreparer {
+export function createFramePreparer(
+  target: FrameGeometry & { channels: 1 | 3 },
+  schedule: CorruptionSchedule,
+  streamSeed: number,
+): FramePreparer {
   const frameBytes = target.width * target.height * target.channels;
   let scratch = new Float64Array(0);
   return {
@@ -46,11 +50,17 @@ export function createFramePreparer(target: FrameGeometry & { channels: 1 | 3 },
         } else {
           const frame = corruptionAt(schedule, streamIndex, streamSeed);
           if (frame.corruption !== null) {
-            const corrupted = corruptBytes(out.subarray(at, at + frameBytes), target.width, target.height, target.channels, {
-              name: frame.corruption,
-              severity: frame.severity,
-              seed: frame.seed,
-            });
+            const corrupted = corruptBytes(
+              out.subarray(at, at + frameBytes),
+              target.width,
+              target.height,
+              target.channels,
+              {
+                name: frame.corruption,
+                severity: frame.severity,
+                seed: frame.seed,
+              },
+            );
             out.set(corrupted, at);
           }
           metadata.corruption[m] = frame.corruption;

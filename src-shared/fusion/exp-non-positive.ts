@@ -35,7 +35,5 @@ export function expNonPositive(x: number): number {
   const p = 1 + r * (1 + r * (0.5 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120)))));
   const scaled = FRACTION_TABLE[j] * p;
   // Split 2^m so nothing underflows before the last multiplication.
-  return minusM <= 1000
-    ? scaled * POWER_TABLE[minusM]
-    : scaled * POWER_TABLE[1000] * POWER_TABLE[minusM - 1000];
+  return minusM <= 1000 ? scaled * POWER_TABLE[minusM] : scaled * POWER_TABLE[1000] * POWER_TABLE[minusM - 1000];
 }

@@ -22,7 +22,14 @@ export interface FrameReadout {
   branchesDisagree: boolean;
 }
 
-export function frameReadout(zStatic: LogitArray, zDyn: LogitArray, offset: number, classCount: number, g: number, topK: number): FrameReadout {
+export function frameReadout(
+  zStatic: LogitArray,
+  zDyn: LogitArray,
+  offset: number,
+  classCount: number,
+  g: number,
+  topK: number,
+): FrameReadout {
   const fusedLogits = new Float64Array(classCount);
   fuseRowInto(zStatic, zDyn, offset, classCount, g, fusedLogits, 0);
   const fused = new Float64Array(classCount);
@@ -36,7 +43,9 @@ export function frameReadout(zStatic: LogitArray, zDyn: LogitArray, offset: numb
   const md = marginRow(zDyn, offset, classCount);
   const mf = marginRow(fusedLogits, 0, classCount);
   return {
-    top: order.slice(0, Math.max(1, Math.min(topK, classCount))).map((k) => ({ classIndex: k, fused: fused[k], static: staticP[k], dynamic: dynamicP[k] })),
+    top: order
+      .slice(0, Math.max(1, Math.min(topK, classCount)))
+      .map((k) => ({ classIndex: k, fused: fused[k], static: staticP[k], dynamic: dynamicP[k] })),
     effectiveTemperature: effectiveTemperature(ms, md, mf),
     confidenceShrinkageRatio: confidenceShrinkageRatio(ms, md, mf),
     branchesDisagree: argmaxRow(zStatic, offset, classCount) !== argmaxRow(zDyn, offset, classCount),

@@ -21,7 +21,8 @@ function softmaxInto(z: LogitArray, offset: number, k: number, out: Float64Array
     if (value !== value) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} contain NaN`);
     if (value > max) max = value;
   }
-  if (!Number.isFinite(max)) throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} are not finite (max ${max})`);
+  if (!Number.isFinite(max))
+    throw new KnobError('INVALID_INPUT', `logits of frame ${offset / k} are not finite (max ${max})`);
   softmaxRowInto(z, offset, k, out, 0);
 }
 
@@ -60,7 +61,14 @@ export function certaintyGateTargetInto(
 }
 
 /** u* = 1 - TV(softmax(a), softmax(b)) per frame. `scratch` holds 2 K values. */
-export function agreementGateTargetInto(a: LogitArray, b: LogitArray, n: number, k: number, out: Float32Array | Float64Array, scratch: Float64Array): void {
+export function agreementGateTargetInto(
+  a: LogitArray,
+  b: LogitArray,
+  n: number,
+  k: number,
+  out: Float32Array | Float64Array,
+  scratch: Float64Array,
+): void {
   const pa = scratch.subarray(0, k);
   const pb = scratch.subarray(k, 2 * k);
   for (let i = 0; i < n; i++) {
@@ -74,7 +82,8 @@ export function agreementGateTargetInto(a: LogitArray, b: LogitArray, n: number,
 
 /** The adapter's conservative branch: z_static = z / T0 with T0 >= 1 (a softened copy of z). */
 export function temperedLogitsInto(z: LogitArray, length: number, t0: number, out: Float32Array): void {
-  if (!(t0 >= 1 && t0 < Infinity)) throw new KnobError('INVALID_SETTINGS', `T0 must be finite and at least 1, got ${t0}`);
+  if (!(t0 >= 1 && t0 < Infinity))
+    throw new KnobError('INVALID_SETTINGS', `T0 must be finite and at least 1, got ${t0}`);
   const inv = 1 / t0;
   for (let i = 0; i < length; i++) out[i] = z[i] * inv;
 }

@@ -95,4 +95,3 @@ export function topProbabilityRow(z: LogitArray, offset: number, classCount: num
   for (let k = 0; k < classCount; k++) sum += expNonPositive(z[offset + k] - max);
   return 1 / sum;
 }
-

@@ -116,8 +116,7 @@ export function frequencyResponseSeries(
   const coefficients = new Float64Array(COEFFICIENT_COUNT);
   const discrete = options.system === 'discrete';
   if (discrete) stepCoefficientsInto(settings, options.hSeconds, coefficients);
-  const shiftToScipy =
-    discrete && (options.convention ?? 'app') === 'scipy' && settings.discretization === 'zoh';
+  const shiftToScipy = discrete && (options.convention ?? 'app') === 'scipy' && settings.discretization === 'zoh';
   const value = new Float64Array(2);
   const evaluate = (w: number): void => {
     if (discrete) discreteComplex(coefficients, options.hSeconds, w, value);

@@ -1,24 +1,7 @@
 import { KnobError } from '../errors';
 import type { GateSettings } from './gate-settings';
-import {
-  C_BLEND,
-  C_P11,
-  C_P12,
-  C_P21,
-  C_P22,
-  resetCoefficientsInto,
-  stepCoefficientsInto,
-} from './step-coefficients';
-import {
-  S_CLAMPED,
-  S_COEFFICIENTS,
-  S_G,
-  S_H_CACHED,
-  S_T_PREV,
-  S_U_PREV,
-  S_V,
-  type GateState,
-} from './gate-state';
+import { C_BLEND, C_P11, C_P12, C_P21, C_P22, resetCoefficientsInto, stepCoefficientsInto } from './step-coefficients';
+import { S_CLAMPED, S_COEFFICIENTS, S_G, S_H_CACHED, S_T_PREV, S_U_PREV, S_V, type GateState } from './gate-state';
 
 /**
  * Coefficients are reused while the frame interval stays within this relative distance of the one
@@ -102,7 +85,15 @@ export function runGate(
     let next = n;
     do {
       n = next;
-      next = advanceWithCachedCoefficients(uRef, timestampsSeconds, n, Math.min(to, n + CHUNK_FRAMES), state, output.g, output.v);
+      next = advanceWithCachedCoefficients(
+        uRef,
+        timestampsSeconds,
+        n,
+        Math.min(to, n + CHUNK_FRAMES),
+        state,
+        output.g,
+        output.v,
+      );
       clamped += state[S_CLAMPED];
     } while (next === n + CHUNK_FRAMES && next < to);
     n = next;

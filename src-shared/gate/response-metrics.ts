@@ -32,7 +32,6 @@ export interface ResponseMetrics {
 export const SETTLING_BAND = 0.02;
 const MINUS_3_DB_POWER = 10 ** (-3 / 10);
 
-
 /** Bisection for f(t) = target on [lo, hi] where f is monotone; to full double precision. */
 function solveMonotone(f: (t: number) => number, target: number, lo: number, hi: number): number {
   const increasing = f(hi) > f(lo);
@@ -146,7 +145,12 @@ export interface SampledStepInfo {
   overshootPercent: number;
 }
 
-export function sampledStepInfo(y: Float64Array, tSeconds: Float64Array, finalValue = 1, restValue = 0): SampledStepInfo {
+export function sampledStepInfo(
+  y: Float64Array,
+  tSeconds: Float64Array,
+  finalValue = 1,
+  restValue = 0,
+): SampledStepInfo {
   let lower = -1;
   let upper = -1;
   let peakIndex = 0;

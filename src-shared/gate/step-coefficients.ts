@@ -30,12 +30,7 @@ export function tustinStepSeconds(settings: GateSettings, hSeconds: number): num
   return (2 / settings.wnRadPerSec) * Math.tan(half);
 }
 
-export function stepCoefficientsInto(
-  settings: GateSettings,
-  hSeconds: number,
-  out: Float64Array,
-  offset = 0,
-): void {
+export function stepCoefficientsInto(settings: GateSettings, hSeconds: number, out: Float64Array, offset = 0): void {
   const { variant, discretization, zeta, wnRadPerSec: wn } = settings;
   if (variant === 'instant') {
     out[offset + C_P11] = 0;

@@ -88,7 +88,12 @@ export class BinStatistics {
 }
 
 /** Statistics of (score, outcome) pairs under a precomputed bin assignment. */
-export function binStatisticsOf(binOf: Int32Array, binCount: number, scores: Float64Array, outcomes: Uint8Array): BinStatistics {
+export function binStatisticsOf(
+  binOf: Int32Array,
+  binCount: number,
+  scores: Float64Array,
+  outcomes: Uint8Array,
+): BinStatistics {
   const stats = new BinStatistics(binCount);
   for (let start = 0; start < binOf.length; start += FIXED_POINT_UPDATES_BETWEEN_CARRIES) {
     const end = Math.min(binOf.length, start + FIXED_POINT_UPDATES_BETWEEN_CARRIES);

@@ -26,8 +26,18 @@ export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, a
     metric('ECE', id('ECE', 'L1'), expectedCalibrationError(stats), approximation),
     metric('MCE', id('MCE', 'max'), maximumCalibrationError(stats), approximation),
     metric('RMSCE', id('RMSCE', 'L2 plug-in'), lpCalibrationError(stats, 2), approximation),
-    metric('debiased L2-CE', id('CE', 'L2 debiased, Kumar et al. 2019'), debiasedL2CalibrationError(stats), approximation),
-    metric('ACE (netcal)', id('ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018'), averageCalibrationError(stats), approximation),
+    metric(
+      'debiased L2-CE',
+      id('CE', 'L2 debiased, Kumar et al. 2019'),
+      debiasedL2CalibrationError(stats),
+      approximation,
+    ),
+    metric(
+      'ACE (netcal)',
+      id('ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018'),
+      averageCalibrationError(stats),
+      approximation,
+    ),
     metric('sharpness', id('sharpness', 'sum (n_b/n) acc_b^2'), sharpness(stats), approximation),
     metric('refinement', id('refinement', 'sum (n_b/n) acc_b (1 - acc_b)'), refinement(stats), approximation),
   ];
@@ -56,7 +66,11 @@ export function classColumns(scores: ClassScores): ClassColumns {
 }
 
 /** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
-export function classwiseStatistics(scores: ClassScores, spec: BinningSpec, columns: ClassColumns = classColumns(scores)): BinTotals[] {
+export function classwiseStatistics(
+  scores: ClassScores,
+  spec: BinningSpec,
+  columns: ClassColumns = classColumns(scores),
+): BinTotals[] {
   return columns.probabilities.map((column, c) => binnedStatistics(column, columns.outcomes[c]!, spec));
 }
 
@@ -69,7 +83,11 @@ export function classwiseMetrics(scores: ClassScores, spec: BinningSpec, columns
   return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec, columns), binningIdentity(spec));
 }
 
-export function classwiseMetricsFromStatistics(perClass: BinTotals[], binning: string, approximation?: string): MetricValue[] {
+export function classwiseMetricsFromStatistics(
+  perClass: BinTotals[],
+  binning: string,
+  approximation?: string,
+): MetricValue[] {
   let ece = 0;
   let squared = 0;
   for (const stats of perClass) {
@@ -79,7 +97,12 @@ export function classwiseMetricsFromStatistics(perClass: BinTotals[], binning: s
   const k = perClass.length;
   return [
     metric('classwise ECE', `ECE(classwise, ${binning} per class, L1, mean over ${k} classes)`, ece / k, approximation),
-    metric('marginal debiased L2-CE', `CE(marginal, ${binning} per class, L2 debiased, Kumar et al. 2019)`, Math.sqrt(squared / k), approximation),
+    metric(
+      'marginal debiased L2-CE',
+      `CE(marginal, ${binning} per class, L2 debiased, Kumar et al. 2019)`,
+      Math.sqrt(squared / k),
+      approximation,
+    ),
   ];
 }
 
@@ -109,14 +132,24 @@ export function topLabelPerClassMetrics(top: TopLabelScores, classCount: number,
     const count = starts[c + 1] - starts[c];
     if (count === 0 || (spec.scheme === 'equal-mass' && count < spec.bins)) continue;
     const groupConfidence = confidence.subarray(starts[c], starts[c + 1]);
-    const ece = expectedCalibrationError(binnedStatistics(groupConfidence, correct.subarray(starts[c], starts[c + 1]), spec));
+    const ece = expectedCalibrationError(
+      binnedStatistics(groupConfidence, correct.subarray(starts[c], starts[c + 1]), spec),
+    );
     weighted += (count / n) * ece;
     unweighted += ece;
     classesPredicted++;
   }
   const binning = binningIdentity(spec);
   return [
-    metric('TL-ECE', `ECE(top-label per predicted class, ${binning}, L1, weighted by n_l/n, Gupta & Ramdas 2021)`, weighted),
-    metric('TL-ECE (unweighted)', `ECE(top-label per predicted class, ${binning}, L1, unweighted mean over ${classesPredicted} classes, MAPIE)`, classesPredicted === 0 ? 0 : unweighted / classesPredicted),
+    metric(
+      'TL-ECE',
+      `ECE(top-label per predicted class, ${binning}, L1, weighted by n_l/n, Gupta & Ramdas 2021)`,
+      weighted,
+    ),
+    metric(
+      'TL-ECE (unweighted)',
+      `ECE(top-label per predicted class, ${binning}, L1, unweighted mean over ${classesPredicted} classes, MAPIE)`,
+      classesPredicted === 0 ? 0 : unweighted / classesPredicted,
+    ),
   ];
 }

@@ -47,7 +47,10 @@ export function equalWidthEdges(bins: number): Float64Array {
 /** The ranks (0-based, ascending order) whose values equal-mass edges are made of. */
 export function equalMassRanks(n: number, bins: number, massEdges: MassEdges): number[] {
   if (massEdges === 'quantile') {
-    return Array.from({ length: bins + 1 }, (_, j) => (j / bins) * (n - 1)).flatMap((p) => [Math.floor(p), Math.min(n - 1, Math.floor(p) + 1)]);
+    return Array.from({ length: bins + 1 }, (_, j) => (j / bins) * (n - 1)).flatMap((p) => [
+      Math.floor(p),
+      Math.min(n - 1, Math.floor(p) + 1),
+    ]);
   }
   const base = Math.floor(n / bins);
   const extra = n % bins;
@@ -64,7 +67,12 @@ export function equalMassRanks(n: number, bins: number, massEdges: MassEdges): n
  * Edges from the values at equalMassRanks: numpy's linear quantile j/B (n - 1), or the midpoint
  * between a group's last value and the next group's first (np.array_split groups).
  */
-export function equalMassEdgesFromRanked(picked: Float64Array, n: number, bins: number, massEdges: MassEdges): Float64Array {
+export function equalMassEdgesFromRanked(
+  picked: Float64Array,
+  n: number,
+  bins: number,
+  massEdges: MassEdges,
+): Float64Array {
   const edges = new Float64Array(bins + 1);
   if (massEdges === 'quantile') {
     for (let j = 0; j <= bins; j++) {
@@ -83,7 +91,12 @@ export function equalMassEdgesFromRanked(picked: Float64Array, n: number, bins: 
 
 /** Edges of equal-mass bins; only the order statistics they use are computed, not a full sort. */
 export function equalMassEdges(values: Float64Array, bins: number, massEdges: MassEdges): Float64Array {
-  return equalMassEdgesFromRanked(orderStatistics(values, equalMassRanks(values.length, bins, massEdges)), values.length, bins, massEdges);
+  return equalMassEdgesFromRanked(
+    orderStatistics(values, equalMassRanks(values.length, bins, massEdges)),
+    values.length,
+    bins,
+    massEdges,
+  );
 }
 
 export function binCountOf(spec: BinningSpec): number {
@@ -92,9 +105,13 @@ export function binCountOf(spec: BinningSpec): number {
 
 /** Validates `spec` against the values and returns the table that locates them in its bins. */
 export function binTableFor(values: Float64Array, spec: BinningSpec): BinTable {
-  if (!Number.isInteger(spec.bins) || spec.bins < 1) throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
+  if (!Number.isInteger(spec.bins) || spec.bins < 1)
+    throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
   if (spec.scheme === 'equal-mass' && values.length < spec.bins) {
-    throw new KnobError('INVALID_INPUT', `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`,
+    );
   }
   const edges =
     spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);

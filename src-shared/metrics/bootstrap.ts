@@ -49,7 +49,11 @@ export function bootstrapInterval(
 }
 
 /** Gathers a resample of the columns a metric needs. */
-export function resample<T extends Float64Array | Uint8Array | Int32Array>(values: T, indices: Uint32Array, stride = 1): T {
+export function resample<T extends Float64Array | Uint8Array | Int32Array>(
+  values: T,
+  indices: Uint32Array,
+  stride = 1,
+): T {
   const out = new (values.constructor as new (length: number) => T)(indices.length * stride);
   for (let i = 0; i < indices.length; i++) {
     const from = indices[i] * stride;

@@ -125,8 +125,19 @@ export function cumulativeCalibrationTests(
     ks: metric('KS', id('KS statistic'), ks),
     ksPValue: metric('KS P-value', id('KS P-value, max |Brownian motion| on [0, 1]'), 1 - brownianMaxAbsCdf(ks)),
     kuiper: metric('Kuiper', id('Kuiper statistic'), kuiper),
-    kuiperPValue: metric('Kuiper P-value', id('Kuiper P-value, range of Brownian motion on [0, 1]'), 1 - brownianRangeCdf(kuiper)),
+    kuiperPValue: metric(
+      'Kuiper P-value',
+      id('Kuiper P-value, range of Brownian motion on [0, 1]'),
+      1 - brownianRangeCdf(kuiper),
+    ),
     spiegelhalterZ: z === null ? null : metric('Spiegelhalter Z', `Spiegelhalter Z(${target})`, z),
-    spiegelhalterPValue: z === null ? null : metric('Spiegelhalter P-value', `Spiegelhalter P-value(${target}, two-sided normal)`, normalTwoSidedPValue(z)),
+    spiegelhalterPValue:
+      z === null
+        ? null
+        : metric(
+            'Spiegelhalter P-value',
+            `Spiegelhalter P-value(${target}, two-sided normal)`,
+            normalTwoSidedPValue(z),
+          ),
   };
 }

@@ -32,7 +32,11 @@ export function gateConditionalCalibration(
   options: { spec?: BinningSpec; permutations?: number; seed?: number } = {},
 ): GateConditionalResult {
   const n = confidence.length;
-  if (n === 0 || gate.length !== n || correct.length !== n) throw new KnobError('INVALID_INPUT', 'gate-conditional test needs equal, non-empty confidence, correct and gate arrays');
+  if (n === 0 || gate.length !== n || correct.length !== n)
+    throw new KnobError(
+      'INVALID_INPUT',
+      'gate-conditional test needs equal, non-empty confidence, correct and gate arrays',
+    );
   const spec = options.spec ?? { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' };
   const permutations = options.permutations ?? 999;
   const seed = options.seed ?? 0;

@@ -15,7 +15,12 @@ import { smoothEce } from './smooth-ece';
  * can be compared with the library an operator knows.
  */
 export const EQUAL_WIDTH_15: BinningSpec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' };
-export const EQUAL_MASS_15: BinningSpec = { scheme: 'equal-mass', bins: 15, massEdges: 'midpoint', edgeRule: 'right-closed' };
+export const EQUAL_MASS_15: BinningSpec = {
+  scheme: 'equal-mass',
+  bins: 15,
+  massEdges: 'midpoint',
+  edgeRule: 'right-closed',
+};
 
 export interface MetricSuiteOptions {
   /** Binnings for the binned metrics (default: 15 equal-width and 15 equal-mass bins). */
@@ -28,13 +33,25 @@ export interface MetricSuiteOptions {
 export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
   const top = topLabelScores(scores);
   const binnings = options.binnings ?? [EQUAL_WIDTH_15, EQUAL_MASS_15];
-  const out: MetricValue[] = [accuracy(top), negativeLogLikelihood(scores), multiclassBrier(scores), topLabelBrier(top)];
+  const out: MetricValue[] = [
+    accuracy(top),
+    negativeLogLikelihood(scores),
+    multiclassBrier(scores),
+    topLabelBrier(top),
+  ];
   const columns = classColumns(scores);
   for (const requested of binnings) {
     // Fewer samples than equal-mass bins: one sample per bin (as uncertainty-calibration does);
     // the identity then states the bin count actually used.
-    const spec = requested.scheme === 'equal-mass' ? { ...requested, bins: Math.min(requested.bins, scores.sampleCount) } : requested;
-    out.push(...topLabelBinnedMetrics(top, spec), ...classwiseMetrics(scores, spec, columns), ...topLabelPerClassMetrics(top, scores.classCount, spec));
+    const spec =
+      requested.scheme === 'equal-mass'
+        ? { ...requested, bins: Math.min(requested.bins, scores.sampleCount) }
+        : requested;
+    out.push(
+      ...topLabelBinnedMetrics(top, spec),
+      ...classwiseMetrics(scores, spec, columns),
+      ...topLabelPerClassMetrics(top, scores.classCount, spec),
+    );
   }
   out.push(smoothEce(top.confidence, top.correct).value);
   const ranked = rankOutcomes(top.confidence, top.correct);
@@ -47,7 +64,13 @@ export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {
   return out;
 }
 
-export const PRESET_NAMES = ['torchmetrics-15', 'netcal-10', 'kumar-debiased-l2-15', 'smooth-ece', 'sklearn-curve-10'] as const;
+export const PRESET_NAMES = [
+  'torchmetrics-15',
+  'netcal-10',
+  'kumar-debiased-l2-15',
+  'smooth-ece',
+  'sklearn-curve-10',
+] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
@@ -58,13 +81,26 @@ export type PresetName = (typeof PRESET_NAMES)[number];
  * - smooth-ece: relplot's smECE with automatic bandwidth;
  * - sklearn-curve-10: sklearn calibration_curve(n_bins=10) bins ((lo,hi], first closed), as ECE.
  */
-export function presetMetrics(preset: PresetName, scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] {
-  const tag = (values: MetricValue[]): MetricValue[] => values.map((v) => ({ ...v, identity: `${v.identity} [preset ${preset}]` }));
+export function presetMetrics(
+  preset: PresetName,
+  scores: ClassScores,
+  top: TopLabelScores = topLabelScores(scores),
+): MetricValue[] {
+  const tag = (values: MetricValue[]): MetricValue[] =>
+    values.map((v) => ({ ...v, identity: `${v.identity} [preset ${preset}]` }));
   switch (preset) {
     case 'torchmetrics-15':
-      return tag(topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'one-in-extra-bin' }).filter((m) => ['ECE', 'MCE', 'RMSCE'].includes(m.name)));
+      return tag(
+        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'one-in-extra-bin' }).filter((m) =>
+          ['ECE', 'MCE', 'RMSCE'].includes(m.name),
+        ),
+      );
     case 'netcal-10':
-      return tag(topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }).filter((m) => ['ECE', 'MCE', 'ACE (netcal)'].includes(m.name)));
+      return tag(
+        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }).filter((m) =>
+          ['ECE', 'MCE', 'ACE (netcal)'].includes(m.name),
+        ),
+      );
     case 'kumar-debiased-l2-15':
       return tag([
         ...topLabelBinnedMetrics(top, EQUAL_MASS_15).filter((m) => m.name === 'debiased L2-CE'),
@@ -73,6 +109,10 @@ export function presetMetrics(preset: PresetName, scores: ClassScores, top: TopL
     case 'smooth-ece':
       return tag([smoothEce(top.confidence, top.correct).value]);
     case 'sklearn-curve-10':
-      return tag(topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'right-closed' }).filter((m) => m.name === 'ECE'));
+      return tag(
+        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'right-closed' }).filter(
+          (m) => m.name === 'ECE',
+        ),
+      );
   }
 }

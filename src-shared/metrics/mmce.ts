@@ -45,5 +45,9 @@ export function mmce(confidence: Float64Array, correct: ArrayLike<number>, seed 
     for (let j = 0; j < m; j++) row += r[j] * Math.exp(-2.5 * Math.abs(c[i] - c[j]));
     sum += r[i] * row;
   }
-  return metric('MMCE', `MMCE(top-label, Laplacian kernel exp(-2.5 |c - c'|), netcal, O(n^2)${identitySuffix})`, Math.sqrt(Math.max(0, sum) / (m * m)));
+  return metric(
+    'MMCE',
+    `MMCE(top-label, Laplacian kernel exp(-2.5 |c - c'|), netcal, O(n^2)${identitySuffix})`,
+    Math.sqrt(Math.max(0, sum) / (m * m)),
+  );
 }

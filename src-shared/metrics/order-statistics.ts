@@ -65,7 +65,9 @@ export function sortNonNegative(values: Float64Array): Float64Array {
  */
 export function orderStatistics(values: Float64Array, ranks: readonly number[]): Float64Array {
   const n = values.length;
-  for (const rank of ranks) if (!(rank >= 0 && rank < n && Number.isInteger(rank))) throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
+  for (const rank of ranks)
+    if (!(rank >= 0 && rank < n && Number.isInteger(rank)))
+      throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
   // Few values: a sort is cheaper than two 2 MB cell tables (live windows of a few hundred frames).
   if (n <= SMALL_SORT) {
     const sorted = sortNonNegative(values);
@@ -107,7 +109,9 @@ export function orderStatistics(values: Float64Array, ranks: readonly number[]):
     const slot = slotOfCell[(words[2 * i + high] >>> shift) & mask];
     if (slot >= 0) gathered[fill[slot]++] = values[i];
   }
-  const sortedCells = cellStart.map((_, slot) => sortNonNegative(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])));
+  const sortedCells = cellStart.map((_, slot) =>
+    sortNonNegative(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])),
+  );
   return Float64Array.from(ranks, (rank, index) => {
     const slot = slotOfCell[rankCell[index]];
     return sortedCells[slot]![rank - cellStart[slot]!]!;

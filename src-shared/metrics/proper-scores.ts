@@ -11,7 +11,8 @@ export function negativeLogLikelihood(scores: ClassScores): MetricValue {
   const { sampleCount: n, classCount: k, labels, logits, probabilities, logSumExp } = scores;
   let sum = 0;
   if (logits !== null) {
-    for (let i = 0; i < n; i++) sum += (logSumExp === null ? logSumExpRow(logits, i * k, k) : logSumExp[i]) - logits[i * k + labels[i]];
+    for (let i = 0; i < n; i++)
+      sum += (logSumExp === null ? logSumExpRow(logits, i * k, k) : logSumExp[i]) - logits[i * k + labels[i]];
     return metric('NLL', 'NLL(multiclass, from logits, natural log, mean)', sum / n);
   }
   for (let i = 0; i < n; i++) sum -= Math.log(probabilities[i * k + labels[i]]);
@@ -36,7 +37,11 @@ export function topLabelBrier(top: TopLabelScores): MetricValue {
     const d = top.confidence[i] - top.correct[i];
     sum += d * d;
   }
-  return metric('Brier (top-label)', 'Brier(top-label: confidence vs correct, mean, range [0, 1])', sum / top.confidence.length);
+  return metric(
+    'Brier (top-label)',
+    'Brier(top-label: confidence vs correct, mean, range [0, 1])',
+    sum / top.confidence.length,
+  );
 }
 
 export function accuracy(top: TopLabelScores): MetricValue {

@@ -33,7 +33,11 @@ export function wilsonInterval(successes: number, trials: number, z = 1.95996398
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
-export function reliabilityDiagram(confidence: Float64Array, correct: Uint8Array, spec: BinningSpec): ReliabilityDiagram {
+export function reliabilityDiagram(
+  confidence: Float64Array,
+  correct: Uint8Array,
+  spec: BinningSpec,
+): ReliabilityDiagram {
   const bins = assignBins(confidence, spec);
   const stats = binStatisticsOf(bins.binOf, bins.binCount, confidence, correct);
   const out: ReliabilityBin[] = [];
@@ -54,7 +58,10 @@ export function reliabilityDiagram(confidence: Float64Array, correct: Uint8Array
 }
 
 /** Counts of confidences in equal-width bins over [0, 1] (last bin closed). */
-export function confidenceHistogram(confidence: Float64Array, bins = 20): { edges: Float64Array; counts: Float64Array } {
+export function confidenceHistogram(
+  confidence: Float64Array,
+  bins = 20,
+): { edges: Float64Array; counts: Float64Array } {
   const assigned = assignBins(confidence, { scheme: 'equal-width', bins, edgeRule: 'left-closed' });
   const counts = new Float64Array(bins);
   for (let i = 0; i < assigned.binOf.length; i++) counts[assigned.binOf[i]]++;
@@ -119,4 +126,3 @@ export function smoothReliabilityCurve(
     bandHi,
   };
 }
-

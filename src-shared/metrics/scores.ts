@@ -33,7 +33,8 @@ function fail(message: string): never {
 }
 
 function checkShape(valueCount: number, classCount: number, labels: ArrayLike<number>): number {
-  if (!Number.isInteger(classCount) || classCount < 2) fail(`calibration needs at least two classes, got K = ${classCount}`);
+  if (!Number.isInteger(classCount) || classCount < 2)
+    fail(`calibration needs at least two classes, got K = ${classCount}`);
   if (labels.length === 0) fail('no samples: the input is empty');
   if (valueCount !== labels.length * classCount) {
     fail(`${valueCount} scores do not match ${labels.length} labels x ${classCount} classes`);
@@ -45,7 +46,8 @@ function checkedLabels(labels: ArrayLike<number>, classCount: number): Int32Arra
   const out = new Int32Array(labels.length);
   for (let i = 0; i < labels.length; i++) {
     const label = labels[i];
-    if (!Number.isInteger(label) || label < 0 || label >= classCount) fail(`label ${label} of sample ${i} is outside 0..${classCount - 1}`);
+    if (!Number.isInteger(label) || label < 0 || label >= classCount)
+      fail(`label ${label} of sample ${i} is outside 0..${classCount - 1}`);
     out[i] = label;
   }
   return out;
@@ -54,15 +56,21 @@ function checkedLabels(labels: ArrayLike<number>, classCount: number): Int32Arra
 export function scoresFromLogits(logits: LogitArray, classCount: number, labels: ArrayLike<number>): ClassScores {
   const n = checkShape(logits.length, classCount, labels);
   for (let i = 0; i < logits.length; i++) {
-    if (!Number.isFinite(logits[i])) fail(`logit ${i % classCount} of sample ${Math.floor(i / classCount)} is not finite (${logits[i]})`);
+    if (!Number.isFinite(logits[i]))
+      fail(`logit ${i % classCount} of sample ${Math.floor(i / classCount)} is not finite (${logits[i]})`);
   }
   const probabilities = new Float64Array(n * classCount);
   const logSumExp = new Float64Array(n);
-  for (let i = 0; i < n; i++) logSumExp[i] = softmaxRowInto(logits, i * classCount, classCount, probabilities, i * classCount);
+  for (let i = 0; i < n; i++)
+    logSumExp[i] = softmaxRowInto(logits, i * classCount, classCount, probabilities, i * classCount);
   return { sampleCount: n, classCount, probabilities, labels: checkedLabels(labels, classCount), logits, logSumExp };
 }
 
-export function scoresFromProbabilities(probabilities: ArrayLike<number>, classCount: number, labels: ArrayLike<number>): ClassScores {
+export function scoresFromProbabilities(
+  probabilities: ArrayLike<number>,
+  classCount: number,
+  labels: ArrayLike<number>,
+): ClassScores {
   const n = checkShape(probabilities.length, classCount, labels);
   const out = Float64Array.from(probabilities);
   for (let i = 0; i < n; i++) {
@@ -74,7 +82,14 @@ export function scoresFromProbabilities(probabilities: ArrayLike<number>, classC
     }
     if (Math.abs(sum - 1) > 1e-6) fail(`probabilities of sample ${i} sum to ${sum}, not 1`);
   }
-  return { sampleCount: n, classCount, probabilities: out, labels: checkedLabels(labels, classCount), logits: null, logSumExp: null };
+  return {
+    sampleCount: n,
+    classCount,
+    probabilities: out,
+    labels: checkedLabels(labels, classCount),
+    logits: null,
+    logSumExp: null,
+  };
 }
 
 export function topLabelScores(scores: ClassScores): TopLabelScores {

@@ -12,7 +12,10 @@ import type { TopLabelScores } from './scores';
  *   evenly, i.e. the expected risk over all orders of the block.
  * - E-AURC = AURC - [r + (1 - r) ln(1 - r)], r the error rate ((1 - r) ln(1 - r) = 0 at r = 1).
  */
-export function auroc(top: TopLabelScores, ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct)): MetricValue | null {
+export function auroc(
+  top: TopLabelScores,
+  ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct),
+): MetricValue | null {
   const { positiveTotal: positives, negativeTotal: negatives } = ranked;
   if (positives === 0 || negatives === 0) return null;
   let negativesBelow = 0;
@@ -23,10 +26,17 @@ export function auroc(top: TopLabelScores, ranked: RankedOutcomes = rankOutcomes
     pairs += p * negativesBelow + 0.5 * p * q;
     negativesBelow += q;
   }
-  return metric('AUROC', 'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)', pairs / (positives * negatives));
+  return metric(
+    'AUROC',
+    'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)',
+    pairs / (positives * negatives),
+  );
 }
 
-export function selectiveRisk(top: TopLabelScores, ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct)): MetricValue[] {
+export function selectiveRisk(
+  top: TopLabelScores,
+  ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct),
+): MetricValue[] {
   const n = ranked.positiveTotal + ranked.negativeTotal;
   let seen = 0;
   let errorsBefore = 0;

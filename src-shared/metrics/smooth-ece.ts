@@ -33,7 +33,12 @@ function linspace(count: number): Float64Array {
 }
 
 /** Splits each weight between the two grid nodes around its position (relplot smooth_round_to_grid). */
-export function splitOntoGrid(positions: Float64Array, weights: Float64Array | null, nodes: number, out: Float64Array): void {
+export function splitOntoGrid(
+  positions: Float64Array,
+  weights: Float64Array | null,
+  nodes: number,
+  out: Float64Array,
+): void {
   out.fill(0);
   const scale = nodes - 1;
   for (let i = 0; i < positions.length; i++) {
@@ -233,7 +238,11 @@ export interface SmoothEceResult {
   sigma: number;
 }
 
-export function smoothEce(confidence: Float64Array, correct: ArrayLike<number>, approximation?: string): SmoothEceResult {
+export function smoothEce(
+  confidence: Float64Array,
+  correct: ArrayLike<number>,
+  approximation?: string,
+): SmoothEceResult {
   return smoothEceFromGrids(gridProviderFromSamples(confidence, correct), approximation);
 }
 

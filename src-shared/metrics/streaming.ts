@@ -98,7 +98,10 @@ export class CalibrationAccumulator {
   /** Exact equal-width metrics (identical to the batch metrics of the same samples). */
   exactMetrics(): MetricValue[] {
     const binning = binningIdentity({ scheme: 'equal-width', bins: this.bins, edgeRule: this.edgeRule });
-    return [...binnedMetricsFromStatistics(this.topLabel, binning), ...classwiseMetricsFromStatistics(this.classwise, binning)];
+    return [
+      ...binnedMetricsFromStatistics(this.topLabel, binning),
+      ...classwiseMetricsFromStatistics(this.classwise, binning),
+    ];
   }
 
   /**
@@ -118,7 +121,10 @@ export class CalibrationAccumulator {
       confidence += stats.meanScore(b) * n;
     }
     if (count === 0) return [];
-    return [metric('accuracy', `accuracy(top-1, ${scope})`, correct / count), metric('mean confidence', `mean top-label confidence(${scope})`, confidence / count)];
+    return [
+      metric('accuracy', `accuracy(top-1, ${scope})`, correct / count),
+      metric('mean confidence', `mean top-label confidence(${scope})`, confidence / count),
+    ];
   }
 
   /** Metrics from the confidence sketch, each marked as an approximation. */
@@ -153,7 +159,9 @@ export class CalibrationAccumulator {
       for (let i = 0; i < count - correct; i++) stats.update(bin, mean, 0, 1);
     }
     const binning = `${this.massBins} equal-mass bins (cut at sketch cells)`;
-    return binnedMetricsFromStatistics(stats, binning, note).filter((m) => m.name === 'ECE' || m.name === 'debiased L2-CE');
+    return binnedMetricsFromStatistics(stats, binning, note).filter(
+      (m) => m.name === 'ECE' || m.name === 'debiased L2-CE',
+    );
   }
 
   private smoothGrid(nodes: number): SmoothGrid {
@@ -191,9 +199,13 @@ export class CalibrationAccumulator {
       pairs += correct * wrongBelow + 0.5 * correct * wrong;
       wrongBelow += wrong;
     }
-    return metric('AUROC', 'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)', pairs / (positives * negatives), note);
+    return metric(
+      'AUROC',
+      'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)',
+      pairs / (positives * negatives),
+      note,
+    );
   }
-
 }
 
 /**
@@ -209,7 +221,8 @@ export class SlidingWindowCalibration {
   private filled = 0;
 
   constructor(windowSize: number, options: StreamingOptions) {
-    if (!Number.isInteger(windowSize) || windowSize < 1) throw new KnobError('INVALID_INPUT', `window size must be a positive integer, got ${windowSize}`);
+    if (!Number.isInteger(windowSize) || windowSize < 1)
+      throw new KnobError('INVALID_INPUT', `window size must be a positive integer, got ${windowSize}`);
     this.windowSize = windowSize;
     this.accumulator = new CalibrationAccumulator(options);
     this.rows = new Float64Array(windowSize * options.classCount);

@@ -27,7 +27,11 @@ export interface ReplayOptions {
   settingsVersion?: number;
 }
 
-export function allocateReplayOutput(frameCapacity: number, classCount: number, keepFusedLogits: boolean): ReplayOutput {
+export function allocateReplayOutput(
+  frameCapacity: number,
+  classCount: number,
+  keepFusedLogits: boolean,
+): ReplayOutput {
   return {
     g: new Float64Array(frameCapacity),
     v: new Float64Array(frameCapacity),
@@ -81,7 +85,18 @@ export class GateReplayer {
     out.clampedInputs += runGate(this.settings, trace, from, to, this.state, out);
     const k = trace.classCount;
     if (this.scratch.length !== k) this.scratch = new Float64Array(k);
-    fuseTop1Into(trace.zStatic, trace.zDyn, out.g, k, from, to, out.top1, out.confidence, out.fusedLogits, this.scratch);
+    fuseTop1Into(
+      trace.zStatic,
+      trace.zDyn,
+      out.g,
+      k,
+      from,
+      to,
+      out.top1,
+      out.confidence,
+      out.fusedLogits,
+      this.scratch,
+    );
     out.settingsVersion.fill(this.version, from, to);
   }
 }

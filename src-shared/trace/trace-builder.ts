@@ -45,7 +45,13 @@ export class TraceBuilder {
   private capacity: number;
   private readonly corruptionCodes = new Map<string, number>();
 
-  constructor(classCount: number, labelNames: string[], nominalDtSeconds: number, hasLabels: boolean, initialCapacity = 1024) {
+  constructor(
+    classCount: number,
+    labelNames: string[],
+    nominalDtSeconds: number,
+    hasLabels: boolean,
+    initialCapacity = 1024,
+  ) {
     this.capacity = Math.max(1, initialCapacity);
     const n = this.capacity;
     this.trace = {
@@ -60,7 +66,9 @@ export class TraceBuilder {
       labelNames,
       metadata: {
         corruption: { kind: 'category', codes: new Int32Array(n), dictionary: ['none'] },
-        ...Object.fromEntries(METADATA_COLUMNS.map((name) => [name, { kind: 'number' as const, values: new Float64Array(n) }])),
+        ...Object.fromEntries(
+          METADATA_COLUMNS.map((name) => [name, { kind: 'number' as const, values: new Float64Array(n) }]),
+        ),
       },
       nominalDtSeconds,
     };
@@ -147,8 +155,10 @@ export class TraceBuilder {
   /** Sets the label of an already appended frame (operator feedback on unlabelled streams). */
   setLabel(frame: number, label: number): void {
     if (this.trace.labels === null) throw new KnobError('INVALID_INPUT', 'this stream was opened without labels');
-    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.trace.frameCount)) throw new KnobError('INVALID_INPUT', `frame ${frame} is not in the trace (0..${this.trace.frameCount - 1})`);
-    if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < this.trace.classCount)) throw new KnobError('INVALID_INPUT', `label ${label} is not a class index`);
+    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.trace.frameCount))
+      throw new KnobError('INVALID_INPUT', `frame ${frame} is not in the trace (0..${this.trace.frameCount - 1})`);
+    if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < this.trace.classCount))
+      throw new KnobError('INVALID_INPUT', `label ${label} is not a class index`);
     this.trace.labels[frame] = label;
   }
 
@@ -166,7 +176,12 @@ export class TraceBuilder {
       labels: t.labels === null ? null : t.labels.slice(0, n),
       labelNames: [...t.labelNames],
       metadata: Object.fromEntries(
-        Object.entries(t.metadata).map(([name, c]) => [name, c.kind === 'category' ? { kind: 'category', codes: c.codes.slice(0, n), dictionary: [...c.dictionary] } : { kind: 'number', values: c.values.slice(0, n) }]),
+        Object.entries(t.metadata).map(([name, c]) => [
+          name,
+          c.kind === 'category'
+            ? { kind: 'category', codes: c.codes.slice(0, n), dictionary: [...c.dictionary] }
+            : { kind: 'number', values: c.values.slice(0, n) },
+        ]),
       ),
     };
   }

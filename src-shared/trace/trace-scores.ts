@@ -20,7 +20,8 @@ export function labelledFrames(trace: Trace): Int32Array {
 }
 
 export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Array): ClassScores {
-  if (trace.labels === null || frames.length === 0) throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
+  if (trace.labels === null || frames.length === 0)
+    throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
   const k = trace.classCount;
   const selected = new Float64Array(frames.length * k);
   const labels = new Int32Array(frames.length);

@@ -11,8 +11,7 @@ export const TRACE_FORMAT_VERSION = 1;
 
 /** Per-frame metadata: numbers (severity, frame index, seed) or categories (corruption name). */
 export type MetadataColumn =
-  | { kind: 'number'; values: Float64Array }
-  | { kind: 'category'; codes: Int32Array; dictionary: string[] };
+  { kind: 'number'; values: Float64Array } | { kind: 'category'; codes: Int32Array; dictionary: string[] };
 
 export interface Trace {
   formatVersion: number;
@@ -46,11 +45,13 @@ export function validateTrace(trace: Trace): void {
   }
   if (!Number.isInteger(n) || n < 0) fail(`frameCount ${n} is not a non-negative integer`);
   if (!Number.isInteger(k) || k < 1) fail(`classCount ${k} is not a positive integer`);
-  if (trace.timestampsSeconds.length < n) fail(`timestampsSeconds has ${trace.timestampsSeconds.length} values for ${n} frames`);
+  if (trace.timestampsSeconds.length < n)
+    fail(`timestampsSeconds has ${trace.timestampsSeconds.length} values for ${n} frames`);
   if (trace.uRef.length < n) fail(`u_ref has ${trace.uRef.length} values for ${n} frames`);
   if (trace.zStatic.length < n * k) fail(`z_static has ${trace.zStatic.length} values for ${n} x ${k}`);
   if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);
-  if (trace.labels !== null && trace.labels.length < n) fail(`labels has ${trace.labels.length} values for ${n} frames`);
+  if (trace.labels !== null && trace.labels.length < n)
+    fail(`labels has ${trace.labels.length} values for ${n} frames`);
   if (!(trace.nominalDtSeconds > 0 && trace.nominalDtSeconds < Infinity)) {
     fail(`nominalDtSeconds ${trace.nominalDtSeconds} is not positive and finite`);
   }
@@ -68,7 +69,8 @@ export function validateTrace(trace: Trace): void {
   if (trace.labels !== null) {
     for (let i = 0; i < n; i++) {
       const label = trace.labels[i];
-      if (label !== UNKNOWN_LABEL && !(label >= 0 && label < k)) fail(`label of frame ${i} (${label}) is outside 0..${k - 1}`);
+      if (label !== UNKNOWN_LABEL && !(label >= 0 && label < k))
+        fail(`label of frame ${i} (${label}) is outside 0..${k - 1}`);
     }
   }
 }

@@ -10,6 +10,13 @@ import { benchLines } from '../../src-main/cli/commands/bench';
 
 export async function runEngineBench(): Promise<void> {
   process.stdout.write('\n== engine: default model, CPU, batch 256 (knob bench) ==\n');
-  const report = await benchEngine({ model: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }), batchSize: 256, frames: 10240, liveSeconds: 30, liveFps: 60, rounds: 7 });
+  const report = await benchEngine({
+    model: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }),
+    batchSize: 256,
+    frames: 10240,
+    liveSeconds: 30,
+    liveFps: 60,
+    rounds: 7,
+  });
   process.stdout.write(`${benchLines(report).join('\n')}\n`);
 }

@@ -5,7 +5,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS, createGateState, runGate } from '../../src-shared/gate';
+import {
+  DEFAULT_GATE_SETTINGS,
+  GATE_DISCRETIZATIONS,
+  GATE_VARIANTS,
+  createGateState,
+  runGate,
+} from '../../src-shared/gate';
 import { GateReplayer, allocateReplayOutput } from '../../src-shared/trace';
 import { syntheticTrace } from '../support/synthetic-trace';
 import { row, time } from './bench-timing';
@@ -52,25 +58,45 @@ export function runGateReplayBench(): void {
   // Warm the shared kernel on every variant first, so no variant pays for V8's first optimisation.
   for (const variant of GATE_VARIANTS) {
     for (const discretization of GATE_DISCRETIZATIONS) {
-      runGate({ ...DEFAULT_GATE_SETTINGS, variant, discretization }, trace, 0, FRAMES, createGateState(0.5), gateOutput);
+      runGate(
+        { ...DEFAULT_GATE_SETTINGS, variant, discretization },
+        trace,
+        0,
+        FRAMES,
+        createGateState(0.5),
+        gateOutput,
+      );
     }
   }
   for (const variant of GATE_VARIANTS) {
     for (const discretization of GATE_DISCRETIZATIONS) {
       const settings = { ...DEFAULT_GATE_SETTINGS, variant, discretization };
       const t = time(() => runGate(settings, trace, 0, FRAMES, createGateState(0.5), gateOutput));
-      row(`gate only, ${variant}, ${discretization}, constant dt`, `${(FRAMES / t.bestMs / 1e3).toFixed(1)} M frames/s (median ${(FRAMES / t.medianMs / 1e3).toFixed(1)}), GCs ${t.gcEvents}`);
+      row(
+        `gate only, ${variant}, ${discretization}, constant dt`,
+        `${(FRAMES / t.bestMs / 1e3).toFixed(1)} M frames/s (median ${(FRAMES / t.medianMs / 1e3).toFixed(1)}), GCs ${t.gcEvents}`,
+      );
     }
   }
-  const irregular = time(() => runGate(DEFAULT_GATE_SETTINGS, jittered, 0, FRAMES, createGateState(0.5), gateOutput), 3, 1);
-  row('gate only, second-order, zoh, irregular dt (every frame)', `${(FRAMES / irregular.bestMs / 1e3).toFixed(1)} M frames/s, GCs ${irregular.gcEvents}`);
+  const irregular = time(
+    () => runGate(DEFAULT_GATE_SETTINGS, jittered, 0, FRAMES, createGateState(0.5), gateOutput),
+    3,
+    1,
+  );
+  row(
+    'gate only, second-order, zoh, irregular dt (every frame)',
+    `${(FRAMES / irregular.bestMs / 1e3).toFixed(1)} M frames/s, GCs ${irregular.gcEvents}`,
+  );
 
   const out = allocateReplayOutput(FRAMES, CLASSES, false);
   const full = time(() => {
     out.clampedInputs = 0;
     new GateReplayer(DEFAULT_GATE_SETTINGS).advance(trace, 0, FRAMES, out);
   });
-  row('full replay (gate + fusion + top-1 confidence)', `best ${full.bestMs.toFixed(1)} ms, median ${full.medianMs.toFixed(1)} ms, GCs ${full.gcEvents}`);
+  row(
+    'full replay (gate + fusion + top-1 confidence)',
+    `best ${full.bestMs.toFixed(1)} ms, median ${full.medianMs.toFixed(1)} ms, GCs ${full.gcEvents}`,
+  );
   const gateOnly = time(() => runGate(DEFAULT_GATE_SETTINGS, trace, 0, FRAMES, createGateState(0.5), gateOutput));
   row('  of which the gate', `${((100 * gateOnly.bestMs) / full.bestMs).toFixed(1)} %`);
   const numpy = numpyFusionMs();
@@ -80,5 +106,7 @@ export function runGateReplayBench(): void {
     row(`numpy vectorised fusion + top-1 (no gate), ${numpy.python}`, `best ${numpy.ms.toFixed(1)} ms`);
     row('ratio: our full replay / numpy fusion alone', `${(full.bestMs / numpy.ms).toFixed(2)}`);
   }
-  process.stdout.write('  targets: full replay <= 200 ms on one core of a 2-core build machine; second-order ZOH gate >= 100 M frames/s\n');
+  process.stdout.write(
+    '  targets: full replay <= 200 ms on one core of a 2-core build machine; second-order ZOH gate >= 100 M frames/s\n',
+  );
 }

@@ -2,7 +2,12 @@
  * Issue 3 benchmark: the full metric set (every metric except bootstrap, MMCE and the permutation
  * test) on 1,000,000 samples x 10 classes, and SmoothECE alone. Prints times; never fails on them.
  */
-import { classColumns, classwiseMetrics, topLabelBinnedMetrics, topLabelPerClassMetrics } from '../../src-shared/metrics/binned-metrics';
+import {
+  classColumns,
+  classwiseMetrics,
+  topLabelBinnedMetrics,
+  topLabelPerClassMetrics,
+} from '../../src-shared/metrics/binned-metrics';
 import { cumulativeCalibrationTests } from '../../src-shared/metrics/cumulative-tests';
 import { EQUAL_MASS_15, EQUAL_WIDTH_15, metricSuite } from '../../src-shared/metrics/metric-suite';
 import { rankOutcomes } from '../../src-shared/metrics/ranked-outcomes';
@@ -17,14 +22,23 @@ const SAMPLES = 1_000_000;
 const CLASSES = 10;
 
 export function runMetricsBench(): void {
-  process.stdout.write(`\nCalibration metrics: ${SAMPLES.toLocaleString('en')} samples x ${CLASSES} classes, one thread\n`);
+  process.stdout.write(
+    `\nCalibration metrics: ${SAMPLES.toLocaleString('en')} samples x ${CLASSES} classes, one thread\n`,
+  );
   const data = syntheticClassifier({ n: SAMPLES, classCount: CLASSES, temperature: 1.5, seed: 1 });
   let count = 0;
-  const full = time(() => {
-    const scores = scoresFromLogits(data.logits, CLASSES, data.labels);
-    count = metricSuite(scores).length;
-  }, 3, 1);
-  row(`full metric set from logits (${count} values, EW15 + EM15)`, `best ${full.bestMs.toFixed(0)} ms, median ${full.medianMs.toFixed(0)} ms`);
+  const full = time(
+    () => {
+      const scores = scoresFromLogits(data.logits, CLASSES, data.labels);
+      count = metricSuite(scores).length;
+    },
+    3,
+    1,
+  );
+  row(
+    `full metric set from logits (${count} values, EW15 + EM15)`,
+    `best ${full.bestMs.toFixed(0)} ms, median ${full.medianMs.toFixed(0)} ms`,
+  );
   const scores = scoresFromLogits(data.logits, CLASSES, data.labels);
   const top = topLabelScores(scores);
   const columns = classColumns(scores);
@@ -36,19 +50,42 @@ export function runMetricsBench(): void {
     ['class columns (one transposition, shared by both binnings)', () => classColumns(scores)],
     ['classwise, 15 equal-width', () => classwiseMetrics(scores, EQUAL_WIDTH_15, columns)],
     ['classwise, 15 equal-mass', () => classwiseMetrics(scores, EQUAL_MASS_15, columns)],
-    ['TL-ECE per predicted class, both binnings', () => [topLabelPerClassMetrics(top, CLASSES, EQUAL_WIDTH_15), topLabelPerClassMetrics(top, CLASSES, EQUAL_MASS_15)]],
-    ['ranking + AUROC + AURC + KS/Kuiper/Spiegelhalter', () => {
-      const ranked = rankOutcomes(top.confidence, top.correct);
-      return [auroc(top, ranked), selectiveRisk(top, ranked), cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked)];
-    }],
+    [
+      'TL-ECE per predicted class, both binnings',
+      () => [
+        topLabelPerClassMetrics(top, CLASSES, EQUAL_WIDTH_15),
+        topLabelPerClassMetrics(top, CLASSES, EQUAL_MASS_15),
+      ],
+    ],
+    [
+      'ranking + AUROC + AURC + KS/Kuiper/Spiegelhalter',
+      () => {
+        const ranked = rankOutcomes(top.confidence, top.correct);
+        return [
+          auroc(top, ranked),
+          selectiveRisk(top, ranked),
+          cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked),
+        ];
+      },
+    ],
   ];
   for (const [label, part] of parts) row(`  ${label}`, `${time(part, 1, 1).bestMs.toFixed(0)} ms`);
   const smooth = time(() => smoothEce(top.confidence, top.correct), 5, 1);
-  row('SmoothECE alone (top-label pairs given)', `best ${smooth.bestMs.toFixed(0)} ms, median ${smooth.medianMs.toFixed(0)} ms`);
+  row(
+    'SmoothECE alone (top-label pairs given)',
+    `best ${smooth.bestMs.toFixed(0)} ms, median ${smooth.medianMs.toFixed(0)} ms`,
+  );
   const accumulator = new CalibrationAccumulator({ classCount: CLASSES });
-  const streaming = time(() => {
-    for (let i = 0; i < 100_000; i++) accumulator.update(scores.probabilities, i * CLASSES, scores.labels[i]!, 1);
-  }, 3, 1);
-  row('streaming accumulator update (top-label + classwise + sketch)', `${((streaming.bestMs * 1e3) / 100_000).toFixed(2)} us per sample`);
+  const streaming = time(
+    () => {
+      for (let i = 0; i < 100_000; i++) accumulator.update(scores.probabilities, i * CLASSES, scores.labels[i]!, 1);
+    },
+    3,
+    1,
+  );
+  row(
+    'streaming accumulator update (top-label + classwise + sketch)',
+    `${((streaming.bestMs * 1e3) / 100_000).toFixed(2)} us per sample`,
+  );
   process.stdout.write('  targets: full set < 1500 ms, SmoothECE < 300 ms on one core of a 2-core build machine\n');
 }

@@ -4,7 +4,13 @@ import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
 import { runMetricsBench } from './metrics.bench';
 
-const benches: Record<string, () => void | Promise<void>> = { gate: runGateReplayBench, metrics: runMetricsBench, engine: runEngineBench };
+const benches: Record<string, () => void | Promise<void>> = {
+  gate: runGateReplayBench,
+  metrics: runMetricsBench,
+  engine: runEngineBench,
+};
 const only = process.argv.slice(2);
-process.stdout.write(`Knob Studio benchmarks, Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n`);
+process.stdout.write(
+  `Knob Studio benchmarks, Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n`,
+);
 for (const [name, run] of Object.entries(benches)) if (only.length === 0 || only.includes(name)) await run();

@@ -40,7 +40,11 @@ beforeAll(async () => {
   const trouser = sample.images[sample.labels.indexOf(TROUSER)];
   const bag = sample.images[sample.labels.indexOf(BAG)];
   writeY4m(clip, [trouser, bag], FPS * 2);
-  app = await startDesk(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clip}`]);
+  app = await startDesk([
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    `--use-file-for-fake-video-capture=${clip}`,
+  ]);
 });
 afterAll(async () => app?.close());
 
@@ -52,7 +56,9 @@ describe('camera through the fake capture device', () => {
     await openSourceAndWait(app);
     expect(await app.page.getByTestId('source-name').innerText()).toMatch(/camera/);
     await app.page.getByTestId('play').click();
-    await expect.poll(async () => Number(await app.page.getByTestId('frames-processed').innerText()), { timeout: 30000 }).toBeGreaterThan(6 * FPS * 0.8);
+    await expect
+      .poll(async () => Number(await app.page.getByTestId('frames-processed').innerText()), { timeout: 30000 })
+      .toBeGreaterThan(6 * FPS * 0.8);
     await app.screenshot('camera-playing');
     await app.page.getByTestId('pause').click();
     const path = join(dir, 'camera.arrow');
@@ -61,7 +67,9 @@ describe('camera through the fake capture device', () => {
     const top1 = Array.from(file.run!.output.top1);
     const trousers = top1.filter((c) => c === TROUSER).length;
     const bags = top1.filter((c) => c === BAG).length;
-    process.stdout.write(`camera: ${top1.length} frames reached the model; predicted Trouser ${trousers}, Bag ${bags}\n`);
+    process.stdout.write(
+      `camera: ${top1.length} frames reached the model; predicted Trouser ${trousers}, Bag ${bags}\n`,
+    );
     expect(top1.length).toBeGreaterThan(60);
     // Both images were seen, each for a good share of the stream, in runs (the pattern, not noise).
     expect(trousers).toBeGreaterThan(top1.length * 0.25);

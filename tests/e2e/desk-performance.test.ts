@@ -43,7 +43,12 @@ describe('the desk under a 60 fps stream', () => {
       const w = window as unknown as { knobFrames: number[]; knobLongTasks: number[]; knobMeasuring: boolean };
       w.knobMeasuring = false;
       const intervals = w.knobFrames.slice(5).sort((a, b) => a - b);
-      return { frames: intervals.length, medianIntervalMs: intervals[intervals.length >> 1], p95IntervalMs: intervals[Math.floor(intervals.length * 0.95)], longTasks: w.knobLongTasks };
+      return {
+        frames: intervals.length,
+        medianIntervalMs: intervals[intervals.length >> 1],
+        p95IntervalMs: intervals[Math.floor(intervals.length * 0.95)],
+        longTasks: w.knobLongTasks,
+      };
     });
     await app.page.getByTestId('pause').click();
     const processed = Number(await text('frames-processed'));

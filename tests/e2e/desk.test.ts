@@ -25,14 +25,17 @@ afterAll(async () => app?.close());
 
 const text = (id: string): Promise<string> => testIdText(app, id);
 const openSourceAndWait = (): Promise<void> => openSource(app);
-const chartPixels = (): Promise<string> => app.page.locator('[data-testid="gate-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
+const chartPixels = (): Promise<string> =>
+  app.page.locator('[data-testid="gate-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
 
 describe('the desk in browser mode', () => {
   it('opens with the default model and the embedded stream, and says which provider runs', async () => {
     await expect.poll(() => text('model-name'), { timeout: 20000 }).toBe('knob-fmnist.onnx');
     expect(await text('model-contract')).toBe('knob-native');
     expect(await text('model-provider')).toBe('cpu');
-    await expect.poll(() => text('source-name'), { timeout: 20000 }).toMatch(/embedded Fashion-MNIST test set \(10000 images\)/);
+    await expect
+      .poll(() => text('source-name'), { timeout: 20000 })
+      .toMatch(/embedded Fashion-MNIST test set \(10000 images\)/);
     expect(app.pageErrors).toEqual([]);
     await app.screenshot('desk-open');
   });
@@ -109,7 +112,8 @@ describe('the desk in browser mode', () => {
   });
 
   it('operator feedback: hotkeys label the frame on screen and the metrics use it', async () => {
-    const trace = (): Promise<{ labelled: number }> => app.backend.handle('metrics.snapshot', {}).then((m) => ({ labelled: m.labelledFrameCount }));
+    const trace = (): Promise<{ labelled: number }> =>
+      app.backend.handle('metrics.snapshot', {}).then((m) => ({ labelled: m.labelledFrameCount }));
     await app.page.locator('body').click({ position: { x: 5, y: 890 } });
     const frame = Number(await text('live-frame-index'));
     await app.page.keyboard.press('x');
@@ -149,7 +153,11 @@ describe('the desk in browser mode', () => {
     await openSourceAndWait();
     await app.page.getByTestId('run-offline').click();
     await expect.poll(() => app.page.getByTestId('work-progress').isVisible(), { timeout: 10000 }).toBe(true);
-    await expect.poll(async () => Number((await text('work-progress')).match(/([\d,]+)/)![1].replace(/,/g, '')), { timeout: 20000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number((await text('work-progress')).match(/([\d,]+)/)![1].replace(/,/g, '')), {
+        timeout: 20000,
+      })
+      .toBeGreaterThan(0);
     // dispatchEvent: Playwright's actionability check intermittently reports the button (whose row
     // re-lays out ten times a second with the progress) as not visible; the click itself is real.
     await app.page.getByTestId('cancel-work').dispatchEvent('click');
@@ -172,7 +180,21 @@ describe('the desk in browser mode', () => {
   it('opens a video file by path and plays it through the model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'knob-video-'));
     const video = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=96x96:rate=25', '-t', '4', '-pix_fmt', 'yuv420p', video]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=96x96:rate=25',
+      '-t',
+      '4',
+      '-pix_fmt',
+      'yuv420p',
+      video,
+    ]);
     await app.page.getByTestId('source-kind').selectOption('video');
     await app.page.getByTestId('source-path').fill(video);
     await app.page.getByTestId('schedule-kind').selectOption('none');
@@ -211,11 +233,13 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => text('model-local-error')).toMatch(/preprocessing: not valid JSON/);
     await app.page.getByText('Override the preprocessing (input spec)').click();
     // Dropping a file in browser mode says why it cannot be used.
-    await app.page.locator('section.model').dispatchEvent('drop', { dataTransfer: await app.page.evaluateHandle(() => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File(['x'], 'dropped.onnx'));
-      return transfer;
-    }) });
+    await app.page.locator('section.model').dispatchEvent('drop', {
+      dataTransfer: await app.page.evaluateHandle(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File(['x'], 'dropped.onnx'));
+        return transfer;
+      }),
+    });
     await expect.poll(() => text('model-local-error')).toMatch(/dropping 'dropped\.onnx' needs the desktop app/);
     await app.screenshot('desk-model-panel');
     await app.page.getByTestId('model-path').fill('default');
@@ -228,15 +252,29 @@ describe('the desk in browser mode', () => {
   it('has no serious or critical accessibility violations (axe-core)', async () => {
     await app.page.evaluate(axeSource);
     const violations = await app.page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, {
+      const result = await (
+        window as unknown as {
+          axe: {
+            run: (
+              context: Document,
+              options: object,
+            ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+          };
+        }
+      ).axe.run(document, {
         resultTypes: ['violations'],
       });
-      return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+      }));
     });
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    process.stdout.write(`axe-core: ${violations.length} violations (${violations.map((v) => `${v.id}:${v.impact}`).join(', ') || 'none'})\n`);
+    process.stdout.write(
+      `axe-core: ${violations.length} violations (${violations.map((v) => `${v.id}:${v.impact}`).join(', ') || 'none'})\n`,
+    );
     expect(serious).toEqual([]);
     await app.screenshot('desk-accessibility-audit');
   });
-
 });

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const chartPixels = (): Promise<string> => app.page.locator('[data-testid="gate-preview"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
+const chartPixels = (): Promise<string> =>
+  app.page.locator('[data-testid="gate-preview"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
 const readout = (name: string): Promise<string | null> => app.page.locator(`[data-readout="${name}"]`).textContent();
 
 describe('knob slice in browser mode', () => {
@@ -69,7 +70,9 @@ describe('knob slice in browser mode', () => {
   it('dragging wn with the mouse (log scale) updates the backend, the step plot and the Bode plot', async () => {
     const wn = app.page.getByRole('slider', { name: /Sensitivity/ });
     const before = await chartPixels();
-    const bodeBefore = await app.page.locator('[data-testid="bode-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
+    const bodeBefore = await app.page
+      .locator('[data-testid="bode-chart"] canvas')
+      .evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
     const box = (await wn.boundingBox())!;
     await app.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await app.page.mouse.down();
@@ -81,7 +84,13 @@ describe('knob slice in browser mode', () => {
     expect(wnNow).toBeGreaterThan(6 * 3.5);
     expect(wnNow).toBeLessThan(6 * 4.5);
     expect(await chartPixels()).not.toBe(before);
-    await expect.poll(() => app.page.locator('[data-testid="bode-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL())).not.toBe(bodeBefore);
+    await expect
+      .poll(() =>
+        app.page
+          .locator('[data-testid="bode-chart"] canvas')
+          .evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL()),
+      )
+      .not.toBe(bodeBefore);
     await app.screenshot('knob-slice-mouse');
   });
 

@@ -37,7 +37,9 @@ describe('Electron shell', () => {
       bridge: Object.keys((globalThis as { knobBridge?: object }).knobBridge ?? {}).sort(),
     }));
     expect(page).toEqual({ require: 'undefined', process: 'undefined', bridge: ['onEvent', 'request'] });
-    await expect.poll(() => window.getByRole('slider', { name: /Stability/ }).getAttribute('aria-valuenow')).toBe('0.7');
+    await expect
+      .poll(() => window.getByRole('slider', { name: /Stability/ }).getAttribute('aria-valuenow'))
+      .toBe('0.7');
   });
 
   it('turns a knob through IPC and the readouts follow', async (context) => {
@@ -54,7 +56,11 @@ describe('Electron shell', () => {
     requireElectron(context);
     const decisions = await window.evaluate(async () => {
       const query = async (name: string) => (await navigator.permissions.query({ name: name as PermissionName })).state;
-      return { camera: await query('camera'), microphone: await query('microphone'), geolocation: await query('geolocation') };
+      return {
+        camera: await query('camera'),
+        microphone: await query('microphone'),
+        geolocation: await query('geolocation'),
+      };
     });
     expect(decisions.microphone).not.toBe('granted');
     expect(decisions.geolocation).not.toBe('granted');

@@ -67,7 +67,12 @@ describe('the engine through the API', () => {
     expect(loaded.ok).toBe(true);
     expect(loaded.result).toMatchObject({ contract: 'knob-native', executionProvider: 'cpu' });
     expect((await call('model.info')).result).toMatchObject({ classCount: 10 });
-    const opened = await call('source.open', { kind: 'embedded', frameRateHz: 60, schedule: { kind: 'constant', corruption: 'fog', severity: 3 }, seed: 5 });
+    const opened = await call('source.open', {
+      kind: 'embedded',
+      frameRateHz: 60,
+      schedule: { kind: 'constant', corruption: 'fog', severity: 3 },
+      seed: 5,
+    });
     expect(opened.result).toMatchObject({ kind: 'embedded', frameCount: 10000, hasLabels: true, frameRateHz: 60 });
     expect((await call('stream.start')).result).toMatchObject({ running: true });
     const update = await waitFor((m) => m.event === 'stream.update' && (m.data!.framesProcessed as number) > 20);
@@ -90,28 +95,45 @@ describe('the engine through the API', () => {
     const corruption = file.trace.metadata.corruption;
     expect(corruption.kind === 'category' && corruption.dictionary).toContain('fog');
     const snapshot = await call('metrics.snapshot');
-    expect((snapshot.result!.values as Array<{ identity: string }>).some((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))).toBe(true);
+    expect(
+      (snapshot.result!.values as Array<{ identity: string }>).some((v) =>
+        v.identity.startsWith('ECE(top-label, 15 equal-width'),
+      ),
+    ).toBe(true);
     // Full detail carries bootstrap intervals for the headline values and the smooth curve; light leaves the resampling out.
     expect(snapshot.result!.intervals).toHaveLength(3);
     expect(snapshot.result!.smooth).not.toBeNull();
     const light = await call('metrics.snapshot', { detail: 'light', groupBy: 'severity', lastFrames: 10 });
-    expect(light.result).toMatchObject({ intervals: [], smooth: null, window: 'last 10 recorded frames', groupBy: 'severity' });
-    expect((light.result!.groups as Array<{ key: string; count: number }>).reduce((n, g) => n + g.count, 0)).toBe(light.result!.labelledFrameCount);
+    expect(light.result).toMatchObject({
+      intervals: [],
+      smooth: null,
+      window: 'last 10 recorded frames',
+      groupBy: 'severity',
+    });
+    expect((light.result!.groups as Array<{ key: string; count: number }>).reduce((n, g) => n + g.count, 0)).toBe(
+      light.result!.labelledFrameCount,
+    );
     expect((await call('trace.load', { path })).result).toMatchObject({ frameCount: file.trace.frameCount });
   });
 
   it('a camera stream takes binary frame packets of any size; malformed packets get a typed error', async () => {
-    expect((await call('source.open', { kind: 'camera', frameRateHz: 30 })).result).toMatchObject({ kind: 'camera', timestampSource: 'capture' });
+    expect((await call('source.open', { kind: 'camera', frameRateHz: 30 })).result).toMatchObject({
+      kind: 'camera',
+      timestampSource: 'capture',
+    });
     expect((await call('stream.start')).ok).toBe(true);
     const sample = fashionMnistSample(20);
     for (let i = 0; i < 20; i++) {
       // A 56 x 56 RGB capture of the image; the engine fits it to the model's 28 x 28 grey input.
       const pixels = new Uint8Array(56 * 56 * 3);
-      for (let p = 0; p < 56 * 56; p++) pixels.fill(sample.images[i][((p / 56 / 2) | 0) * 28 + (((p % 56) / 2) | 0)], p * 3, p * 3 + 3);
-      ws.send(encodeFramePacket({ width: 56, height: 56, channels: 3, timestampSeconds: 100 + i / 30, label: -1, pixels }));
+      for (let p = 0; p < 56 * 56; p++)
+        pixels.fill(sample.images[i][((p / 56 / 2) | 0) * 28 + (((p % 56) / 2) | 0)], p * 3, p * 3 + 3);
+      ws.send(
+        encodeFramePacket({ width: 56, height: 56, channels: 3, timestampSeconds: 100 + i / 30, label: -1, pixels }),
+      );
       await new Promise((r) => setTimeout(r, 35));
     }
-    const update = await waitFor((m) => m.event === 'stream.update' && m.data!.timestampSeconds as number >= 100);
+    const update = await waitFor((m) => m.event === 'stream.update' && (m.data!.timestampSeconds as number) >= 100);
     expect(update.data!.label).toBeNull();
     ws.send(Uint8Array.of(1, 2, 3));
     const error = await waitFor((m) => m.event === 'frame.rejected');

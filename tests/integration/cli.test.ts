@@ -10,7 +10,10 @@ describe('knob command', () => {
   it('prints the response figures as JSON, the same numbers the knob panel shows', () => {
     const run = knob('response', '--zeta', '0.7', '--wn', '6', '--fps', '30', '--json');
     expect(run.status).toBe(0);
-    const report = JSON.parse(run.stdout) as { continuous: { settlingTimeSeconds: number }; discrete: { riseTimeSeconds: number } };
+    const report = JSON.parse(run.stdout) as {
+      continuous: { settlingTimeSeconds: number };
+      discrete: { riseTimeSeconds: number };
+    };
     expect(report.continuous.settlingTimeSeconds).toBeCloseTo(0.996465395, 9);
     expect(report.discrete.riseTimeSeconds).toBeCloseTo(11 / 30, 12);
   });

@@ -32,31 +32,79 @@ describe('embedded Fashion-MNIST test set', () => {
 });
 
 describe('knob corrupt', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, ['bin/knob.mjs', 'corrupt', ...args], { encoding: 'utf8' });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['bin/knob.mjs', 'corrupt', ...args], { encoding: 'utf8' });
 
   it('writes an IDX copy whose images are exactly the app corruption with the per-frame seed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'knob-corrupt-'));
     const out = join(dir, 'fog.idx');
-    const result = run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'fog', '--severity', '4', '--seed', '9', '--offset', '10', '--limit', '5', '--out', out);
+    const result = run(
+      '--input',
+      EMBEDDED_IMAGES_PATH,
+      '--corruption',
+      'fog',
+      '--severity',
+      '4',
+      '--seed',
+      '9',
+      '--offset',
+      '10',
+      '--limit',
+      '5',
+      '--out',
+      out,
+    );
     expect(result.status, result.stderr).toBe(0);
     const written = await readIdxFile(out);
     const source = await readIdxFile(EMBEDDED_IMAGES_PATH);
     expect(written.dimensions).toEqual([5, 28, 28]);
     for (let i = 0; i < 5; i++) {
-      const expected = corruptBytes(source.data.subarray((10 + i) * 784, (11 + i) * 784), 28, 28, 1, { name: 'fog', severity: 4, seed: frameSeed(9, 10 + i) });
+      const expected = corruptBytes(source.data.subarray((10 + i) * 784, (11 + i) * 784), 28, 28, 1, {
+        name: 'fog',
+        severity: 4,
+        seed: frameSeed(9, 10 + i),
+      });
       expect(Buffer.from(written.data.subarray(i * 784, (i + 1) * 784)).equals(Buffer.from(expected))).toBe(true);
     }
   });
   it('writes a folder of PNG files, and refuses bad usage with exit code 2', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'knob-png-')), 'png');
-    expect(run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'jpeg_compression', '--severity', '5', '--limit', '3', '--out-dir', dir).status).toBe(0);
+    expect(
+      run(
+        '--input',
+        EMBEDDED_IMAGES_PATH,
+        '--corruption',
+        'jpeg_compression',
+        '--severity',
+        '5',
+        '--limit',
+        '3',
+        '--out-dir',
+        dir,
+      ).status,
+    ).toBe(0);
     const files = readdirSync(dir).sort();
     expect(files).toEqual(['000000.png', '000001.png', '000002.png']);
     const png = PNG.sync.read(readFileSync(join(dir, files[0]!)));
     expect([png.width, png.height]).toEqual([28, 28]);
-    expect(run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'snow', '--severity', '1', '--out', join(dir, 'x.idx')).status).toBe(2);
-    expect(run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'fog', '--severity', '9', '--out', join(dir, 'x.idx')).status).toBe(2);
-    const missing = run('--input', join(dir, 'nope.idx'), '--corruption', 'fog', '--severity', '1', '--out', join(dir, 'x.idx'));
+    expect(
+      run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'snow', '--severity', '1', '--out', join(dir, 'x.idx'))
+        .status,
+    ).toBe(2);
+    expect(
+      run('--input', EMBEDDED_IMAGES_PATH, '--corruption', 'fog', '--severity', '9', '--out', join(dir, 'x.idx'))
+        .status,
+    ).toBe(2);
+    const missing = run(
+      '--input',
+      join(dir, 'nope.idx'),
+      '--corruption',
+      'fog',
+      '--severity',
+      '1',
+      '--out',
+      join(dir, 'x.idx'),
+    );
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/nope.idx: cannot be read/);
   });

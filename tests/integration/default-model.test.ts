@@ -31,8 +31,25 @@ describe('the shipped Knob model', () => {
     expect(metadata.opsetVersion).toBeGreaterThanOrEqual(13);
     expect(metadata.properties['knob.contract_version']).toBe('1');
     expect(model.description.labelsSource).toBe('metadata');
-    expect(model.description.labelNames).toEqual(['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot']);
-    expect(model.description.input).toMatchObject({ layout: 'NCHW', width: 28, height: 28, channels: 1, value_range: [0, 1] });
+    expect(model.description.labelNames).toEqual([
+      'T-shirt/top',
+      'Trouser',
+      'Pullover',
+      'Dress',
+      'Coat',
+      'Sandal',
+      'Shirt',
+      'Sneaker',
+      'Bag',
+      'Ankle boot',
+    ]);
+    expect(model.description.input).toMatchObject({
+      layout: 'NCHW',
+      width: 28,
+      height: 28,
+      channels: 1,
+      value_range: [0, 1],
+    });
     const images = (await readIdxFile(EMBEDDED_IMAGES_PATH)).data.subarray(0, 3 * 784);
     const out = await model.run(images, 3, 0);
     expect(out.zStatic.length).toBe(30);
@@ -75,7 +92,16 @@ describe('the shipped Knob model', () => {
   }, 120_000);
 
   it('fused accuracy falls with severity for every noise and blur corruption', async () => {
-    const noiseAndBlur = ['gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise', 'gaussian_blur', 'defocus_blur', 'motion_blur', 'zoom_blur'];
+    const noiseAndBlur = [
+      'gaussian_noise',
+      'shot_noise',
+      'impulse_noise',
+      'speckle_noise',
+      'gaussian_blur',
+      'defocus_blur',
+      'motion_blur',
+      'zoom_blur',
+    ];
     const fresh = await generateModelCard({
       modelPath: DEFAULT_MODEL_PATH,
       imagesPath: EMBEDDED_IMAGES_PATH,
@@ -84,7 +110,9 @@ describe('the shipped Knob model', () => {
       only: noiseAndBlur.flatMap((corruption) => [1, 3, 5].map((severity) => ({ corruption, severity }))),
     });
     for (const corruption of noiseAndBlur) {
-      const acc = [1, 3, 5].map((s) => fresh.conditions.find((r) => r.corruption === corruption && r.severity === s)!.fused.accuracy);
+      const acc = [1, 3, 5].map(
+        (s) => fresh.conditions.find((r) => r.corruption === corruption && r.severity === s)!.fused.accuracy,
+      );
       expect(acc[1], `${corruption}: ${acc.join(' > ')}`).toBeLessThan(acc[0]!);
       expect(acc[2], `${corruption}: ${acc.join(' > ')}`).toBeLessThan(acc[1]!);
     }

@@ -56,7 +56,21 @@ beforeAll(() => {
   writeFileSync(sidecarModelPath, linearClassifier(branchA));
   writeFileSync(
     join(dir, 'with-sidecar.knob.json'),
-    JSON.stringify({ labels: FASHION_MNIST_LABELS, t0: 3, certaintyRule: 'margin', input: { name: 'x', layout: 'NCHW', width: 28, height: 28, channels: 1, value_range: [0, 1], mean: [0], std: [1] } }),
+    JSON.stringify({
+      labels: FASHION_MNIST_LABELS,
+      t0: 3,
+      certaintyRule: 'margin',
+      input: {
+        name: 'x',
+        layout: 'NCHW',
+        width: 28,
+        height: 28,
+        channels: 1,
+        value_range: [0, 1],
+        mean: [0],
+        std: [1],
+      },
+    }),
   );
 });
 afterAll(async () => {
@@ -67,10 +81,20 @@ describe('model contracts', () => {
   it('Knob-native: the shipped model, detected, preprocessing and labels from its metadata, CPU chosen and the rest reported', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const d = client.description;
-    expect(d).toMatchObject({ contract: 'knob-native', contractSource: 'detected', inputSource: 'metadata', labelsSource: 'metadata', classCount: 10, executionProvider: 'cpu', adapter: null });
+    expect(d).toMatchObject({
+      contract: 'knob-native',
+      contractSource: 'detected',
+      inputSource: 'metadata',
+      labelsSource: 'metadata',
+      classCount: 10,
+      executionProvider: 'cpu',
+      adapter: null,
+    });
     expect(d.labelNames).toEqual(FASHION_MNIST_LABELS);
     // Every provider tried before CPU on this platform is reported with its reason.
-    expect(d.skippedProviders.map((s) => s.name)).toEqual(process.platform === 'linux' ? ['cuda', 'webgpu'] : expect.any(Array));
+    expect(d.skippedProviders.map((s) => s.name)).toEqual(
+      process.platform === 'linux' ? ['cuda', 'webgpu'] : expect.any(Array),
+    );
     for (const skipped of d.skippedProviders) expect(skipped.reason.length).toBeGreaterThan(10);
     const out = await client.run(frames(0, 8), 8, 0);
     expect(out.zStatic).toHaveLength(80);
@@ -82,7 +106,13 @@ describe('model contracts', () => {
   it('a single classifier through the adapter: z_dyn = z, z_static = z / T0, u* = 1 - H(p) / ln K; spec from the input shape', async () => {
     const client = await start({ path: classifierPath });
     const d = client.description;
-    expect(d).toMatchObject({ contract: 'single-classifier', contractSource: 'detected', inputSource: 'input-shape', labelsSource: 'generated', adapter: { t0: 2, certaintyRule: 'entropy' } });
+    expect(d).toMatchObject({
+      contract: 'single-classifier',
+      contractSource: 'detected',
+      inputSource: 'input-shape',
+      labelsSource: 'generated',
+      adapter: { t0: 2, certaintyRule: 'entropy' },
+    });
     expect(d.labelNames[3]).toBe('class 3');
     const out = await client.run(frames(0, 16), 16, 0);
     for (let i = 0; i < 16; i++) {
@@ -99,15 +129,26 @@ describe('model contracts', () => {
 
   it('a sidecar gives labels, preprocessing and adapter defaults; explicit settings win over it', async () => {
     const fromSidecar = await start({ path: sidecarModelPath });
-    expect(fromSidecar.description).toMatchObject({ inputSource: 'sidecar', labelsSource: 'sidecar', adapter: { t0: 3, certaintyRule: 'margin' } });
+    expect(fromSidecar.description).toMatchObject({
+      inputSource: 'sidecar',
+      labelsSource: 'sidecar',
+      adapter: { t0: 3, certaintyRule: 'margin' },
+    });
     expect(fromSidecar.description.labelNames).toEqual(FASHION_MNIST_LABELS);
     const out = await fromSidecar.run(frames(0, 4), 4, 0);
     for (let i = 0; i < 4; i++) {
       const p = softmax(out.zDyn.subarray(i * 10, i * 10 + 10)).sort((a, b) => b - a);
       expect(out.uRef[i]).toBeCloseTo(p[0] - p[1], 6);
     }
-    const explicit = await start({ path: sidecarModelPath, t0: 5, labels: Array.from({ length: 10 }, (_, k) => `c${k}`) });
-    expect(explicit.description).toMatchObject({ labelsSource: 'explicit', adapter: { t0: 5, certaintyRule: 'margin' } });
+    const explicit = await start({
+      path: sidecarModelPath,
+      t0: 5,
+      labels: Array.from({ length: 10 }, (_, k) => `c${k}`),
+    });
+    expect(explicit.description).toMatchObject({
+      labelsSource: 'explicit',
+      adapter: { t0: 5, certaintyRule: 'margin' },
+    });
   });
 
   it('two classifier files as the branches: u* = 1 - total variation between their softmax outputs', async () => {
@@ -133,18 +174,27 @@ describe('model contracts', () => {
 
   it('a requested contract overrides detection', async () => {
     const client = await start({ path: classifierPath, contract: 'single-classifier', certaintyRule: 'margin' });
-    expect(client.description).toMatchObject({ contract: 'single-classifier', contractSource: 'requested', adapter: { certaintyRule: 'margin' } });
+    expect(client.description).toMatchObject({
+      contract: 'single-classifier',
+      contractSource: 'requested',
+      adapter: { certaintyRule: 'margin' },
+    });
   });
 });
 
 describe('the built app', () => {
   it('the electron-vite build ships the inference process as its own entry, and it finds resources/ from out/main', async () => {
     const { fork } = await import('node:child_process');
-    const child = fork('out/main/inference-process.js', [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-    const reply = await new Promise<{ type: string; description?: { contract: string; labelNames: string[] } }>((resolve) => {
-      child.once('message', (message) => resolve(message as never));
-      child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
+    const child = fork('out/main/inference-process.js', [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
+    const reply = await new Promise<{ type: string; description?: { contract: string; labelNames: string[] } }>(
+      (resolve) => {
+        child.once('message', (message) => resolve(message as never));
+        child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
+      },
+    );
     // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
     const result = await new Promise<{ type: string; id?: number; zStatic?: Float32Array }>((resolve) => {
       child.once('message', (message) => resolve(message as never));
@@ -176,7 +226,10 @@ describe('the built metrics worker', () => {
     const { metricsSnapshot } = await import('../../src-main/core/engine/metrics-snapshot');
     const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
     const worker = new Worker('./out/main/metrics-worker.js');
-    const reply = await new Promise<{ ok: boolean; snapshots: Array<{ values: Array<{ identity: string; value: number | null }> }> }>((resolve) => {
+    const reply = await new Promise<{
+      ok: boolean;
+      snapshots: Array<{ values: Array<{ identity: string; value: number | null }> }>;
+    }>((resolve) => {
       worker.once('message', resolve);
       worker.postMessage({ id: 1, trace, settings: [DEFAULT_GATE_SETTINGS], version: 0, options: {} });
     });
@@ -190,8 +243,26 @@ describe('the built metrics worker', () => {
 describe('the engine', () => {
   it('an offline run of the shipped model equals a replay of its trace bit for bit, and keeps source metadata', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
-    const source = await openSource('default', { target: client.description.input, labelNames: client.description.labelNames });
-    const result = await runOffline({ client, source, schedule: { kind: 'step', corruption: 'gaussian_noise', levels: [{ atFrame: 0, severity: 0 }, { atFrame: 300, severity: 5 }] }, streamSeed: 7, settings: DEFAULT_GATE_SETTINGS, batchSize: 128, maxFrames: 600 });
+    const source = await openSource('default', {
+      target: client.description.input,
+      labelNames: client.description.labelNames,
+    });
+    const result = await runOffline({
+      client,
+      source,
+      schedule: {
+        kind: 'step',
+        corruption: 'gaussian_noise',
+        levels: [
+          { atFrame: 0, severity: 0 },
+          { atFrame: 300, severity: 5 },
+        ],
+      },
+      streamSeed: 7,
+      settings: DEFAULT_GATE_SETTINGS,
+      batchSize: 128,
+      maxFrames: 600,
+    });
     expect(result.error).toBeNull();
     expect(result.framesProcessed).toBe(600);
     const again = replay(result.trace, DEFAULT_GATE_SETTINGS);
@@ -201,15 +272,25 @@ describe('the engine', () => {
     const severity = result.trace.metadata.severity;
     expect(severity.kind === 'number' && severity.values[299] === 0 && severity.values[300] === 5).toBe(true);
     // The gate responds to the step: mean u* drops under heavy noise.
-    const mean = (from: number, to: number) => result.trace.uRef.subarray(from, to).reduce((a, b) => a + b, 0) / (to - from);
+    const mean = (from: number, to: number) =>
+      result.trace.uRef.subarray(from, to).reduce((a, b) => a + b, 0) / (to - from);
     expect(mean(300, 600)).toBeLessThan(mean(0, 300) - 0.1);
-    for (const stage of ['preprocess', 'inference', 'gateFusion', 'total'] as const) expect(result.latencyPerFrame[stage]!.p95Ms).toBeGreaterThan(0);
+    for (const stage of ['preprocess', 'inference', 'gateFusion', 'total'] as const)
+      expect(result.latencyPerFrame[stage]!.p95Ms).toBeGreaterThan(0);
   });
 
-  it('live stepping with a mid-stream knob change records each frame\'s settings version; the recorded trace replays to the same outputs', async () => {
+  it("live stepping with a mid-stream knob change records each frame's settings version; the recorded trace replays to the same outputs", async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const updates: number[] = [];
-    const session = new LiveSession({ client, settings: DEFAULT_GATE_SETTINGS, schedule: { kind: 'none' }, streamSeed: 0, nominalFrameRateHz: 30, hasLabels: true, onUpdate: (u) => updates.push(u.frame) });
+    const session = new LiveSession({
+      client,
+      settings: DEFAULT_GATE_SETTINGS,
+      schedule: { kind: 'none' },
+      streamSeed: 0,
+      nominalFrameRateHz: 30,
+      hasLabels: true,
+      onUpdate: (u) => updates.push(u.frame),
+    });
     for (let i = 0; i < 60; i++) {
       session.submit(sample.images[i], { width: 28, height: 28, channels: 1 }, i / 30, sample.labels[i]);
       await session.idle();
@@ -230,7 +311,15 @@ describe('the engine', () => {
   it('the inference process killed mid-stream: a typed error, a restart with backoff, and the stream resumes with its gate state', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const errors: string[] = [];
-    const session = new LiveSession({ client, settings: DEFAULT_GATE_SETTINGS, schedule: { kind: 'none' }, streamSeed: 0, nominalFrameRateHz: 30, hasLabels: true, onError: (e) => errors.push(e.code) });
+    const session = new LiveSession({
+      client,
+      settings: DEFAULT_GATE_SETTINGS,
+      schedule: { kind: 'none' },
+      streamSeed: 0,
+      nominalFrameRateHz: 30,
+      hasLabels: true,
+      onError: (e) => errors.push(e.code),
+    });
     const firstPid = client.pid;
     for (let i = 0; i < 120; i++) {
       if (i === 50) process.kill(client.pid!, 'SIGKILL');

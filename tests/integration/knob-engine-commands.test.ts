@@ -40,7 +40,10 @@ function knob(...args: string[]): Promise<{ status: number | null; stdout: strin
 
 function expectOneLineFailure(result: { status: number | null; stderr: string }, pattern: RegExp): void {
   expect(result.status).toBe(1);
-  const lines = result.stderr.trim().split('\n').filter((l) => l.startsWith('knob:'));
+  const lines = result.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('knob:'));
   expect(lines.length).toBe(1);
   expect(lines[0]).toMatch(pattern);
 }
@@ -49,14 +52,39 @@ describe('knob run / replay / metrics', () => {
   const runDir = join(dir, 'run');
 
   it('knob run writes the Arrow trace, metrics with identities and a self-contained report', async () => {
-    const result = await knob('run', '--model', 'default', '--source', 'default', '--limit', '400', '--schedule', 'step', '--corrupt', 'fog', '--levels', '0:0,200:4', '--out', runDir, '--json');
+    const result = await knob(
+      'run',
+      '--model',
+      'default',
+      '--source',
+      'default',
+      '--limit',
+      '400',
+      '--schedule',
+      'step',
+      '--corrupt',
+      'fog',
+      '--levels',
+      '0:0,200:4',
+      '--out',
+      runDir,
+      '--json',
+    );
     expect(result.status).toBe(0);
-    const summary = JSON.parse(result.stdout) as { frames: number; model: { executionProvider: string; skippedProviders: unknown[] }; fused: Array<{ identity: string; value: number }> };
+    const summary = JSON.parse(result.stdout) as {
+      frames: number;
+      model: { executionProvider: string; skippedProviders: unknown[] };
+      fused: Array<{ identity: string; value: number }>;
+    };
     expect(summary.frames).toBe(400);
     expect(summary.model.executionProvider).toBe('cpu');
-    expect(summary.fused.some((m) => m.identity === 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)')).toBe(true);
+    expect(
+      summary.fused.some((m) => m.identity === 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)'),
+    ).toBe(true);
     expect(readFileSync(join(runDir, 'trace.arrow')).subarray(0, 6).toString()).toBe('ARROW1');
-    const metrics = JSON.parse(readFileSync(join(runDir, 'metrics.json'), 'utf8')) as { metrics: { fused: Array<{ identity: string }> } };
+    const metrics = JSON.parse(readFileSync(join(runDir, 'metrics.json'), 'utf8')) as {
+      metrics: { fused: Array<{ identity: string }> };
+    };
     expect(metrics.metrics.fused.some((m) => m.identity.includes('[preset torchmetrics-15]'))).toBe(true);
     const html = readFileSync(join(runDir, 'report.html'), 'utf8');
     expect(html).toContain('<svg');
@@ -74,7 +102,16 @@ describe('knob run / replay / metrics', () => {
     const replayed = await readTraceFile(join(dir, 'replay-same', 'trace.arrow'));
     expect(Array.from(replayed.run!.output.g)).toEqual(Array.from(original.run!.output.g));
     expect(Array.from(replayed.run!.output.confidence)).toEqual(Array.from(original.run!.output.confidence));
-    const other = await knob('replay', join(runDir, 'trace.arrow'), '--zeta', '0.2', '--wn', '20', '--out', join(dir, 'replay-other'));
+    const other = await knob(
+      'replay',
+      join(runDir, 'trace.arrow'),
+      '--zeta',
+      '0.2',
+      '--wn',
+      '20',
+      '--out',
+      join(dir, 'replay-other'),
+    );
     expect(other.status).toBe(0);
     const changed = await readTraceFile(join(dir, 'replay-other', 'trace.arrow'));
     expect(changed.run!.settings.zeta).toBe(0.2);
@@ -84,7 +121,14 @@ describe('knob run / replay / metrics', () => {
   it('live stepping and knob replay of the saved trace give identical fused outputs', async () => {
     const client = await InferenceClient.start(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
     clients.push(client);
-    const session = new LiveSession({ client, settings: DEFAULT_GATE_SETTINGS, schedule: { kind: 'constant', corruption: 'gaussian_noise', severity: 3 }, streamSeed: 3, nominalFrameRateHz: 30, hasLabels: true });
+    const session = new LiveSession({
+      client,
+      settings: DEFAULT_GATE_SETTINGS,
+      schedule: { kind: 'constant', corruption: 'gaussian_noise', severity: 3 },
+      streamSeed: 3,
+      nominalFrameRateHz: 30,
+      hasLabels: true,
+    });
     let t = 0;
     for (let i = 0; i < 150; i++) {
       t += (1 + (i % 3)) / 60; // irregular frame intervals, as a camera delivers them
@@ -92,13 +136,17 @@ describe('knob run / replay / metrics', () => {
       await session.idle();
     }
     const livePath = join(dir, 'live.arrow');
-    await writeTraceFile(livePath, session.builder.snapshot(), { settings: DEFAULT_GATE_SETTINGS, output: session.builder.snapshotOutput() });
+    await writeTraceFile(livePath, session.builder.snapshot(), {
+      settings: DEFAULT_GATE_SETTINGS,
+      output: session.builder.snapshotOutput(),
+    });
     session.close();
     const result = await knob('replay', livePath, '--out', join(dir, 'live-replay'));
     expect(result.status).toBe(0);
     const live = await readTraceFile(livePath);
     const replayed = await readTraceFile(join(dir, 'live-replay', 'trace.arrow'));
-    for (const key of ['g', 'v', 'confidence'] as const) expect(Array.from(replayed.run!.output[key])).toEqual(Array.from(live.run!.output[key]));
+    for (const key of ['g', 'v', 'confidence'] as const)
+      expect(Array.from(replayed.run!.output[key])).toEqual(Array.from(live.run!.output[key]));
     expect(Array.from(replayed.run!.output.top1)).toEqual(Array.from(live.run!.output.top1));
   });
 
@@ -112,15 +160,36 @@ describe('knob run / replay / metrics', () => {
     writeFileSync(join(dir, 'logits.npy'), npyBytes(logits, [200, 3]));
     writeFileSync(join(dir, 'labels.csv'), `label\n${Array.from(labels).join('\n')}\n`);
     writeFileSync(join(dir, 'labels.json'), JSON.stringify(Array.from(labels)));
-    const fromNpy = await knob('metrics', '--logits', join(dir, 'logits.npy'), '--labels', join(dir, 'labels.csv'), '--json');
+    const fromNpy = await knob(
+      'metrics',
+      '--logits',
+      join(dir, 'logits.npy'),
+      '--labels',
+      join(dir, 'labels.csv'),
+      '--json',
+    );
     expect(fromNpy.status).toBe(0);
-    const report = JSON.parse(fromNpy.stdout) as { samples: number; metrics: Array<{ name: string; identity: string; value: number }> };
+    const report = JSON.parse(fromNpy.stdout) as {
+      samples: number;
+      metrics: Array<{ name: string; identity: string; value: number }>;
+    };
     expect(report.samples).toBe(200);
     expect(report.metrics.find((m) => m.name === 'accuracy')?.value).toBeGreaterThan(0.5);
     for (const preset of ['torchmetrics-15', 'netcal-10', 'kumar-debiased-l2-15', 'smooth-ece', 'sklearn-curve-10']) {
       expect(report.metrics.some((m) => m.identity.endsWith(`[preset ${preset}]`))).toBe(true);
     }
-    const chosen = await knob('metrics', '--logits', join(dir, 'logits.npy'), '--labels', join(dir, 'labels.json'), '--bins', '10', '--binning', 'equal-mass', '--json');
+    const chosen = await knob(
+      'metrics',
+      '--logits',
+      join(dir, 'logits.npy'),
+      '--labels',
+      join(dir, 'labels.json'),
+      '--bins',
+      '10',
+      '--binning',
+      'equal-mass',
+      '--json',
+    );
     const narrowed = JSON.parse(chosen.stdout) as { metrics: Array<{ identity: string }> };
     expect(narrowed.metrics.some((m) => m.identity.includes('10 equal-mass'))).toBe(true);
     expect(narrowed.metrics.some((m) => m.identity.includes('15 equal-width'))).toBe(false);
@@ -134,7 +203,9 @@ describe('knob run / replay / metrics', () => {
   it('a trace written by pandas-facing tools reads back in pandas when pyarrow is installed', async (context) => {
     const probe = spawnSync('/usr/bin/python3', ['-c', 'import pandas, pyarrow'], { encoding: 'utf8' });
     if (probe.status !== 0) {
-      context.skip(`pandas.read_feather needs pandas and pyarrow in /usr/bin/python3; not installed here (Debian bookworm packages no pyarrow): ${probe.stderr.trim().split('\n').pop()}`);
+      context.skip(
+        `pandas.read_feather needs pandas and pyarrow in /usr/bin/python3; not installed here (Debian bookworm packages no pyarrow): ${probe.stderr.trim().split('\n').pop()}`,
+      );
     }
     const script = `import pandas; df = pandas.read_feather('${join(runDir, 'trace.arrow')}'); print(len(df), len(df['z_static'][0]), df['g'].iloc[-1])`;
     const read = spawnSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' });
@@ -151,19 +222,42 @@ describe('knob table and knob bench', () => {
   it('knob table: Static, Dynamic and the three gate variants in reset mode, as JSON', async () => {
     const result = await knob('table', '--images-per-condition', '60', '--corruptions', 'gaussian_noise,fog', '--json');
     expect(result.status).toBe(0);
-    const table = JSON.parse(result.stdout) as { conditions: number; rows: Array<{ method: string; accuracy: number; error: number; ece: number; debiasedEce: number; nll: number; latencyMsPerFrame: number }> };
+    const table = JSON.parse(result.stdout) as {
+      conditions: number;
+      rows: Array<{
+        method: string;
+        accuracy: number;
+        error: number;
+        ece: number;
+        debiasedEce: number;
+        nll: number;
+        latencyMsPerFrame: number;
+      }>;
+    };
     expect(table.conditions).toBe(10);
     expect(table.rows.map((r) => r.method)).toEqual(['Static', 'Dynamic', 'Knob-IA', 'ODE-Lite', 'Knob-ODE']);
     for (const row of table.rows) {
       expect(row.accuracy + row.error).toBeCloseTo(1, 12);
-      for (const v of [row.ece, row.debiasedEce, row.nll, row.latencyMsPerFrame]) expect(Number.isFinite(v) && v >= 0).toBe(true);
+      for (const v of [row.ece, row.debiasedEce, row.nll, row.latencyMsPerFrame])
+        expect(Number.isFinite(v) && v >= 0).toBe(true);
     }
     // Gate variants cost more per frame than a branch alone (the gate is not free, only cheap).
     expect(table.rows[4].latencyMsPerFrame).toBeGreaterThan(table.rows[0].latencyMsPerFrame);
   });
 
   it('knob bench reports bare vs engine throughput, the gate share and live latency from one run', async () => {
-    const result = await knob('bench', '--frames', '512', '--batch', '128', '--rounds', '1', '--live-seconds', '1', '--json');
+    const result = await knob(
+      'bench',
+      '--frames',
+      '512',
+      '--batch',
+      '128',
+      '--rounds',
+      '1',
+      '--live-seconds',
+      '1',
+      '--json',
+    );
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout) as {
       bare: { framesPerSecond: number };
@@ -177,7 +271,10 @@ describe('knob table and knob bench', () => {
     expect(report.engineToBareRatio).toBeCloseTo(report.engine.framesPerSecond / report.bare.framesPerSecond, 12);
     // The like-for-like figure: bare sessions in the inference process's layout (session-layout.ts).
     expect(report.bareEngineLayout).toMatchObject(cpuSessionLayout());
-    expect(report.engineToBareEngineLayoutRatio).toBeCloseTo(report.engine.framesPerSecond / report.bareEngineLayout.framesPerSecond, 12);
+    expect(report.engineToBareEngineLayoutRatio).toBeCloseTo(
+      report.engine.framesPerSecond / report.bareEngineLayout.framesPerSecond,
+      12,
+    );
     expect(report.gateFusion.fractionOfInference).toBeGreaterThan(0);
     expect(report.live.submitted).toBe(60);
     expect(report.live.processed + report.live.dropped).toBe(60);
@@ -188,19 +285,37 @@ describe('knob table and knob bench', () => {
 describe('hostile input to knob run and replay', () => {
   it('truncated and non-ONNX model files, unexpected outputs and unresolvable dynamic shapes', async () => {
     writeFileSync(join(dir, 'truncated.onnx'), readFileSync(DEFAULT_MODEL_PATH).subarray(0, 5000));
-    expectOneLineFailure(await knob('run', '--model', join(dir, 'truncated.onnx'), '--source', 'default', '--out', join(dir, 'x')), /truncated\.onnx: not an ONNX model/);
+    expectOneLineFailure(
+      await knob('run', '--model', join(dir, 'truncated.onnx'), '--source', 'default', '--out', join(dir, 'x')),
+      /truncated\.onnx: not an ONNX model/,
+    );
     writeFileSync(join(dir, 'text.onnx'), 'this is a text file, not a model');
-    expectOneLineFailure(await knob('run', '--model', join(dir, 'text.onnx'), '--source', 'default', '--out', join(dir, 'x')), /text\.onnx: not an ONNX model/);
+    expectOneLineFailure(
+      await knob('run', '--model', join(dir, 'text.onnx'), '--source', 'default', '--out', join(dir, 'x')),
+      /text\.onnx: not an ONNX model/,
+    );
     const twoOutputs = buildOnnxModel({
       inputs: [{ name: 'x', shape: ['N', 1, 28, 28] }],
-      outputs: [{ name: 'a', shape: ['N', 1, 28, 28] }, { name: 'b', shape: ['N', 1, 28, 28] }],
-      nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['a'] }, { op: 'Identity', inputs: ['x'], outputs: ['b'] }],
+      outputs: [
+        { name: 'a', shape: ['N', 1, 28, 28] },
+        { name: 'b', shape: ['N', 1, 28, 28] },
+      ],
+      nodes: [
+        { op: 'Identity', inputs: ['x'], outputs: ['a'] },
+        { op: 'Identity', inputs: ['x'], outputs: ['b'] },
+      ],
     });
     writeFileSync(join(dir, 'two-outputs.onnx'), twoOutputs);
-    expectOneLineFailure(await knob('run', '--model', join(dir, 'two-outputs.onnx'), '--source', 'default', '--out', join(dir, 'x')), /two-outputs\.onnx: unexpected outputs \(a, b\)/);
+    expectOneLineFailure(
+      await knob('run', '--model', join(dir, 'two-outputs.onnx'), '--source', 'default', '--out', join(dir, 'x')),
+      /two-outputs\.onnx: unexpected outputs \(a, b\)/,
+    );
     const weights = classMeanWeights(sample.images.slice(0, 300), sample.labels.slice(0, 300), 10, 4);
     writeFileSync(join(dir, 'dynamic.onnx'), linearClassifier({ ...weights, inputShape: ['N', 'C', 'H', 'W'] }));
-    expectOneLineFailure(await knob('run', '--model', join(dir, 'dynamic.onnx'), '--source', 'default', '--out', join(dir, 'x')), /dynamic\.onnx: input 'x' has dynamic or non-image shape \[N, C, H, W\]/);
+    expectOneLineFailure(
+      await knob('run', '--model', join(dir, 'dynamic.onnx'), '--source', 'default', '--out', join(dir, 'x')),
+      /dynamic\.onnx: input 'x' has dynamic or non-image shape \[N, C, H, W\]/,
+    );
   });
 
   it('NaN logits part-way through a run: a typed error naming the frame, and the frames before it are kept', async () => {
@@ -228,12 +343,26 @@ describe('hostile input to knob run and replay', () => {
     });
     writeFileSync(join(dir, 'nan-on-white.onnx'), model);
     const images = new Uint8Array(700 * 784);
-    for (let i = 0; i < 700; i++) for (let p = 0; p < 784; p++) images[i * 784 + p] = Math.min(254, sample.images[i][p]);
+    for (let i = 0; i < 700; i++)
+      for (let p = 0; p < 784; p++) images[i * 784 + p] = Math.min(254, sample.images[i][p]);
     images[600 * 784 + 400] = 255;
     await writeIdxFile(join(dir, 'poison-images-idx3-ubyte'), { dimensions: [700, 28, 28], data: images });
-    await writeIdxFile(join(dir, 'poison-labels-idx1-ubyte'), { dimensions: [700], data: Uint8Array.from(sample.labels.slice(0, 700)) });
+    await writeIdxFile(join(dir, 'poison-labels-idx1-ubyte'), {
+      dimensions: [700],
+      data: Uint8Array.from(sample.labels.slice(0, 700)),
+    });
     const out = join(dir, 'poisoned');
-    const result = await knob('run', '--model', join(dir, 'nan-on-white.onnx'), '--source', join(dir, 'poison-images-idx3-ubyte'), '--batch', '100', '--out', out);
+    const result = await knob(
+      'run',
+      '--model',
+      join(dir, 'nan-on-white.onnx'),
+      '--source',
+      join(dir, 'poison-images-idx3-ubyte'),
+      '--batch',
+      '100',
+      '--out',
+      out,
+    );
     expectOneLineFailure(result, /nan-on-white\.onnx: output 'logits' is NaN at frame 600 .*kept the 600 frames/);
     const kept = await readTraceFile(join(out, 'trace.arrow'));
     expect(kept.trace.frameCount).toBe(600);
@@ -242,12 +371,19 @@ describe('hostile input to knob run and replay', () => {
   it('a trace from a newer format version, and bad usage', async () => {
     const file = await readTraceFile(join(dir, 'run', 'trace.arrow'));
     await writeTraceFile(join(dir, 'future.arrow'), { ...file.trace, formatVersion: 99 }, null);
-    expectOneLineFailure(await knob('replay', join(dir, 'future.arrow'), '--out', join(dir, 'y')), /future\.arrow: trace format version 99 is newer than this app reads \(1\)/);
+    expectOneLineFailure(
+      await knob('replay', join(dir, 'future.arrow'), '--out', join(dir, 'y')),
+      /future\.arrow: trace format version 99 is newer than this app reads \(1\)/,
+    );
     expect(existsSync(join(dir, 'y'))).toBe(false);
     expect((await knob('run', '--source', 'default')).status).toBe(2);
-    expect((await knob('run', '--source', 'default', '--out', join(dir, 'z'), '--schedule', 'wobble', '--corrupt', 'fog')).status).toBe(2);
+    expect(
+      (await knob('run', '--source', 'default', '--out', join(dir, 'z'), '--schedule', 'wobble', '--corrupt', 'fog'))
+        .status,
+    ).toBe(2);
     expect((await knob('metrics')).status).toBe(2);
     const help = await knob('--help');
-    for (const command of ['run', 'replay', 'metrics', 'table', 'bench']) expect(help.stdout).toContain(`knob ${command}`);
+    for (const command of ['run', 'replay', 'metrics', 'table', 'bench'])
+      expect(help.stdout).toContain(`knob ${command}`);
   });
 });

@@ -55,7 +55,12 @@ async function expectKnobError(promise: Promise<unknown>, code: string, pattern:
 describe('dataset sources', () => {
   it('the embedded stream: 10,000 labelled Fashion-MNIST images at the declared rate', async () => {
     const source = await openSource('default', { target, frameRateHz: 25 });
-    expect(source.info).toMatchObject({ kind: 'embedded', frameCount: 10000, hasLabels: true, timestampSource: 'declared-rate' });
+    expect(source.info).toMatchObject({
+      kind: 'embedded',
+      frameCount: 10000,
+      hasLabels: true,
+      timestampSource: 'declared-rate',
+    });
     const first = (await source.batches(4).next()).value!;
     expect(Array.from(first.frames.subarray(0, 784))).toEqual(Array.from(sample.images[0]));
     expect(Array.from(first.labels!)).toEqual(sample.labels.slice(0, 4));
@@ -66,7 +71,10 @@ describe('dataset sources', () => {
     const images = new Uint8Array(40 * 784);
     sample.images.forEach((image, i) => images.set(image, i * 784));
     await writeIdxFile(join(dir, 'set-images-idx3-ubyte.gz'), { dimensions: [40, 28, 28], data: images });
-    await writeIdxFile(join(dir, 'set-labels-idx1-ubyte.gz'), { dimensions: [40], data: Uint8Array.from(sample.labels) });
+    await writeIdxFile(join(dir, 'set-labels-idx1-ubyte.gz'), {
+      dimensions: [40],
+      data: Uint8Array.from(sample.labels),
+    });
     const got = await collect(await openSource(join(dir, 'set-images-idx3-ubyte.gz'), { target }));
     expect(got.frames).toHaveLength(40);
     expect(got.labels).toEqual(sample.labels);
@@ -75,14 +83,26 @@ describe('dataset sources', () => {
   it('NumPy: an .npz archive and a folder with images.npy / labels.npy', async () => {
     const images = new Uint8Array(40 * 784);
     sample.images.forEach((image, i) => images.set(image, i * 784));
-    writeFileSync(join(dir, 'set.npz'), zipSync({ 'x_test.npy': npyBytes(images, [40, 28, 28]), 'y_test.npy': npyBytes(BigInt64Array.from(sample.labels.map(BigInt)), [40]) }));
+    writeFileSync(
+      join(dir, 'set.npz'),
+      zipSync({
+        'x_test.npy': npyBytes(images, [40, 28, 28]),
+        'y_test.npy': npyBytes(BigInt64Array.from(sample.labels.map(BigInt)), [40]),
+      }),
+    );
     const fromNpz = await collect(await openSource(join(dir, 'set.npz'), { target }));
     expect(fromNpz.labels).toEqual(sample.labels);
     expect(Array.from(fromNpz.frames[7])).toEqual(Array.from(sample.images[7]));
     const folder = join(dir, 'npy');
     mkdirSync(folder);
     // Float pixels in [0, 1] are accepted and scaled to bytes.
-    writeFileSync(join(folder, 'images.npy'), npyBytes(Float32Array.from(images, (b) => b / 255), [40, 28, 28, 1]));
+    writeFileSync(
+      join(folder, 'images.npy'),
+      npyBytes(
+        Float32Array.from(images, (b) => b / 255),
+        [40, 28, 28, 1],
+      ),
+    );
     writeFileSync(join(folder, 'labels.npy'), npyBytes(Int32Array.from(sample.labels), [40]));
     const fromFolder = await collect(await openSource(folder, { target }));
     expect(Array.from(fromFolder.frames[3])).toEqual(Array.from(sample.images[3]));
@@ -103,7 +123,8 @@ describe('dataset sources', () => {
     mkdirSync(manifestDir);
     for (let i = 0; i < 3; i++) {
       const rgba = new Uint8Array(784 * 4);
-      for (let p = 0; p < 784; p++) rgba.set([sample.images[i][p], sample.images[i][p], sample.images[i][p], 255], p * 4);
+      for (let p = 0; p < 784; p++)
+        rgba.set([sample.images[i][p], sample.images[i][p], sample.images[i][p], 255], p * 4);
       writeFileSync(join(manifestDir, `${i}.jpg`), jpeg.encode({ data: rgba, width: 28, height: 28 }, 95).data);
     }
     writeFileSync(join(manifestDir, 'manifest.csv'), 'path,label\n0.jpg,Sneaker\n1.jpg,Bag\n2.jpg,Sneaker\n');
@@ -132,12 +153,33 @@ describe('video through ffmpeg', () => {
     // 56 x 56 frames (each image doubled), lossless FFV1 at 10 fps: area scaling back to 28 x 28 is exact.
     for (let i = 0; i < 12; i++) {
       const big = new Uint8Array(56 * 56);
-      for (let y = 0; y < 56; y++) for (let x = 0; x < 56; x++) big[y * 56 + x] = sample.images[i][(y >> 1) * 28 + (x >> 1)];
+      for (let y = 0; y < 56; y++)
+        for (let x = 0; x < 56; x++) big[y * 56 + x] = sample.images[i][(y >> 1) * 28 + (x >> 1)];
       writeFileSync(join(frames, `${String(i).padStart(3, '0')}.png`), png(big, 56, 56));
     }
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-framerate', '10', '-i', join(frames, '%03d.png'), '-c:v', 'ffv1', '-pix_fmt', 'gray', video]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-framerate',
+      '10',
+      '-i',
+      join(frames, '%03d.png'),
+      '-c:v',
+      'ffv1',
+      '-pix_fmt',
+      'gray',
+      video,
+    ]);
     const source = await openSource(video, { target });
-    expect(source.info).toMatchObject({ kind: 'video', width: 28, height: 28, timestampSource: 'pts', hasLabels: false });
+    expect(source.info).toMatchObject({
+      kind: 'video',
+      width: 28,
+      height: 28,
+      timestampSource: 'pts',
+      hasLabels: false,
+    });
     expect(source.info.frameRateHz).toBeCloseTo(10, 6);
     const got = await collect(source, 5);
     expect(got.frames).toHaveLength(12);
@@ -149,7 +191,11 @@ describe('video through ffmpeg', () => {
     const broken = join(dir, 'broken.mp4');
     writeFileSync(broken, readFileSync(video).subarray(0, 200));
     await expectKnobError(openSource(broken, { target }), 'INVALID_INPUT', /broken\.mp4: not a readable video/);
-    await expectKnobError(openVideoSource(video, { target, ffprobe: 'ffprobe-not-installed' }), 'MISSING_PROGRAM', /ffprobe-not-installed was not found on PATH/);
+    await expectKnobError(
+      openVideoSource(video, { target, ffprobe: 'ffprobe-not-installed' }),
+      'MISSING_PROGRAM',
+      /ffprobe-not-installed was not found on PATH/,
+    );
   });
 });
 
@@ -157,14 +203,19 @@ describe('long opens', () => {
   it('an image folder reports progress per file and stops with CANCELLED when aborted', async () => {
     const folder = join(dir, 'many');
     mkdirSync(folder);
-    for (let i = 0; i < 40; i++) writeFileSync(join(folder, `${String(i).padStart(3, '0')}.png`), png(sample.images[i]));
+    for (let i = 0; i < 40; i++)
+      writeFileSync(join(folder, `${String(i).padStart(3, '0')}.png`), png(sample.images[i]));
     const seen: number[] = [];
     const complete = await openSource(folder, { target, onProgress: (done, total) => seen.push(done / total) });
     expect(complete.info.frameCount).toBe(40);
     expect(seen.length).toBe(40);
     expect(seen[0]).toBe(0);
     const controller = new AbortController();
-    const opening = openSource(folder, { target, signal: controller.signal, onProgress: (done) => done === 5 && controller.abort() });
+    const opening = openSource(folder, {
+      target,
+      signal: controller.signal,
+      onProgress: (done) => done === 5 && controller.abort(),
+    });
     await expectKnobError(opening, 'CANCELLED', /many: opening cancelled after 6 of 40 images/);
   });
 });
@@ -172,15 +223,27 @@ describe('long opens', () => {
 describe('hostile datasets', () => {
   it('empty, unreadable and wrong-size inputs are refused by name', async () => {
     await writeIdxFile(join(dir, 'empty-images-idx3-ubyte'), { dimensions: [0, 28, 28], data: new Uint8Array(0) });
-    await expectKnobError(openSource(join(dir, 'empty-images-idx3-ubyte'), { target }), 'INVALID_INPUT', /empty-images-idx3-ubyte: the dataset is empty/);
+    await expectKnobError(
+      openSource(join(dir, 'empty-images-idx3-ubyte'), { target }),
+      'INVALID_INPUT',
+      /empty-images-idx3-ubyte: the dataset is empty/,
+    );
     await expectKnobError(openSource(join(dir, 'nowhere'), { target }), 'INVALID_INPUT', /nowhere: does not exist/);
     writeFileSync(join(dir, 'garbage-images-idx3-ubyte'), 'not idx at all');
-    await expectKnobError(openSource(join(dir, 'garbage-images-idx3-ubyte'), { target }), 'INVALID_INPUT', /garbage-images-idx3-ubyte: not an IDX file/);
+    await expectKnobError(
+      openSource(join(dir, 'garbage-images-idx3-ubyte'), { target }),
+      'INVALID_INPUT',
+      /garbage-images-idx3-ubyte: not an IDX file/,
+    );
     const mixed = join(dir, 'mixed');
     mkdirSync(mixed);
     writeFileSync(join(mixed, 'a.png'), png(sample.images[0]));
     writeFileSync(join(mixed, 'b.png'), png(new Uint8Array(30 * 30), 30, 30));
-    await expectKnobError(openSource(mixed, { target }), 'INVALID_INPUT', /b\.png: image is 30 x 30, the folder's images are 28 x 28/);
+    await expectKnobError(
+      openSource(mixed, { target }),
+      'INVALID_INPUT',
+      /b\.png: image is 30 x 30, the folder's images are 28 x 28/,
+    );
     writeFileSync(join(mixed, 'c.png'), 'truncated');
     const empty = join(dir, 'no-images');
     mkdirSync(empty);

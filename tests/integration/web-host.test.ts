@@ -109,7 +109,10 @@ describe('web host', () => {
       [{ id: 8, method: 'stream.start', params: {} }, 'NOT_AVAILABLE'],
       [{ id: 13, method: 'bundle.import', params: { path: '/nonexistent/knob-settings.json' } }, 'INVALID_INPUT'],
       [{ id: 12, method: 'model.load', params: { path: '/nonexistent/m.onnx' } }, 'INVALID_INPUT'],
-      [JSON.stringify({ id: 9, method: 'knobs.get', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }), 'REQUEST_TOO_LARGE'],
+      [
+        JSON.stringify({ id: 9, method: 'knobs.get', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
+        'REQUEST_TOO_LARGE',
+      ],
     ];
     for (const [payload, code] of cases) {
       const reply = await request(ws, payload);

@@ -37,7 +37,11 @@ export interface BrowserMode {
 export async function startBrowserMode(extraArgs: string[] = []): Promise<BrowserMode> {
   const backend = new KnobBackend();
   const host = await startWebHost({ backend, rendererDir: resolve('out/renderer') });
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   const pageErrors: string[] = [];

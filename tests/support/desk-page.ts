@@ -8,7 +8,10 @@ import { startBrowserMode, type BrowserMode } from './browser-mode';
 export async function startDesk(extraArgs: string[] = []): Promise<BrowserMode> {
   const app = await startBrowserMode(extraArgs);
   await app.page.getByTestId('model-name').waitFor();
-  await app.page.getByText(/embedded Fashion-MNIST test set/).first().waitFor({ timeout: 20000 });
+  await app.page
+    .getByText(/embedded Fashion-MNIST test set/)
+    .first()
+    .waitFor({ timeout: 20000 });
   return app;
 }
 
@@ -18,7 +21,8 @@ export function testIdText(app: BrowserMode, id: string): Promise<string> {
 
 /** Clicks "Open source" and waits until the backend answered (the source generation moved on). */
 export async function openSourceAndWait(app: BrowserMode): Promise<void> {
-  const generation = async (): Promise<number> => Number(await app.page.getByTestId('source-name').getAttribute('data-generation'));
+  const generation = async (): Promise<number> =>
+    Number(await app.page.getByTestId('source-name').getAttribute('data-generation'));
   const before = await generation();
   await app.page.getByTestId('open-source').click();
   await expect.poll(generation, { timeout: 20000 }).toBeGreaterThan(before);

@@ -2,9 +2,18 @@
  * Writes NumPy .npy bytes (format 1.0, C order, little-endian), as numpy.save does: the tests
  * build real .npy/.npz files with it (an .npz is a zip of these, made with fflate's zipSync).
  */
-const DESCR: Record<string, string> = { Uint8Array: '|u1', Int32Array: '<i4', Float32Array: '<f4', Float64Array: '<f8', BigInt64Array: '<i8' };
+const DESCR: Record<string, string> = {
+  Uint8Array: '|u1',
+  Int32Array: '<i4',
+  Float32Array: '<f4',
+  Float64Array: '<f8',
+  BigInt64Array: '<i8',
+};
 
-export function npyBytes(values: Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array, shape: number[]): Uint8Array {
+export function npyBytes(
+  values: Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array,
+  shape: number[],
+): Uint8Array {
   const descr = DESCR[values.constructor.name];
   const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;

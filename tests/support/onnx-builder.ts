@@ -42,7 +42,12 @@ export interface ModelSpec {
 function valueInfo(spec: ValueSpec) {
   return {
     name: spec.name,
-    type: { tensor_type: { elem_type: FLOAT, shape: { dim: spec.shape.map((d) => (typeof d === 'number' ? { dim_value: d } : { dim_param: d })) } } },
+    type: {
+      tensor_type: {
+        elem_type: FLOAT,
+        shape: { dim: spec.shape.map((d) => (typeof d === 'number' ? { dim_value: d } : { dim_param: d })) },
+      },
+    },
   };
 }
 
@@ -58,7 +63,9 @@ export function buildOnnxModel(spec: ModelSpec): Uint8Array {
         op_type: n.op,
         input: n.inputs,
         output: n.outputs,
-        attribute: Object.entries(n.attributes ?? {}).map(([name, value]) => (Array.isArray(value) ? { name, type: ATTRIBUTE_INTS, ints: value } : { name, type: ATTRIBUTE_INT, i: value })),
+        attribute: Object.entries(n.attributes ?? {}).map(([name, value]) =>
+          Array.isArray(value) ? { name, type: ATTRIBUTE_INTS, ints: value } : { name, type: ATTRIBUTE_INT, i: value },
+        ),
       })),
       initializer: (spec.initializers ?? []).map((init) => ({
         name: init.name,
@@ -108,7 +115,12 @@ export function linearClassifier(options: {
  * Nearest-class-mean weights from labelled 28 x 28 images (pixels scaled to [0, 1]):
  * logit_k = x . m_k - |m_k|^2 / 2, times `scale`. A real, if weak, classifier of the images.
  */
-export function classMeanWeights(images: Uint8Array[], labels: number[], classCount: number, scale: number): { weights: Float32Array; bias: Float32Array } {
+export function classMeanWeights(
+  images: Uint8Array[],
+  labels: number[],
+  classCount: number,
+  scale: number,
+): { weights: Float32Array; bias: Float32Array } {
   const sums = new Float64Array(784 * classCount);
   const counts = new Float64Array(classCount);
   images.forEach((image, i) => {

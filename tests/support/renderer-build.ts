@@ -10,5 +10,7 @@ export default function setup(): void {
   if (result.status !== 0) {
     throw new Error(`electron-vite build failed:\n${result.stdout}\n${result.stderr}`);
   }
-  process.stdout.write(`renderer built for the end-to-end tests in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `renderer built for the end-to-end tests in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 }

@@ -4,7 +4,13 @@ import { normalDraw, seededRandom } from '../../src-shared/random';
  * Logits and labels with a known calibration: labels are drawn from softmax(z / T) (so temperature
  * scaling should find T) from logits of a given scale.
  */
-export function syntheticClassifier(options: { n: number; classCount: number; temperature: number; scale?: number; seed?: number }) {
+export function syntheticClassifier(options: {
+  n: number;
+  classCount: number;
+  temperature: number;
+  scale?: number;
+  seed?: number;
+}) {
   const { n, classCount: k, temperature } = options;
   const random = seededRandom(options.seed ?? 1);
   const logits = new Float64Array(n * k);

@@ -11,8 +11,13 @@ import { expectedCalibrationError } from '../../src-shared/metrics/calibration-e
 import { classwiseMetrics, topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 
-const fixture = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.json', 'utf8')) as { logits: number[][]; labels: number[] };
-const expected = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.expected.json', 'utf8')) as Record<string, { value: number } & Record<string, unknown>>;
+const fixture = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.json', 'utf8')) as {
+  logits: number[][];
+  labels: number[];
+};
+const expected = JSON.parse(
+  readFileSync('../shared/reference/calibration/synthetic-2000x10.expected.json', 'utf8'),
+) as Record<string, { value: number } & Record<string, unknown>>;
 const scores = scoresFromLogits(Float64Array.from(fixture.logits.flat()), 10, fixture.labels);
 const top = topLabelScores(scores);
 
@@ -27,7 +32,9 @@ function value(metrics: { name: string; value: number }[], name: string): number
 }
 
 function close(actual: number, reference: number, tolerance = 1e-9): void {
-  expect(Math.abs(actual - reference), `${actual} vs ${reference}`).toBeLessThanOrEqual(tolerance * Math.max(1, Math.abs(reference)));
+  expect(Math.abs(actual - reference), `${actual} vs ${reference}`).toBeLessThanOrEqual(
+    tolerance * Math.max(1, Math.abs(reference)),
+  );
 }
 
 describe('binned metrics on synthetic-2000x10', () => {
@@ -48,14 +55,26 @@ describe('binned metrics on synthetic-2000x10', () => {
   });
   it('debiased L2 (Kumar et al. 2019), top-label, equal-mass and equal-width', () => {
     close(value(topLabelBinnedMetrics(top, EM15_MID), 'debiased L2-CE'), expected.l2ce_toplabel_em15_debiased!.value);
-    close(value(topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }), 'debiased L2-CE'), expected.l2ce_toplabel_ew15_debiased!.value);
+    close(
+      value(
+        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }),
+        'debiased L2-CE',
+      ),
+      expected.l2ce_toplabel_ew15_debiased!.value,
+    );
   });
   it('netcal ACE (unweighted over non-empty bins)', () => {
     close(value(topLabelBinnedMetrics(top, EW15), 'ACE (netcal)'), expected.netcal_ace_ew15!.value);
   });
   it('classwise ECE (equal-width) and marginal debiased L2 (equal-mass)', () => {
-    close(value(classwiseMetrics(scores, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }), 'classwise ECE'), expected.classwise_ece_ew15_l1!.value);
-    close(value(classwiseMetrics(scores, EM15_MID), 'marginal debiased L2-CE'), expected.marginal_l2ce_em15_debiased!.value);
+    close(
+      value(classwiseMetrics(scores, { scheme: 'equal-width', bins: 15, edgeRule: 'right-closed' }), 'classwise ECE'),
+      expected.classwise_ece_ew15_l1!.value,
+    );
+    close(
+      value(classwiseMetrics(scores, EM15_MID), 'marginal debiased L2-CE'),
+      expected.marginal_l2ce_em15_debiased!.value,
+    );
   });
   it('every value says what it is', () => {
     const ece = topLabelBinnedMetrics(top, EW15).find((m) => m.name === 'ECE')!;
@@ -79,14 +98,26 @@ describe('bin-edge conventions on the 9-point table (DEFINITIONS.md 4.2, B = 5)'
     });
   }
   it('numpy linspace edges: 0.6 falls below the third edge (0.6000000000000001)', () => {
-    expect(assignBins(Float64Array.of(0.6), { scheme: 'equal-width', bins: 5, edgeRule: 'left-closed' }).binOf[0]).toBe(2);
+    expect(assignBins(Float64Array.of(0.6), { scheme: 'equal-width', bins: 5, edgeRule: 'left-closed' }).binOf[0]).toBe(
+      2,
+    );
   });
 });
 
 import { mmce } from '../../src-shared/metrics/mmce';
-import { accuracy, multiclassBrier, negativeLogLikelihood, topLabelBrier } from '../../src-shared/metrics/proper-scores';
+import {
+  accuracy,
+  multiclassBrier,
+  negativeLogLikelihood,
+  topLabelBrier,
+} from '../../src-shared/metrics/proper-scores';
 import { auroc, selectiveRisk } from '../../src-shared/metrics/selective';
-import { ReflectedGaussianSmoother, reflectedGaussianSmoothDirect, smoothEce, smoothGridNodes } from '../../src-shared/metrics/smooth-ece';
+import {
+  ReflectedGaussianSmoother,
+  reflectedGaussianSmoothDirect,
+  smoothEce,
+  smoothGridNodes,
+} from '../../src-shared/metrics/smooth-ece';
 import { seededRandom } from '../../src-shared/random';
 import { metricSuite, presetMetrics, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
 
@@ -96,7 +127,7 @@ describe('unbinned metrics on synthetic-2000x10', () => {
     expect(result.sigma).toBe((expected.smooth_ece as unknown as { sigma: number }).sigma);
     close(result.value.value, expected.smooth_ece!.value, 1e-6);
   });
-  it('SmoothECE\'s convolution by FFT equals relplot\'s direct sum on the grid', () => {
+  it("SmoothECE's convolution by FFT equals relplot's direct sum on the grid", () => {
     const random = seededRandom(4);
     for (const sigma of [1, 0.3, 0.05, 0.004]) {
       const nodes = smoothGridNodes(sigma);
@@ -104,7 +135,8 @@ describe('unbinned metrics on synthetic-2000x10', () => {
       const direct = reflectedGaussianSmoothDirect(values, sigma);
       const viaFft = new ReflectedGaussianSmoother(nodes, sigma).smooth(values);
       const scale = direct.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
-      for (let j = 0; j < nodes; j++) expect(Math.abs(viaFft[j]! - direct[j]!), `sigma ${sigma}, node ${j}`).toBeLessThan(1e-12 * scale);
+      for (let j = 0; j < nodes; j++)
+        expect(Math.abs(viaFft[j]! - direct[j]!), `sigma ${sigma}, node ${j}`).toBeLessThan(1e-12 * scale);
     }
   });
   it('MMCE (netcal)', () => close(mmce(top.confidence, top.correct).value, expected.mmce!.value));
@@ -130,7 +162,11 @@ describe('unbinned metrics on synthetic-2000x10', () => {
       expect(values.length).toBeGreaterThan(0);
       for (const m of values) expect(m.identity).toContain(`[preset ${preset}]`);
     }
-    close(presetMetrics('torchmetrics-15', scores).find((m) => m.name === 'ECE')!.value, expected.ece_toplabel_ew15_l1!.value, 1e-5);
+    close(
+      presetMetrics('torchmetrics-15', scores).find((m) => m.name === 'ECE')!.value,
+      expected.ece_toplabel_ew15_l1!.value,
+      1e-5,
+    );
   });
 });
 
@@ -145,7 +181,14 @@ describe('top-label ECE per predicted class (Gupta & Ramdas 2021)', () => {
       const idx = [...top.predicted.keys()].filter((i) => top.predicted[i] === c);
       if (idx.length === 0) continue;
       const ece = value(
-        topLabelBinnedMetrics({ confidence: Float64Array.from(idx, (i) => top.confidence[i]!), predicted: new Int32Array(idx.length), correct: Uint8Array.from(idx, (i) => top.correct[i]!) }, EW15),
+        topLabelBinnedMetrics(
+          {
+            confidence: Float64Array.from(idx, (i) => top.confidence[i]!),
+            predicted: new Int32Array(idx.length),
+            correct: Uint8Array.from(idx, (i) => top.correct[i]!),
+          },
+          EW15,
+        ),
         'ECE',
       );
       weighted += (idx.length / 2000) * ece;

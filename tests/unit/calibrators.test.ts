@@ -46,7 +46,8 @@ describe('temperature scaling', () => {
   it('solves the 1-D convex problem to 1e-10: the NLL derivative vanishes at the optimum', () => {
     const data = syntheticClassifier({ n: 3000, classCount: 4, temperature: 1.7, seed: 9 });
     const { params, report } = fitTemperature(data.logits, data.labels, 4);
-    const nllAt = (t: number) => negativeLogLikelihood(scoresFromLogits(applyTemperature({ temperature: t }, data.logits), 4, data.labels)).value;
+    const nllAt = (t: number) =>
+      negativeLogLikelihood(scoresFromLogits(applyTemperature({ temperature: t }, data.logits), 4, data.labels)).value;
     const h = 1e-4 * params.temperature;
     expect(nllAt(params.temperature)).toBeLessThanOrEqual(nllAt(params.temperature + h) + 1e-13);
     expect(nllAt(params.temperature)).toBeLessThanOrEqual(nllAt(params.temperature - h) + 1e-13);
@@ -70,7 +71,9 @@ describe('vector and matrix scaling', () => {
     const matrix = fitAffineLogitScaling('matrix', distorted, data.labels, k);
     expect(vector.report.converged).toBe(true);
     expect(nll(applyAffineLogitScaling(vector.params, distorted))).toBeLessThan(ts - 0.01);
-    expect(nll(applyAffineLogitScaling(matrix.params, distorted))).toBeLessThanOrEqual(nll(applyAffineLogitScaling(vector.params, distorted)) + 1e-3);
+    expect(nll(applyAffineLogitScaling(matrix.params, distorted))).toBeLessThanOrEqual(
+      nll(applyAffineLogitScaling(vector.params, distorted)) + 1e-3,
+    );
   });
 });
 
@@ -99,13 +102,22 @@ describe('binary and top-label calibrators', () => {
 
   it('isotonic output is monotone in the score (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 1 })), { minLength: 1, maxLength: 300 }), (pairs) => {
-        const { params } = fitIsotonic(Float64Array.from(pairs, (p) => p[0]), pairs.map((p) => p[1]));
-        for (let i = 1; i < params.y.length; i++) expect(params.y[i]).toBeGreaterThanOrEqual(params.y[i - 1]!);
-        const grid = Float64Array.from({ length: 101 }, (_, i) => i / 100);
-        const out = applyIsotonic(params, grid);
-        for (let i = 1; i < out.length; i++) expect(out[i]).toBeGreaterThanOrEqual(out[i - 1]! - 1e-15);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 1 })), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        (pairs) => {
+          const { params } = fitIsotonic(
+            Float64Array.from(pairs, (p) => p[0]),
+            pairs.map((p) => p[1]),
+          );
+          for (let i = 1; i < params.y.length; i++) expect(params.y[i]).toBeGreaterThanOrEqual(params.y[i - 1]!);
+          const grid = Float64Array.from({ length: 101 }, (_, i) => i / 100);
+          const out = applyIsotonic(params, grid);
+          for (let i = 1; i < out.length; i++) expect(out[i]).toBeGreaterThanOrEqual(out[i - 1]! - 1e-15);
+        },
+      ),
       { seed: 4, numRuns: 200 },
     );
   });

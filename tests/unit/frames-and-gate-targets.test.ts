@@ -8,7 +8,11 @@ import { fitFrameInto } from '../../src-shared/frames/fit-frame';
 import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/frames/frame-to-tensor';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
-import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } from '../../src-shared/fusion/gate-target';
+import {
+  agreementGateTargetInto,
+  certaintyGateTargetInto,
+  temperedLogitsInto,
+} from '../../src-shared/fusion/gate-target';
 import { frameReadout } from '../../src-shared/fusion/frame-readout';
 import { fusionDiagnosticsInto } from '../../src-shared/fusion/temperature';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
@@ -17,7 +21,16 @@ import { replay } from '../../src-shared/trace/replay';
 import { allocateBatchMetadata, TraceBuilder } from '../../src-shared/trace/trace-builder';
 import { KnobError } from '../../src-shared/errors';
 
-const rgbSpec: InputSpec = { name: 'x', layout: 'NCHW', width: 2, height: 1, channels: 3, value_range: [-1, 1], mean: [0.1, 0.2, 0.3], std: [0.5, 0.25, 2] };
+const rgbSpec: InputSpec = {
+  name: 'x',
+  layout: 'NCHW',
+  width: 2,
+  height: 1,
+  channels: 3,
+  value_range: [-1, 1],
+  mean: [0.1, 0.2, 0.3],
+  std: [0.5, 0.25, 2],
+};
 
 describe('preprocessing', () => {
   it('applies x = (lo + b/255 (hi - lo) - mean_c) / std_c per channel, planar for NCHW and interleaved for NHWC', () => {
@@ -25,11 +38,25 @@ describe('preprocessing', () => {
     const planar = new Float32Array(6);
     framesToTensorInto(frames, 1, rgbSpec, tensorMap(rgbSpec), planar);
     const expected = (b: number, c: number) => Math.fround((-1 + (b / 255) * 2 - rgbSpec.mean[c]) / rgbSpec.std[c]);
-    expect(Array.from(planar)).toEqual([expected(0, 0), expected(10, 0), expected(128, 1), expected(20, 1), expected(255, 2), expected(30, 2)]);
+    expect(Array.from(planar)).toEqual([
+      expected(0, 0),
+      expected(10, 0),
+      expected(128, 1),
+      expected(20, 1),
+      expected(255, 2),
+      expected(30, 2),
+    ]);
     const interleaved = new Float32Array(6);
     const nhwc = { ...rgbSpec, layout: 'NHWC' as const };
     framesToTensorInto(frames, 1, nhwc, tensorMap(nhwc), interleaved);
-    expect(Array.from(interleaved)).toEqual([expected(0, 0), expected(128, 1), expected(255, 2), expected(10, 0), expected(20, 1), expected(30, 2)]);
+    expect(Array.from(interleaved)).toEqual([
+      expected(0, 0),
+      expected(128, 1),
+      expected(255, 2),
+      expected(10, 0),
+      expected(20, 1),
+      expected(30, 2),
+    ]);
     expect(tensorShape(rgbSpec, 4)).toEqual([4, 3, 1, 2]);
     expect(tensorShape(nhwc, 4)).toEqual([4, 1, 2, 3]);
   });
@@ -37,20 +64,66 @@ describe('preprocessing', () => {
   it('fits frames by area averaging, colour to grey by Rec. 601 luma, grey to colour by replication', () => {
     const source = Uint8Array.of(0, 100, 200, 255, 10, 20, 30, 40, 1, 2, 3, 4, 5, 6, 7, 8);
     const out = new Uint8Array(4);
-    fitFrameInto(source, { width: 4, height: 4, channels: 1 }, { width: 2, height: 2, channels: 1 }, out, 0, new Float64Array(0));
-    expect(Array.from(out)).toEqual([Math.round((0 + 100 + 10 + 20) / 4), Math.round((200 + 255 + 30 + 40) / 4), Math.round((1 + 2 + 5 + 6) / 4), Math.round((3 + 4 + 7 + 8) / 4)]);
+    fitFrameInto(
+      source,
+      { width: 4, height: 4, channels: 1 },
+      { width: 2, height: 2, channels: 1 },
+      out,
+      0,
+      new Float64Array(0),
+    );
+    expect(Array.from(out)).toEqual([
+      Math.round((0 + 100 + 10 + 20) / 4),
+      Math.round((200 + 255 + 30 + 40) / 4),
+      Math.round((1 + 2 + 5 + 6) / 4),
+      Math.round((3 + 4 + 7 + 8) / 4),
+    ]);
     const rgb = Uint8Array.of(255, 0, 0, 0, 255, 0);
     const grey = new Uint8Array(2);
-    fitFrameInto(rgb, { width: 2, height: 1, channels: 3 }, { width: 2, height: 1, channels: 1 }, grey, 0, new Float64Array(0));
+    fitFrameInto(
+      rgb,
+      { width: 2, height: 1, channels: 3 },
+      { width: 2, height: 1, channels: 1 },
+      grey,
+      0,
+      new Float64Array(0),
+    );
     expect(Array.from(grey)).toEqual([Math.round(0.299 * 255), Math.round(0.587 * 255)]);
     const back = new Uint8Array(6);
-    fitFrameInto(grey, { width: 2, height: 1, channels: 1 }, { width: 2, height: 1, channels: 3 }, back, 0, new Float64Array(0));
+    fitFrameInto(
+      grey,
+      { width: 2, height: 1, channels: 1 },
+      { width: 2, height: 1, channels: 3 },
+      back,
+      0,
+      new Float64Array(0),
+    );
     expect(Array.from(back)).toEqual([76, 76, 76, 150, 150, 150]);
-    expect(() => fitFrameInto(Uint8Array.of(1, 2), { width: 2, height: 2, channels: 1 }, { width: 1, height: 1, channels: 1 }, out, 0, new Float64Array(0))).toThrow(KnobError);
+    expect(() =>
+      fitFrameInto(
+        Uint8Array.of(1, 2),
+        { width: 2, height: 2, channels: 1 },
+        { width: 1, height: 1, channels: 1 },
+        out,
+        0,
+        new Float64Array(0),
+      ),
+    ).toThrow(KnobError);
   });
 
   it('corrupts each frame by the schedule and records corruption, severity, seed and source index', () => {
-    const preparer = createFramePreparer({ width: 28, height: 28, channels: 1 }, { kind: 'step', corruption: 'gaussian_noise', levels: [{ atFrame: 0, severity: 0 }, { atFrame: 2, severity: 5 }] }, 11);
+    const preparer = createFramePreparer(
+      { width: 28, height: 28, channels: 1 },
+      {
+        kind: 'step',
+        corruption: 'gaussian_noise',
+        levels: [
+          { atFrame: 0, severity: 0 },
+          { atFrame: 2, severity: 5 },
+        ],
+      },
+      11,
+    );
     const frames = new Uint8Array(4 * 784).fill(128);
     const out = new Uint8Array(4 * 784);
     const metadata = allocateBatchMetadata(4);
@@ -85,7 +158,9 @@ describe('adapter gate targets', () => {
     temperedLogitsInto(Float32Array.of(3, -6), 2, 3, tempered);
     expect(Array.from(tempered)).toEqual([1, -2]);
     expect(() => temperedLogitsInto(Float32Array.of(1), 1, 0.5, tempered)).toThrow(/T0 must be/);
-    expect(() => certaintyGateTargetInto(Float32Array.of(Number.NaN, 0), 1, 2, 'entropy', u, new Float64Array(2))).toThrow(KnobError);
+    expect(() =>
+      certaintyGateTargetInto(Float32Array.of(Number.NaN, 0), 1, 2, 'entropy', u, new Float64Array(2)),
+    ).toThrow(KnobError);
   });
 
   it('the live readout agrees with the batched T_eff and CSR', () => {
@@ -129,7 +204,15 @@ describe('growing traces', () => {
     for (let from = 0; from < n; from += 5) {
       const count = Math.min(5, n - from);
       for (let i = 0; i < count; i++) metadata.corruption[i] = from + i > 20 ? 'fog' : null;
-      builder.append(count, zs.subarray(from * k), zd.subarray(from * k), u.subarray(from), t.subarray(from), labels.subarray(from), metadata);
+      builder.append(
+        count,
+        zs.subarray(from * k),
+        zd.subarray(from * k),
+        u.subarray(from),
+        t.subarray(from),
+        labels.subarray(from),
+        metadata,
+      );
     }
     const trace = builder.snapshot();
     expect(trace.frameCount).toBe(n);

@@ -87,16 +87,25 @@ describe('effective temperature and confidence shrinkage', () => {
     const k = zs.length;
     const out = new Float64Array(k);
     fuseRowInto(Float64Array.from(zs), Float64Array.from(zd), 0, k, g, out, 0);
-    return { ms: marginRow(Float64Array.from(zs), 0, k), md: marginRow(Float64Array.from(zd), 0, k), mf: marginRow(out, 0, k) };
+    return {
+      ms: marginRow(Float64Array.from(zs), 0, k),
+      md: marginRow(Float64Array.from(zd), 0, k),
+      mf: marginRow(out, 0, k),
+    };
   };
 
   it('T_eff >= 1 and CSR <= 1 for two classes, any logits and g in [0, 1]', () => {
     fc.assert(
-      fc.property(fc.tuple(logit, logit), fc.tuple(logit, logit), fc.double({ min: 0, max: 1, noNaN: true }), (zs, zd, g) => {
-        const { ms, md, mf } = fusedMargins(zs, zd, g);
-        expect(effectiveTemperature(ms, md, mf)).toBeGreaterThanOrEqual(1 - 1e-12);
-        expect(confidenceShrinkageRatio(ms, md, mf)).toBeLessThanOrEqual(1 + 1e-12);
-      }),
+      fc.property(
+        fc.tuple(logit, logit),
+        fc.tuple(logit, logit),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (zs, zd, g) => {
+          const { ms, md, mf } = fusedMargins(zs, zd, g);
+          expect(effectiveTemperature(ms, md, mf)).toBeGreaterThanOrEqual(1 - 1e-12);
+          expect(confidenceShrinkageRatio(ms, md, mf)).toBeLessThanOrEqual(1 + 1e-12);
+        },
+      ),
       FC,
     );
   });

@@ -20,7 +20,10 @@ function run(settings: GateSettings, u: Float64Array, timestamps: Float64Array, 
   const g = new Float64Array(u.length);
   const v = new Float64Array(u.length);
   const state = createGateState(g0);
-  runGate(settings, { uRef: u, timestampsSeconds: timestamps, nominalDtSeconds: nominalDt }, 0, u.length, state, { g, v });
+  runGate(settings, { uRef: u, timestampsSeconds: timestamps, nominalDtSeconds: nominalDt }, 0, u.length, state, {
+    g,
+    v,
+  });
   return { g, v, state };
 }
 
@@ -185,7 +188,8 @@ describe('bumpless retuning', () => {
           runGate(retuned, input, frames, 2 * frames, state, { g, v });
           // ... and the first retuned frame moves g by at most what one frame of the new dynamics can
           const jump = Math.abs(g[frames]! - g[frames - 1]!);
-          if (variant !== 'instant') expect(jump).toBeLessThanOrEqual(Math.abs(before.v) * h * 4 + wn * wn * h * h + wn * h);
+          if (variant !== 'instant')
+            expect(jump).toBeLessThanOrEqual(Math.abs(before.v) * h * 4 + wn * wn * h * h + wn * h);
         },
       ),
       FC,
@@ -200,7 +204,14 @@ describe('degenerate input', () => {
     const g = new Float64Array(4).fill(-7);
     const state = createGateState(0.5);
     expect(() =>
-      runGate(DEFAULT_GATE_SETTINGS, { uRef: u, timestampsSeconds: regularTimes(4, h), nominalDtSeconds: h }, 0, 4, state, { g, v: new Float64Array(g.length) }),
+      runGate(
+        DEFAULT_GATE_SETTINGS,
+        { uRef: u, timestampsSeconds: regularTimes(4, h), nominalDtSeconds: h },
+        0,
+        4,
+        state,
+        { g, v: new Float64Array(g.length) },
+      ),
     ).toThrow(/frame 2 is NaN/);
     expect(g[1]).not.toBe(-7);
     expect(g[2]).toBe(-7);
@@ -220,20 +231,42 @@ describe('degenerate input', () => {
     for (const value of g) expect(Number.isFinite(value)).toBe(true);
   });
   it('non-increasing or non-finite timestamps are typed errors', () => {
-    for (const t of [Float64Array.of(0, 0.1, 0.1), Float64Array.of(0, 0.1, 0.05), Float64Array.of(0, 0.1, Infinity), Float64Array.of(0, Number.NaN, 1)]) {
+    for (const t of [
+      Float64Array.of(0, 0.1, 0.1),
+      Float64Array.of(0, 0.1, 0.05),
+      Float64Array.of(0, 0.1, Infinity),
+      Float64Array.of(0, Number.NaN, 1),
+    ]) {
       expect(() =>
-        runGate(DEFAULT_GATE_SETTINGS, { uRef: new Float64Array(3).fill(0.5), timestampsSeconds: t, nominalDtSeconds: h }, 0, 3, createGateState(0.5), {
-          g: new Float64Array(3),
-          v: new Float64Array(3),
-        }),
+        runGate(
+          DEFAULT_GATE_SETTINGS,
+          { uRef: new Float64Array(3).fill(0.5), timestampsSeconds: t, nominalDtSeconds: h },
+          0,
+          3,
+          createGateState(0.5),
+          {
+            g: new Float64Array(3),
+            v: new Float64Array(3),
+          },
+        ),
       ).toThrow(/interval dt/);
     }
   });
   it('extreme but valid knobs give finite output (zeta 100, wn 1000; zeta 0.001, wn 1000)', () => {
-    for (const [zeta, wn] of [[100, 1000], [1e-3, 1000], [1, 1000], [100, 1e-3]] as const) {
+    for (const [zeta, wn] of [
+      [100, 1000],
+      [1e-3, 1000],
+      [1, 1000],
+      [100, 1e-3],
+    ] as const) {
       for (const discretization of GATE_DISCRETIZATIONS) {
         const s: GateSettings = { ...DEFAULT_GATE_SETTINGS, zeta, wnRadPerSec: wn, discretization };
-        const { g, v } = run(s, Float64Array.from({ length: 200 }, (_, i) => (i % 7) / 6), regularTimes(200, h), h);
+        const { g, v } = run(
+          s,
+          Float64Array.from({ length: 200 }, (_, i) => (i % 7) / 6),
+          regularTimes(200, h),
+          h,
+        );
         for (let i = 0; i < 200; i++) {
           expect(Number.isFinite(g[i])).toBe(true);
           expect(Number.isFinite(v[i])).toBe(true);
@@ -253,7 +286,14 @@ describe('reset mode', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 20 }),
         (zeta, wn, tau, g0, inputs) => {
-          const s: GateSettings = { ...DEFAULT_GATE_SETTINGS, mode: 'reset', zeta, wnRadPerSec: wn, tauSeconds: tau, g0 };
+          const s: GateSettings = {
+            ...DEFAULT_GATE_SETTINGS,
+            mode: 'reset',
+            zeta,
+            wnRadPerSec: wn,
+            tauSeconds: tau,
+            g0,
+          };
           const { g } = run(s, Float64Array.from(inputs), regularTimes(inputs.length, 1 / 30), 1 / 30);
           const step = continuousStepAt(s, tau);
           inputs.forEach((u, i) => expect(Math.abs(g[i]! - (g0 + step * (u - g0)))).toBeLessThan(1e-12));

@@ -45,10 +45,30 @@ function phi(zeta: number, wn: number): Float64Array {
 
 describe('ZOH Phi and Gamma', () => {
   const cases: Array<[number, number, string[], string[]]> = [
-    [0.7, 6, ['0.981802606144', '0.028880181029', '-1.039686517043', '0.739209085501'], ['0.018197393856', '1.039686517043']],
-    [1.0, 6, ['0.982476903694', '0.027291025103', '-0.982476903694', '0.654984602462'], ['0.017523096306', '0.982476903694']],
-    [1.5, 6, ['0.983518120879', '0.024900238598', '-0.896408589544', '0.535313826107'], ['0.016481879121', '0.896408589544']],
-    [0.7, 50, ['0.399066080773', '0.008097109354', '-20.24277338474', '-0.167731574000'], ['0.600933919227', '20.242773384735']],
+    [
+      0.7,
+      6,
+      ['0.981802606144', '0.028880181029', '-1.039686517043', '0.739209085501'],
+      ['0.018197393856', '1.039686517043'],
+    ],
+    [
+      1.0,
+      6,
+      ['0.982476903694', '0.027291025103', '-0.982476903694', '0.654984602462'],
+      ['0.017523096306', '0.982476903694'],
+    ],
+    [
+      1.5,
+      6,
+      ['0.983518120879', '0.024900238598', '-0.896408589544', '0.535313826107'],
+      ['0.016481879121', '0.896408589544'],
+    ],
+    [
+      0.7,
+      50,
+      ['0.399066080773', '0.008097109354', '-20.24277338474', '-0.167731574000'],
+      ['0.600933919227', '20.242773384735'],
+    ],
   ];
   for (const [zeta, wn, phiPrinted, gammaPrinted] of cases) {
     it(`zeta ${zeta}, wn ${wn}, h 1/30`, () => {
@@ -92,7 +112,10 @@ describe('discrete transfer functions (scipy convention)', () => {
     expectPrinted(den[2], '0.75652173913');
   });
   it('Tustin pre-warped at wn num/den', () => {
-    const { num, den } = discreteTransferFunction(settings(0.7, 6, { discretization: 'tustin', tustinPrewarp: true }), h);
+    const { num, den } = discreteTransferFunction(
+      settings(0.7, 6, { discretization: 'tustin', tustinPrewarp: true }),
+      h,
+    );
     ['0.008749878346', '0.017499756693', '0.008749878346'].forEach((p, i) => expectPrinted(num[i]!, p));
     expectPrinted(den[1], '-1.720821093182');
     expectPrinted(den[2], '0.755820606568');
@@ -162,7 +185,10 @@ describe('Bode magnitudes and phases, zeta 0.7, wn 6', () => {
       const z = frequencyResponseAt(settings(0.7, 6), w, { system: 'discrete', hSeconds: h, convention: 'scipy' });
       expectPrinted(z.magnitudeDb, zoh[0]);
       expectPrinted(z.phaseDeg, zoh[1]);
-      const t = frequencyResponseAt(settings(0.7, 6, { discretization: 'tustin' }), w, { system: 'discrete', hSeconds: h });
+      const t = frequencyResponseAt(settings(0.7, 6, { discretization: 'tustin' }), w, {
+        system: 'discrete',
+        hSeconds: h,
+      });
       expectPrinted(t.magnitudeDb, tustin[0]);
       expectPrinted(t.phaseDeg, tustin[1]);
     });

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrapInterval, resample } from '../../src-shared/metrics/bootstrap';
-import { brownianMaxAbsCdf, brownianRangeCdf, cumulativeCalibrationTests, erfc } from '../../src-shared/metrics/cumulative-tests';
+import {
+  brownianMaxAbsCdf,
+  brownianRangeCdf,
+  cumulativeCalibrationTests,
+  erfc,
+} from '../../src-shared/metrics/cumulative-tests';
 import { gateConditionalCalibration } from '../../src-shared/metrics/gate-conditional';
 import { gateBuckets, groupedMetrics } from '../../src-shared/metrics/grouped';
 import { MMCE_EXACT_LIMIT, mmce } from '../../src-shared/metrics/mmce';
-import { confidenceHistogram, reliabilityDiagram, smoothReliabilityCurve, wilsonInterval } from '../../src-shared/metrics/reliability';
+import {
+  confidenceHistogram,
+  reliabilityDiagram,
+  smoothReliabilityCurve,
+  wilsonInterval,
+} from '../../src-shared/metrics/reliability';
 import { topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { accuracy } from '../../src-shared/metrics/proper-scores';
 import { seededRandom } from '../../src-shared/random';
@@ -39,15 +49,21 @@ describe('cumulative-difference tests', () => {
     expect(erfc(-1)).toBeCloseTo(1.8427007929497148, 15);
   });
   it('calibrated data gives unremarkable P-values; miscalibrated data tiny ones', () => {
-    const calibrated = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => s, 3)) as [Float64Array, Uint8Array])!;
+    const calibrated = cumulativeCalibrationTests(
+      ...(Object.values(pairs(5000, (s) => s, 3)) as [Float64Array, Uint8Array]),
+    )!;
     expect(calibrated.ksPValue.value).toBeGreaterThan(0.01);
     expect(calibrated.kuiperPValue.value).toBeGreaterThan(0.01);
     expect(calibrated.spiegelhalterPValue!.value).toBeGreaterThan(0.01);
-    const off = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => s * s, 3)) as [Float64Array, Uint8Array])!;
+    const off = cumulativeCalibrationTests(
+      ...(Object.values(pairs(5000, (s) => s * s, 3)) as [Float64Array, Uint8Array]),
+    )!;
     expect(off.ksPValue.value).toBeLessThan(1e-6);
     expect(off.kuiperPValue.value).toBeLessThan(1e-6);
     // Spiegelhalter's Z weighs residuals by (1 - 2s): it sees over-confidence, not s -> s^2
-    const shifted = cumulativeCalibrationTests(...Object.values(pairs(5000, (s) => 0.5 + 0.5 * (s - 0.5), 3)) as [Float64Array, Uint8Array])!;
+    const shifted = cumulativeCalibrationTests(
+      ...(Object.values(pairs(5000, (s) => 0.5 + 0.5 * (s - 0.5), 3)) as [Float64Array, Uint8Array]),
+    )!;
     expect(shifted.spiegelhalterPValue!.value).toBeLessThan(1e-3);
   });
   it('is null (not NaN) when every score is 0 or 1', () => {
@@ -99,7 +115,10 @@ describe('bootstrap intervals and grouping', () => {
   it('a seeded bootstrap is reproducible and covers the estimate', () => {
     const { scores, outcomes } = pairs(2000, (s) => s, 2);
     const ece = (idx: Uint32Array) =>
-      topLabelBinnedMetrics({ confidence: resample(scores, idx), predicted: new Int32Array(idx.length), correct: resample(outcomes, idx) }, { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })[0]!.value;
+      topLabelBinnedMetrics(
+        { confidence: resample(scores, idx), predicted: new Int32Array(idx.length), correct: resample(outcomes, idx) },
+        { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' },
+      )[0]!.value;
     const a = bootstrapInterval(2000, ece, { seed: 4, replicates: 100 });
     expect(bootstrapInterval(2000, ece, { seed: 4, replicates: 100 })).toEqual(a);
     const all = ece(Uint32Array.from({ length: 2000 }, (_, i) => i));
@@ -110,8 +129,22 @@ describe('bootstrap intervals and grouping', () => {
   it('grouped metrics report each key with its count', () => {
     const { scores, outcomes } = pairs(300, (s) => s, 6);
     const keys = Int32Array.from({ length: 300 }, (_, i) => i % 3);
-    const groups = groupedMetrics(keys, (c) => `severity ${c + 1}`, (idx) => [accuracy({ confidence: resample(scores, idx), predicted: new Int32Array(idx.length), correct: resample(outcomes, idx) })]);
-    expect(groups.map((g) => [g.key, g.count])).toEqual([['severity 1', 100], ['severity 2', 100], ['severity 3', 100]]);
+    const groups = groupedMetrics(
+      keys,
+      (c) => `severity ${c + 1}`,
+      (idx) => [
+        accuracy({
+          confidence: resample(scores, idx),
+          predicted: new Int32Array(idx.length),
+          correct: resample(outcomes, idx),
+        }),
+      ],
+    );
+    expect(groups.map((g) => [g.key, g.count])).toEqual([
+      ['severity 1', 100],
+      ['severity 2', 100],
+      ['severity 3', 100],
+    ]);
     expect(gateBuckets(Float64Array.of(0, 0.34, 0.99, 1.2, -0.1))).toEqual(Int32Array.of(0, 1, 2, 2, 0));
   });
 });

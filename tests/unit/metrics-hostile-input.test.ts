@@ -22,7 +22,10 @@ function expectInvalid(f: () => unknown, message: RegExp): void {
 
 describe('refused with a typed error', () => {
   it('NaN or infinite logits, naming the sample and class', () => {
-    expectInvalid(() => scoresFromLogits(Float64Array.of(1, 2, Number.NaN, 0), 2, [0, 1]), /logit 0 of sample 1 is not finite/);
+    expectInvalid(
+      () => scoresFromLogits(Float64Array.of(1, 2, Number.NaN, 0), 2, [0, 1]),
+      /logit 0 of sample 1 is not finite/,
+    );
     expectInvalid(() => scoresFromLogits(Float64Array.of(1, Infinity), 2, [0]), /not finite/);
   });
   it('labels out of range or not integers', () => {
@@ -31,7 +34,10 @@ describe('refused with a typed error', () => {
     expectInvalid(() => scoresFromLogits(Float64Array.of(1, 2), 2, [-1]), /label -1/);
   });
   it('mismatched lengths, empty input, a single class', () => {
-    expectInvalid(() => scoresFromLogits(Float64Array.of(1, 2, 3), 2, [0, 1]), /3 scores do not match 2 labels x 2 classes/);
+    expectInvalid(
+      () => scoresFromLogits(Float64Array.of(1, 2, 3), 2, [0, 1]),
+      /3 scores do not match 2 labels x 2 classes/,
+    );
     expectInvalid(() => scoresFromLogits(new Float64Array(0), 3, []), /empty/);
     expectInvalid(() => scoresFromLogits(Float64Array.of(1, 2), 1, [0, 0]), /at least two classes/);
     expectInvalid(() => new CalibrationAccumulator({ classCount: 1 }), /at least two classes/);
@@ -53,7 +59,8 @@ describe('documented results', () => {
   });
   it('confidences of exactly 0 and 1: binned metrics finite; NLL from probabilities is +Infinity when the true class had probability 0', () => {
     const scores = scoresFromProbabilities([1, 0, 0, 1, 1, 0, 0, 1], 2, [0, 1, 1, 1]);
-    for (const m of metricSuite(scores).filter((v) => v.name !== 'NLL')) expect(Number.isFinite(m.value), m.identity).toBe(true);
+    for (const m of metricSuite(scores).filter((v) => v.name !== 'NLL'))
+      expect(Number.isFinite(m.value), m.identity).toBe(true);
     expect(negativeLogLikelihood(scores).value).toBe(Infinity);
   });
   it('AUROC is null (not NaN) when every prediction is right', () => {

@@ -34,11 +34,17 @@ function valueSets(): Array<[string, Float64Array]> {
   return [
     ['uniform', Float64Array.from({ length: n }, () => random())],
     ['heavy near 0 (u^12, as classwise probabilities)', Float64Array.from({ length: n }, () => random() ** 12)],
-    ['ties only: 0, 0.25, 0.5, 1', Float64Array.from({ length: n }, () => [0, 0.25, 0.5, 1][Math.floor(random() * 4)]!)],
+    [
+      'ties only: 0, 0.25, 0.5, 1',
+      Float64Array.from({ length: n }, () => [0, 0.25, 0.5, 1][Math.floor(random() * 4)]!),
+    ],
     ['subnormals, -0 and 1', Float64Array.from({ length: n }, (_, i) => [5e-324, -0, 1, 2.2e-308, random()][i % 5]!)],
     ['one value', Float64Array.of(0.3)],
     // Above the built-in sort's range, so the radix sort and the large-cell path run too.
-    ['50,000 values, a third of them tied at 0.5', Float64Array.from({ length: 50_000 }, (_, i) => (i % 3 === 0 ? 0.5 : random() ** 3))],
+    [
+      '50,000 values, a third of them tied at 0.5',
+      Float64Array.from({ length: 50_000 }, (_, i) => (i % 3 === 0 ? 0.5 : random() ** 3)),
+    ],
   ];
 }
 
@@ -64,13 +70,34 @@ describe('BinTable', () => {
   const random = seededRandom(11);
   const edgeSets: Array<[string, Float64Array]> = [
     ...[1, 2, 5, 15, 100].map((b): [string, Float64Array] => [`${b} equal-width`, equalWidthEdges(b)]),
-    ['equal-mass on heavy-near-0 values', equalMassEdges(Float64Array.from({ length: 5000 }, () => random() ** 12), 15, 'midpoint')],
-    ['equal-mass with coinciding edges (ties at 0 and 1)', equalMassEdges(Float64Array.from({ length: 300 }, (_, i) => (i < 150 ? 0 : i < 200 ? random() : 1)), 15, 'quantile')],
+    [
+      'equal-mass on heavy-near-0 values',
+      equalMassEdges(
+        Float64Array.from({ length: 5000 }, () => random() ** 12),
+        15,
+        'midpoint',
+      ),
+    ],
+    [
+      'equal-mass with coinciding edges (ties at 0 and 1)',
+      equalMassEdges(
+        Float64Array.from({ length: 300 }, (_, i) => (i < 150 ? 0 : i < 200 ? random() : 1)),
+        15,
+        'quantile',
+      ),
+    ],
     ['edges at subnormals and one ulp apart', Float64Array.of(0, 5e-324, 1e-320, 0.5, neighbours(0.5)[0]!, 1)],
   ];
   for (const [name, edges] of edgeSets) {
     it(`locates exactly as locateBin under every rule: ${name}`, () => {
-      const probes = [0, -0, 1, 5e-324, ...Array.from({ length: 5000 }, () => random()), ...Array.from({ length: 5000 }, () => random() ** 20)];
+      const probes = [
+        0,
+        -0,
+        1,
+        5e-324,
+        ...Array.from({ length: 5000 }, () => random()),
+        ...Array.from({ length: 5000 }, () => random() ** 20),
+      ];
       for (const edge of edges) probes.push(edge, ...neighbours(edge).filter((v) => v <= 1));
       const values = Float64Array.from(probes);
       for (const rule of RULES) {

@@ -1,8 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binnedMetricsFromStatistics, classwiseMetrics, classwiseMetricsFromStatistics, topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
+import {
+  binnedMetricsFromStatistics,
+  classwiseMetrics,
+  classwiseMetricsFromStatistics,
+  topLabelBinnedMetrics,
+} from '../../src-shared/metrics/binned-metrics';
 import { binningIdentity, type BinningSpec } from '../../src-shared/metrics/binning';
-import { CalibrationAccumulator, ForgettingCalibration, SlidingWindowCalibration } from '../../src-shared/metrics/streaming';
+import {
+  CalibrationAccumulator,
+  ForgettingCalibration,
+  SlidingWindowCalibration,
+} from '../../src-shared/metrics/streaming';
 import { scoresFromLogits, topLabelScores, type ClassScores } from '../../src-shared/metrics/scores';
 import { auroc } from '../../src-shared/metrics/selective';
 import { smoothEce } from '../../src-shared/metrics/smooth-ece';
@@ -41,10 +50,13 @@ describe('streaming equal-width metrics', () => {
         const bounds = [0, ...cuts.sort((a, b) => a - b), 4000];
         const parts = bounds.slice(1).map((end, i) => accumulate(scores, bounds[i]!, end));
         // merge in a scrambled order
-        const merged = parts.reverse().reduce((acc, part) => {
-          acc.merge(part);
-          return acc;
-        }, new CalibrationAccumulator({ classCount: K }));
+        const merged = parts.reverse().reduce(
+          (acc, part) => {
+            acc.merge(part);
+            return acc;
+          },
+          new CalibrationAccumulator({ classCount: K }),
+        );
         expect(values(merged.exactMetrics())).toEqual(values(batch));
       }),
       { seed: 12, numRuns: 30 },
@@ -55,7 +67,9 @@ describe('streaming equal-width metrics', () => {
     const window = new SlidingWindowCalibration(700, { classCount: K });
     for (let i = 0; i < 2500; i++) window.push(scores.probabilities, i * K, scores.labels[i]!);
     const last = subset(scores, 1800, 2500);
-    expect(values(window.accumulator.exactMetrics())).toEqual(values([...topLabelBinnedMetrics(topLabelScores(last), EW15), ...classwiseMetrics(last, EW15)]));
+    expect(values(window.accumulator.exactMetrics())).toEqual(
+      values([...topLabelBinnedMetrics(topLabelScores(last), EW15), ...classwiseMetrics(last, EW15)]),
+    );
   });
 
   it('sketch metrics (equal-mass, SmoothECE, AUROC) are within a cell width of exact, and say so', () => {
@@ -66,7 +80,12 @@ describe('streaming equal-width metrics', () => {
     expect(smooth.approximation).toMatch(/16384-cell/);
     expect(Math.abs(smooth.value - smoothEce(top.confidence, top.correct).value.value)).toBeLessThan(2e-4);
     expect(Math.abs(sketch.find((m) => m.name === 'AUROC')!.value - auroc(top)!.value)).toBeLessThan(1e-3);
-    const emExact = topLabelBinnedMetrics(top, { scheme: 'equal-mass', bins: 15, massEdges: 'midpoint', edgeRule: 'right-closed' }).find((m) => m.name === 'ECE')!.value;
+    const emExact = topLabelBinnedMetrics(top, {
+      scheme: 'equal-mass',
+      bins: 15,
+      massEdges: 'midpoint',
+      edgeRule: 'right-closed',
+    }).find((m) => m.name === 'ECE')!.value;
     expect(Math.abs(sketch.find((m) => m.name === 'ECE')!.value - emExact)).toBeLessThan(5e-3);
   });
 
@@ -83,7 +102,11 @@ describe('streaming equal-width metrics', () => {
 
   it('statistics-based and sample-based identities agree', () => {
     const acc = accumulate(scores, 0, 10);
-    expect(binnedMetricsFromStatistics(acc.topLabel, binningIdentity(EW15))[0]!.identity).toBe('ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)');
-    expect(classwiseMetricsFromStatistics(acc.classwise, binningIdentity(EW15))[0]!.identity).toMatch(/^ECE\(classwise/);
+    expect(binnedMetricsFromStatistics(acc.topLabel, binningIdentity(EW15))[0]!.identity).toBe(
+      'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)',
+    );
+    expect(classwiseMetricsFromStatistics(acc.classwise, binningIdentity(EW15))[0]!.identity).toMatch(
+      /^ECE\(classwise/,
+    );
   });
 });

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_MODES, GATE_VARIANTS, type GateSettings } from '../../src-shared/gate';
-import { GateReplayer, allocateReplayOutput, replay, validateTrace, type ReplayOutput, type Trace } from '../../src-shared/trace';
+import {
+  DEFAULT_GATE_SETTINGS,
+  GATE_DISCRETIZATIONS,
+  GATE_MODES,
+  GATE_VARIANTS,
+  type GateSettings,
+} from '../../src-shared/gate';
+import {
+  GateReplayer,
+  allocateReplayOutput,
+  replay,
+  validateTrace,
+  type ReplayOutput,
+  type Trace,
+} from '../../src-shared/trace';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 function expectBitIdentical(a: ReplayOutput, b: ReplayOutput): void {
@@ -8,12 +21,17 @@ function expectBitIdentical(a: ReplayOutput, b: ReplayOutput): void {
   expect(Buffer.from(a.v.buffer).equals(Buffer.from(b.v.buffer))).toBe(true);
   expect(Buffer.from(a.top1.buffer).equals(Buffer.from(b.top1.buffer))).toBe(true);
   expect(Buffer.from(a.confidence.buffer).equals(Buffer.from(b.confidence.buffer))).toBe(true);
-  if (a.fusedLogits && b.fusedLogits) expect(Buffer.from(a.fusedLogits.buffer).equals(Buffer.from(b.fusedLogits.buffer))).toBe(true);
+  if (a.fusedLogits && b.fusedLogits)
+    expect(Buffer.from(a.fusedLogits.buffer).equals(Buffer.from(b.fusedLogits.buffer))).toBe(true);
   expect(a.clampedInputs).toBe(b.clampedInputs);
 }
 
 /** Feeds a trace frame by frame, as a live stream does, growing the trace as frames arrive. */
-function liveStep(trace: Trace, settings: GateSettings, retune?: { atFrame: number; settings: GateSettings }): ReplayOutput {
+function liveStep(
+  trace: Trace,
+  settings: GateSettings,
+  retune?: { atFrame: number; settings: GateSettings },
+): ReplayOutput {
   const out = allocateReplayOutput(trace.frameCount, trace.classCount, true);
   const replayer = new GateReplayer(settings, 0);
   for (let n = 0; n < trace.frameCount; n++) {
@@ -39,7 +57,14 @@ describe('replay', () => {
     for (const discretization of GATE_DISCRETIZATIONS) {
       for (const mode of GATE_MODES) {
         it(`live stepping equals batch replay bit for bit: ${variant}, ${discretization}, ${mode}`, () => {
-          const settings: GateSettings = { ...DEFAULT_GATE_SETTINGS, variant, discretization, mode, zeta: 0.4, wnRadPerSec: 9 };
+          const settings: GateSettings = {
+            ...DEFAULT_GATE_SETTINGS,
+            variant,
+            discretization,
+            mode,
+            zeta: 0.4,
+            wnRadPerSec: 9,
+          };
           expectBitIdentical(liveStep(trace, settings), replay(trace, settings, { keepFusedLogits: true }));
         });
       }

@@ -21,7 +21,15 @@ export function benchLines(r: EngineBenchReport): string[] {
 export async function benchCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...MODEL_OPTIONS, batch: { type: 'string' }, frames: { type: 'string' }, 'live-seconds': { type: 'string' }, 'live-fps': { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      ...MODEL_OPTIONS,
+      batch: { type: 'string' },
+      frames: { type: 'string' },
+      'live-seconds': { type: 'string' },
+      'live-fps': { type: 'string' },
+      rounds: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     strict: true,
   });
   const report = await benchEngine({

@@ -22,13 +22,18 @@ export async function corruptCommand(args: string[]): Promise<number> {
     strict: true,
   });
   if (!values.input) throw new UsageError('--input is required');
-  if (!values.corruption || !isCorruptionName(values.corruption)) throw new UsageError(`--corruption must be one of ${CORRUPTION_NAMES.join(', ')}`);
+  if (!values.corruption || !isCorruptionName(values.corruption))
+    throw new UsageError(`--corruption must be one of ${CORRUPTION_NAMES.join(', ')}`);
   const severity = numberOption(values.severity, 'severity', Number.NaN);
-  if (!Number.isInteger(severity) || severity < 1 || severity > 5) throw new UsageError('--severity must be an integer 1..5');
+  if (!Number.isInteger(severity) || severity < 1 || severity > 5)
+    throw new UsageError('--severity must be an integer 1..5');
   const format = values.format ?? (values['out-dir'] ? 'png' : 'idx');
   if (format !== 'idx' && format !== 'png') throw new UsageError("--format must be 'idx' or 'png'");
   const out = format === 'png' ? values['out-dir'] : values.out;
-  if (!out) throw new UsageError(format === 'png' ? '--out-dir is required for PNG output' : '--out is required for IDX output');
+  if (!out)
+    throw new UsageError(
+      format === 'png' ? '--out-dir is required for PNG output' : '--out is required for IDX output',
+    );
   const progress = !values.json && process.stderr.isTTY;
   const result = await corruptDataset({
     imagesPath: values.input,
@@ -42,8 +47,11 @@ export async function corruptCommand(args: string[]): Promise<number> {
     onProgress: progress ? (done, total) => process.stderr.write(`\rcorrupting ${done}/${total}`) : undefined,
   });
   if (progress) process.stderr.write('\n');
-  if (values.json) process.stdout.write(`${JSON.stringify({ ...result, out, format, corruption: values.corruption, severity })}\n`);
-  else process.stdout.write(`wrote ${result.images} corrupted images (${values.corruption}, severity ${severity}) to ${out}\n`);
+  if (values.json)
+    process.stdout.write(`${JSON.stringify({ ...result, out, format, corruption: values.corruption, severity })}\n`);
+  else
+    process.stdout.write(
+      `wrote ${result.images} corrupted images (${values.corruption}, severity ${severity}) to ${out}\n`,
+    );
   return 0;
 }
-

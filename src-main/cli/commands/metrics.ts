@@ -5,7 +5,12 @@ import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
 import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
 import { metricSuite, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import { scoresFromLogits, scoresFromProbabilities, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
+import {
+  scoresFromLogits,
+  scoresFromProbabilities,
+  topLabelScores,
+  type ClassScores,
+} from '../../../src-shared/metrics/scores';
 import { replay } from '../../../src-shared/trace/replay';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { readNumericTable } from '../../core/datasets/numeric-table';
@@ -23,9 +28,19 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
   const key = probabilities ? 'probabilities' : 'logits';
   const table = await readNumericTable(logitsPath, key);
   const labels = await readNumericTable(labelsPath, 'labels');
-  if (labels.columns !== 1) throw new KnobError('INVALID_INPUT', `${labelsPath}: labels must be one value per row, got ${labels.columns} columns`);
-  if (labels.rows !== table.rows) throw new KnobError('INVALID_INPUT', `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`);
-  return probabilities ? scoresFromProbabilities(table.values, table.columns, labels.values) : scoresFromLogits(table.values, table.columns, labels.values);
+  if (labels.columns !== 1)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${labelsPath}: labels must be one value per row, got ${labels.columns} columns`,
+    );
+  if (labels.rows !== table.rows)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`,
+    );
+  return probabilities
+    ? scoresFromProbabilities(table.values, table.columns, labels.values)
+    : scoresFromLogits(table.values, table.columns, labels.values);
 }
 
 export async function metricsCommand(args: string[]): Promise<number> {
@@ -57,12 +72,15 @@ export async function metricsCommand(args: string[]): Promise<number> {
     subject = `fused output of ${values.trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`;
   } else {
     const input = values.logits ?? values.probabilities;
-    if (input === undefined || values.labels === undefined) throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
+    if (input === undefined || values.labels === undefined)
+      throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
     scores = await scoresFromFiles(input, values.labels, values.logits === undefined);
     subject = `${values.logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${values.labels}`;
   }
   const presets = (values.preset ?? []) as string[];
-  for (const preset of presets) if (!(PRESET_NAMES as readonly string[]).includes(preset)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
+  for (const preset of presets)
+    if (!(PRESET_NAMES as readonly string[]).includes(preset))
+      throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
   const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
   let metrics: MetricValue[];
   const top = topLabelScores(scores);
@@ -72,23 +90,35 @@ export async function metricsCommand(args: string[]): Promise<number> {
     const edgeRule = (values.edges ?? (scheme === 'equal-mass' ? 'right-closed' : 'left-closed')) as EdgeRule;
     if (!EDGE_RULES.includes(edgeRule)) throw new UsageError(`--edges must be one of ${EDGE_RULES.join(', ')}`);
     const massEdges = (values['mass-edges'] ?? 'midpoint') as MassEdges;
-    if (massEdges !== 'midpoint' && massEdges !== 'quantile') throw new UsageError("--mass-edges must be 'midpoint' or 'quantile'");
+    if (massEdges !== 'midpoint' && massEdges !== 'quantile')
+      throw new UsageError("--mass-edges must be 'midpoint' or 'quantile'");
     let spec: BinningSpec;
     if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
-    metrics = [...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce }), ...presets.flatMap((p) => presetMetrics(p as PresetName, scores, top))];
+    metrics = [
+      ...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce }),
+      ...presets.flatMap((p) => presetMetrics(p as PresetName, scores, top)),
+    ];
   } else if (presets.length > 0) {
     metrics = presets.flatMap((p) => presetMetrics(p as PresetName, scores, top));
   } else {
-    metrics = [...metricSuite(scores, { includeMmce: values.mmce }), ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top))];
+    metrics = [
+      ...metricSuite(scores, { includeMmce: values.mmce }),
+      ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
+    ];
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ subject, samples: scores.sampleCount, classes: scores.classCount, metrics })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ subject, samples: scores.sampleCount, classes: scores.classCount, metrics })}\n`,
+    );
     return 0;
   }
   const lines = [`${subject}: ${scores.sampleCount} samples, ${scores.classCount} classes`];
-  for (const m of metrics) lines.push(`${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`);
+  for (const m of metrics)
+    lines.push(
+      `${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -24,7 +24,11 @@ export async function modelCardCommand(args: string[]): Promise<number> {
     modelPath,
     imagesPath: EMBEDDED_IMAGES_PATH,
     labelsPath: EMBEDDED_LABELS_PATH,
-    imagesPerCondition: numberOption(values['images-per-condition'], 'images-per-condition', MODEL_CARD_IMAGES_PER_CONDITION),
+    imagesPerCondition: numberOption(
+      values['images-per-condition'],
+      'images-per-condition',
+      MODEL_CARD_IMAGES_PER_CONDITION,
+    ),
     onProgress: progress ? (message) => process.stderr.write(`\rmodel card: ${message.padEnd(24)}`) : undefined,
   });
   if (progress) process.stderr.write('\n');
@@ -33,7 +37,9 @@ export async function modelCardCommand(args: string[]): Promise<number> {
   await writeFile(join(outDir, `${stem}.card.json`), `${JSON.stringify(card, null, 1)}\n`);
   await writeFile(join(outDir, `${stem}.card.md`), modelCardMarkdown(card));
   if (values.json) process.stdout.write(`${JSON.stringify(card)}\n`);
-  else process.stdout.write(`wrote ${join(outDir, `${stem}.card.md`)} and .card.json; targets met: ${card.targets.filter((t) => t.met).length} of ${card.targets.length}\n`);
+  else
+    process.stdout.write(
+      `wrote ${join(outDir, `${stem}.card.md`)} and .card.json; targets met: ${card.targets.filter((t) => t.met).length} of ${card.targets.length}\n`,
+    );
   return 0;
 }
-

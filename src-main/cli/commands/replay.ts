@@ -7,14 +7,22 @@ import { printRunSummary } from './run-summary';
 
 /** knob replay TRACE: the run's outputs again from a recorded trace, with any settings, no model. */
 export async function replayCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { ...GATE_OPTIONS, out: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...GATE_OPTIONS, out: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: true,
+  });
   if (positionals.length !== 1) throw new UsageError('knob replay takes one trace file');
   if (!values.out) throw new UsageError('--out DIR is required');
   const file = await readTraceFile(positionals[0]);
   // Unspecified settings are those the trace was recorded with, so a bare replay reproduces the run.
   const settings = gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
   const analysis = analyseRun(file.trace, settings);
-  const files = await writeRunOutputs(values.out, file.trace, settings, analysis, { ...file.context, replayedFrom: positionals[0] });
+  const files = await writeRunOutputs(values.out, file.trace, settings, analysis, {
+    ...file.context,
+    replayedFrom: positionals[0],
+  });
   printRunSummary(values.json === true, { files, settings, analysis, frames: file.trace.frameCount });
   return 0;
 }

@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import { continuousResponseMetrics, DEFAULT_GATE_SETTINGS, discreteResponseMetrics, parseGateSettings, type GateSettings } from '../../../src-shared/gate';
+import {
+  continuousResponseMetrics,
+  DEFAULT_GATE_SETTINGS,
+  discreteResponseMetrics,
+  parseGateSettings,
+  type GateSettings,
+} from '../../../src-shared/gate';
 import { numberOption, UsageError } from '../cli-args';
 
 /** knob response: step and frequency figures of the gate, continuous and at the frame rate. */

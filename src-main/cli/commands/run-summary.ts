@@ -45,10 +45,18 @@ export function printRunSummary(json: boolean, summary: RunSummary): void {
     );
     return;
   }
-  const lines = [`${summary.frames} frames (${summary.analysis.labelledFrameCount} labelled)${summary.wallMs ? ` in ${(summary.wallMs / 1000).toFixed(2)} s, ${((summary.frames / summary.wallMs) * 1000).toFixed(0)} frames/s` : ''}`];
-  if (accuracy !== null) lines.push(`fused accuracy ${(accuracy * 100).toFixed(2)} %, ECE ${ece?.toFixed(4)} (top-label, 15 equal-width bins)`);
+  const lines = [
+    `${summary.frames} frames (${summary.analysis.labelledFrameCount} labelled)${summary.wallMs ? ` in ${(summary.wallMs / 1000).toFixed(2)} s, ${((summary.frames / summary.wallMs) * 1000).toFixed(0)} frames/s` : ''}`,
+  ];
+  if (accuracy !== null)
+    lines.push(
+      `fused accuracy ${(accuracy * 100).toFixed(2)} %, ECE ${ece?.toFixed(4)} (top-label, 15 equal-width bins)`,
+    );
   const total = summary.latency?.total;
-  if (total) lines.push(`latency per frame (batch time / batch size): p50 ${total.p50Ms.toFixed(3)} ms, p95 ${total.p95Ms.toFixed(3)} ms, p99 ${total.p99Ms.toFixed(3)} ms`);
+  if (total)
+    lines.push(
+      `latency per frame (batch time / batch size): p50 ${total.p50Ms.toFixed(3)} ms, p95 ${total.p95Ms.toFixed(3)} ms, p99 ${total.p99Ms.toFixed(3)} ms`,
+    );
   lines.push(`wrote ${summary.files.trace}, ${summary.files.metrics}, ${summary.files.report}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -4,7 +4,15 @@ import { InferenceClient } from '../../core/inference/inference-client';
 import { openSource } from '../../core/sources/open-source';
 import { runOffline } from '../../core/engine/offline-run';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
-import { GATE_OPTIONS, gateSettingsFromArgs, numberOption, positiveInteger, SCHEDULE_OPTIONS, scheduleFromArgs, UsageError } from '../cli-args';
+import {
+  GATE_OPTIONS,
+  gateSettingsFromArgs,
+  numberOption,
+  positiveInteger,
+  SCHEDULE_OPTIONS,
+  scheduleFromArgs,
+  UsageError,
+} from '../cli-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 import { printRunSummary } from './run-summary';
@@ -30,13 +38,17 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!values.out) throw new UsageError('--out DIR is required');
   const settings = gateSettingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
-  const frameRateHz = values['frame-rate'] === undefined ? undefined : numberOption(values['frame-rate'], 'frame-rate', 30);
+  const frameRateHz =
+    values['frame-rate'] === undefined ? undefined : numberOption(values['frame-rate'], 'frame-rate', 30);
   if (frameRateHz !== undefined && !(frameRateHz > 0)) throw new UsageError('--frame-rate must be positive');
   const batchSize = positiveInteger(values.batch, 'batch', 256);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
   const client = await InferenceClient.start(modelOptions, {
     onRestart: (notice) => {
-      if (!values.json) process.stderr.write(`knob: ${notice.reason}; restarting in ${notice.delayMs} ms (attempt ${notice.attempt})\n`);
+      if (!values.json)
+        process.stderr.write(
+          `knob: ${notice.reason}; restarting in ${notice.delayMs} ms (attempt ${notice.attempt})\n`,
+        );
     },
   });
   try {
@@ -65,12 +77,26 @@ export async function runCommand(args: string[]): Promise<number> {
       schedule: JSON.stringify(schedule),
       streamSeed: numberOption(values.seed, 'seed', 0),
     };
-    if (result.framesProcessed === 0) throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
+    if (result.framesProcessed === 0)
+      throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
     const analysis = analyseRun(result.trace, settings);
     const files = await writeRunOutputs(values.out, result.trace, settings, analysis, context);
-    printRunSummary(values.json === true, { files, settings, analysis, frames: result.framesProcessed, model, source: source.info, wallMs: result.wallMs, latency: result.latencyPerFrame, restarts: result.restarts, error: result.error });
+    printRunSummary(values.json === true, {
+      files,
+      settings,
+      analysis,
+      frames: result.framesProcessed,
+      model,
+      source: source.info,
+      wallMs: result.wallMs,
+      latency: result.latencyPerFrame,
+      restarts: result.restarts,
+      error: result.error,
+    });
     if (result.error !== null) {
-      process.stderr.write(`knob: ${result.error.message} (kept the ${result.framesProcessed} frames processed before it in ${values.out})\n`);
+      process.stderr.write(
+        `knob: ${result.error.message} (kept the ${result.framesProcessed} frames processed before it in ${values.out})\n`,
+      );
       return 1;
     }
     return 0;

@@ -24,7 +24,9 @@ export async function tableCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const corruptions = values.corruptions === undefined ? CORRUPTION_NAMES : values.corruptions.split(',');
-  for (const name of corruptions) if (!isCorruptionName(name)) throw new UsageError(`--corruptions takes names from ${CORRUPTION_NAMES.join(', ')}; '${name}' is not one`);
+  for (const name of corruptions)
+    if (!isCorruptionName(name))
+      throw new UsageError(`--corruptions takes names from ${CORRUPTION_NAMES.join(', ')}; '${name}' is not one`);
   const settings = gateSettingsFromArgs(values);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
   try {

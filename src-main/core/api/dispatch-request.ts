@@ -9,7 +9,9 @@ import { KnobError, toErrorPayload } from '../../../src-shared/errors';
 import type { KnobBackend } from '../backend/knob-backend';
 
 function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, prefix: string): string {
-  return issues.map((issue) => `${[prefix, ...issue.path.map(String)].filter(Boolean).join('.')}: ${issue.message}`).join('; ');
+  return issues
+    .map((issue) => `${[prefix, ...issue.path.map(String)].filter(Boolean).join('.')}: ${issue.message}`)
+    .join('; ');
 }
 
 /**
@@ -22,7 +24,10 @@ export async function dispatchRequest(backend: KnobBackend, raw: unknown): Promi
     let message: unknown = raw;
     if (typeof raw === 'string') {
       if (raw.length > MAX_REQUEST_BYTES || Buffer.byteLength(raw, 'utf8') > MAX_REQUEST_BYTES) {
-        throw new KnobError('REQUEST_TOO_LARGE', `request of ${Buffer.byteLength(raw, 'utf8')} bytes exceeds ${MAX_REQUEST_BYTES}`);
+        throw new KnobError(
+          'REQUEST_TOO_LARGE',
+          `request of ${Buffer.byteLength(raw, 'utf8')} bytes exceeds ${MAX_REQUEST_BYTES}`,
+        );
       }
       try {
         message = JSON.parse(raw);
@@ -31,12 +36,17 @@ export async function dispatchRequest(backend: KnobBackend, raw: unknown): Promi
       }
     }
     const envelope = RequestEnvelopeSchema.safeParse(message);
-    if (!envelope.success) throw new KnobError('BAD_REQUEST', `malformed request: ${describeIssues(envelope.error.issues, '')}`);
+    if (!envelope.success)
+      throw new KnobError('BAD_REQUEST', `malformed request: ${describeIssues(envelope.error.issues, '')}`);
     id = envelope.data.id;
     const { method } = envelope.data;
     if (!isApiMethod(method)) throw new KnobError('UNKNOWN_METHOD', `unknown method '${method.slice(0, 64)}'`);
     const params = API_METHODS[method].params.safeParse(envelope.data.params ?? {});
-    if (!params.success) throw new KnobError('BAD_REQUEST', `invalid params for ${method}: ${describeIssues(params.error.issues, 'params')}`);
+    if (!params.success)
+      throw new KnobError(
+        'BAD_REQUEST',
+        `invalid params for ${method}: ${describeIssues(params.error.issues, 'params')}`,
+      );
     const result = await backend.handle(method as ApiMethod, params.data as never);
     return { id, ok: true, result };
   } catch (error) {

@@ -1,6 +1,14 @@
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
-import { SourceOpenParamsSchema, type ApiEvent, type ApiEventData, type ApiMethod, type ApiParams, type ApiResult, type Knobs } from '../../../src-shared/api/contract';
+import {
+  SourceOpenParamsSchema,
+  type ApiEvent,
+  type ApiEventData,
+  type ApiMethod,
+  type ApiParams,
+  type ApiResult,
+  type Knobs,
+} from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import { StreamEngine } from '../engine/stream-engine';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
@@ -48,15 +56,25 @@ export class KnobBackend {
     'stream.stop': () => this.engine.stop(),
     'trace.save': (params) => this.engine.saveTrace(params.path),
     'trace.load': (params) => this.engine.loadTrace(params.path),
-    'metrics.snapshot': (params) => this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy, detail: params.detail }),
-    'metrics.compare': (params) => this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b), params.lastFrames),
+    'metrics.snapshot': (params) =>
+      this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy, detail: params.detail }),
+    'metrics.compare': (params) =>
+      this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b), params.lastFrames),
     'stream.label': (params) => this.engine.label(params.frame, params.label),
     'bundle.export': (params) => this.engine.exportSettingsAndReport(params.path),
     'bundle.import': async (params) => {
       const file = await readSettingsFile(params.path);
       const current = this.engine.modelInfo()?.paths.join(' + ') ?? null;
-      const modelNote = file.model === null ? 'no model recorded' : file.model === current ? 'same model as the one loaded' : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
-      return { knobs: this.setGate(file.gate), verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}` };
+      const modelNote =
+        file.model === null
+          ? 'no model recorded'
+          : file.model === current
+            ? 'same model as the one loaded'
+            : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
+      return {
+        knobs: this.setGate(file.gate),
+        verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}`,
+      };
     },
   };
 
@@ -85,7 +103,10 @@ export class KnobBackend {
   async handle<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>> {
     const handler = this.handlers[method] as Handler<M> | undefined;
     if (handler === undefined) {
-      throw new KnobError('NOT_AVAILABLE', `${method} is not available in this build: ${PENDING_METHODS[method] ?? 'not implemented'}`);
+      throw new KnobError(
+        'NOT_AVAILABLE',
+        `${method} is not available in this build: ${PENDING_METHODS[method] ?? 'not implemented'}`,
+      );
     }
     return handler(params);
   }

@@ -24,25 +24,38 @@ export interface CorruptDatasetOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export async function corruptDataset(options: CorruptDatasetOptions): Promise<{ images: number; width: number; height: number }> {
+export async function corruptDataset(
+  options: CorruptDatasetOptions,
+): Promise<{ images: number; width: number; height: number }> {
   const source = await readIdxFile(options.imagesPath);
   if (source.dimensions.length !== 3) {
-    throw new KnobError('INVALID_INPUT', `${options.imagesPath}: expected N x H x W grayscale images, got ${source.dimensions.join(' x ')}`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${options.imagesPath}: expected N x H x W grayscale images, got ${source.dimensions.join(' x ')}`,
+    );
   }
   const [count, height, width] = source.dimensions;
   const offset = options.offset ?? 0;
   const limit = Math.min(options.limit ?? count - offset, count - offset);
-  if (offset < 0 || offset >= count || limit <= 0) throw new KnobError('INVALID_INPUT', `offset ${offset} / limit ${options.limit} select no images of ${count}`);
+  if (offset < 0 || offset >= count || limit <= 0)
+    throw new KnobError('INVALID_INPUT', `offset ${offset} / limit ${options.limit} select no images of ${count}`);
   const pixels = width * height;
   const out = new Uint8Array(limit * pixels);
   const chunk = 256;
   for (let from = 0; from < limit; from += chunk) {
     const to = Math.min(limit, from + chunk);
     const images = Array.from({ length: to - from }, (_, j) =>
-      imageFromBytes(source.data.subarray((offset + from + j) * pixels, (offset + from + j + 1) * pixels), width, height, 1),
+      imageFromBytes(
+        source.data.subarray((offset + from + j) * pixels, (offset + from + j + 1) * pixels),
+        width,
+        height,
+        1,
+      ),
     );
     const seeds = Array.from({ length: to - from }, (_, j) => frameSeed(options.seed, offset + from + j));
-    corruptBatch(images, options.corruption, options.severity, seeds).forEach((image, j) => out.set(imageToBytes(image), (from + j) * pixels));
+    corruptBatch(images, options.corruption, options.severity, seeds).forEach((image, j) =>
+      out.set(imageToBytes(image), (from + j) * pixels),
+    );
     options.onProgress?.(to, limit);
   }
   if (options.format === 'idx') {
@@ -52,7 +65,10 @@ export async function corruptDataset(options: CorruptDatasetOptions): Promise<{ 
     for (let i = 0; i < limit; i++) {
       const png = new PNG({ width, height, colorType: 0, inputColorType: 0, inputHasAlpha: false });
       png.data = Buffer.from(out.subarray(i * pixels, (i + 1) * pixels));
-      await writeFile(join(options.out, `${String(offset + i).padStart(6, '0')}.png`), PNG.sync.write(png, { colorType: 0, inputColorType: 0, inputHasAlpha: false }));
+      await writeFile(
+        join(options.out, `${String(offset + i).padStart(6, '0')}.png`),
+        PNG.sync.write(png, { colorType: 0, inputColorType: 0, inputHasAlpha: false }),
+      );
     }
   }
   return { images: limit, width, height };

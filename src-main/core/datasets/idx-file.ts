@@ -19,7 +19,8 @@ export function parseIdx(bytes: Uint8Array, source: string): IdxArray {
   };
   if (bytes.length < 4) fail('too short to be an IDX file');
   if (bytes[0] !== 0 || bytes[1] !== 0) fail('not an IDX file (bad magic number)');
-  if (bytes[2] !== 0x08) fail(`IDX element type 0x${bytes[2].toString(16)} is not supported (only unsigned bytes, 0x08)`);
+  if (bytes[2] !== 0x08)
+    fail(`IDX element type 0x${bytes[2].toString(16)} is not supported (only unsigned bytes, 0x08)`);
   const rank = bytes[3];
   if (rank < 1 || rank > 4) fail(`IDX rank ${rank} is not supported`);
   if (bytes.length < 4 + 4 * rank) fail('truncated header');
@@ -27,7 +28,8 @@ export function parseIdx(bytes: Uint8Array, source: string): IdxArray {
   const dimensions = Array.from({ length: rank }, (_, i) => view.getUint32(4 + 4 * i, false));
   const size = dimensions.reduce((a, b) => a * b, 1);
   const offset = 4 + 4 * rank;
-  if (bytes.length !== offset + size) fail(`holds ${bytes.length - offset} data bytes, header says ${size} (${dimensions.join(' x ')})`);
+  if (bytes.length !== offset + size)
+    fail(`holds ${bytes.length - offset} data bytes, header says ${size} (${dimensions.join(' x ')})`);
   return { dimensions, data: bytes.subarray(offset) };
 }
 

@@ -48,7 +48,11 @@ export function parseNpy(bytes: Uint8Array, source: string): NpyArray {
   const shapeMatch = /'shape'\s*:\s*\(([^)]*)\)/.exec(header);
   if (!descr || !fortran || !shapeMatch) fail(`cannot read the header ${header.trim()}`);
   if (fortran![1] === 'True') fail('Fortran-ordered arrays are not supported (save with np.ascontiguousarray)');
-  const shape = shapeMatch![1].split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
+  const shape = shapeMatch![1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(Number);
   if (shape.some((d) => !Number.isInteger(d) || d < 0)) fail(`bad shape (${shapeMatch![1]})`);
   const key = `${descr![2]}${descr![3]}`;
   const reader = READERS[key];
@@ -56,7 +60,10 @@ export function parseNpy(bytes: Uint8Array, source: string): NpyArray {
   const little = descr![1] !== '>';
   const count = shape.reduce((a, b) => a * b, 1);
   const dataStart = headerStart + headerLength;
-  if (bytes.length - dataStart < count * reader.size) fail(`holds ${bytes.length - dataStart} data bytes, shape (${shape.join(', ')}) of ${descr![1]}${key} needs ${count * reader.size}`);
+  if (bytes.length - dataStart < count * reader.size)
+    fail(
+      `holds ${bytes.length - dataStart} data bytes, shape (${shape.join(', ')}) of ${descr![1]}${key} needs ${count * reader.size}`,
+    );
   const values = new Float64Array(count);
   for (let i = 0; i < count; i++) values[i] = reader.read(view, dataStart + i * reader.size, little);
   return { shape, dtype: key, values, bytes: key === 'u1' ? bytes.subarray(dataStart, dataStart + count) : null };
@@ -79,6 +86,7 @@ export async function readNpzFile(path: string): Promise<Record<string, NpyArray
   for (const [name, data] of Object.entries(entries)) {
     if (name.endsWith('.npy')) arrays[name.slice(0, -4)] = parseNpy(data, `${path}:${name}`);
   }
-  if (Object.keys(arrays).length === 0) throw new KnobError('INVALID_INPUT', `${path}: the archive holds no .npy arrays`);
+  if (Object.keys(arrays).length === 0)
+    throw new KnobError('INVALID_INPUT', `${path}: the archive holds no .npy arrays`);
   return arrays;
 }

@@ -20,10 +20,16 @@ function fromRows(rows: unknown[], source: string): NumericTable {
   const values = new Float64Array(rows.length * width);
   rows.forEach((row, i) => {
     const cells = Array.isArray(row) ? row : [row];
-    if (cells.length !== width) throw new KnobError('INVALID_INPUT', `${source}: row ${i} has ${cells.length} values, the first row ${width}`);
+    if (cells.length !== width)
+      throw new KnobError('INVALID_INPUT', `${source}: row ${i} has ${cells.length} values, the first row ${width}`);
     cells.forEach((cell, j) => {
-      const value = typeof cell === 'number' ? cell : typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : Number.NaN;
-      if (Number.isNaN(value)) throw new KnobError('INVALID_INPUT', `${source}: row ${i}, column ${j} is not a number (${JSON.stringify(cell)})`);
+      const value =
+        typeof cell === 'number' ? cell : typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : Number.NaN;
+      if (Number.isNaN(value))
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${source}: row ${i}, column ${j} is not a number (${JSON.stringify(cell)})`,
+        );
       values[i * width + j] = value;
     });
   });
@@ -36,13 +42,22 @@ export async function readNumericTable(path: string, key: string): Promise<Numer
     const arrays = await readNpzFile(path);
     const names = Object.keys(arrays);
     const array = arrays[key] ?? (names.length === 1 ? arrays[names[0]] : undefined);
-    if (array === undefined) throw new KnobError('INVALID_INPUT', `${path}: no array named '${key}' (has ${names.join(', ')})`);
-    return { rows: array.shape[0] ?? 1, columns: array.shape.length > 1 ? array.shape.slice(1).reduce((a, b) => a * b, 1) : 1, values: array.values };
+    if (array === undefined)
+      throw new KnobError('INVALID_INPUT', `${path}: no array named '${key}' (has ${names.join(', ')})`);
+    return {
+      rows: array.shape[0] ?? 1,
+      columns: array.shape.length > 1 ? array.shape.slice(1).reduce((a, b) => a * b, 1) : 1,
+      values: array.values,
+    };
   }
   const bytes = await readInputFile(path);
   if (extension === '.npy') {
     const array = parseNpy(bytes, path);
-    return { rows: array.shape[0] ?? 1, columns: array.shape.length > 1 ? array.shape.slice(1).reduce((a, b) => a * b, 1) : 1, values: array.values };
+    return {
+      rows: array.shape[0] ?? 1,
+      columns: array.shape.length > 1 ? array.shape.slice(1).reduce((a, b) => a * b, 1) : 1,
+      values: array.values,
+    };
   }
   const text = new TextDecoder().decode(bytes);
   if (extension === '.json') {
@@ -53,13 +68,17 @@ export async function readNumericTable(path: string, key: string): Promise<Numer
       throw new KnobError('INVALID_INPUT', `${path}: not valid JSON (${(error as Error).message})`);
     }
     const rows = Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[key];
-    if (!Array.isArray(rows)) throw new KnobError('INVALID_INPUT', `${path}: expected an array, or an object with an array '${key}'`);
+    if (!Array.isArray(rows))
+      throw new KnobError('INVALID_INPUT', `${path}: expected an array, or an object with an array '${key}'`);
     return fromRows(rows, path);
   }
   if (extension === '.csv') {
     const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
     if (lines.length > 0 && lines[0].split(',').some((c) => c.trim() !== '' && Number.isNaN(Number(c)))) lines.shift();
-    return fromRows(lines.map((l) => l.split(',')), path);
+    return fromRows(
+      lines.map((l) => l.split(',')),
+      path,
+    );
   }
   throw new KnobError('INVALID_INPUT', `${path}: unsupported table format (use .npy, .npz, .json or .csv)`);
 }

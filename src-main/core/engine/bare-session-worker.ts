@@ -10,9 +10,18 @@ import { createSessionOnFirstProvider } from '../inference/execution-providers';
  * to run at once need a thread each). It runs ready float tensors, nothing else.
  */
 export type ToBareSession =
-  | { type: 'open'; modelBytes: Uint8Array; source: string; provider: ExecutionProviderName; intraOpThreads: number; shape: number[]; tensors: Float32Array[] }
+  | {
+      type: 'open';
+      modelBytes: Uint8Array;
+      source: string;
+      provider: ExecutionProviderName;
+      intraOpThreads: number;
+      shape: number[];
+      tensors: Float32Array[];
+    }
   | { type: 'run'; batches: number; first: number };
-export type FromBareSession = { type: 'opened' } | { type: 'ran' } | { type: 'failed'; error: ReturnType<typeof toErrorPayload> };
+export type FromBareSession =
+  { type: 'opened' } | { type: 'ran' } | { type: 'failed'; error: ReturnType<typeof toErrorPayload> };
 
 let session: ort.InferenceSession | null = null;
 let feeds: ort.InferenceSession.FeedsType[] = [];
@@ -21,8 +30,17 @@ parentPort?.on('message', (message: ToBareSession) => {
   void (async () => {
     try {
       if (message.type === 'open') {
-        session = (await createSessionOnFirstProvider(message.modelBytes, message.source, [message.provider], message.intraOpThreads)).session;
-        feeds = message.tensors.map((data) => ({ [session!.inputNames[0]!]: new ort.Tensor('float32', data, message.shape) }));
+        session = (
+          await createSessionOnFirstProvider(
+            message.modelBytes,
+            message.source,
+            [message.provider],
+            message.intraOpThreads,
+          )
+        ).session;
+        feeds = message.tensors.map((data) => ({
+          [session!.inputNames[0]!]: new ort.Tensor('float32', data, message.shape),
+        }));
         for (const feed of feeds.slice(0, 2)) await session.run(feed);
         parentPort?.postMessage({ type: 'opened' } satisfies FromBareSession);
         return;

@@ -56,7 +56,15 @@ export interface EngineBenchReport {
   engineToBareRatio: number;
   engineToBareEngineLayoutRatio: number;
   gateFusion: { nsPerFrame: number; fractionOfInference: number };
-  live: { fps: number; seconds: number; submitted: number; processed: number; dropped: number; endToEnd: LatencySummary | null; inference: LatencySummary | null };
+  live: {
+    fps: number;
+    seconds: number;
+    submitted: number;
+    processed: number;
+    dropped: number;
+    endToEnd: LatencySummary | null;
+    inference: LatencySummary | null;
+  };
 }
 
 function median(values: number[]): number {
@@ -77,17 +85,29 @@ async function openBareSessions(
   shape: number[],
   tensors: Float32Array[],
 ): Promise<{ run(batches: number): Promise<void>; close(): Promise<void> }> {
-  const workers = Array.from({ length: layout.sessions }, () => startEntryWorker(import.meta.url, 'bare-session-worker'));
+  const workers = Array.from({ length: layout.sessions }, () =>
+    startEntryWorker(import.meta.url, 'bare-session-worker'),
+  );
   const call = (worker: Worker, message: ToBareSession): Promise<void> =>
     new Promise((resolve, reject) => {
-      worker.once('message', (reply: FromBareSession) => (reply.type === 'failed' ? reject(new KnobError(reply.error.code, reply.error.message)) : resolve()));
+      worker.once('message', (reply: FromBareSession) =>
+        reply.type === 'failed' ? reject(new KnobError(reply.error.code, reply.error.message)) : resolve(),
+      );
       worker.postMessage(message);
     });
   const threads = layout.threadsPerSession;
-  await Promise.all(workers.map((worker) => call(worker, { type: 'open', modelBytes, source, provider, intraOpThreads: threads, shape, tensors })));
+  await Promise.all(
+    workers.map((worker) =>
+      call(worker, { type: 'open', modelBytes, source, provider, intraOpThreads: threads, shape, tensors }),
+    ),
+  );
   return {
     run: async (batches) => {
-      await Promise.all(workers.map((worker, i) => call(worker, { type: 'run', batches: Math.ceil((batches - i) / workers.length), first: i })));
+      await Promise.all(
+        workers.map((worker, i) =>
+          call(worker, { type: 'run', batches: Math.ceil((batches - i) / workers.length), first: i }),
+        ),
+      );
     },
     close: async () => {
       await Promise.all(workers.map((worker) => worker.terminate()));
@@ -106,8 +126,15 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const model = client.description;
     const spec = model.input;
     const source = await openSource('default', { target: spec, labelNames: model.labelNames });
-    if (source.info.width !== spec.width || source.info.height !== spec.height || source.info.channels !== spec.channels) {
-      throw new KnobError('INVALID_INPUT', `the bench streams the embedded ${source.info.width}x${source.info.height} set; the model takes ${spec.width}x${spec.height}x${spec.channels}`);
+    if (
+      source.info.width !== spec.width ||
+      source.info.height !== spec.height ||
+      source.info.channels !== spec.channels
+    ) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `the bench streams the embedded ${source.info.width}x${source.info.height} set; the model takes ${spec.width}x${spec.height}x${spec.channels}`,
+      );
     }
     const batches = Math.max(1, Math.round(options.frames / options.batchSize));
     const frames = batches * options.batchSize;
@@ -131,11 +158,25 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     // The inference process's layout: on other providers one session, with the CPU layout's threads.
     const cpuLayout = cpuSessionLayout();
     const layout = model.executionProvider === 'cpu' ? cpuLayout : { ...cpuLayout, sessions: 1 };
-    const laidOut = await openBareSessions(bytes, model.paths[0], model.executionProvider, layout, tensorShape(spec, options.batchSize), feedsList.map((f) => f[bare.session.inputNames[0]].data as Float32Array));
+    const laidOut = await openBareSessions(
+      bytes,
+      model.paths[0],
+      model.executionProvider,
+      layout,
+      tensorShape(spec, options.batchSize),
+      feedsList.map((f) => f[bare.session.inputNames[0]].data as Float32Array),
+    );
 
     // 2. The engine, end to end, after a warm-up. This machine's timings drift by tens of percent
     // between seconds, so bare and engine alternate over `rounds` and the medians are compared.
-    const run = { client, source, schedule: { kind: 'none' as const }, streamSeed: 0, settings: DEFAULT_GATE_SETTINGS, batchSize: options.batchSize };
+    const run = {
+      client,
+      source,
+      schedule: { kind: 'none' as const },
+      streamSeed: 0,
+      settings: DEFAULT_GATE_SETTINGS,
+      batchSize: options.batchSize,
+    };
     const bareFps: number[] = [];
     const laidOutFps: number[] = [];
     const engineFps: number[] = [];
@@ -176,7 +217,14 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
     const frameBytes = spec.width * spec.height * spec.channels;
     const available = all.length / frameBytes;
-    const session = new LiveSession({ client, settings: DEFAULT_GATE_SETTINGS, schedule: { kind: 'none' }, streamSeed: 0, nominalFrameRateHz: options.liveFps, hasLabels: false });
+    const session = new LiveSession({
+      client,
+      settings: DEFAULT_GATE_SETTINGS,
+      schedule: { kind: 'none' },
+      streamSeed: 0,
+      nominalFrameRateHz: options.liveFps,
+      hasLabels: false,
+    });
     const total = Math.round(options.liveSeconds * options.liveFps);
     const periodMs = 1000 / options.liveFps;
     const started = performance.now();
@@ -198,7 +246,12 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       frames,
       rounds: options.rounds,
       bare: { framesPerSecond: bareMedian, inferenceMsPerFrame, rounds: bareFps },
-      bareEngineLayout: { framesPerSecond: median(laidOutFps), sessions: layout.sessions, threadsPerSession: layout.threadsPerSession, rounds: laidOutFps },
+      bareEngineLayout: {
+        framesPerSecond: median(laidOutFps),
+        sessions: layout.sessions,
+        threadsPerSession: layout.threadsPerSession,
+        rounds: laidOutFps,
+      },
       engine: { framesPerSecond: engineMedian, latencyPerFrame: offline.latencyPerFrame, rounds: engineFps },
       engineToBareRatio: engineMedian / bareMedian,
       engineToBareEngineLayoutRatio: engineMedian / median(laidOutFps),
@@ -217,4 +270,3 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     await client.close();
   }
 }
-

@@ -14,7 +14,10 @@ export class LatencyRecorder {
   private count = 0;
 
   constructor(initialCapacity = 4096) {
-    this.samples = Object.fromEntries(LATENCY_STAGES.map((s) => [s, new Float64Array(initialCapacity)])) as Record<LatencyStage, Float64Array>;
+    this.samples = Object.fromEntries(LATENCY_STAGES.map((s) => [s, new Float64Array(initialCapacity)])) as Record<
+      LatencyStage,
+      Float64Array
+    >;
   }
 
   record(preprocessMs: number, inferenceMs: number, gateFusionMs: number, totalMs: number): void {
@@ -37,6 +40,8 @@ export class LatencyRecorder {
   }
 
   report(): LatencyReport {
-    return Object.fromEntries(LATENCY_STAGES.map((s) => [s, latencySummary(this.samples[s], this.count)])) as LatencyReport;
+    return Object.fromEntries(
+      LATENCY_STAGES.map((s) => [s, latencySummary(this.samples[s], this.count)]),
+    ) as LatencyReport;
   }
 }

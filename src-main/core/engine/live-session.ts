@@ -103,8 +103,17 @@ export class LiveSession {
   constructor(private readonly options: LiveSessionOptions) {
     const model = options.client.description;
     const spec = model.input;
-    this.preparer = createFramePreparer({ width: spec.width, height: spec.height, channels: spec.channels }, options.schedule, options.streamSeed);
-    this.builder = new TraceBuilder(model.classCount, model.labelNames, 1 / options.nominalFrameRateHz, options.hasLabels);
+    this.preparer = createFramePreparer(
+      { width: spec.width, height: spec.height, channels: spec.channels },
+      options.schedule,
+      options.streamSeed,
+    );
+    this.builder = new TraceBuilder(
+      model.classCount,
+      model.labelNames,
+      1 / options.nominalFrameRateHz,
+      options.hasLabels,
+    );
     this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0);
     this.accumulator = new CalibrationAccumulator({ classCount: model.classCount });
     this.window = new SlidingWindowCalibration(ROLLING_WINDOW_FRAMES, { classCount: model.classCount });
@@ -120,7 +129,14 @@ export class LiveSession {
     if (this.closed) throw new KnobError('CANCELLED', 'the live session is closed');
     this.submitted++;
     if (this.waiting !== null) this.dropped++;
-    this.waiting = { frame, geometry, timestampSeconds, label, submittedAt: performance.now(), submissionIndex: this.submitted - 1 };
+    this.waiting = {
+      frame,
+      geometry,
+      timestampSeconds,
+      label,
+      submittedAt: performance.now(),
+      submissionIndex: this.submitted - 1,
+    };
     if (!this.busy) void this.pump();
   }
 
@@ -169,7 +185,10 @@ export class LiveSession {
     const previous = index > 0 ? this.builder.trace.timestampsSeconds[index - 1] : -Infinity;
     if (!(job.timestampSeconds > previous && Number.isFinite(job.timestampSeconds))) {
       this.dropped++;
-      this.options.onError?.({ code: 'INVALID_INPUT', message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${previous} s); frame dropped` });
+      this.options.onError?.({
+        code: 'INVALID_INPUT',
+        message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${previous} s); frame dropped`,
+      });
       return;
     }
     const prepared = new Uint8Array(spec.width * spec.height * spec.channels);
@@ -204,7 +223,15 @@ export class LiveSession {
     }
     this.timestamp[0] = job.timestampSeconds;
     this.label[0] = job.label;
-    this.builder.append(1, outputs.zStatic, outputs.zDyn, outputs.uRef, this.timestamp, this.builder.trace.labels === null ? null : this.label, this.metadata);
+    this.builder.append(
+      1,
+      outputs.zStatic,
+      outputs.zDyn,
+      outputs.uRef,
+      this.timestamp,
+      this.builder.trace.labels === null ? null : this.label,
+      this.metadata,
+    );
     this.replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
     const trace = this.builder.trace;
     const k = trace.classCount;
@@ -240,7 +267,8 @@ export class LiveSession {
   recordedImage(frame: number): { width: number; height: number; channels: 1 | 3; pixels: Uint8Array } | null {
     const { width, height, channels } = this.preparer.target;
     const size = width * height * channels;
-    if (frame < 0 || frame >= this.builder.frameCount || frame <= this.builder.frameCount - 1 - this.imageSlots) return null;
+    if (frame < 0 || frame >= this.builder.frameCount || frame <= this.builder.frameCount - 1 - this.imageSlots)
+      return null;
     const slot = frame % this.imageSlots;
     return { width, height, channels, pixels: this.images.slice(slot * size, (slot + 1) * size) };
   }
@@ -251,10 +279,13 @@ export class LiveSession {
     if (now - this.lastEmit >= interval) {
       this.emit();
     } else if (this.trailing === null) {
-      this.trailing = setTimeout(() => {
-        this.trailing = null;
-        this.emit();
-      }, interval - (now - this.lastEmit));
+      this.trailing = setTimeout(
+        () => {
+          this.trailing = null;
+          this.emit();
+        },
+        interval - (now - this.lastEmit),
+      );
     }
   }
 
@@ -272,7 +303,14 @@ export class LiveSession {
       g: output.g[i],
       uRef: trace.uRef[i],
       label: label === UNKNOWN_LABEL ? null : label,
-      readout: frameReadout(trace.zStatic, trace.zDyn, i * trace.classCount, trace.classCount, output.g[i], this.options.topK ?? 3),
+      readout: frameReadout(
+        trace.zStatic,
+        trace.zDyn,
+        i * trace.classCount,
+        trace.classCount,
+        output.g[i],
+        this.options.topK ?? 3,
+      ),
       framesProcessed: this.builder.frameCount,
       framesDropped: this.dropped,
       endToEndMs: this.lastEndToEndMs,

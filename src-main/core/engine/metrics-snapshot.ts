@@ -5,7 +5,11 @@ import { headlineIntervals } from '../../../src-shared/metrics/headline-interval
 import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
-import { confidenceHistogram, reliabilityDiagram, smoothReliabilityCurve } from '../../../src-shared/metrics/reliability';
+import {
+  confidenceHistogram,
+  reliabilityDiagram,
+  smoothReliabilityCurve,
+} from '../../../src-shared/metrics/reliability';
 import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metrics';
 import { scoresFromLogits, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
 import { replay } from '../../../src-shared/trace/replay';
@@ -26,7 +30,11 @@ const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: 
 
 function headline(scores: ClassScores): MetricValue[] {
   const top = topLabelScores(scores);
-  return [accuracy(top), negativeLogLikelihood(scores), ...topLabelBinnedMetrics(top, EQUAL_WIDTH_15).filter((m) => m.name === 'ECE')];
+  return [
+    accuracy(top),
+    negativeLogLikelihood(scores),
+    ...topLabelBinnedMetrics(top, EQUAL_WIDTH_15).filter((m) => m.name === 'ECE'),
+  ];
 }
 
 /** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
@@ -43,27 +51,59 @@ function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
     uRef: trace.uRef.subarray(from),
     labels: trace.labels === null ? null : trace.labels.subarray(from),
     metadata: Object.fromEntries(
-      Object.entries(trace.metadata).map(([name, c]) => [name, c.kind === 'category' ? { ...c, codes: c.codes.subarray(from) } : { kind: 'number' as const, values: c.values.subarray(from) }]),
+      Object.entries(trace.metadata).map(([name, c]) => [
+        name,
+        c.kind === 'category'
+          ? { ...c, codes: c.codes.subarray(from) }
+          : { kind: 'number' as const, values: c.values.subarray(from) },
+      ]),
     ),
   };
 }
 
-export function metricsSnapshot(recorded: Trace, settings: GateSettings, version: number, options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {}): Snapshot {
+export function metricsSnapshot(
+  recorded: Trace,
+  settings: GateSettings,
+  version: number,
+  options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {},
+): Snapshot {
   const started = performance.now();
   const trace = windowOf(recorded, options.lastFrames);
   const groupBy = options.groupBy ?? 'none';
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
-  const empty: Snapshot = { settingsVersion: version, frameCount: trace.frameCount, labelledFrameCount: 0, window, values: [], intervals: [], reliability: null, smooth: null, histogram: null, groupBy, groups: [], computeMs: 0 };
+  const empty: Snapshot = {
+    settingsVersion: version,
+    frameCount: trace.frameCount,
+    labelledFrameCount: 0,
+    window,
+    values: [],
+    intervals: [],
+    reliability: null,
+    smooth: null,
+    histogram: null,
+    groupBy,
+    groups: [],
+    computeMs: 0,
+  };
   if (frames.length === 0) return { ...empty, computeMs: performance.now() - started };
   const output = replay(trace, settings, { keepFusedLogits: true });
   const fused = output.fusedLogits!;
   const scores = scoresOfFrames(trace, fused, frames);
   const top = topLabelScores(scores);
   const resampled = (options.detail ?? 'full') === 'full';
-  const intervals = resampled ? Object.entries(headlineIntervals(scores, top)).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity })) : [];
+  const intervals = resampled
+    ? Object.entries(headlineIntervals(scores, top)).map(([identity, i]) => ({
+        identity,
+        lo: i.lo,
+        hi: i.hi,
+        method: i.identity,
+      }))
+    : [];
   const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
-  const smooth = resampled ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 }) : null;
+  const smooth = resampled
+    ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 })
+    : null;
   const histogram = confidenceHistogram(top.confidence, 20);
 
   // Group keys per labelled frame.
@@ -108,9 +148,34 @@ export function metricsSnapshot(recorded: Trace, settings: GateSettings, version
     window,
     values: metricSuite(scores).map(entry),
     intervals,
-    reliability: { identity: diagram.identity, bins: diagram.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count, meanConfidence: finite(b.meanConfidence), accuracy: finite(b.accuracy), gap: finite(b.gap), wilsonLo: finite(b.wilsonLo), wilsonHi: finite(b.wilsonHi) })) },
-    smooth: smooth === null ? null : { identity: smooth.identity, t: Array.from(smooth.t), accuracy: Array.from(smooth.accuracy), bandLo: Array.from(smooth.bandLo), bandHi: Array.from(smooth.bandHi) },
-    histogram: { identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)', edges: Array.from(histogram.edges), counts: Array.from(histogram.counts) },
+    reliability: {
+      identity: diagram.identity,
+      bins: diagram.bins.map((b) => ({
+        lo: b.lo,
+        hi: b.hi,
+        count: b.count,
+        meanConfidence: finite(b.meanConfidence),
+        accuracy: finite(b.accuracy),
+        gap: finite(b.gap),
+        wilsonLo: finite(b.wilsonLo),
+        wilsonHi: finite(b.wilsonHi),
+      })),
+    },
+    smooth:
+      smooth === null
+        ? null
+        : {
+            identity: smooth.identity,
+            t: Array.from(smooth.t),
+            accuracy: Array.from(smooth.accuracy),
+            bandLo: Array.from(smooth.bandLo),
+            bandHi: Array.from(smooth.bandHi),
+          },
+    histogram: {
+      identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
+      edges: Array.from(histogram.edges),
+      counts: Array.from(histogram.counts),
+    },
     groupBy,
     groups,
     computeMs: performance.now() - started,

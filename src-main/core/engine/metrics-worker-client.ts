@@ -11,7 +11,9 @@ import { startEntryWorker } from '../workers/entry-worker';
  * Traces are transferred when the caller hands over a copy of its own, so a snapshot of a long
  * recording costs no copy on the way in.
  */
-type Reply = { id: number; ok: true; snapshots: Snapshot[]; computeMs: number } | { id: number; ok: false; error: KnobErrorPayload };
+type Reply =
+  | { id: number; ok: true; snapshots: Snapshot[]; computeMs: number }
+  | { id: number; ok: false; error: KnobErrorPayload };
 
 function transferables(trace: Trace): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
@@ -26,7 +28,10 @@ function transferables(trace: Trace): ArrayBuffer[] {
 export class MetricsWorkerClient {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (reply: Reply & { ok: true }) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (reply: Reply & { ok: true }) => void; reject: (error: Error) => void }
+  >();
 
   private ensure(): Worker {
     if (this.worker !== null) return this.worker;
@@ -40,7 +45,8 @@ export class MetricsWorkerClient {
     });
     const fail = (reason: string): void => {
       if (this.worker === worker) this.worker = null;
-      for (const call of this.pending.values()) call.reject(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
+      for (const call of this.pending.values())
+        call.reject(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
       this.pending.clear();
     };
     worker.on('error', (error) => fail(error.message));
@@ -53,7 +59,13 @@ export class MetricsWorkerClient {
    * Snapshots of one trace for each setting. With `transfer`, the trace's buffers move to the
    * worker (the caller must not use them afterwards).
    */
-  async snapshots(trace: Trace, settings: GateSettings[], version: number, options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' }, transfer: boolean): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
+  async snapshots(
+    trace: Trace,
+    settings: GateSettings[],
+    version: number,
+    options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' },
+    transfer: boolean,
+  ): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
     const worker = this.ensure();
     const id = this.nextId++;
     const request: MetricsRequest = { id, trace, settings, version, options };

@@ -19,7 +19,9 @@ export interface MetricsRequest {
 parentPort?.on('message', (request: MetricsRequest) => {
   try {
     const started = performance.now();
-    const snapshots = request.settings.map((settings) => metricsSnapshot(request.trace, settings, request.version, request.options));
+    const snapshots = request.settings.map((settings) =>
+      metricsSnapshot(request.trace, settings, request.version, request.options),
+    );
     parentPort?.postMessage({ id: request.id, ok: true, snapshots, computeMs: performance.now() - started });
   } catch (error) {
     parentPort?.postMessage({ id: request.id, ok: false, error: toErrorPayload(error) });

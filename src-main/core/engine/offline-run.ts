@@ -66,7 +66,13 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   const spec = model.input;
   const target = { width: spec.width, height: spec.height, channels: spec.channels };
   const preparer = createFramePreparer(target, options.schedule, options.streamSeed);
-  const builder = new TraceBuilder(model.classCount, model.labelNames, 1 / source.info.frameRateHz, source.info.hasLabels, Math.min(options.maxFrames ?? source.info.frameCount ?? 1024, 1 << 20));
+  const builder = new TraceBuilder(
+    model.classCount,
+    model.labelNames,
+    1 / source.info.frameRateHz,
+    source.info.hasLabels,
+    Math.min(options.maxFrames ?? source.info.frameCount ?? 1024, 1 << 20),
+  );
   const replayer = new GateReplayer(settings, 0);
   const latency = new LatencyRecorder();
   const inFlight = Math.max(1, options.inFlight ?? 4);
@@ -98,12 +104,25 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
     }
     freeFrames.push(new Uint8Array(p.frames.buffer));
     const gateStarted = performance.now();
-    const first = builder.append(p.count, outputs.zStatic, outputs.zDyn, outputs.uRef, p.timestamps, p.labels, p.metadata);
+    const first = builder.append(
+      p.count,
+      outputs.zStatic,
+      outputs.zDyn,
+      outputs.uRef,
+      p.timestamps,
+      p.labels,
+      p.metadata,
+    );
     replayer.advance(builder.trace, first, first + p.count, builder.output);
     const gateMs = performance.now() - gateStarted;
     const perFrame = 1 / p.count;
     for (let i = 0; i < p.count; i++) {
-      latency.record((p.preprocessMs + outputs.preprocessMs) * perFrame, outputs.inferenceMs * perFrame, gateMs * perFrame, (p.preprocessMs + outputs.roundTripMs + gateMs) * perFrame);
+      latency.record(
+        (p.preprocessMs + outputs.preprocessMs) * perFrame,
+        outputs.inferenceMs * perFrame,
+        gateMs * perFrame,
+        (p.preprocessMs + outputs.roundTripMs + gateMs) * perFrame,
+      );
     }
     options.onProgress?.(builder.frameCount, Number.isFinite(total) ? total : null);
   };
@@ -114,7 +133,10 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
       const count = Math.min(batch.count, limit - streamIndex);
       if (count <= 0) break;
       const prepStarted = performance.now();
-      const frames = (freeFrames.pop() ?? new Uint8Array(batchBytes)).subarray(0, count * target.width * target.height * target.channels);
+      const frames = (freeFrames.pop() ?? new Uint8Array(batchBytes)).subarray(
+        0,
+        count * target.width * target.height * target.channels,
+      );
       const metadata = allocateBatchMetadata(count);
       preparer.prepare(batch.frames, source.info, count, streamIndex, batch.first, frames, metadata);
       const prepared = send({

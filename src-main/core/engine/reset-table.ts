@@ -55,7 +55,8 @@ interface Figures {
 function figures(trace: Trace, logits: Float32Array | Float64Array): Figures {
   const scores = scoresOfFrames(trace, logits, labelledFrames(trace));
   const top = topLabelScores(scores);
-  const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) => values.find((m) => m.name === name)!.value;
+  const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) =>
+    values.find((m) => m.name === name)!.value;
   return {
     accuracy: accuracy(top).value,
     ece: find(topLabelBinnedMetrics(top, EQUAL_WIDTH_15), 'ECE'),
@@ -97,7 +98,8 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
         batchSize: options.batchSize ?? 250,
         maxFrames: options.imagesPerCondition,
       });
-      if (run.error !== null) throw new KnobError(run.error.code, `${corruption} severity ${severity}: ${run.error.message}`);
+      if (run.error !== null)
+        throw new KnobError(run.error.code, `${corruption} severity ${severity}: ${run.error.message}`);
       inferenceMs += (run.latencyPerFrame.inference?.meanMs ?? 0) * run.framesProcessed;
       frames += run.framesProcessed;
       const perMethod: Array<{ figures: Figures; gateMs: number }> = [
@@ -147,10 +149,13 @@ export function resetTableMarkdown(table: ResetTable): string {
     '',
     '| method | accuracy | error | debiased ECE | ECE | NLL | latency / frame |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...table.rows.map((r) => `| ${r.method} | ${(r.accuracy * 100).toFixed(2)} % | ${(r.error * 100).toFixed(2)} % | ${r.debiasedEce.toFixed(4)} | ${r.ece.toFixed(4)} | ${r.nll.toFixed(4)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`),
+    ...table.rows.map(
+      (r) =>
+        `| ${r.method} | ${(r.accuracy * 100).toFixed(2)} % | ${(r.error * 100).toFixed(2)} % | ${r.debiasedEce.toFixed(4)} | ${r.ece.toFixed(4)} | ${r.nll.toFixed(4)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`,
+    ),
     '',
     `debiased ECE: ${table.identities.debiasedEce}; ECE: ${table.identities.ece}; NLL: ${table.identities.nll}.`,
-    'Latency: batched inference per frame in this run plus the method\'s gate + fusion per frame.',
+    "Latency: batched inference per frame in this run plus the method's gate + fusion per frame.",
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -28,7 +28,8 @@ export interface RunAnalysis {
 export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   const output = replay(trace, settings, { keepFusedLogits: true });
   const frames = labelledFrames(trace);
-  if (frames.length === 0) return { output, labelledFrameCount: 0, metrics: { fused: [], static: [], dynamic: [] }, reliability: null };
+  if (frames.length === 0)
+    return { output, labelledFrameCount: 0, metrics: { fused: [], static: [], dynamic: [] }, reliability: null };
   const all = (scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] => [
     ...metricSuite(scores),
     ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top)),
@@ -38,7 +39,11 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   return {
     output,
     labelledFrameCount: frames.length,
-    metrics: { fused: all(fusedScores, fusedTop), static: all(scoresOfFrames(trace, trace.zStatic, frames)), dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)) },
+    metrics: {
+      fused: all(fusedScores, fusedTop),
+      static: all(scoresOfFrames(trace, trace.zStatic, frames)),
+      dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
+    },
     reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
   };
 }
@@ -59,9 +64,16 @@ export async function writeRunOutputs(
   try {
     await mkdir(outDir, { recursive: true });
   } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${outDir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code})`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${outDir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code})`,
+    );
   }
-  const files = { trace: join(outDir, 'trace.arrow'), metrics: join(outDir, 'metrics.json'), report: join(outDir, 'report.html') };
+  const files = {
+    trace: join(outDir, 'trace.arrow'),
+    metrics: join(outDir, 'metrics.json'),
+    report: join(outDir, 'report.html'),
+  };
   const output = { ...analysis.output, fusedLogits: null };
   await writeTraceFile(files.trace, trace, { settings, output }, context);
   const severity = trace.metadata.severity;
@@ -73,7 +85,10 @@ export async function writeRunOutputs(
     context,
     metrics: analysis.metrics,
   };
-  await writeFile(files.metrics, `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`);
+  await writeFile(
+    files.metrics,
+    `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`,
+  );
   const html = htmlReport({
     title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s`,
     subtitle: `${settings.mode} mode, ${settings.discretization}${settings.mode === 'reset' ? `, tau ${settings.tauSeconds} s, g0 ${settings.g0}` : ''}; ${trace.frameCount} frames, ${analysis.labelledFrameCount} labelled`,

@@ -63,7 +63,11 @@ export class StreamEngine {
     await this.stop();
     const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
     const client = await InferenceClient.start(resolved, {
-      onRestart: (notice) => this.reportError({ code: 'INFERENCE_CRASHED', message: `${notice.reason}; restarting in ${notice.delayMs} ms` }),
+      onRestart: (notice) =>
+        this.reportError({
+          code: 'INFERENCE_CRASHED',
+          message: `${notice.reason}; restarting in ${notice.delayMs} ms`,
+        }),
     });
     await this.client?.close();
     this.client = client;
@@ -81,7 +85,13 @@ export class StreamEngine {
     return this.client;
   }
 
-  async openSource(params: { kind: OpenedSource['kind']; path?: string; frameRateHz?: number; schedule?: CorruptionSchedule; seed?: number }): Promise<ApiResult<'source.open'>> {
+  async openSource(params: {
+    kind: OpenedSource['kind'];
+    path?: string;
+    frameRateHz?: number;
+    schedule?: CorruptionSchedule;
+    seed?: number;
+  }): Promise<ApiResult<'source.open'>> {
     const schedule = params.schedule ?? { kind: 'none' as const };
     const seed = params.seed ?? 0;
     const client = this.requireModel();
@@ -90,12 +100,26 @@ export class StreamEngine {
     const model = client.description;
     if (params.kind === 'camera') {
       this.opened = { kind: 'camera', source: null, frameRateHz: params.frameRateHz ?? 30, schedule, seed };
-      return { kind: 'camera', description: 'camera frames pushed by the renderer', frameCount: null, frameRateHz: this.opened.frameRateHz, hasLabels: false, labelNames: null, timestampSource: 'capture' };
+      return {
+        kind: 'camera',
+        description: 'camera frames pushed by the renderer',
+        frameCount: null,
+        frameRateHz: this.opened.frameRateHz,
+        hasLabels: false,
+        labelNames: null,
+        timestampSource: 'capture',
+      };
     }
     const spec = params.kind === 'embedded' ? 'default' : params.path;
     if (spec === undefined) throw new KnobError('BAD_REQUEST', `a ${params.kind} source needs a path`);
     const source = await this.asWork(`opening ${spec}`, (signal, onProgress) =>
-      openSource(spec, { target: model.input, frameRateHz: params.frameRateHz, labelNames: model.labelNames, signal, onProgress }),
+      openSource(spec, {
+        target: model.input,
+        frameRateHz: params.frameRateHz,
+        labelNames: model.labelNames,
+        signal,
+        onProgress,
+      }),
     );
     this.opened = { kind: params.kind, source, frameRateHz: source.info.frameRateHz, schedule, seed };
     return describeSource(params.kind, source.info);
@@ -138,7 +162,8 @@ export class StreamEngine {
     const client = this.requireModel();
     const opened = this.opened;
     const source = opened?.source;
-    if (source == null || opened === null) throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
+    if (source == null || opened === null)
+      throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
     await this.stop();
     this.discardSession();
     const result = await this.asWork(`offline run of ${source.info.description}`, (signal, onProgress) =>
@@ -159,7 +184,10 @@ export class StreamEngine {
   }
 
   /** Runs a long task as the one cancellable work, with progress events about ten times a second. */
-  private async asWork<T>(task: string, run: (signal: AbortSignal, onProgress: (done: number, total: number | null) => void) => Promise<T>): Promise<T> {
+  private async asWork<T>(
+    task: string,
+    run: (signal: AbortSignal, onProgress: (done: number, total: number | null) => void) => Promise<T>,
+  ): Promise<T> {
     if (this.work !== null) throw new KnobError('NOT_AVAILABLE', 'another long task is running (cancel it first)');
     const controller = new AbortController();
     this.work = controller;
@@ -217,13 +245,24 @@ export class StreamEngine {
 
   /** One recorded frame replayed at the current knobs: what the live view showed, for scrubbing. */
   async recordedFrame(frame: number): Promise<ApiResult<'trace.frame'>> {
-    if (this.session === null || frame >= this.session.framesProcessed) throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (${this.session?.framesProcessed ?? 0} frames)`);
+    if (this.session === null || frame >= this.session.framesProcessed)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `frame ${frame} is not recorded (${this.session?.framesProcessed ?? 0} frames)`,
+      );
     const knobs = this.knobs();
     const trace = this.session.builder.trace;
     const view = { ...trace, frameCount: frame + 1 };
     const output = replay(view, knobs.gate);
     const model = this.requireModel().description;
-    const readout = frameReadout(trace.zStatic, trace.zDyn, frame * trace.classCount, trace.classCount, output.g[frame], 3);
+    const readout = frameReadout(
+      trace.zStatic,
+      trace.zDyn,
+      frame * trace.classCount,
+      trace.classCount,
+      output.g[frame],
+      3,
+    );
     const label = trace.labels?.[frame] ?? -1;
     const corruption = trace.metadata.corruption;
     const severity = trace.metadata.severity;
@@ -236,7 +275,12 @@ export class StreamEngine {
       uRef: trace.uRef[frame],
       label: label < 0 ? null : label,
       ...readoutToApi(readout, model.labelNames),
-      corruption: corruption?.kind === 'category' ? (corruption.dictionary[corruption.codes[frame]] === 'none' ? null : corruption.dictionary[corruption.codes[frame]]) : null,
+      corruption:
+        corruption?.kind === 'category'
+          ? corruption.dictionary[corruption.codes[frame]] === 'none'
+            ? null
+            : corruption.dictionary[corruption.codes[frame]]
+          : null,
       severity: severity?.kind === 'number' ? severity.values[frame] : 0,
       image: image === null ? null : imageToApi(image),
     };
@@ -266,7 +310,12 @@ export class StreamEngine {
             const wait = started + ((t - first) * 1000) / speed - performance.now();
             if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
             if (controller.signal.aborted) return;
-            session.submit(batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes), source.info, t, batch.labels?.[i] ?? -1);
+            session.submit(
+              batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes),
+              source.info,
+              t,
+              batch.labels?.[i] ?? -1,
+            );
             this.lastStreamTime = t;
             this.position = batch.first + i + 1;
           }
@@ -305,10 +354,16 @@ export class StreamEngine {
   }
 
   async saveTrace(path: string): Promise<ApiResult<'trace.save'>> {
-    if (this.session === null || this.session.framesProcessed === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    if (this.session === null || this.session.framesProcessed === 0)
+      throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
     const trace = this.session.builder.snapshot();
     const knobs = this.knobs();
-    await writeTraceFile(path, trace, { settings: knobs.gate, output: this.session.builder.snapshotOutput() }, { model: this.client?.description.paths.join(' + ') ?? '' });
+    await writeTraceFile(
+      path,
+      trace,
+      { settings: knobs.gate, output: this.session.builder.snapshotOutput() },
+      { model: this.client?.description.paths.join(' + ') ?? '' },
+    );
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };
   }
 
@@ -320,13 +375,17 @@ export class StreamEngine {
 
   /** The live recording (a fresh copy, owned by the caller) or else the loaded trace (shared). */
   private currentTrace(): { trace: Trace; owned: boolean } {
-    if (this.session !== null && this.session.framesProcessed > 0) return { trace: this.session.builder.snapshot(), owned: true };
-    if (this.loadedTrace === null) throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
+    if (this.session !== null && this.session.framesProcessed > 0)
+      return { trace: this.session.builder.snapshot(), owned: true };
+    if (this.loadedTrace === null)
+      throw new KnobError('NOT_AVAILABLE', 'no trace yet (start a stream or load a trace)');
     return { trace: this.loadedTrace, owned: false };
   }
 
   /** Metrics of the current trace replayed at the current knobs, computed in the metrics worker. */
-  async metricsSnapshot(options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {}): Promise<ApiResult<'metrics.snapshot'>> {
+  async metricsSnapshot(
+    options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {},
+  ): Promise<ApiResult<'metrics.snapshot'>> {
     const knobs = this.knobs();
     const { trace, owned } = this.currentTrace();
     const { snapshots } = await this.metrics.snapshots(trace, [knobs.gate], knobs.version, options, owned);
@@ -336,13 +395,20 @@ export class StreamEngine {
   /** A/B: one trace, two settings, two snapshots; nothing calls the model. */
   async compare(a: GateSettings, b: GateSettings, lastFrames?: number): Promise<ApiResult<'metrics.compare'>> {
     const { trace, owned } = this.currentTrace();
-    const { snapshots, computeMs } = await this.metrics.snapshots(trace, [a, b], this.knobs().version, { lastFrames }, owned);
+    const { snapshots, computeMs } = await this.metrics.snapshots(
+      trace,
+      [a, b],
+      this.knobs().version,
+      { lastFrames },
+      owned,
+    );
     return { a: snapshots[0], b: snapshots[1], computeMs };
   }
 
   /** Operator feedback: the true class of a recorded frame. */
   label(frame: number, label: number): ApiResult<'stream.label'> {
-    if (this.session === null) throw new KnobError('NOT_AVAILABLE', 'no live recording to label (start a stream first)');
+    if (this.session === null)
+      throw new KnobError('NOT_AVAILABLE', 'no live recording to label (start a stream first)');
     this.session.builder.setLabel(frame, label);
     const labels = this.session.builder.trace.labels;
     let labelled = 0;
@@ -355,10 +421,16 @@ export class StreamEngine {
     const { trace } = this.currentTrace();
     const knobs = this.knobs();
     const model = this.client?.description.paths.join(' + ') ?? null;
-    const context = { model: model ?? 'unknown', source: this.opened?.source?.info.description ?? this.opened?.kind ?? 'loaded trace' };
+    const context = {
+      model: model ?? 'unknown',
+      source: this.opened?.source?.info.description ?? this.opened?.kind ?? 'loaded trace',
+    };
     const files = await writeRunOutputs(dir, trace, knobs.gate, analyseRun(trace, knobs.gate), context);
     const settingsPath = join(dir, SETTINGS_FILE_NAME);
-    await writeFile(settingsPath, `${JSON.stringify({ format: 'knob-settings', formatVersion: SETTINGS_FORMAT_VERSION, gate: knobs.gate, model, exportedAt: new Date().toISOString() }, null, 1)}\n`);
+    await writeFile(
+      settingsPath,
+      `${JSON.stringify({ format: 'knob-settings', formatVersion: SETTINGS_FORMAT_VERSION, gate: knobs.gate, model, exportedAt: new Date().toISOString() }, null, 1)}\n`,
+    );
     return { path: dir, files: [settingsPath, files.trace, files.metrics, files.report] };
   }
 
@@ -389,7 +461,15 @@ export class StreamEngine {
 }
 
 function describeSource(kind: OpenedSource['kind'], info: SourceInfo): ApiResult<'source.open'> {
-  return { kind, description: info.description, frameCount: info.frameCount, frameRateHz: info.frameRateHz, hasLabels: info.hasLabels, labelNames: info.labelNames, timestampSource: info.timestampSource };
+  return {
+    kind,
+    description: info.description,
+    frameCount: info.frameCount,
+    frameRateHz: info.frameRateHz,
+    hasLabels: info.hasLabels,
+    labelNames: info.labelNames,
+    timestampSource: info.timestampSource,
+  };
 }
 
 /** A frame's readout as the API carries it: class names on the top classes, an infinite T_eff as null. */
@@ -403,7 +483,12 @@ function readoutToApi(r: FrameReadout, labelNames: string[]) {
 }
 
 function imageToApi(image: { width: number; height: number; channels: 1 | 3; pixels: Uint8Array }) {
-  return { width: image.width, height: image.height, channels: image.channels, base64: Buffer.from(image.pixels).toString('base64') };
+  return {
+    width: image.width,
+    height: image.height,
+    channels: image.channels,
+    base64: Buffer.from(image.pixels).toString('base64'),
+  };
 }
 
 function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'stream.update'> {

@@ -19,7 +19,8 @@ export class BatchTensors {
 
   prepare(frames: Uint8Array, count: number): Float32Array {
     const values = count * this.frameValues;
-    if (frames.length < values) throw new KnobError('INVALID_INPUT', `batch of ${count} frames holds ${frames.length} bytes, needs ${values}`);
+    if (frames.length < values)
+      throw new KnobError('INVALID_INPUT', `batch of ${count} frames holds ${frames.length} bytes, needs ${values}`);
     const pooled = this.free.pop();
     const data = pooled !== undefined && pooled.length === values ? pooled : new Float32Array(values);
     framesToTensorInto(frames, count, this.spec, this.map, data);

@@ -54,7 +54,10 @@ function unavailableReason(provider: ExecutionProviderName, platform: string): s
  * cores busy that the process's own JavaScript (preprocessing, IPC) needs, and on the 2-core build
  * machine a spinning session ran a 256-image batch of the default model about 20 % slower.
  */
-export function sessionOptions(provider: ExecutionProviderName, intraOpThreads?: number): ort.InferenceSession.SessionOptions {
+export function sessionOptions(
+  provider: ExecutionProviderName,
+  intraOpThreads?: number,
+): ort.InferenceSession.SessionOptions {
   return {
     executionProviders: [provider],
     ...(intraOpThreads === undefined ? {} : { intraOpNumThreads: intraOpThreads }),
@@ -96,7 +99,13 @@ export async function createSessionOnFirstProvider(
   if (cpuFailure !== undefined) {
     // CPU always exists, so its refusal is about the model itself; that is the reason to show.
     const others = skipped.filter((s) => s !== cpuFailure).map((s) => s.name);
-    throw new KnobError('INVALID_INPUT', `${source}: onnxruntime cannot load it (${cpuFailure.reason.replace(/^failed to start: /, '')})${others.length ? `; also tried ${others.join(', ')}` : ''}`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: onnxruntime cannot load it (${cpuFailure.reason.replace(/^failed to start: /, '')})${others.length ? `; also tried ${others.join(', ')}` : ''}`,
+    );
   }
-  throw new KnobError('INVALID_INPUT', `${source}: no requested execution provider could run it (${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')})`);
+  throw new KnobError(
+    'INVALID_INPUT',
+    `${source}: no requested execution provider could run it (${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')})`,
+  );
 }

@@ -88,7 +88,11 @@ export class InferenceClient {
 
   private spawn(): Promise<ModelDescription> {
     const entry = processEntry();
-    const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(entry.path, [], {
+      execArgv: entry.execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     this.child = child;
     let stderrTail = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -161,7 +165,8 @@ export class InferenceClient {
     if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
     await this.ready;
     const child = this.child;
-    if (child === null || !child.connected) throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
+    if (child === null || !child.connected)
+      throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
     const id = this.nextId++;
     return new Promise<TimedBranchOutputs>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, sentAt: performance.now() });

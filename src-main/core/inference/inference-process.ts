@@ -3,7 +3,12 @@ import type { ModelDescription, ModelOptions } from '../../../src-shared/api/mod
 import { toErrorPayload } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
 import { cpuSessionLayout } from './session-layout';
-import type { FromInferenceProcess, FromInferenceWorker, ToInferenceProcess, ToInferenceWorker } from './inference-protocol';
+import type {
+  FromInferenceProcess,
+  FromInferenceWorker,
+  ToInferenceProcess,
+  ToInferenceWorker,
+} from './inference-protocol';
 
 /**
  * Entry point of the inference process (ARCHITECTURE.md: inference never blocks the caller's event
@@ -50,7 +55,9 @@ function dispatch(): void {
 }
 
 /** A worker that fails outside a request leaves a session missing: exit, and the parent restarts us. */
-function startSession(onLoaded: (message: Extract<FromInferenceWorker, { type: 'loaded' | 'load-failed' }>) => void): Session {
+function startSession(
+  onLoaded: (message: Extract<FromInferenceWorker, { type: 'loaded' | 'load-failed' }>) => void,
+): Session {
   const worker = startEntryWorker(import.meta.url, 'inference-worker');
   const session: Session = { worker, busy: true };
   worker.on('message', (message: FromInferenceWorker) => {
@@ -109,7 +116,11 @@ function addCpuSessions(description: ModelDescription, options: ModelOptions, ge
       if (--pending === 0) ready();
     });
     sessions.push(session);
-    session.worker.postMessage({ type: 'load', options: { ...options, executionProviders: ['cpu'] }, intraOpThreads: THREADS_PER_SESSION } satisfies ToInferenceWorker);
+    session.worker.postMessage({
+      type: 'load',
+      options: { ...options, executionProviders: ['cpu'] },
+      intraOpThreads: THREADS_PER_SESSION,
+    } satisfies ToInferenceWorker);
   }
 }
 

@@ -14,7 +14,15 @@ export type ToInferenceProcess =
 export type FromInferenceProcess =
   | { type: 'loaded'; description: ModelDescription }
   | { type: 'load-failed'; error: KnobErrorPayload }
-  | { type: 'result'; id: number; zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; preprocessMs: number; inferenceMs: number }
+  | {
+      type: 'result';
+      id: number;
+      zStatic: Float32Array;
+      zDyn: Float32Array;
+      uRef: Float32Array;
+      preprocessMs: number;
+      inferenceMs: number;
+    }
   | { type: 'run-failed'; id: number; error: KnobErrorPayload };
 
 /**
@@ -22,5 +30,6 @@ export type FromInferenceProcess =
  * onnxruntime sessions: the same requests and replies, relayed; a load says how many intra-op
  * threads its session gets.
  */
-export type ToInferenceWorker = { type: 'load'; options: ModelOptions; intraOpThreads: number } | Extract<ToInferenceProcess, { type: 'run' }>;
+export type ToInferenceWorker =
+  { type: 'load'; options: ModelOptions; intraOpThreads: number } | Extract<ToInferenceProcess, { type: 'run' }>;
 export type FromInferenceWorker = FromInferenceProcess;

@@ -27,7 +27,11 @@ export async function readSidecar(modelPath: string): Promise<ModelSidecar | nul
     throw new KnobError('INVALID_INPUT', `${path}: not valid JSON (${(error as Error).message})`);
   }
   const parsed = ModelSidecarSchema.safeParse(raw);
-  if (!parsed.success) throw new KnobError('INVALID_INPUT', `${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 
@@ -41,7 +45,11 @@ function parseMetadataJson<T>(metadata: OnnxMetadata, key: string, schema: z.Zod
     throw new KnobError('INVALID_INPUT', `${source}: metadata property ${key} is not valid JSON`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new KnobError('INVALID_INPUT', `${source}: metadata property ${key}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: metadata property ${key}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 
@@ -49,13 +57,20 @@ function parseMetadataJson<T>(metadata: OnnxMetadata, key: string, schema: z.Zod
 function specFromShape(input: ort.InferenceSession.ValueMetadata, source: string): InputSpec {
   const shape = input.isTensor ? input.shape : [];
   const describe = `[${shape.join(', ')}]`;
-  if (shape.length !== 4) throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' has shape ${describe}; an image model needs 4 dimensions (give the input spec explicitly or in ${sidecarPath(source)})`);
+  if (shape.length !== 4)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: input '${input.name}' has shape ${describe}; an image model needs 4 dimensions (give the input spec explicitly or in ${sidecarPath(source)})`,
+    );
   const [, a, b, c] = shape;
   const fixed = (d: number | string): d is number => typeof d === 'number' && d > 0;
   const nchw = fixed(a) && (a === 1 || a === 3) && fixed(b) && fixed(c);
   const nhwc = fixed(c) && (c === 1 || c === 3) && fixed(a) && fixed(b);
   if (!nchw && !nhwc) {
-    throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' has dynamic or non-image shape ${describe} that cannot be resolved; give width, height and channels explicitly or in ${sidecarPath(source)}`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: input '${input.name}' has dynamic or non-image shape ${describe} that cannot be resolved; give width, height and channels explicitly or in ${sidecarPath(source)}`,
+    );
   }
   const channels = (nchw ? a : c) as 1 | 3;
   return {
@@ -75,10 +90,19 @@ export interface ResolvedInput {
   source: InputSpecSource;
 }
 
-export function resolveInputSpec(options: ModelOptions, sidecar: ModelSidecar | null, metadata: OnnxMetadata, session: ort.InferenceSession): ResolvedInput {
+export function resolveInputSpec(
+  options: ModelOptions,
+  sidecar: ModelSidecar | null,
+  metadata: OnnxMetadata,
+  session: ort.InferenceSession,
+): ResolvedInput {
   const source = options.path;
   const inputs = session.inputMetadata;
-  if (inputs.length !== 1) throw new KnobError('INVALID_INPUT', `${source}: the model has ${inputs.length} inputs (${session.inputNames.join(', ')}); one image input is expected`);
+  if (inputs.length !== 1)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: the model has ${inputs.length} inputs (${session.inputNames.join(', ')}); one image input is expected`,
+    );
   const resolved: ResolvedInput =
     options.input !== undefined
       ? { spec: options.input, source: 'explicit' }
@@ -86,24 +110,43 @@ export function resolveInputSpec(options: ModelOptions, sidecar: ModelSidecar | 
         ? { spec: sidecar.input, source: 'sidecar' }
         : (() => {
             const fromMetadata = parseMetadataJson(metadata, 'knob.input', InputSpecSchema, source);
-            return fromMetadata !== null ? { spec: fromMetadata, source: 'metadata' as const } : { spec: specFromShape(inputs[0], source), source: 'input-shape' as const };
+            return fromMetadata !== null
+              ? { spec: fromMetadata, source: 'metadata' as const }
+              : { spec: specFromShape(inputs[0], source), source: 'input-shape' as const };
           })();
   checkSpecAgainstModel(resolved.spec, inputs[0], source);
   return resolved;
 }
 
 /** A spec that contradicts a fixed dimension of the model's input fails now, not at the first frame. */
-export function checkSpecAgainstModel(spec: InputSpec, input: ort.InferenceSession.ValueMetadata, source: string): void {
-  if (spec.name !== input.name) throw new KnobError('INVALID_INPUT', `${source}: input spec names '${spec.name}' but the model's input is '${input.name}'`);
+export function checkSpecAgainstModel(
+  spec: InputSpec,
+  input: ort.InferenceSession.ValueMetadata,
+  source: string,
+): void {
+  if (spec.name !== input.name)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: input spec names '${spec.name}' but the model's input is '${input.name}'`,
+    );
   if (!input.isTensor) throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' is not a tensor`);
-  if (input.type !== 'float32') throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' is ${input.type}; float32 is supported`);
-  const expected = spec.layout === 'NCHW' ? [spec.channels, spec.height, spec.width] : [spec.height, spec.width, spec.channels];
+  if (input.type !== 'float32')
+    throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' is ${input.type}; float32 is supported`);
+  const expected =
+    spec.layout === 'NCHW' ? [spec.channels, spec.height, spec.width] : [spec.height, spec.width, spec.channels];
   const shape = input.shape;
-  if (shape.length !== 4) throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' has ${shape.length} dimensions, the spec describes 4`);
+  if (shape.length !== 4)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: input '${input.name}' has ${shape.length} dimensions, the spec describes 4`,
+    );
   for (let d = 1; d < 4; d++) {
     const actual = shape[d];
     if (typeof actual === 'number' && actual > 0 && actual !== expected[d - 1]) {
-      throw new KnobError('INVALID_INPUT', `${source}: input '${input.name}' has shape [${shape.join(', ')}], the spec says ${spec.layout} ${spec.channels}x${spec.height}x${spec.width}`);
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${source}: input '${input.name}' has shape [${shape.join(', ')}], the spec says ${spec.layout} ${spec.channels}x${spec.height}x${spec.width}`,
+      );
     }
   }
 }
@@ -113,7 +156,12 @@ export interface ResolvedLabels {
   source: InputSpecSource | 'generated';
 }
 
-export function resolveLabels(options: ModelOptions, sidecar: ModelSidecar | null, metadata: OnnxMetadata, classCount: number): ResolvedLabels {
+export function resolveLabels(
+  options: ModelOptions,
+  sidecar: ModelSidecar | null,
+  metadata: OnnxMetadata,
+  classCount: number,
+): ResolvedLabels {
   const fromMetadata = parseMetadataJson(metadata, 'knob.labels', z.array(z.string()), options.path);
   const resolved: ResolvedLabels =
     options.labels !== undefined
@@ -124,7 +172,10 @@ export function resolveLabels(options: ModelOptions, sidecar: ModelSidecar | nul
           ? { names: fromMetadata, source: 'metadata' }
           : { names: Array.from({ length: classCount }, (_, k) => `class ${k}`), source: 'generated' };
   if (resolved.names.length !== classCount) {
-    throw new KnobError('INVALID_INPUT', `${options.path}: ${resolved.names.length} label names (${resolved.source}) for ${classCount} classes`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${options.path}: ${resolved.names.length} label names (${resolved.source}) for ${classCount} classes`,
+    );
   }
   return resolved;
 }

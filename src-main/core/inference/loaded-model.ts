@@ -1,8 +1,18 @@
 import * as ort from 'onnxruntime-node';
-import { DEFAULT_ADAPTER, type ExecutionProviderName, type ModelContract, type ModelDescription, type ModelOptions } from '../../../src-shared/api/model-options';
+import {
+  DEFAULT_ADAPTER,
+  type ExecutionProviderName,
+  type ModelContract,
+  type ModelDescription,
+  type ModelOptions,
+} from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
 import { tensorShape } from '../../../src-shared/frames/frame-to-tensor';
-import { agreementGateTargetInto, certaintyGateTargetInto, temperedLogitsInto } from '../../../src-shared/fusion/gate-target';
+import {
+  agreementGateTargetInto,
+  certaintyGateTargetInto,
+  temperedLogitsInto,
+} from '../../../src-shared/fusion/gate-target';
 import { readInputFile } from '../files/read-input-file';
 import { BatchTensors } from './batch-tensors';
 import { createSessionOnFirstProvider, type ProviderChoice } from './execution-providers';
@@ -44,30 +54,48 @@ function detectContract(options: ModelOptions, session: ort.InferenceSession): M
 function float32Output(result: ort.InferenceSession.OnnxValueMapType, name: string, source: string): ort.Tensor {
   const tensor = result[name] as ort.Tensor | undefined;
   if (tensor === undefined) throw new KnobError('INVALID_INPUT', `${source}: output '${name}' missing from the result`);
-  if (tensor.type !== 'float32') throw new KnobError('INVALID_INPUT', `${source}: output '${name}' is ${tensor.type}; float32 logits are expected`);
+  if (tensor.type !== 'float32')
+    throw new KnobError('INVALID_INPUT', `${source}: output '${name}' is ${tensor.type}; float32 logits are expected`);
   return tensor;
 }
 
 /** [N,K] logits (or [N] / [N,1] when k is 1) with every value finite. */
-function checkedRows(tensor: ort.Tensor, name: string, count: number, k: number | null, firstFrame: number, source: string): Float32Array {
+function checkedRows(
+  tensor: ort.Tensor,
+  name: string,
+  count: number,
+  k: number | null,
+  firstFrame: number,
+  source: string,
+): Float32Array {
   const dims = tensor.dims;
   const rows = dims[0];
   const width = dims.length === 1 ? 1 : dims.slice(1).reduce((a, b) => a * b, 1);
   if (rows !== count || (k !== null && width !== k) || (k === null && dims.length !== 2)) {
-    throw new KnobError('INVALID_INPUT', `${source}: output '${name}' has shape [${dims.join(', ')}] for a batch of ${count}; expected [${count}, ${k ?? 'K'}]`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: output '${name}' has shape [${dims.join(', ')}] for a batch of ${count}; expected [${count}, ${k ?? 'K'}]`,
+    );
   }
   const data = tensor.data as Float32Array;
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (!(value - value === 0)) {
-      throw new KnobError('INVALID_INPUT', `${source}: output '${name}' is ${value} at frame ${firstFrame + Math.floor(i / width)}`);
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${source}: output '${name}' is ${value} at frame ${firstFrame + Math.floor(i / width)}`,
+      );
     }
   }
   return data;
 }
 
 /** One model file: its metadata (a truncated or non-ONNX file fails here, by name) and a session. */
-async function openSession(path: string, providers: ModelOptions['executionProviders'], intraOpThreads: number | undefined): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
+async function openSession(
+  path: string,
+  providers: ModelOptions['executionProviders'],
+  intraOpThreads: number | undefined,
+): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
   const bytes = await readInputFile(path);
   const metadata = await readOnnxMetadata(bytes, path);
   return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
@@ -81,7 +109,8 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
   try {
     const requested = options.contract !== 'auto' ? options.contract : sidecar?.contract;
     const contract = requested ?? detectContract(options, first.session);
-    if (contract === 'two-classifiers' && options.secondPath === undefined) throw new KnobError('INVALID_INPUT', `${options.path}: the two-classifiers contract needs a second model file`);
+    if (contract === 'two-classifiers' && options.secondPath === undefined)
+      throw new KnobError('INVALID_INPUT', `${options.path}: the two-classifiers contract needs a second model file`);
     const input = resolveInputSpec(options, sidecar, metadata, first.session);
     let second: ort.InferenceSession | null = null;
     if (contract === 'two-classifiers') {
@@ -89,8 +118,16 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       const opened = await openSession(options.secondPath!, [first.provider], intraOpThreads);
       second = opened.choice.session;
       sessions.push(second);
-      if (second.inputMetadata.length !== 1) throw new KnobError('INVALID_INPUT', `${options.secondPath}: the model has ${second.inputMetadata.length} inputs; one image input is expected`);
-      checkSpecAgainstModel({ ...input.spec, name: second.inputNames[0] }, second.inputMetadata[0], options.secondPath!);
+      if (second.inputMetadata.length !== 1)
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${options.secondPath}: the model has ${second.inputMetadata.length} inputs; one image input is expected`,
+        );
+      checkSpecAgainstModel(
+        { ...input.spec, name: second.inputNames[0] },
+        second.inputMetadata[0],
+        options.secondPath!,
+      );
     }
     const adapter =
       contract === 'single-classifier'
@@ -107,7 +144,11 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
 
     // onnxruntime-node runs a session synchronously on the calling thread, so runs are taken in
     // arrival order, one at a time.
-    const inferInTurn = async (data: Float32Array, count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
+    const inferInTurn = async (
+      data: Float32Array,
+      count: number,
+      firstFrame: number,
+    ): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const previous = inferenceTurn;
       let releaseTurn: () => void = () => undefined;
       inferenceTurn = new Promise<void>((resolve) => (releaseTurn = resolve));
@@ -130,15 +171,29 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       }
     };
 
-    const infer = async (data: Float32Array, shape: number[], count: number, firstFrame: number): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
+    const infer = async (
+      data: Float32Array,
+      shape: number[],
+      count: number,
+      firstFrame: number,
+    ): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const preprocessed = performance.now();
-      const feed = (session: ort.InferenceSession) => ({ [session.inputNames[0]]: new ort.Tensor('float32', data, shape) });
+      const feed = (session: ort.InferenceSession) => ({
+        [session.inputNames[0]]: new ort.Tensor('float32', data, shape),
+      });
       let zStatic: Float32Array;
       let zDyn: Float32Array;
       let uRef: Float32Array;
       if (contract === 'knob-native') {
         const result = await first.session.run(feed(first.session));
-        zStatic = checkedRows(float32Output(result, 'z_static', options.path), 'z_static', count, classCount, firstFrame, options.path);
+        zStatic = checkedRows(
+          float32Output(result, 'z_static', options.path),
+          'z_static',
+          count,
+          classCount,
+          firstFrame,
+          options.path,
+        );
         const k = zStatic.length / count;
         zDyn = checkedRows(float32Output(result, 'z_dyn', options.path), 'z_dyn', count, k, firstFrame, options.path);
         uRef = checkedRows(float32Output(result, 'u_ref', options.path), 'u_ref', count, 1, firstFrame, options.path);
@@ -146,7 +201,14 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       } else {
         const outA = first.session.outputNames[0];
         const resultA = await first.session.run(feed(first.session));
-        const a = checkedRows(float32Output(resultA, outA, options.path), outA, count, classCount, firstFrame, options.path);
+        const a = checkedRows(
+          float32Output(resultA, outA, options.path),
+          outA,
+          count,
+          classCount,
+          firstFrame,
+          options.path,
+        );
         const k = a.length / count;
         classCount = k;
         if (scratch.length < 2 * k) scratch = new Float64Array(2 * k);
@@ -159,7 +221,14 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
         } else {
           const outB = second.outputNames[0];
           const resultB = await second.run(feed(second));
-          const b = checkedRows(float32Output(resultB, outB, options.secondPath!), outB, count, k, firstFrame, options.secondPath!);
+          const b = checkedRows(
+            float32Output(resultB, outB, options.secondPath!),
+            outB,
+            count,
+            k,
+            firstFrame,
+            options.secondPath!,
+          );
           zStatic = a;
           zDyn = b;
           agreementGateTargetInto(a, b, count, k, uRef, scratch);
@@ -176,7 +245,8 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
     const description: ModelDescription = {
       paths: options.secondPath === undefined ? [options.path] : [options.path, options.secondPath],
       contract,
-      contractSource: options.contract !== 'auto' ? 'requested' : sidecar?.contract !== undefined ? 'sidecar' : 'detected',
+      contractSource:
+        options.contract !== 'auto' ? 'requested' : sidecar?.contract !== undefined ? 'sidecar' : 'detected',
       classCount: k,
       labelNames: labels.names,
       labelsSource: labels.source,

@@ -26,7 +26,11 @@ export interface OnnxMetadata {
 }
 
 export async function readOnnxMetadata(bytes: Uint8Array, source: string): Promise<OnnxMetadata> {
-  let decoded: { producer_name?: string; opset_import?: { domain?: string; version?: number | { toNumber(): number } }[]; metadata_props?: { key?: string; value?: string }[] };
+  let decoded: {
+    producer_name?: string;
+    opset_import?: { domain?: string; version?: number | { toNumber(): number } }[];
+    metadata_props?: { key?: string; value?: string }[];
+  };
   try {
     decoded = (await modelType()).decode(bytes) as unknown as typeof decoded;
   } catch (error) {

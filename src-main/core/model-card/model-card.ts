@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { CORRUPTION_NAMES, CORRUPTION_TABLE, corruptBatch, imageFromBytes, imageToBytes, type CorruptionName } from '../../../src-shared/corruptions';
+import {
+  CORRUPTION_NAMES,
+  CORRUPTION_TABLE,
+  corruptBatch,
+  imageFromBytes,
+  imageToBytes,
+  type CorruptionName,
+} from '../../../src-shared/corruptions';
 import { frameSeed } from '../../../src-shared/corruptions/schedule';
 import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
 import { argmaxRow, logSumExpRow } from '../../../src-shared/fusion/logits';
@@ -22,7 +29,16 @@ import { readOnnxMetadata } from '../inference/onnx-metadata';
  * score for oracle advantage (the dynamic branch's loss lower than the static one's).
  */
 export const CARD_SEED = 20261130;
-const NOISE_AND_BLUR: CorruptionName[] = ['gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise', 'gaussian_blur', 'defocus_blur', 'motion_blur', 'zoom_blur'];
+const NOISE_AND_BLUR: CorruptionName[] = [
+  'gaussian_noise',
+  'shot_noise',
+  'impulse_noise',
+  'speckle_noise',
+  'gaussian_blur',
+  'defocus_blur',
+  'motion_blur',
+  'zoom_blur',
+];
 
 export interface BranchFigures {
   accuracy: number;
@@ -45,7 +61,13 @@ export interface ConditionRow {
 
 export interface ModelCard {
   model: { file: string; sha256: string; bytes: number; opset: number | null; training: unknown };
-  evaluation: { testImages: number; imagesPerCorruptedCondition: number; corruptionSeed: number; ece: string; nll: string };
+  evaluation: {
+    testImages: number;
+    imagesPerCorruptedCondition: number;
+    corruptionSeed: number;
+    ece: string;
+    nll: string;
+  };
   conditions: ConditionRow[];
   summary: {
     cleanAccuracyFused: number;
@@ -73,7 +95,14 @@ function figures(logits: Float32Array | Float64Array, labels: Int32Array, k: num
   };
 }
 
-async function evaluate(model: LoadedModel, images: Uint8Array, labels: Int32Array, corruption: string, severity: number, heldOut: boolean): Promise<Evaluated> {
+async function evaluate(
+  model: LoadedModel,
+  images: Uint8Array,
+  labels: Int32Array,
+  corruption: string,
+  severity: number,
+  heldOut: boolean,
+): Promise<Evaluated> {
   const n = labels.length;
   const k = model.description.classCount;
   const zStatic = new Float32Array(n * k);
@@ -132,7 +161,11 @@ function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => bool
       better.push(part.dynamicBetter[i]);
     }
   }
-  const result = auroc({ confidence: Float64Array.from(u), predicted: new Int32Array(u.length), correct: Uint8Array.from(better) });
+  const result = auroc({
+    confidence: Float64Array.from(u),
+    predicted: new Int32Array(u.length),
+    correct: Uint8Array.from(better),
+  });
   return result === null ? null : result.value;
 }
 
@@ -152,7 +185,9 @@ export interface ModelCardOptions {
 }
 
 export async function generateModelCard(options: ModelCardOptions): Promise<ModelCard> {
-  const model = await loadModel(ModelOptionsSchema.parse({ path: options.modelPath, contract: 'knob-native', executionProviders: ['cpu'] }));
+  const model = await loadModel(
+    ModelOptionsSchema.parse({ path: options.modelPath, contract: 'knob-native', executionProviders: ['cpu'] }),
+  );
   try {
     const bytes = await readFile(options.modelPath);
     const imagesIdx = await readIdxFile(options.imagesPath);
@@ -162,12 +197,15 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
     const metadata = await readOnnxMetadata(bytes, options.modelPath);
     const training = JSON.parse(metadata.properties['knob.training'] ?? '{}') as { held_out_corruptions?: string[] };
     const heldOut = new Set(training.held_out_corruptions ?? []);
-    const wanted = (corruption: string, severity: number) => !options.only || options.only.some((o) => o.corruption === corruption && o.severity === severity);
+    const wanted = (corruption: string, severity: number) =>
+      !options.only || options.only.some((o) => o.corruption === corruption && o.severity === severity);
     const parts: Evaluated[] = [];
     if (wanted('clean', 0)) parts.push(await evaluate(model, imagesIdx.data, labels, 'clean', 0, false));
     const perCondition = Math.min(options.imagesPerCondition, count);
     const pixels = width * height;
-    const sources = Array.from({ length: perCondition }, (_, i) => imageFromBytes(imagesIdx.data.subarray(i * pixels, (i + 1) * pixels), width, height, 1));
+    const sources = Array.from({ length: perCondition }, (_, i) =>
+      imageFromBytes(imagesIdx.data.subarray(i * pixels, (i + 1) * pixels), width, height, 1),
+    );
     for (const corruption of CORRUPTION_NAMES) {
       if (CORRUPTION_TABLE[corruption].rgbOnly) continue;
       for (let severity = 1; severity <= 5; severity++) {
@@ -177,7 +215,9 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
         const corrupted = corruptBatch(sources, corruption, severity, seeds);
         const flat = new Uint8Array(perCondition * pixels);
         corrupted.forEach((image, i) => flat.set(imageToBytes(image), i * pixels));
-        parts.push(await evaluate(model, flat, labels.subarray(0, perCondition), corruption, severity, heldOut.has(corruption)));
+        parts.push(
+          await evaluate(model, flat, labels.subarray(0, perCondition), corruption, severity, heldOut.has(corruption)),
+        );
       }
     }
     const rows = parts.map((p) => p.row);
@@ -189,8 +229,16 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
       if (clean && s5) uDrop[corruption] = clean.meanU - s5.meanU;
     }
     const meanOverCorruptions = corruptedRows.length
-      ? { static: mean(corruptedRows, (r) => r.static), dynamic: mean(corruptedRows, (r) => r.dynamic), fused: mean(corruptedRows, (r) => r.fused) }
-      : { static: mean(rows, (r) => r.static), dynamic: mean(rows, (r) => r.dynamic), fused: mean(rows, (r) => r.fused) };
+      ? {
+          static: mean(corruptedRows, (r) => r.static),
+          dynamic: mean(corruptedRows, (r) => r.dynamic),
+          fused: mean(corruptedRows, (r) => r.fused),
+        }
+      : {
+          static: mean(rows, (r) => r.static),
+          dynamic: mean(rows, (r) => r.dynamic),
+          fused: mean(rows, (r) => r.fused),
+        };
     const summary: ModelCard['summary'] = {
       cleanAccuracyFused: clean?.fused.accuracy ?? Number.NaN,
       meanOverCorruptions,
@@ -202,7 +250,13 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
       },
     };
     return {
-      model: { file: basename(options.modelPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, opset: metadata.opsetVersion, training },
+      model: {
+        file: basename(options.modelPath),
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        bytes: bytes.length,
+        opset: metadata.opsetVersion,
+        training,
+      },
       evaluation: {
         testImages: count,
         imagesPerCorruptedCondition: perCondition,
@@ -221,20 +275,49 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
 
 function cardTargets(rows: ConditionRow[], summary: ModelCard['summary']): ModelCard['targets'] {
   const out: ModelCard['targets'] = [];
-  out.push({ target: 'clean accuracy of the fused output >= 90 %', met: summary.cleanAccuracyFused >= 0.9, detail: `${(100 * summary.cleanAccuracyFused).toFixed(2)} %` });
+  out.push({
+    target: 'clean accuracy of the fused output >= 90 %',
+    met: summary.cleanAccuracyFused >= 0.9,
+    detail: `${(100 * summary.cleanAccuracyFused).toFixed(2)} %`,
+  });
   const byCorruption = new Map<string, ConditionRow[]>();
-  for (const row of rows) if (row.corruption !== 'clean') byCorruption.set(row.corruption, [...(byCorruption.get(row.corruption) ?? []), row]);
+  for (const row of rows)
+    if (row.corruption !== 'clean')
+      byCorruption.set(row.corruption, [...(byCorruption.get(row.corruption) ?? []), row]);
   const clean = rows.find((r) => r.corruption === 'clean');
-  const rising = [...byCorruption.entries()].filter(([, r]) => clean && r.length === 5 && r[4].disagreement > clean.disagreement && r[4].disagreement >= r[0].disagreement);
-  out.push({ target: 'branches disagree more often as severity rises (severity 5 > clean, >= severity 1)', met: rising.length === byCorruption.size && byCorruption.size > 0, detail: `${rising.length} of ${byCorruption.size} corruptions` });
+  const rising = [...byCorruption.entries()].filter(
+    ([, r]) =>
+      clean && r.length === 5 && r[4].disagreement > clean.disagreement && r[4].disagreement >= r[0].disagreement,
+  );
+  out.push({
+    target: 'branches disagree more often as severity rises (severity 5 > clean, >= severity 1)',
+    met: rising.length === byCorruption.size && byCorruption.size > 0,
+    detail: `${rising.length} of ${byCorruption.size} corruptions`,
+  });
   const drops = Object.entries(summary.uDropCleanToSeverity5);
   const bigDrops = drops.filter(([, d]) => d >= 0.15);
-  out.push({ target: 'mean u* falls by >= 0.15 from clean to severity 5 for every noise and blur corruption', met: drops.length > 0 && bigDrops.length === drops.length, detail: drops.map(([c, d]) => `${c} ${d.toFixed(3)}`).join(', ') });
+  out.push({
+    target: 'mean u* falls by >= 0.15 from clean to severity 5 for every noise and blur corruption',
+    met: drops.length > 0 && bigDrops.length === drops.length,
+    detail: drops.map(([c, d]) => `${c} ${d.toFixed(3)}`).join(', '),
+  });
   const a = summary.uAurocOracleAdvantage.overall;
-  out.push({ target: 'AUROC of u* for oracle advantage >= 0.70 (clean + corrupted)', met: a !== null && a >= 0.7, detail: a === null ? 'undefined' : a.toFixed(3) });
+  out.push({
+    target: 'AUROC of u* for oracle advantage >= 0.70 (clean + corrupted)',
+    met: a !== null && a >= 0.7,
+    detail: a === null ? 'undefined' : a.toFixed(3),
+  });
   const m = summary.meanOverCorruptions;
-  out.push({ target: 'fused mean accuracy over corruptions >= the better branch', met: m.fused.accuracy >= Math.max(m.static.accuracy, m.dynamic.accuracy), detail: `fused ${(100 * m.fused.accuracy).toFixed(2)} %, static ${(100 * m.static.accuracy).toFixed(2)} %, dynamic ${(100 * m.dynamic.accuracy).toFixed(2)} %` });
-  out.push({ target: 'fused ECE below the dynamic branch (mean over corruptions)', met: m.fused.ece < m.dynamic.ece, detail: `fused ${m.fused.ece.toFixed(4)}, dynamic ${m.dynamic.ece.toFixed(4)}` });
+  out.push({
+    target: 'fused mean accuracy over corruptions >= the better branch',
+    met: m.fused.accuracy >= Math.max(m.static.accuracy, m.dynamic.accuracy),
+    detail: `fused ${(100 * m.fused.accuracy).toFixed(2)} %, static ${(100 * m.static.accuracy).toFixed(2)} %, dynamic ${(100 * m.dynamic.accuracy).toFixed(2)} %`,
+  });
+  out.push({
+    target: 'fused ECE below the dynamic branch (mean over corruptions)',
+    met: m.fused.ece < m.dynamic.ece,
+    detail: `fused ${m.fused.ece.toFixed(4)}, dynamic ${m.dynamic.ece.toFixed(4)}`,
+  });
   return out;
 }
 
@@ -266,8 +349,9 @@ export function modelCardMarkdown(card: ModelCard): string {
     '',
     '| corruption | sev | held out | n | acc static | acc dyn | acc fused | NLL static | NLL dyn | NLL fused | ECE static | ECE dyn | ECE fused | mean u* | disagree |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...card.conditions.map((r) =>
-      `| ${r.corruption} | ${r.severity} | ${r.heldOut ? 'yes' : ''} | ${r.images} | ${pct(r.static.accuracy)} | ${pct(r.dynamic.accuracy)} | ${pct(r.fused.accuracy)} | ${r.static.nll.toFixed(3)} | ${r.dynamic.nll.toFixed(3)} | ${r.fused.nll.toFixed(3)} | ${r.static.ece.toFixed(4)} | ${r.dynamic.ece.toFixed(4)} | ${r.fused.ece.toFixed(4)} | ${r.meanU.toFixed(3)} | ${pct(r.disagreement)} |`,
+    ...card.conditions.map(
+      (r) =>
+        `| ${r.corruption} | ${r.severity} | ${r.heldOut ? 'yes' : ''} | ${r.images} | ${pct(r.static.accuracy)} | ${pct(r.dynamic.accuracy)} | ${pct(r.fused.accuracy)} | ${r.static.nll.toFixed(3)} | ${r.dynamic.nll.toFixed(3)} | ${r.fused.nll.toFixed(3)} | ${r.static.ece.toFixed(4)} | ${r.dynamic.ece.toFixed(4)} | ${r.fused.ece.toFixed(4)} | ${r.meanU.toFixed(3)} | ${pct(r.disagreement)} |`,
     ),
     '',
   ];

@@ -34,13 +34,23 @@ export async function readSettingsFile(path: string): Promise<SettingsFile> {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new KnobError('INVALID_INPUT', `${file}: ${code ? `cannot be read (${code})` : `not valid JSON (${(error as Error).message})`}`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${file}: ${code ? `cannot be read (${code})` : `not valid JSON (${(error as Error).message})`}`,
+    );
   }
   const version = (raw as { formatVersion?: unknown } | null)?.formatVersion;
   if (typeof version === 'number' && version > SETTINGS_FORMAT_VERSION) {
-    throw new KnobError('INVALID_INPUT', `${file}: settings format version ${version} is newer than this app reads (${SETTINGS_FORMAT_VERSION})`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${file}: settings format version ${version} is newer than this app reads (${SETTINGS_FORMAT_VERSION})`,
+    );
   }
   const parsed = SettingsFileSchema.safeParse(raw);
-  if (!parsed.success) throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')})`);
+  if (!parsed.success)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${file}: not a Knob settings file (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')})`,
+    );
   return { path: file, gate: parsed.data.gate, model: parsed.data.model };
 }

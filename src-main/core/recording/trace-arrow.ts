@@ -57,13 +57,21 @@ export interface TraceFile {
   context: Record<string, unknown>;
 }
 
-function primitive<T extends DataType>(type: T, values: ArrayLike<number> & { buffer: ArrayBufferLike }, nullBitmap?: Uint8Array): Data<T> {
+function primitive<T extends DataType>(
+  type: T,
+  values: ArrayLike<number> & { buffer: ArrayBufferLike },
+  nullBitmap?: Uint8Array,
+): Data<T> {
   return makeData({ type, length: values.length, data: values, nullBitmap } as never) as Data<T>;
 }
 
 function rowsOf(values: Float32Array, k: number): Data<FixedSizeList<Float32>> {
   const child = primitive(new Float32(), values);
-  return makeData({ type: new FixedSizeList(k, new Field('logit', new Float32(), false)), length: values.length / k, child }) as Data<FixedSizeList<Float32>>;
+  return makeData({
+    type: new FixedSizeList(k, new Field('logit', new Float32(), false)),
+    length: values.length / k,
+    child,
+  }) as Data<FixedSizeList<Float32>>;
 }
 
 function labelData(labels: Int32Array | null, n: number): Data<Int32> {
@@ -88,7 +96,10 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
     else {
       const dictionary = vectorFromArray(column.dictionary, new Utf8());
       const type = new Dictionary(new Utf8(), new Int32());
-      columns.push([name, makeData({ type, length: n, data: column.codes.subarray(0, n), dictionary } as never) as Data]);
+      columns.push([
+        name,
+        makeData({ type, length: n, data: column.codes.subarray(0, n), dictionary } as never) as Data,
+      ]);
     }
   }
   if (run !== null) {
@@ -109,15 +120,28 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
   if (run !== null) metadata.set(META.settings, JSON.stringify(run.settings));
   const fields = columns.map(([name, data]) => new Field(name, data.type, name === 'label'));
   const schema = new Schema(fields, metadata);
-  const struct = makeData({ type: new Struct(fields), length: n, nullCount: 0, children: columns.map(([, data]) => data) });
+  const struct = makeData({
+    type: new Struct(fields),
+    length: n,
+    nullCount: 0,
+    children: columns.map(([, data]) => data),
+  });
   return new Table(schema, [new RecordBatch(schema, struct)]);
 }
 
-export async function writeTraceFile(path: string, trace: Trace, run: RecordedRun | null, context: Record<string, unknown> = {}): Promise<void> {
+export async function writeTraceFile(
+  path: string,
+  trace: Trace,
+  run: RecordedRun | null,
+  context: Record<string, unknown> = {},
+): Promise<void> {
   try {
     await writeFile(path, tableToIPC(traceToTable(trace, run, context), 'file'));
   } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${path}: cannot write the trace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${path}: cannot write the trace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -132,15 +156,22 @@ function float32Rows(vector: Vector, n: number, k: number, name: string, source:
   let row = 0;
   for (const chunk of vector.data) {
     const child = chunk.children[0];
-    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k) throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 logits`);
+    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k)
+      throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 logits`);
     const values = child.values as Float32Array;
-    out.set(values.subarray((child.offset ?? 0) + chunk.offset * k, (child.offset ?? 0) + (chunk.offset + chunk.length) * k), row * k);
+    out.set(
+      values.subarray((child.offset ?? 0) + chunk.offset * k, (child.offset ?? 0) + (chunk.offset + chunk.length) * k),
+      row * k,
+    );
     row += chunk.length;
   }
   return out;
 }
 
-function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(vector: Vector, ctor: new (n: number) => T): T {
+function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(
+  vector: Vector,
+  ctor: new (n: number) => T,
+): T {
   const out = new ctor(vector.length);
   let i = 0;
   for (const chunk of vector.data) {
@@ -155,7 +186,10 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   let table: Table;
   try {
@@ -165,8 +199,16 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
   }
   const meta = table.schema.metadata;
   const version = Number(meta.get(META.formatVersion));
-  if (!Number.isInteger(version) || version < 1) throw new KnobError('INVALID_TRACE', `${path}: no Knob trace format version in the schema metadata (not a Knob trace)`);
-  if (version > TRACE_FORMAT_VERSION) throw new KnobError('INVALID_TRACE', `${path}: trace format version ${version} is newer than this app reads (${TRACE_FORMAT_VERSION}); update Knob Studio`);
+  if (!Number.isInteger(version) || version < 1)
+    throw new KnobError(
+      'INVALID_TRACE',
+      `${path}: no Knob trace format version in the schema metadata (not a Knob trace)`,
+    );
+  if (version > TRACE_FORMAT_VERSION)
+    throw new KnobError(
+      'INVALID_TRACE',
+      `${path}: trace format version ${version} is newer than this app reads (${TRACE_FORMAT_VERSION}); update Knob Studio`,
+    );
   const parseJson = (key: string, fallback: unknown): unknown => {
     const raw = meta.get(key);
     if (raw === undefined) return fallback;
@@ -177,7 +219,8 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
     }
   };
   const labelNames = parseJson(META.labelNames, null);
-  if (!Array.isArray(labelNames) || labelNames.some((l) => typeof l !== 'string')) throw new KnobError('INVALID_TRACE', `${path}: label names missing from the schema metadata`);
+  if (!Array.isArray(labelNames) || labelNames.some((l) => typeof l !== 'string'))
+    throw new KnobError('INVALID_TRACE', `${path}: label names missing from the schema metadata`);
   const n = table.numRows;
   const k = labelNames.length;
   const labelVector = column(table, 'label', path);
@@ -187,7 +230,18 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
     labels[i] = value === null ? UNKNOWN_LABEL : value;
   }
   const metadata: Record<string, MetadataColumn> = {};
-  const reserved = new Set(['timestamp_s', 'z_static', 'z_dyn', 'u_ref', 'label', 'g', 'v', 'top1', 'confidence', 'settings_version']);
+  const reserved = new Set([
+    'timestamp_s',
+    'z_static',
+    'z_dyn',
+    'u_ref',
+    'label',
+    'g',
+    'v',
+    'top1',
+    'confidence',
+    'settings_version',
+  ]);
   for (const field of table.schema.fields) {
     if (reserved.has(field.name)) continue;
     const vector = column(table, field.name, path);

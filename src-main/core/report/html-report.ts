@@ -47,7 +47,13 @@ function decimate(t: Float64Array, y: ArrayLike<number>, columns: number): Array
   return out;
 }
 
-function polyline(points: Array<[number, number]>, x: (v: number) => number, y: (v: number) => number, colour: string, width = 1.5): string {
+function polyline(
+  points: Array<[number, number]>,
+  x: (v: number) => number,
+  y: (v: number) => number,
+  colour: string,
+  width = 1.5,
+): string {
   const d = points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(' ');
   return `<polyline fill="none" stroke="${colour}" stroke-width="${width}" points="${d}"/>`;
 }
@@ -60,8 +66,25 @@ function gatePlot(input: ReportInput): string {
   const x = (v: number) => PAD + ((v - t0) / (t1 - t0)) * (WIDTH - 2 * PAD);
   const y = (v: number) => HEIGHT - PAD - Math.min(1.2, Math.max(-0.2, v)) * ((HEIGHT - 2 * PAD) / 1.2);
   const columns = WIDTH - 2 * PAD;
-  const severity = input.severity ? polyline(decimate(t, Array.from(input.severity, (s) => s / 5), columns), x, y, '#d9c7a0', 6) : '';
-  const ticks = [0, 0.5, 1].map((v) => `<text x="${PAD - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text><line x1="${PAD}" x2="${WIDTH - PAD}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`).join('');
+  const severity = input.severity
+    ? polyline(
+        decimate(
+          t,
+          Array.from(input.severity, (s) => s / 5),
+          columns,
+        ),
+        x,
+        y,
+        '#d9c7a0',
+        6,
+      )
+    : '';
+  const ticks = [0, 0.5, 1]
+    .map(
+      (v) =>
+        `<text x="${PAD - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text><line x1="${PAD}" x2="${WIDTH - PAD}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
+    )
+    .join('');
   return `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="gate g(t) and target u*(t)">
 ${ticks}${severity}
 ${polyline(decimate(t, input.uRef, columns), x, y, '#7a9cc6', 1)}
@@ -88,7 +111,12 @@ function reliabilityPlot(diagram: ReliabilityDiagram): string {
 }
 
 export function htmlReport(input: ReportInput): string {
-  const rows = input.metrics.map((m) => `<tr><td>${escape(m.name)}</td><td class="num">${Number.isFinite(m.value) ? m.value.toPrecision(6) : escape(String(m.value))}</td><td>${escape(m.identity)}${m.approximation ? ` <em>(${escape(m.approximation)})</em>` : ''}</td></tr>`).join('\n');
+  const rows = input.metrics
+    .map(
+      (m) =>
+        `<tr><td>${escape(m.name)}</td><td class="num">${Number.isFinite(m.value) ? m.value.toPrecision(6) : escape(String(m.value))}</td><td>${escape(m.identity)}${m.approximation ? ` <em>(${escape(m.approximation)})</em>` : ''}</td></tr>`,
+    )
+    .join('\n');
   const facts = input.facts.map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(input.title)}</title>

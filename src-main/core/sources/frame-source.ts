@@ -43,7 +43,11 @@ export interface FrameSource {
 export function inMemorySource(info: SourceInfo, frames: Uint8Array, labels: Int32Array | null): FrameSource {
   const frameBytes = info.width * info.height * info.channels;
   const total = frames.length / frameBytes;
-  if (!Number.isInteger(total) || total === 0) throw new KnobError('INVALID_INPUT', `${info.path ?? info.kind}: no complete frames (${frames.length} bytes, ${frameBytes} per frame)`);
+  if (!Number.isInteger(total) || total === 0)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${info.path ?? info.kind}: no complete frames (${frames.length} bytes, ${frameBytes} per frame)`,
+    );
   return {
     info: { ...info, frameCount: total, hasLabels: labels !== null },
     async *batches(maxCount, fromFrame = 0) {

@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, FASHION_MNIST_LABELS } from '../datasets/embedded-dataset';
-import { idxLabelsPathFor, isDirectory, openIdxSource, openImageFolderSource, openNumpySource } from './dataset-sources';
+import {
+  idxLabelsPathFor,
+  isDirectory,
+  openIdxSource,
+  openImageFolderSource,
+  openNumpySource,
+} from './dataset-sources';
 import type { FrameSource } from './frame-source';
 import { openVideoSource } from './video-source';
 
@@ -27,18 +33,34 @@ export interface OpenSourceOptions {
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions): Promise<FrameSource> {
-  const dataset = { frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ, labelNames: options.labelNames ?? null, onProgress: options.onProgress, signal: options.signal };
+  const dataset = {
+    frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ,
+    labelNames: options.labelNames ?? null,
+    onProgress: options.onProgress,
+    signal: options.signal,
+  };
   if (spec === 'default' || spec === 'embedded') {
-    const source = await openIdxSource(EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, 'embedded', { ...dataset, labelNames: FASHION_MNIST_LABELS });
-    return { ...source, info: { ...source.info, description: `embedded Fashion-MNIST test set (${source.info.frameCount} images)` } };
+    const source = await openIdxSource(EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, 'embedded', {
+      ...dataset,
+      labelNames: FASHION_MNIST_LABELS,
+    });
+    return {
+      ...source,
+      info: { ...source.info, description: `embedded Fashion-MNIST test set (${source.info.frameCount} images)` },
+    };
   }
   const extension = extname(spec.replace(/\.gz$/i, '')).toLowerCase();
   if (await isDirectory(spec)) {
     if (existsSync(join(spec, 'images.npy'))) return openNumpySource(spec, dataset);
     return openImageFolderSource(spec, dataset);
   }
-  if (VIDEO_EXTENSIONS.includes(extension)) return openVideoSource(spec, { target: options.target, frameRateHz: options.frameRateHz });
+  if (VIDEO_EXTENSIONS.includes(extension))
+    return openVideoSource(spec, { target: options.target, frameRateHz: options.frameRateHz });
   if (extension === '.npz') return openNumpySource(spec, dataset);
-  if (extension === '.idx' || /-ubyte(\.gz)?$/i.test(spec) || extension === '.idx3') return openIdxSource(spec, idxLabelsPathFor(spec), 'dataset', dataset);
-  throw new KnobError('INVALID_INPUT', `${spec}: unknown source type (expected 'default', a folder, an IDX, .npz or video file: ${VIDEO_EXTENSIONS.join(' ')})`);
+  if (extension === '.idx' || /-ubyte(\.gz)?$/i.test(spec) || extension === '.idx3')
+    return openIdxSource(spec, idxLabelsPathFor(spec), 'dataset', dataset);
+  throw new KnobError(
+    'INVALID_INPUT',
+    `${spec}: unknown source type (expected 'default', a folder, an IDX, .npz or video file: ${VIDEO_EXTENSIONS.join(' ')})`,
+  );
 }

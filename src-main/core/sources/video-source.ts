@@ -18,7 +18,10 @@ interface Probe {
 }
 
 function missingProgram(program: string): KnobError {
-  return new KnobError('MISSING_PROGRAM', `${program} was not found on PATH; install FFmpeg (Debian: apt-get install ffmpeg) to read video files`);
+  return new KnobError(
+    'MISSING_PROGRAM',
+    `${program} was not found on PATH; install FFmpeg (Debian: apt-get install ffmpeg) to read video files`,
+  );
 }
 
 function runToEnd(program: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -28,7 +31,9 @@ function runToEnd(program: string, args: string[]): Promise<{ code: number | nul
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? missingProgram(program) : error));
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'ENOENT' ? missingProgram(program) : error),
+    );
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -39,7 +44,17 @@ function rate(text: string | undefined): number {
 }
 
 async function probe(path: string, programs: { ffprobe: string }): Promise<Probe> {
-  const result = await runToEnd(programs.ffprobe, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames', '-of', 'json', path]);
+  const result = await runToEnd(programs.ffprobe, [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames',
+    '-of',
+    'json',
+    path,
+  ]);
   const stream = (() => {
     try {
       return (JSON.parse(result.stdout) as { streams?: Array<Record<string, string | number>> }).streams?.[0];
@@ -91,7 +106,23 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
       timestampSource: 'pts',
     },
     async *batches(maxCount, fromFrame = 0) {
-      const args = ['-hide_banner', '-nostdin', '-nostats', '-i', path, '-an', '-vf', `scale=${width}:${height}:flags=area,format=${channels === 1 ? 'gray' : 'rgb24'},showinfo`, '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', channels === 1 ? 'gray' : 'rgb24', 'pipe:1'];
+      const args = [
+        '-hide_banner',
+        '-nostdin',
+        '-nostats',
+        '-i',
+        path,
+        '-an',
+        '-vf',
+        `scale=${width}:${height}:flags=area,format=${channels === 1 ? 'gray' : 'rgb24'},showinfo`,
+        '-fps_mode',
+        'passthrough',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        channels === 1 ? 'gray' : 'rgb24',
+        'pipe:1',
+      ];
       const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const times: number[] = [];
       let stderrLine = '';
@@ -107,7 +138,9 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
         }
       });
       const exit = new Promise<{ code: number | null; error: Error | null }>((resolve) => {
-        child.on('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error: error.code === 'ENOENT' ? missingProgram(ffmpeg) : error }));
+        child.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ code: null, error: error.code === 'ENOENT' ? missingProgram(ffmpeg) : error }),
+        );
         child.on('close', (code) => resolve({ code, error: null }));
       });
       let pending = new Uint8Array(0);
@@ -119,7 +152,12 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
         const timestampsSeconds = new Float64Array(count);
         for (let i = 0; i < count; i++) {
           const pts = times[first + i];
-          const t = pts !== undefined && Number.isFinite(pts) && pts > previous ? pts : previous === -Infinity ? 0 : previous + 1 / frameRateHz;
+          const t =
+            pts !== undefined && Number.isFinite(pts) && pts > previous
+              ? pts
+              : previous === -Infinity
+                ? 0
+                : previous + 1 / frameRateHz;
           timestampsSeconds[i] = t;
           previous = t;
         }
@@ -136,7 +174,13 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
           yield batch;
           return;
         }
-        yield { ...batch, first: batch.first + skip, count: batch.count - skip, frames: batch.frames.subarray(skip * frameBytes), timestampsSeconds: batch.timestampsSeconds.subarray(skip) };
+        yield {
+          ...batch,
+          first: batch.first + skip,
+          count: batch.count - skip,
+          frames: batch.frames.subarray(skip * frameBytes),
+          timestampsSeconds: batch.timestampsSeconds.subarray(skip),
+        };
       };
       try {
         for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
@@ -146,7 +190,8 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
           pending = joined;
           while (pending.length >= maxCount * frameBytes) {
             // showinfo writes a frame's line before ffmpeg writes the frame, but the two pipes race; wait for the times.
-            while (times.length < first + maxCount && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+            while (times.length < first + maxCount && child.exitCode === null)
+              await new Promise((r) => setTimeout(r, 1));
             yield* keep(emit(maxCount));
           }
         }
@@ -154,8 +199,16 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
         if (error) throw error;
         const remaining = Math.floor(pending.length / frameBytes);
         if (remaining > 0) yield* keep(emit(remaining));
-        if (code !== 0) throw new KnobError('INVALID_INPUT', `${path}: ffmpeg stopped after ${first} frames (exit ${code}: ${stderrTail || 'no message'})`);
-        if (first === 0) throw new KnobError('INVALID_INPUT', `${path}: the video has no decodable frames${stderrTail ? ` (${stderrTail})` : ''}`);
+        if (code !== 0)
+          throw new KnobError(
+            'INVALID_INPUT',
+            `${path}: ffmpeg stopped after ${first} frames (exit ${code}: ${stderrTail || 'no message'})`,
+          );
+        if (first === 0)
+          throw new KnobError(
+            'INVALID_INPUT',
+            `${path}: the video has no decodable frames${stderrTail ? ` (${stderrTail})` : ''}`,
+          );
       } finally {
         if (child.exitCode === null) child.kill();
       }
