@@ -46,7 +46,7 @@ export type GateSettings = z.infer<typeof GateSettingsSchema>;
 
 /**
  * Defaults: zeta 0.7 and wn 6 rad/s (about 5 % overshoot, 1 s settling: the reference case of
- * shared/reference/dynamics.md); ZOH because it is exact at frame instants for any dt; reset-mode
+ * tests/fixtures/reference/dynamics.md); ZOH because it is exact at frame instants for any dt; reset-mode
  * horizon 0.5 s, long enough that zeta and wn visibly shape the reading.
  */
 export const DEFAULT_GATE_SETTINGS: GateSettings = Object.freeze({

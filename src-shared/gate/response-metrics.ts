@@ -5,7 +5,7 @@ import { continuousStepAt, stepSeries } from './step-series';
 /**
  * Step- and frequency-response figures of the gate for the current knobs.
  *
- * Definitions (shared/reference/dynamics.md):
+ * Definitions (tests/fixtures/reference/dynamics.md):
  * - overshoot: (peak - 1) x 100 % of a unit step from rest;
  * - rise time: 10 % to 90 % of the final value;
  * - settling time: the last time |g - 1| equals 2 % (the exact value, not 4/(zeta wn));

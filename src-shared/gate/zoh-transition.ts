@@ -1,7 +1,7 @@
 /**
  * Exact zero-order-hold transition of the unit-mass gate, written for the error e = g - u:
  *   [e, v](t + h) = Phi(h) [e, v](t),   Phi = e^{A h},   A = [[0, 1], [-wn^2, -2 zeta wn]].
- * Closed forms (shared/reference/dynamics.md): e^{A h} = E [c I + s (A + sigma I)], E = exp(-sigma h),
+ * Closed forms (tests/fixtures/reference/dynamics.md): e^{A h} = E [c I + s (A + sigma I)], E = exp(-sigma h),
  * with c, s from cos/sin (under-damped), 1/h (critical) or cosh/sinh (over-damped).
  * Near zeta = 1 one series path (|q| < 1e-6, q = (zeta^2 - 1)(wn h)^2) avoids the 0/0 of wd -> 0.
  * Over-damped terms are formed from exp(-(sigma -+ mu) h) directly, with sigma - mu = wn^2/(sigma + mu),

@@ -26,8 +26,8 @@ describe('knob slice in browser mode', () => {
     const wn = app.page.getByRole('slider', { name: /Sensitivity/ });
     await expect.poll(() => zeta.getAttribute('aria-valuenow')).toBe('0.7');
     expect(await wn.getAttribute('aria-valuenow')).toBe('6');
-    // The reference values, read from shared/reference/dynamics.md and rounded as the panel prints them.
-    const dynamics = readFileSync(resolve('..', 'shared', 'reference', 'dynamics.md'), 'utf8');
+    // The reference values, read from tests/fixtures/reference/dynamics.md and rounded as the panel prints them.
+    const dynamics = readFileSync(resolve('tests', 'fixtures', 'reference', 'dynamics.md'), 'utf8');
     const number = (pattern: RegExp): number => Number(pattern.exec(dynamics)![1]);
     const overshoot = number(/overshoot ([\d.]+) %/);
     const rise = number(/10-90 % rise time ([\d.]+) s/);

@@ -1,17 +1,10 @@
-import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
+import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { AttributeProto_AttributeType, ModelProtoSchema, TensorProto_DataType, ValueInfoProtoSchema } from 'onnx-buf';
 
 /**
- * Small real ONNX models for the tests, encoded with protobufjs against the official onnx.proto the
- * app ships (resources/onnx). onnxruntime-node runs them like any exported model.
+ * Small real ONNX models for the tests, encoded against ONNX's own schema (onnx-buf, the app's
+ * ONNX schema package). onnxruntime-node runs them like any exported model.
  */
-const root = protobuf.parse(readFileSync('resources/onnx/onnx.proto', 'utf8'), { keepCase: true }).root;
-const ModelProto = root.lookupType('onnx.ModelProto');
-const FLOAT = 1;
-const INT64 = 7;
-const ATTRIBUTE_INT = 2;
-const ATTRIBUTE_INTS = 7;
-
 export interface ValueSpec {
   name: string;
   shape: Array<number | string>;
@@ -39,46 +32,55 @@ export interface ModelSpec {
   opset?: number;
 }
 
-function valueInfo(spec: ValueSpec) {
+function valueInfo(spec: ValueSpec): MessageInitShape<typeof ValueInfoProtoSchema> {
   return {
     name: spec.name,
     type: {
-      tensor_type: {
-        elem_type: FLOAT,
-        shape: { dim: spec.shape.map((d) => (typeof d === 'number' ? { dim_value: d } : { dim_param: d })) },
+      value: {
+        case: 'tensorType',
+        value: {
+          elemType: TensorProto_DataType.FLOAT,
+          shape: {
+            dim: spec.shape.map((d) => ({
+              value: typeof d === 'number' ? { case: 'dimValue', value: BigInt(d) } : { case: 'dimParam', value: d },
+            })),
+          },
+        },
       },
     },
   };
 }
 
 export function buildOnnxModel(spec: ModelSpec): Uint8Array {
-  const message = ModelProto.fromObject({
-    ir_version: 8,
-    producer_name: 'knob-studio-tests',
-    opset_import: [{ domain: '', version: spec.opset ?? 13 }],
+  const message = create(ModelProtoSchema, {
+    irVersion: 8n,
+    producerName: 'knob-studio-tests',
+    opsetImport: [{ domain: '', version: BigInt(spec.opset ?? 13) }],
     graph: {
       name: 'test',
       node: spec.nodes.map((n, i) => ({
         name: `${n.op}_${i}`,
-        op_type: n.op,
+        opType: n.op,
         input: n.inputs,
         output: n.outputs,
         attribute: Object.entries(n.attributes ?? {}).map(([name, value]) =>
-          Array.isArray(value) ? { name, type: ATTRIBUTE_INTS, ints: value } : { name, type: ATTRIBUTE_INT, i: value },
+          Array.isArray(value)
+            ? { name, type: AttributeProto_AttributeType.INTS, ints: value.map(BigInt) }
+            : { name, type: AttributeProto_AttributeType.INT, i: BigInt(value) },
         ),
       })),
       initializer: (spec.initializers ?? []).map((init) => ({
         name: init.name,
-        dims: init.dims,
-        data_type: init.values instanceof Float32Array ? FLOAT : INT64,
-        raw_data: new Uint8Array(init.values.buffer, init.values.byteOffset, init.values.byteLength),
+        dims: init.dims.map(BigInt),
+        dataType: init.values instanceof Float32Array ? TensorProto_DataType.FLOAT : TensorProto_DataType.INT64,
+        rawData: Uint8Array.from(new Uint8Array(init.values.buffer, init.values.byteOffset, init.values.byteLength)),
       })),
       input: spec.inputs.map(valueInfo),
       output: spec.outputs.map(valueInfo),
     },
-    metadata_props: Object.entries(spec.metadata ?? {}).map(([key, value]) => ({ key, value })),
+    metadataProps: Object.entries(spec.metadata ?? {}).map(([key, value]) => ({ key, value })),
   });
-  return ModelProto.encode(message).finish();
+  return toBinary(ModelProtoSchema, message);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Metrics against shared/reference/calibration (values computed by public libraries on the same
+ * Metrics against tests/fixtures/reference/calibration (values computed by public libraries on the same
  * fixture; DEFINITIONS.md). Tolerance: 1e-9 against float64 references, 1e-5 against torchmetrics.
  */
 import { readFileSync } from 'node:fs';
@@ -11,12 +11,12 @@ import { expectedCalibrationError } from '../../src-shared/metrics/calibration-e
 import { classwiseMetrics, topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 
-const fixture = JSON.parse(readFileSync('../shared/reference/calibration/synthetic-2000x10.json', 'utf8')) as {
+const fixture = JSON.parse(readFileSync('tests/fixtures/reference/calibration/synthetic-2000x10.json', 'utf8')) as {
   logits: number[][];
   labels: number[];
 };
 const expected = JSON.parse(
-  readFileSync('../shared/reference/calibration/synthetic-2000x10.expected.json', 'utf8'),
+  readFileSync('tests/fixtures/reference/calibration/synthetic-2000x10.expected.json', 'utf8'),
 ) as Record<string, { value: number } & Record<string, unknown>>;
 const scores = scoresFromLogits(Float64Array.from(fixture.logits.flat()), 10, fixture.labels);
 const top = topLabelScores(scores);

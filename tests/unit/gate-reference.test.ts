@@ -1,5 +1,5 @@
 /**
- * The gate against shared/reference/dynamics.md (scipy 1.10.1 / python-control 0.10.2, float64).
+ * The gate against tests/fixtures/reference/dynamics.md (scipy 1.10.1 / python-control 0.10.2, float64).
  * Each value is checked to half a unit in the last digit printed there.
  *
  * Input convention (written here as the reference asks): the app fuses frame n with the state

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The app's resources/ folder, wherever the code runs from: the sources (src-main/core/...), the
  * electron-vite build (out/main/...) or a packaged app (both inside app.asar). It is the nearest
- * ancestor holding resources/onnx/onnx.proto, found once.
+ * ancestor holding resources/models/knob-fmnist.onnx (the shipped model), found once.
  */
 let root: string | null = null;
 
@@ -13,7 +13,7 @@ function resourcesRoot(): string {
   if (root !== null) return root;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 8; depth++) {
-    if (existsSync(join(dir, 'resources', 'onnx', 'onnx.proto'))) return (root = join(dir, 'resources'));
+    if (existsSync(join(dir, 'resources', 'models', 'knob-fmnist.onnx'))) return (root = join(dir, 'resources'));
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;

@@ -97,7 +97,7 @@ async function openSession(
   intraOpThreads: number | undefined,
 ): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
   const bytes = await readInputFile(path);
-  const metadata = await readOnnxMetadata(bytes, path);
+  const metadata = readOnnxMetadata(bytes, path);
   return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
 }
 

@@ -1,48 +1,76 @@
-import { readFile } from 'node:fs/promises';
-import { resourcePath } from '../files/resource-path';
-import protobuf from 'protobufjs';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
+import { OperatorSetIdProtoSchema, StringStringEntryProtoSchema } from 'onnx-buf';
 import { KnobError } from '../../../src-shared/errors';
 
 /**
- * ONNX model metadata (producer, opset, metadata_props) read with protobufjs against the official
- * onnx.proto (resources/onnx, from the ONNX project, Apache-2.0). onnxruntime exposes input and
- * output shapes but not metadata_props, where the Knob contract, labels and input spec live.
+ * ONNX model metadata (producer, opset, metadata_props), read against ONNX's own schema as the
+ * onnx-buf package compiles it (onnx.proto of ONNX 1.20). onnxruntime exposes input and output
+ * shapes but not metadata_props, where the Knob contract, labels and input spec live.
+ *
+ * Only ModelProto's top-level fields are walked: the graph (field 7, the weights) is skipped by its
+ * length prefix instead of being decoded, so reading the metadata of a large model costs no copy.
  */
-const ONNX_PROTO_PATH = resourcePath('onnx', 'onnx.proto');
-let modelProto: protobuf.Type | null = null;
-
-async function modelType(): Promise<protobuf.Type> {
-  if (modelProto === null) {
-    const root = protobuf.parse(await readFile(ONNX_PROTO_PATH, 'utf8'), { keepCase: true }).root;
-    modelProto = root.lookupType('onnx.ModelProto');
-  }
-  return modelProto;
-}
-
 export interface OnnxMetadata {
   producerName: string;
   opsetVersion: number | null;
   properties: Record<string, string>;
 }
 
-export async function readOnnxMetadata(bytes: Uint8Array, source: string): Promise<OnnxMetadata> {
-  let decoded: {
-    producer_name?: string;
-    opset_import?: { domain?: string; version?: number | { toNumber(): number } }[];
-    metadata_props?: { key?: string; value?: string }[];
-  };
+// Field numbers of onnx.ModelProto (onnx.proto).
+const IR_VERSION = 1;
+const PRODUCER_NAME = 2;
+const GRAPH = 7;
+const OPSET_IMPORT = 8;
+const METADATA_PROPS = 14;
+
+export function readOnnxMetadata(bytes: Uint8Array, source: string): OnnxMetadata {
+  const reader = new BinaryReader(bytes);
+  const metadata: OnnxMetadata = { producerName: '', opsetVersion: null, properties: {} };
+  let sawIrVersion = false;
+  let sawGraph = false;
   try {
-    decoded = (await modelType()).decode(bytes) as unknown as typeof decoded;
+    while (reader.pos < reader.len) {
+      const [field, wireType] = reader.tag();
+      const expect = (type: WireType): void => {
+        if (wireType !== type) throw new Error(`field ${field} has wire type ${wireType}, expected ${type}`);
+      };
+      switch (field) {
+        case IR_VERSION:
+          expect(WireType.Varint);
+          reader.int64();
+          sawIrVersion = true;
+          break;
+        case PRODUCER_NAME:
+          expect(WireType.LengthDelimited);
+          metadata.producerName = reader.string();
+          break;
+        case GRAPH:
+          expect(WireType.LengthDelimited);
+          reader.skip(wireType, field);
+          sawGraph = true;
+          break;
+        case OPSET_IMPORT: {
+          expect(WireType.LengthDelimited);
+          const opset = fromBinary(OperatorSetIdProtoSchema, reader.bytes());
+          if (opset.domain === '' || opset.domain === 'ai.onnx') metadata.opsetVersion = Number(opset.version);
+          break;
+        }
+        case METADATA_PROPS: {
+          expect(WireType.LengthDelimited);
+          const entry = fromBinary(StringStringEntryProtoSchema, reader.bytes());
+          if (entry.key !== '') metadata.properties[entry.key] = entry.value;
+          break;
+        }
+        default:
+          reader.skip(wireType, field);
+      }
+    }
   } catch (error) {
     throw new KnobError('INVALID_INPUT', `${source}: not an ONNX model (${(error as Error).message})`);
   }
-  const opset = decoded.opset_import?.find((o) => !o.domain || o.domain === 'ai.onnx');
-  const version = opset?.version;
-  const properties: Record<string, string> = {};
-  for (const entry of decoded.metadata_props ?? []) if (entry.key) properties[entry.key] = entry.value ?? '';
-  return {
-    producerName: decoded.producer_name ?? '',
-    opsetVersion: version === undefined ? null : typeof version === 'number' ? version : version.toNumber(),
-    properties,
-  };
+  if (!sawIrVersion || !sawGraph) {
+    throw new KnobError('INVALID_INPUT', `${source}: not an ONNX model (no ${sawIrVersion ? 'graph' : 'IR version'})`);
+  }
+  return metadata;
 }

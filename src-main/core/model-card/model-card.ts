@@ -194,7 +194,7 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
     const labelsIdx = await readIdxFile(options.labelsPath);
     const [count, height, width] = imagesIdx.dimensions;
     const labels = Int32Array.from(labelsIdx.data);
-    const metadata = await readOnnxMetadata(bytes, options.modelPath);
+    const metadata = readOnnxMetadata(bytes, options.modelPath);
     const training = JSON.parse(metadata.properties['knob.training'] ?? '{}') as { held_out_corruptions?: string[] };
     const heldOut = new Set(training.held_out_corruptions ?? []);
     const wanted = (corruption: string, severity: number) =>
