@@ -1,44 +1,44 @@
-import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import svelte from 'eslint-plugin-svelte';
 import tseslint from 'typescript-eslint';
+import { layeringRule } from './tools/eslint/layering-rule.js';
 
 /**
- * Layer boundaries of ARCHITECTURE.md, enforced here so a wrong import fails `npm test`:
- *   src-renderer -> src-shared only (never src-main, node:*, electron)
- *   src-main/{electron,host,cli} -> src-main/core -> src-shared
- *   src-main/core and src-main/{host,cli} never import electron
- *   src-shared imports no node:*, no electron, no DOM (its tsconfig has no DOM lib either)
+ * The layers of docs/ARCHITECTURE.md, enforced on resolved import paths so a wrong import fails
+ * `npm test` however it is spelled (tools/eslint/layering-rule.js):
+ *   src-renderer -> src-shared; src-main/{electron,host,cli} -> src-main/core -> src-shared;
+ *   the preload -> src-shared (types and channel names) and electron only.
+ * Each layer also names the packages it may use: Node built-ins (`node:*`), onnxruntime-node, ws and
+ * pino only in src-main; electron only in the shell and the preload. A new dependency therefore has
+ * to be given a layer here.
  */
-const nodeBuiltins = {
-  paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not allowed in this layer.' })),
-  patterns: [{ group: ['node:*'], message: 'Node built-ins are not allowed in this layer.' }],
-};
-const electronPackage = {
-  name: 'electron',
-  message: 'Only src-main/electron and src-main/preload may import electron.',
-};
-const mainImport = {
-  regex: '(^|/)src-main(/|$)',
-  message: 'This layer may not import src-main (talk to the backend through src-shared/api).',
-};
-const rendererImport = { regex: '(^|/)src-renderer(/|$)', message: 'Nothing imports the renderer.' };
-const shellImport = {
-  regex: '(^|\\.\\./)(electron|host|cli|preload)(/|$)',
-  message: 'src-main/core is below the shells (electron, host, cli, preload) and may not import them.',
-};
-
-function restrict(...rules) {
-  return {
-    'no-restricted-imports': [
-      'error',
-      {
-        paths: rules.flatMap((rule) => rule.paths ?? []),
-        patterns: rules.flatMap((rule) => rule.patterns ?? []),
-      },
+const SHARED_PACKAGES = ['zod', 'fft.js', 'jpeg-js'];
+const LAYERS = [
+  { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES },
+  { path: 'src-renderer', mayImport: ['src-shared'], packages: [...SHARED_PACKAGES, 'svelte', 'chart.js'] },
+  {
+    path: 'src-main/core',
+    mayImport: ['src-shared', 'package.json'],
+    packages: [
+      ...SHARED_PACKAGES,
+      'node:*',
+      'onnxruntime-node',
+      'pino',
+      'pino-roll',
+      'env-paths',
+      'apache-arrow',
+      'fflate',
+      'pngjs',
+      'onnx-buf',
+      '@bufbuild/protobuf',
+      'tsx',
     ],
-  };
-}
+  },
+  { path: 'src-main/host', mayImport: ['src-main/core', 'src-shared'], packages: ['node:*', 'ws'] },
+  { path: 'src-main/cli', mayImport: ['src-main/core', 'src-shared'], packages: ['node:*'] },
+  { path: 'src-main/electron', mayImport: ['src-main/core', 'src-shared'], packages: ['node:*', 'electron'] },
+  { path: 'src-main/preload', mayImport: ['src-shared'], packages: ['electron'] },
+];
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-output/**', 'bench-output/**', 'resources/**'] },
@@ -50,6 +50,7 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
   },
   {
+    plugins: { knob: { rules: { layering: layeringRule } } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // TypeScript checks names; no-undef would only duplicate it without knowing DOM or Node types.
@@ -57,9 +58,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src-shared/**', 'src-renderer/**', 'src-main/**'],
+    rules: { 'knob/layering': ['error', { layers: LAYERS }] },
+  },
+  {
     files: ['src-shared/**'],
     rules: {
-      ...restrict(nodeBuiltins, { paths: [electronPackage] }, { patterns: [mainImport, rendererImport] }),
       'no-restricted-globals': [
         'error',
         ...[
@@ -79,35 +83,6 @@ export default tseslint.config(
         })),
       ],
     },
-  },
-  {
-    files: ['src-renderer/**'],
-    rules: restrict(nodeBuiltins, { paths: [electronPackage] }, { patterns: [mainImport] }),
-  },
-  {
-    files: ['src-main/core/**'],
-    rules: restrict({ paths: [electronPackage] }, { patterns: [shellImport, rendererImport] }),
-  },
-  {
-    files: ['src-main/host/**', 'src-main/cli/**'],
-    rules: restrict(
-      { paths: [electronPackage] },
-      {
-        patterns: [
-          { regex: '(^|\\.\\./)(electron|preload)(/|$)', message: 'host and cli run without Electron.' },
-          rendererImport,
-        ],
-      },
-    ),
-  },
-  {
-    files: ['src-main/preload/**'],
-    rules: restrict(nodeBuiltins, {
-      patterns: [
-        { regex: '(^|\\.\\./)(core|host|cli)(/|$)', message: 'The sandboxed preload only bridges IPC.' },
-        rendererImport,
-      ],
-    }),
   },
   {
     files: ['tests/**', 'tools/**', '*.config.*'],
