@@ -16,20 +16,38 @@ export function auroc(
   top: TopLabelScores,
   ranked: RankedOutcomes = rankOutcomes(top.confidence, top.correct),
 ): MetricValue | null {
-  const { positiveTotal: positives, negativeTotal: negatives } = ranked;
-  if (positives === 0 || negatives === 0) return null;
+  return aurocOfTieBlocks(ranked.positives, ranked.negatives, ranked.blockCount);
+}
+
+/**
+ * AUROC (Mann-Whitney, ties counted 1/2) from blocks of tied scores in ascending order: block b holds
+ * positives[b] correct and negatives[b] wrong samples. Null when every sample is right or every one
+ * wrong. `approximation` marks blocks that are coarser than exact ties (a sketch's cells).
+ */
+export function aurocOfTieBlocks(
+  positives: ArrayLike<number>,
+  negatives: ArrayLike<number>,
+  blockCount: number,
+  approximation?: string,
+): MetricValue | null {
+  let positiveTotal = 0;
+  let negativeTotal = 0;
   let negativesBelow = 0;
   let pairs = 0;
-  for (let b = 0; b < ranked.blockCount; b++) {
-    const p = ranked.positives[b];
-    const q = ranked.negatives[b];
+  for (let b = 0; b < blockCount; b++) {
+    const p = positives[b];
+    const q = negatives[b];
     pairs += p * negativesBelow + 0.5 * p * q;
     negativesBelow += q;
+    positiveTotal += p;
+    negativeTotal += q;
   }
+  if (positiveTotal === 0 || negativeTotal === 0) return null;
   return metric(
     'AUROC',
     'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)',
-    pairs / (positives * negatives),
+    pairs / (positiveTotal * negativeTotal),
+    approximation,
   );
 }
 

@@ -6,6 +6,7 @@ import { binnedMetricsFromStatistics, classwiseMetricsFromStatistics } from './b
 import type { BinTotals } from './calibration-error';
 import { FixedPointSums } from './fixed-point-sum';
 import { metric, type MetricValue } from './metric-value';
+import { aurocOfTieBlocks } from './selective';
 import { smoothEceFromGrids, splitOntoGrid, type SmoothGrid } from './smooth-ece';
 
 /**
@@ -184,27 +185,9 @@ export class CalibrationAccumulator {
   }
 
   private aurocFromSketch(note: string): MetricValue | null {
-    let positives = 0;
-    let negatives = 0;
-    for (let cell = 0; cell < SKETCH_CELLS; cell++) {
-      positives += this.cellCorrect[cell];
-      negatives += this.cellCounts[cell] - this.cellCorrect[cell];
-    }
-    if (positives === 0 || negatives === 0) return null;
-    let wrongBelow = 0;
-    let pairs = 0;
-    for (let cell = 0; cell < SKETCH_CELLS; cell++) {
-      const correct = this.cellCorrect[cell];
-      const wrong = this.cellCounts[cell] - correct;
-      pairs += correct * wrongBelow + 0.5 * correct * wrong;
-      wrongBelow += wrong;
-    }
-    return metric(
-      'AUROC',
-      'AUROC(confidence as a score for correctness, Mann-Whitney, ties 1/2)',
-      pairs / (positives * negatives),
-      note,
-    );
+    const wrong = new Float64Array(SKETCH_CELLS);
+    for (let cell = 0; cell < SKETCH_CELLS; cell++) wrong[cell] = this.cellCounts[cell] - this.cellCorrect[cell];
+    return aurocOfTieBlocks(this.cellCorrect, wrong, SKETCH_CELLS, note);
   }
 }
 
