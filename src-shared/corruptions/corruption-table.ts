@@ -6,15 +6,11 @@
  * length (blur sigma, disk radius, motion length, elastic displacement) is given in pixels of a
  * 28 x 28 image and scaled by min(width, height) / 28 for other sizes.
  */
+export const NOISE_CORRUPTIONS = ['gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise'] as const;
+export const BLUR_CORRUPTIONS = ['gaussian_blur', 'defocus_blur', 'motion_blur', 'zoom_blur'] as const;
 export const CORRUPTION_NAMES = [
-  'gaussian_noise',
-  'shot_noise',
-  'impulse_noise',
-  'speckle_noise',
-  'gaussian_blur',
-  'defocus_blur',
-  'motion_blur',
-  'zoom_blur',
+  ...NOISE_CORRUPTIONS,
+  ...BLUR_CORRUPTIONS,
   'contrast',
   'brightness',
   'fog',

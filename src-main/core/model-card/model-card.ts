@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
+  BLUR_CORRUPTIONS,
   CORRUPTION_NAMES,
   CORRUPTION_TABLE,
+  NOISE_CORRUPTIONS,
   corruptBatch,
   imageFromBytes,
   imageToBytes,
@@ -29,16 +31,7 @@ import { readOnnxMetadata } from '../inference/onnx-metadata';
  * score for oracle advantage (the dynamic branch's loss lower than the static one's).
  */
 export const CARD_SEED = 20261130;
-const NOISE_AND_BLUR: CorruptionName[] = [
-  'gaussian_noise',
-  'shot_noise',
-  'impulse_noise',
-  'speckle_noise',
-  'gaussian_blur',
-  'defocus_blur',
-  'motion_blur',
-  'zoom_blur',
-];
+const NOISE_AND_BLUR: CorruptionName[] = [...NOISE_CORRUPTIONS, ...BLUR_CORRUPTIONS];
 
 export interface BranchFigures {
   accuracy: number;
