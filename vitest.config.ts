@@ -14,5 +14,7 @@ export default defineConfig({
     fileParallelism: false,
     globalSetup: ['./tests/support/renderer-build.ts'],
     reporters: ['default', './tests/plain-summary-reporter.ts'],
+    // Every result and event the backend produces in a test is checked against the API contract.
+    env: { KNOB_CHECK_CONTRACT: '1' },
   },
 });

@@ -1,7 +1,12 @@
+import { dirname } from 'node:path';
 import { CORRUPTION_NAMES } from '../../src-shared/corruptions';
 import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS } from '../../src-shared/gate';
 import { PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+import { APP_VERSION } from '../core/app-version';
+import { reportError } from '../core/logging/internal-error';
+import { defaultLogDirectory } from '../core/logging/log-location';
+import { openLogFile, silentLog, type BackendLog } from '../core/logging/logger';
 import { GATE_USAGE, SCHEDULE_USAGE, UsageError } from './cli-args';
 import { benchCommand } from './commands/bench';
 import { corruptCommand } from './commands/corrupt';
@@ -43,7 +48,7 @@ Usage:
   knob bench ${MODEL_USAGE}
              [--batch N] [--frames N] [--rounds N] [--live-seconds S] [--live-fps F] [--json]
       Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency.
-  knob response [--zeta Z] [--wn W] [--fps F] [--variant V] [--discretization D] [--json]
+  knob response ${GATE_USAGE} [--fps F] [--json]
       Step and frequency figures of the gate: continuous, and discrete at the frame rate.
   knob corrupt --input IDX --corruption NAME --severity 1..5 [--seed S] [--offset N] [--limit N]
                (--out FILE.idx[.gz] | --out-dir DIR --format png) [--json]
@@ -54,6 +59,8 @@ Usage:
 
 Defaults: zeta ${DEFAULT_GATE_SETTINGS.zeta}, wn ${DEFAULT_GATE_SETTINGS.wnRadPerSec} rad/s, variant second-order (${GATE_VARIANTS.join(' | ')}),
 discretization zoh (${GATE_DISCRETIZATIONS.join(' | ')}), mode continuous; --model default is the shipped model.
+Every command also takes --verbose (debug logging, echoed to stderr) and --log-file F (log there
+instead of the app's log folder; an internal error prints the id of its log line).
 Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
 `;
 
@@ -68,7 +75,53 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   'model-card': modelCardCommand,
 };
 
+/** Options of every command, taken out before the command parses its own. */
+function globalOptions(argv: string[]): { args: string[]; verbose: boolean; logFile: string | undefined } {
+  const args: string[] = [];
+  let verbose = false;
+  let logFile: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      args.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--verbose') verbose = true;
+    else if (arg === '--log-file') {
+      logFile = argv[++i];
+      if (logFile === undefined || logFile.startsWith('--')) throw new UsageError('--log-file needs a file path');
+    } else if (arg.startsWith('--log-file=')) logFile = arg.slice('--log-file='.length);
+    else args.push(arg);
+  }
+  return { args, verbose, logFile };
+}
+
+/** The CLI's log: --log-file, else the app's rolling log folder (no log at all if it cannot be written). */
+async function openCliLog(verbose: boolean, logFile: string | undefined): Promise<BackendLog> {
+  const level = verbose ? 'debug' : 'info';
+  const mirror = verbose ? process.stderr : undefined;
+  if (logFile !== undefined) return openLogFile({ directory: dirname(logFile), file: logFile, level, mirror });
+  try {
+    return await openLogFile({ directory: defaultLogDirectory(), level, mirror });
+  } catch {
+    return silentLog();
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  let log: BackendLog = silentLog();
+  try {
+    const options = globalOptions(argv);
+    log = await openCliLog(options.verbose, options.logFile);
+    return await dispatch(options.args, log);
+  } catch (error) {
+    return reportFailure(error, log);
+  } finally {
+    await log.close();
+  }
+}
+
+async function dispatch(argv: string[], log: BackendLog): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -76,26 +129,43 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === '--version') {
-      process.stdout.write('0.1.0\n');
+      process.stdout.write(`${APP_VERSION}\n`);
       return 0;
     }
     const run = COMMANDS[command];
     if (run === undefined) throw new UsageError(`unknown command '${command}'`);
+    log.logger.info({ command, args: rest }, `knob ${command}`);
     return await run(rest);
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
-    ) {
-      process.stderr.write(`knob: ${error.message}\nRun 'knob --help' for usage.\n`);
-      return 2;
-    }
-    if (error instanceof KnobError && error.code === 'INVALID_SETTINGS') {
-      process.stderr.write(`knob: ${error.message}\n`);
-      return 2;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`knob: ${message.split('\n')[0]}\n`);
-    return 1;
+    return reportFailure(error, log);
   }
+}
+
+/**
+ * Exit code and one line on stderr: 2 for bad usage, 1 for a failure. An internal error (a defect)
+ * is logged with its stack under an id that the line shows.
+ */
+export function reportFailure(error: unknown, log: BackendLog): number {
+  if (
+    error instanceof UsageError ||
+    (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+  ) {
+    process.stderr.write(`knob: ${error.message}\nRun 'knob --help' for usage.\n`);
+    return 2;
+  }
+  if (error instanceof KnobError && error.code === 'INVALID_SETTINGS') {
+    process.stderr.write(`knob: ${error.message}\n`);
+    return 2;
+  }
+  const payload = reportError(log.logger, error, { command: 'knob' });
+  const firstLine = payload.message.split('\n')[0];
+  if (payload.errorId === undefined) {
+    process.stderr.write(`knob: ${firstLine}\n`);
+  } else {
+    const where = log.currentFile();
+    process.stderr.write(
+      `knob: internal error ${payload.errorId}: ${firstLine}${where ? ` (details in ${where})` : ''}\n`,
+    );
+  }
+  return 1;
 }

@@ -8,6 +8,7 @@ import {
 } from '../../src-shared/api/model-options';
 import { DEFAULT_MODEL_PATH } from '../core/model-card/default-model';
 import { numberOption, UsageError } from './cli-args';
+import { describeIssues } from '../../src-shared/zod-issues';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -51,8 +52,7 @@ export function modelOptionsFromArgs(values: Record<string, string | boolean | u
     labels: values.labels === undefined ? undefined : String(values.labels).split(','),
     executionProviders: providers as ExecutionProviderName[] | undefined,
   });
-  if (!parsed.success)
-    throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') || 'model'}: ${i.message}`).join('; '));
+  if (!parsed.success) throw new UsageError(describeIssues(parsed.error.issues, 'model'));
   return parsed.data;
 }
 

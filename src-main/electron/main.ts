@@ -1,6 +1,7 @@
 import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { fileURLToPath } from 'node:url';
 import {
+  IPC_CANCEL_CHANNEL,
   IPC_EVENT_CHANNEL,
   IPC_FRAME_PORT_CHANNEL,
   IPC_OPEN_FILE_CHANNEL,
@@ -8,8 +9,9 @@ import {
   type FileDialogPurpose,
 } from '../../src-shared/api/bridge';
 import { toErrorPayload } from '../../src-shared/errors';
-import { dispatchRequest } from '../core/api/dispatch-request';
+import { ApiConnection } from '../core/api/api-connection';
 import { KnobBackend } from '../core/backend/knob-backend';
+import { openLogFile } from '../core/logging/logger';
 import { isTrustedFrame, restrictPermissions } from './security';
 
 /**
@@ -17,7 +19,23 @@ import { isTrustedFrame, restrictPermissions } from './security';
  * dispatcher the WebSocket host uses. No application logic lives here.
  */
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;
-const backend = new KnobBackend();
+let backend: KnobBackend;
+/** One API connection per window's contents: its calls in flight, cancelled when it goes away. */
+const connections = new Map<number, ApiConnection>();
+
+function connectionFor(contents: Electron.WebContents): ApiConnection {
+  let connection = connections.get(contents.id);
+  if (connection === undefined) {
+    const created = new ApiConnection(backend);
+    connections.set(contents.id, created);
+    contents.once('destroyed', () => {
+      created.close();
+      connections.delete(contents.id);
+    });
+    connection = created;
+  }
+  return connection;
+}
 
 function createWindow(): void {
   const window = new BrowserWindow({
@@ -48,13 +66,17 @@ function createWindow(): void {
 
 app.enableSandbox();
 
-void app.whenReady().then(() => {
+void app.whenReady().then(async () => {
+  backend = new KnobBackend({ log: await openLogFile({ directory: app.getPath('logs') }) });
   restrictPermissions(session.defaultSession);
   ipcMain.handle(IPC_REQUEST_CHANNEL, async (event, message: unknown) => {
     if (!isTrustedFrame(event.senderFrame, devServerUrl)) {
       return { id: null, ok: false, error: { code: 'UNAUTHORIZED', message: 'request from an untrusted frame' } };
     }
-    return dispatchRequest(backend, message);
+    return connectionFor(event.sender).receive(message);
+  });
+  ipcMain.on(IPC_CANCEL_CHANNEL, (event, message: unknown) => {
+    if (isTrustedFrame(event.senderFrame, devServerUrl)) void connectionFor(event.sender).receive(message);
   });
   const filters: Record<FileDialogPurpose, Electron.FileFilter[]> = {
     model: [{ name: 'ONNX models', extensions: ['onnx'] }],

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { KnobBackend } from '../core/backend/knob-backend';
 import { toErrorPayload } from '../../src-shared/errors';
-import { dispatchRequest } from '../core/api/dispatch-request';
+import { ApiConnection } from '../core/api/api-connection';
 import { readStaticFile, resolveStaticFile } from './static-files';
 
 /** Largest WebSocket message accepted at all (binary camera frames later); above it ws closes the socket. */
@@ -105,9 +105,14 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
 
   wss.on('connection', (ws: WebSocket) => {
+    const connection = new ApiConnection(options.backend);
     sockets.add(ws);
-    ws.on('close', () => sockets.delete(ws));
-    ws.on('error', () => sockets.delete(ws));
+    const forget = (): void => {
+      sockets.delete(ws);
+      connection.close();
+    };
+    ws.on('close', forget);
+    ws.on('error', forget);
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         // The binary frame path: one camera frame per message; only refusals are reported (as events).
@@ -119,8 +124,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
         }
         return;
       }
-      void dispatchRequest(options.backend, data.toString('utf8')).then((response) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+      void connection.receive(data.toString('utf8')).then((response) => {
+        if (response !== null && ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
       });
     });
   });

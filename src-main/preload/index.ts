@@ -1,5 +1,6 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import {
+  IPC_CANCEL_CHANNEL,
   IPC_EVENT_CHANNEL,
   IPC_FRAME_PORT_CHANNEL,
   IPC_OPEN_FILE_CHANNEL,
@@ -9,8 +10,9 @@ import {
 import type { EventEnvelope } from '../../src-shared/api/envelope';
 
 /**
- * The only surface the sandboxed renderer gets: request/response and events. No ipcRenderer,
- * no Node, no Electron objects cross the bridge (Electron security checklist, items 2-4 and 20).
+ * The only surface the sandboxed renderer gets (KnobBridge): requests, their cancellation, events,
+ * the frame path, the open dialog and dropped files' paths. No ipcRenderer, no Node, no Electron
+ * objects cross the bridge (Electron security checklist, items 2-4 and 20).
  */
 // Frames travel on their own MessagePort so a camera stream never queues behind requests; the
 // buffer is transferred, not copied.
@@ -25,6 +27,7 @@ const bridge: KnobBridge = {
     frames.port2.postMessage(copy, [copy.buffer]);
   },
   request: (message) => ipcRenderer.invoke(IPC_REQUEST_CHANNEL, message),
+  cancel: (message) => ipcRenderer.send(IPC_CANCEL_CHANNEL, message),
   onEvent: (listener) => {
     const wrapped = (_event: IpcRendererEvent, message: EventEnvelope): void => listener(message);
     ipcRenderer.on(IPC_EVENT_CHANNEL, wrapped);

@@ -1,42 +1,62 @@
 import type { ApiEventData, ApiParams, ApiResult } from '../../src-shared/api/contract';
 import type { KnobApi } from '../../src-shared/api/client';
 import type { ModelDescription } from '../../src-shared/api/model-options';
+import type { SessionState, SourceInfo, SourceKind } from '../../src-shared/api/session-state';
 import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
+import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
 import { listCameras, startCamera, type CameraCapture, type CameraDevice } from './camera-capture';
 import { StreamHistory } from './stream-history';
 
 /**
- * The desk's state, shared by its panels: what the backend said last (model, source, stream, live
- * update, metrics) and the operator's knob settings, with one error slot per area so a failure is
- * shown next to what caused it. Every call goes through the typed API; nothing here computes a
- * number the desk shows (they come from src-shared, in the backend or in a component's $derived).
- * Backend results are replaced whole, never mutated, so they are raw state (no deep proxies: a
- * live update arrives 30 times a second).
+ * The desk's state, shared by its panels: the session as the backend last described it (state,
+ * model, source, playback, recording), the live update, the metrics, and the operator's knob
+ * settings, with one error slot per area so a failure is shown next to what caused it. Every call
+ * goes through the typed API; nothing here computes a number the desk shows (they come from
+ * src-shared, in the backend or in a component's $derived). Backend results are replaced whole,
+ * never mutated, so they are raw state (no deep proxies: a live update arrives 30 times a second).
+ *
+ * Views computed from a recording (metrics, A/B) say which recording and settings they describe; when
+ * another recording becomes current they are cleared. Anything that would discard a recording with
+ * unsaved work asks the operator first (the backend refuses it otherwise).
  */
-export type SourceKind = ApiParams<'source.open'>['kind'];
+export type { SourceKind };
 type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
+/** An error as the operator reads it: the message, and for a defect the id of its log line. */
+export function errorText(error: unknown): string {
+  if (error instanceof KnobError && error.errorId !== undefined) {
+    return `${error.message} (internal error ${error.errorId}; details in the log)`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+type Rolling = ApiEventData<'stream.update'>['rolling'];
+
+function rollingColumns(rolling: Rolling): { rollingAccuracy: number; rollingConfidence: number } {
+  const value = (name: string): number => rolling.find((m) => m.name === name)?.value ?? Number.NaN;
+  return { rollingAccuracy: value('accuracy'), rollingConfidence: value('mean confidence') };
+}
+
+export interface Confirmation {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  answer(confirmed: boolean): void;
+}
+
 export class Desk {
-  model = $state.raw<ModelDescription | null>(null);
-  source = $state.raw<ApiResult<'source.open'> | null>(null);
-  /** Counts successful source.open calls (a reopened source with a new schedule looks the same). */
-  sourceGeneration = $state(0);
-  stream = $state<ApiResult<'stream.stop'>>({
-    running: false,
-    position: 0,
-    framesProcessed: 0,
-    framesDropped: 0,
-    error: null,
-  });
+  session = $state.raw<SessionState | null>(null);
   update = $state.raw<ApiEventData<'stream.update'> | null>(null);
   metrics = $state.raw<ApiResult<'metrics.snapshot'> | null>(null);
   gate = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
   version = $state(0);
   speed = $state(1);
   loop = $state(false);
+  /** Counts source.open calls that succeeded (a reopened source with a new schedule looks the same). */
+  sourceGeneration = $state(0);
   /** The recorded frame on screen while scrubbing (paused); null follows the live stream. */
   scrubbed = $state.raw<ApiResult<'trace.frame'> | null>(null);
   /** Calibration panel options: which recorded frames, and how to break the headline values down. */
@@ -62,17 +82,51 @@ export class Desk {
   feedback = $state<string | null>(null);
   exported = $state.raw<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
-  /** The long task in progress (offline run), from 'work.progress'; null when none. */
+  /** The long call in progress (offline run, a slow source), from 'work.progress'; null when none. */
   work = $state.raw<ApiEventData<'work.progress'> | null>(null);
   offlineResult = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
   cameras = $state<CameraDevice[]>([]);
   cameraDeviceId = $state<string | null>(null);
+  /** The question on screen (a discard to confirm), answered through its buttons. */
+  confirmation = $state.raw<Confirmation | null>(null);
   private camera: CameraCapture | null = null;
+  private offlineRun: AbortController | null = null;
 
   private inFlight = false;
   private pending: Partial<GateSettings> | null = null;
 
   constructor(private readonly api: KnobApi) {}
+
+  get model(): ModelDescription | null {
+    return this.session?.model ?? null;
+  }
+
+  get source(): SourceInfo | null {
+    return this.session?.source ?? null;
+  }
+
+  get running(): boolean {
+    return this.session?.state === 'playing' || this.session?.state === 'camera';
+  }
+
+  get recordingId(): number | null {
+    return this.session?.recording?.id ?? null;
+  }
+
+  /** The source frame play resumes from (follows the live stream while it plays). */
+  get position(): number {
+    const update = this.update;
+    if (this.running && update !== null && update.recordingId === this.recordingId) return update.sourceFrame + 1;
+    return this.session?.playback.position ?? 0;
+  }
+
+  get framesProcessed(): number {
+    return this.session?.recording?.frameCount ?? 0;
+  }
+
+  get framesDropped(): number {
+    return this.session?.recording?.framesDropped ?? 0;
+  }
 
   private async attempt<T>(area: Area, work: () => Promise<T>): Promise<T | null> {
     try {
@@ -80,41 +134,91 @@ export class Desk {
       this.errors[area] = null;
       return result;
     } catch (error) {
-      this.errors[area] = error instanceof Error ? error.message : String(error);
+      this.errors[area] = errorText(error);
       return null;
     }
   }
 
-  /** Start-up: subscribe, restore settings, load the default model and open the embedded stream. */
+  /** Asks the operator; resolves with the answer. */
+  confirm(title: string, message: string, confirmLabel: string): Promise<boolean> {
+    this.confirmation?.answer(false);
+    return new Promise((resolve) => {
+      this.confirmation = {
+        title,
+        message,
+        confirmLabel,
+        answer: (confirmed) => {
+          this.confirmation = null;
+          resolve(confirmed);
+        },
+      };
+    });
+  }
+
+  /**
+   * Runs a call that may discard the current recording: first without `discard`; when the backend
+   * says it would discard unsaved work, the operator decides, and only a yes repeats it with
+   * `discard: true`. Resolves to null when the operator said no.
+   */
+  private async discarding<T>(work: (discard: boolean) => Promise<T>): Promise<T | null> {
+    try {
+      return await work(false);
+    } catch (error) {
+      if (!(error instanceof KnobError && error.code === 'WOULD_DISCARD')) throw error;
+      const confirmed = await this.confirm('Discard the recording?', error.message, 'Discard it');
+      return confirmed ? work(true) : null;
+    }
+  }
+
+  /**
+   * Start-up: subscribe, then take the session as the backend has it. A fresh backend gets the
+   * saved knob settings, the default model and the embedded stream (paused); a page
+   * reloaded on a running backend finds its recording and position as they were.
+   */
   async start(): Promise<() => void> {
     const offs = [
       this.api.on('knobs.changed', (k) => this.applyKnobs(k)),
-      this.api.on('stream.state', (s) => {
-        this.stream = s;
-        this.errors.stream = s.error ? s.error.message : null;
-      }),
+      this.api.on('session.state', (s) => this.adoptSession(s)),
       this.api.on('stream.update', (u) => this.onUpdate(u)),
+      this.api.on('recording.changed', (c) => this.onRecordingChanged(c)),
       this.api.on('frame.rejected', (e) => (this.errors.stream = e.message)),
       this.api.on('work.progress', (p) => (this.work = p.finished ? null : p)),
     ];
     const knobs = await this.attempt('connection', () => this.api.call('knobs.get', {}));
     if (knobs) this.applyKnobs(knobs);
-    const saved = this.restoreSettings();
-    if (saved) this.changeKnobs(saved);
-    await this.loadModel({ path: 'default' });
-    if (this.model) await this.openSource({ kind: 'embedded' });
+    const session = await this.attempt('connection', () => this.api.call('session.get', {}));
+    if (session === null) return () => offs.forEach((off) => off());
+    this.adoptSession(session);
+    this.speed = session.playback.speed;
+    this.loop = session.playback.loop;
+    if (session.state === 'no-model') {
+      const saved = this.restoreSettings();
+      if (saved) this.changeKnobs(saved);
+      await this.loadModel({ path: 'default' });
+      if (this.model) await this.openSource({ kind: 'embedded' });
+    }
     return () => offs.forEach((off) => off());
+  }
+
+  /** The backend's word on the session; views of another recording are cleared. */
+  private adoptSession(next: SessionState): void {
+    const previousRecording = this.recordingId;
+    this.session = next;
+    this.errors.stream = next.error === null ? null : errorText(KnobError.fromPayload(next.error));
+    if ((next.recording?.id ?? null) !== previousRecording) {
+      this.resetView();
+      // An offline run's recording arrives complete (also when the run was cancelled): show its metrics.
+      if (next.recording?.origin === 'offline') void this.refreshMetrics();
+    }
   }
 
   async loadModel(params: ApiParams<'model.load'>): Promise<void> {
     this.busy.model = true;
-    const model = await this.attempt('model', () => this.api.call('model.load', params));
+    const model = await this.attempt('model', () =>
+      this.discarding((discard) => this.api.call('model.load', { ...params, discard })),
+    );
     this.busy.model = false;
-    if (model) {
-      this.model = model;
-      this.source = null;
-      this.resetView();
-    }
+    if (model) this.resetView();
   }
 
   async openSource(params: {
@@ -124,15 +228,14 @@ export class Desk {
     schedule?: CorruptionScheduleInput;
     seed?: number;
   }): Promise<void> {
-    this.camera?.stop();
-    this.camera = null;
+    this.stopCamera();
     this.busy.source = true;
-    const source = await this.attempt('source', () => this.api.call('source.open', params));
+    const source = await this.attempt('source', () =>
+      this.discarding((discard) => this.api.call('source.open', { ...params, discard })),
+    );
     this.busy.source = false;
     if (source) {
-      this.source = source;
       this.sourceGeneration++;
-      this.stream = { ...this.stream, running: false, position: 0, framesProcessed: 0, framesDropped: 0 };
       this.resetView();
     }
   }
@@ -140,19 +243,27 @@ export class Desk {
   private resetView(): void {
     this.update = null;
     this.metrics = null;
+    this.compareResult = null;
+    this.scrubbed = null;
+    this.offlineResult = null;
     this.history.clear();
     this.historyRevision++;
+  }
+
+  private stopCamera(): void {
+    this.camera?.stop();
+    this.camera = null;
   }
 
   async play(): Promise<void> {
     this.scrubbed = null;
     const state = await this.attempt('stream', () =>
-      this.api.call('stream.start', { speed: this.speed, loop: this.loop }),
+      this.discarding((discard) => this.api.call('stream.start', { speed: this.speed, loop: this.loop, discard })),
     );
-    if (state) this.stream = state;
-    if (state && this.source?.kind === 'camera' && this.model) {
+    if (state) this.adoptSession(state);
+    if (state?.state === 'camera' && this.model) {
       const input = this.model.input;
-      this.camera?.stop();
+      this.stopCamera();
       this.camera = await this.attempt('source', () =>
         startCamera({
           deviceId: this.cameraDeviceId,
@@ -169,34 +280,72 @@ export class Desk {
   }
 
   async pause(): Promise<void> {
-    this.camera?.stop();
-    this.camera = null;
+    this.stopCamera();
+    if (!this.running) return;
     const state = await this.attempt('stream', () => this.api.call('stream.stop', {}));
-    if (state) this.stream = state;
+    if (state) this.adoptSession(state);
+  }
+
+  /** Speed and looping; a new speed applies at once while playing. */
+  async setPlayback(change: { speed?: number; loop?: boolean }): Promise<void> {
+    if (change.speed !== undefined) this.speed = change.speed;
+    if (change.loop !== undefined) this.loop = change.loop;
+    const state = await this.attempt('stream', () => this.api.call('stream.playback', change));
+    if (state) this.adoptSession(state);
   }
 
   /** The whole source through the model at full speed; progress in `work`, cancellable. */
   async runOffline(): Promise<void> {
     this.offlineResult = null;
-    this.work = { task: 'offline run', done: 0, total: this.source?.frameCount ?? null, finished: false };
-    const result = await this.attempt('source', () => this.api.call('stream.runOffline', {}));
-    this.work = null;
-    if (result) {
-      this.offlineResult = result;
-      this.resetView();
-      if (result.error) this.errors.source = result.error.message;
-      await this.refreshMetrics();
+    const controller = new AbortController();
+    this.offlineRun = controller;
+    this.work = {
+      requestId: null,
+      task: 'offline run',
+      done: 0,
+      total: this.source?.frameCount ?? null,
+      finished: false,
+    };
+    try {
+      const result = await this.discarding((discard) =>
+        this.api.call('stream.runOffline', { discard }, { signal: controller.signal }),
+      );
+      this.errors.source = null;
+      if (result) {
+        this.offlineResult = result;
+        if (result.error) this.errors.source = result.error.message;
+      }
+    } catch (error) {
+      // A cancelled run keeps what it computed: the session event brings that recording.
+      this.errors.source = error instanceof KnobError && error.code === 'CANCELLED' ? null : errorText(error);
+    } finally {
+      this.offlineRun = null;
+      this.work = null;
     }
   }
 
-  async cancelWork(): Promise<void> {
-    await this.attempt('source', () => this.api.call('work.cancel', {}));
+  cancelWork(): void {
+    this.offlineRun?.abort();
   }
 
+  /** Moves the source position; the recording is kept. */
   async seek(frame: number): Promise<void> {
     const state = await this.attempt('stream', () => this.api.call('stream.seek', { frame }));
-    if (state) this.stream = state;
-    this.resetView();
+    if (state) this.adoptSession(state);
+  }
+
+  async rewind(): Promise<void> {
+    const state = await this.attempt('stream', () => this.api.call('stream.rewind', {}));
+    if (state) this.adoptSession(state);
+  }
+
+  /** A new, empty recording (asks first when the current one has unsaved work). */
+  async newRecording(): Promise<void> {
+    this.stopCamera();
+    const state = await this.attempt('stream', () =>
+      this.discarding((discard) => this.api.call('recording.reset', { discard })),
+    );
+    if (state) this.adoptSession(state);
   }
 
   private scrubTarget: number | null = null;
@@ -211,7 +360,7 @@ export class Desk {
       const target = this.scrubTarget;
       this.scrubTarget = null;
       const result = await this.attempt('stream', () => this.api.call('trace.frame', { frame: target }));
-      if (result && !this.stream.running) this.scrubbed = result;
+      if (result && !this.running) this.scrubbed = result;
     }
     this.scrubbing = false;
   }
@@ -219,12 +368,6 @@ export class Desk {
   async refreshCameras(): Promise<void> {
     const cameras = await this.attempt('source', () => listCameras());
     if (cameras) this.cameras = cameras;
-  }
-
-  async rewind(): Promise<void> {
-    const state = await this.attempt('stream', () => this.api.call('stream.rewind', {}));
-    if (state) this.stream = state;
-    this.resetView();
   }
 
   async resetGate(): Promise<void> {
@@ -243,7 +386,7 @@ export class Desk {
       }),
     );
     this.busy.metrics = false;
-    if (snapshot) this.metrics = snapshot;
+    if (snapshot && snapshot.recordingId === this.recordingId) this.metrics = snapshot;
   }
 
   /** A/B: remember the current knobs as slot A or B; compare replays the recorded trace with both. */
@@ -260,7 +403,7 @@ export class Desk {
     const result = await this.attempt('compare', () =>
       this.api.call('metrics.compare', { a, b, lastFrames: this.metricsWindow ?? undefined }),
     );
-    if (result) this.compareResult = result;
+    if (result && result.a.recordingId === this.recordingId) this.compareResult = result;
   }
 
   /** Operator feedback on the frame on screen: its true class (the predicted one for "right"). */
@@ -290,22 +433,26 @@ export class Desk {
   }
 
   private onUpdate(u: ApiEventData<'stream.update'>): void {
+    const session = this.session;
+    if (session?.recording == null || u.recordingId !== session.recording.id) return;
     this.update = u;
-    this.stream = {
-      ...this.stream,
-      framesProcessed: u.framesProcessed,
-      framesDropped: u.framesDropped,
-      position: Math.max(this.stream.position, u.frame + 1),
+    this.session = {
+      ...session,
+      recording: { ...session.recording, frameCount: u.framesProcessed, framesDropped: u.framesDropped, unsaved: true },
     };
-    const rolling = (name: string): number => u.rolling.find((m) => m.name === name)?.value ?? Number.NaN;
-    this.history.push({
-      t: u.timestampSeconds,
-      g: u.g,
-      u: u.uRef,
-      severity: u.severity,
-      rollingAccuracy: rolling('accuracy'),
-      rollingConfidence: rolling('mean confidence'),
-    });
+    this.pushHistory(u.timestampSeconds, u.g, u.uRef, u.severity, u.rolling);
+  }
+
+  /** A label changed: the counts and the rolling figures with it, at once (paused too). */
+  private onRecordingChanged(change: ApiEventData<'recording.changed'>): void {
+    const session = this.session;
+    if (session?.recording == null || change.recording.id !== session.recording.id) return;
+    this.session = { ...session, recording: change.recording };
+    if (this.history.amendNewest(rollingColumns(change.rolling))) this.historyRevision++;
+  }
+
+  private pushHistory(t: number, g: number, u: number, severity: number, rolling: Rolling): void {
+    this.history.push({ t, g, u, severity, ...rollingColumns(rolling) });
     this.historyRevision++;
   }
 
@@ -335,7 +482,7 @@ export class Desk {
       this.applyKnobs(result);
     } catch (error) {
       this.inFlight = false;
-      this.errors.knobs = error instanceof Error ? error.message : String(error);
+      this.errors.knobs = errorText(error);
       const current = await this.api.call('knobs.get', {});
       this.applyKnobs(current);
       this.gate = current.gate;

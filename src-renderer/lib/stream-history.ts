@@ -31,6 +31,17 @@ export class StreamHistory {
     this.size = Math.min(this.capacity, this.size + 1);
   }
 
+  /** Rewrites columns of the newest entry (a label changed what its rolling figures are). */
+  amendNewest(values: Partial<Record<HistoryColumn, number>>): boolean {
+    if (this.size === 0) return false;
+    const at = (this.next - 1 + this.capacity) % this.capacity;
+    for (const column of HISTORY_COLUMNS) {
+      const value = values[column];
+      if (value !== undefined) this.columns[column][at] = value;
+    }
+    return true;
+  }
+
   clear(): void {
     this.next = 0;
     this.size = 0;

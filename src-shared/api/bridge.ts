@@ -1,11 +1,14 @@
-import type { EventEnvelope, RequestEnvelope, ResponseEnvelope } from './envelope';
+import type { CancelEnvelope, EventEnvelope, RequestEnvelope, ResponseEnvelope } from './envelope';
 
 /**
- * What the Electron preload exposes to the renderer as `window.knobBridge` (contextBridge):
- * one request channel and one event channel, nothing else of Electron or Node.
+ * What the Electron preload exposes to the renderer as `window.knobBridge` (contextBridge): the
+ * request, cancel and event channels, the binary frame path, the native open dialog and the path of
+ * a dropped file; nothing else of Electron or Node.
  */
 export interface KnobBridge {
   request(message: RequestEnvelope): Promise<ResponseEnvelope>;
+  /** Cancels the request with that id (its work stops; it answers CANCELLED). */
+  cancel(message: CancelEnvelope): void;
   onEvent(listener: (message: EventEnvelope) => void): () => void;
   /** The binary frame path: one encoded frame packet (frame-packet.ts) over a MessagePort. */
   sendFrame(packet: Uint8Array): void;
@@ -14,6 +17,19 @@ export interface KnobBridge {
   /** The path of a file dropped on the window (Electron's webUtils; pages never see paths otherwise). */
   pathForFile(file: DroppedFile): string;
 }
+
+/** Every function of KnobBridge, by name (the Electron tests check the preload exposes exactly these). */
+export const KNOB_BRIDGE_FUNCTIONS = [
+  'request',
+  'cancel',
+  'onEvent',
+  'sendFrame',
+  'openFileDialog',
+  'pathForFile',
+] as const satisfies ReadonlyArray<keyof KnobBridge>;
+// A function added to KnobBridge and not to the list above fails to compile here.
+type UnlistedBridgeFunction = Exclude<keyof KnobBridge, (typeof KNOB_BRIDGE_FUNCTIONS)[number]>;
+export const BRIDGE_FUNCTIONS_COMPLETE: [UnlistedBridgeFunction] extends [never] ? true : never = true;
 
 /** A DOM File as src-shared may name it (no DOM types here): what a drop event carries. */
 export interface DroppedFile {
@@ -25,6 +41,7 @@ export type FileDialogPurpose = 'model' | 'dataset' | 'video' | 'trace' | 'setti
 
 export const IPC_REQUEST_CHANNEL = 'knob:request';
 export const IPC_EVENT_CHANNEL = 'knob:event';
+export const IPC_CANCEL_CHANNEL = 'knob:cancel';
 /** Carries the MessagePort of the frame path from the preload to the main process, once. */
 export const IPC_FRAME_PORT_CHANNEL = 'knob:frame-port';
 export const IPC_OPEN_FILE_CHANNEL = 'knob:open-file';

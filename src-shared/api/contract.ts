@@ -1,16 +1,24 @@
 import { z } from 'zod';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
-import { ModelDescriptionSchema, ModelOptionsSchema, type ModelDescription } from './model-options';
+import { ErrorPayloadSchema } from './envelope';
+import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
+import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
 
 /**
- * The typed API between the renderer and the backend (ARCHITECTURE.md, src-shared/api).
- * Each method has a params schema and a result schema; each event a data schema. The backend
- * validates every request against these before it runs anything; TypeScript types are inferred
- * from the same schemas, so the contract cannot drift from its checks.
+ * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
+ * method has a params schema and a result schema; each event a data schema. The backend parses
+ * every request's params once, against these, before anything runs, and hands the handler the
+ * parsed value; with contract checking on (tests), every result and event is checked against its
+ * schema too. TypeScript types are inferred from the same schemas, so the contract cannot drift from
+ * its checks.
+ *
+ * Methods that would replace a recording holding unsaved work take `discard`: without
+ * `discard: true` they answer WOULD_DISCARD and change nothing.
  */
 
 const filePath = z.string().min(1).max(4096);
+const discard = z.boolean().default(false);
 
 export const KnobsSchema = z.strictObject({
   gate: GateSettingsSchema,
@@ -20,32 +28,28 @@ export const KnobsSchema = z.strictObject({
 export type Knobs = z.infer<typeof KnobsSchema>;
 
 export const ModelInfoSchema = ModelDescriptionSchema;
-export type ModelInfo = ModelDescription;
-
-export const SourceKindSchema = z.enum(['embedded', 'dataset', 'folder', 'video', 'camera']);
 
 export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
+  /** The file or folder, for every kind but 'embedded' and 'camera'; it must be of that kind. */
   path: filePath.optional(),
   frameRateHz: z.number().positive().max(1000).optional(),
   /** Any source can carry a corruption schedule (applied to model-sized frames), with its seed. */
   schedule: CorruptionScheduleSchema.optional(),
   seed: z.number().int().nonnegative().max(0xffffffff).optional(),
+  discard,
 });
 
-export const SourceInfoSchema = z.strictObject({
-  kind: SourceKindSchema,
-  description: z.string(),
-  frameCount: z.number().int().nonnegative().nullable(),
-  frameRateHz: z.number().positive(),
-  hasLabels: z.boolean(),
-  labelNames: z.array(z.string()).nullable(),
-  timestampSource: z.enum(['pts', 'declared-rate', 'capture']),
-});
+/** Rolling figures of the fused output: exact accuracy and mean confidence over recent labelled frames. */
+const RollingSchema = z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number() }));
 
 /** The live view's numbers for the latest frame, at most ~30 times a second (T_eff null when infinite). */
 export const StreamUpdateSchema = z.strictObject({
+  recordingId: z.number().int().positive(),
+  /** The frame's index in the recording. */
   frame: z.number().int().nonnegative(),
+  /** The frame's index in its source (the camera: its submission count). */
+  sourceFrame: z.number().int().nonnegative(),
   timestampSeconds: z.number(),
   settingsVersion: z.number().int().nonnegative(),
   g: z.number(),
@@ -66,9 +70,8 @@ export const StreamUpdateSchema = z.strictObject({
   framesProcessed: z.number().int().nonnegative(),
   framesDropped: z.number().int().nonnegative(),
   endToEndMs: z.number(),
-  metrics: z.array(z.strictObject({ identity: z.string(), value: z.number().nullable() })),
   /** Exact accuracy and mean confidence over the recent labelled frames (sliding window). */
-  rolling: z.array(z.strictObject({ name: z.string(), identity: z.string(), value: z.number() })),
+  rolling: RollingSchema,
   /** The frame as the model saw it (fitted to its input and corrupted), 8-bit, base64. */
   image: z.strictObject({
     width: z.number().int().positive(),
@@ -80,16 +83,6 @@ export const StreamUpdateSchema = z.strictObject({
   severity: z.number(),
 });
 
-export const StreamStateSchema = z.strictObject({
-  running: z.boolean(),
-  /** Next source frame to play (the position a paused stream resumes from). */
-  position: z.number().int().nonnegative(),
-  framesProcessed: z.number().int().nonnegative(),
-  framesDropped: z.number().int().nonnegative(),
-  /** Why the stream stopped or what went wrong, when it did. */
-  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
-});
-
 export const TraceSummarySchema = z.strictObject({
   path: z.string(),
   frameCount: z.number().int().nonnegative(),
@@ -97,6 +90,7 @@ export const TraceSummarySchema = z.strictObject({
 });
 
 export const RecordedFrameSchema = StreamUpdateSchema.pick({
+  recordingId: true,
   frame: true,
   timestampSeconds: true,
   settingsVersion: true,
@@ -115,15 +109,21 @@ const MetricEntrySchema = z.strictObject({ name: z.string(), identity: z.string(
 
 export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
 
-export const MetricsSnapshotParamsSchema = z.strictObject({
+export type MetricGrouping = (typeof METRIC_GROUPINGS)[number];
+
+/** Which frames a snapshot covers and how much it computes: the one definition of these options. */
+export const MetricsOptionsSchema = z.strictObject({
   /** Only the last N recorded frames (absent: all). */
   lastFrames: z.number().int().positive().optional(),
   groupBy: z.enum(METRIC_GROUPINGS).default('none'),
   /** 'light' leaves out the resampling (bootstrap intervals, smooth-curve band): for refreshes during playback. */
   detail: z.enum(['full', 'light']).default('full'),
 });
+export type MetricsOptions = z.output<typeof MetricsOptionsSchema>;
 
 export const MetricsSnapshotSchema = z.strictObject({
+  /** The recording and the knob settings the snapshot was computed from (views compare them with the current ones). */
+  recordingId: z.number().int().positive(),
   settingsVersion: z.number().int().nonnegative(),
   frameCount: z.number().int().nonnegative(),
   labelledFrameCount: z.number().int().nonnegative(),
@@ -177,63 +177,71 @@ export const BundleExportParamsSchema = z.strictObject({
 export const AppInfoSchema = z.strictObject({
   name: z.string(),
   version: z.string(),
-  /** Which methods this backend serves now; the others answer NOT_AVAILABLE with the reason. */
-  availableMethods: z.array(z.string()),
+  /** The log file this backend writes (internal errors are logged there with their id); null when not logging to a file. */
+  logFile: z.string().nullable(),
 });
 
 const empty = z.strictObject({});
+const frameIndex = z.number().int().nonnegative();
 
 export const API_METHODS = {
   'app.info': { params: empty, result: AppInfoSchema },
+  /** The whole session as every view sees it (a reloaded page starts from this). */
+  'session.get': { params: empty, result: SessionStateSchema },
   'knobs.get': { params: empty, result: KnobsSchema },
   /** Partial update; the reply is the whole new setting with its version. */
   'knobs.set': { params: z.strictObject({ gate: GateSettingsSchema.partial() }), result: KnobsSchema },
-  'model.load': { params: ModelOptionsSchema, result: ModelInfoSchema },
+  /** Loads a model: the source closes and the current recording is replaced by none. */
+  'model.load': { params: ModelOptionsSchema.extend({ discard }), result: ModelInfoSchema },
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
+  /** Opens a source of the given kind (a path of another kind is refused); the current recording is replaced by none. */
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
-  /** Plays (or resumes) the open source at `speed` x real time. */
+  /**
+   * Plays (or resumes) the open source into the live recording. A current recording that is not
+   * live (an offline run's, a loaded trace) is replaced by a new one.
+   */
   'stream.start': {
-    params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional() }),
-    result: StreamStateSchema,
+    params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional(), discard }),
+    result: SessionStateSchema,
   },
-  'stream.stop': { params: empty, result: StreamStateSchema },
-  /** Moves a file source to a frame, paused, with a fresh recording. */
-  'stream.seek': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: StreamStateSchema },
-  /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
-  'trace.frame': { params: z.strictObject({ frame: z.number().int().nonnegative() }), result: RecordedFrameSchema },
-  /** The whole open file source through the model at full speed (batched), as the current trace; progress on 'work.progress', cancellable. */
+  /** Pauses; the recording stays current. */
+  'stream.stop': { params: empty, result: SessionStateSchema },
+  /** Speed (applied at once while playing) and looping. */
+  'stream.playback': {
+    params: z.strictObject({ speed: z.number().positive().max(16).optional(), loop: z.boolean().optional() }),
+    result: SessionStateSchema,
+  },
+  /** Moves the source to a frame (where play resumes); the recording is kept and its clock runs on. */
+  'stream.seek': { params: z.strictObject({ frame: frameIndex }), result: SessionStateSchema },
+  /** The source back to its first frame (a seek to 0): the recording is kept. */
+  'stream.rewind': { params: empty, result: SessionStateSchema },
+  /** The operator's reset: the gate returns to rest at g0 before the next frame. */
+  'stream.resetGate': { params: empty, result: SessionStateSchema },
+  /**
+   * The whole open file source through the model at full speed (batched) into a new recording;
+   * progress on 'work.progress'; cancelling the call keeps the frames computed so far.
+   */
   'stream.runOffline': {
-    params: z.strictObject({ maxFrames: z.number().int().positive().optional() }),
+    params: z.strictObject({ maxFrames: z.number().int().positive().optional(), discard }),
     result: z.strictObject({
       framesProcessed: z.number().int().nonnegative(),
       wallMs: z.number(),
-      error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+      error: ErrorPayloadSchema.nullable(),
     }),
   },
-  /** Cancels the long task in progress (offline run); what it computed so far is kept. */
-  'work.cancel': { params: empty, result: z.strictObject({ cancelled: z.boolean() }) },
-  /** Back to the first frame with a fresh recording, paused. */
-  'stream.rewind': { params: empty, result: StreamStateSchema },
-  /** The operator's reset: the gate returns to rest at g0 before the next frame. */
-  'stream.resetGate': { params: empty, result: StreamStateSchema },
-  'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
-  'trace.load': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
-  'metrics.snapshot': { params: MetricsSnapshotParamsSchema, result: MetricsSnapshotSchema },
-  /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current trace into a folder. */
-  'bundle.export': {
-    params: BundleExportParamsSchema,
-    result: z.strictObject({ path: z.string(), files: z.array(z.string()) }),
-  },
-  /** Restores knob settings from an exported folder or settings file; says what was verified. */
-  'bundle.import': {
-    params: z.strictObject({ path: filePath }),
-    result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }),
-  },
-  /** Operator feedback on a recorded frame: its true class (-1 clears it); metrics use it at once. */
+  /** A new, empty live recording (the source position stays). */
+  'recording.reset': { params: z.strictObject({ discard }), result: SessionStateSchema },
+  /** Operator feedback on a recorded frame: its true class (-1 clears it); every view uses it at once. */
   'stream.label': {
-    params: z.strictObject({ frame: z.number().int().nonnegative(), label: z.number().int().min(-1) }),
+    params: z.strictObject({ frame: frameIndex, label: z.number().int().min(-1) }),
     result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }),
   },
+  /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
+  'trace.frame': { params: z.strictObject({ frame: frameIndex }), result: RecordedFrameSchema },
+  'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
+  /** Makes a saved trace the current recording (playing stops). */
+  'trace.load': { params: z.strictObject({ path: filePath, discard }), result: TraceSummarySchema },
+  'metrics.snapshot': { params: MetricsOptionsSchema, result: MetricsSnapshotSchema },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
   'metrics.compare': {
     params: z.strictObject({
@@ -243,25 +251,42 @@ export const API_METHODS = {
     }),
     result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }),
   },
+  /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current recording into a folder. */
+  'bundle.export': {
+    params: BundleExportParamsSchema,
+    result: z.strictObject({ path: z.string(), files: z.array(z.string()) }),
+  },
+  /** Restores knob settings from an exported folder or settings file; says what was verified. */
+  'bundle.import': {
+    params: z.strictObject({ path: filePath }),
+    result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }),
+  },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;
+/** What a caller sends (defaults may be left out). */
 export type ApiParams<M extends ApiMethod> = z.input<(typeof API_METHODS)[M]['params']>;
+/** What a handler receives: the params after parsing, defaults filled in. */
+export type ApiParsedParams<M extends ApiMethod> = z.output<(typeof API_METHODS)[M]['params']>;
 export type ApiResult<M extends ApiMethod> = z.output<(typeof API_METHODS)[M]['result']>;
 
 export const API_EVENTS = {
   'knobs.changed': KnobsSchema,
-  'stream.state': StreamStateSchema,
+  /** On every transition and whenever the recording's summary changes in the background. */
+  'session.state': SessionStateSchema,
   'stream.update': StreamUpdateSchema,
-  /** Progress of a long task (at most ~10 per second); done = total (or finished: true) at the end. */
+  /** A label changed: the recording's counts and the rolling figures with the label in them. */
+  'recording.changed': z.strictObject({ recording: RecordingSummarySchema, rolling: RollingSchema }),
+  /** Progress of a long call (at most ~10 per second); `finished` at the end. */
   'work.progress': z.strictObject({
+    requestId: z.union([z.number(), z.string()]).nullable(),
     task: z.string(),
     done: z.number().int().nonnegative(),
     total: z.number().int().nonnegative().nullable(),
     finished: z.boolean(),
   }),
   /** A frame from the binary path was refused (malformed packet, no camera stream running). */
-  'frame.rejected': z.strictObject({ code: z.string(), message: z.string() }),
+  'frame.rejected': ErrorPayloadSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type ApiEvent = keyof typeof API_EVENTS;

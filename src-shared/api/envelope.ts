@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { KNOB_ERROR_CODES } from '../errors';
 
 /**
  * Wire format shared by every transport (Electron IPC and the WebSocket host):
  *   request  { id, method, params }
- *   response { id, ok: true, result } | { id, ok: false, error: { code, message } }
+ *   cancel   { cancel: id }            (aborts that request's work; it then answers CANCELLED)
+ *   response { id, ok: true, result } | { id, ok: false, error: { code, message, errorId? } }
  *   event    { event, data }
  * Requests larger than MAX_REQUEST_BYTES are refused before parsing.
  */
@@ -19,14 +21,18 @@ export const RequestEnvelopeSchema = z.strictObject({
 });
 export type RequestEnvelope = z.infer<typeof RequestEnvelopeSchema>;
 
+export const CancelEnvelopeSchema = z.strictObject({ cancel: RequestIdSchema });
+export type CancelEnvelope = z.infer<typeof CancelEnvelopeSchema>;
+
 export const ErrorPayloadSchema = z.strictObject({
-  code: z.string(),
+  code: z.enum(KNOB_ERROR_CODES),
   message: z.string(),
+  errorId: z.string().optional(),
 });
 
 export type ResponseEnvelope =
   | { id: RequestId | null; ok: true; result: unknown }
-  | { id: RequestId | null; ok: false; error: { code: string; message: string } };
+  | { id: RequestId | null; ok: false; error: z.infer<typeof ErrorPayloadSchema> };
 
 export interface EventEnvelope {
   event: string;

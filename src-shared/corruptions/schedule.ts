@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KnobError } from '../errors';
+import { parseWithSchema } from '../zod-issues';
 import { seededRandom } from '../random';
 import { CORRUPTION_NAMES, type CorruptionName } from './corruption-table';
 
@@ -52,14 +52,11 @@ export type CorruptionSchedule = z.output<typeof CorruptionScheduleSchema>;
 
 /** Validates a schedule once (typed error on bad input); corruptionAt then runs per frame. */
 export function parseCorruptionSchedule(raw: unknown): CorruptionSchedule {
-  const parsed = CorruptionScheduleSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new KnobError(
-      'INVALID_SETTINGS',
-      `Invalid corruption schedule: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(schedule)'}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
+  return parseWithSchema(CorruptionScheduleSchema, raw, {
+    code: 'INVALID_SETTINGS',
+    what: 'Invalid corruption schedule',
+    root: '(schedule)',
+  });
 }
 
 export interface FrameCorruption {

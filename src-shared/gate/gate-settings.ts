@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KnobError } from '../errors';
+import { parseWithSchema } from '../zod-issues';
 
 /**
  * Gate settings (ARCHITECTURE.md "The gate").
@@ -62,12 +62,9 @@ export const DEFAULT_GATE_SETTINGS: GateSettings = Object.freeze({
 
 /** Validates untrusted settings; throws INVALID_SETTINGS naming every offending field. */
 export function parseGateSettings(raw: unknown): GateSettings {
-  const parsed = GateSettingsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const detail = parsed.error.issues
-      .map((issue) => `${issue.path.join('.') || '(settings)'}: ${issue.message}`)
-      .join('; ');
-    throw new KnobError('INVALID_SETTINGS', `Invalid gate settings: ${detail}`);
-  }
-  return parsed.data;
+  return parseWithSchema(GateSettingsSchema, raw, {
+    code: 'INVALID_SETTINGS',
+    what: 'Invalid gate settings',
+    root: '(settings)',
+  });
 }

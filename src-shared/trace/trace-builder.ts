@@ -1,6 +1,7 @@
 import { KnobError } from '../errors';
 import { allocateReplayOutput, type ReplayOutput } from './replay';
 import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type Trace } from './trace';
+import { copyReplayOutput, sliceTrace } from './trace-slice';
 
 /**
  * A Trace that grows as frames arrive (live streams, offline runs), with the replay output of the
@@ -164,40 +165,11 @@ export class TraceBuilder {
 
   /** A trimmed copy: columns exactly frameCount long (for saving, and for replay elsewhere). */
   snapshot(): Trace {
-    const t = this.trace;
-    const n = t.frameCount;
-    const k = t.classCount;
-    return {
-      ...t,
-      timestampsSeconds: t.timestampsSeconds.slice(0, n),
-      zStatic: t.zStatic.slice(0, n * k),
-      zDyn: t.zDyn.slice(0, n * k),
-      uRef: t.uRef.slice(0, n),
-      labels: t.labels === null ? null : t.labels.slice(0, n),
-      labelNames: [...t.labelNames],
-      metadata: Object.fromEntries(
-        Object.entries(t.metadata).map(([name, c]) => [
-          name,
-          c.kind === 'category'
-            ? { kind: 'category', codes: c.codes.slice(0, n), dictionary: [...c.dictionary] }
-            : { kind: 'number', values: c.values.slice(0, n) },
-        ]),
-      ),
-    };
+    return sliceTrace(this.trace, 0, this.trace.frameCount, 'copy');
   }
 
   /** The run's outputs, trimmed to frameCount. */
   snapshotOutput(): ReplayOutput {
-    const o = this.output;
-    const n = this.trace.frameCount;
-    return {
-      g: o.g.slice(0, n),
-      v: o.v.slice(0, n),
-      top1: o.top1.slice(0, n),
-      confidence: o.confidence.slice(0, n),
-      fusedLogits: null,
-      settingsVersion: o.settingsVersion.slice(0, n),
-      clampedInputs: o.clampedInputs,
-    };
+    return copyReplayOutput(this.output, this.trace.frameCount);
   }
 }

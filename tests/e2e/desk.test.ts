@@ -2,29 +2,44 @@
  * The operator's desk in Debian's Chromium through browser mode, with the real core: the default
  * model and stream load by themselves; a step schedule plays and the gate chart and live view move;
  * variant and mode switch; metrics recompute by replay; A/B, feedback, export/import, video,
- * offline runs, scrubbing and seeking; and an accessibility audit (axe-core) of the main view.
+ * offline runs, scrubbing and seeking (which keep the recording), a reload that finds the session
+ * as it was, the question before a recording is discarded; and an accessibility audit (axe-core).
+ * Each test starts its own desk on its own backend, so none depends on another.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserMode } from '../support/browser-mode';
-import { openSourceAndWait as openSource, startDesk, testIdText } from '../support/desk-page';
+import {
+  answerConfirmation,
+  openSourceAndWait as openSource,
+  recordFrames,
+  startDesk,
+  testIdText,
+} from '../support/desk-page';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
 let app: BrowserMode;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-beforeAll(async () => {
+beforeEach(async () => {
   app = await startDesk();
 });
-afterAll(async () => app?.close());
+afterEach(async () => app?.close());
 
 const text = (id: string): Promise<string> => testIdText(app, id);
-const openSourceAndWait = (): Promise<void> => openSource(app);
+const openSourceAndWait = (answer?: 'accept' | 'cancel'): Promise<void> => openSource(app, answer);
+/** A paused recording of the step schedule (severity 3 from frame 150 on). */
+async function recordStep(frames: number): Promise<number> {
+  await app.page.getByTestId('schedule-kind').selectOption('step');
+  await openSourceAndWait();
+  await app.page.getByTestId('speed').selectOption('4');
+  return recordFrames(app, frames);
+}
 const chartPixels = (): Promise<string> =>
   app.page.locator('[data-testid="gate-chart"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());
 
@@ -57,6 +72,7 @@ describe('the desk in browser mode', () => {
   });
 
   it('scrubs the paused recording: a recorded frame replayed at the current knobs, with its image', async () => {
+    await recordStep(220);
     const scrub = app.page.getByTestId('scrub');
     await scrub.waitFor();
     await scrub.fill('10');
@@ -82,6 +98,7 @@ describe('the desk in browser mode', () => {
   });
 
   it('recomputes the calibration of everything recorded by replay, every value with its identity', async () => {
+    await recordStep(60);
     await app.page.getByTestId('refresh-metrics').click();
     await expect.poll(() => app.page.getByTestId('metrics-facts').isVisible(), { timeout: 20000 }).toBe(true);
     expect(await text('metrics-facts')).toMatch(/labelled of \d+ frames/);
@@ -93,6 +110,7 @@ describe('the desk in browser mode', () => {
   });
 
   it('A/B: two settings replayed on the same trace, side by side, without the model', async () => {
+    await recordStep(60);
     await app.page.getByTestId('take-a').click();
     await app.page.getByTestId('variant').selectOption('instant');
     await expect.poll(async () => (await app.backend.handle('knobs.get', {})).gate.variant).toBe('instant');
@@ -112,6 +130,7 @@ describe('the desk in browser mode', () => {
   });
 
   it('operator feedback: hotkeys label the frame on screen and the metrics use it', async () => {
+    await recordStep(30);
     const trace = (): Promise<{ labelled: number }> =>
       app.backend.handle('metrics.snapshot', {}).then((m) => ({ labelled: m.labelledFrameCount }));
     await app.page.locator('body').click({ position: { x: 5, y: 890 } });
@@ -127,6 +146,7 @@ describe('the desk in browser mode', () => {
   });
 
   it('exports the settings and report, and re-imports the settings with a verification line', async () => {
+    await recordStep(30);
     const dir = mkdtempSync(join(tmpdir(), 'knob-export-'));
     await app.page.getByTestId('export-path').fill(dir);
     await app.page.getByTestId('export').click();
@@ -161,20 +181,55 @@ describe('the desk in browser mode', () => {
     // dispatchEvent: Playwright's actionability check intermittently reports the button (whose row
     // re-lays out ten times a second with the progress) as not visible; the click itself is real.
     await app.page.getByTestId('cancel-work').dispatchEvent('click');
-    await expect.poll(() => text('offline-result'), { timeout: 20000 }).toMatch(/stopped: run cancelled/);
-    const kept = Number((await text('offline-result')).match(/offline run: ([\d,]+) frames/)![1].replace(/,/g, ''));
+    await expect.poll(() => app.page.getByTestId('work-progress').isVisible(), { timeout: 20000 }).toBe(false);
+    await expect
+      .poll(async () => (await app.backend.handle('session.get', {})).state, { timeout: 20000 })
+      .toBe('paused');
+    const kept = Number(await text('frames-processed'));
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(10000);
     await expect.poll(() => text('metrics-facts'), { timeout: 20000 }).toMatch(new RegExp(`of ${kept} frames`));
     await app.screenshot('desk-offline-cancelled');
   });
 
-  it('seeks a file source to a frame, paused, with a fresh recording', async () => {
+  it('seeks while paused and keeps the recording; a reload finds the recording and the position', async () => {
+    const recorded = await recordStep(40);
     await app.page.getByTestId('seek').fill('5000');
     await app.page.getByTestId('seek').dispatchEvent('change');
     await expect.poll(() => text('frame-counter')).toMatch(/^frame 5,000 \/ 10,000/);
-    expect(await text('frames-processed')).toBe('0');
+    expect(Number(await text('frames-processed'))).toBe(recorded);
     await app.screenshot('desk-seek');
+    await app.page.reload();
+    await app.page.getByTestId('model-name').waitFor();
+    await expect.poll(() => text('frame-counter'), { timeout: 20000 }).toMatch(/^frame 5,000 \/ 10,000/);
+    expect(Number(await text('frames-processed'))).toBe(recorded);
+    expect(await text('source-name')).toMatch(/embedded Fashion-MNIST test set/);
+    // Playing on continues the same recording from the new position.
+    await app.page.getByTestId('play').click();
+    await expect.poll(async () => Number(await text('frames-processed')), { timeout: 20000 }).toBeGreaterThan(recorded);
+    await app.page.getByTestId('pause').click();
+    const state = await app.backend.handle('session.get', {});
+    expect(state.playback.position).toBeGreaterThan(5000);
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('asks before a recording with unsaved work is discarded: Cancel keeps it, Discard replaces it', async () => {
+    const recorded = await recordStep(30);
+    const before = (await app.backend.handle('session.get', {})).recording!;
+    await app.page.getByTestId('open-source').click();
+    const question = await answerConfirmation(app, 'cancel');
+    expect(question).toMatch(
+      /Opening a source would discard the current recording \(\d+ frames, \d+ labelled, never saved\)/,
+    );
+    await app.screenshot('desk-discard-question');
+    expect((await app.backend.handle('session.get', {})).recording).toMatchObject({
+      id: before.id,
+      frameCount: recorded,
+    });
+    expect(Number(await text('frames-processed'))).toBe(recorded);
+    await openSourceAndWait('accept');
+    expect((await app.backend.handle('session.get', {})).recording).toBeNull();
+    expect(Number(await text('frames-processed'))).toBe(0);
   });
 
   it('opens a video file by path and plays it through the model', async () => {
@@ -209,10 +264,6 @@ describe('the desk in browser mode', () => {
     // Looping: more frames than the 100 of the clip, on one increasing clock.
     await expect.poll(async () => Number(await text('frames-processed')), { timeout: 30000 }).toBeGreaterThan(130);
     await app.page.getByTestId('pause').click();
-    await app.page.getByTestId('loop').uncheck();
-    await app.page.getByTestId('speed').selectOption('1');
-    await app.page.getByTestId('source-kind').selectOption('embedded');
-    await openSourceAndWait();
   });
 
   it('loads another model from the model panel, reports its contract and sources, and explains a drop in browser mode', async () => {
@@ -242,11 +293,6 @@ describe('the desk in browser mode', () => {
     });
     await expect.poll(() => text('model-local-error')).toMatch(/dropping 'dropped\.onnx' needs the desktop app/);
     await app.screenshot('desk-model-panel');
-    await app.page.getByTestId('model-path').fill('default');
-    await app.page.getByTestId('load-model').click();
-    await expect.poll(() => text('model-name'), { timeout: 20000 }).toBe('knob-fmnist.onnx');
-    await app.page.getByTestId('source-kind').selectOption('embedded');
-    await openSourceAndWait();
   });
 
   it('has no serious or critical accessibility violations (axe-core)', async () => {

@@ -5,16 +5,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../support/browser-mode';
 
 let app: BrowserMode;
 
-beforeAll(async () => {
+// Each test on a fresh desk and backend, from the default settings.
+beforeEach(async () => {
   app = await startBrowserMode();
   await app.page.getByTestId('settings-version').waitFor();
 });
-afterAll(async () => app?.close());
+afterEach(async () => app?.close());
 
 const chartPixels = (): Promise<string> =>
   app.page.locator('[data-testid="gate-preview"] canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL());

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { _electron as electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { KNOB_BRIDGE_FUNCTIONS } from '../../src-shared/api/bridge';
 import { electronBinary } from '../support/electron-binary';
 
 const binary = electronBinary();
@@ -30,13 +31,13 @@ describe('Electron shell', () => {
   it('opens one sandboxed, context-isolated window on the defaults', async (context) => {
     requireElectron(context);
     expect(await app!.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().length)).toBe(1);
-    // No Node in the page, and the bridge exposes exactly its two functions.
+    // No Node in the page, and the bridge exposes exactly the preload's functions (KnobBridge).
     const page = await window.evaluate(() => ({
       require: typeof (globalThis as { require?: unknown }).require,
       process: typeof (globalThis as { process?: unknown }).process,
       bridge: Object.keys((globalThis as { knobBridge?: object }).knobBridge ?? {}).sort(),
     }));
-    expect(page).toEqual({ require: 'undefined', process: 'undefined', bridge: ['onEvent', 'request'] });
+    expect(page).toEqual({ require: 'undefined', process: 'undefined', bridge: [...KNOB_BRIDGE_FUNCTIONS].sort() });
     await expect
       .poll(() => window.getByRole('slider', { name: /Stability/ }).getAttribute('aria-valuenow'))
       .toBe('0.7');

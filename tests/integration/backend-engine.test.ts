@@ -74,14 +74,14 @@ describe('the engine through the API', () => {
       seed: 5,
     });
     expect(opened.result).toMatchObject({ kind: 'embedded', frameCount: 10000, hasLabels: true, frameRateHz: 60 });
-    expect((await call('stream.start')).result).toMatchObject({ running: true });
+    expect((await call('stream.start')).result).toMatchObject({ state: 'playing' });
     const update = await waitFor((m) => m.event === 'stream.update' && (m.data!.framesProcessed as number) > 20);
     expect(update.data).toMatchObject({ settingsVersion: 0 });
     expect((update.data!.top as Array<{ label: string }>)[0].label.length).toBeGreaterThan(0);
     expect((await call('knobs.set', { gate: { zeta: 0.3 } })).result).toMatchObject({ version: 1 });
     await waitFor((m) => m.event === 'stream.update' && m.data!.settingsVersion === 1);
     const stopped = await call('stream.stop');
-    expect(stopped.result).toMatchObject({ running: false });
+    expect(stopped.result).toMatchObject({ state: 'paused' });
     // Throttled: no more than ~30 updates a second reached the socket.
     const updates = inbox.filter((m) => m.event === 'stream.update');
     const span = (updates.at(-1)!.data!.timestampSeconds as number) - (updates[0].data!.timestampSeconds as number);
@@ -114,10 +114,14 @@ describe('the engine through the API', () => {
       light.result!.labelledFrameCount,
     );
     expect((await call('trace.load', { path })).result).toMatchObject({ frameCount: file.trace.frameCount });
+    expect((await call('session.get')).result).toMatchObject({
+      state: 'paused',
+      recording: { origin: 'loaded', path },
+    });
   });
 
   it('a camera stream takes binary frame packets of any size; malformed packets get a typed error', async () => {
-    expect((await call('source.open', { kind: 'camera', frameRateHz: 30 })).result).toMatchObject({
+    expect((await call('source.open', { kind: 'camera', frameRateHz: 30, discard: true })).result).toMatchObject({
       kind: 'camera',
       timestampSource: 'capture',
     });
@@ -144,9 +148,9 @@ describe('the engine through the API', () => {
 
   it('asks for a model before a source, and names the missing step', async () => {
     const fresh = new KnobBackend();
-    await expect(fresh.handle('source.open', { kind: 'embedded' })).rejects.toThrow(/no model is loaded/);
-    await expect(fresh.handle('stream.start', {})).rejects.toThrow(/no model is loaded/);
-    await expect(fresh.handle('metrics.snapshot', {})).rejects.toThrow(/no trace yet/);
+    await expect(fresh.handle('source.open', { kind: 'embedded' })).rejects.toThrow(/load a model first/);
+    await expect(fresh.handle('stream.start', {})).rejects.toThrow(/load a model first/);
+    await expect(fresh.handle('metrics.snapshot', {})).rejects.toThrow(/no recording yet/);
     await fresh.close();
   });
 });

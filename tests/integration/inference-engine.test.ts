@@ -14,10 +14,11 @@ import { replay } from '../../src-shared/trace/replay';
 import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-dataset';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
-import { LiveSession } from '../../src-main/core/engine/live-session';
+import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
+import { Recording } from '../../src-main/core/session/recording';
 import { runOffline } from '../../src-main/core/engine/offline-run';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
-import { openSource } from '../../src-main/core/sources/open-source';
+import { openSourcePath } from '../../src-main/core/sources/open-source';
 import { classMeanWeights, linearClassifier, linearLogits } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
 
@@ -231,11 +232,11 @@ describe('the built metrics worker', () => {
       snapshots: Array<{ values: Array<{ identity: string; value: number | null }> }>;
     }>((resolve) => {
       worker.once('message', resolve);
-      worker.postMessage({ id: 1, trace, settings: [DEFAULT_GATE_SETTINGS], version: 0, options: {} });
+      worker.postMessage({ id: 1, trace, settings: [DEFAULT_GATE_SETTINGS], version: 0, recordingId: 1, options: {} });
     });
     await worker.terminate();
     expect(reply.ok).toBe(true);
-    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, 0);
+    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1 });
     expect(reply.snapshots[0].values).toEqual(local.values);
   });
 });
@@ -243,7 +244,7 @@ describe('the built metrics worker', () => {
 describe('the engine', () => {
   it('an offline run of the shipped model equals a replay of its trace bit for bit, and keeps source metadata', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
-    const source = await openSource('default', {
+    const source = await openSourcePath('default', {
       target: client.description.input,
       labelNames: client.description.labelNames,
     });
@@ -282,13 +283,13 @@ describe('the engine', () => {
   it("live stepping with a mid-stream knob change records each frame's settings version; the recorded trace replays to the same outputs", async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const updates: number[] = [];
-    const session = new LiveSession({
+    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const session = new LivePipeline({
       client,
+      recording,
       settings: DEFAULT_GATE_SETTINGS,
       schedule: { kind: 'none' },
       streamSeed: 0,
-      nominalFrameRateHz: 30,
-      hasLabels: true,
       onUpdate: (u) => updates.push(u.frame),
     });
     for (let i = 0; i < 60; i++) {
@@ -297,10 +298,9 @@ describe('the engine', () => {
       if (i === 29) session.setSettings({ ...DEFAULT_GATE_SETTINGS, zeta: 0.3 }, 1);
     }
     await new Promise((r) => setTimeout(r, 50));
-    const out = session.builder.snapshotOutput();
+    const { trace, output: out } = recording.copy();
     expect(Array.from(out.settingsVersion.subarray(29, 32))).toEqual([0, 1, 1]);
     // Frames 0..29 at version 0 equal a replay of those frames with the first setting.
-    const trace = session.builder.snapshot();
     const first = replay({ ...trace, frameCount: 30 }, DEFAULT_GATE_SETTINGS);
     expect(Array.from(first.g)).toEqual(Array.from(out.g.subarray(0, 30)));
     expect(updates.length).toBeGreaterThan(0);
@@ -311,13 +311,13 @@ describe('the engine', () => {
   it('the inference process killed mid-stream: a typed error, a restart with backoff, and the stream resumes with its gate state', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const errors: string[] = [];
-    const session = new LiveSession({
+    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const session = new LivePipeline({
       client,
+      recording,
       settings: DEFAULT_GATE_SETTINGS,
       schedule: { kind: 'none' },
       streamSeed: 0,
-      nominalFrameRateHz: 30,
-      hasLabels: true,
       onError: (e) => errors.push(e.code),
     });
     const firstPid = client.pid;
@@ -335,9 +335,8 @@ describe('the engine', () => {
     expect(errors).toContain('INFERENCE_CRASHED');
     expect(client.restarts).toBe(1);
     expect(client.pid).not.toBe(firstPid);
-    const trace = session.builder.snapshot();
-    const live = session.builder.snapshotOutput();
-    expect(trace.frameCount + session.framesDropped).toBe(150);
+    const { trace, output: live } = recording.copy();
+    expect(trace.frameCount + recording.framesDropped).toBe(150);
     expect(trace.frameCount).toBeGreaterThan(80);
     // Continuity: one replay over every recorded frame, from rest only at the start, reproduces the
     // live gate exactly, so the state was carried across the crash (a reset would break equality).
@@ -349,7 +348,7 @@ describe('the engine', () => {
 
   it('an offline run survives a crash of the inference process: the lost batch is sent again after the restart', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
-    const source = await openSource('default', { target: client.description.input });
+    const source = await openSourcePath('default', { target: client.description.input });
     let crashed = false;
     const result = await runOffline({
       client,

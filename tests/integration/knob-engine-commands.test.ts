@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
-import { LiveSession } from '../../src-main/core/engine/live-session';
+import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
+import { Recording } from '../../src-main/core/session/recording';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
@@ -48,28 +49,37 @@ function expectOneLineFailure(result: { status: number | null; stderr: string },
   expect(lines[0]).toMatch(pattern);
 }
 
-describe('knob run / replay / metrics', () => {
-  const runDir = join(dir, 'run');
+/**
+ * One recorded run that several tests read (run once, on first use, whichever test asks first), so
+ * each test can run alone and none depends on another's output folder.
+ */
+const runDir = join(dir, 'run');
+let recordedRun: Promise<{ status: number | null; stdout: string; stderr: string }> | null = null;
+function knobRun(): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  recordedRun ??= knob(
+    'run',
+    '--model',
+    'default',
+    '--source',
+    'default',
+    '--limit',
+    '400',
+    '--schedule',
+    'step',
+    '--corrupt',
+    'fog',
+    '--levels',
+    '0:0,200:4',
+    '--out',
+    runDir,
+    '--json',
+  );
+  return recordedRun;
+}
 
+describe('knob run / replay / metrics', () => {
   it('knob run writes the Arrow trace, metrics with identities and a self-contained report', async () => {
-    const result = await knob(
-      'run',
-      '--model',
-      'default',
-      '--source',
-      'default',
-      '--limit',
-      '400',
-      '--schedule',
-      'step',
-      '--corrupt',
-      'fog',
-      '--levels',
-      '0:0,200:4',
-      '--out',
-      runDir,
-      '--json',
-    );
+    const result = await knobRun();
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       frames: number;
@@ -96,6 +106,7 @@ describe('knob run / replay / metrics', () => {
   });
 
   it('knob replay of a recorded trace reproduces the run; other settings give other outputs', async () => {
+    await knobRun();
     const same = await knob('replay', join(runDir, 'trace.arrow'), '--out', join(dir, 'replay-same'), '--json');
     expect(same.status).toBe(0);
     const original = await readTraceFile(join(runDir, 'trace.arrow'));
@@ -121,13 +132,13 @@ describe('knob run / replay / metrics', () => {
   it('live stepping and knob replay of the saved trace give identical fused outputs', async () => {
     const client = await InferenceClient.start(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
     clients.push(client);
-    const session = new LiveSession({
+    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const session = new LivePipeline({
       client,
+      recording,
       settings: DEFAULT_GATE_SETTINGS,
       schedule: { kind: 'constant', corruption: 'gaussian_noise', severity: 3 },
       streamSeed: 3,
-      nominalFrameRateHz: 30,
-      hasLabels: true,
     });
     let t = 0;
     for (let i = 0; i < 150; i++) {
@@ -136,10 +147,8 @@ describe('knob run / replay / metrics', () => {
       await session.idle();
     }
     const livePath = join(dir, 'live.arrow');
-    await writeTraceFile(livePath, session.builder.snapshot(), {
-      settings: DEFAULT_GATE_SETTINGS,
-      output: session.builder.snapshotOutput(),
-    });
+    const { trace, output } = recording.copy();
+    await writeTraceFile(livePath, trace, { settings: DEFAULT_GATE_SETTINGS, output });
     session.close();
     const result = await knob('replay', livePath, '--out', join(dir, 'live-replay'));
     expect(result.status).toBe(0);
@@ -193,6 +202,7 @@ describe('knob run / replay / metrics', () => {
     const narrowed = JSON.parse(chosen.stdout) as { metrics: Array<{ identity: string }> };
     expect(narrowed.metrics.some((m) => m.identity.includes('10 equal-mass'))).toBe(true);
     expect(narrowed.metrics.some((m) => m.identity.includes('15 equal-width'))).toBe(false);
+    await knobRun();
     const fromTrace = await knob('metrics', '--trace', join(runDir, 'trace.arrow'), '--preset', 'netcal-10', '--json');
     expect(fromTrace.status).toBe(0);
     expect((JSON.parse(fromTrace.stdout) as { samples: number }).samples).toBe(400);
@@ -207,6 +217,7 @@ describe('knob run / replay / metrics', () => {
         `pandas.read_feather needs pandas and pyarrow in /usr/bin/python3; not installed here (Debian bookworm packages no pyarrow): ${probe.stderr.trim().split('\n').pop()}`,
       );
     }
+    await knobRun();
     const script = `import pandas; df = pandas.read_feather('${join(runDir, 'trace.arrow')}'); print(len(df), len(df['z_static'][0]), df['g'].iloc[-1])`;
     const read = spawnSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' });
     expect(read.status).toBe(0);
@@ -369,7 +380,8 @@ describe('hostile input to knob run and replay', () => {
   });
 
   it('a trace from a newer format version, and bad usage', async () => {
-    const file = await readTraceFile(join(dir, 'run', 'trace.arrow'));
+    await knobRun();
+    const file = await readTraceFile(join(runDir, 'trace.arrow'));
     await writeTraceFile(join(dir, 'future.arrow'), { ...file.trace, formatVersion: 99 }, null);
     expectOneLineFailure(
       await knob('replay', join(dir, 'future.arrow'), '--out', join(dir, 'y')),

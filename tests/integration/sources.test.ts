@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { KnobError } from '../../src-shared/errors';
 import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
 import type { FrameSource } from '../../src-main/core/sources/frame-source';
-import { openSource } from '../../src-main/core/sources/open-source';
+import { openSource, openSourcePath } from '../../src-main/core/sources/open-source';
 import { openVideoSource } from '../../src-main/core/sources/video-source';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { npyBytes } from '../support/npy-writer';
@@ -54,7 +54,7 @@ async function expectKnobError(promise: Promise<unknown>, code: string, pattern:
 
 describe('dataset sources', () => {
   it('the embedded stream: 10,000 labelled Fashion-MNIST images at the declared rate', async () => {
-    const source = await openSource('default', { target, frameRateHz: 25 });
+    const source = await openSourcePath('default', { target, frameRateHz: 25 });
     expect(source.info).toMatchObject({
       kind: 'embedded',
       frameCount: 10000,
@@ -75,7 +75,7 @@ describe('dataset sources', () => {
       dimensions: [40],
       data: Uint8Array.from(sample.labels),
     });
-    const got = await collect(await openSource(join(dir, 'set-images-idx3-ubyte.gz'), { target }));
+    const got = await collect(await openSourcePath(join(dir, 'set-images-idx3-ubyte.gz'), { target }));
     expect(got.frames).toHaveLength(40);
     expect(got.labels).toEqual(sample.labels);
   });
@@ -90,7 +90,7 @@ describe('dataset sources', () => {
         'y_test.npy': npyBytes(BigInt64Array.from(sample.labels.map(BigInt)), [40]),
       }),
     );
-    const fromNpz = await collect(await openSource(join(dir, 'set.npz'), { target }));
+    const fromNpz = await collect(await openSourcePath(join(dir, 'set.npz'), { target }));
     expect(fromNpz.labels).toEqual(sample.labels);
     expect(Array.from(fromNpz.frames[7])).toEqual(Array.from(sample.images[7]));
     const folder = join(dir, 'npy');
@@ -104,7 +104,7 @@ describe('dataset sources', () => {
       ),
     );
     writeFileSync(join(folder, 'labels.npy'), npyBytes(Int32Array.from(sample.labels), [40]));
-    const fromFolder = await collect(await openSource(folder, { target }));
+    const fromFolder = await collect(await openSourcePath(folder, { target }));
     expect(Array.from(fromFolder.frames[3])).toEqual(Array.from(sample.images[3]));
     expect(fromFolder.labels).toEqual(sample.labels);
   });
@@ -115,7 +115,7 @@ describe('dataset sources', () => {
     writeFileSync(join(root, 'bag', 'a.png'), png(sample.images[0]));
     writeFileSync(join(root, 'coat', 'b.png'), png(sample.images[1]));
     writeFileSync(join(root, 'coat', 'c.png'), png(sample.images[2]));
-    const folder = await openSource(root, { target });
+    const folder = await openSourcePath(root, { target });
     expect(folder.info).toMatchObject({ labelNames: ['bag', 'coat'], hasLabels: true, frameCount: 3 });
     expect((await collect(folder)).labels).toEqual([0, 1, 1]);
 
@@ -128,7 +128,7 @@ describe('dataset sources', () => {
       writeFileSync(join(manifestDir, `${i}.jpg`), jpeg.encode({ data: rgba, width: 28, height: 28 }, 95).data);
     }
     writeFileSync(join(manifestDir, 'manifest.csv'), 'path,label\n0.jpg,Sneaker\n1.jpg,Bag\n2.jpg,Sneaker\n');
-    const manifest = await openSource(manifestDir, { target });
+    const manifest = await openSourcePath(manifestDir, { target });
     expect(manifest.info.labelNames).toEqual(['Bag', 'Sneaker']);
     const got = await collect(manifest);
     expect(got.labels).toEqual([1, 0, 1]);
@@ -139,7 +139,7 @@ describe('dataset sources', () => {
     const plain = join(dir, 'plain');
     mkdirSync(plain);
     writeFileSync(join(plain, '1.png'), png(sample.images[5]));
-    const unlabelled = await openSource(plain, { target });
+    const unlabelled = await openSourcePath(plain, { target });
     expect(unlabelled.info.hasLabels).toBe(false);
   });
 });
@@ -172,7 +172,7 @@ describe('video through ffmpeg', () => {
       'gray',
       video,
     ]);
-    const source = await openSource(video, { target });
+    const source = await openSourcePath(video, { target });
     expect(source.info).toMatchObject({
       kind: 'video',
       width: 28,
@@ -190,7 +190,7 @@ describe('video through ffmpeg', () => {
   it('a corrupt video and a missing ffmpeg are typed errors naming the file or the program', async () => {
     const broken = join(dir, 'broken.mp4');
     writeFileSync(broken, readFileSync(video).subarray(0, 200));
-    await expectKnobError(openSource(broken, { target }), 'INVALID_INPUT', /broken\.mp4: not a readable video/);
+    await expectKnobError(openSourcePath(broken, { target }), 'INVALID_INPUT', /broken\.mp4: not a readable video/);
     await expectKnobError(
       openVideoSource(video, { target, ffprobe: 'ffprobe-not-installed' }),
       'MISSING_PROGRAM',
@@ -206,12 +206,12 @@ describe('long opens', () => {
     for (let i = 0; i < 40; i++)
       writeFileSync(join(folder, `${String(i).padStart(3, '0')}.png`), png(sample.images[i]));
     const seen: number[] = [];
-    const complete = await openSource(folder, { target, onProgress: (done, total) => seen.push(done / total) });
+    const complete = await openSourcePath(folder, { target, onProgress: (done, total) => seen.push(done / total) });
     expect(complete.info.frameCount).toBe(40);
     expect(seen.length).toBe(40);
     expect(seen[0]).toBe(0);
     const controller = new AbortController();
-    const opening = openSource(folder, {
+    const opening = openSourcePath(folder, {
       target,
       signal: controller.signal,
       onProgress: (done) => done === 5 && controller.abort(),
@@ -224,14 +224,14 @@ describe('hostile datasets', () => {
   it('empty, unreadable and wrong-size inputs are refused by name', async () => {
     await writeIdxFile(join(dir, 'empty-images-idx3-ubyte'), { dimensions: [0, 28, 28], data: new Uint8Array(0) });
     await expectKnobError(
-      openSource(join(dir, 'empty-images-idx3-ubyte'), { target }),
+      openSourcePath(join(dir, 'empty-images-idx3-ubyte'), { target }),
       'INVALID_INPUT',
       /empty-images-idx3-ubyte: the dataset is empty/,
     );
-    await expectKnobError(openSource(join(dir, 'nowhere'), { target }), 'INVALID_INPUT', /nowhere: does not exist/);
+    await expectKnobError(openSourcePath(join(dir, 'nowhere'), { target }), 'INVALID_INPUT', /nowhere: does not exist/);
     writeFileSync(join(dir, 'garbage-images-idx3-ubyte'), 'not idx at all');
     await expectKnobError(
-      openSource(join(dir, 'garbage-images-idx3-ubyte'), { target }),
+      openSourcePath(join(dir, 'garbage-images-idx3-ubyte'), { target }),
       'INVALID_INPUT',
       /garbage-images-idx3-ubyte: not an IDX file/,
     );
@@ -240,16 +240,64 @@ describe('hostile datasets', () => {
     writeFileSync(join(mixed, 'a.png'), png(sample.images[0]));
     writeFileSync(join(mixed, 'b.png'), png(new Uint8Array(30 * 30), 30, 30));
     await expectKnobError(
-      openSource(mixed, { target }),
+      openSourcePath(mixed, { target }),
       'INVALID_INPUT',
       /b\.png: image is 30 x 30, the folder's images are 28 x 28/,
     );
     writeFileSync(join(mixed, 'c.png'), 'truncated');
     const empty = join(dir, 'no-images');
     mkdirSync(empty);
-    await expectKnobError(openSource(empty, { target }), 'INVALID_INPUT', /no PNG or JPEG images found/);
+    await expectKnobError(openSourcePath(empty, { target }), 'INVALID_INPUT', /no PNG or JPEG images found/);
     const badNpz = join(dir, 'bad.npz');
     writeFileSync(badNpz, 'PK not really');
-    await expectKnobError(openSource(badNpz, { target }), 'INVALID_INPUT', /bad\.npz: not a valid \.npz/);
+    await expectKnobError(openSourcePath(badNpz, { target }), 'INVALID_INPUT', /bad\.npz: not a valid \.npz/);
+  });
+});
+
+describe('a source of a named kind', () => {
+  it('opens a path of that kind and refuses a path of another kind, naming it', async () => {
+    const npz = join(dir, 'kinds.npz');
+    const images = new Uint8Array(4 * 784);
+    writeFileSync(
+      npz,
+      zipSync({ 'images.npy': npyBytes(images, [4, 28, 28]), 'labels.npy': npyBytes(new Int32Array(4), [4]) }),
+    );
+    const folder = join(dir, 'kinds-folder');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'a.png'), png(sample.images[0]));
+    expect((await openSource({ kind: 'dataset', path: npz }, { target })).info).toMatchObject({
+      kind: 'dataset',
+      frameCount: 4,
+    });
+    expect((await openSource({ kind: 'folder', path: folder }, { target })).info).toMatchObject({
+      kind: 'folder',
+      frameCount: 1,
+    });
+    await expectKnobError(
+      openSource({ kind: 'video', path: npz }, { target }),
+      'INVALID_INPUT',
+      /kinds\.npz: not a video file/,
+    );
+    await expectKnobError(
+      openSource({ kind: 'folder', path: npz }, { target }),
+      'INVALID_INPUT',
+      /kinds\.npz: not a folder/,
+    );
+    await expectKnobError(
+      openSource({ kind: 'dataset', path: folder }, { target }),
+      'INVALID_INPUT',
+      /kinds-folder: not a dataset folder \(no images\.npy/,
+    );
+    await expectKnobError(
+      openSource({ kind: 'dataset', path: join(folder, 'a.png') }, { target }),
+      'INVALID_INPUT',
+      /a\.png: not a dataset/,
+    );
+    await expectKnobError(
+      openSource({ kind: 'embedded', path: npz }, { target }),
+      'BAD_REQUEST',
+      /the embedded source takes no path/,
+    );
+    await expectKnobError(openSource({ kind: 'video' }, { target }), 'BAD_REQUEST', /a video source needs a path/);
   });
 });

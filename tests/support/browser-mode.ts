@@ -34,9 +34,12 @@ export interface BrowserMode {
 }
 
 /** The real core behind the real WebSocket host, and the built renderer in Debian's Chromium. */
-export async function startBrowserMode(extraArgs: string[] = []): Promise<BrowserMode> {
+export async function startBrowserMode(
+  extraArgs: string[] = [],
+  rendererDir = resolve('out/renderer'),
+): Promise<BrowserMode> {
   const backend = new KnobBackend();
-  const host = await startWebHost({ backend, rendererDir: resolve('out/renderer') });
+  const host = await startWebHost({ backend, rendererDir });
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

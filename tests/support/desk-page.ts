@@ -1,12 +1,20 @@
-import { expect } from 'vitest';
 import { startBrowserMode, type BrowserMode } from './browser-mode';
 
 /**
- * The desk in browser mode, started and settled: the default model loaded and the embedded stream
- * opened by the app itself (so a test's own source.open cannot race the start-up one).
+ * The desk in browser mode, and the steps tests and benchmarks take on it. Plain polling, no test
+ * framework: the desk benchmark uses these outside vitest.
  */
-export async function startDesk(extraArgs: string[] = []): Promise<BrowserMode> {
-  const app = await startBrowserMode(extraArgs);
+export async function waitUntil(what: string, predicate: () => Promise<boolean>, timeoutMs = 20000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Started and settled: the default model loaded and the embedded stream opened by the app itself. */
+export async function startDesk(extraArgs: string[] = [], rendererDir?: string): Promise<BrowserMode> {
+  const app = await startBrowserMode(extraArgs, rendererDir);
   await app.page.getByTestId('model-name').waitFor();
   await app.page
     .getByText(/embedded Fashion-MNIST test set/)
@@ -20,10 +28,31 @@ export function testIdText(app: BrowserMode, id: string): Promise<string> {
 }
 
 /** Clicks "Open source" and waits until the backend answered (the source generation moved on). */
-export async function openSourceAndWait(app: BrowserMode): Promise<void> {
+export async function openSourceAndWait(app: BrowserMode, answerDiscard?: 'accept' | 'cancel'): Promise<void> {
   const generation = async (): Promise<number> =>
     Number(await app.page.getByTestId('source-name').getAttribute('data-generation'));
   const before = await generation();
   await app.page.getByTestId('open-source').click();
-  await expect.poll(generation, { timeout: 20000 }).toBeGreaterThan(before);
+  if (answerDiscard !== undefined) await answerConfirmation(app, answerDiscard);
+  await waitUntil('the source to open', async () => (await generation()) > before);
+}
+
+/** Answers the desk's question (a recording with unsaved work about to be discarded); returns its text. */
+export async function answerConfirmation(app: BrowserMode, answer: 'accept' | 'cancel'): Promise<string> {
+  const dialog = app.page.getByTestId('confirm-dialog');
+  await waitUntil('the question', () => dialog.isVisible());
+  const message = await dialog.innerText();
+  await app.page.getByTestId(answer === 'accept' ? 'confirm-accept' : 'confirm-cancel').click();
+  await waitUntil('the question to close', async () => !(await dialog.isVisible()));
+  return message;
+}
+
+/** Plays the open source until the recording holds at least `frames` frames, then pauses. */
+export async function recordFrames(app: BrowserMode, frames: number): Promise<number> {
+  const recorded = async (): Promise<number> => Number(await testIdText(app, 'frames-processed'));
+  await app.page.getByTestId('play').click();
+  await waitUntil(`${frames} recorded frames`, async () => (await recorded()) >= frames, 30000);
+  await app.page.getByTestId('pause').click();
+  await waitUntil('the play button', () => app.page.getByTestId('play').isVisible());
+  return recorded();
 }

@@ -1,34 +1,15 @@
 import { parseArgs } from 'node:util';
-import {
-  continuousResponseMetrics,
-  DEFAULT_GATE_SETTINGS,
-  discreteResponseMetrics,
-  parseGateSettings,
-  type GateSettings,
-} from '../../../src-shared/gate';
-import { numberOption, UsageError } from '../cli-args';
+import { continuousResponseMetrics, discreteResponseMetrics } from '../../../src-shared/gate';
+import { GATE_OPTIONS, gateSettingsFromArgs, numberOption, UsageError } from '../cli-args';
 
 /** knob response: step and frequency figures of the gate, continuous and at the frame rate. */
 export function responseCommand(args: string[]): number {
   const { values } = parseArgs({
     args,
-    options: {
-      zeta: { type: 'string' },
-      wn: { type: 'string' },
-      fps: { type: 'string' },
-      variant: { type: 'string' },
-      discretization: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
+    options: { ...GATE_OPTIONS, fps: { type: 'string' }, json: { type: 'boolean', default: false } },
     strict: true,
   });
-  const settings: GateSettings = parseGateSettings({
-    ...DEFAULT_GATE_SETTINGS,
-    zeta: numberOption(values.zeta, 'zeta', DEFAULT_GATE_SETTINGS.zeta),
-    wnRadPerSec: numberOption(values.wn, 'wn', DEFAULT_GATE_SETTINGS.wnRadPerSec),
-    variant: values.variant ?? DEFAULT_GATE_SETTINGS.variant,
-    discretization: values.discretization ?? DEFAULT_GATE_SETTINGS.discretization,
-  });
+  const settings = gateSettingsFromArgs(values);
   const fps = numberOption(values.fps, 'fps', 30);
   if (!(fps > 0)) throw new UsageError('--fps must be positive');
   const continuous = continuousResponseMetrics(settings);
@@ -40,7 +21,8 @@ export function responseCommand(args: string[]): number {
   const f = (v: number | null, digits: number, unit: string): string =>
     v === null ? '—' : v === Infinity ? '∞' : `${v.toFixed(digits)} ${unit}`;
   const lines = [
-    `gate ${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s; discrete: ${settings.discretization} at ${fps} fps (app convention)`,
+    `gate ${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode} mode; ` +
+      `discrete: ${settings.discretization}${settings.discretization === 'tustin' && settings.tustinPrewarp ? ' pre-warped at wn' : ''} at ${fps} fps (app convention)`,
     `                      continuous      discrete`,
     `overshoot             ${f(continuous.overshootPercent, 3, '%').padEnd(15)} ${f(discrete.overshootPercent, 3, '%')}`,
     `rise 10-90 %          ${f(continuous.riseTimeSeconds, 4, 's').padEnd(15)} ${f(discrete.riseTimeSeconds, 4, 's')}`,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KnobError } from '../../../src-shared/errors';
 import { InferenceClient } from '../../core/inference/inference-client';
-import { openSource } from '../../core/sources/open-source';
+import { openSourcePath } from '../../core/sources/open-source';
 import { runOffline } from '../../core/engine/offline-run';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import {
@@ -54,7 +54,11 @@ export async function runCommand(args: string[]): Promise<number> {
   try {
     const model = client.description;
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
-    const source = await openSource(values.source, { target: model.input, frameRateHz, labelNames: model.labelNames });
+    const source = await openSourcePath(values.source, {
+      target: model.input,
+      frameRateHz,
+      labelNames: model.labelNames,
+    });
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);
     const progress = createProgress('run', !values.json);
     const result = await runOffline({

@@ -1,98 +1,90 @@
-import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
-import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import {
-  SourceOpenParamsSchema,
+  API_METHODS,
   type ApiEvent,
   type ApiEventData,
   type ApiMethod,
   type ApiParams,
   type ApiResult,
-  type Knobs,
 } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
-import { StreamEngine } from '../engine/stream-engine';
-import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
+import { describeIssues } from '../../../src-shared/zod-issues';
+import { createApiHandlers, type ApiHandler, type ApiHandlers } from '../api/api-handlers';
+import { localCall, type CallContext } from '../api/call-context';
+import { checkEvent, checkResult, contractCheckingRequested } from '../api/contract-check';
+import { APP_NAME, APP_VERSION } from '../app-version';
+import { reportError } from '../logging/internal-error';
+import { silentLog, type BackendLog } from '../logging/logger';
+import { Session } from '../session/session';
 
 export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
 
-type Handler<M extends ApiMethod> = (params: ApiParams<M>) => Promise<ApiResult<M>> | ApiResult<M>;
+export interface BackendOptions {
+  /** Where the backend logs; nothing is logged without one. */
+  log?: BackendLog;
+  /** Checks every result and event against its schema (default: KNOB_CHECK_CONTRACT=1). */
+  checkContract?: boolean;
+}
 
 /**
- * Why a method answers NOT_AVAILABLE in this build. Each entry is removed by the issue that lands
- * the capability; the renderer shows the reason next to the control that asked.
- */
-const PENDING_METHODS: Partial<Record<ApiMethod, string>> = {};
-
-/**
- * The backend's state and the one implementation of every API method. The Electron shell, the
- * WebSocket host and the CLI all drive this same object; none of them holds logic of its own.
+ * The backend as every host drives it (the Electron shell, the browser-mode host, the tests): the
+ * session, the API handlers and the event listeners. `call` is the one path of a request: its
+ * params parsed once against the contract, the handler run with the call's context, the result
+ * checked when contract checking is on, and any failure that is not bad input logged with its
+ * stack under an error id that the returned error carries.
  */
 export class KnobBackend {
-  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, version: 0 };
+  readonly session: Session;
+  readonly log: BackendLog;
+  private readonly handlers: ApiHandlers;
   private readonly listeners = new Set<BackendEventListener>();
-  private readonly engine = new StreamEngine(
-    (event, data) => this.emit(event, data),
-    () => this.knobs,
-  );
-  private readonly handlers: { [M in ApiMethod]?: Handler<M> } = {
-    'app.info': () => ({
-      name: 'Knob Studio',
-      version: '0.1.0',
-      availableMethods: Object.keys(this.handlers).filter((m) => !(m in PENDING_METHODS)),
-    }),
-    'knobs.get': () => this.knobs,
-    // Validate the merged setting as a whole: ranges and combinations, then apply atomically.
-    'knobs.set': (params) => this.setGate(parseGateSettings({ ...this.knobs.gate, ...params.gate })),
-    'model.load': (params) => this.engine.loadModel(ModelOptionsSchema.parse(params)),
-    'model.info': () => this.engine.modelInfo(),
-    'source.open': (params) => this.engine.openSource(SourceOpenParamsSchema.parse(params)),
-    'stream.start': (params) => this.engine.start(params.speed, params.loop),
-    'stream.seek': (params) => this.engine.seek(params.frame),
-    'stream.runOffline': (params) => this.engine.runOfflineNow(params.maxFrames),
-    'work.cancel': () => this.engine.cancelWork(),
-    'trace.frame': (params) => this.engine.recordedFrame(params.frame),
-    'stream.rewind': () => this.engine.rewind(),
-    'stream.resetGate': () => this.engine.resetGate(),
-    'stream.stop': () => this.engine.stop(),
-    'trace.save': (params) => this.engine.saveTrace(params.path),
-    'trace.load': (params) => this.engine.loadTrace(params.path),
-    'metrics.snapshot': (params) =>
-      this.engine.metricsSnapshot({ lastFrames: params.lastFrames, groupBy: params.groupBy, detail: params.detail }),
-    'metrics.compare': (params) =>
-      this.engine.compare(parseGateSettings(params.a), parseGateSettings(params.b), params.lastFrames),
-    'stream.label': (params) => this.engine.label(params.frame, params.label),
-    'bundle.export': (params) => this.engine.exportSettingsAndReport(params.path),
-    'bundle.import': async (params) => {
-      const file = await readSettingsFile(params.path);
-      const current = this.engine.modelInfo()?.paths.join(' + ') ?? null;
-      const modelNote =
-        file.model === null
-          ? 'no model recorded'
-          : file.model === current
-            ? 'same model as the one loaded'
-            : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
-      return {
-        knobs: this.setGate(file.gate),
-        verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}`,
-      };
-    },
-  };
+  private readonly checking: boolean;
 
-  private setGate(gate: GateSettings): Knobs {
-    this.knobs = { gate, version: this.knobs.version + 1 };
-    this.engine.applyKnobs(this.knobs);
-    this.emit('knobs.changed', this.knobs);
-    return this.knobs;
+  constructor(options: BackendOptions = {}) {
+    this.log = options.log ?? silentLog();
+    this.checking = options.checkContract ?? contractCheckingRequested();
+    this.session = new Session({ emit: (event, data) => this.emit(event, data), logger: this.log.logger });
+    this.handlers = createApiHandlers(this.session, {
+      name: APP_NAME,
+      version: APP_VERSION,
+      logFile: () => this.log.currentFile(),
+    });
+  }
+
+  /**
+   * Runs one method with untrusted params. Rejects with a KnobError: BAD_REQUEST for params that
+   * break the schema, the handler's own typed errors, or INTERNAL (with an errorId, logged) for
+   * anything else.
+   */
+  async call<M extends ApiMethod>(
+    method: M,
+    params: ApiParams<M> | unknown,
+    call: CallContext = localCall(),
+  ): Promise<ApiResult<M>> {
+    try {
+      const parsed = API_METHODS[method].params.safeParse(params ?? {});
+      if (!parsed.success) {
+        throw new KnobError(
+          'BAD_REQUEST',
+          `invalid params for ${method}: ${describeIssues(parsed.error.issues, 'params', ['params'])}`,
+        );
+      }
+      const handler = this.handlers[method] as ApiHandler<M>;
+      const result = await handler(parsed.data as never, call);
+      if (this.checking) checkResult(method, result);
+      return result;
+    } catch (error) {
+      throw KnobError.fromPayload(reportError(this.log.logger, error, { method }));
+    }
+  }
+
+  /** Same as `call`, for tests and in-process callers that know the method statically. */
+  handle<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>> {
+    return this.call(method, params);
   }
 
   /** A camera frame from the binary frame path (MessagePort or binary WebSocket message). */
   pushFrame(packet: Uint8Array): void {
-    this.engine.pushFrame(packet);
-  }
-
-  /** Stops the stream and the inference process (window closed, host shut down). */
-  async close(): Promise<void> {
-    await this.engine.close();
+    this.session.pushFrame(packet);
   }
 
   subscribe(listener: BackendEventListener): () => void {
@@ -100,18 +92,14 @@ export class KnobBackend {
     return () => this.listeners.delete(listener);
   }
 
-  async handle<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>> {
-    const handler = this.handlers[method] as Handler<M> | undefined;
-    if (handler === undefined) {
-      throw new KnobError(
-        'NOT_AVAILABLE',
-        `${method} is not available in this build: ${PENDING_METHODS[method] ?? 'not implemented'}`,
-      );
-    }
-    return handler(params);
+  emit<E extends ApiEvent>(event: E, data: ApiEventData<E>): void {
+    if (this.checking) checkEvent(event, data);
+    for (const listener of this.listeners) listener(event, data);
   }
 
-  private emit<E extends ApiEvent>(event: E, data: ApiEventData<E>): void {
-    for (const listener of this.listeners) listener(event, data);
+  /** Stops the stream and the inference process (window closed, host shut down). */
+  async close(): Promise<void> {
+    await this.session.close();
+    await this.log.flush();
   }
 }

@@ -14,7 +14,8 @@ import type { FromBareSession, ToBareSession } from './bare-session-worker';
 import { InferenceClient } from '../inference/inference-client';
 import { openSource } from '../sources/open-source';
 import type { FrameSource } from '../sources/frame-source';
-import { LiveSession } from './live-session';
+import { Recording } from '../session/recording';
+import { LivePipeline } from './live-pipeline';
 import { runOffline } from './offline-run';
 import type { LatencyReport } from './latency-recorder';
 
@@ -125,7 +126,7 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
   try {
     const model = client.description;
     const spec = model.input;
-    const source = await openSource('default', { target: spec, labelNames: model.labelNames });
+    const source = await openSource({ kind: 'embedded' }, { target: spec, labelNames: model.labelNames });
     if (
       source.info.width !== spec.width ||
       source.info.height !== spec.height ||
@@ -217,13 +218,13 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
     const frameBytes = spec.width * spec.height * spec.channels;
     const available = all.length / frameBytes;
-    const session = new LiveSession({
+    const recording = Recording.live({ id: 1, description: 'live bench' }, model, options.liveFps);
+    const session = new LivePipeline({
       client,
+      recording,
       settings: DEFAULT_GATE_SETTINGS,
       schedule: { kind: 'none' },
       streamSeed: 0,
-      nominalFrameRateHz: options.liveFps,
-      hasLabels: false,
     });
     const total = Math.round(options.liveSeconds * options.liveFps);
     const periodMs = 1000 / options.liveFps;
@@ -260,8 +261,8 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
         fps: options.liveFps,
         seconds: options.liveSeconds,
         submitted: total,
-        processed: session.framesProcessed,
-        dropped: session.framesDropped,
+        processed: recording.frameCount,
+        dropped: recording.framesDropped,
         endToEnd: liveLatency.total,
         inference: liveLatency.inference,
       },

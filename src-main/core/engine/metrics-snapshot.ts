@@ -1,4 +1,4 @@
-import type { ApiResult } from '../../../src-shared/api/contract';
+import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
 import { headlineIntervals } from '../../../src-shared/metrics/headline-intervals';
@@ -14,6 +14,7 @@ import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metric
 import { scoresFromLogits, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
 import { replay } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
+import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 
 /**
@@ -23,7 +24,6 @@ import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-
  * histogram, and the headline values per group (severity, corruption, predicted class, gate bucket).
  */
 export type Snapshot = ApiResult<'metrics.snapshot'>;
-export type Grouping = Snapshot['groupBy'];
 
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finite(m.value) });
@@ -40,32 +40,14 @@ function headline(scores: ClassScores): MetricValue[] {
 /** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
 function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
   if (lastFrames === undefined || lastFrames >= trace.frameCount) return trace;
-  const from = trace.frameCount - lastFrames;
-  const k = trace.classCount;
-  return {
-    ...trace,
-    frameCount: lastFrames,
-    timestampsSeconds: trace.timestampsSeconds.subarray(from),
-    zStatic: trace.zStatic.subarray(from * k),
-    zDyn: trace.zDyn.subarray(from * k),
-    uRef: trace.uRef.subarray(from),
-    labels: trace.labels === null ? null : trace.labels.subarray(from),
-    metadata: Object.fromEntries(
-      Object.entries(trace.metadata).map(([name, c]) => [
-        name,
-        c.kind === 'category'
-          ? { ...c, codes: c.codes.subarray(from) }
-          : { kind: 'number' as const, values: c.values.subarray(from) },
-      ]),
-    ),
-  };
+  return sliceTrace(trace, trace.frameCount - lastFrames, trace.frameCount, 'view');
 }
 
 export function metricsSnapshot(
   recorded: Trace,
   settings: GateSettings,
-  version: number,
-  options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' } = {},
+  computedFrom: { version: number; recordingId: number },
+  options: Partial<MetricsOptions> = {},
 ): Snapshot {
   const started = performance.now();
   const trace = windowOf(recorded, options.lastFrames);
@@ -73,7 +55,8 @@ export function metricsSnapshot(
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
   const empty: Snapshot = {
-    settingsVersion: version,
+    recordingId: computedFrom.recordingId,
+    settingsVersion: computedFrom.version,
     frameCount: trace.frameCount,
     labelledFrameCount: 0,
     window,
@@ -142,7 +125,8 @@ export function metricsSnapshot(
   }
 
   return {
-    settingsVersion: version,
+    recordingId: computedFrom.recordingId,
+    settingsVersion: computedFrom.version,
     frameCount: trace.frameCount,
     labelledFrameCount: frames.length,
     window,

@@ -1,17 +1,20 @@
 import type { Worker } from 'node:worker_threads';
+import { Correlator } from '../../../src-shared/api/correlator';
+import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import type { Grouping, Snapshot } from './metrics-snapshot';
+import type { Snapshot } from './metrics-snapshot';
 import type { MetricsRequest } from './metrics-worker';
 import { startEntryWorker } from '../workers/entry-worker';
 
 /**
  * The backend's handle on the metrics worker (started on first use, restarted after a failure).
  * Traces are transferred when the caller hands over a copy of its own, so a snapshot of a long
- * recording costs no copy on the way in.
+ * recording costs no copy on the way in. A cancelled call is rejected at once; the worker's answer
+ * to it, when it comes, is dropped.
  */
-type Reply =
+export type MetricsReply =
   | { id: number; ok: true; snapshots: Snapshot[]; computeMs: number }
   | { id: number; ok: false; error: KnobErrorPayload };
 
@@ -25,29 +28,31 @@ function transferables(trace: Trace): ArrayBuffer[] {
   return [...buffers];
 }
 
+export interface SnapshotRequest {
+  trace: Trace;
+  settings: GateSettings[];
+  version: number;
+  recordingId: number;
+  options: MetricsOptions;
+  /** The trace's buffers move to the worker (the caller must not use them afterwards). */
+  transfer: boolean;
+  signal?: AbortSignal;
+}
+
 export class MetricsWorkerClient {
   private worker: Worker | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<
-    number,
-    { resolve: (reply: Reply & { ok: true }) => void; reject: (error: Error) => void }
-  >();
+  private readonly calls = new Correlator<{ snapshots: Snapshot[]; computeMs: number }>();
 
   private ensure(): Worker {
     if (this.worker !== null) return this.worker;
     const worker = startEntryWorker(import.meta.url, 'metrics-worker');
-    worker.on('message', (reply: Reply) => {
-      const call = this.pending.get(reply.id);
-      if (call === undefined) return;
-      this.pending.delete(reply.id);
-      if (reply.ok) call.resolve(reply);
-      else call.reject(new KnobError(reply.error.code, reply.error.message));
+    worker.on('message', (reply: MetricsReply) => {
+      if (reply.ok) this.calls.resolve(reply.id, reply);
+      else this.calls.reject(reply.id, KnobError.fromPayload(reply.error));
     });
     const fail = (reason: string): void => {
       if (this.worker === worker) this.worker = null;
-      for (const call of this.pending.values())
-        call.reject(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
-      this.pending.clear();
+      this.calls.failAll(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
     };
     worker.on('error', (error) => fail(error.message));
     worker.on('exit', (code) => fail(`exit code ${code}`));
@@ -55,25 +60,17 @@ export class MetricsWorkerClient {
     return worker;
   }
 
-  /**
-   * Snapshots of one trace for each setting. With `transfer`, the trace's buffers move to the
-   * worker (the caller must not use them afterwards).
-   */
-  async snapshots(
-    trace: Trace,
-    settings: GateSettings[],
-    version: number,
-    options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' },
-    transfer: boolean,
-  ): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
+  /** Snapshots of one trace for each setting. */
+  snapshots(request: SnapshotRequest): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
     const worker = this.ensure();
-    const id = this.nextId++;
-    const request: MetricsRequest = { id, trace, settings, version, options };
-    const reply = await new Promise<Reply & { ok: true }>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage(request, transfer ? transferables(trace) : []);
-    });
-    return { snapshots: reply.snapshots, computeMs: reply.computeMs };
+    const { trace, settings, version, recordingId, options } = request;
+    return this.calls.call(
+      (id) => {
+        const message: MetricsRequest = { id, trace, settings, version, recordingId, options };
+        worker.postMessage(message, request.transfer ? transferables(trace) : []);
+      },
+      { signal: request.signal, what: 'the metrics computation' },
+    );
   }
 
   async close(): Promise<void> {

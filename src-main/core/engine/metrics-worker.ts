@@ -1,8 +1,10 @@
 import { parentPort } from 'node:worker_threads';
+import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { metricsSnapshot, type Grouping } from './metrics-snapshot';
+import { metricsSnapshot } from './metrics-snapshot';
+import type { MetricsReply } from './metrics-worker-client';
 
 /**
  * The metrics worker: replays and computes calibration snapshots off the backend's event loop, so
@@ -13,17 +15,25 @@ export interface MetricsRequest {
   trace: Trace;
   settings: GateSettings[];
   version: number;
-  options: { lastFrames?: number; groupBy?: Grouping; detail?: 'full' | 'light' };
+  recordingId: number;
+  options: MetricsOptions;
 }
 
 parentPort?.on('message', (request: MetricsRequest) => {
+  let reply: MetricsReply;
   try {
     const started = performance.now();
     const snapshots = request.settings.map((settings) =>
-      metricsSnapshot(request.trace, settings, request.version, request.options),
+      metricsSnapshot(
+        request.trace,
+        settings,
+        { version: request.version, recordingId: request.recordingId },
+        request.options,
+      ),
     );
-    parentPort?.postMessage({ id: request.id, ok: true, snapshots, computeMs: performance.now() - started });
+    reply = { id: request.id, ok: true, snapshots, computeMs: performance.now() - started };
   } catch (error) {
-    parentPort?.postMessage({ id: request.id, ok: false, error: toErrorPayload(error) });
+    reply = { id: request.id, ok: false, error: toErrorPayload(error) };
   }
+  parentPort?.postMessage(reply);
 });

@@ -79,7 +79,7 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
   const settings = { ...options.settings, mode: 'reset' as const };
   const corruptions = options.corruptions ?? CORRUPTION_NAMES;
   const model = options.client.description;
-  const source = await openSource('default', { target: model.input, labelNames: model.labelNames });
+  const source = await openSource({ kind: 'embedded' }, { target: model.input, labelNames: model.labelNames });
   const methods = ['Static', 'Dynamic', ...GATE_VARIANTS.map((v) => GATE_VARIANT_LABELS[v])];
   const sums = methods.map(() => ({ accuracy: 0, debiasedEce: 0, ece: 0, nll: 0, gateMs: 0 }));
   let inferenceMs = 0;

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import { Correlator } from '../../../src-shared/api/correlator';
 import { KnobError } from '../../../src-shared/errors';
 import type { BranchOutputs } from './loaded-model';
 import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
@@ -29,12 +30,6 @@ export interface TimedBranchOutputs extends BranchOutputs {
   roundTripMs: number;
 }
 
-interface Pending {
-  resolve: (value: TimedBranchOutputs) => void;
-  reject: (error: Error) => void;
-  sentAt: number;
-}
-
 const BASE_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 3200;
 
@@ -48,8 +43,7 @@ function processEntry(): { path: string; execArgv: string[] } {
 export class InferenceClient {
   private child: ChildProcess | null = null;
   private ready: Promise<ModelDescription>;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly calls = new Correlator<BranchOutputs>();
   private consecutiveCrashes = 0;
   private closed = false;
   private failure: KnobError | null = null;
@@ -107,18 +101,13 @@ export class InferenceClient {
           this.described = message.description;
           resolve(message.description);
         } else if (message.type === 'load-failed') {
-          reject(new KnobError(message.error.code, message.error.message));
+          reject(KnobError.fromPayload(message.error));
+        } else if (message.type === 'result') {
+          this.consecutiveCrashes = 0;
+          const { type: _type, id, ...outputs } = message;
+          this.calls.resolve(id, outputs);
         } else {
-          const pending = this.pending.get(message.id);
-          if (pending === undefined) return;
-          this.pending.delete(message.id);
-          if (message.type === 'result') {
-            this.consecutiveCrashes = 0;
-            const { type: _type, id: _id, ...outputs } = message;
-            pending.resolve({ ...outputs, roundTripMs: performance.now() - pending.sentAt });
-          } else {
-            pending.reject(new KnobError(message.error.code, message.error.message));
-          }
+          this.calls.reject(message.id, KnobError.fromPayload(message.error));
         }
       });
       child.on('error', (error) => {
@@ -139,8 +128,7 @@ export class InferenceClient {
   }
 
   private onCrash(reason: string): void {
-    for (const pending of this.pending.values()) pending.reject(new KnobError('INFERENCE_CRASHED', reason));
-    this.pending.clear();
+    this.calls.failAll(new KnobError('INFERENCE_CRASHED', reason));
     if (this.closed) return;
     this.consecutiveCrashes++;
     const limit = this.options.maxConsecutiveRestarts ?? 5;
@@ -160,18 +148,25 @@ export class InferenceClient {
     this.ready.catch(() => undefined);
   }
 
-  /** Runs a batch; waits through a restart in progress. Rejects with a typed error. */
-  async run(frames: Uint8Array, count: number, firstFrame: number): Promise<TimedBranchOutputs> {
+  /**
+   * Runs a batch; waits through a restart in progress. Rejects with a typed error, or with CANCELLED
+   * as soon as `signal` aborts (the process finishes the batch and its result is dropped).
+   */
+  async run(frames: Uint8Array, count: number, firstFrame: number, signal?: AbortSignal): Promise<TimedBranchOutputs> {
     if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
     await this.ready;
     const child = this.child;
     if (child === null || !child.connected)
       throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
-    const id = this.nextId++;
-    return new Promise<TimedBranchOutputs>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, sentAt: performance.now() });
-      child.send({ type: 'run', id, frames, count, firstFrame } satisfies ToInferenceProcess);
-    });
+    const sentAt = performance.now();
+    const outputs = await this.calls.call(
+      (id) => child.send({ type: 'run', id, frames, count, firstFrame } satisfies ToInferenceProcess),
+      {
+        signal,
+        what: `inference of frames ${firstFrame}-${firstFrame + count - 1}`,
+      },
+    );
+    return { ...outputs, roundTripMs: performance.now() - sentAt };
   }
 
   /** Resolves when the process is up again (after a crash) or rejects if the client gave up. */
@@ -193,7 +188,6 @@ export class InferenceClient {
       child.kill();
       await exited;
     }
-    for (const pending of this.pending.values()) pending.reject(new KnobError('CANCELLED', 'inference client closed'));
-    this.pending.clear();
+    this.calls.failAll(new KnobError('CANCELLED', 'inference client closed'));
   }
 }

@@ -4,6 +4,7 @@ import type * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { ModelSidecarSchema, type ModelOptions, type ModelSidecar } from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
+import { describeIssues } from '../../../src-shared/zod-issues';
 import { InputSpecSchema, type InputSpec, type InputSpecSource } from '../../../src-shared/frames/input-spec';
 import type { OnnxMetadata } from './onnx-metadata';
 
@@ -27,11 +28,7 @@ export async function readSidecar(modelPath: string): Promise<ModelSidecar | nul
     throw new KnobError('INVALID_INPUT', `${path}: not valid JSON (${(error as Error).message})`);
   }
   const parsed = ModelSidecarSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
-    );
+  if (!parsed.success) throw new KnobError('INVALID_INPUT', `${path}: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 
@@ -48,7 +45,7 @@ function parseMetadataJson<T>(metadata: OnnxMetadata, key: string, schema: z.Zod
   if (!parsed.success)
     throw new KnobError(
       'INVALID_INPUT',
-      `${source}: metadata property ${key}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+      `${source}: metadata property ${key}: ${describeIssues(parsed.error.issues, '(value)')}`,
     );
   return parsed.data;
 }

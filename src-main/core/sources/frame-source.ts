@@ -1,28 +1,11 @@
+import type { SourceInfo } from '../../../src-shared/api/session-state';
 import { KnobError } from '../../../src-shared/errors';
 
 /**
  * A stream of 8-bit frames with timestamps and (optionally) labels: what the engine consumes.
  * Frames are row-major H x W x C at the source's own geometry; the engine fits them to the model.
  */
-export type SourceKind = 'embedded' | 'dataset' | 'folder' | 'video' | 'camera';
-
-export interface SourceInfo {
-  kind: SourceKind;
-  path: string | null;
-  /** One line for humans: format, size, counts. */
-  description: string;
-  /** null when unknown before decoding (a video without a frame count). */
-  frameCount: number | null;
-  width: number;
-  height: number;
-  channels: 1 | 3;
-  labelNames: string[] | null;
-  /** Whether frames carry true labels (datasets) or not (video, camera, plain image folders). */
-  hasLabels: boolean;
-  frameRateHz: number;
-  /** Where timestamps come from: the container's presentation times, or a declared frame rate. */
-  timestampSource: 'pts' | 'declared-rate' | 'capture';
-}
+export type { SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 
 export interface FrameBatch {
   first: number;

@@ -1,6 +1,6 @@
-import { extname } from 'node:path';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import type { SourceKind } from '../../../src-shared/api/session-state';
 import { KnobError } from '../../../src-shared/errors';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, FASHION_MNIST_LABELS } from '../datasets/embedded-dataset';
 import {
@@ -14,12 +14,18 @@ import type { FrameSource } from './frame-source';
 import { openVideoSource } from './video-source';
 
 /**
- * One entry point from a source spec to a FrameSource: `default` (the embedded Fashion-MNIST test
- * set), an IDX images file (labels found beside it), .npz, a video file, or a folder (NumPy arrays,
- * CSV manifest, ImageFolder or plain images, in that order of detection).
+ * One entry point from what a user names to a FrameSource. A source has a kind and, except for the
+ * embedded set, a path of that kind:
+ *  - embedded: the shipped Fashion-MNIST test set;
+ *  - dataset: an IDX images file (labels found beside it), .npz, or a folder with images.npy;
+ *  - folder: a folder of images (a CSV manifest, an ImageFolder, or plain PNG/JPEG files);
+ *  - video: a video file (decoded by ffmpeg).
+ * A path that is not of the requested kind is refused with a typed error naming it. The command
+ * line, which takes a bare path, detects the kind first (detectSourceKind).
  */
 export const VIDEO_EXTENSIONS = ['.mp4', '.m4v', '.mkv', '.webm', '.avi', '.mov', '.y4m', '.mpg', '.mpeg', '.ogv'];
 export const DEFAULT_DATASET_FRAME_RATE_HZ = 30;
+export type FileSourceKind = Exclude<SourceKind, 'camera'>;
 
 export interface OpenSourceOptions {
   /** Model input geometry (video is decoded straight to it). */
@@ -32,35 +38,86 @@ export interface OpenSourceOptions {
   signal?: AbortSignal;
 }
 
-export async function openSource(spec: string, options: OpenSourceOptions): Promise<FrameSource> {
+function isIdxPath(path: string): boolean {
+  const extension = extname(path.replace(/\.gz$/i, '')).toLowerCase();
+  return extension === '.idx' || extension === '.idx3' || /-ubyte(\.gz)?$/i.test(path);
+}
+
+function isVideoPath(path: string): boolean {
+  return VIDEO_EXTENSIONS.includes(extname(path).toLowerCase());
+}
+
+/** The kind of source a bare path names (the command line's --source). */
+export async function detectSourceKind(spec: string): Promise<FileSourceKind> {
+  if (spec === 'default' || spec === 'embedded') return 'embedded';
+  if (await isDirectory(spec)) return existsSync(join(spec, 'images.npy')) ? 'dataset' : 'folder';
+  if (isVideoPath(spec)) return 'video';
+  if (extname(spec).toLowerCase() === '.npz' || isIdxPath(spec)) return 'dataset';
+  throw new KnobError(
+    'INVALID_INPUT',
+    `${spec}: unknown source type (expected 'default', a folder, an IDX, .npz or video file: ${VIDEO_EXTENSIONS.join(' ')})`,
+  );
+}
+
+export async function openSource(
+  source: { kind: FileSourceKind; path?: string },
+  options: OpenSourceOptions,
+): Promise<FrameSource> {
   const dataset = {
     frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ,
     labelNames: options.labelNames ?? null,
     onProgress: options.onProgress,
     signal: options.signal,
   };
-  if (spec === 'default' || spec === 'embedded') {
-    const source = await openIdxSource(EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, 'embedded', {
+  if (source.kind === 'embedded') {
+    if (source.path !== undefined) throw new KnobError('BAD_REQUEST', 'the embedded source takes no path');
+    const opened = await openIdxSource(EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, 'embedded', {
       ...dataset,
       labelNames: FASHION_MNIST_LABELS,
     });
     return {
-      ...source,
-      info: { ...source.info, description: `embedded Fashion-MNIST test set (${source.info.frameCount} images)` },
+      ...opened,
+      info: {
+        ...opened.info,
+        path: null,
+        description: `embedded Fashion-MNIST test set (${opened.info.frameCount} images)`,
+      },
     };
   }
-  const extension = extname(spec.replace(/\.gz$/i, '')).toLowerCase();
-  if (await isDirectory(spec)) {
-    if (existsSync(join(spec, 'images.npy'))) return openNumpySource(spec, dataset);
-    return openImageFolderSource(spec, dataset);
+  const path = source.path;
+  if (path === undefined) throw new KnobError('BAD_REQUEST', `a ${source.kind} source needs a path`);
+  const directory = await isDirectory(path);
+  switch (source.kind) {
+    case 'dataset':
+      if (directory) {
+        if (existsSync(join(path, 'images.npy'))) return openNumpySource(path, dataset);
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${path}: not a dataset folder (no images.npy; a folder of images is a 'folder' source)`,
+        );
+      }
+      if (extname(path).toLowerCase() === '.npz') return openNumpySource(path, dataset);
+      if (isIdxPath(path)) return openIdxSource(path, idxLabelsPathFor(path), 'dataset', dataset);
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: not a dataset (expected an IDX file, a .npz file or a folder with images.npy)`,
+      );
+    case 'folder':
+      if (!directory) throw new KnobError('INVALID_INPUT', `${path}: not a folder`);
+      return openImageFolderSource(path, dataset);
+    case 'video':
+      if (directory || !isVideoPath(path)) {
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${path}: not a video file (expected one of ${VIDEO_EXTENSIONS.join(' ')})`,
+        );
+      }
+      return openVideoSource(path, { target: options.target, frameRateHz: options.frameRateHz });
   }
-  if (VIDEO_EXTENSIONS.includes(extension))
-    return openVideoSource(spec, { target: options.target, frameRateHz: options.frameRateHz });
-  if (extension === '.npz') return openNumpySource(spec, dataset);
-  if (extension === '.idx' || /-ubyte(\.gz)?$/i.test(spec) || extension === '.idx3')
-    return openIdxSource(spec, idxLabelsPathFor(spec), 'dataset', dataset);
-  throw new KnobError(
-    'INVALID_INPUT',
-    `${spec}: unknown source type (expected 'default', a folder, an IDX, .npz or video file: ${VIDEO_EXTENSIONS.join(' ')})`,
-  );
+}
+
+/** A bare path or 'default', as the command line takes it: its kind detected, then opened as that kind. */
+export async function openSourcePath(spec: string, options: OpenSourceOptions): Promise<FrameSource> {
+  const kind = await detectSourceKind(spec);
+  return openSource(kind === 'embedded' ? { kind } : { kind, path: spec }, options);
 }

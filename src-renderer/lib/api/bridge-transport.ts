@@ -7,8 +7,9 @@ export function createBridgeTransport(bridge: KnobBridge): EnvelopeTransport {
   let receiver: (message: ResponseEnvelope | EventEnvelope) => void = () => {};
   bridge.onEvent((message) => receiver(message));
   return {
-    send(request) {
-      void bridge.request(request).then((response) => receiver(response));
+    send(message) {
+      if ('cancel' in message) bridge.cancel(message);
+      else void bridge.request(message).then((response) => receiver(response));
     },
     sendFrame(packet) {
       bridge.sendFrame(packet);

@@ -1,10 +1,17 @@
 import type { ApiEvent, ApiEventData, ApiMethod, ApiParams, ApiResult } from '../../../src-shared/api/contract';
-import { ApiCallError, type KnobApi } from '../../../src-shared/api/client';
-import type { EventEnvelope, RequestEnvelope, ResponseEnvelope } from '../../../src-shared/api/envelope';
+import type { KnobApi } from '../../../src-shared/api/client';
+import { Correlator } from '../../../src-shared/api/correlator';
+import type {
+  CancelEnvelope,
+  EventEnvelope,
+  RequestEnvelope,
+  ResponseEnvelope,
+} from '../../../src-shared/api/envelope';
+import { KnobError } from '../../../src-shared/errors';
 
 /** A transport moves envelopes; it knows nothing of methods or types. */
 export interface EnvelopeTransport {
-  send(request: RequestEnvelope): void;
+  send(message: RequestEnvelope | CancelEnvelope): void;
   /** Called by the transport for every response or event it receives. */
   setReceiver(receiver: (message: ResponseEnvelope | EventEnvelope) => void): void;
   /** Called by the transport when the link is lost; pending calls are rejected. */
@@ -14,12 +21,13 @@ export interface EnvelopeTransport {
 }
 
 /**
- * The typed API over any transport: ids, pending calls, event listeners. Components use only the
- * KnobApi interface, so they never know whether Electron IPC or a WebSocket carries their calls.
+ * The typed API over any transport: calls correlated by id (the same Correlator as the backend's
+ * own channels), cancellation through each call's AbortSignal (the backend is told, and stops the
+ * work), and event listeners. Components use only the KnobApi interface, so they never know whether
+ * Electron IPC or a WebSocket carries their calls.
  */
 export function createEnvelopeApi(transport: EnvelopeTransport): KnobApi {
-  let nextId = 1;
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const calls = new Correlator<unknown>();
   const listeners = new Map<string, Set<(data: unknown) => void>>();
 
   transport.setReceiver((message) => {
@@ -28,24 +36,22 @@ export function createEnvelopeApi(transport: EnvelopeTransport): KnobApi {
       return;
     }
     if (typeof message.id !== 'number') return;
-    const call = pending.get(message.id);
-    if (call === undefined) return;
-    pending.delete(message.id);
-    if (message.ok) call.resolve(message.result);
-    else call.reject(new ApiCallError(message.error));
+    if (message.ok) calls.resolve(message.id, message.result);
+    else calls.reject(message.id, KnobError.fromPayload(message.error));
   });
-  transport.setDisconnectHandler((reason) => {
-    for (const call of pending.values()) call.reject(new ApiCallError({ code: 'DISCONNECTED', message: reason }));
-    pending.clear();
-  });
+  transport.setDisconnectHandler((reason) => calls.failAll(new KnobError('DISCONNECTED', reason)));
 
   return {
-    call<M extends ApiMethod>(method: M, params: ApiParams<M>): Promise<ApiResult<M>> {
-      const id = nextId++;
-      return new Promise<ApiResult<M>>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        transport.send({ id, method, params });
-      });
+    call<M extends ApiMethod>(
+      method: M,
+      params: ApiParams<M>,
+      options: { signal?: AbortSignal } = {},
+    ): Promise<ApiResult<M>> {
+      return calls.call((id) => transport.send({ id, method, params }), {
+        signal: options.signal,
+        what: method,
+        onCancel: (id) => transport.send({ cancel: id }),
+      }) as Promise<ApiResult<M>>;
     },
     sendFrame(packet) {
       transport.sendFrame(packet);

@@ -52,8 +52,8 @@ export function createSocketTransport(token: string): EnvelopeTransport {
   open();
 
   return {
-    send(request) {
-      const text = JSON.stringify(request);
+    send(message) {
+      const text = JSON.stringify(message);
       if (socket.readyState === WebSocket.OPEN) socket.send(text);
       else queue.push(text);
     },

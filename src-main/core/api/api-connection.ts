@@ -1,0 +1,103 @@
+import { isApiMethod } from '../../../src-shared/api/contract';
+import {
+  CancelEnvelopeSchema,
+  MAX_REQUEST_BYTES,
+  RequestEnvelopeSchema,
+  type RequestId,
+  type ResponseEnvelope,
+} from '../../../src-shared/api/envelope';
+import { KnobError, toErrorPayload } from '../../../src-shared/errors';
+import { describeIssues } from '../../../src-shared/zod-issues';
+import type { KnobBackend } from '../backend/knob-backend';
+import type { CallContext } from './call-context';
+
+/** Progress events of one call at most this often (the UI needs no more). */
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * One client's link to the backend (a WebSocket, or a window's IPC): turns each untrusted message
+ * (JSON text from a socket, or a structured-clone object from IPC) into at most one response, and
+ * keeps the calls in flight so that `{ cancel: id }` aborts that call's work, and closing the
+ * connection aborts them all. Never throws: every failure becomes `{ ok: false, error }`.
+ */
+export class ApiConnection {
+  private readonly inFlight = new Map<RequestId, AbortController>();
+
+  constructor(private readonly backend: KnobBackend) {}
+
+  /** The response to send, or null for a message that needs none (a cancel). */
+  async receive(raw: unknown): Promise<ResponseEnvelope | null> {
+    let id: RequestId | null = null;
+    try {
+      const message = parseMessage(raw);
+      const cancel = CancelEnvelopeSchema.safeParse(message);
+      if (cancel.success) {
+        this.inFlight.get(cancel.data.cancel)?.abort();
+        return null;
+      }
+      const envelope = RequestEnvelopeSchema.safeParse(message);
+      if (!envelope.success)
+        throw new KnobError('BAD_REQUEST', `malformed request: ${describeIssues(envelope.error.issues)}`);
+      id = envelope.data.id;
+      const { method } = envelope.data;
+      if (!isApiMethod(method)) throw new KnobError('UNKNOWN_METHOD', `unknown method '${method.slice(0, 64)}'`);
+      if (this.inFlight.has(id)) throw new KnobError('BAD_REQUEST', `request id ${String(id)} is already in flight`);
+      const controller = new AbortController();
+      this.inFlight.set(id, controller);
+      const context = this.context(id, controller.signal);
+      try {
+        const result = await this.backend.call(method, envelope.data.params, context);
+        return { id, ok: true, result };
+      } finally {
+        this.inFlight.delete(id);
+        context.finish();
+      }
+    } catch (error) {
+      return { id, ok: false, error: toErrorPayload(error) };
+    }
+  }
+
+  /** The client went away: whatever it was waiting for is cancelled. */
+  close(): void {
+    for (const controller of this.inFlight.values()) controller.abort();
+    this.inFlight.clear();
+  }
+
+  /** The call's context; `finish` closes its progress (a call that reported any ends with finished: true). */
+  private context(requestId: RequestId, signal: AbortSignal): CallContext & { finish(): void } {
+    let lastEmit = -Infinity;
+    let last: { task: string; done: number; total: number | null; finished: boolean } | null = null;
+    const emit = (progress: NonNullable<typeof last>): void => {
+      last = progress;
+      this.backend.emit('work.progress', { requestId, ...progress });
+    };
+    return {
+      signal,
+      progress: (task, done, total) => {
+        const now = performance.now();
+        const finished = total !== null && done >= total;
+        if (!finished && now - lastEmit < PROGRESS_INTERVAL_MS) return;
+        lastEmit = now;
+        emit({ task, done, total, finished });
+      },
+      finish: () => {
+        if (last !== null && !last.finished) emit({ ...last, finished: true });
+      },
+    };
+  }
+}
+
+function parseMessage(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  if (raw.length > MAX_REQUEST_BYTES || Buffer.byteLength(raw, 'utf8') > MAX_REQUEST_BYTES) {
+    throw new KnobError(
+      'REQUEST_TOO_LARGE',
+      `request of ${Buffer.byteLength(raw, 'utf8')} bytes exceeds ${MAX_REQUEST_BYTES}`,
+    );
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new KnobError('BAD_REQUEST', 'request is not valid JSON');
+  }
+}

@@ -1,0 +1,49 @@
+import type { ApiMethod, ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
+import type { Session } from '../session/session';
+import type { CallContext } from './call-context';
+
+/**
+ * The one implementation of every API method, as a map with a handler for each method of the
+ * contract: a method without a handler does not compile. Handlers get their params already parsed
+ * (once, against the contract's schema, by the backend) and the call's context.
+ */
+export type ApiHandler<M extends ApiMethod> = (
+  params: ApiParsedParams<M>,
+  call: CallContext,
+) => Promise<ApiResult<M>> | ApiResult<M>;
+
+export type ApiHandlers = { [M in ApiMethod]: ApiHandler<M> };
+
+export interface AppFacts {
+  name: string;
+  version: string;
+  logFile: () => string | null;
+}
+
+export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers {
+  return {
+    'app.info': () => ({ name: app.name, version: app.version, logFile: app.logFile() }),
+    'session.get': () => session.describe(),
+    'knobs.get': () => session.getKnobs(),
+    'knobs.set': (params) => session.setKnobs(params.gate),
+    'model.load': ({ discard, ...options }) => session.loadModel(options, discard),
+    'model.info': () => session.modelInfo(),
+    'source.open': (params, call) => session.openSource(params, call),
+    'stream.start': (params) => session.start(params),
+    'stream.stop': () => session.stop(),
+    'stream.playback': (params) => session.setPlayback(params),
+    'stream.seek': (params) => session.seek(params.frame),
+    'stream.rewind': () => session.seek(0),
+    'stream.resetGate': () => session.resetGate(),
+    'stream.runOffline': (params, call) => session.runOffline(params, call),
+    'recording.reset': (params) => session.resetRecording(params.discard),
+    'stream.label': (params) => session.label(params.frame, params.label),
+    'trace.frame': (params) => session.recordedFrame(params.frame),
+    'trace.save': (params) => session.saveTrace(params.path),
+    'trace.load': (params) => session.loadTrace(params.path, params.discard),
+    'metrics.snapshot': (params, call) => session.metricsSnapshot(params, call.signal),
+    'metrics.compare': (params, call) => session.compare(params.a, params.b, params.lastFrames, call.signal),
+    'bundle.export': (params) => session.exportSettingsAndReport(params.path),
+    'bundle.import': (params) => session.importSettings(params.path),
+  };
+}

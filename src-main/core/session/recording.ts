@@ -1,0 +1,208 @@
+import type { RecordingOrigin, RecordingSummary } from '../../../src-shared/api/session-state';
+import { KnobError } from '../../../src-shared/errors';
+import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
+import { softmaxRowInto } from '../../../src-shared/fusion/logits';
+import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import { SlidingWindowCalibration } from '../../../src-shared/metrics/streaming';
+import type { GateReplayer, ReplayOutput } from '../../../src-shared/trace/replay';
+import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
+import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
+import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
+import { FrameImageRing, type FrameImage } from './frame-image-ring';
+
+/**
+ * The current recording: the trace (what the model said about each frame) with the run's outputs,
+ * its labels, and what is derived from them for the live views. It is the only path through which
+ * labels change, so the rolling figures and every later metric see a label the moment it is given.
+ *
+ * A live recording grows frame by frame (the live pipeline appends, stepping the gate); an offline
+ * run's and a loaded trace's are complete. Every recording has a label column (operator feedback
+ * on unlabelled streams). `unsaved` is true once frames or labels exist that no file holds.
+ */
+export const ROLLING_WINDOW_FRAMES = 300;
+
+export interface RecordingOptions {
+  id: number;
+  origin: RecordingOrigin;
+  description: string;
+  path?: string | null;
+}
+
+export class Recording {
+  readonly id: number;
+  readonly origin: RecordingOrigin;
+  readonly description: string;
+  path: string | null;
+  framesDropped = 0;
+  private readonly builder: TraceBuilder | null;
+  private readonly fixed: { trace: Trace; output: ReplayOutput } | null;
+  private readonly images: FrameImageRing | null;
+  private window!: SlidingWindowCalibration;
+  private labelled = 0;
+  private changedSinceSave: boolean;
+  private readonly fused: Float64Array;
+  private readonly probabilities: Float64Array;
+
+  private constructor(
+    options: RecordingOptions,
+    source: { builder: TraceBuilder; images: FrameImageRing } | { trace: Trace; output: ReplayOutput },
+  ) {
+    this.id = options.id;
+    this.origin = options.origin;
+    this.description = options.description;
+    this.path = options.path ?? null;
+    this.builder = 'builder' in source ? source.builder : null;
+    this.images = 'builder' in source ? source.images : null;
+    this.fixed = 'builder' in source ? null : source;
+    const k = this.trace.classCount;
+    this.fused = new Float64Array(k);
+    this.probabilities = new Float64Array(k);
+    this.changedSinceSave = options.origin === 'offline' && this.trace.frameCount > 0;
+    this.recountLabels();
+  }
+
+  /** An empty recording that the live pipeline fills. */
+  static live(
+    options: Omit<RecordingOptions, 'origin'>,
+    model: { classCount: number; labelNames: string[]; input: { width: number; height: number; channels: 1 | 3 } },
+    nominalFrameRateHz: number,
+  ): Recording {
+    const builder = new TraceBuilder(model.classCount, model.labelNames, 1 / nominalFrameRateHz, true);
+    return new Recording({ ...options, origin: 'live' }, { builder, images: new FrameImageRing(model.input) });
+  }
+
+  /** A complete recording: an offline run's result, or a loaded trace with its run's outputs. */
+  static complete(options: RecordingOptions, trace: Trace, output: ReplayOutput): Recording {
+    const labels = trace.labels ?? new Int32Array(trace.frameCount).fill(UNKNOWN_LABEL);
+    return new Recording(options, { trace: { ...trace, labels }, output });
+  }
+
+  get trace(): Trace {
+    return this.builder?.trace ?? this.fixed!.trace;
+  }
+
+  get output(): ReplayOutput {
+    return this.builder?.output ?? this.fixed!.output;
+  }
+
+  get frameCount(): number {
+    return this.trace.frameCount;
+  }
+
+  get labelledFrameCount(): number {
+    return this.labelled;
+  }
+
+  get unsaved(): boolean {
+    return this.changedSinceSave;
+  }
+
+  /** Only a live recording grows; the others are complete. */
+  get appendable(): boolean {
+    return this.builder !== null;
+  }
+
+  summary(): RecordingSummary {
+    return {
+      id: this.id,
+      origin: this.origin,
+      description: this.description,
+      frameCount: this.frameCount,
+      labelledFrameCount: this.labelled,
+      framesDropped: this.framesDropped,
+      unsaved: this.changedSinceSave,
+      path: this.path,
+    };
+  }
+
+  /**
+   * Appends one frame of model outputs to a live recording and steps the gate over it with
+   * `replayer` (the same code as a batch replay, so live and replayed outputs are bit-identical).
+   */
+  appendFrame(
+    outputs: { zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array },
+    timestamp: Float64Array,
+    label: Int32Array,
+    metadata: BatchMetadata,
+    replayer: GateReplayer,
+    image: Uint8Array,
+  ): number {
+    if (this.builder === null || this.images === null)
+      throw new KnobError('NOT_AVAILABLE', `recording ${this.id} is complete`);
+    const index = this.builder.append(1, outputs.zStatic, outputs.zDyn, outputs.uRef, timestamp, label, metadata);
+    replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
+    this.images.keep(index, image);
+    this.changedSinceSave = true;
+    if (label[0] !== UNKNOWN_LABEL) {
+      this.labelled++;
+      this.pushToWindow(index);
+    }
+    return index;
+  }
+
+  /** The true class of a recorded frame (-1 clears it). Returns the number of labelled frames. */
+  setLabel(frame: number, label: number): number {
+    const trace = this.trace;
+    if (!(Number.isInteger(frame) && frame >= 0 && frame < trace.frameCount)) {
+      throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (0..${trace.frameCount - 1})`);
+    }
+    if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < trace.classCount)) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `label ${label} is not a class index (0..${trace.classCount - 1}, or -1 to clear)`,
+      );
+    }
+    const labels = trace.labels!;
+    if (labels[frame] === label) return this.labelled;
+    labels[frame] = label;
+    this.changedSinceSave = true;
+    this.recountLabels();
+    return this.labelled;
+  }
+
+  /** Exact accuracy and mean confidence of the fused output over the last labelled frames. */
+  rolling(): MetricValue[] {
+    return this.window.accumulator.accuracyAndConfidence(`last ${this.window.sampleCount} labelled frames`);
+  }
+
+  /** The frame as the model saw it, while the live recording still keeps it. */
+  image(frame: number): FrameImage | null {
+    return this.images?.image(frame) ?? null;
+  }
+
+  /** A copy of the trace and outputs, owned by the caller (saving, or a transfer to a worker). */
+  copy(): { trace: Trace; output: ReplayOutput } {
+    return {
+      trace: sliceTrace(this.trace, 0, this.frameCount, 'copy'),
+      output: copyReplayOutput(this.output, this.frameCount),
+    };
+  }
+
+  markSaved(path: string): void {
+    this.path = path;
+    this.changedSinceSave = false;
+  }
+
+  /** Label count and rolling window from scratch: after a label changed anywhere in the recording. */
+  private recountLabels(): void {
+    const labels = this.trace.labels!;
+    const n = this.frameCount;
+    let count = 0;
+    for (let i = 0; i < n; i++) if (labels[i] !== UNKNOWN_LABEL) count++;
+    this.labelled = count;
+    this.window = new SlidingWindowCalibration(ROLLING_WINDOW_FRAMES, { classCount: this.trace.classCount });
+    const recent: number[] = [];
+    for (let i = n - 1; i >= 0 && recent.length < ROLLING_WINDOW_FRAMES; i--)
+      if (labels[i] !== UNKNOWN_LABEL) recent.push(i);
+    for (let j = recent.length - 1; j >= 0; j--) this.pushToWindow(recent[j]);
+  }
+
+  /** The fused probabilities of a frame at the gate value it was recorded with, into the rolling window. */
+  private pushToWindow(frame: number): void {
+    const trace = this.trace;
+    const k = trace.classCount;
+    fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, this.output.g[frame], this.fused, 0);
+    softmaxRowInto(this.fused, 0, k, this.probabilities, 0);
+    this.window.push(this.probabilities, 0, trace.labels![frame]);
+  }
+}

@@ -1,0 +1,665 @@
+import { basename } from 'node:path';
+import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '../../../src-shared/api/contract';
+import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
+import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
+import type { CorruptionSchedule } from '../../../src-shared/corruptions';
+import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
+import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
+import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { replay } from '../../../src-shared/trace/replay';
+import type { CallContext } from '../api/call-context';
+import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
+import { MetricsWorkerClient } from '../engine/metrics-worker-client';
+import { runOffline } from '../engine/offline-run';
+import { analyseRun, writeRunOutputs } from '../engine/run-outputs';
+import { InferenceClient } from '../inference/inference-client';
+import { reportError } from '../logging/internal-error';
+import type { Logger } from '../logging/logger';
+import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
+import { readSettingsFile, SETTINGS_FORMAT_VERSION, writeSettingsFile } from '../recording/settings-file';
+import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
+import type { FrameSource } from '../sources/frame-source';
+import { openSource } from '../sources/open-source';
+import type { FrameImage } from './frame-image-ring';
+import { Playback, type PlaybackEnd } from './playback';
+import { Recording } from './recording';
+import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
+
+/**
+ * The session: the one object behind the API (the Electron shell, the browser host and the tests
+ * all drive it). Its state is one explicit union, each variant holding exactly what exists in it;
+ * every transition is checked against SESSION_TRANSITIONS (transitions.ts) and goes through
+ * `enter`, which logs it and tells every view. Transitions run one at a time.
+ *
+ * It is split into parts that each own one thing: Playback (clock, speed, loop, position), the
+ * Recording (trace, labels, the rolling figures), the LivePipeline (inference and gate stepping into
+ * the live recording), and the settings file module. Nothing that replaces a recording with unsaved
+ * work happens unless the caller says `discard: true`.
+ */
+export type EmitEvent = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
+
+interface OpenedSource {
+  info: SourceInfo;
+  /** Null for a camera: its frames are pushed by the renderer. */
+  frames: FrameSource | null;
+  schedule: CorruptionSchedule;
+  seed: number;
+}
+
+type State =
+  | { kind: 'no-model' }
+  | { kind: 'ready'; model: InferenceClient; source: OpenedSource | null }
+  | { kind: 'playing'; model: InferenceClient; source: OpenedSource; recording: Recording; pipeline: LivePipeline }
+  | { kind: 'camera'; model: InferenceClient; source: OpenedSource; recording: Recording; pipeline: LivePipeline }
+  | {
+      kind: 'paused';
+      model: InferenceClient | null;
+      source: OpenedSource | null;
+      recording: Recording;
+      /** The live pipeline that resumes the recording (with its gate state); null for complete recordings. */
+      pipeline: LivePipeline | null;
+    }
+  | { kind: 'offline-run'; model: InferenceClient; source: OpenedSource; controller: AbortController };
+
+export interface SessionOptions {
+  emit: EmitEvent;
+  logger: Logger;
+}
+
+export type SourceOpenParams = {
+  kind: SourceKind;
+  path?: string;
+  frameRateHz?: number;
+  schedule?: CorruptionSchedule;
+  seed?: number;
+  discard: boolean;
+};
+
+const modelOf = (s: State): InferenceClient | null => ('model' in s ? s.model : null);
+const sourceOf = (s: State): OpenedSource | null => ('source' in s ? s.source : null);
+const recordingOf = (s: State): Recording | null => ('recording' in s ? s.recording : null);
+const pipelineOf = (s: State): LivePipeline | null => ('pipeline' in s ? s.pipeline : null);
+
+export class Session {
+  private state: State = { kind: 'no-model' };
+  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, version: 0 };
+  private readonly playback = new Playback();
+  private readonly metrics = new MetricsWorkerClient();
+  private nextRecordingId = 1;
+  private lastError: KnobErrorPayload | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly emit: EmitEvent;
+  private readonly logger: Logger;
+
+  constructor(options: SessionOptions) {
+    this.emit = options.emit;
+    this.logger = options.logger;
+  }
+
+  /** The whole session as the API describes it. */
+  describe(): SessionState {
+    const source = sourceOf(this.state);
+    return {
+      state: this.state.kind,
+      model: modelOf(this.state)?.description ?? null,
+      source: source?.info ?? null,
+      schedule: source?.schedule ?? null,
+      seed: source?.seed ?? 0,
+      playback: this.playback.describe(),
+      recording: recordingOf(this.state)?.summary() ?? null,
+      error: this.lastError,
+    };
+  }
+
+  get stateKind(): SessionStateKind {
+    return this.state.kind;
+  }
+
+  // ---- transitions -------------------------------------------------------------------------
+
+  /** Transitions run one at a time, in the order they were asked for. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private enter(next: State, event: SessionEvent): void {
+    const from = this.state.kind;
+    this.state = next;
+    this.logger.info(
+      { event, from, to: next.kind, recording: recordingOf(next)?.id ?? null },
+      `session ${from} -> ${next.kind}`,
+    );
+    this.emitState();
+  }
+
+  private emitState(): SessionState {
+    const state = this.describe();
+    this.emit('session.state', state);
+    return state;
+  }
+
+  /** Refuses (and changes nothing) when `event` would replace a recording with unsaved work. */
+  private requireDiscardable(event: SessionEvent, discard: boolean): void {
+    const recording = recordingOf(this.state);
+    if (discard || recording === null || !recording.unsaved) return;
+    const saved = recording.path === null ? 'never saved' : `changed since it was saved to ${recording.path}`;
+    const doing = transitionOf(event).doing;
+    throw new KnobError(
+      'WOULD_DISCARD',
+      `${doing[0].toUpperCase()}${doing.slice(1)} would discard the current recording (${recording.frameCount} frames, ${recording.labelledFrameCount} labelled, ${saved}); save it first, or repeat with discard: true`,
+    );
+  }
+
+  private requireModel(): InferenceClient {
+    const model = modelOf(this.state);
+    if (model === null) throw new KnobError('NOT_AVAILABLE', 'no model is loaded (model.load first)');
+    return model;
+  }
+
+  private requireRecording(): Recording {
+    const recording = recordingOf(this.state);
+    if (recording === null)
+      throw new KnobError('NOT_AVAILABLE', 'no recording yet (play a source, run it offline or load a trace)');
+    return recording;
+  }
+
+  /** Stops playing and closes the live pipeline; the model and the source stay. */
+  private async stopLive(): Promise<void> {
+    await this.playback.stop();
+    const pipeline = pipelineOf(this.state);
+    if (pipeline !== null) {
+      await pipeline.idle();
+      pipeline.close();
+    }
+  }
+
+  async loadModel(options: ModelOptions, discard: boolean): Promise<ModelDescription> {
+    return this.exclusive(async () => {
+      assertAllowed('model.load', this.state.kind);
+      this.requireDiscardable('model.load', discard);
+      const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
+      // Loaded before anything is torn down: a model that fails to load changes nothing.
+      const client = await InferenceClient.start(resolved, {
+        onRestart: (notice) => {
+          this.logger.warn({ attempt: notice.attempt, delayMs: notice.delayMs }, notice.reason);
+          this.reportBackground({
+            code: 'INFERENCE_CRASHED',
+            message: `${notice.reason}; restarting in ${notice.delayMs} ms`,
+          });
+        },
+      });
+      await this.stopLive();
+      const previous = modelOf(this.state);
+      this.playback.resetClock();
+      this.playback.position = 0;
+      this.lastError = null;
+      this.enter({ kind: 'ready', model: client, source: null }, 'model.load');
+      await previous?.close();
+      this.logger.info(
+        { paths: client.description.paths, provider: client.description.executionProvider },
+        'model loaded',
+      );
+      return client.description;
+    });
+  }
+
+  modelInfo(): ModelDescription | null {
+    return modelOf(this.state)?.description ?? null;
+  }
+
+  async openSource(params: SourceOpenParams, call: CallContext): Promise<SourceInfo> {
+    return this.exclusive(async () => {
+      assertAllowed('source.open', this.state.kind);
+      this.requireDiscardable('source.open', params.discard);
+      const model = this.requireModel();
+      const schedule = params.schedule ?? { kind: 'none' as const };
+      const seed = params.seed ?? 0;
+      const input = model.description.input;
+      let opened: OpenedSource;
+      if (params.kind === 'camera') {
+        if (params.path !== undefined) throw new KnobError('BAD_REQUEST', 'a camera source takes no path');
+        const info: SourceInfo = {
+          kind: 'camera',
+          path: null,
+          description: 'camera frames pushed by the renderer',
+          frameCount: null,
+          width: input.width,
+          height: input.height,
+          channels: input.channels,
+          frameRateHz: params.frameRateHz ?? 30,
+          hasLabels: false,
+          labelNames: null,
+          timestampSource: 'capture',
+        };
+        opened = { info, frames: null, schedule, seed };
+      } else {
+        const frames = await openSource(
+          { kind: params.kind, path: params.path },
+          {
+            target: input,
+            frameRateHz: params.frameRateHz,
+            labelNames: model.description.labelNames,
+            signal: call.signal,
+            onProgress: (done, total) => call.progress(`opening ${params.path ?? params.kind}`, done, total),
+          },
+        );
+        opened = { info: frames.info, frames, schedule, seed };
+      }
+      await this.stopLive();
+      this.playback.resetClock();
+      this.playback.position = 0;
+      this.lastError = null;
+      this.enter({ kind: 'ready', model, source: opened }, 'source.open');
+      this.logger.info({ kind: opened.info.kind, source: opened.info.description }, 'source opened');
+      return opened.info;
+    });
+  }
+
+  /** Plays the open source (or starts the camera stream) into the live recording. */
+  async start(params: { speed?: number; loop?: boolean; discard: boolean }): Promise<SessionState> {
+    return this.exclusive(async () => {
+      assertAllowed('stream.start', this.state.kind);
+      const model = this.requireModel();
+      const source = sourceOf(this.state);
+      if (source === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
+      if (params.speed !== undefined) this.playback.setSpeed(params.speed);
+      if (params.loop !== undefined) this.playback.loop = params.loop;
+      let pipeline = pipelineOf(this.state);
+      let recording = recordingOf(this.state);
+      if (pipeline === null || recording === null || !recording.appendable) {
+        this.requireDiscardable('stream.start', params.discard);
+        recording = Recording.live(
+          { id: this.nextRecordingId++, description: `live: ${source.info.description}` },
+          model.description,
+          source.info.frameRateHz,
+        );
+        this.playback.resetClock();
+        pipeline = this.livePipeline(model, source, recording);
+      }
+      this.lastError = null;
+      if (source.frames === null) {
+        this.enter({ kind: 'camera', model, source, recording, pipeline }, 'stream.start');
+      } else {
+        this.enter({ kind: 'playing', model, source, recording, pipeline }, 'stream.start');
+        const live = pipeline;
+        const frameSource = source.frames;
+        void this.playback
+          .start(frameSource, (frame) =>
+            live.submit(frame.pixels, frameSource.info, frame.timestampSeconds, frame.label, frame.sourceFrame),
+          )
+          .then((end) => this.onPlaybackEnd(end, live));
+      }
+      return this.describe();
+    });
+  }
+
+  private livePipeline(model: InferenceClient, source: OpenedSource, recording: Recording): LivePipeline {
+    return new LivePipeline({
+      client: model,
+      recording,
+      settings: this.knobs.gate,
+      settingsVersion: this.knobs.version,
+      schedule: source.schedule,
+      streamSeed: source.seed,
+      onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.description.labelNames)),
+      onError: (error) => this.reportBackground(error),
+    });
+  }
+
+  /** The file ended or failed while playing: pause, keeping the recording. */
+  private async onPlaybackEnd(end: PlaybackEnd, pipeline: LivePipeline): Promise<void> {
+    if (end.reason === 'stopped') return;
+    await this.exclusive(async () => {
+      const state = this.state;
+      if (state.kind !== 'playing' || state.pipeline !== pipeline) return;
+      assertAllowed('stream.end', state.kind);
+      await pipeline.idle();
+      if (end.reason === 'failed') this.reportBackground(end.error, false);
+      this.enter({ ...state, kind: 'paused' }, 'stream.end');
+    });
+  }
+
+  /** Pauses; the recording and the gate state stay. Elsewhere there is nothing to stop. */
+  async stop(): Promise<SessionState> {
+    return this.exclusive(async () => {
+      assertAllowed('stream.stop', this.state.kind);
+      const state = this.state;
+      if (state.kind !== 'playing' && state.kind !== 'camera') return this.describe();
+      await this.playback.stop();
+      await state.pipeline.idle();
+      this.enter({ ...state, kind: 'paused' }, 'stream.stop');
+      return this.describe();
+    });
+  }
+
+  async setPlayback(params: { speed?: number; loop?: boolean }): Promise<SessionState> {
+    assertAllowed('stream.playback', this.state.kind);
+    if (params.speed !== undefined) this.playback.setSpeed(params.speed);
+    if (params.loop !== undefined) this.playback.loop = params.loop;
+    return this.emitState();
+  }
+
+  /** Moves the source position (playing: at once); the recording is kept and its clock runs on. */
+  async seek(frame: number): Promise<SessionState> {
+    assertAllowed('stream.seek', this.state.kind);
+    const source = sourceOf(this.state);
+    if (source?.frames == null) throw new KnobError('NOT_AVAILABLE', 'seeking needs an open file source');
+    this.playback.seek(frame, source.info.frameCount);
+    return this.emitState();
+  }
+
+  resetGate(): SessionState {
+    assertAllowed('stream.resetGate', this.state.kind);
+    pipelineOf(this.state)?.resetGate();
+    return this.describe();
+  }
+
+  /** A frame from the binary path; refused unless a camera stream is running. */
+  pushFrame(packet: Uint8Array): void {
+    const frame = decodeFramePacket(packet);
+    assertAllowed('camera.frame', this.state.kind);
+    if (this.state.kind === 'camera')
+      this.state.pipeline.submit(frame.pixels, frame, frame.timestampSeconds, frame.label);
+  }
+
+  /**
+   * The whole open file source through the model at full speed, batched, into a new recording.
+   * Cancelling the call stops the run and keeps the frames computed so far.
+   */
+  async runOffline(
+    params: { maxFrames?: number; discard: boolean },
+    call: CallContext,
+  ): Promise<ApiResult<'stream.runOffline'>> {
+    const { model, source, controller } = await this.exclusive(async () => {
+      assertAllowed('offline.start', this.state.kind);
+      this.requireDiscardable('offline.start', params.discard);
+      const model = this.requireModel();
+      const source = sourceOf(this.state);
+      if (source?.frames == null)
+        throw new KnobError('NOT_AVAILABLE', 'an offline run needs an open file source (not a camera)');
+      await this.stopLive();
+      const controller = new AbortController();
+      this.enter({ kind: 'offline-run', model, source, controller }, 'offline.start');
+      return { model, source, controller };
+    });
+    const abort = (): void => controller.abort();
+    call.signal.addEventListener('abort', abort, { once: true });
+    if (call.signal.aborted) abort();
+    const frames = source.frames!;
+    const task = `offline run of ${frames.info.description}`;
+    try {
+      const result = await runOffline({
+        client: model,
+        source: frames,
+        schedule: source.schedule,
+        streamSeed: source.seed,
+        settings: this.knobs.gate,
+        batchSize: 256,
+        maxFrames: params.maxFrames,
+        signal: controller.signal,
+        onProgress: (done, total) => call.progress(task, done, total),
+      });
+      await this.exclusive(async () => {
+        assertAllowed('offline.end', this.state.kind);
+        if (result.framesProcessed === 0) {
+          this.enter({ kind: 'ready', model, source }, 'offline.end');
+          return;
+        }
+        const recording = Recording.complete(
+          { id: this.nextRecordingId++, origin: 'offline', description: `offline run: ${frames.info.description}` },
+          result.trace,
+          result.output,
+        );
+        this.enter({ kind: 'paused', model, source, recording, pipeline: null }, 'offline.end');
+      });
+      if (result.error !== null)
+        this.logger.warn({ code: result.error.code }, `offline run stopped: ${result.error.message}`);
+      return { framesProcessed: result.framesProcessed, wallMs: result.wallMs, error: result.error };
+    } finally {
+      call.signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /** A new, empty recording (the next play starts it); the source position stays. */
+  async resetRecording(discard: boolean): Promise<SessionState> {
+    return this.exclusive(async () => {
+      assertAllowed('recording.reset', this.state.kind);
+      this.requireDiscardable('recording.reset', discard);
+      await this.stopLive();
+      this.playback.resetClock();
+      const model = modelOf(this.state);
+      this.enter(
+        model === null ? { kind: 'no-model' } : { kind: 'ready', model, source: sourceOf(this.state) },
+        'recording.reset',
+      );
+      return this.describe();
+    });
+  }
+
+  // ---- the recording -----------------------------------------------------------------------
+
+  /** Operator feedback: the true class of a recorded frame; every view sees it at once. */
+  label(frame: number, label: number): ApiResult<'stream.label'> {
+    assertAllowed('recording.label', this.state.kind);
+    const recording = this.requireRecording();
+    const labelledFrames = recording.setLabel(frame, label);
+    this.emit('recording.changed', { recording: recording.summary(), rolling: recording.rolling() });
+    return { frame, label, labelledFrames };
+  }
+
+  /** One recorded frame replayed at the current knobs: what the live view showed, for scrubbing. */
+  recordedFrame(frame: number): ApiResult<'trace.frame'> {
+    const recording = this.requireRecording();
+    if (frame >= recording.frameCount) {
+      throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (${recording.frameCount} frames)`);
+    }
+    const knobs = this.knobs;
+    const trace = recording.trace;
+    const output = replay({ ...trace, frameCount: frame + 1 }, knobs.gate);
+    const readout = frameReadout(
+      trace.zStatic,
+      trace.zDyn,
+      frame * trace.classCount,
+      trace.classCount,
+      output.g[frame],
+      3,
+    );
+    const label = trace.labels![frame];
+    const corruption = trace.metadata.corruption;
+    const severity = trace.metadata.severity;
+    const name = corruption?.kind === 'category' ? corruption.dictionary[corruption.codes[frame]] : undefined;
+    const image = recording.image(frame);
+    return {
+      recordingId: recording.id,
+      frame,
+      timestampSeconds: trace.timestampsSeconds[frame],
+      settingsVersion: knobs.version,
+      g: output.g[frame],
+      uRef: trace.uRef[frame],
+      label: label < 0 ? null : label,
+      ...readoutToApi(readout, trace.labelNames),
+      corruption: name === undefined || name === 'none' ? null : name,
+      severity: severity?.kind === 'number' ? severity.values[frame] : 0,
+      image: image === null ? null : imageToApi(image),
+    };
+  }
+
+  async saveTrace(path: string): Promise<ApiResult<'trace.save'>> {
+    assertAllowed('trace.save', this.state.kind);
+    const recording = this.requireRecording();
+    if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    const { trace, output } = recording.copy();
+    await writeTraceFile(path, trace, { settings: this.knobs.gate, output }, { model: this.modelName() ?? '' });
+    recording.markSaved(path);
+    this.emitState();
+    return { path, frameCount: trace.frameCount, classCount: trace.classCount };
+  }
+
+  /** A saved trace becomes the current recording; model and source stay. */
+  async loadTrace(path: string, discard: boolean): Promise<ApiResult<'trace.load'>> {
+    return this.exclusive(async () => {
+      assertAllowed('trace.load', this.state.kind);
+      this.requireDiscardable('trace.load', discard);
+      const file = await readTraceFile(path);
+      const output = file.run?.output ?? replay(file.trace, this.knobs.gate);
+      await this.stopLive();
+      const recording = Recording.complete(
+        { id: this.nextRecordingId++, origin: 'loaded', description: `trace ${basename(path)}`, path },
+        file.trace,
+        output,
+      );
+      this.enter(
+        { kind: 'paused', model: modelOf(this.state), source: sourceOf(this.state), recording, pipeline: null },
+        'trace.load',
+      );
+      return { path, frameCount: file.trace.frameCount, classCount: file.trace.classCount };
+    });
+  }
+
+  /** Metrics of the current recording replayed at the current knobs, computed in the metrics worker. */
+  async metricsSnapshot(options: MetricsOptions, signal?: AbortSignal): Promise<ApiResult<'metrics.snapshot'>> {
+    const recording = this.requireRecording();
+    const { snapshots } = await this.metrics.snapshots({
+      trace: recording.copy().trace,
+      settings: [this.knobs.gate],
+      version: this.knobs.version,
+      recordingId: recording.id,
+      options,
+      transfer: true,
+      signal,
+    });
+    return snapshots[0];
+  }
+
+  /** A/B: one recording, two settings, two snapshots; nothing calls the model. */
+  async compare(
+    a: GateSettings,
+    b: GateSettings,
+    lastFrames: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<ApiResult<'metrics.compare'>> {
+    const recording = this.requireRecording();
+    const { snapshots, computeMs } = await this.metrics.snapshots({
+      trace: recording.copy().trace,
+      settings: [a, b],
+      version: this.knobs.version,
+      recordingId: recording.id,
+      options: { lastFrames, groupBy: 'none', detail: 'full' },
+      transfer: true,
+      signal,
+    });
+    return { a: snapshots[0], b: snapshots[1], computeMs };
+  }
+
+  /** The settings and the metrics report of the current recording, in a folder (until the bundle issue). */
+  async exportSettingsAndReport(dir: string): Promise<ApiResult<'bundle.export'>> {
+    const recording = this.requireRecording();
+    const { trace } = recording.copy();
+    const gate = this.knobs.gate;
+    const model = this.modelName();
+    const source = sourceOf(this.state);
+    const context = { model: model ?? 'unknown', source: source?.info.description ?? recording.description };
+    const files = await writeRunOutputs(dir, trace, gate, analyseRun(trace, gate), context);
+    const settingsPath = await writeSettingsFile(dir, { gate, model });
+    return { path: dir, files: [settingsPath, files.trace, files.metrics, files.report] };
+  }
+
+  async importSettings(path: string): Promise<ApiResult<'bundle.import'>> {
+    const file = await readSettingsFile(path);
+    const current = this.modelName();
+    const modelNote =
+      file.model === null
+        ? 'no model recorded'
+        : file.model === current
+          ? 'same model as the one loaded'
+          : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
+    return {
+      knobs: this.applyGate(file.gate),
+      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}`,
+    };
+  }
+
+  private modelName(): string | null {
+    return modelOf(this.state)?.description.paths.join(' + ') ?? null;
+  }
+
+  // ---- knobs -------------------------------------------------------------------------------
+
+  getKnobs(): Knobs {
+    return this.knobs;
+  }
+
+  /** Validates the merged setting as a whole (ranges and combinations), then applies it between frames. */
+  setKnobs(patch: Partial<GateSettings>): Knobs {
+    return this.applyGate(parseGateSettings({ ...this.knobs.gate, ...patch }));
+  }
+
+  private applyGate(gate: GateSettings): Knobs {
+    this.knobs = { gate, version: this.knobs.version + 1 };
+    pipelineOf(this.state)?.setSettings(gate, this.knobs.version);
+    this.emit('knobs.changed', this.knobs);
+    return this.knobs;
+  }
+
+  // ---- the rest ----------------------------------------------------------------------------
+
+  /** Something went wrong outside any call (a frame, the inference process): logged and shown. */
+  private reportBackground(error: KnobErrorPayload, emit = true): void {
+    this.lastError = reportError(this.logger, KnobError.fromPayload(error), { during: this.state.kind });
+    if (emit) this.emitState();
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(async () => {
+      await this.stopLive();
+      const state = this.state;
+      if (state.kind === 'offline-run') state.controller.abort();
+      await modelOf(state)?.close();
+      await this.metrics.close();
+      this.state = { kind: 'no-model' };
+    });
+  }
+}
+
+/** A frame's readout as the API carries it: class names on the top classes, an infinite T_eff as null. */
+function readoutToApi(r: FrameReadout, labelNames: string[]) {
+  return {
+    top: r.top.map((c) => ({ ...c, label: labelNames[c.classIndex] ?? String(c.classIndex) })),
+    effectiveTemperature: Number.isFinite(r.effectiveTemperature) ? r.effectiveTemperature : null,
+    confidenceShrinkageRatio: r.confidenceShrinkageRatio,
+    branchesDisagree: r.branchesDisagree,
+  };
+}
+
+function imageToApi(image: FrameImage) {
+  return {
+    width: image.width,
+    height: image.height,
+    channels: image.channels,
+    base64: Buffer.from(image.pixels).toString('base64'),
+  };
+}
+
+function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'stream.update'> {
+  return {
+    recordingId: update.recordingId,
+    frame: update.frame,
+    sourceFrame: update.sourceFrame,
+    timestampSeconds: update.timestampSeconds,
+    settingsVersion: update.settingsVersion,
+    g: update.g,
+    uRef: update.uRef,
+    label: update.label,
+    ...readoutToApi(update.readout, labelNames),
+    framesProcessed: update.framesProcessed,
+    framesDropped: update.framesDropped,
+    endToEndMs: update.endToEndMs,
+    rolling: update.rolling.map((m) => ({ name: m.name, identity: m.identity, value: m.value })),
+    image: imageToApi(update.image),
+    corruption: update.corruption,
+    severity: update.severity,
+  };
+}

@@ -1,0 +1,41 @@
+import type { ReplayOutput } from './replay';
+import type { MetadataColumn, Trace } from './trace';
+
+/**
+ * Frames [from, to) of a trace as a trace of their own: `view` shares the columns (subarrays, for a
+ * window of a long recording), `copy` owns them (for saving, or to transfer to a worker while the
+ * original keeps growing). Columns come out exactly to - from frames long either way.
+ */
+export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' | 'copy'): Trace {
+  const k = trace.classCount;
+  const cut = <T extends Float32Array | Float64Array | Int32Array>(array: T, start: number, end: number): T =>
+    (mode === 'view' ? array.subarray(start, end) : array.slice(start, end)) as T;
+  const column = (c: MetadataColumn): MetadataColumn =>
+    c.kind === 'category'
+      ? { kind: 'category', codes: cut(c.codes, from, to), dictionary: [...c.dictionary] }
+      : { kind: 'number', values: cut(c.values, from, to) };
+  return {
+    ...trace,
+    frameCount: to - from,
+    timestampsSeconds: cut(trace.timestampsSeconds, from, to),
+    zStatic: cut(trace.zStatic, from * k, to * k),
+    zDyn: cut(trace.zDyn, from * k, to * k),
+    uRef: cut(trace.uRef, from, to),
+    labels: trace.labels === null ? null : cut(trace.labels, from, to),
+    labelNames: [...trace.labelNames],
+    metadata: Object.fromEntries(Object.entries(trace.metadata).map(([name, c]) => [name, column(c)])),
+  };
+}
+
+/** The first `frameCount` frames of a run's outputs, copied (fused logits are not kept). */
+export function copyReplayOutput(output: ReplayOutput, frameCount: number): ReplayOutput {
+  return {
+    g: output.g.slice(0, frameCount),
+    v: output.v.slice(0, frameCount),
+    top1: output.top1.slice(0, frameCount),
+    confidence: output.confidence.slice(0, frameCount),
+    fusedLogits: null,
+    settingsVersion: output.settingsVersion.slice(0, frameCount),
+    clampedInputs: output.clampedInputs,
+  };
+}
