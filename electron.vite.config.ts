@@ -2,12 +2,16 @@ import { resolve } from 'node:path';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'electron-vite';
 
+// Where the build goes: out/ (what `npm run web`, `npm start` and the tests use), or KNOB_BUILD_DIR
+// (the desk benchmark builds its own copy, so it never races a test run's build).
+const OUT = process.env.KNOB_BUILD_DIR ?? 'out';
+
 // Three builds from one config: the Electron main process, the sandboxed preload (CommonJS, as
 // sandboxed preloads must be) and the renderer, which browser mode serves unchanged.
 export default defineConfig({
   main: {
     build: {
-      outDir: 'out/main',
+      outDir: `${OUT}/main`,
       // The inference process, its session thread and the metrics worker are entries of their own:
       // the engine starts out/main/inference-process.js (which starts inference-worker.js) and
       // out/main/metrics-worker.js.
@@ -24,7 +28,7 @@ export default defineConfig({
   },
   preload: {
     build: {
-      outDir: 'out/preload',
+      outDir: `${OUT}/preload`,
       rollupOptions: {
         input: { index: resolve('src-main/preload/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
@@ -35,7 +39,7 @@ export default defineConfig({
     root: 'src-renderer',
     base: './',
     build: {
-      outDir: resolve('out/renderer'),
+      outDir: resolve(OUT, 'renderer'),
       rollupOptions: { input: resolve('src-renderer/index.html') },
     },
     plugins: [svelte({ configFile: resolve('svelte.config.js') })],

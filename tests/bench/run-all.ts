@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
+import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
 import { runMetricsBench } from './metrics.bench';
@@ -8,6 +9,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   gate: runGateReplayBench,
   metrics: runMetricsBench,
   engine: runEngineBench,
+  desk: runDeskBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(
