@@ -19,11 +19,11 @@ import { isTrustedFrame, restrictPermissions } from './security';
  * dispatcher the WebSocket host uses. No application logic lives here.
  */
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;
-let backend: KnobBackend;
+let backend: KnobBackend | null = null;
 /** One API connection per window's contents: its calls in flight, cancelled when it goes away. */
 const connections = new Map<number, ApiConnection>();
 
-function connectionFor(contents: Electron.WebContents): ApiConnection {
+function connectionFor(backend: KnobBackend, contents: Electron.WebContents): ApiConnection {
   let connection = connections.get(contents.id);
   if (connection === undefined) {
     const created = new ApiConnection(backend);
@@ -67,16 +67,17 @@ function createWindow(): void {
 app.enableSandbox();
 
 void app.whenReady().then(async () => {
-  backend = new KnobBackend({ log: await openLogFile({ directory: app.getPath('logs') }) });
+  const ready = new KnobBackend({ log: await openLogFile({ directory: app.getPath('logs') }) });
+  backend = ready;
   restrictPermissions(session.defaultSession);
   ipcMain.handle(IPC_REQUEST_CHANNEL, async (event, message: unknown) => {
     if (!isTrustedFrame(event.senderFrame, devServerUrl)) {
       return { id: null, ok: false, error: { code: 'UNAUTHORIZED', message: 'request from an untrusted frame' } };
     }
-    return connectionFor(event.sender).receive(message);
+    return connectionFor(ready, event.sender).receive(message);
   });
   ipcMain.on(IPC_CANCEL_CHANNEL, (event, message: unknown) => {
-    if (isTrustedFrame(event.senderFrame, devServerUrl)) void connectionFor(event.sender).receive(message);
+    if (isTrustedFrame(event.senderFrame, devServerUrl)) void connectionFor(ready, event.sender).receive(message);
   });
   const filters: Record<FileDialogPurpose, Electron.FileFilter[]> = {
     model: [{ name: 'ONNX models', extensions: ['onnx'] }],
@@ -102,14 +103,14 @@ void app.whenReady().then(async () => {
     port.on('message', ({ data }: { data: unknown }) => {
       try {
         if (!(data instanceof Uint8Array)) throw new TypeError('a frame packet must be a Uint8Array');
-        backend.pushFrame(data);
+        ready.pushFrame(data);
       } catch (error) {
         event.sender.send(IPC_EVENT_CHANNEL, { event: 'frame.rejected', data: toErrorPayload(error) });
       }
     });
     port.start();
   });
-  backend.subscribe((event, data) => {
+  ready.subscribe((event, data) => {
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(IPC_EVENT_CHANNEL, { event, data });
   });
   createWindow();
@@ -124,5 +125,5 @@ app.on('window-all-closed', () => {
 
 // The inference process must not outlive the app.
 app.on('will-quit', () => {
-  void backend.close();
+  void backend?.close();
 });
