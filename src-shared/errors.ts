@@ -13,7 +13,7 @@ export const KNOB_ERROR_CODES = [
   'REQUEST_TOO_LARGE',
   'UNAUTHORIZED',
   'NOT_AVAILABLE',
-  /** The transition would discard a recording with unsaved work; repeat with `discard: true`. */
+  /** The transition would discard a recording with unsaved work: save it, or repeat with `discard: true`. */
   'WOULD_DISCARD',
   /** The inference process died or could not be restarted; the stream keeps its gate state. */
   'INFERENCE_CRASHED',

@@ -165,7 +165,11 @@ export class Desk {
       return await work(false);
     } catch (error) {
       if (!(error instanceof KnobError && error.code === 'WOULD_DISCARD')) throw error;
-      const confirmed = await this.confirm('Discard the recording?', error.message, 'Discard it');
+      const confirmed = await this.confirm(
+        'Discard the recording?',
+        `${error.message}. Export it first to keep it.`,
+        'Discard it',
+      );
       return confirmed ? work(true) : null;
     }
   }

@@ -217,11 +217,12 @@ describe('the desk in browser mode', () => {
     const recorded = await recordStep(30);
     const before = (await app.backend.handle('session.get', {})).recording!;
     await app.page.getByTestId('open-source').click();
+    await app.page.getByTestId('confirm-dialog').waitFor({ state: 'visible' });
+    await app.screenshot('desk-discard-question');
     const question = await answerConfirmation(app, 'cancel');
     expect(question).toMatch(
       /Opening a source would discard the current recording \(\d+ frames, \d+ labelled, never saved\)/,
     );
-    await app.screenshot('desk-discard-question');
     expect((await app.backend.handle('session.get', {})).recording).toMatchObject({
       id: before.id,
       frameCount: recorded,

@@ -121,6 +121,7 @@ describe('the engine through the API', () => {
   });
 
   it('a camera stream takes binary frame packets of any size; malformed packets get a typed error', async () => {
+    expect((await call('model.load', { path: 'default', discard: true })).ok).toBe(true);
     expect((await call('source.open', { kind: 'camera', frameRateHz: 30, discard: true })).result).toMatchObject({
       kind: 'camera',
       timestampSource: 'capture',

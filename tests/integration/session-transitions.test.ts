@@ -322,7 +322,9 @@ describe('the recording through the API', () => {
       );
       expect(refusal, event).toBeInstanceOf(KnobError);
       expect((refusal as KnobError).code, event).toBe('WOULD_DISCARD');
-      expect((refusal as KnobError).message).toMatch(/save it first, or repeat with discard: true/);
+      expect((refusal as KnobError).message).toMatch(
+        / would discard the current recording \(\d+ frames, \d+ labelled, never saved\)$/,
+      );
       expect(state(), event).toEqual(before);
     }
     // stream.start discards only a recording it cannot continue: an offline run's.

@@ -149,7 +149,7 @@ export class Session {
     const doing = transitionOf(event).doing;
     throw new KnobError(
       'WOULD_DISCARD',
-      `${doing[0].toUpperCase()}${doing.slice(1)} would discard the current recording (${recording.frameCount} frames, ${recording.labelledFrameCount} labelled, ${saved}); save it first, or repeat with discard: true`,
+      `${doing[0].toUpperCase()}${doing.slice(1)} would discard the current recording (${recording.frameCount} frames, ${recording.labelledFrameCount} labelled, ${saved})`,
     );
   }
 
