@@ -24,11 +24,32 @@ export function numberOption(value: Values[string], name: string, fallback: numb
   return parsed;
 }
 
-export function positiveInteger(value: Values[string], name: string, fallback: number): number {
+/** A number within [min, max] (an integer when asked): anything else is bad usage naming the range. */
+export function numberInRange(
+  value: Values[string],
+  name: string,
+  fallback: number,
+  range: { min: number; max: number; integer?: boolean; aboveMin?: boolean },
+): number {
   const parsed = numberOption(value, name, fallback);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new UsageError(`--${name} must be a positive integer, got '${String(value)}'`);
+  const low = range.aboveMin ? parsed > range.min : parsed >= range.min;
+  if (!low || parsed > range.max || (range.integer && !Number.isInteger(parsed))) {
+    const kind = range.integer ? 'an integer' : 'a number';
+    const bounds = range.aboveMin ? `above ${range.min} and at most ${range.max}` : `from ${range.min} to ${range.max}`;
+    throw new UsageError(`--${name} must be ${kind} ${bounds}, got '${String(value)}'`);
+  }
   return parsed;
+}
+
+export function positiveInteger(value: Values[string], name: string, fallback: number, max = 2 ** 31 - 1): number {
+  return numberInRange(value, name, fallback, { min: 1, max, integer: true });
+}
+
+/** Batches of frames sent to the model at once (a batch's frames are held in memory twice). */
+export const MAX_BATCH = 4096;
+/** Seeds are 32-bit: the corruption generator's state. */
+export function seedOption(value: Values[string]): number {
+  return numberInRange(value, 'seed', 0, { min: 0, max: 0xffffffff, integer: true });
 }
 
 export const GATE_OPTIONS = {

@@ -4,6 +4,7 @@ import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS } from '../../src-shared/gate';
 import { PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
 import { APP_VERSION } from '../core/app-version';
+import { applyInputLimits } from '../core/files/input-limits';
 import { reportError } from '../core/logging/internal-error';
 import { defaultLogDirectory } from '../core/logging/log-location';
 import { openLogFile, silentLog, type BackendLog } from '../core/logging/logger';
@@ -59,8 +60,10 @@ Usage:
 
 Defaults: zeta ${DEFAULT_GATE_SETTINGS.zeta}, wn ${DEFAULT_GATE_SETTINGS.wnRadPerSec} rad/s, variant second-order (${GATE_VARIANTS.join(' | ')}),
 discretization zoh (${GATE_DISCRETIZATIONS.join(' | ')}), mode continuous; --model default is the shipped model.
-Every command also takes --verbose (debug logging, echoed to stderr) and --log-file F (log there
-instead of the app's log folder; an internal error prints the id of its log line).
+Every command also takes --verbose (debug logging, echoed to stderr), --log-file F (log there
+instead of the app's log folder; an internal error prints the id of its log line) and
+--input-limit KIND=SIZE (raise a limit on what is read: model, dataset, image, trace, table,
+settings, video, decompressed, entries, ratio, pixels, folder; see the README).
 Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
 `;
 
@@ -80,6 +83,15 @@ function globalOptions(argv: string[]): { args: string[]; verbose: boolean; logF
   const args: string[] = [];
   let verbose = false;
   let logFile: string | undefined;
+  const applyLimit = (spec: string | undefined): void => {
+    if (spec === undefined || spec.startsWith('--'))
+      throw new UsageError('--input-limit needs KIND=SIZE (e.g. model=4G)');
+    try {
+      applyInputLimits(spec, '--input-limit');
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -91,6 +103,8 @@ function globalOptions(argv: string[]): { args: string[]; verbose: boolean; logF
       logFile = argv[++i];
       if (logFile === undefined || logFile.startsWith('--')) throw new UsageError('--log-file needs a file path');
     } else if (arg.startsWith('--log-file=')) logFile = arg.slice('--log-file='.length);
+    else if (arg === '--input-limit') applyLimit(argv[++i]);
+    else if (arg.startsWith('--input-limit=')) applyLimit(arg.slice('--input-limit='.length));
     else args.push(arg);
   }
   return { args, verbose, logFile };

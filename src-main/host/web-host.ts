@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { KnobBackend } from '../core/backend/knob-backend';
 import { toErrorPayload } from '../../src-shared/errors';
+import { reportError } from '../core/logging/internal-error';
 import { ApiConnection } from '../core/api/api-connection';
 import { readStaticFile, resolveStaticFile } from './static-files';
 
@@ -63,15 +64,39 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   let port = 0;
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    void serveStatic(request, response);
+    serveStatic(request, response).catch((error: unknown) => failRequest(response, error));
   });
+  // A request line or headers Node cannot parse: 400 and the connection closes; the server carries on.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  /** The request's URL, or null when it cannot be parsed (answered 400). */
+  function requestUrl(request: IncomingMessage): URL | null {
+    try {
+      return new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    } catch {
+      return null;
+    }
+  }
+
+  function failRequest(response: ServerResponse, error: unknown): void {
+    reportError(options.backend.log.logger, error, { during: 'a static file request' });
+    if (response.headersSent) response.destroy();
+    else response.writeHead(500, { 'Content-Type': 'text/plain' }).end('internal error');
+  }
 
   async function serveStatic(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405).end();
       return;
     }
-    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    const url = requestUrl(request);
+    if (url === null) {
+      response.writeHead(400, { 'Content-Type': 'text/plain' }).end('bad request');
+      return;
+    }
     const file = await resolveStaticFile(rendererDir, url.pathname);
     if (file === null) {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
@@ -91,17 +116,25 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_SOCKET_MESSAGE_BYTES });
 
   server.on('upgrade', (request, socket, head) => {
-    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
-    const allowedHost = `${HOST}:${port}`;
-    const origin = request.headers.origin;
     const refuse = (status: string): void => {
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+      else socket.destroy();
     };
-    if (url.pathname !== '/api') return refuse('404 Not Found');
-    if (request.headers.host !== allowedHost) return refuse('403 Forbidden');
-    if (origin !== undefined && origin !== `http://${allowedHost}`) return refuse('403 Forbidden');
-    if (!tokensMatch(token, url.searchParams.get('token'))) return refuse('401 Unauthorized');
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    socket.on('error', () => socket.destroy());
+    try {
+      const url = requestUrl(request);
+      if (url === null) return refuse('400 Bad Request');
+      const allowedHost = `${HOST}:${port}`;
+      const origin = request.headers.origin;
+      if (url.pathname !== '/api') return refuse('404 Not Found');
+      if (request.headers.host !== allowedHost) return refuse('403 Forbidden');
+      if (origin !== undefined && origin !== `http://${allowedHost}`) return refuse('403 Forbidden');
+      if (!tokensMatch(token, url.searchParams.get('token'))) return refuse('401 Unauthorized');
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    } catch (error) {
+      reportError(options.backend.log.logger, error, { during: 'a WebSocket upgrade' });
+      refuse('400 Bad Request');
+    }
   });
 
   wss.on('connection', (ws: WebSocket) => {
@@ -120,13 +153,17 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
           const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
           options.backend.pushFrame(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
         } catch (error) {
-          ws.send(JSON.stringify({ event: 'frame.rejected', data: toErrorPayload(error) }));
+          if (ws.readyState === ws.OPEN)
+            ws.send(JSON.stringify({ event: 'frame.rejected', data: toErrorPayload(error) }));
         }
         return;
       }
-      void connection.receive(data.toString('utf8')).then((response) => {
-        if (response !== null && ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
-      });
+      connection
+        .receive(data.toString('utf8'))
+        .then((response) => {
+          if (response !== null && ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+        })
+        .catch((error: unknown) => reportError(options.backend.log.logger, error, { during: 'answering a request' }));
     });
   });
 

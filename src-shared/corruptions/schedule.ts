@@ -29,15 +29,21 @@ export const CorruptionScheduleSchema = z.discriminatedUnion('kind', [
     endFrame: z.number().int().positive(),
   }),
   /** s(n) = mean + amplitude sin(2 pi f n / frameRate + phase), rounded to an integer severity. */
-  z.strictObject({
-    kind: z.literal('sine'),
-    corruption: name,
-    mean: severity,
-    amplitude: z.number().min(0).max(5),
-    frequencyHz: z.number().positive(),
-    frameRateHz: z.number().positive(),
-    phaseRad: z.number().default(0),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('sine'),
+      corruption: name,
+      mean: severity,
+      amplitude: z.number().min(0).max(5),
+      frequencyHz: z.number().positive(),
+      frameRateHz: z.number().positive().max(1000),
+      phaseRad: z.number().min(-1000).max(1000).default(0),
+    })
+    // Frames sample the modulation: above half the frame rate it would alias into another frequency.
+    .refine((s) => s.frequencyHz <= s.frameRateHz / 2, {
+      message: 'must be at most half the frame rate (faster modulation cannot be shown frame by frame)',
+      path: ['frequencyHz'],
+    }),
   /** Piecewise constant: every `holdFrames` frames a new corruption and severity drawn from the seed. */
   z.strictObject({
     kind: z.literal('random'),

@@ -162,7 +162,7 @@ describe('the desk in browser mode', () => {
     expect((await app.backend.handle('knobs.get', {})).gate.zeta).toBe(zeta);
     await app.page.getByTestId('import-path').fill(join(dir, 'missing.json'));
     await app.page.getByTestId('import').click();
-    await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
+    await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(does not exist\)/);
     await app.screenshot('desk-export-import');
   });
 

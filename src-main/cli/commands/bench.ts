@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { benchEngine, type EngineBenchReport } from '../../core/engine/engine-bench';
-import { numberOption, positiveInteger } from '../cli-args';
+import { MAX_BATCH, numberInRange, positiveInteger } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /** knob bench: bare onnxruntime vs the engine, gate + fusion share, and the live path, in one run. */
@@ -34,11 +34,11 @@ export async function benchCommand(args: string[]): Promise<number> {
   });
   const report = await benchEngine({
     model: modelOptionsFromArgs(values),
-    batchSize: positiveInteger(values.batch, 'batch', 256),
-    frames: positiveInteger(values.frames, 'frames', 10240),
-    liveSeconds: numberOption(values['live-seconds'], 'live-seconds', 30),
-    liveFps: numberOption(values['live-fps'], 'live-fps', 60),
-    rounds: positiveInteger(values.rounds, 'rounds', 7),
+    batchSize: positiveInteger(values.batch, 'batch', 256, MAX_BATCH),
+    frames: positiveInteger(values.frames, 'frames', 10240, 1_000_000),
+    liveSeconds: numberInRange(values['live-seconds'], 'live-seconds', 30, { min: 0, max: 3600, aboveMin: true }),
+    liveFps: numberInRange(values['live-fps'], 'live-fps', 60, { min: 0, max: 1000, aboveMin: true }),
+    rounds: positiveInteger(values.rounds, 'rounds', 7, 100),
     onProgress: (stage) => {
       if (!values.json && process.stderr.isTTY) process.stderr.write(`bench: ${stage}...\n`);
     },

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CORRUPTION_NAMES, isCorruptionName } from '../../../src-shared/corruptions';
 import { corruptDataset } from '../../core/datasets/corrupt-dataset';
-import { numberOption, UsageError } from '../cli-args';
+import { numberInRange, positiveInteger, seedOption, UsageError } from '../cli-args';
 
 /** knob corrupt: a corrupted copy of an IDX image set (IDX or PNG). */
 export async function corruptCommand(args: string[]): Promise<number> {
@@ -24,7 +24,7 @@ export async function corruptCommand(args: string[]): Promise<number> {
   if (!values.input) throw new UsageError('--input is required');
   if (!values.corruption || !isCorruptionName(values.corruption))
     throw new UsageError(`--corruption must be one of ${CORRUPTION_NAMES.join(', ')}`);
-  const severity = numberOption(values.severity, 'severity', Number.NaN);
+  const severity = numberInRange(values.severity, 'severity', Number.NaN, { min: 1, max: 5, integer: true });
   if (!Number.isInteger(severity) || severity < 1 || severity > 5)
     throw new UsageError('--severity must be an integer 1..5');
   const format = values.format ?? (values['out-dir'] ? 'png' : 'idx');
@@ -39,9 +39,12 @@ export async function corruptCommand(args: string[]): Promise<number> {
     imagesPath: values.input,
     corruption: values.corruption,
     severity,
-    seed: numberOption(values.seed, 'seed', 0),
-    offset: values.offset === undefined ? undefined : numberOption(values.offset, 'offset', 0),
-    limit: values.limit === undefined ? undefined : numberOption(values.limit, 'limit', 0),
+    seed: seedOption(values.seed),
+    offset:
+      values.offset === undefined
+        ? undefined
+        : numberInRange(values.offset, 'offset', 0, { min: 0, max: 2 ** 31 - 1, integer: true }),
+    limit: values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1),
     out,
     format,
     onProgress: progress ? (done, total) => process.stderr.write(`\rcorrupting ${done}/${total}`) : undefined,

@@ -38,9 +38,16 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
       'INVALID_INPUT',
       `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`,
     );
-  return probabilities
-    ? scoresFromProbabilities(table.values, table.columns, labels.values)
-    : scoresFromLogits(table.values, table.columns, labels.values);
+  try {
+    return probabilities
+      ? scoresFromProbabilities(table.values, table.columns, labels.values)
+      : scoresFromLogits(table.values, table.columns, labels.values);
+  } catch (error) {
+    // The checks name a sample; the file they are about is the labels' or the scores'.
+    if (!(error instanceof KnobError)) throw error;
+    const file = error.message.startsWith('label ') ? labelsPath : logitsPath;
+    throw new KnobError(error.code, `${file}: ${error.message}`);
+  }
 }
 
 export async function metricsCommand(args: string[]): Promise<number> {
@@ -85,7 +92,7 @@ export async function metricsCommand(args: string[]): Promise<number> {
   let metrics: MetricValue[];
   const top = topLabelScores(scores);
   if (custom) {
-    const bins = positiveInteger(values.bins, 'bins', 15);
+    const bins = positiveInteger(values.bins, 'bins', 15, 10_000);
     const scheme = values.binning ?? 'equal-width';
     const edgeRule = (values.edges ?? (scheme === 'equal-mass' ? 'right-closed' : 'left-closed')) as EdgeRule;
     if (!EDGE_RULES.includes(edgeRule)) throw new UsageError(`--edges must be one of ${EDGE_RULES.join(', ')}`);

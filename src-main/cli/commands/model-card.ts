@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH } from '../../core/datasets/embedded-dataset';
 import { DEFAULT_MODEL_PATH, MODEL_CARD_IMAGES_PER_CONDITION } from '../../core/model-card/default-model';
 import { generateModelCard, modelCardMarkdown } from '../../core/model-card/model-card';
-import { numberOption } from '../cli-args';
+import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
+import { positiveInteger } from '../cli-args';
 
 /** knob model-card: regenerates the model card of a Knob-native model. */
 export async function modelCardCommand(args: string[]): Promise<number> {
@@ -19,12 +19,15 @@ export async function modelCardCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const modelPath = values.model ?? DEFAULT_MODEL_PATH;
+  const outDir = values['out-dir'] ?? dirname(modelPath);
+  // The card takes minutes: a folder the outputs cannot go to fails now, not after the work.
+  await checkOutputFolder(outDir);
   const progress = !values.json && process.stderr.isTTY;
   const card = await generateModelCard({
     modelPath,
     imagesPath: EMBEDDED_IMAGES_PATH,
     labelsPath: EMBEDDED_LABELS_PATH,
-    imagesPerCondition: numberOption(
+    imagesPerCondition: positiveInteger(
       values['images-per-condition'],
       'images-per-condition',
       MODEL_CARD_IMAGES_PER_CONDITION,
@@ -32,10 +35,11 @@ export async function modelCardCommand(args: string[]): Promise<number> {
     onProgress: progress ? (message) => process.stderr.write(`\rmodel card: ${message.padEnd(24)}`) : undefined,
   });
   if (progress) process.stderr.write('\n');
-  const outDir = values['out-dir'] ?? dirname(modelPath);
   const stem = basename(modelPath).replace(/\.onnx$/, '');
-  await writeFile(join(outDir, `${stem}.card.json`), `${JSON.stringify(card, null, 1)}\n`);
-  await writeFile(join(outDir, `${stem}.card.md`), modelCardMarkdown(card));
+  await writeOutputFiles(outDir, [
+    { name: `${stem}.card.json`, data: `${JSON.stringify(card, null, 1)}\n` },
+    { name: `${stem}.card.md`, data: modelCardMarkdown(card) },
+  ]);
   if (values.json) process.stdout.write(`${JSON.stringify(card)}\n`);
   else
     process.stdout.write(

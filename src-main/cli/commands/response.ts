@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { continuousResponseMetrics, discreteResponseMetrics } from '../../../src-shared/gate';
-import { GATE_OPTIONS, gateSettingsFromArgs, numberOption, UsageError } from '../cli-args';
+import { GATE_OPTIONS, gateSettingsFromArgs, numberInRange, UsageError } from '../cli-args';
 
 /** knob response: step and frequency figures of the gate, continuous and at the frame rate. */
 export function responseCommand(args: string[]): number {
@@ -10,7 +10,7 @@ export function responseCommand(args: string[]): number {
     strict: true,
   });
   const settings = gateSettingsFromArgs(values);
-  const fps = numberOption(values.fps, 'fps', 30);
+  const fps = numberInRange(values.fps, 'fps', 30, { min: 0, max: 10_000, aboveMin: true });
   if (!(fps > 0)) throw new UsageError('--fps must be positive');
   const continuous = continuousResponseMetrics(settings);
   const discrete = discreteResponseMetrics(settings, 1 / fps, 'app');

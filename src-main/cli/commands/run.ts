@@ -7,10 +7,12 @@ import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import {
   GATE_OPTIONS,
   gateSettingsFromArgs,
-  numberOption,
+  MAX_BATCH,
+  numberInRange,
   positiveInteger,
   SCHEDULE_OPTIONS,
   scheduleFromArgs,
+  seedOption,
   UsageError,
 } from '../cli-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
@@ -39,9 +41,11 @@ export async function runCommand(args: string[]): Promise<number> {
   const settings = gateSettingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
-    values['frame-rate'] === undefined ? undefined : numberOption(values['frame-rate'], 'frame-rate', 30);
+    values['frame-rate'] === undefined
+      ? undefined
+      : numberInRange(values['frame-rate'], 'frame-rate', 30, { min: 0, max: 1000, aboveMin: true });
   if (frameRateHz !== undefined && !(frameRateHz > 0)) throw new UsageError('--frame-rate must be positive');
-  const batchSize = positiveInteger(values.batch, 'batch', 256);
+  const batchSize = positiveInteger(values.batch, 'batch', 256, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
   const client = await InferenceClient.start(modelOptions, {
     onRestart: (notice) => {
@@ -65,7 +69,7 @@ export async function runCommand(args: string[]): Promise<number> {
       client,
       source,
       schedule,
-      streamSeed: numberOption(values.seed, 'seed', 0),
+      streamSeed: seedOption(values.seed),
       settings,
       batchSize,
       maxFrames: limit,
@@ -79,12 +83,23 @@ export async function runCommand(args: string[]): Promise<number> {
       source: source.info.description,
       timestamps: source.info.timestampSource,
       schedule: JSON.stringify(schedule),
-      streamSeed: numberOption(values.seed, 'seed', 0),
+      streamSeed: seedOption(values.seed),
     };
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
     const analysis = analyseRun(result.trace, settings);
-    const files = await writeRunOutputs(values.out, result.trace, settings, analysis, context);
+    const partial =
+      result.error === null
+        ? null
+        : {
+            reason: result.error.message,
+            framesProcessed: result.framesProcessed,
+            framesExpected:
+              limit === undefined || source.info.frameCount === null
+                ? (limit ?? source.info.frameCount)
+                : Math.min(limit, source.info.frameCount),
+          };
+    const files = await writeRunOutputs(values.out, result.trace, settings, analysis, context, partial);
     printRunSummary(values.json === true, {
       files,
       settings,

@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { writeOutputFile } from '../../core/files/output-files';
 import { parseArgs } from 'node:util';
 import { CORRUPTION_NAMES, isCorruptionName, type CorruptionName } from '../../../src-shared/corruptions';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { resetModeTable, resetTableMarkdown } from '../../core/engine/reset-table';
-import { GATE_OPTIONS, gateSettingsFromArgs, numberOption, positiveInteger, UsageError } from '../cli-args';
+import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, seedOption, UsageError } from '../cli-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 
@@ -35,15 +35,15 @@ export async function tableCommand(args: string[]): Promise<number> {
     const table = await resetModeTable({
       client,
       settings,
-      imagesPerCondition: positiveInteger(values['images-per-condition'], 'images-per-condition', 500),
+      imagesPerCondition: positiveInteger(values['images-per-condition'], 'images-per-condition', 500, 10_000),
       corruptions: corruptions as CorruptionName[],
-      seed: numberOption(values.seed, 'seed', 0),
+      seed: seedOption(values.seed),
       onProgress: (done, total, label) => progress.update(done, total, label),
     });
     progress.finish();
     const markdown = resetTableMarkdown(table);
-    if (values['out-md']) await writeFile(values['out-md'], markdown);
-    if (values['out-json']) await writeFile(values['out-json'], `${JSON.stringify(table, null, 1)}\n`);
+    if (values['out-md']) await writeOutputFile(values['out-md'], markdown);
+    if (values['out-json']) await writeOutputFile(values['out-json'], `${JSON.stringify(table, null, 1)}\n`);
     process.stdout.write(values.json ? `${JSON.stringify(table)}\n` : markdown);
     return 0;
   } finally {

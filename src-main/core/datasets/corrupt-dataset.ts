@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { PNG } from 'pngjs';
 import { KnobError } from '../../../src-shared/errors';
 import { corruptBatch, imageFromBytes, imageToBytes, type CorruptionName } from '../../../src-shared/corruptions';
 import { frameSeed } from '../../../src-shared/corruptions/schedule';
+import { writeOutputFiles } from '../files/output-files';
 import { readIdxFile, writeIdxFile } from './idx-file';
 
 /**
@@ -24,9 +25,23 @@ export interface CorruptDatasetOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** The same file under two names (the same path, or a link to it): writing one would overwrite the other. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 export async function corruptDataset(
   options: CorruptDatasetOptions,
 ): Promise<{ images: number; width: number; height: number }> {
+  if (options.format === 'idx' && (await sameFile(options.out, options.imagesPath))) {
+    throw new KnobError('INVALID_INPUT', `${options.out}: is the input itself; write the corrupted copy elsewhere`);
+  }
   const source = await readIdxFile(options.imagesPath);
   if (source.dimensions.length !== 3) {
     throw new KnobError(
@@ -61,15 +76,15 @@ export async function corruptDataset(
   if (options.format === 'idx') {
     await writeIdxFile(options.out, { dimensions: [limit, height, width], data: out });
   } else {
-    await mkdir(options.out, { recursive: true });
-    for (let i = 0; i < limit; i++) {
+    const files = Array.from({ length: limit }, (_, i) => {
       const png = new PNG({ width, height, colorType: 0, inputColorType: 0, inputHasAlpha: false });
       png.data = Buffer.from(out.subarray(i * pixels, (i + 1) * pixels));
-      await writeFile(
-        join(options.out, `${String(offset + i).padStart(6, '0')}.png`),
-        PNG.sync.write(png, { colorType: 0, inputColorType: 0, inputHasAlpha: false }),
-      );
-    }
+      return {
+        name: `${String(offset + i).padStart(6, '0')}.png`,
+        data: PNG.sync.write(png, { colorType: 0, inputColorType: 0, inputHasAlpha: false }),
+      };
+    });
+    await writeOutputFiles(options.out, files);
   }
   return { images: limit, width, height };
 }

@@ -1,19 +1,23 @@
-import { writeFile } from 'node:fs/promises';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
 import { KnobError } from '../../../src-shared/errors';
-import { readInputFile } from '../files/read-input-file';
+import { formatBytes, inputLimit, RATIO_EXEMPT_BYTES } from '../files/input-limits';
+import { writeOutputFile } from '../files/output-files';
+import { readUserFile } from '../files/user-files';
 
 /**
  * IDX files (LeCun's MNIST format, as Fashion-MNIST ships): magic 0x00 0x00 type dims, big-endian
  * dimension sizes, then the data. Only unsigned bytes (type 0x08) occur here. Gzipped files
- * (".gz") are read and written transparently.
+ * (".gz") are read and written transparently: the header is unpacked first, what it declares is
+ * checked against the limits (pixels per image, unpacked size, ratio), and then exactly that much is
+ * unpacked (a stream that holds more than its header declares is refused, never allocated).
  */
 export interface IdxArray {
   dimensions: number[];
   data: Uint8Array;
 }
 
-export function parseIdx(bytes: Uint8Array, source: string): IdxArray {
+/** What an IDX header declares: dimensions, where the data starts, and how many bytes it holds. */
+function idxHeader(bytes: Uint8Array, source: string): { dimensions: number[]; offset: number; size: number } {
   const fail = (problem: string): never => {
     throw new KnobError('INVALID_INPUT', `${source}: ${problem}`);
   };
@@ -26,11 +30,58 @@ export function parseIdx(bytes: Uint8Array, source: string): IdxArray {
   if (bytes.length < 4 + 4 * rank) fail('truncated header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const dimensions = Array.from({ length: rank }, (_, i) => view.getUint32(4 + 4 * i, false));
-  const size = dimensions.reduce((a, b) => a * b, 1);
-  const offset = 4 + 4 * rank;
-  if (bytes.length !== offset + size)
-    fail(`holds ${bytes.length - offset} data bytes, header says ${size} (${dimensions.join(' x ')})`);
+  if (rank >= 3) {
+    const pixels = dimensions.slice(1).reduce((a, b) => a * b, 1);
+    if (pixels > inputLimit('pixels')) {
+      fail(
+        `declares images of ${dimensions.slice(1).join(' x ')}, over the limit of ${inputLimit('pixels')} pixels each`,
+      );
+    }
+  }
+  return { dimensions, offset: 4 + 4 * rank, size: dimensions.reduce((a, b) => a * b, 1) };
+}
+
+export function parseIdx(bytes: Uint8Array, source: string): IdxArray {
+  const { dimensions, offset, size } = idxHeader(bytes, source);
+  if (bytes.length !== offset + size) {
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: holds ${bytes.length - offset} data bytes, header says ${size} (${dimensions.join(' x ')})`,
+    );
+  }
   return { dimensions, data: bytes.subarray(offset) };
+}
+
+/** Unpacks a gzipped IDX file: the header first, then exactly the bytes it declares. */
+function gunzipIdx(packed: Uint8Array, source: string): Uint8Array {
+  const fail = (problem: string): never => {
+    throw new KnobError('INVALID_INPUT', `${source}: ${problem}`);
+  };
+  let head: Uint8Array;
+  try {
+    // The first compressed bytes unpack to at most about 4 MB: enough for any header.
+    head = gunzipSync(packed.subarray(0, 4096), { finishFlush: zlib.Z_SYNC_FLUSH });
+  } catch {
+    return fail('not a valid gzip file');
+  }
+  const { offset, size } = idxHeader(head, source);
+  const declared = offset + size;
+  const limit = inputLimit('decompressed');
+  if (declared > limit)
+    fail(`declares ${formatBytes(declared)} of data, over the unpacked limit of ${formatBytes(limit)}`);
+  if (declared > RATIO_EXEMPT_BYTES && declared > inputLimit('ratio') * packed.length) {
+    fail(
+      `would unpack ${Math.round(declared / packed.length)} times its size, over the limit of ${inputLimit('ratio')} (a decompression bomb?)`,
+    );
+  }
+  try {
+    return gunzipSync(packed, { maxOutputLength: declared });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      return fail(`unpacks to more than the ${declared} bytes its header declares`);
+    }
+    return fail('not a valid gzip file (truncated or corrupt)');
+  }
 }
 
 export function serializeIdx(array: IdxArray): Uint8Array {
@@ -46,18 +97,11 @@ export function serializeIdx(array: IdxArray): Uint8Array {
 }
 
 export async function readIdxFile(path: string): Promise<IdxArray> {
-  let bytes = await readInputFile(path);
-  if (path.endsWith('.gz')) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch {
-      throw new KnobError('INVALID_INPUT', `${path}: not a valid gzip file`);
-    }
-  }
-  return parseIdx(bytes, path);
+  const bytes = await readUserFile(path, 'dataset');
+  return parseIdx(path.endsWith('.gz') ? gunzipIdx(bytes, path) : bytes, path);
 }
 
 export async function writeIdxFile(path: string, array: IdxArray): Promise<void> {
   const bytes = serializeIdx(array);
-  await writeFile(path, path.endsWith('.gz') ? gzipSync(bytes) : bytes);
+  await writeOutputFile(path, path.endsWith('.gz') ? gzipSync(bytes) : bytes);
 }

@@ -1,17 +1,22 @@
 import { unzipSync } from 'fflate';
 import { KnobError } from '../../../src-shared/errors';
-import { readInputFile } from '../files/read-input-file';
+import { inputLimit, RATIO_EXEMPT_BYTES, type FileKind } from '../files/input-limits';
+import { readUserFile } from '../files/user-files';
 
 /**
  * NumPy's .npy format (version 1.0-3.0: magic, header length, a Python-literal dict with descr,
  * fortran_order and shape) and .npz archives of them (a zip, read with fflate). Numeric dtypes
- * only, C order, little- or big-endian; values come back as float64 or int32 arrays.
+ * only, C order, little- or big-endian; values come back as float64 (converted on first use, so
+ * 8-bit images are never widened). An archive is checked entry by entry before anything is
+ * unpacked: the number of entries, each entry's declared size, their total and their compression
+ * ratio (input-limits.ts); an entry whose data runs past its declared size is cut there, and the
+ * array it holds is then refused as truncated.
  */
 export interface NpyArray {
   shape: number[];
   dtype: string;
-  /** float64 for floating types, the integer values as float64 otherwise (exact below 2^53). */
-  values: Float64Array;
+  /** float64 for floating types, the integer values as float64 otherwise (exact below 2^53); converted on first use. */
+  readonly values: Float64Array;
   /** The raw bytes when dtype is uint8 (images), so they need no conversion. */
   bytes: Uint8Array | null;
 }
@@ -64,22 +69,68 @@ export function parseNpy(bytes: Uint8Array, source: string): NpyArray {
     fail(
       `holds ${bytes.length - dataStart} data bytes, shape (${shape.join(', ')}) of ${descr![1]}${key} needs ${count * reader.size}`,
     );
-  const values = new Float64Array(count);
-  for (let i = 0; i < count; i++) values[i] = reader.read(view, dataStart + i * reader.size, little);
-  return { shape, dtype: key, values, bytes: key === 'u1' ? bytes.subarray(dataStart, dataStart + count) : null };
+  let values: Float64Array | null = null;
+  return {
+    shape,
+    dtype: key,
+    bytes: key === 'u1' ? bytes.subarray(dataStart, dataStart + count) : null,
+    get values(): Float64Array {
+      if (values !== null) return values;
+      try {
+        values = new Float64Array(count);
+      } catch {
+        throw new KnobError('INVALID_INPUT', `${source}: ${count} values are too many to hold as numbers in memory`);
+      }
+      for (let i = 0; i < count; i++) values[i] = reader!.read(view, dataStart + i * reader!.size, little);
+      return values;
+    },
+  };
 }
 
-export async function readNpyFile(path: string): Promise<NpyArray> {
-  return parseNpy(await readInputFile(path), path);
+export async function readNpyFile(path: string, kind: FileKind): Promise<NpyArray> {
+  return parseNpy(await readUserFile(path, kind), path);
+}
+
+/** The limits of one archive's entries, checked from the zip directory before any entry is unpacked. */
+function archiveGuard(path: string): (file: { name: string; size: number; originalSize: number }) => boolean {
+  const maxEntries = inputLimit('entries');
+  const maxTotal = inputLimit('decompressed');
+  const maxRatio = inputLimit('ratio');
+  let entries = 0;
+  let total = 0;
+  return (file) => {
+    if (++entries > maxEntries) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: holds more than ${maxEntries} entries (raise it with --input-limit entries=COUNT)`,
+      );
+    }
+    if (!file.name.endsWith('.npy')) return false; // only arrays are unpacked
+    total += file.originalSize;
+    if (total > maxTotal) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: unpacks to more than ${maxTotal} bytes (entry ${file.name}; raise it with --input-limit decompressed=SIZE)`,
+      );
+    }
+    if (file.originalSize > RATIO_EXEMPT_BYTES && file.originalSize > maxRatio * Math.max(1, file.size)) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: entry ${file.name} unpacks ${Math.round(file.originalSize / Math.max(1, file.size))} times its packed size, over the limit of ${maxRatio} (a decompression bomb?)`,
+      );
+    }
+    return true;
+  };
 }
 
 /** Every array of an .npz archive, by name without the .npy suffix. */
-export async function readNpzFile(path: string): Promise<Record<string, NpyArray>> {
-  const bytes = await readInputFile(path);
+export async function readNpzFile(path: string, kind: FileKind): Promise<Record<string, NpyArray>> {
+  const bytes = await readUserFile(path, kind);
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes);
+    entries = unzipSync(bytes, { filter: archiveGuard(path) });
   } catch (error) {
+    if (error instanceof KnobError) throw error;
     throw new KnobError('INVALID_INPUT', `${path}: not a valid .npz (zip) archive (${(error as Error).message})`);
   }
   const arrays: Record<string, NpyArray> = {};

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
-import { readInputFile } from '../files/read-input-file';
+import { parseJsonText } from '../../../src-shared/json-text';
+import { readUserFile } from '../files/user-files';
 import { parseNpy, readNpzFile } from './npy-file';
 
 /**
@@ -25,11 +26,9 @@ function fromRows(rows: unknown[], source: string): NumericTable {
     cells.forEach((cell, j) => {
       const value =
         typeof cell === 'number' ? cell : typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : Number.NaN;
+      // The cell itself is never quoted: the file may hold anything.
       if (Number.isNaN(value))
-        throw new KnobError(
-          'INVALID_INPUT',
-          `${source}: row ${i}, column ${j} is not a number (${JSON.stringify(cell)})`,
-        );
+        throw new KnobError('INVALID_INPUT', `${source}: row ${i}, column ${j} is not a number (${typeof cell})`);
       values[i * width + j] = value;
     });
   });
@@ -39,7 +38,7 @@ function fromRows(rows: unknown[], source: string): NumericTable {
 export async function readNumericTable(path: string, key: string): Promise<NumericTable> {
   const extension = extname(path).toLowerCase();
   if (extension === '.npz') {
-    const arrays = await readNpzFile(path);
+    const arrays = await readNpzFile(path, 'table');
     const names = Object.keys(arrays);
     const array = arrays[key] ?? (names.length === 1 ? arrays[names[0]] : undefined);
     if (array === undefined)
@@ -50,7 +49,7 @@ export async function readNumericTable(path: string, key: string): Promise<Numer
       values: array.values,
     };
   }
-  const bytes = await readInputFile(path);
+  const bytes = await readUserFile(path, 'table');
   if (extension === '.npy') {
     const array = parseNpy(bytes, path);
     return {
@@ -61,12 +60,7 @@ export async function readNumericTable(path: string, key: string): Promise<Numer
   }
   const text = new TextDecoder().decode(bytes);
   if (extension === '.json') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new KnobError('INVALID_INPUT', `${path}: not valid JSON (${(error as Error).message})`);
-    }
+    const parsed = parseJsonText(text, path);
     const rows = Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[key];
     if (!Array.isArray(rows))
       throw new KnobError('INVALID_INPUT', `${path}: expected an array, or an object with an array '${key}'`);

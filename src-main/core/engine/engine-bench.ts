@@ -6,7 +6,7 @@ import { framesToTensorInto, tensorMap, tensorShape } from '../../../src-shared/
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
 import { type LatencySummary } from '../../../src-shared/metrics/latency-percentiles';
 import { replay } from '../../../src-shared/trace/replay';
-import { readInputFile } from '../files/read-input-file';
+import { readUserFile } from '../files/user-files';
 import { createSessionOnFirstProvider } from '../inference/execution-providers';
 import { cpuSessionLayout, type SessionLayout } from '../inference/session-layout';
 import { startEntryWorker } from '../workers/entry-worker';
@@ -141,7 +141,7 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const frames = batches * options.batchSize;
 
     // 1. Bare onnxruntime-node on the provider the engine got, same session options.
-    const bytes = await readInputFile(model.paths[0]);
+    const bytes = await readUserFile(model.paths[0], 'model');
     const bare = await createSessionOnFirstProvider(bytes, model.paths[0], [model.executionProvider]);
     // Distinct real batches (the first `distinct` of the stream), each in its own tensor, so bare
     // inference pays the same memory traffic as the engine rather than rerunning one cached input.

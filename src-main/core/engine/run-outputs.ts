@@ -1,6 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { KnobError } from '../../../src-shared/errors';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
@@ -11,7 +8,8 @@ import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { htmlReport } from '../report/html-report';
-import { writeTraceFile } from '../recording/trace-arrow';
+import { writeOutputFiles, type OutputFile } from '../files/output-files';
+import { encodeTraceFile } from '../recording/trace-arrow';
 
 /**
  * What `knob run` and `knob replay` leave in their output folder, from (trace, settings) alone:
@@ -54,44 +52,43 @@ export interface RunOutputFiles {
   report: string;
 }
 
-export async function writeRunOutputs(
-  outDir: string,
+/** Why a run's outputs cover fewer frames than the source has (a failure or a cancel part-way). */
+export interface PartialRun {
+  reason: string;
+  framesProcessed: number;
+  framesExpected: number | null;
+}
+
+/**
+ * The outputs of a run, as files to write in one group: trace.arrow (the trace with the run's
+ * outputs), metrics.json (every metric of the fused output and of each branch, with identities)
+ * and report.html. A partial run says so in both metrics.json (`partial`) and the report (a banner).
+ */
+export function runOutputFiles(
   trace: Trace,
   settings: GateSettings,
   analysis: RunAnalysis,
   context: Record<string, unknown>,
-): Promise<RunOutputFiles> {
-  try {
-    await mkdir(outDir, { recursive: true });
-  } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${outDir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code})`,
-    );
-  }
-  const files = {
-    trace: join(outDir, 'trace.arrow'),
-    metrics: join(outDir, 'metrics.json'),
-    report: join(outDir, 'report.html'),
-  };
+  partial: PartialRun | null = null,
+): OutputFile[] {
   const output = { ...analysis.output, fusedLogits: null };
-  await writeTraceFile(files.trace, trace, { settings, output }, context);
   const severity = trace.metadata.severity;
   const metricsJson = {
     settings,
     frameCount: trace.frameCount,
     labelledFrameCount: analysis.labelledFrameCount,
     clampedInputs: analysis.output.clampedInputs,
+    partial,
     context,
     metrics: analysis.metrics,
   };
-  await writeFile(
-    files.metrics,
-    `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`,
-  );
   const html = htmlReport({
     title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s`,
     subtitle: `${settings.mode} mode, ${settings.discretization}${settings.mode === 'reset' ? `, tau ${settings.tauSeconds} s, g0 ${settings.g0}` : ''}; ${trace.frameCount} frames, ${analysis.labelledFrameCount} labelled`,
+    partial:
+      partial === null
+        ? null
+        : `Partial run: ${partial.framesProcessed}${partial.framesExpected === null ? '' : ` of ${partial.framesExpected}`} frames, stopped by: ${partial.reason}`,
     timestampsSeconds: trace.timestampsSeconds,
     g: analysis.output.g,
     uRef: trace.uRef,
@@ -100,6 +97,28 @@ export async function writeRunOutputs(
     metrics: analysis.metrics.fused,
     facts: Object.entries(context).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   });
-  await writeFile(files.report, html);
-  return files;
+  return [
+    { name: 'trace.arrow', data: encodeTraceFile(trace, { settings, output }, context) },
+    {
+      name: 'metrics.json',
+      data: `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`,
+    },
+    { name: 'report.html', data: html },
+  ];
+}
+
+/** Writes a run's outputs into `outDir`, all or nothing. */
+export async function writeRunOutputs(
+  outDir: string,
+  trace: Trace,
+  settings: GateSettings,
+  analysis: RunAnalysis,
+  context: Record<string, unknown>,
+  partial: PartialRun | null = null,
+): Promise<RunOutputFiles> {
+  const [tracePath, metrics, report] = await writeOutputFiles(
+    outDir,
+    runOutputFiles(trace, settings, analysis, context, partial),
+  );
+  return { trace: tracePath, metrics, report };
 }

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { ModelSidecarSchema, type ModelOptions, type ModelSidecar } from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
-import { describeIssues } from '../../../src-shared/zod-issues';
+import { parseJsonText } from '../../../src-shared/json-text';
+import { describeIssues, parseWithSchema } from '../../../src-shared/zod-issues';
+import { hasUserFile, readUserText } from '../files/user-files';
 import { InputSpecSchema, type InputSpec, type InputSpecSource } from '../../../src-shared/frames/input-spec';
 import type { OnnxMetadata } from './onnx-metadata';
 
@@ -20,27 +21,15 @@ export function sidecarPath(modelPath: string): string {
 
 export async function readSidecar(modelPath: string): Promise<ModelSidecar | null> {
   const path = sidecarPath(modelPath);
-  if (!existsSync(path)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new KnobError('INVALID_INPUT', `${path}: not valid JSON (${(error as Error).message})`);
-  }
-  const parsed = ModelSidecarSchema.safeParse(raw);
-  if (!parsed.success) throw new KnobError('INVALID_INPUT', `${path}: ${describeIssues(parsed.error.issues)}`);
-  return parsed.data;
+  if (!(await hasUserFile(dirname(path), basename(path)))) return null;
+  const raw = parseJsonText(await readUserText(path, 'settings'), path);
+  return parseWithSchema(ModelSidecarSchema, raw, { code: 'INVALID_INPUT', what: path });
 }
 
 function parseMetadataJson<T>(metadata: OnnxMetadata, key: string, schema: z.ZodType<T>, source: string): T | null {
   const raw = metadata.properties[key];
   if (raw === undefined) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new KnobError('INVALID_INPUT', `${source}: metadata property ${key} is not valid JSON`);
-  }
+  const value = parseJsonText(raw, `${source}: metadata property ${key}`);
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new KnobError(

@@ -13,7 +13,7 @@ import {
   certaintyGateTargetInto,
   temperedLogitsInto,
 } from '../../../src-shared/fusion/gate-target';
-import { readInputFile } from '../files/read-input-file';
+import { readUserFile } from '../files/user-files';
 import { BatchTensors } from './batch-tensors';
 import { createSessionOnFirstProvider, type ProviderChoice } from './execution-providers';
 import { readSidecar, resolveInputSpec, resolveLabels, checkSpecAgainstModel } from './input-resolution';
@@ -96,7 +96,7 @@ async function openSession(
   providers: ModelOptions['executionProviders'],
   intraOpThreads: number | undefined,
 ): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
-  const bytes = await readInputFile(path);
+  const bytes = await readUserFile(path, 'model');
   const metadata = readOnnxMetadata(bytes, path);
   return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
 }

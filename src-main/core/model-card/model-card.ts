@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
   BLUR_CORRUPTIONS,
@@ -20,6 +19,7 @@ import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/pro
 import { scoresFromLogits, topLabelScores } from '../../../src-shared/metrics/scores';
 import { auroc } from '../../../src-shared/metrics/selective';
 import { readIdxFile } from '../datasets/idx-file';
+import { readUserFile } from '../files/user-files';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
 import { loadModel, type LoadedModel } from '../inference/loaded-model';
 import { readOnnxMetadata } from '../inference/onnx-metadata';
@@ -182,7 +182,7 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
     ModelOptionsSchema.parse({ path: options.modelPath, contract: 'knob-native', executionProviders: ['cpu'] }),
   );
   try {
-    const bytes = await readFile(options.modelPath);
+    const bytes = await readUserFile(options.modelPath, 'model');
     const imagesIdx = await readIdxFile(options.imagesPath);
     const labelsIdx = await readIdxFile(options.labelsPath);
     const [count, height, width] = imagesIdx.dimensions;

@@ -1,10 +1,11 @@
-import { existsSync, statSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { KnobError } from '../../../src-shared/errors';
 import { GateSettingsSchema, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { parseJsonText } from '../../../src-shared/json-text';
 import { describeIssues } from '../../../src-shared/zod-issues';
+import type { OutputFile } from '../files/output-files';
+import { isUserFolder, readUserText } from '../files/user-files';
 
 /**
  * knob-settings.json, the one module that reads and writes it: the exported knob settings (until
@@ -29,12 +30,8 @@ export interface SettingsFile {
   model: string | null;
 }
 
-/** Writes the settings file into a folder; returns its path. */
-export async function writeSettingsFile(
-  dir: string,
-  settings: { gate: GateSettings; model: string | null },
-): Promise<string> {
-  const path = join(dir, SETTINGS_FILE_NAME);
+/** The settings file's name and content, written with the other outputs of an export. */
+export function settingsFile(settings: { gate: GateSettings; model: string | null }): OutputFile {
   const content = {
     format: 'knob-settings',
     formatVersion: SETTINGS_FORMAT_VERSION,
@@ -42,28 +39,19 @@ export async function writeSettingsFile(
     model: settings.model,
     exportedAt: new Date().toISOString(),
   } satisfies z.input<typeof SettingsFileSchema>;
-  await writeFile(path, `${JSON.stringify(content, null, 1)}\n`);
-  return path;
+  return { name: SETTINGS_FILE_NAME, data: `${JSON.stringify(content, null, 1)}\n` };
 }
 
 /** Reads a settings file, or the one inside an exported folder; typed errors name the file, never quote it. */
 export async function readSettingsFile(path: string): Promise<SettingsFile> {
-  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, SETTINGS_FILE_NAME) : path;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`,
-    );
-  }
+  const file = (await isUserFolder(path)) ? join(path, SETTINGS_FILE_NAME) : path;
+  const text = await readUserText(file, 'settings');
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
-  } catch {
-    // The parser's message quotes the text around the error: never shown (the file may hold secrets).
-    throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (not valid JSON)`);
+    raw = parseJsonText(text, file);
+  } catch (error) {
+    const problem = (error as Error).message.replace(`${file}: `, '');
+    throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${problem})`);
   }
   const version = (raw as { formatVersion?: unknown } | null)?.formatVersion;
   if (typeof version === 'number' && version > SETTINGS_FORMAT_VERSION) {
@@ -73,7 +61,8 @@ export async function readSettingsFile(path: string): Promise<SettingsFile> {
     );
   }
   const parsed = SettingsFileSchema.safeParse(raw);
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${describeIssues(parsed.error.issues)})`);
+  }
   return { path: file, gate: parsed.data.gate, model: parsed.data.model };
 }

@@ -1,4 +1,3 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import {
   Dictionary,
   Field,
@@ -21,9 +20,18 @@ import {
   type Vector,
 } from 'apache-arrow';
 import { KnobError } from '../../../src-shared/errors';
+import { parseJsonText } from '../../../src-shared/json-text';
 import { parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { ReplayOutput } from '../../../src-shared/trace/replay';
-import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type MetadataColumn, type Trace } from '../../../src-shared/trace/trace';
+import {
+  TRACE_FORMAT_VERSION,
+  UNKNOWN_LABEL,
+  validateTrace,
+  type MetadataColumn,
+  type Trace,
+} from '../../../src-shared/trace/trace';
+import { writeOutputFile } from '../files/output-files';
+import { readUserFile } from '../files/user-files';
 
 /**
  * Traces as Apache Arrow IPC files (the Feather v2 format: pandas.read_feather, polars and DuckDB
@@ -129,20 +137,23 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
   return new Table(schema, [new RecordBatch(schema, struct)]);
 }
 
+/** The bytes of a trace file (written alone, or with other outputs as one group). */
+export function encodeTraceFile(
+  trace: Trace,
+  run: RecordedRun | null,
+  context: Record<string, unknown> = {},
+): Uint8Array {
+  return tableToIPC(traceToTable(trace, run, context), 'file');
+}
+
+/** Writes a trace file atomically (nothing is left behind if it fails). */
 export async function writeTraceFile(
   path: string,
   trace: Trace,
   run: RecordedRun | null,
   context: Record<string, unknown> = {},
 ): Promise<void> {
-  try {
-    await writeFile(path, tableToIPC(traceToTable(trace, run, context), 'file'));
-  } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${path}: cannot write the trace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
+  await writeOutputFile(path, encodeTraceFile(trace, run, context));
 }
 
 function column(table: Table, name: string, source: string): Vector {
@@ -181,16 +192,34 @@ function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Arra
   return out;
 }
 
+/**
+ * Reads and checks a trace file. Every failure is a typed error naming the file: not Arrow, not a
+ * Knob trace, a newer format, more frames declared than the file holds, invalid stored settings, or
+ * content the gate cannot run on (non-finite logits, a label outside the classes, time that does
+ * not increase), found up front rather than half-way through a replay.
+ */
 export async function readTraceFile(path: string): Promise<TraceFile> {
-  let bytes: Uint8Array;
+  const bytes = await readUserFile(path, 'trace');
   try {
-    bytes = await readFile(path);
+    const file = decodeTraceFile(bytes, path);
+    validateTrace(file.trace);
+    if (file.run !== null && file.run.output.g.length !== file.trace.frameCount) {
+      throw new KnobError(
+        'INVALID_TRACE',
+        `the run's outputs have ${file.run.output.g.length} rows for ${file.trace.frameCount} frames`,
+      );
+    }
+    return file;
   } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    if (error instanceof KnobError) {
+      const message = error.message.startsWith(`${path}: `) ? error.message : `${path}: ${error.message}`;
+      throw new KnobError(error.code === 'INVALID_SETTINGS' ? 'INVALID_TRACE' : error.code, message);
+    }
+    throw new KnobError('INVALID_TRACE', `${path}: not a readable trace (${(error as Error).message})`);
   }
+}
+
+function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
   let table: Table;
   try {
     table = tableFromIPC(bytes);
@@ -213,7 +242,7 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
     const raw = meta.get(key);
     if (raw === undefined) return fallback;
     try {
-      return JSON.parse(raw);
+      return parseJsonText(raw, `schema metadata ${key}`);
     } catch {
       throw new KnobError('INVALID_TRACE', `${path}: schema metadata ${key} is not valid JSON`);
     }
@@ -223,6 +252,14 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
     throw new KnobError('INVALID_TRACE', `${path}: label names missing from the schema metadata`);
   const n = table.numRows;
   const k = labelNames.length;
+  // Each frame holds at least its two float32 logit rows: a table declaring more than the file can
+  // hold is refused before anything is allocated for it.
+  if (k === 0 || n * k * 8 > bytes.length) {
+    throw new KnobError(
+      'INVALID_TRACE',
+      `${path}: declares ${n} frames of ${k} classes, more than its ${bytes.length} bytes hold`,
+    );
+  }
   const labelVector = column(table, 'label', path);
   const labels = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -279,7 +316,7 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
   let run: RecordedRun | null = null;
   if (meta.has(META.settings) && table.getChild('g') !== null) {
     run = {
-      settings: parseGateSettings(parseJson(META.settings, null)),
+      settings: storedSettings(parseJson(META.settings, null), path),
       output: {
         g: numbers(column(table, 'g', path), Float64Array),
         v: numbers(column(table, 'v', path), Float64Array),
@@ -292,4 +329,12 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
     };
   }
   return { trace, run, context: (parseJson(META.context, {}) ?? {}) as Record<string, unknown> };
+}
+
+function storedSettings(raw: unknown, path: string): GateSettings {
+  try {
+    return parseGateSettings(raw);
+  } catch (error) {
+    throw new KnobError('INVALID_TRACE', `${path}: the stored run settings are invalid (${(error as Error).message})`);
+  }
 }

@@ -10,6 +10,8 @@ import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 export interface ReportInput {
   title: string;
   subtitle: string;
+  /** A banner saying the run stopped part-way, and why; null for a complete run. */
+  partial: string | null;
   timestampsSeconds: Float64Array;
   g: Float64Array;
   uRef: Float32Array;
@@ -122,9 +124,10 @@ export function htmlReport(input: ReportInput): string {
 <html lang="en"><head><meta charset="utf-8"><title>${escape(input.title)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <style>body{font:14px system-ui,sans-serif;margin:2em auto;max-width:960px;color:#222}svg{width:100%;height:auto;font-size:11px}
-table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.legend span{margin-right:1.5em}</style>
+table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.legend span{margin-right:1.5em}.partial{padding:.5em 1em;border:2px solid #b3261e;color:#b3261e;font-weight:600}</style>
 </head><body>
 <h1>${escape(input.title)}</h1><p>${escape(input.subtitle)}</p>
+${input.partial === null ? '' : `<p class="partial" role="alert">${escape(input.partial)}</p>`}
 <table>${facts}</table>
 <h2>Gate and target</h2>${gatePlot(input)}
 <h2>Reliability of the fused output</h2>${input.reliability ? reliabilityPlot(input.reliability) : '<p>No labelled frames: no reliability diagram.</p>'}

@@ -12,12 +12,13 @@ import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
-import { analyseRun, writeRunOutputs } from '../engine/run-outputs';
+import { analyseRun, runOutputFiles } from '../engine/run-outputs';
+import { writeOutputFiles } from '../files/output-files';
 import { InferenceClient } from '../inference/inference-client';
 import { reportError } from '../logging/internal-error';
 import type { Logger } from '../logging/logger';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
-import { readSettingsFile, SETTINGS_FORMAT_VERSION, writeSettingsFile } from '../recording/settings-file';
+import { readSettingsFile, SETTINGS_FORMAT_VERSION, settingsFile } from '../recording/settings-file';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import type { FrameSource } from '../sources/frame-source';
 import { openSource } from '../sources/open-source';
@@ -357,12 +358,22 @@ export class Session {
     return this.describe();
   }
 
-  /** A frame from the binary path; refused unless a camera stream is running. */
+  /**
+   * A frame from the binary path; refused unless a camera stream is running, and checked against
+   * the model before it can reach the recording (its label must be a class of the model, or -1).
+   */
   pushFrame(packet: Uint8Array): void {
     const frame = decodeFramePacket(packet);
     assertAllowed('camera.frame', this.state.kind);
-    if (this.state.kind === 'camera')
-      this.state.pipeline.submit(frame.pixels, frame, frame.timestampSeconds, frame.label);
+    if (this.state.kind !== 'camera') return;
+    const classCount = this.state.model.description.classCount;
+    if (!(frame.label === -1 || (frame.label >= 0 && frame.label < classCount))) {
+      throw new KnobError(
+        'BAD_REQUEST',
+        `frame packet label ${frame.label} is not a class of the model (0..${classCount - 1}, or -1)`,
+      );
+    }
+    this.state.pipeline.submit(frame.pixels, frame, frame.timestampSeconds, frame.label);
   }
 
   /**
@@ -562,9 +573,11 @@ export class Session {
     const model = this.modelName();
     const source = sourceOf(this.state);
     const context = { model: model ?? 'unknown', source: source?.info.description ?? recording.description };
-    const files = await writeRunOutputs(dir, trace, gate, analyseRun(trace, gate), context);
-    const settingsPath = await writeSettingsFile(dir, { gate, model });
-    return { path: dir, files: [settingsPath, files.trace, files.metrics, files.report] };
+    const files = await writeOutputFiles(dir, [
+      settingsFile({ gate, model }),
+      ...runOutputFiles(trace, gate, analyseRun(trace, gate), context),
+    ]);
+    return { path: dir, files };
   }
 
   async importSettings(path: string): Promise<ApiResult<'bundle.import'>> {

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
 import { readIdxFile } from '../datasets/idx-file';
 import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
+import { hasUserFile, isUserFolder, listUserFolder, readUserText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
 
@@ -124,7 +125,7 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
   let images: NpyArray | undefined;
   let labels: NpyArray | undefined;
   if (path.toLowerCase().endsWith('.npz')) {
-    const arrays = await readNpzFile(path);
+    const arrays = await readNpzFile(path, 'dataset');
     images = NPZ_IMAGE_KEYS.map((k) => arrays[k]).find((a) => a !== undefined);
     labels = NPZ_LABEL_KEYS.map((k) => arrays[k]).find((a) => a !== undefined);
     if (images === undefined)
@@ -133,8 +134,8 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
         `${path}: no image array (named one of ${NPZ_IMAGE_KEYS.join(', ')}; has ${Object.keys(arrays).join(', ')})`,
       );
   } else {
-    images = await readNpyFile(join(path, 'images.npy'));
-    if (existsSync(join(path, 'labels.npy'))) labels = await readNpyFile(join(path, 'labels.npy'));
+    images = await readNpyFile(join(path, 'images.npy'), 'dataset');
+    if (await hasUserFile(path, 'labels.npy')) labels = await readNpyFile(join(path, 'labels.npy'), 'dataset');
   }
   const geometry = geometryOf(images.shape, path);
   const count = images.shape[0];
@@ -217,12 +218,10 @@ function parseManifest(text: string, source: string): Array<{ path: string; labe
 }
 
 export async function openImageFolderSource(dir: string, options: DatasetOptions): Promise<FrameSource> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  const entries = await listUserFolder(dir);
   const manifest = join(dir, 'manifest.csv');
-  if (existsSync(manifest)) {
-    const rows = parseManifest(await readFile(manifest, 'utf8'), manifest);
+  if (await hasUserFile(dir, 'manifest.csv')) {
+    const rows = parseManifest(await readUserText(manifest, 'table'), manifest);
     const names = [...new Set(rows.map((r) => r.label))].sort();
     const numeric = rows.every((r) => /^\d+$/.test(r.label));
     const labelNames = numeric ? (options.labelNames ?? null) : names;
@@ -243,7 +242,7 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
     const files: string[] = [];
     const labels: number[] = [];
     for (const [index, classDir] of classDirs.entries()) {
-      const names = (await readdir(join(dir, classDir.name))).filter(isImage).sort();
+      const names = (await listUserFolder(join(dir, classDir.name))).map((e) => e.name).filter(isImage);
       for (const name of names) {
         files.push(join(dir, classDir.name, name));
         labels.push(index);
@@ -273,13 +272,15 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
   );
 }
 
-/** Whether a path names a folder (for the source dispatcher). */
+/** Whether a path names a real folder (for the source dispatcher); a path that does not exist is an error. */
 export async function isDirectory(path: string): Promise<boolean> {
+  if (await isUserFolder(path)) return true;
   try {
-    return (await stat(path)).isDirectory();
+    await lstat(path);
   } catch {
     throw new KnobError('INVALID_INPUT', `${path}: does not exist`);
   }
+  return false;
 }
 
 export function idxLabelsPathFor(imagesPath: string): string | null {

@@ -1,7 +1,8 @@
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { KnobError } from '../../../src-shared/errors';
-import { readInputFile } from '../files/read-input-file';
+import { inputLimit } from '../files/input-limits';
+import { readUserFile } from '../files/user-files';
 
 /**
  * PNG (pngjs) and JPEG (jpeg-js) files to 8-bit grey or RGB pixels. Colour images stay RGB (alpha
@@ -27,16 +28,46 @@ function fromRgba(rgba: Uint8Array, width: number, height: number): DecodedImage
   return { width, height, channels, data };
 }
 
+/** PNG's IHDR: width and height are the first fields after the signature and chunk header. */
+function pngDimensions(bytes: Uint8Array, path: string): { width: number; height: number } {
+  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (bytes.length < 24 || signature.some((b, i) => bytes[i] !== b)) {
+    throw new KnobError('INVALID_INPUT', `${path}: not a PNG file (bad signature)`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint32(16, false), height: view.getUint32(20, false) };
+}
+
+/** Refuses dimensions whose pixels would not fit the limit, before the decoder allocates them. */
+function checkPixels(width: number, height: number, path: string): void {
+  const limit = inputLimit('pixels');
+  if (width * height > limit) {
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${path}: ${width} x ${height} pixels is over the limit of ${limit} (raise it with --input-limit pixels=COUNT)`,
+    );
+  }
+}
+
 export async function decodeImageFile(path: string): Promise<DecodedImage> {
-  const bytes = await readInputFile(path);
+  const bytes = await readUserFile(path, 'image');
   const lower = path.toLowerCase();
+  if (lower.endsWith('.png')) {
+    const { width, height } = pngDimensions(bytes, path);
+    checkPixels(width, height, path);
+  }
   try {
     if (lower.endsWith('.png')) {
       const png = PNG.sync.read(Buffer.from(bytes));
       return fromRgba(png.data, png.width, png.height);
     }
     if (lower.endsWith('.jpg') || lower.endsWith('.jpeg')) {
-      const image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
+      const image = jpeg.decode(bytes, {
+        useTArray: true,
+        formatAsRGBA: true,
+        maxResolutionInMP: inputLimit('pixels') / 1e6,
+        maxMemoryUsageInMB: 256,
+      });
       return fromRgba(image.data, image.width, image.height);
     }
   } catch (error) {

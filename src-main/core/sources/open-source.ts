@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import type { SourceKind } from '../../../src-shared/api/session-state';
 import { KnobError } from '../../../src-shared/errors';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH, FASHION_MNIST_LABELS } from '../datasets/embedded-dataset';
@@ -12,6 +11,7 @@ import {
 } from './dataset-sources';
 import type { FrameSource } from './frame-source';
 import { openVideoSource } from './video-source';
+import { hasUserFile } from '../files/user-files';
 
 /**
  * One entry point from what a user names to a FrameSource. A source has a kind and, except for the
@@ -50,7 +50,7 @@ function isVideoPath(path: string): boolean {
 /** The kind of source a bare path names (the command line's --source). */
 export async function detectSourceKind(spec: string): Promise<FileSourceKind> {
   if (spec === 'default' || spec === 'embedded') return 'embedded';
-  if (await isDirectory(spec)) return existsSync(join(spec, 'images.npy')) ? 'dataset' : 'folder';
+  if (await isDirectory(spec)) return (await hasUserFile(spec, 'images.npy')) ? 'dataset' : 'folder';
   if (isVideoPath(spec)) return 'video';
   if (extname(spec).toLowerCase() === '.npz' || isIdxPath(spec)) return 'dataset';
   throw new KnobError(
@@ -90,7 +90,7 @@ export async function openSource(
   switch (source.kind) {
     case 'dataset':
       if (directory) {
-        if (existsSync(join(path, 'images.npy'))) return openNumpySource(path, dataset);
+        if (await hasUserFile(path, 'images.npy')) return openNumpySource(path, dataset);
         throw new KnobError(
           'INVALID_INPUT',
           `${path}: not a dataset folder (no images.npy; a folder of images is a 'folder' source)`,

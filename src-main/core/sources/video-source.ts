@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { KnobError } from '../../../src-shared/errors';
 import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
+import { checkUserFile } from '../files/user-files';
 import type { FrameSource } from './frame-source';
 
 /**
@@ -24,17 +25,35 @@ function missingProgram(program: string): KnobError {
   );
 }
 
-function runToEnd(program: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** How long ffprobe may take to describe a file before it is stopped (a hostile file, a stuck read). */
+export const PROBE_TIMEOUT_MS = 20_000;
+const PROBE_OUTPUT_BYTES = 1024 * 1024;
+
+function runToEnd(
+  program: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? missingProgram(program) : error),
-    );
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    // Output is kept to a bound: a description is small, whatever the file says.
+    child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(0, PROBE_OUTPUT_BYTES)));
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-PROBE_OUTPUT_BYTES)));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(error.code === 'ENOENT' ? missingProgram(program) : error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
   });
 }
 
@@ -44,17 +63,23 @@ function rate(text: string | undefined): number {
 }
 
 async function probe(path: string, programs: { ffprobe: string }): Promise<Probe> {
-  const result = await runToEnd(programs.ffprobe, [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames',
-    '-of',
-    'json',
-    path,
-  ]);
+  const result = await runToEnd(
+    programs.ffprobe,
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames',
+      '-of',
+      'json',
+      path,
+    ],
+    PROBE_TIMEOUT_MS,
+  );
+  if (result.timedOut)
+    throw new KnobError('INVALID_INPUT', `${path}: ffprobe did not describe it within ${PROBE_TIMEOUT_MS / 1000} s`);
   const stream = (() => {
     try {
       return (JSON.parse(result.stdout) as { streams?: Array<Record<string, string | number>> }).streams?.[0];
@@ -86,6 +111,8 @@ export interface VideoSourceOptions {
 const SHOWINFO = /n:\s*(\d+)\s+pts:\s*-?\d+\s+pts_time:\s*(-?[0-9.eE+-]+)/;
 
 export async function openVideoSource(path: string, options: VideoSourceOptions): Promise<FrameSource> {
+  // ffmpeg opens the file itself: a FIFO, a device or a /proc entry is refused here first.
+  await checkUserFile(path, 'video');
   const ffmpeg = options.ffmpeg ?? 'ffmpeg';
   const info = await probe(path, { ffprobe: options.ffprobe ?? 'ffprobe' });
   const { width, height, channels } = options.target;

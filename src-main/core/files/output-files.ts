@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { KnobError } from '../../../src-shared/errors';
+
+/**
+ * Outputs are written so that a failure leaves nothing behind. The folder is checked first: its
+ * nearest existing ancestor must be a real folder outside /proc and /sys (where a recursive mkdir
+ * would spin forever), and folders that had to be created are removed again on failure. Every file
+ * of a group is written under a temporary name beside its target, and only when all are written are
+ * they renamed into place; a target that cannot be replaced (a folder of that name) fails the group
+ * before the first rename. So an output folder holds either the complete new outputs or what it
+ * held before.
+ */
+export interface OutputFile {
+  name: string;
+  data: Uint8Array | string;
+}
+
+const VIRTUAL_ROOTS = ['/proc', '/sys'];
+
+function outputError(path: string, error: unknown, doing: string): KnobError {
+  if (error instanceof KnobError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new KnobError('INVALID_INPUT', `${path}: cannot ${doing} (${code})`);
+}
+
+/**
+ * Checks that outputs can go to `dir` without creating anything: its nearest existing ancestor must
+ * be a real folder outside /proc and /sys. Returns the missing folders, outermost first. Commands
+ * that work long before they write call it first, so a bad --out fails at once.
+ */
+export async function checkOutputFolder(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  let existing = resolve(dir);
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw outputError(existing, error, 'be used as an output folder');
+      missing.unshift(existing);
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      existing = parent;
+    }
+  }
+  let real: string;
+  try {
+    real = await realpath(existing);
+    if (!(await stat(real)).isDirectory()) {
+      throw new KnobError('INVALID_INPUT', `${existing}: is not a folder, so nothing can be written in it`);
+    }
+  } catch (error) {
+    throw outputError(existing, error, 'be used as an output folder');
+  }
+  if (VIRTUAL_ROOTS.some((root) => real === root || real.startsWith(`${root}/`))) {
+    throw new KnobError('INVALID_INPUT', `${dir}: is in /proc or /sys, not a place for output files`);
+  }
+  return missing;
+}
+
+/** Makes sure `dir` exists as a real folder; returns the folders created for it (outermost first). */
+async function prepareFolder(dir: string): Promise<string[]> {
+  const missing = await checkOutputFolder(dir);
+  for (const folder of missing) {
+    try {
+      await mkdir(folder);
+    } catch (error) {
+      await removeFolders(missing.slice(0, missing.indexOf(folder)));
+      throw outputError(folder, error, 'be created');
+    }
+  }
+  return missing;
+}
+
+async function removeFolders(created: string[]): Promise<void> {
+  for (const folder of [...created].reverse()) await rmdir(folder).catch(() => undefined);
+}
+
+/** Writes a group of files into `dir`, all or nothing; returns their paths. */
+export async function writeOutputFiles(dir: string, files: OutputFile[]): Promise<string[]> {
+  const created = await prepareFolder(dir);
+  const tag = randomBytes(4).toString('hex');
+  const written: string[] = [];
+  try {
+    for (const file of files) {
+      const target = join(dir, file.name);
+      try {
+        const existing = await lstat(target);
+        if (existing.isDirectory())
+          throw new KnobError('INVALID_INPUT', `${target}: is a folder, so the output file cannot be written there`);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw outputError(target, error, 'be written');
+      }
+      const temporary = join(dir, `.${basename(file.name)}.${tag}.partial`);
+      written.push(temporary);
+      try {
+        await writeFile(temporary, file.data, { flag: 'wx' });
+      } catch (error) {
+        throw outputError(target, error, 'be written');
+      }
+    }
+    const paths: string[] = [];
+    for (let i = 0; i < files.length; i++) {
+      const target = join(dir, files[i].name);
+      await rename(written[i], target).catch((error: unknown) => {
+        throw outputError(target, error, 'be written');
+      });
+      paths.push(target);
+    }
+    return paths;
+  } catch (error) {
+    await Promise.all(written.map((path) => rm(path, { force: true })));
+    await removeFolders(created);
+    throw error;
+  }
+}
+
+/** One file, atomically (a trace saved from the desk, a table, a card). */
+export async function writeOutputFile(path: string, data: Uint8Array | string): Promise<string> {
+  const [written] = await writeOutputFiles(dirname(path), [{ name: basename(path), data }]);
+  return written;
+}

@@ -1,0 +1,195 @@
+import { constants, type Dirent, type Stats } from 'node:fs';
+import { open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KnobError } from '../../../src-shared/errors';
+import { formatBytes, inputLimit, type FileKind } from './input-limits';
+
+/**
+ * The one way the app opens what a user names. A file must be a regular file: it is opened first
+ * (non-blocking, so a FIFO cannot hold the open, and the I/O pool never waits on one) and then
+ * checked through its handle, so a symlink swapped between a check and the open cannot slip
+ * through; FIFOs, devices, sockets and anything in /proc or /sys are refused with a typed error
+ * naming the path; the size is checked against the limit of its kind before anything is read, and
+ * the read itself stops at the limit (a file that grows while being read). A folder must be a real
+ * folder, likewise outside /proc and /sys.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const VIRTUAL_ROOTS = ['/proc', '/sys'];
+
+function typeOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function failed(path: string, error: unknown, doing: string): KnobError {
+  if (error instanceof KnobError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === 'ENOENT'
+      ? 'does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : (code ?? 'error');
+  return new KnobError('INVALID_INPUT', `${path}: cannot ${doing} (${reason})`);
+}
+
+function isVirtual(realPath: string): boolean {
+  return VIRTUAL_ROOTS.some((root) => realPath === root || realPath.startsWith(`${root}/`));
+}
+
+/** Where an open handle really points (Linux: the kernel's own answer for the descriptor). */
+async function realPathOf(handle: FileHandle, path: string): Promise<string> {
+  if (process.platform === 'linux') {
+    try {
+      return await readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      // /proc not mounted: fall back to the path's own resolution.
+    }
+  }
+  return realpath(path);
+}
+
+/** Opens `path` as a regular file of `kind`; the caller closes the handle. */
+async function openRegularFile(path: string, kind: FileKind): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, OPEN_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new KnobError('INVALID_INPUT', `${path}: is a folder, not a file`);
+    throw failed(path, error, 'be read');
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile())
+      throw new KnobError('INVALID_INPUT', `${path}: is ${typeOf(stats)}, not a file that can be read as data`);
+    if (isVirtual(await realPathOf(handle, path))) {
+      throw new KnobError('INVALID_INPUT', `${path}: is in /proc or /sys (a view of the system, not a data file)`);
+    }
+    const limit = inputLimit(kind);
+    if (stats.size > limit) {
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: ${formatBytes(stats.size)} is over the ${kind} file limit of ${formatBytes(limit)} (raise it with --input-limit ${kind}=SIZE or KNOB_INPUT_LIMITS)`,
+      );
+    }
+    return { handle, size: stats.size };
+  } catch (error) {
+    await handle.close();
+    throw failed(path, error, 'be read');
+  }
+}
+
+/** The whole file, checked as above. */
+export async function readUserFile(path: string, kind: FileKind): Promise<Uint8Array> {
+  const { handle, size } = await openRegularFile(path, kind);
+  try {
+    const limit = inputLimit(kind);
+    let buffer = new Uint8Array(size);
+    let filled = 0;
+    for (;;) {
+      if (filled === buffer.length) {
+        if (buffer.length >= limit) {
+          // Still more after the limit: the file grew while being read.
+          const probe = new Uint8Array(1);
+          const { bytesRead } = await handle.read(probe, 0, 1, filled);
+          if (bytesRead > 0)
+            throw new KnobError('INVALID_INPUT', `${path}: grew past the ${kind} file limit while being read`);
+          break;
+        }
+        const grown = new Uint8Array(Math.min(limit, Math.max(64 * 1024, buffer.length * 2)));
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  } catch (error) {
+    throw failed(path, error, 'be read');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file as UTF-8 text (settings, sidecars, tables). */
+export async function readUserText(path: string, kind: FileKind): Promise<string> {
+  return new TextDecoder('utf-8').decode(await readUserFile(path, kind));
+}
+
+/** Checks a file that another program will read (a video for ffmpeg); returns its size. */
+export async function checkUserFile(path: string, kind: FileKind): Promise<number> {
+  const { handle, size } = await openRegularFile(path, kind);
+  await handle.close();
+  return size;
+}
+
+/** Whether `path` is a real folder (not one in /proc or /sys); false when it is anything else or absent. */
+export async function isUserFolder(path: string): Promise<boolean> {
+  let stats: Stats;
+  try {
+    stats = await stat(path);
+  } catch {
+    return false;
+  }
+  if (!stats.isDirectory()) return false;
+  try {
+    return !isVirtual(await realpath(path));
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses anything but a real folder, naming the path. */
+export async function checkUserFolder(path: string): Promise<void> {
+  if (await isUserFolder(path)) return;
+  let detail = 'not a folder';
+  try {
+    const stats = await stat(path);
+    detail = stats.isDirectory()
+      ? 'is in /proc or /sys (a view of the system, not a data folder)'
+      : `is ${typeOf(stats)}`;
+  } catch (error) {
+    throw failed(path, error, 'be listed');
+  }
+  throw new KnobError('INVALID_INPUT', `${path}: ${detail}`);
+}
+
+/** The entries of a real folder, at most the folder limit of them (sorted by name). */
+export async function listUserFolder(path: string): Promise<Dirent[]> {
+  await checkUserFolder(path);
+  const limit = inputLimit('folder');
+  const entries: Dirent[] = [];
+  try {
+    for await (const entry of await opendir(path)) {
+      if (entries.length >= limit) {
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${path}: holds more than ${limit} entries (raise it with --input-limit folder=COUNT)`,
+        );
+      }
+      entries.push(entry);
+    }
+  } catch (error) {
+    throw failed(path, error, 'be listed');
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Whether anything of this name exists in a folder (an optional companion file such as labels.npy);
+ * reading it then refuses what is not a regular file, rather than passing over it in silence.
+ */
+export async function hasUserFile(folder: string, name: string): Promise<boolean> {
+  try {
+    await stat(join(folder, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
