@@ -27,7 +27,9 @@ describe('embedded Fashion-MNIST test set', () => {
     const bytes = serializeIdx(array);
     expect(() => parseIdx(bytes.subarray(0, 20), 'cut.idx')).toThrow(/cut.idx: holds 4 data bytes, header says 24/);
     expect(() => parseIdx(Uint8Array.of(1, 2, 3, 4), 'x.idx')).toThrow(/x.idx: not an IDX file/);
-    await expect(readIdxFile(join(dir, 'missing.idx'))).rejects.toThrow(/missing.idx: cannot be read \(does not exist\)/);
+    await expect(readIdxFile(join(dir, 'missing.idx'))).rejects.toThrow(
+      /missing.idx: cannot be read \(does not exist\)/,
+    );
   });
 });
 
