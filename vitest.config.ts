@@ -15,6 +15,7 @@ export default defineConfig({
     globalSetup: ['./tests/support/renderer-build.ts'],
     reporters: ['default', './tests/plain-summary-reporter.ts'],
     // Every result and event the backend produces in a test is checked against the API contract.
-    env: { KNOB_CHECK_CONTRACT: '1' },
+    // Logs of the backends and commands the tests run go to test-output/, not the user's log folder.
+    env: { KNOB_CHECK_CONTRACT: '1', KNOB_LOG_DIR: 'test-output/logs' },
   },
 });

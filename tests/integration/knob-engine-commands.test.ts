@@ -377,6 +377,13 @@ describe('hostile input to knob run and replay', () => {
     expectOneLineFailure(result, /nan-on-white\.onnx: output 'logits' is NaN at frame 600 .*kept the 600 frames/);
     const kept = await readTraceFile(join(out, 'trace.arrow'));
     expect(kept.trace.frameCount).toBe(600);
+    // The outputs say they are partial, and why.
+    const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as { partial: unknown };
+    expect(metrics.partial).toMatchObject({ framesProcessed: 600, framesExpected: 700 });
+    expect((metrics.partial as { reason: string }).reason).toMatch(/NaN at frame 600/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(
+      /<p class="partial" role="alert">Partial run: 600 of 700 frames, stopped by: .*NaN at frame 600/,
+    );
   });
 
   it('a trace from a newer format version, and bad usage', async () => {

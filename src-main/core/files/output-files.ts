@@ -38,8 +38,9 @@ export async function checkOutputFolder(dir: string): Promise<string[]> {
       await lstat(existing);
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw outputError(existing, error, 'be used as an output folder');
+      // ENOTDIR: something above is a file; walking up finds it and says so.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw outputError(existing, error, 'be used as an output folder');
       missing.unshift(existing);
       const parent = dirname(existing);
       if (parent === existing) break;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { Correlator } from '../../../src-shared/api/correlator';
 import { KnobError } from '../../../src-shared/errors';
+import { checkUserFile } from '../files/user-files';
 import type { BranchOutputs } from './loaded-model';
 import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
 
@@ -60,6 +61,10 @@ export class InferenceClient {
 
   /** Starts the process and loads the model; rejects with the load error (typed) if it cannot. */
   static async start(modelOptions: ModelOptions, options: InferenceClientOptions = {}): Promise<InferenceClient> {
+    // The model files are checked here first (regular files within the model limit): a FIFO, a
+    // device or a folder is refused at once, before a process is started to read it.
+    for (const path of [modelOptions.path, modelOptions.secondPath])
+      if (path !== undefined) await checkUserFile(path, 'model');
     const client = new InferenceClient(modelOptions, options);
     try {
       await client.ready;

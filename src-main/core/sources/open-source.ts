@@ -106,7 +106,8 @@ export async function openSource(
       if (!directory) throw new KnobError('INVALID_INPUT', `${path}: not a folder`);
       return openImageFolderSource(path, dataset);
     case 'video':
-      if (directory || !isVideoPath(path)) {
+      if (directory) throw new KnobError('INVALID_INPUT', `${path}: is a folder, not a video file`);
+      if (!isVideoPath(path)) {
         throw new KnobError(
           'INVALID_INPUT',
           `${path}: not a video file (expected one of ${VIDEO_EXTENSIONS.join(' ')})`,

@@ -1,0 +1,110 @@
+/**
+ * Outputs are all or nothing: a failure injected at each output file (a folder standing where the
+ * file must go) leaves the output folder exactly as it was, through the CLI (knob replay) and the
+ * API (bundle.export, trace.save); an output folder under a path that is not a folder is refused
+ * before anything is created; a run that stopped part-way says so in metrics.json and the report.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { KnobError } from '../../src-shared/errors';
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-atomic-'));
+const RUN = join(dir, 'run');
+let backend: KnobBackend;
+
+function knob(...args: string[]): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, ['bin/knob.mjs', ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stderr: result.stderr };
+}
+
+/** Every file and folder below `root` with its content: what "as it was" means. */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(folder).sort()) {
+      const path = join(folder, name);
+      const key = relative(root, path);
+      if (statSync(path).isDirectory()) {
+        out[`${key}/`] = 'folder';
+        walk(path);
+      } else out[key] = readFileSync(path).toString('base64');
+    }
+  };
+  walk(root);
+  return out;
+}
+
+beforeAll(async () => {
+  const made = knob('run', '--source', 'default', '--limit', '60', '--out', RUN);
+  expect(made.status, made.stderr).toBe(0);
+  backend = new KnobBackend();
+  await backend.handle('model.load', { path: 'default' });
+  await backend.handle('source.open', { kind: 'embedded' });
+  await backend.handle('stream.runOffline', { maxFrames: 40 });
+}, 120_000);
+afterAll(async () => backend?.close());
+
+describe('outputs are all or nothing', () => {
+  for (const name of ['trace.arrow', 'metrics.json', 'report.html']) {
+    it(`knob replay: a failure at ${name} leaves the output folder as it was`, () => {
+      const out = join(dir, `replay-${name}`);
+      cpSync(RUN, out, { recursive: true });
+      // The file cannot be replaced: a folder (with something in it) stands at its name.
+      const blocked = join(out, name);
+      spawnSync('rm', ['-f', blocked]);
+      mkdirSync(blocked);
+      writeFileSync(join(blocked, 'keep.txt'), 'kept');
+      const before = snapshot(out);
+      const result = knob('replay', join(RUN, 'trace.arrow'), '--zeta', '0.3', '--out', out);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^knob: ${blocked.replace(/[.]/g, '\\.')}: is a folder`, 'm'));
+      expect(snapshot(out)).toEqual(before);
+    });
+  }
+
+  it('knob replay into a new folder under a file: refused, nothing created', () => {
+    const parent = join(dir, 'not-a-folder');
+    writeFileSync(parent, 'a file');
+    const result = knob('replay', join(RUN, 'trace.arrow'), '--out', join(parent, 'a', 'b'));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/not-a-folder: is not a folder, so nothing can be written in it/);
+    expect(readFileSync(parent, 'utf8')).toBe('a file');
+  });
+
+  for (const name of ['knob-settings.json', 'trace.arrow', 'metrics.json', 'report.html']) {
+    it(`bundle.export: a failure at ${name} leaves the folder as it was`, async () => {
+      const out = join(dir, `export-${name}`);
+      mkdirSync(out);
+      writeFileSync(join(out, 'previous.txt'), 'an earlier export');
+      mkdirSync(join(out, name));
+      const before = snapshot(out);
+      const refusal = await backend.handle('bundle.export', { path: out }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(KnobError);
+      expect((refusal as KnobError).message).toBe(
+        `${join(out, name)}: is a folder, so the output file cannot be written there`,
+      );
+      expect(snapshot(out)).toEqual(before);
+    });
+  }
+
+  it('an export that succeeds writes every file, and nothing temporary is left', async () => {
+    const out = join(dir, 'export-ok', 'nested');
+    const result = await backend.handle('bundle.export', { path: out });
+    expect(readdirSync(out).sort()).toEqual(['knob-settings.json', 'metrics.json', 'report.html', 'trace.arrow']);
+    expect(result.files).toHaveLength(4);
+  });
+
+  it('trace.save onto a folder is refused, and the folder is untouched', async () => {
+    const target = join(dir, 'saved.arrow');
+    mkdirSync(target);
+    await expect(backend.handle('trace.save', { path: target })).rejects.toThrow(/saved\.arrow: is a folder/);
+    expect(readdirSync(target)).toEqual([]);
+  });
+});

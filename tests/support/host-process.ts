@@ -1,0 +1,21 @@
+/**
+ * The browser-mode host in a process of its own, for tests that attack it and measure it: it starts
+ * the backend and the WebSocket host on 127.0.0.1, sends { port, token } to its parent over IPC, and
+ * answers 'peak' with its peak resident memory (getrusage's ru_maxrss, kilobytes). Started with
+ * child_process.fork(..., { execArgv: ['--import', 'tsx'] }).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { startWebHost } from '../../src-main/host/web-host';
+
+const rendererDir = mkdtempSync(join(tmpdir(), 'knob-host-'));
+writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>knob</title>');
+const backend = new KnobBackend();
+const host = await startWebHost({ backend, rendererDir });
+process.on('message', (message: unknown) => {
+  if (message === 'peak') process.send?.({ peakRssKb: process.resourceUsage().maxRSS });
+  if (message === 'stop') void Promise.all([host.close(), backend.close()]).then(() => process.exit(0));
+});
+process.send?.({ port: host.port, token: host.token });
