@@ -106,6 +106,38 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
 }).extend({ image: StreamUpdateSchema.shape.image.nullable() });
 
 const MetricEntrySchema = z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() });
+/** An interval of the value with this identity, and how it was computed. */
+const IntervalSchema = z.strictObject({ identity: z.string(), lo: z.number(), hi: z.number(), method: z.string() });
+
+const ReliabilityDiagramSchema = z.strictObject({
+  identity: z.string(),
+  bins: z.array(
+    z.strictObject({
+      lo: z.number(),
+      hi: z.number(),
+      count: z.number(),
+      meanConfidence: z.number().nullable(),
+      accuracy: z.number().nullable(),
+      gap: z.number().nullable(),
+      wilsonLo: z.number().nullable(),
+      wilsonHi: z.number().nullable(),
+    }),
+  ),
+});
+
+/** B against A on the same frames: the difference, its paired bootstrap interval and the verdict. */
+export const PairedDifferenceSchema = z.strictObject({
+  name: z.string(),
+  identity: z.string(),
+  a: z.number().nullable(),
+  b: z.number().nullable(),
+  difference: z.number().nullable(),
+  lo: z.number(),
+  hi: z.number(),
+  method: z.string(),
+  lowerIsBetter: z.boolean(),
+  verdict: z.enum(['better', 'worse', 'indistinguishable']),
+});
 
 export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
 
@@ -131,25 +163,11 @@ export const MetricsSnapshotSchema = z.strictObject({
   window: z.string(),
   values: z.array(MetricEntrySchema),
   /** Bootstrap intervals of the headline values, keyed by the identity of the value. */
-  intervals: z.array(z.strictObject({ identity: z.string(), lo: z.number(), hi: z.number(), method: z.string() })),
+  intervals: z.array(IntervalSchema),
   /** Reliability diagram of the fused output (bins with count, confidence, accuracy, Wilson interval). */
-  reliability: z
-    .strictObject({
-      identity: z.string(),
-      bins: z.array(
-        z.strictObject({
-          lo: z.number(),
-          hi: z.number(),
-          count: z.number(),
-          meanConfidence: z.number().nullable(),
-          accuracy: z.number().nullable(),
-          gap: z.number().nullable(),
-          wilsonLo: z.number().nullable(),
-          wilsonHi: z.number().nullable(),
-        }),
-      ),
-    })
-    .nullable(),
+  reliability: ReliabilityDiagramSchema.nullable(),
+  /** One diagram per class: p_k against y = k over every labelled frame (classwise calibration). */
+  classReliability: z.array(ReliabilityDiagramSchema.extend({ classIndex: z.number().int(), label: z.string() })),
   /** Smooth reliability curve (SmoothECE kernel) with its bootstrap band. */
   smooth: z
     .strictObject({
@@ -158,13 +176,23 @@ export const MetricsSnapshotSchema = z.strictObject({
       accuracy: z.array(z.number()),
       bandLo: z.array(z.number()),
       bandHi: z.array(z.number()),
+      /** Samples supporting the curve at each t (kernel-weighted count): views fade it where this is small. */
+      support: z.array(z.number()),
     })
     .nullable(),
   histogram: z
     .strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) })
     .nullable(),
   groupBy: z.enum(METRIC_GROUPINGS),
-  groups: z.array(z.strictObject({ key: z.string(), count: z.number().int(), values: z.array(MetricEntrySchema) })),
+  groups: z.array(
+    z.strictObject({
+      key: z.string(),
+      count: z.number().int(),
+      values: z.array(MetricEntrySchema),
+      /** Bootstrap intervals of the group's values (none in 'light' detail). */
+      intervals: z.array(IntervalSchema),
+    }),
+  ),
   /** How long the replay and metrics took, in milliseconds (no model call). */
   computeMs: z.number(),
 });
@@ -196,6 +224,17 @@ export const API_METHODS = {
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   /** Opens a source of the given kind (a path of another kind is refused); the current recording is replaced by none. */
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
+  /**
+   * Changes the open source's corruption schedule (and seed) in place: a running stream uses it from
+   * the next frame, and each frame records the corruption it got.
+   */
+  'source.configure': {
+    params: z.strictObject({
+      schedule: CorruptionScheduleSchema,
+      seed: z.number().int().nonnegative().max(0xffffffff).optional(),
+    }),
+    result: SessionStateSchema,
+  },
   /**
    * Plays (or resumes) the open source into the live recording. A current recording that is not
    * live (an offline run's, a loaded trace) is replaced by a new one.
@@ -249,7 +288,13 @@ export const API_METHODS = {
       b: GateSettingsSchema,
       lastFrames: z.number().int().positive().optional(),
     }),
-    result: z.strictObject({ a: MetricsSnapshotSchema, b: MetricsSnapshotSchema, computeMs: z.number() }),
+    result: z.strictObject({
+      a: MetricsSnapshotSchema,
+      b: MetricsSnapshotSchema,
+      /** B - A of the headline figures with paired bootstrap intervals and verdicts (95 %). */
+      differences: z.array(PairedDifferenceSchema),
+      computeMs: z.number(),
+    }),
   },
   /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current recording into a folder. */
   'bundle.export': {

@@ -21,6 +21,24 @@ export const CORRUPTION_NAMES = [
 ] as const;
 export type CorruptionName = (typeof CORRUPTION_NAMES)[number];
 
+/**
+ * Corruptions that act on colour (ImageNet-C's saturate changes HSV saturation): a grayscale frame
+ * has none, so they are not offered for grayscale inputs, and a schedule naming one is refused there.
+ */
+export const COLOUR_CORRUPTIONS: ReadonlySet<CorruptionName> = new Set(['saturate']);
+
+/** The corruptions that apply to frames with this many channels. */
+export function corruptionsFor(channels: 1 | 3): CorruptionName[] {
+  return CORRUPTION_NAMES.filter((name) => channels === 3 || !COLOUR_CORRUPTIONS.has(name));
+}
+
+/** Why a corruption cannot be applied to frames with this many channels, or null when it can. */
+export function corruptionUnavailable(name: CorruptionName, channels: 1 | 3): string | null {
+  return channels === 1 && COLOUR_CORRUPTIONS.has(name)
+    ? `${name} changes colour saturation; the model's input is grayscale, which has none`
+    : null;
+}
+
 export const SEVERITIES = [1, 2, 3, 4, 5] as const;
 
 export interface SeverityParameters {

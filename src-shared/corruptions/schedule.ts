@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { KnobError } from '../errors';
 import { parseWithSchema } from '../zod-issues';
 import { seededRandom } from '../random';
-import { CORRUPTION_NAMES, type CorruptionName } from './corruption-table';
+import { CORRUPTION_NAMES, corruptionUnavailable, type CorruptionName } from './corruption-table';
 
 /**
  * Corruption schedules over a stream: which corruption and severity each frame gets. Severity 0 is
@@ -63,6 +64,26 @@ export function parseCorruptionSchedule(raw: unknown): CorruptionSchedule {
     what: 'Invalid corruption schedule',
     root: '(schedule)',
   });
+}
+
+/** The corruptions a schedule can apply. */
+export function scheduleCorruptions(schedule: CorruptionSchedule): CorruptionName[] {
+  switch (schedule.kind) {
+    case 'none':
+      return [];
+    case 'random':
+      return [...schedule.corruptions];
+    default:
+      return [schedule.corruption];
+  }
+}
+
+/** Refuses a schedule that names a corruption these frames cannot take (colour on grayscale). */
+export function checkScheduleForChannels(schedule: CorruptionSchedule, channels: 1 | 3): void {
+  for (const name of scheduleCorruptions(schedule)) {
+    const reason = corruptionUnavailable(name, channels);
+    if (reason !== null) throw new KnobError('INVALID_SETTINGS', `Invalid corruption schedule: ${reason}`);
+  }
 }
 
 export interface FrameCorruption {

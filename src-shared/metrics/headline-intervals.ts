@@ -1,53 +1,195 @@
 import { logSumExpRow } from '../fusion/logits';
+import { seededRandom } from '../random';
 import { binnedStatistics } from './bin-statistics';
-import { bootstrapInterval, resample, type BootstrapInterval } from './bootstrap';
+import { resample, type BootstrapInterval } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
+import { percentileOfSorted } from './order-statistics';
 import type { ClassScores, TopLabelScores } from './scores';
 
 /**
- * Seeded percentile-bootstrap intervals for the figures the desk shows large: accuracy, NLL and
- * ECE (top-label, 15 equal-width bins, [lo,hi) last closed, L1). Each resample re-bins the
- * resampled confidences, so the interval covers the estimator as computed, keyed by the identity
- * of the value it belongs to.
+ * The figures decisions are made on (accuracy, NLL, Brier, ECE at 15 equal-width bins), as
+ * statistics of a resample, so that every interval of them comes from one place:
+ * - headlineIntervals: seeded percentile-bootstrap intervals of each figure;
+ * - pairedDifferences: A/B on the same frames. Each replicate draws one resample of frame indices
+ *   and evaluates both A and B on it (the pairing removes the frame-to-frame variation the two
+ *   share); the interval is that of B - A, and the verdict says whether B is better, worse, or
+ *   indistinguishable from A at the level (the interval excludes 0, or not).
+ * Each resample re-bins the resampled confidences, so an interval covers the estimator as computed.
+ * Percentiles interpolate linearly between order statistics (numpy's 'linear').
  */
-export function headlineIntervals(
-  scores: ClassScores,
-  top: TopLabelScores,
-  options: { replicates?: number; seed?: number } = {},
-): Record<string, BootstrapInterval> {
+export interface HeadlineStatistic {
+  name: string;
+  /** The identity of the value it is an interval of (as the metric suite names it). */
+  identity: string;
+  lowerIsBetter: boolean;
+  /** The statistic on the resample given by `indices` (all samples, in order, when null). */
+  evaluate(indices: Uint32Array | null): number;
+}
+
+function meanOver(values: Float64Array | Uint8Array): (indices: Uint32Array | null) => number {
+  return (indices) => {
+    let sum = 0;
+    if (indices === null) {
+      for (let i = 0; i < values.length; i++) sum += values[i];
+      return sum / values.length;
+    }
+    for (let i = 0; i < indices.length; i++) sum += values[indices[i]];
+    return sum / indices.length;
+  };
+}
+
+export const ECE_15_IDENTITY = 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)';
+
+/** Accuracy, NLL, Brier and ECE (15 equal-width) of one set of scores, as resample statistics. */
+export function headlineStatistics(scores: ClassScores, top: TopLabelScores): HeadlineStatistic[] {
   const n = scores.sampleCount;
   const k = scores.classCount;
   const nll = new Float64Array(n);
+  const brier = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const y = scores.labels[i];
     nll[i] =
       scores.logits !== null
         ? (scores.logSumExp?.[i] ?? logSumExpRow(scores.logits, i * k, k)) - scores.logits[i * k + y]
         : -Math.log(scores.probabilities[i * k + y]);
+    let squared = 0;
+    for (let c = 0; c < k; c++) {
+      const d = scores.probabilities[i * k + c] - (c === y ? 1 : 0);
+      squared += d * d;
+    }
+    brier[i] = squared;
   }
-  const bootstrap = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
-  const mean =
-    (values: Float64Array | Uint8Array) =>
-    (indices: Uint32Array): number => {
-      let sum = 0;
-      for (let i = 0; i < indices.length; i++) sum += values[indices[i]];
-      return sum / indices.length;
-    };
-  const ece = (indices: Uint32Array): number => {
-    const confidence = resample(top.confidence, indices);
-    const correct = resample(top.correct, indices);
+  const ece = (indices: Uint32Array | null): number => {
+    const confidence = indices === null ? top.confidence : resample(top.confidence, indices);
+    const correct = indices === null ? top.correct : resample(top.correct, indices);
     return expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15));
   };
+  return [
+    { name: 'accuracy', identity: 'accuracy(top-1)', lowerIsBetter: false, evaluate: meanOver(top.correct) },
+    {
+      name: 'NLL',
+      identity:
+        scores.logits !== null
+          ? 'NLL(multiclass, from logits, natural log, mean)'
+          : 'NLL(multiclass, from probabilities, natural log, mean, unclipped)',
+      lowerIsBetter: true,
+      evaluate: meanOver(nll),
+    },
+    {
+      name: 'Brier',
+      identity: 'Brier(multiclass, sum over classes, mean over samples, range [0, 2])',
+      lowerIsBetter: true,
+      evaluate: meanOver(brier),
+    },
+    { name: 'ECE', identity: ECE_15_IDENTITY, lowerIsBetter: true, evaluate: ece },
+  ];
+}
+
+export interface ResamplingOptions {
+  replicates?: number;
+  level?: number;
+  seed?: number;
+}
+
+/** Draws `replicates` resamples of n indices (seeded) and hands each to `visit`. */
+function eachResample(
+  n: number,
+  options: ResamplingOptions,
+  visit: (indices: Uint32Array, replicate: number) => void,
+): void {
+  const random = seededRandom(options.seed ?? 0);
+  const indices = new Uint32Array(n);
+  const replicates = options.replicates ?? 200;
+  for (let r = 0; r < replicates; r++) {
+    for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
+    visit(indices, r);
+  }
+}
+
+function interval(values: Float64Array, options: ResamplingOptions, what: string): BootstrapInterval {
+  const level = options.level ?? 0.95;
+  const replicates = options.replicates ?? 200;
+  const seed = options.seed ?? 0;
+  values.sort();
+  const alpha = (1 - level) / 2;
   return {
-    'accuracy(top-1)': bootstrapInterval(n, mean(top.correct), bootstrap),
-    [scores.logits !== null
-      ? 'NLL(multiclass, from logits, natural log, mean)'
-      : 'NLL(multiclass, from probabilities, natural log, mean, unclipped)']: bootstrapInterval(
-      n,
-      mean(nll),
-      bootstrap,
-    ),
-    'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)': bootstrapInterval(n, ece, bootstrap),
+    lo: percentileOfSorted(values, alpha),
+    hi: percentileOfSorted(values, 1 - alpha),
+    level,
+    replicates,
+    seed,
+    identity: `${Math.round(level * 100)} % ${what}percentile bootstrap, ${replicates} resamples, seed ${seed}`,
   };
+}
+
+/** Percentile-bootstrap intervals of each statistic, keyed by the identity of its value. */
+export function bootstrapIntervalsOf(
+  statistics: HeadlineStatistic[],
+  sampleCount: number,
+  options: ResamplingOptions = {},
+): Record<string, BootstrapInterval> {
+  const draws = statistics.map(() => new Float64Array(options.replicates ?? 200));
+  eachResample(sampleCount, options, (indices, r) => statistics.forEach((s, j) => (draws[j][r] = s.evaluate(indices))));
+  return Object.fromEntries(statistics.map((s, j) => [s.identity, interval(draws[j], options, '')]));
+}
+
+/** The headline figures' intervals (what the calibration panel shows beside them). */
+export function headlineIntervals(
+  scores: ClassScores,
+  top: TopLabelScores,
+  options: ResamplingOptions = {},
+): Record<string, BootstrapInterval> {
+  return bootstrapIntervalsOf(headlineStatistics(scores, top), scores.sampleCount, options);
+}
+
+export type Verdict = 'better' | 'worse' | 'indistinguishable';
+
+export interface PairedDifference {
+  name: string;
+  identity: string;
+  a: number;
+  b: number;
+  /** b - a on all frames. */
+  difference: number;
+  interval: BootstrapInterval;
+  lowerIsBetter: boolean;
+  /** B against A: better when the interval of b - a lies wholly on the better side of 0. */
+  verdict: Verdict;
+}
+
+/**
+ * B against A on the same frames: for each statistic (A's and B's lists in the same order), the
+ * difference b - a, its paired percentile-bootstrap interval (same resamples for both), and the
+ * verdict at the interval's level.
+ */
+export function pairedDifferences(
+  a: HeadlineStatistic[],
+  b: HeadlineStatistic[],
+  sampleCount: number,
+  options: ResamplingOptions = {},
+): PairedDifference[] {
+  const replicates = options.replicates ?? 1000;
+  const resampling = { ...options, replicates };
+  const draws = a.map(() => new Float64Array(replicates));
+  eachResample(sampleCount, resampling, (indices, r) =>
+    a.forEach((statistic, j) => (draws[j][r] = b[j].evaluate(indices) - statistic.evaluate(indices))),
+  );
+  return a.map((statistic, j) => {
+    const valueA = statistic.evaluate(null);
+    const valueB = b[j].evaluate(null);
+    const ci = interval(draws[j], resampling, 'paired ');
+    const better = statistic.lowerIsBetter ? ci.hi < 0 : ci.lo > 0;
+    const worse = statistic.lowerIsBetter ? ci.lo > 0 : ci.hi < 0;
+    return {
+      name: statistic.name,
+      identity: statistic.identity,
+      a: valueA,
+      b: valueB,
+      difference: valueB - valueA,
+      interval: ci,
+      lowerIsBetter: statistic.lowerIsBetter,
+      verdict: better ? 'better' : worse ? 'worse' : 'indistinguishable',
+    };
+  });
 }

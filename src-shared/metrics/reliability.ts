@@ -23,6 +23,9 @@ export interface ReliabilityDiagram {
   bins: ReliabilityBin[];
 }
 
+/** Which pairs a diagram is of: the top label's (confidence, correct), or one class's (p_k, y = k). */
+export type ReliabilitySubject = { kind: 'top-label' } | { kind: 'class'; name: string };
+
 /** Wilson score interval for k successes in n trials (z = 1.96 for 95 %). */
 export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
   if (trials === 0) return [0, 1];
@@ -37,6 +40,7 @@ export function reliabilityDiagram(
   confidence: Float64Array,
   correct: Uint8Array,
   spec: BinningSpec,
+  subject: ReliabilitySubject = { kind: 'top-label' },
 ): ReliabilityDiagram {
   const bins = assignBins(confidence, spec);
   const stats = binStatisticsOf(bins.binOf, bins.binCount, confidence, correct);
@@ -54,7 +58,8 @@ export function reliabilityDiagram(
     const [wilsonLo, wilsonHi] = wilsonInterval(stats.positives[b], n);
     out.push({ lo, hi, count: n, meanConfidence: conf, accuracy: acc, gap: acc - conf, wilsonLo, wilsonHi });
   }
-  return { identity: `reliability(top-label, ${binningIdentity(spec)}, Wilson 95 % intervals)`, bins: out };
+  const of = subject.kind === 'top-label' ? 'top-label' : `class ${subject.name}: p_k against y = k`;
+  return { identity: `reliability(${of}, ${binningIdentity(spec)}, Wilson 95 % intervals)`, bins: out };
 }
 
 /** Counts of confidences in equal-width bins over [0, 1] (last bin closed). */
@@ -75,6 +80,11 @@ export interface SmoothReliabilityCurve {
   /** smoothed accuracy at confidence t: t - r_hat(t) */
   accuracy: Float64Array;
   density: Float64Array;
+  /**
+   * How many samples support the curve at t: the Gaussian-kernel-weighted count at bandwidth
+   * sigma (about the samples within sigma of t). Where it is small the curve is extrapolation.
+   */
+  support: Float64Array;
   bandLo: Float64Array;
   bandHi: Float64Array;
 }
@@ -122,7 +132,30 @@ export function smoothReliabilityCurve(
     t: main.t,
     accuracy,
     density: main.density,
+    support: kernelSupport(confidence, main.t, sigma),
     bandLo,
     bandHi,
   };
+}
+
+/**
+ * Gaussian-kernel-weighted sample counts at each t (bandwidth sigma), from a 256-cell histogram of
+ * the values: sum_i exp(-(t - c_i)^2 / (2 sigma^2)) to within a cell width, at any sample count.
+ */
+export function kernelSupport(values: Float64Array, t: Float64Array, sigma: number): Float64Array {
+  const cells = 256;
+  const counts = new Float64Array(cells);
+  for (let i = 0; i < values.length; i++) counts[Math.min(cells - 1, Math.max(0, Math.floor(values[i] * cells)))]++;
+  const out = new Float64Array(t.length);
+  const scale = 1 / (2 * sigma * sigma);
+  for (let j = 0; j < t.length; j++) {
+    let sum = 0;
+    for (let c = 0; c < cells; c++) {
+      if (counts[c] === 0) continue;
+      const d = t[j] - (c + 0.5) / cells;
+      sum += counts[c] * Math.exp(-d * d * scale);
+    }
+    out[j] = sum;
+  }
+  return out;
 }

@@ -101,7 +101,7 @@ describe('the engine through the API', () => {
       ),
     ).toBe(true);
     // Full detail carries bootstrap intervals for the headline values and the smooth curve; light leaves the resampling out.
-    expect(snapshot.result!.intervals).toHaveLength(3);
+    expect(snapshot.result!.intervals).toHaveLength(4);
     expect(snapshot.result!.smooth).not.toBeNull();
     const light = await call('metrics.snapshot', { detail: 'light', groupBy: 'severity', lastFrames: 10 });
     expect(light.result).toMatchObject({

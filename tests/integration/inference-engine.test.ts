@@ -229,15 +229,23 @@ describe('the built metrics worker', () => {
     const worker = new Worker('./out/main/metrics-worker.js');
     const reply = await new Promise<{
       ok: boolean;
-      snapshots: Array<{ values: Array<{ identity: string; value: number | null }> }>;
+      result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } };
     }>((resolve) => {
       worker.once('message', resolve);
-      worker.postMessage({ id: 1, trace, settings: [DEFAULT_GATE_SETTINGS], version: 0, recordingId: 1, options: {} });
+      worker.postMessage({
+        kind: 'snapshot',
+        id: 1,
+        trace,
+        settings: DEFAULT_GATE_SETTINGS,
+        version: 0,
+        recordingId: 1,
+        options: { groupBy: 'none', detail: 'full' },
+      });
     });
     await worker.terminate();
     expect(reply.ok).toBe(true);
     const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1 });
-    expect(reply.snapshots[0].values).toEqual(local.values);
+    expect(reply.result.snapshot.values).toEqual(local.values);
   });
 });
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { openSourcePath } from '../../core/sources/open-source';
@@ -64,6 +65,11 @@ export async function runCommand(args: string[]): Promise<number> {
       labelNames: model.labelNames,
     });
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);
+    try {
+      checkScheduleForChannels(schedule, model.input.channels);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     const progress = createProgress('run', !values.json);
     const result = await runOffline({
       client,

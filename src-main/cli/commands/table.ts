@@ -1,6 +1,12 @@
 import { writeOutputFile } from '../../core/files/output-files';
 import { parseArgs } from 'node:util';
-import { CORRUPTION_NAMES, isCorruptionName, type CorruptionName } from '../../../src-shared/corruptions';
+import {
+  CORRUPTION_NAMES,
+  corruptionsFor,
+  corruptionUnavailable,
+  isCorruptionName,
+  type CorruptionName,
+} from '../../../src-shared/corruptions';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { resetModeTable, resetTableMarkdown } from '../../core/engine/reset-table';
 import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, seedOption, UsageError } from '../cli-args';
@@ -23,20 +29,27 @@ export async function tableCommand(args: string[]): Promise<number> {
     },
     strict: true,
   });
-  const corruptions = values.corruptions === undefined ? CORRUPTION_NAMES : values.corruptions.split(',');
-  for (const name of corruptions)
+  const requested = values.corruptions?.split(',');
+  for (const name of requested ?? [])
     if (!isCorruptionName(name))
       throw new UsageError(`--corruptions takes names from ${CORRUPTION_NAMES.join(', ')}; '${name}' is not one`);
   const settings = gateSettingsFromArgs(values);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
   try {
+    // By default every corruption the model's input can take (no colour corruption on grayscale).
+    const channels = client.description.input.channels;
+    for (const name of (requested ?? []) as CorruptionName[]) {
+      const reason = corruptionUnavailable(name, channels);
+      if (reason !== null) throw new UsageError(`--corruptions: ${reason}`);
+    }
+    const corruptions = (requested as CorruptionName[] | undefined) ?? corruptionsFor(channels);
     if (!values.json) process.stderr.write(`${describeModel(client.description)}\n`);
     const progress = createProgress('table', !values.json);
     const table = await resetModeTable({
       client,
       settings,
       imagesPerCondition: positiveInteger(values['images-per-condition'], 'images-per-condition', 500, 10_000),
-      corruptions: corruptions as CorruptionName[],
+      corruptions,
       seed: seedOption(values.seed),
       onProgress: (done, total, label) => progress.update(done, total, label),
     });

@@ -29,6 +29,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'model.load': ({ discard, ...options }) => session.loadModel(options, discard),
     'model.info': () => session.modelInfo(),
     'source.open': (params, call) => session.openSource(params, call),
+    'source.configure': (params) => session.configureSource(params.schedule, params.seed),
     'stream.start': (params) => session.start(params),
     'stream.stop': () => session.stop(),
     'stream.playback': (params) => session.setPlayback(params),

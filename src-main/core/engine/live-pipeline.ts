@@ -68,7 +68,9 @@ interface Waiting {
 export class LivePipeline {
   readonly recording: Recording;
   private readonly replayer: GateReplayer;
-  private readonly preparer;
+  private preparer;
+  private stagedSchedule: { schedule: CorruptionSchedule; seed: number } | null = null;
+  private acceptWaiters: Array<() => void> = [];
   private readonly metadata = allocateBatchMetadata(1);
   private readonly latency = new LatencyRecorder();
   private readonly timestamp = new Float64Array(1);
@@ -122,6 +124,20 @@ export class LivePipeline {
     this.staged = { settings, version };
   }
 
+  /** A new corruption schedule, used from the next frame prepared (frame indices continue). */
+  setSchedule(schedule: CorruptionSchedule, streamSeed: number): void {
+    this.stagedSchedule = { schedule, seed: streamSeed };
+  }
+
+  /**
+   * Resolves when no frame is waiting, so the next one submitted is processed rather than dropped:
+   * what a file source waits for (it never drops frames), while a camera submits regardless.
+   */
+  whenAccepting(): Promise<void> {
+    if (this.waiting === null || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.acceptWaiters.push(resolve));
+  }
+
   /** Back to rest at g0 before the next frame. */
   resetGate(): void {
     this.resetRequested = true;
@@ -142,6 +158,7 @@ export class LivePipeline {
     while (this.waiting !== null && !this.closed) {
       const job = this.waiting;
       this.waiting = null;
+      for (const resolve of this.acceptWaiters.splice(0)) resolve();
       await this.process(job);
     }
     this.busy = false;
@@ -164,6 +181,10 @@ export class LivePipeline {
         message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${previous} s); frame dropped`,
       });
       return;
+    }
+    if (this.stagedSchedule !== null) {
+      this.preparer = createFramePreparer(this.preparer.target, this.stagedSchedule.schedule, this.stagedSchedule.seed);
+      this.stagedSchedule = null;
     }
     const prepared = new Uint8Array(spec.width * spec.height * spec.channels);
     const prepStarted = performance.now();
@@ -260,5 +281,6 @@ export class LivePipeline {
     if (this.trailing !== null) clearTimeout(this.trailing);
     this.waiting = null;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+    for (const resolve of this.acceptWaiters.splice(0)) resolve();
   }
 }

@@ -1,18 +1,28 @@
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
-import { headlineIntervals } from '../../../src-shared/metrics/headline-intervals';
+import {
+  bootstrapIntervalsOf,
+  headlineStatistics,
+  pairedDifferences,
+  type HeadlineStatistic,
+} from '../../../src-shared/metrics/headline-intervals';
 import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
-import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
+import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
+import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import {
   confidenceHistogram,
   reliabilityDiagram,
   smoothReliabilityCurve,
+  type ReliabilityDiagram,
 } from '../../../src-shared/metrics/reliability';
-import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metrics';
-import { scoresFromLogits, topLabelScores, type ClassScores } from '../../../src-shared/metrics/scores';
-import { replay } from '../../../src-shared/trace/replay';
+import {
+  scoresFromLogits,
+  topLabelScores,
+  type ClassScores,
+  type TopLabelScores,
+} from '../../../src-shared/metrics/scores';
+import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
@@ -20,22 +30,21 @@ import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-
 /**
  * What the desk's calibration panel shows for one trace and one setting, computed by replay (no
  * model call): every metric of the suite with identities, bootstrap intervals of the headline
- * values, the reliability diagram, the smooth reliability curve with its band, the confidence
- * histogram, and the headline values per group (severity, corruption, predicted class, gate bucket).
+ * values, the reliability diagram (top-label, and one per class), the smooth reliability curve with
+ * its band and support, the confidence histogram, and the headline values with intervals per group
+ * (severity, corruption, predicted class, gate bucket). A comparison replays twice and adds the
+ * paired bootstrap differences.
  */
 export type Snapshot = ApiResult<'metrics.snapshot'>;
+export type Comparison = Omit<ApiResult<'metrics.compare'>, 'computeMs'>;
 
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finite(m.value) });
+const intervalEntries = (intervals: Record<string, BootstrapInterval>) =>
+  Object.entries(intervals).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity }));
 
-function headline(scores: ClassScores): MetricValue[] {
-  const top = topLabelScores(scores);
-  return [
-    accuracy(top),
-    negativeLogLikelihood(scores),
-    ...topLabelBinnedMetrics(top, EQUAL_WIDTH_15).filter((m) => m.name === 'ECE'),
-  ];
-}
+/** Resamples for the intervals of each group (fewer than the headline's: there are many groups). */
+const GROUP_REPLICATES = 100;
 
 /** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
 function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
@@ -43,108 +52,159 @@ function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
   return sliceTrace(trace, trace.frameCount - lastFrames, trace.frameCount, 'view');
 }
 
-export function metricsSnapshot(
-  recorded: Trace,
-  settings: GateSettings,
-  computedFrom: { version: number; recordingId: number },
-  options: Partial<MetricsOptions> = {},
-): Snapshot {
-  const started = performance.now();
-  const trace = windowOf(recorded, options.lastFrames);
-  const groupBy = options.groupBy ?? 'none';
+/** A trace replayed at one setting, with the scores of its labelled frames. */
+interface Replayed {
+  trace: Trace;
+  window: string;
+  frames: Int32Array;
+  output: ReplayOutput;
+  scores: ClassScores | null;
+  top: TopLabelScores | null;
+}
+
+function replayed(recorded: Trace, settings: GateSettings, lastFrames: number | undefined): Replayed {
+  const trace = windowOf(recorded, lastFrames);
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
-  const empty: Snapshot = {
+  const output = replay(trace, settings, { keepFusedLogits: frames.length > 0 });
+  if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null };
+  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
+  return { trace, window, frames, output, scores, top: topLabelScores(scores) };
+}
+
+function diagramEntry(diagram: ReliabilityDiagram) {
+  return {
+    identity: diagram.identity,
+    bins: diagram.bins.map((b) => ({
+      lo: b.lo,
+      hi: b.hi,
+      count: b.count,
+      meanConfidence: finite(b.meanConfidence),
+      accuracy: finite(b.accuracy),
+      gap: finite(b.gap),
+      wilsonLo: finite(b.wilsonLo),
+      wilsonHi: finite(b.wilsonHi),
+    })),
+  };
+}
+
+/** p_k against y = k for every class: the classwise reliability views. */
+function classDiagrams(scores: ClassScores, labelNames: string[]): Snapshot['classReliability'] {
+  const { sampleCount: n, classCount: k } = scores;
+  const probability = new Float64Array(n);
+  const isClass = new Uint8Array(n);
+  return Array.from({ length: k }, (_, c) => {
+    for (let i = 0; i < n; i++) {
+      probability[i] = scores.probabilities[i * k + c];
+      isClass[i] = scores.labels[i] === c ? 1 : 0;
+    }
+    const label = labelNames[c] ?? String(c);
+    const diagram = reliabilityDiagram(probability, isClass, EQUAL_WIDTH_15, { kind: 'class', name: label });
+    return { classIndex: c, label, ...diagramEntry(diagram) };
+  });
+}
+
+/** The group each labelled frame belongs to, and the groups' names. */
+function groupKeys(run: Replayed, groupBy: Snapshot['groupBy']): { keys: Int32Array; name: (code: number) => string } {
+  const { trace, frames, output, top } = run;
+  const keys = new Int32Array(frames.length);
+  if (groupBy === 'severity' || groupBy === 'corruption') {
+    const column = trace.metadata[groupBy];
+    if (column?.kind === 'category') {
+      frames.forEach((f, j) => (keys[j] = column.codes[f]));
+      return { keys, name: (code) => column.dictionary[code] ?? String(code) };
+    }
+    if (column?.kind === 'number') {
+      frames.forEach((f, j) => (keys[j] = column.values[f]));
+      return { keys, name: (code) => `severity ${code}` };
+    }
+    return { keys, name: String };
+  }
+  if (groupBy === 'predicted-class') {
+    frames.forEach((_, j) => (keys[j] = top!.predicted[j]));
+    return { keys, name: (code) => trace.labelNames[code] ?? String(code) };
+  }
+  const buckets = gateBuckets(output.g, 3);
+  frames.forEach((f, j) => (keys[j] = buckets[f]));
+  return { keys, name: (code) => ['g in [0, 1/3)', 'g in [1/3, 2/3)', 'g in [2/3, 1]'][code] ?? String(code) };
+}
+
+function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean): Snapshot['groups'] {
+  if (groupBy === 'none' || run.scores === null) return [];
+  const { trace, frames, output } = run;
+  const fused = output.fusedLogits!;
+  const k = trace.classCount;
+  const { keys, name } = groupKeys(run, groupBy);
+  const intervals = new Map<string, Snapshot['intervals']>();
+  const grouped = groupedMetrics(keys, name, (indices) => {
+    const logits = new Float64Array(indices.length * k);
+    const labels = new Int32Array(indices.length);
+    indices.forEach((j, r) => {
+      const f = frames[j];
+      for (let c = 0; c < k; c++) logits[r * k + c] = fused[f * k + c];
+      labels[r] = trace.labels![f];
+    });
+    const scores = scoresFromLogits(logits, k, labels);
+    const statistics = headlineStatistics(scores, topLabelScores(scores));
+    const key = name(keys[indices[0]]);
+    if (resampled) {
+      intervals.set(
+        key,
+        intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES })),
+      );
+    }
+    return statistics.map((s) => metric(s.name, s.identity, s.evaluate(null)));
+  });
+  return grouped.map((g) => ({
+    key: g.key,
+    count: g.count,
+    values: g.metrics.map(entry),
+    intervals: intervals.get(g.key) ?? [],
+  }));
+}
+
+function snapshotOf(
+  run: Replayed,
+  statistics: HeadlineStatistic[] | null,
+  computedFrom: { version: number; recordingId: number },
+  options: Partial<MetricsOptions>,
+  started: number,
+): Snapshot {
+  const groupBy = options.groupBy ?? 'none';
+  const base = {
     recordingId: computedFrom.recordingId,
     settingsVersion: computedFrom.version,
-    frameCount: trace.frameCount,
-    labelledFrameCount: 0,
-    window,
-    values: [],
-    intervals: [],
-    reliability: null,
-    smooth: null,
-    histogram: null,
+    frameCount: run.trace.frameCount,
+    window: run.window,
     groupBy,
-    groups: [],
-    computeMs: 0,
   };
-  if (frames.length === 0) return { ...empty, computeMs: performance.now() - started };
-  const output = replay(trace, settings, { keepFusedLogits: true });
-  const fused = output.fusedLogits!;
-  const scores = scoresOfFrames(trace, fused, frames);
-  const top = topLabelScores(scores);
+  if (run.scores === null || run.top === null || statistics === null) {
+    return {
+      ...base,
+      labelledFrameCount: 0,
+      values: [],
+      intervals: [],
+      reliability: null,
+      classReliability: [],
+      smooth: null,
+      histogram: null,
+      groups: [],
+      computeMs: performance.now() - started,
+    };
+  }
+  const { scores, top } = run;
   const resampled = (options.detail ?? 'full') === 'full';
-  const intervals = resampled
-    ? Object.entries(headlineIntervals(scores, top)).map(([identity, i]) => ({
-        identity,
-        lo: i.lo,
-        hi: i.hi,
-        method: i.identity,
-      }))
-    : [];
-  const diagram = reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
   const smooth = resampled
     ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 })
     : null;
   const histogram = confidenceHistogram(top.confidence, 20);
-
-  // Group keys per labelled frame.
-  let groups: Snapshot['groups'] = [];
-  if (groupBy !== 'none') {
-    const keys = new Int32Array(frames.length);
-    let name: (code: number) => string = String;
-    if (groupBy === 'severity' || groupBy === 'corruption') {
-      const column = trace.metadata[groupBy];
-      if (column?.kind === 'category') {
-        frames.forEach((f, j) => (keys[j] = column.codes[f]));
-        name = (code) => column.dictionary[code] ?? String(code);
-      } else if (column?.kind === 'number') {
-        frames.forEach((f, j) => (keys[j] = column.values[f]));
-        name = (code) => `severity ${code}`;
-      }
-    } else if (groupBy === 'predicted-class') {
-      frames.forEach((_, j) => (keys[j] = top.predicted[j]));
-      name = (code) => trace.labelNames[code] ?? String(code);
-    } else {
-      const buckets = gateBuckets(output.g, 3);
-      frames.forEach((f, j) => (keys[j] = buckets[f]));
-      name = (code) => ['g in [0, 1/3)', 'g in [1/3, 2/3)', 'g in [2/3, 1]'][code] ?? String(code);
-    }
-    const k = trace.classCount;
-    groups = groupedMetrics(keys, name, (indices) => {
-      const logits = new Float64Array(indices.length * k);
-      const labels = new Int32Array(indices.length);
-      indices.forEach((j, r) => {
-        const f = frames[j];
-        for (let c = 0; c < k; c++) logits[r * k + c] = fused[f * k + c];
-        labels[r] = trace.labels![f];
-      });
-      return headline(scoresFromLogits(logits, k, labels));
-    }).map((g) => ({ key: g.key, count: g.count, values: g.metrics.map(entry) }));
-  }
-
   return {
-    recordingId: computedFrom.recordingId,
-    settingsVersion: computedFrom.version,
-    frameCount: trace.frameCount,
-    labelledFrameCount: frames.length,
-    window,
+    ...base,
+    labelledFrameCount: run.frames.length,
     values: metricSuite(scores).map(entry),
-    intervals,
-    reliability: {
-      identity: diagram.identity,
-      bins: diagram.bins.map((b) => ({
-        lo: b.lo,
-        hi: b.hi,
-        count: b.count,
-        meanConfidence: finite(b.meanConfidence),
-        accuracy: finite(b.accuracy),
-        gap: finite(b.gap),
-        wilsonLo: finite(b.wilsonLo),
-        wilsonHi: finite(b.wilsonHi),
-      })),
-    },
+    intervals: resampled ? intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)) : [],
+    reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
+    classReliability: classDiagrams(scores, run.trace.labelNames),
     smooth:
       smooth === null
         ? null
@@ -154,14 +214,62 @@ export function metricsSnapshot(
             accuracy: Array.from(smooth.accuracy),
             bandLo: Array.from(smooth.bandLo),
             bandHi: Array.from(smooth.bandHi),
+            support: Array.from(smooth.support),
           },
     histogram: {
       identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
       edges: Array.from(histogram.edges),
       counts: Array.from(histogram.counts),
     },
-    groupBy,
-    groups,
+    groups: groups(run, groupBy, resampled),
     computeMs: performance.now() - started,
+  };
+}
+
+export function metricsSnapshot(
+  recorded: Trace,
+  settings: GateSettings,
+  computedFrom: { version: number; recordingId: number },
+  options: Partial<MetricsOptions> = {},
+): Snapshot {
+  const started = performance.now();
+  const run = replayed(recorded, settings, options.lastFrames);
+  const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
+  return snapshotOf(run, statistics, computedFrom, options, started);
+}
+
+/** A/B: the same frames replayed at two settings, both snapshots, and B - A with paired intervals. */
+export function compareSnapshots(
+  recorded: Trace,
+  a: GateSettings,
+  b: GateSettings,
+  computedFrom: { version: number; recordingId: number },
+  lastFrames: number | undefined,
+): Comparison {
+  const started = performance.now();
+  const runA = replayed(recorded, a, lastFrames);
+  const runB = replayed(recorded, b, lastFrames);
+  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
+  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
+  const differences =
+    statisticsA === null || statisticsB === null
+      ? []
+      : pairedDifferences(statisticsA, statisticsB, runA.frames.length).map((d) => ({
+          name: d.name,
+          identity: d.identity,
+          a: finite(d.a),
+          b: finite(d.b),
+          difference: finite(d.difference),
+          lo: d.interval.lo,
+          hi: d.interval.hi,
+          method: d.interval.identity,
+          lowerIsBetter: d.lowerIsBetter,
+          verdict: d.verdict,
+        }));
+  const options = { lastFrames, groupBy: 'none' as const, detail: 'full' as const };
+  return {
+    a: snapshotOf(runA, statisticsA, computedFrom, options, started),
+    b: snapshotOf(runB, statisticsB, computedFrom, options, started),
+    differences,
   };
 }

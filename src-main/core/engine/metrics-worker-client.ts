@@ -4,7 +4,7 @@ import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import type { Snapshot } from './metrics-snapshot';
+import type { Comparison, Snapshot } from './metrics-snapshot';
 import type { MetricsRequest } from './metrics-worker';
 import { startEntryWorker } from '../workers/entry-worker';
 
@@ -14,8 +14,10 @@ import { startEntryWorker } from '../workers/entry-worker';
  * recording costs no copy on the way in. A cancelled call is rejected at once; the worker's answer
  * to it, when it comes, is dropped.
  */
+type MetricsResult = { kind: 'snapshot'; snapshot: Snapshot } | { kind: 'compare'; comparison: Comparison };
+
 export type MetricsReply =
-  | { id: number; ok: true; snapshots: Snapshot[]; computeMs: number }
+  | { id: number; ok: true; result: MetricsResult; computeMs: number }
   | { id: number; ok: false; error: KnobErrorPayload };
 
 function transferables(trace: Trace): ArrayBuffer[] {
@@ -28,20 +30,21 @@ function transferables(trace: Trace): ArrayBuffer[] {
   return [...buffers];
 }
 
-export interface SnapshotRequest {
+/** A request before the client gives it its id. */
+type RequestBody = MetricsRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+/** What every request says: the recording (a copy the worker takes over) and where it came from. */
+export interface RecordingCopy {
+  /** A copy of the recording's trace: its buffers move to the worker. */
   trace: Trace;
-  settings: GateSettings[];
   version: number;
   recordingId: number;
-  options: MetricsOptions;
-  /** The trace's buffers move to the worker (the caller must not use them afterwards). */
-  transfer: boolean;
   signal?: AbortSignal;
 }
 
 export class MetricsWorkerClient {
   private worker: Worker | null = null;
-  private readonly calls = new Correlator<{ snapshots: Snapshot[]; computeMs: number }>();
+  private readonly calls = new Correlator<{ result: MetricsResult; computeMs: number }>();
 
   private ensure(): Worker {
     if (this.worker !== null) return this.worker;
@@ -60,17 +63,43 @@ export class MetricsWorkerClient {
     return worker;
   }
 
-  /** Snapshots of one trace for each setting. */
-  snapshots(request: SnapshotRequest): Promise<{ snapshots: Snapshot[]; computeMs: number }> {
+  private request(message: RequestBody, signal: AbortSignal | undefined, what: string) {
     const worker = this.ensure();
-    const { trace, settings, version, recordingId, options } = request;
     return this.calls.call(
-      (id) => {
-        const message: MetricsRequest = { id, trace, settings, version, recordingId, options };
-        worker.postMessage(message, request.transfer ? transferables(trace) : []);
-      },
-      { signal: request.signal, what: 'the metrics computation' },
+      (id) => worker.postMessage({ ...message, id } as MetricsRequest, transferables(message.trace)),
+      { signal, what },
     );
+  }
+
+  /** The calibration snapshot of a recording at one setting. */
+  async snapshot(recording: RecordingCopy, settings: GateSettings, options: MetricsOptions): Promise<Snapshot> {
+    const { trace, version, recordingId, signal } = recording;
+    const reply = await this.request(
+      { kind: 'snapshot', trace, version, recordingId, settings, options },
+      signal,
+      'the metrics',
+    );
+    if (reply.result.kind !== 'snapshot')
+      throw new KnobError('INTERNAL', 'the metrics worker answered a snapshot with a comparison');
+    return reply.result.snapshot;
+  }
+
+  /** A/B of a recording at two settings, with the paired differences. */
+  async compare(
+    recording: RecordingCopy,
+    a: GateSettings,
+    b: GateSettings,
+    lastFrames?: number,
+  ): Promise<Comparison & { computeMs: number }> {
+    const { trace, version, recordingId, signal } = recording;
+    const reply = await this.request(
+      { kind: 'compare', trace, version, recordingId, a, b, lastFrames },
+      signal,
+      'the comparison',
+    );
+    if (reply.result.kind !== 'compare')
+      throw new KnobError('INTERNAL', 'the metrics worker answered a comparison with a snapshot');
+    return { ...reply.result.comparison, computeMs: reply.computeMs };
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,9 @@ import type { FrameSource } from '../sources/frame-source';
 
 /**
  * Real-time playback of a file source: the clock, the speed, looping and the position.
+ * Every frame of the file is delivered (deliver() may wait for the pipeline to take it): at a speed
+ * the model cannot keep up with, playback runs as fast as the model allows instead of dropping
+ * frames, so a file's recording has every frame and frame numbers and stream time agree.
  *
  * Frames are delivered at their timestamps divided by the speed. A speed change while playing takes
  * effect at once: the clock is re-anchored at the last delivered frame and a wait in progress is cut
@@ -12,6 +15,7 @@ import type { FrameSource } from '../sources/frame-source';
  * offset), so a recording that spans several passes or jumps is still one increasing stream.
  */
 export const BATCH_FRAMES = 32;
+const LATE_MS = 100;
 
 export interface DeliveredFrame {
   pixels: Uint8Array;
@@ -70,7 +74,7 @@ export class Playback {
    * Plays `source` from the current position, handing each frame to `deliver` at its time. Resolves
    * when stopped, when the source ends (not looping), or when reading fails.
    */
-  start(source: FrameSource, deliver: (frame: DeliveredFrame) => void): Promise<PlaybackEnd> {
+  start(source: FrameSource, deliver: (frame: DeliveredFrame) => Promise<void>): Promise<PlaybackEnd> {
     if (this.running !== null) return this.running.done;
     // Play at the end of a file starts it over (the recording's clock runs on).
     const count = source.info.frameCount;
@@ -127,7 +131,7 @@ export class Playback {
               restarted = true;
               break;
             }
-            deliver({
+            await deliver({
               pixels: batch.frames.subarray(i * frameBytes, (i + 1) * frameBytes),
               timestampSeconds: streamSeconds,
               label: batch.labels?.[i] ?? -1,
@@ -156,6 +160,9 @@ export class Playback {
       this.anchor ??= { wallMs: performance.now(), streamSeconds: this.lastStreamSeconds ?? streamSeconds };
       const dueMs = this.anchor.wallMs + ((streamSeconds - this.anchor.streamSeconds) * 1000) / this.speed;
       const waitMs = dueMs - performance.now();
+      // Behind by more than LATE_MS (the model is slower than the stream at this speed): the clock is
+      // re-anchored here, so playback goes on at the asked pace instead of racing to catch up.
+      if (waitMs < -LATE_MS) this.anchor = { wallMs: performance.now(), streamSeconds };
       if (waitMs <= 0) return !signal.aborted;
       const anchor = this.anchor;
       await new Promise<void>((resolve) => {

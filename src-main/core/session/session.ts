@@ -3,7 +3,7 @@ import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '.
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
-import type { CorruptionSchedule } from '../../../src-shared/corruptions';
+import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -219,6 +219,7 @@ export class Session {
       const schedule = params.schedule ?? { kind: 'none' as const };
       const seed = params.seed ?? 0;
       const input = model.description.input;
+      checkScheduleForChannels(schedule, input.channels);
       let opened: OpenedSource;
       if (params.kind === 'camera') {
         if (params.path !== undefined) throw new KnobError('BAD_REQUEST', 'a camera source takes no path');
@@ -259,6 +260,23 @@ export class Session {
     });
   }
 
+  /** A new corruption schedule for the open source; a running stream applies it from its next frame. */
+  async configureSource(schedule: CorruptionSchedule, seed?: number): Promise<SessionState> {
+    return this.exclusive(async () => {
+      assertAllowed('source.configure', this.state.kind);
+      const state = this.state;
+      const source = sourceOf(state);
+      if (source === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
+      checkScheduleForChannels(schedule, this.requireModel().description.input.channels);
+      const configured = { ...source, schedule, seed: seed ?? source.seed };
+      if (state.kind !== 'no-model') this.state = { ...state, source: configured } as State;
+      pipelineOf(state)?.setSchedule(configured.schedule, configured.seed);
+      this.lastError = null;
+      this.logger.info({ schedule: configured.schedule, seed: configured.seed }, 'corruption schedule changed');
+      return this.emitState();
+    });
+  }
+
   /** Plays the open source (or starts the camera stream) into the live recording. */
   async start(params: { speed?: number; loop?: boolean; discard: boolean }): Promise<SessionState> {
     return this.exclusive(async () => {
@@ -287,10 +305,12 @@ export class Session {
         this.enter({ kind: 'playing', model, source, recording, pipeline }, 'stream.start');
         const live = pipeline;
         const frameSource = source.frames;
+        // A file never drops a frame: playback waits for the pipeline to take each one.
         void this.playback
-          .start(frameSource, (frame) =>
-            live.submit(frame.pixels, frameSource.info, frame.timestampSeconds, frame.label, frame.sourceFrame),
-          )
+          .start(frameSource, async (frame) => {
+            await live.whenAccepting();
+            live.submit(frame.pixels, frameSource.info, frame.timestampSeconds, frame.label, frame.sourceFrame);
+          })
           .then((end) => this.onPlaybackEnd(end, live));
       }
       return this.describe();
@@ -530,39 +550,25 @@ export class Session {
     });
   }
 
-  /** Metrics of the current recording replayed at the current knobs, computed in the metrics worker. */
-  async metricsSnapshot(options: MetricsOptions, signal?: AbortSignal): Promise<ApiResult<'metrics.snapshot'>> {
+  /** A copy of the current recording for the metrics worker, with what it was taken from. */
+  private recordingCopy(signal?: AbortSignal) {
     const recording = this.requireRecording();
-    const { snapshots } = await this.metrics.snapshots({
-      trace: recording.copy().trace,
-      settings: [this.knobs.gate],
-      version: this.knobs.version,
-      recordingId: recording.id,
-      options,
-      transfer: true,
-      signal,
-    });
-    return snapshots[0];
+    return { trace: recording.copy().trace, version: this.knobs.version, recordingId: recording.id, signal };
   }
 
-  /** A/B: one recording, two settings, two snapshots; nothing calls the model. */
-  async compare(
+  /** Metrics of the current recording replayed at the current knobs, computed in the metrics worker. */
+  metricsSnapshot(options: MetricsOptions, signal?: AbortSignal): Promise<ApiResult<'metrics.snapshot'>> {
+    return this.metrics.snapshot(this.recordingCopy(signal), this.knobs.gate, options);
+  }
+
+  /** A/B: one recording, two settings, two snapshots and their paired differences; nothing calls the model. */
+  compare(
     a: GateSettings,
     b: GateSettings,
     lastFrames: number | undefined,
     signal?: AbortSignal,
   ): Promise<ApiResult<'metrics.compare'>> {
-    const recording = this.requireRecording();
-    const { snapshots, computeMs } = await this.metrics.snapshots({
-      trace: recording.copy().trace,
-      settings: [a, b],
-      version: this.knobs.version,
-      recordingId: recording.id,
-      options: { lastFrames, groupBy: 'none', detail: 'full' },
-      transfer: true,
-      signal,
-    });
-    return { a: snapshots[0], b: snapshots[1], computeMs };
+    return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames);
   }
 
   /** The settings and the metrics report of the current recording, in a folder (until the bundle issue). */

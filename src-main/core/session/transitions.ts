@@ -11,6 +11,7 @@ import type { SessionStateKind } from '../../../src-shared/api/session-state';
 export type SessionEvent =
   | 'model.load'
   | 'source.open'
+  | 'source.configure'
   | 'stream.start'
   | 'stream.stop'
   | 'stream.end'
@@ -55,6 +56,14 @@ export const SESSION_TRANSITIONS: readonly Transition[] = [
     to: ['ready'],
     discards: true,
     note: 'a source of the requested kind opens',
+  },
+  {
+    event: 'source.configure',
+    doing: 'changing the corruption schedule',
+    from: ['ready', 'playing', 'camera', 'paused'],
+    to: 'same',
+    discards: false,
+    note: 'the schedule of the open source, from the next frame',
   },
   {
     event: 'stream.start',

@@ -1,0 +1,114 @@
+/**
+ * A/B differences with paired bootstrap intervals (src-shared/metrics/headline-intervals.ts),
+ * checked against an independent computation: the same seeded resamples, a plain ECE written
+ * here from its definition (15 equal-width bins, [lo,hi) with the last closed), and numpy's linear
+ * percentile. On synthetic scores with a known difference (B sharpened 1.6x from calibrated logits:
+ * over-confident, so its ECE is worse) the verdict is "worse"; inside the noise it is
+ * "indistinguishable"; reversed, "better".
+ */
+import { describe, expect, it } from 'vitest';
+import { ECE_15_IDENTITY, headlineStatistics, pairedDifferences } from '../../src-shared/metrics/headline-intervals';
+import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
+import { seededRandom } from '../../src-shared/random';
+import { syntheticClassifier } from '../support/synthetic-classifier';
+
+function scaled(logits: Float64Array, factor: number): Float64Array {
+  return logits.map((z) => z * factor);
+}
+
+function statistics(logits: Float64Array, labels: Int32Array) {
+  const scores = scoresFromLogits(logits, 10, labels);
+  return headlineStatistics(scores, topLabelScores(scores));
+}
+
+/** ECE from its definition: 15 equal-width bins, |accuracy - mean confidence| weighted by count. */
+function plainEce(confidence: number[], correct: number[]): number {
+  const count = new Array(15).fill(0);
+  const conf = new Array(15).fill(0);
+  const acc = new Array(15).fill(0);
+  confidence.forEach((c, i) => {
+    const bin = Math.min(14, Math.floor(c * 15));
+    count[bin]++;
+    conf[bin] += c;
+    acc[bin] += correct[i];
+  });
+  let ece = 0;
+  for (let b = 0; b < 15; b++)
+    if (count[b] > 0) ece += Math.abs(acc[b] / count[b] - conf[b] / count[b]) * (count[b] / confidence.length);
+  return ece;
+}
+
+function linearPercentile(sorted: number[], q: number): number {
+  const rank = q * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo] + (rank - lo) * (sorted[hi] - sorted[lo]);
+}
+
+describe('paired bootstrap of A/B differences', () => {
+  const { logits, labels } = syntheticClassifier({ n: 3000, classCount: 10, temperature: 1, scale: 1.2, seed: 11 });
+  const a = statistics(logits, labels);
+  const b = statistics(scaled(logits, 1.6), labels);
+
+  it('the ECE difference and its interval equal an independent computation on the same resamples', () => {
+    const replicates = 400;
+    const seed = 3;
+    const result = pairedDifferences(a, b, labels.length, { replicates, seed }).find(
+      (d) => d.identity === ECE_15_IDENTITY,
+    )!;
+    // Independently: top-label confidence and correctness of each, the same resamples, plain ECE.
+    const top = (z: Float64Array) => {
+      const scores = scoresFromLogits(z, 10, labels);
+      const t = topLabelScores(scores);
+      return { confidence: Array.from(t.confidence), correct: Array.from(t.correct) };
+    };
+    const ta = top(logits);
+    const tb = top(scaled(logits, 1.6));
+    const random = seededRandom(seed);
+    const n = labels.length;
+    const differences: number[] = [];
+    for (let r = 0; r < replicates; r++) {
+      const idx = Array.from({ length: n }, () => Math.floor(random() * n));
+      const pick = (values: number[]) => idx.map((i) => values[i]);
+      differences.push(
+        plainEce(pick(tb.confidence), pick(tb.correct)) - plainEce(pick(ta.confidence), pick(ta.correct)),
+      );
+    }
+    differences.sort((x, y) => x - y);
+    expect(result.a).toBeCloseTo(plainEce(ta.confidence, ta.correct), 12);
+    expect(result.b).toBeCloseTo(plainEce(tb.confidence, tb.correct), 12);
+    expect(result.interval.lo).toBeCloseTo(linearPercentile(differences, 0.025), 12);
+    expect(result.interval.hi).toBeCloseTo(linearPercentile(differences, 0.975), 12);
+    expect(result.interval.identity).toBe('95 % paired percentile bootstrap, 400 resamples, seed 3');
+    // The known difference: sharpened logits are over-confident, their ECE clearly worse.
+    expect(result.difference).toBeGreaterThan(0.05);
+    expect(result.verdict).toBe('worse');
+  });
+
+  it('the verdict flips: reversed it is "better", inside the noise "indistinguishable"', () => {
+    const reversed = pairedDifferences(b, a, labels.length, { seed: 1 }).find((d) => d.identity === ECE_15_IDENTITY)!;
+    expect(reversed.verdict).toBe('better');
+    // A 1 % sharpening on 300 frames is well inside the resampling noise of ECE.
+    const small = syntheticClassifier({ n: 300, classCount: 10, temperature: 1, scale: 1.2, seed: 12 });
+    const near = pairedDifferences(
+      statistics(small.logits, small.labels),
+      statistics(scaled(small.logits, 1.01), small.labels),
+      300,
+      { seed: 1 },
+    );
+    for (const difference of near) {
+      expect(difference.interval.lo, difference.name).toBeLessThanOrEqual(0);
+      expect(difference.interval.hi, difference.name).toBeGreaterThanOrEqual(0);
+      expect(difference.verdict, difference.name).toBe('indistinguishable');
+    }
+  });
+
+  it('accuracy is higher-is-better: a change that never alters the top class is indistinguishable by it', () => {
+    const accuracy = pairedDifferences(a, b, labels.length, { seed: 1 }).find((d) => d.name === 'accuracy')!;
+    // Scaling logits keeps every argmax: the same accuracy on every resample.
+    expect(accuracy.difference).toBe(0);
+    expect(accuracy.interval.lo).toBe(0);
+    expect(accuracy.interval.hi).toBe(0);
+    expect(accuracy.verdict).toBe('indistinguishable');
+  });
+});
