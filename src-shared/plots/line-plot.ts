@@ -1,0 +1,128 @@
+import { decimateMinMax } from './decimate';
+import { escapeXml, f, line, svgDocument, text } from './svg';
+import { figureStyle } from './svg-style';
+import { logTickLabel, logTicks, niceTicks, tickLabel } from './ticks';
+
+/**
+ * A time (or frequency) plot as one SVG: series drawn with min/max decimation to the plot's pixel
+ * columns (a long trace keeps every excursion), numeric ticks on both axes at nice values, a
+ * legend, and optionally a series drawn as a filled area behind the lines (the corruption severity
+ * behind the gate). Used for the report's gate chart and the desk's chart exports.
+ */
+export type SeriesRole = 'static' | 'dynamic' | 'fused' | 'target' | 'severity';
+
+export interface LineSeries {
+  label: string;
+  role: SeriesRole;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+  /** Drawn as a filled area down to the axis (behind the lines). */
+  area?: boolean;
+}
+
+export interface LinePlotInput {
+  series: LineSeries[];
+  xLabel: string;
+  yLabel: string;
+  yMin: number;
+  yMax: number;
+  /** Plot the x axis on a log10 scale (frequency responses). */
+  xLog?: boolean;
+  width?: number;
+  height?: number;
+  label: string;
+  footnotes?: string[];
+}
+
+export function linePlotSvg(input: LinePlotInput): string {
+  const width = input.width ?? 900;
+  const height = input.height ?? 260;
+  const left = 48;
+  const right = 12;
+  const top = 24;
+  const bottom = 38 + (input.footnotes?.length ?? 0) * 11;
+  const plotWidth = width - left - right;
+  const plotHeight = height - top - bottom;
+  const transform = (v: number): number => (input.xLog ? Math.log10(v) : v);
+  let xMin = Infinity;
+  let xMax = -Infinity;
+  for (const s of input.series) {
+    for (let i = 0; i < s.x.length; i++) {
+      const v = transform(s.x[i]);
+      if (Number.isFinite(v)) {
+        xMin = Math.min(xMin, v);
+        xMax = Math.max(xMax, v);
+      }
+    }
+  }
+  if (!(xMax > xMin)) {
+    xMin = Number.isFinite(xMin) ? xMin : 0;
+    xMax = xMin + 1;
+  }
+  const py = (v: number): number =>
+    top + (1 - (Math.min(input.yMax, Math.max(input.yMin, v)) - input.yMin) / (input.yMax - input.yMin)) * plotHeight;
+  const parts: string[] = [];
+  const xTicks = niceTicks(xMin, xMax, Math.max(3, Math.floor(plotWidth / 90)));
+  const xTickAt = input.xLog
+    ? logTicks(xMin, xMax).map((v) => ({ t: Math.log10(v), label: logTickLabel(v) }))
+    : xTicks.values.map((t) => ({ t, label: tickLabel(t, xTicks.decimals) }));
+  for (const { t, label } of xTickAt) {
+    const at = left + ((t - xMin) / (xMax - xMin)) * plotWidth;
+    parts.push(
+      line(at, top, at, top + plotHeight, 'grid'),
+      text(at, top + plotHeight + 13, label, 'text-anchor="middle" class="tick x-tick"'),
+    );
+  }
+  const yTicks = niceTicks(input.yMin, input.yMax, Math.max(3, Math.floor(plotHeight / 40)));
+  for (const v of yTicks.values) {
+    parts.push(
+      line(left, py(v), left + plotWidth, py(v), 'grid'),
+      text(left - 5, py(v) + 3.5, tickLabel(v, yTicks.decimals), 'text-anchor="end" class="tick y-tick"'),
+    );
+  }
+  parts.push(
+    line(left, top + plotHeight, left + plotWidth, top + plotHeight, 'axis'),
+    line(left, top, left, top + plotHeight, 'axis'),
+  );
+  const ordered = [...input.series.filter((s) => s.area), ...input.series.filter((s) => !s.area)];
+  for (const s of ordered) {
+    const points = decimateMinMax(Array.from(s.x, transform), s.y, xMin, xMax, Math.max(1, Math.round(plotWidth)));
+    if (points.length === 0) continue;
+    const coordinates = points.map(([tx, ty]) => `${f(left + ((tx - xMin) / (xMax - xMin)) * plotWidth)},${f(py(ty))}`);
+    if (s.area) {
+      const base = f(py(input.yMin));
+      const firstX = coordinates[0].split(',')[0];
+      const lastX = coordinates[coordinates.length - 1].split(',')[0];
+      parts.push(
+        `<polygon points="${firstX},${base} ${coordinates.join(' ')} ${lastX},${base}" class="series-${s.role}"><title>${escapeXml(s.label)}</title></polygon>`,
+      );
+    } else {
+      parts.push(
+        `<polyline points="${coordinates.join(' ')}" class="series-${s.role}"><title>${escapeXml(s.label)}</title></polyline>`,
+      );
+    }
+  }
+  let legendX = left;
+  for (const s of input.series) {
+    parts.push(
+      `<rect x="${f(legendX)}" y="6" width="10" height="10" class="legend-${s.role}"/>`,
+      text(legendX + 14, 15, s.label),
+    );
+    legendX += 24 + s.label.length * 6.2;
+  }
+  parts.push(text(left + plotWidth / 2, top + plotHeight + 28, input.xLabel, 'text-anchor="middle"'));
+  parts.push(
+    text(
+      11,
+      top + plotHeight / 2,
+      input.yLabel,
+      `text-anchor="middle" transform="rotate(-90 11 ${f(top + plotHeight / 2)})"`,
+    ),
+  );
+  (input.footnotes ?? []).forEach((note, i) =>
+    parts.push(
+      text(4, height - 4 - ((input.footnotes?.length ?? 1) - 1 - i) * 11, note, 'class="footnote" font-size="9"'),
+    ),
+  );
+  return svgDocument(width, height, input.label, parts.join(''), figureStyle());
+}

@@ -1,0 +1,27 @@
+/**
+ * The few pieces every figure's SVG is made of. Figures are plain SVG strings (no DOM), so the
+ * desk, the HTML report and the PNG and SVG files beside it draw the same figure from the same code;
+ * styling is by class names (svg-style.ts gives the colours).
+ */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '0');
+
+export function text(x: number, y: number, content: string, attributes = ''): string {
+  return `<text x="${f(x)}" y="${f(y)}" ${attributes}>${escapeXml(content)}</text>`;
+}
+
+export function line(x1: number, y1: number, x2: number, y2: number, cls: string): string {
+  return `<line x1="${f(x1)}" y1="${f(y1)}" x2="${f(x2)}" y2="${f(y2)}" class="${cls}"/>`;
+}
+
+export function title(content: string): string {
+  return `<title>${escapeXml(content)}</title>`;
+}
+
+/** A standalone SVG document: its size, a label for assistive technology, and its styles inline. */
+export function svgDocument(width: number, height: number, label: string, body: string, style: string): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(label)}" class="knob-figure"><style>${style}</style>${body}</svg>`;
+}
