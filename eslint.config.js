@@ -31,6 +31,7 @@ const LAYERS = [
       'pngjs',
       'onnx-buf',
       '@bufbuild/protobuf',
+      '@resvg/resvg-js',
       'tsx',
     ],
   },

@@ -50,6 +50,11 @@ export type ModelSidecar = z.infer<typeof ModelSidecarSchema>;
 
 export const ModelDescriptionSchema = z.strictObject({
   paths: z.array(z.string()).min(1).max(2),
+  /** SHA-256 of each model file, in the order of paths (hex). */
+  sha256: z
+    .array(z.string().regex(/^[0-9a-f]{64}$/))
+    .min(1)
+    .max(2),
   contract: z.enum(MODEL_CONTRACTS),
   contractSource: z.enum(['detected', 'requested', 'sidecar']),
   classCount: z.number().int().positive(),

@@ -66,6 +66,25 @@ export function parseCorruptionSchedule(raw: unknown): CorruptionSchedule {
   });
 }
 
+/** A schedule in words, for reports and the desk ("step: fog at severity 4 from frame 200, ..."). */
+export function describeSchedule(schedule: CorruptionSchedule): string {
+  const name = (corruption: string): string => corruption.replaceAll('_', ' ');
+  switch (schedule.kind) {
+    case 'none':
+      return 'none (clean frames)';
+    case 'constant':
+      return `${name(schedule.corruption)} at severity ${schedule.severity} throughout`;
+    case 'step':
+      return `${name(schedule.corruption)} in steps: ${schedule.levels.map((l) => `severity ${l.severity} from frame ${l.atFrame}`).join(', ')}`;
+    case 'ramp':
+      return `${name(schedule.corruption)} ramping from severity ${schedule.fromSeverity} at frame ${schedule.startFrame} to ${schedule.toSeverity} at frame ${schedule.endFrame}`;
+    case 'sine':
+      return `${name(schedule.corruption)} at severity ${schedule.mean} +- ${schedule.amplitude}, sinusoidal at ${schedule.frequencyHz} Hz (frames at ${schedule.frameRateHz} Hz)`;
+    case 'random':
+      return `random among ${schedule.corruptions.map(name).join(', ')}, severity up to ${schedule.maxSeverity}, a new draw every ${schedule.holdFrames} frames`;
+  }
+}
+
 /** The corruptions a schedule can apply. */
 export function scheduleCorruptions(schedule: CorruptionSchedule): CorruptionName[] {
   switch (schedule.kind) {

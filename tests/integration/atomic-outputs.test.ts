@@ -97,8 +97,18 @@ describe('outputs are all or nothing', () => {
   it('an export that succeeds writes every file, and nothing temporary is left', async () => {
     const out = join(dir, 'export-ok', 'nested');
     const result = await backend.handle('bundle.export', { path: out });
-    expect(readdirSync(out).sort()).toEqual(['knob-settings.json', 'metrics.json', 'report.html', 'trace.arrow']);
-    expect(result.files).toHaveLength(4);
+    const expected = [
+      'figure-gate.png',
+      'figure-gate.svg',
+      'figure-reliability.png',
+      'figure-reliability.svg',
+      'knob-settings.json',
+      'metrics.json',
+      'report.html',
+      'trace.arrow',
+    ];
+    expect(readdirSync(out).sort()).toEqual(expected);
+    expect(result.files).toHaveLength(expected.length);
   });
 
   it('trace.save onto a folder is refused, and the folder is untouched', async () => {

@@ -19,6 +19,7 @@ import { Recording } from '../../src-main/core/session/recording';
 import { runOffline } from '../../src-main/core/engine/offline-run';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { openSourcePath } from '../../src-main/core/sources/open-source';
+import { unknownProvenance } from '../../src-main/core/report/provenance';
 import { classMeanWeights, linearClassifier, linearLogits } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
 
@@ -291,7 +292,11 @@ describe('the engine', () => {
   it("live stepping with a mid-stream knob change records each frame's settings version; the recorded trace replays to the same outputs", async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const updates: number[] = [];
-    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const recording = Recording.live(
+      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
+      client.description,
+      30,
+    );
     const session = new LivePipeline({
       client,
       recording,
@@ -319,7 +324,11 @@ describe('the engine', () => {
   it('the inference process killed mid-stream: a typed error, a restart with backoff, and the stream resumes with its gate state', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const errors: string[] = [];
-    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const recording = Recording.live(
+      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
+      client.description,
+      30,
+    );
     const session = new LivePipeline({
       client,
       recording,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * The `knob` command's engine half, run as a user runs it (node bin/knob.mjs): run, replay,
  * metrics, table and bench with --json, their files, their exit codes, and the hostile inputs that
@@ -20,6 +21,7 @@ import { readTraceFile, writeTraceFile } from '../../src-main/core/recording/tra
 import { buildOnnxModel, classMeanWeights, linearClassifier } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { npyBytes } from '../support/npy-writer';
+import { unknownProvenance } from '../../src-main/core/report/provenance';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-cli-'));
 const sample = fashionMnistSample(1000);
@@ -113,6 +115,17 @@ describe('knob run / replay / metrics', () => {
     const replayed = await readTraceFile(join(dir, 'replay-same', 'trace.arrow'));
     expect(Array.from(replayed.run!.output.g)).toEqual(Array.from(original.run!.output.g));
     expect(Array.from(replayed.run!.output.confidence)).toEqual(Array.from(original.run!.output.confidence));
+    // The replay reports where the trace came from: the run's model (by SHA-256), source and schedule.
+    const rows = (dir: string): Record<string, string> =>
+      (JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8')) as { provenance: Record<string, string> })
+        .provenance;
+    const runRows = rows(runDir);
+    const replayRows = rows(join(dir, 'replay-same'));
+    expect(runRows['model SHA-256']).toBe(createHash('sha256').update(readFileSync(DEFAULT_MODEL_PATH)).digest('hex'));
+    for (const row of ['model', 'model SHA-256', 'contract', 'source', 'frames', 'corruption schedule', 'seed'])
+      expect(replayRows[row], row).toBe(runRows[row]);
+    expect(runRows.trace).toBe('offline run (knob run)');
+    expect(replayRows.trace).toBe(`replay of ${join(runDir, 'trace.arrow')}`);
     const other = await knob(
       'replay',
       join(runDir, 'trace.arrow'),
@@ -132,7 +145,11 @@ describe('knob run / replay / metrics', () => {
   it('live stepping and knob replay of the saved trace give identical fused outputs', async () => {
     const client = await InferenceClient.start(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
     clients.push(client);
-    const recording = Recording.live({ id: 1, description: 'test' }, client.description, 30);
+    const recording = Recording.live(
+      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
+      client.description,
+      30,
+    );
     const session = new LivePipeline({
       client,
       recording,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
+import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
 import { GATE_OPTIONS, gateSettingsFromArgs, UsageError } from '../cli-args';
 import { printRunSummary } from './run-summary';
 
@@ -19,10 +20,11 @@ export async function replayCommand(args: string[]): Promise<number> {
   // Unspecified settings are those the trace was recorded with, so a bare replay reproduces the run.
   const settings = gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
   const analysis = analyseRun(file.trace, settings);
-  const files = await writeRunOutputs(values.out, file.trace, settings, analysis, {
-    ...file.context,
-    replayedFrom: positionals[0],
-  });
+  // The model, source and schedule are those the trace was made with, when the trace says so.
+  const recorded = storedProvenanceOf(file.context);
+  const origin = `replay of ${positionals[0]}`;
+  const provenance = recorded === null ? unknownProvenance(`trace ${positionals[0]}`, origin) : { ...recorded, origin };
+  const files = await writeRunOutputs(values.out, file.trace, settings, analysis, provenance);
   printRunSummary(values.json === true, { files, settings, analysis, frames: file.trace.frameCount });
   return 0;
 }

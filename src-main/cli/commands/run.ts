@@ -5,6 +5,7 @@ import { InferenceClient } from '../../core/inference/inference-client';
 import { openSourcePath } from '../../core/sources/open-source';
 import { runOffline } from '../../core/engine/offline-run';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
+import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
   gateSettingsFromArgs,
@@ -82,15 +83,13 @@ export async function runCommand(args: string[]): Promise<number> {
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.finish();
-    const context = {
-      model: model.paths.join(' + '),
-      contract: model.contract,
-      executionProvider: model.executionProvider,
-      source: source.info.description,
-      timestamps: source.info.timestampSource,
-      schedule: JSON.stringify(schedule),
-      streamSeed: seedOption(values.seed),
-    };
+    const provenance = runProvenance({
+      model,
+      source: `${source.info.description} (timestamps: ${source.info.timestampSource})`,
+      schedule,
+      seed: seedOption(values.seed),
+      origin: 'offline run (knob run)',
+    });
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
     const analysis = analyseRun(result.trace, settings);
@@ -105,7 +104,7 @@ export async function runCommand(args: string[]): Promise<number> {
                 ? (limit ?? source.info.frameCount)
                 : Math.min(limit, source.info.frameCount),
           };
-    const files = await writeRunOutputs(values.out, result.trace, settings, analysis, context, partial);
+    const files = await writeRunOutputs(values.out, result.trace, settings, analysis, provenance, partial);
     printRunSummary(values.json === true, {
       files,
       settings,

@@ -18,6 +18,7 @@ import { Recording } from '../session/recording';
 import { LivePipeline } from './live-pipeline';
 import { runOffline } from './offline-run';
 import type { LatencyReport } from './latency-recorder';
+import { unknownProvenance } from '../report/provenance';
 
 /**
  * The engine's performance figures, measured in one run for one model, batch size and provider:
@@ -218,7 +219,11 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
     const frameBytes = spec.width * spec.height * spec.channels;
     const available = all.length / frameBytes;
-    const recording = Recording.live({ id: 1, description: 'live bench' }, model, options.liveFps);
+    const recording = Recording.live(
+      { id: 1, description: 'live bench', provenance: unknownProvenance('live bench', 'benchmark') },
+      model,
+      options.liveFps,
+    );
     const session = new LivePipeline({
       client,
       recording,

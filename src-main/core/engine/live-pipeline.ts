@@ -183,7 +183,9 @@ export class LivePipeline {
       return;
     }
     if (this.stagedSchedule !== null) {
-      this.preparer = createFramePreparer(this.preparer.target, this.stagedSchedule.schedule, this.stagedSchedule.seed);
+      const { schedule, seed } = this.stagedSchedule;
+      this.preparer = createFramePreparer(this.preparer.target, schedule, seed);
+      this.recording.noteSchedule(index, schedule, seed);
       this.stagedSchedule = null;
     }
     const prepared = new Uint8Array(spec.width * spec.height * spec.channels);

@@ -1,39 +1,61 @@
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
-import { metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
+import { headlineIntervals, headlineStatistics } from '../../../src-shared/metrics/headline-intervals';
+import { EQUAL_WIDTH_15, metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import { reliabilityDiagram, type ReliabilityDiagram } from '../../../src-shared/metrics/reliability';
+import {
+  confidenceHistogram,
+  reliabilityDiagram,
+  smoothReliabilityCurve,
+  type ReliabilityDiagram,
+  type SmoothReliabilityCurve,
+} from '../../../src-shared/metrics/reliability';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
-import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
 import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
-import { htmlReport } from '../report/html-report';
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
 import { encodeTraceFile } from '../recording/trace-arrow';
+import { reportFiles, type ReportInput } from '../report/html-report';
+import { provenanceRows, type Provenance, type StoredProvenance } from '../report/provenance';
 
 /**
- * What `knob run` and `knob replay` leave in their output folder, from (trace, settings) alone:
- * trace.arrow (the trace with the run's outputs), metrics.json (every metric of the fused output,
- * and of each branch for reference, with identities) and report.html.
+ * What `knob run`, `knob replay` and the desk's export leave in their output folder, from (trace,
+ * settings, provenance) alone: trace.arrow (the trace with the run's outputs and its provenance),
+ * metrics.json (every metric of the fused output and of each branch, with identities, and the
+ * headline figures with intervals), report.html with its figures beside it (SVG and PNG).
  */
 export interface RunAnalysis {
   output: ReplayOutput;
   labelledFrameCount: number;
   metrics: { fused: MetricValue[]; static: MetricValue[]; dynamic: MetricValue[] };
+  /** The fused output's headline figures with 95 % bootstrap intervals. */
+  headline: ReportInput['headline'];
   reliability: ReliabilityDiagram | null;
+  smooth: SmoothReliabilityCurve | null;
+  histogram: { edges: Float64Array; counts: Float64Array } | null;
 }
 
 export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   const output = replay(trace, settings, { keepFusedLogits: true });
   const frames = labelledFrames(trace);
-  if (frames.length === 0)
-    return { output, labelledFrameCount: 0, metrics: { fused: [], static: [], dynamic: [] }, reliability: null };
+  if (frames.length === 0) {
+    return {
+      output,
+      labelledFrameCount: 0,
+      metrics: { fused: [], static: [], dynamic: [] },
+      headline: [],
+      reliability: null,
+      smooth: null,
+      histogram: null,
+    };
+  }
   const all = (scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] => [
     ...metricSuite(scores),
     ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top)),
   ];
   const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
   const fusedTop = topLabelScores(fusedScores);
+  const intervals = headlineIntervals(fusedScores, fusedTop);
   return {
     output,
     labelledFrameCount: frames.length,
@@ -42,7 +64,17 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
       static: all(scoresOfFrames(trace, trace.zStatic, frames)),
       dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
     },
+    headline: headlineStatistics(fusedScores, fusedTop).map((s) => ({
+      name: s.name,
+      identity: s.identity,
+      value: s.evaluate(null),
+      lo: intervals[s.identity]?.lo ?? null,
+      hi: intervals[s.identity]?.hi ?? null,
+      method: intervals[s.identity]?.identity ?? null,
+    })),
     reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
+    smooth: smoothReliabilityCurve(fusedTop.confidence, fusedTop.correct, { meshPoints: 51, replicates: 50 }),
+    histogram: confidenceHistogram(fusedTop.confidence, 20),
   };
 }
 
@@ -60,17 +92,23 @@ export interface PartialRun {
 }
 
 /**
- * The outputs of a run, as files to write in one group: trace.arrow (the trace with the run's
- * outputs), metrics.json (every metric of the fused output and of each branch, with identities)
- * and report.html. A partial run says so in both metrics.json (`partial`) and the report (a banner).
+ * The outputs of a run, as files to write in one group. A partial run says so in metrics.json
+ * (`partial`) and in a banner of the report.
  */
 export function runOutputFiles(
   trace: Trace,
   settings: GateSettings,
   analysis: RunAnalysis,
-  context: Record<string, unknown>,
+  source: StoredProvenance,
   partial: PartialRun | null = null,
 ): OutputFile[] {
+  const provenance: Provenance = {
+    ...source,
+    frames: trace.frameCount,
+    labelledFrames: analysis.labelledFrameCount,
+    settings,
+    createdAt: new Date().toISOString(),
+  };
   const output = { ...analysis.output, fusedLogits: null };
   const severity = trace.metadata.severity;
   const metricsJson = {
@@ -79,31 +117,37 @@ export function runOutputFiles(
     labelledFrameCount: analysis.labelledFrameCount,
     clampedInputs: analysis.output.clampedInputs,
     partial,
-    context,
+    provenance: Object.fromEntries(provenanceRows(provenance)),
+    headline: analysis.headline,
     metrics: analysis.metrics,
   };
-  const html = htmlReport({
+  const report: ReportInput = {
     title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s`,
-    subtitle: `${settings.mode} mode, ${settings.discretization}${settings.mode === 'reset' ? `, tau ${settings.tauSeconds} s, g0 ${settings.g0}` : ''}; ${trace.frameCount} frames, ${analysis.labelledFrameCount} labelled`,
     partial:
       partial === null
         ? null
         : `Partial run: ${partial.framesProcessed}${partial.framesExpected === null ? '' : ` of ${partial.framesExpected}`} frames, stopped by: ${partial.reason}`,
+    provenance,
     timestampsSeconds: trace.timestampsSeconds,
     g: analysis.output.g,
     uRef: trace.uRef,
     severity: severity?.kind === 'number' ? severity.values : null,
     reliability: analysis.reliability,
+    smooth: analysis.smooth,
+    histogram: analysis.histogram,
+    headline: analysis.headline,
     metrics: analysis.metrics.fused,
-    facts: Object.entries(context).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-  });
+  };
   return [
-    { name: 'trace.arrow', data: encodeTraceFile(trace, { settings, output }, context) },
+    {
+      name: 'trace.arrow',
+      data: encodeTraceFile(trace, { settings, output }, { provenance: source }),
+    },
     {
       name: 'metrics.json',
       data: `${JSON.stringify(metricsJson, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 1)}\n`,
     },
-    { name: 'report.html', data: html },
+    ...reportFiles(report),
   ];
 }
 
@@ -113,12 +157,11 @@ export async function writeRunOutputs(
   trace: Trace,
   settings: GateSettings,
   analysis: RunAnalysis,
-  context: Record<string, unknown>,
+  provenance: StoredProvenance,
   partial: PartialRun | null = null,
 ): Promise<RunOutputFiles> {
-  const [tracePath, metrics, report] = await writeOutputFiles(
-    outDir,
-    runOutputFiles(trace, settings, analysis, context, partial),
-  );
-  return { trace: tracePath, metrics, report };
+  const files = runOutputFiles(trace, settings, analysis, provenance, partial);
+  const paths = await writeOutputFiles(outDir, files);
+  const at = (name: string): string => paths[files.findIndex((f) => f.name === name)];
+  return { trace: at('trace.arrow'), metrics: at('metrics.json'), report: at('report.html') };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as ort from 'onnxruntime-node';
 import {
   DEFAULT_ADAPTER,
@@ -95,16 +96,22 @@ async function openSession(
   path: string,
   providers: ModelOptions['executionProviders'],
   intraOpThreads: number | undefined,
-): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice }> {
+): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice; sha256: string }> {
   const bytes = await readUserFile(path, 'model');
   const metadata = readOnnxMetadata(bytes, path);
-  return { metadata, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { metadata, sha256, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
 }
 
 /** `intraOpThreads`: onnxruntime's threads per session (default: its own choice, one per core). */
 export async function loadModel(options: ModelOptions, intraOpThreads?: number): Promise<LoadedModel> {
   const sidecar = await readSidecar(options.path);
-  const { metadata, choice: first } = await openSession(options.path, options.executionProviders, intraOpThreads);
+  const {
+    metadata,
+    choice: first,
+    sha256,
+  } = await openSession(options.path, options.executionProviders, intraOpThreads);
+  const hashes = [sha256];
   const sessions: ort.InferenceSession[] = [first.session];
   try {
     const requested = options.contract !== 'auto' ? options.contract : sidecar?.contract;
@@ -117,6 +124,7 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       // The second branch runs on the provider the first one got, so both branches share a device.
       const opened = await openSession(options.secondPath!, [first.provider], intraOpThreads);
       second = opened.choice.session;
+      hashes.push(opened.sha256);
       sessions.push(second);
       if (second.inputMetadata.length !== 1)
         throw new KnobError(
@@ -244,6 +252,7 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
     const provider: ExecutionProviderName = first.provider;
     const description: ModelDescription = {
       paths: options.secondPath === undefined ? [options.path] : [options.path, options.secondPath],
+      sha256: hashes,
       contract,
       contractSource:
         options.contract !== 'auto' ? 'requested' : sidecar?.contract !== undefined ? 'sidecar' : 'detected',

@@ -1,137 +1,181 @@
-import type { ReliabilityDiagram } from '../../../src-shared/metrics/reliability';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import type { ReliabilityDiagram, SmoothReliabilityCurve } from '../../../src-shared/metrics/reliability';
+import { linePlotSvg } from '../../../src-shared/plots/line-plot';
+import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
+import { escapeXml } from '../../../src-shared/plots/svg';
+import { FIGURE_PALETTE } from '../../../src-shared/plots/svg-style';
+import type { OutputFile } from '../files/output-files';
+import { figurePng } from './figure-png';
+import { provenanceRows, type Provenance } from './provenance';
 
 /**
- * A self-contained HTML report of a run (no scripts, no external files): the gate g(t) against
- * u*(t) over the corruption severity, the reliability diagram of the fused output, and every metric
- * with its identity. Long series are decimated to min/max pairs per pixel column, so the plot keeps
- * every excursion while the file stays small.
+ * The one report of a run, used by the CLI (knob run, knob replay) and the desk's export alike: the
+ * same content in the same order: a partial-run banner when the run stopped part-way; the
+ * provenance rows; the gate and its target over time with the corruption severity behind (time
+ * ticks, min/max decimation); the reliability diagram of the fused output (numeric ticks, bin
+ * counts, Wilson whiskers, the smooth curve where the data support it); the headline figures with
+ * their bootstrap intervals; every metric with its identity. Self-contained HTML (no script, no
+ * external resource) that prints well, with each figure also written beside it as SVG and PNG.
  */
 export interface ReportInput {
   title: string;
-  subtitle: string;
-  /** A banner saying the run stopped part-way, and why; null for a complete run. */
   partial: string | null;
+  provenance: Provenance;
   timestampsSeconds: Float64Array;
   g: Float64Array;
   uRef: Float32Array;
   severity: Float64Array | null;
   reliability: ReliabilityDiagram | null;
+  smooth: SmoothReliabilityCurve | null;
+  histogram: { edges: Float64Array; counts: Float64Array } | null;
+  /** The headline figures with their intervals (empty when nothing is labelled). */
+  headline: Array<{
+    name: string;
+    identity: string;
+    value: number;
+    lo: number | null;
+    hi: number | null;
+    method: string | null;
+  }>;
   metrics: MetricValue[];
-  facts: Array<[string, string]>;
 }
 
-const WIDTH = 900;
-const HEIGHT = 260;
-const PAD = 40;
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export interface ReportFigure {
+  /** File stem beside the report: figure-<name>.svg and .png. */
+  name: string;
+  caption: string;
+  svg: string;
 }
 
-/** Min/max decimation to at most 2 points per pixel column. */
-function decimate(t: Float64Array, y: ArrayLike<number>, columns: number): Array<[number, number]> {
-  const n = t.length;
-  if (n <= 2 * columns) return Array.from({ length: n }, (_, i) => [t[i], y[i]]);
-  const out: Array<[number, number]> = [];
-  const per = n / columns;
-  for (let c = 0; c < columns; c++) {
-    const from = Math.floor(c * per);
-    const to = Math.min(n, Math.floor((c + 1) * per));
-    let lo = from;
-    let hi = from;
-    for (let i = from; i < to; i++) {
-      if (y[i] < y[lo]) lo = i;
-      if (y[i] > y[hi]) hi = i;
-    }
-    for (const i of lo < hi ? [lo, hi] : [hi, lo]) out.push([t[i], y[i]]);
+export function reportFigures(input: ReportInput): ReportFigure[] {
+  const figures: ReportFigure[] = [];
+  if (input.timestampsSeconds.length > 0) {
+    const t = input.timestampsSeconds;
+    const series = [
+      ...(input.severity
+        ? [
+            {
+              label: 'severity / 5',
+              role: 'severity' as const,
+              x: t,
+              y: Array.from(input.severity, (s) => s / 5),
+              area: true,
+            },
+          ]
+        : []),
+      { label: 'u*(t) target', role: 'target' as const, x: t, y: input.uRef },
+      { label: 'g(t) gate', role: 'dynamic' as const, x: t, y: input.g },
+    ];
+    figures.push({
+      name: 'gate',
+      caption:
+        'The gate g(t) against its target u*(t), with the corruption severity (divided by 5) behind, over stream time.',
+      svg: linePlotSvg({
+        series,
+        xLabel: 'stream time (s)',
+        yLabel: 'gate g, target u*, severity / 5',
+        yMin: -0.1,
+        yMax: 1.1,
+        width: 900,
+        height: 280,
+        label: 'Gate g(t), target u*(t) and corruption severity over stream time',
+      }),
+    });
   }
-  return out;
+  if (input.reliability) {
+    const smooth = input.smooth;
+    const histogram = input.histogram;
+    figures.push({
+      name: 'reliability',
+      caption: `${input.reliability.identity}; whiskers: Wilson 95 % intervals${smooth ? `; line: ${smooth.identity} (drawn where at least 3 samples support it, faded below 10)` : ''}; strip: samples per confidence bin.`,
+      svg: reliabilityPlotSvg({
+        identity: input.reliability.identity,
+        bins: input.reliability.bins,
+        smooth:
+          smooth === null
+            ? null
+            : {
+                identity: smooth.identity,
+                t: Array.from(smooth.t),
+                accuracy: Array.from(smooth.accuracy),
+                bandLo: Array.from(smooth.bandLo),
+                bandHi: Array.from(smooth.bandHi),
+                support: Array.from(smooth.support),
+              },
+        histogram:
+          histogram === null
+            ? null
+            : {
+                identity: 'confidence histogram',
+                edges: Array.from(histogram.edges),
+                counts: Array.from(histogram.counts),
+              },
+        width: 420,
+        footnotes: [input.reliability.identity],
+      }),
+    });
+  }
+  return figures;
 }
 
-function polyline(
-  points: Array<[number, number]>,
-  x: (v: number) => number,
-  y: (v: number) => number,
-  colour: string,
-  width = 1.5,
-): string {
-  const d = points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(' ');
-  return `<polyline fill="none" stroke="${colour}" stroke-width="${width}" points="${d}"/>`;
+function formatValue(value: number): string {
+  return Number.isFinite(value) ? value.toPrecision(6) : String(value);
 }
 
-function gatePlot(input: ReportInput): string {
-  const t = input.timestampsSeconds;
-  if (t.length === 0) return '<p>No frames.</p>';
-  const t0 = t[0];
-  const t1 = t[t.length - 1] > t0 ? t[t.length - 1] : t0 + 1;
-  const x = (v: number) => PAD + ((v - t0) / (t1 - t0)) * (WIDTH - 2 * PAD);
-  const y = (v: number) => HEIGHT - PAD - Math.min(1.2, Math.max(-0.2, v)) * ((HEIGHT - 2 * PAD) / 1.2);
-  const columns = WIDTH - 2 * PAD;
-  const severity = input.severity
-    ? polyline(
-        decimate(
-          t,
-          Array.from(input.severity, (s) => s / 5),
-          columns,
-        ),
-        x,
-        y,
-        '#d9c7a0',
-        6,
-      )
-    : '';
-  const ticks = [0, 0.5, 1]
+export function htmlReport(input: ReportInput, figures: ReportFigure[]): string {
+  const provenance = provenanceRows(input.provenance)
+    .map(([k, v]) => `<tr><th scope="row">${escapeXml(k)}</th><td>${escapeXml(v)}</td></tr>`)
+    .join('');
+  const headline = input.headline
     .map(
-      (v) =>
-        `<text x="${PAD - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text><line x1="${PAD}" x2="${WIDTH - PAD}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
+      (h) =>
+        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatValue(h.value)}</td><td class="num">${h.lo === null || h.hi === null ? '—' : `${formatValue(h.lo)} to ${formatValue(h.hi)}`}</td><td>${escapeXml(h.identity)}${h.method ? `; interval: ${escapeXml(h.method)}` : ''}</td></tr>`,
     )
     .join('');
-  return `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="gate g(t) and target u*(t)">
-${ticks}${severity}
-${polyline(decimate(t, input.uRef, columns), x, y, '#7a9cc6', 1)}
-${polyline(decimate(t, input.g, columns), x, y, '#c0392b', 1.8)}
-<text x="${PAD}" y="${HEIGHT - 10}">${t0.toFixed(2)} s</text><text x="${WIDTH - PAD}" y="${HEIGHT - 10}" text-anchor="end">${t1.toFixed(2)} s</text>
-</svg>
-<p class="legend"><span style="color:#c0392b">━ g(t) gate</span> <span style="color:#7a9cc6">━ u*(t) target</span>${input.severity ? ' <span style="color:#b59b62">▬ severity / 5</span>' : ''}</p>`;
-}
-
-function reliabilityPlot(diagram: ReliabilityDiagram): string {
-  const size = 320;
-  const s = (v: number) => PAD + v * (size - 2 * PAD);
-  const bars = diagram.bins
-    .filter((b) => b.count > 0 && b.accuracy !== null)
-    .map((b) => {
-      const top = size - s(b.accuracy!);
-      return `<rect x="${s(b.lo).toFixed(1)}" y="${top.toFixed(1)}" width="${Math.max(1, s(b.hi) - s(b.lo) - 1).toFixed(1)}" height="${(size - PAD - top).toFixed(1)}" fill="#7a9cc6"><title>[${b.lo.toFixed(3)}, ${b.hi.toFixed(3)}]: n ${b.count}, accuracy ${b.accuracy!.toFixed(3)}, mean confidence ${b.meanConfidence!.toFixed(3)}</title></rect>`;
-    })
-    .join('');
-  return `<svg viewBox="0 0 ${size} ${size}" width="${size}" role="img" aria-label="reliability diagram">
-<line x1="${PAD}" y1="${size - PAD}" x2="${size - PAD}" y2="${PAD}" stroke="#999" stroke-dasharray="4"/>${bars}
-<text x="${size / 2}" y="${size - 8}" text-anchor="middle">confidence</text><text x="12" y="${size / 2}" transform="rotate(-90 12 ${size / 2})" text-anchor="middle">accuracy</text>
-</svg><p>${escape(diagram.identity)}</p>`;
-}
-
-export function htmlReport(input: ReportInput): string {
-  const rows = input.metrics
+  const metrics = input.metrics
     .map(
       (m) =>
-        `<tr><td>${escape(m.name)}</td><td class="num">${Number.isFinite(m.value) ? m.value.toPrecision(6) : escape(String(m.value))}</td><td>${escape(m.identity)}${m.approximation ? ` <em>(${escape(m.approximation)})</em>` : ''}</td></tr>`,
+        `<tr><td>${escapeXml(m.name)}</td><td class="num">${formatValue(m.value)}</td><td>${escapeXml(m.identity)}${m.approximation ? ` <em>(${escapeXml(m.approximation)})</em>` : ''}</td></tr>`,
     )
     .join('\n');
-  const facts = input.facts.map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`).join('');
+  const figure = (name: string, heading: string, empty: string): string => {
+    const found = figures.find((f) => f.name === name);
+    return `<h2>${heading}</h2>${found ? `<figure>${found.svg}<figcaption>${escapeXml(found.caption)} Also beside this report: figure-${name}.svg and figure-${name}.png.</figcaption></figure>` : `<p>${empty}</p>`}`;
+  };
+  const p = FIGURE_PALETTE;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(input.title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<style>body{font:14px system-ui,sans-serif;margin:2em auto;max-width:960px;color:#222}svg{width:100%;height:auto;font-size:11px}
-table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}.legend span{margin-right:1.5em}.partial{padding:.5em 1em;border:2px solid #b3261e;color:#b3261e;font-weight:600}</style>
+<style>
+body{font:14px system-ui,sans-serif;margin:2em auto;max-width:960px;color:${p.text};padding:0 1em}
+h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em;break-after:avoid}
+figure{margin:0;break-inside:avoid}figure svg{width:100%;height:auto}figcaption{color:${p.muted};font-size:12px}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 8px;border-bottom:1px solid ${p.grid};text-align:left;vertical-align:top}
+th[scope=row]{font-weight:600;white-space:nowrap}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.partial{padding:.5em 1em;border:2px solid #b3261e;color:#b3261e;font-weight:600}
+@media print{body{margin:0;max-width:none;font-size:11px}.partial{border-width:1px}}
+</style>
 </head><body>
-<h1>${escape(input.title)}</h1><p>${escape(input.subtitle)}</p>
-${input.partial === null ? '' : `<p class="partial" role="alert">${escape(input.partial)}</p>`}
-<table>${facts}</table>
-<h2>Gate and target</h2>${gatePlot(input)}
-<h2>Reliability of the fused output</h2>${input.reliability ? reliabilityPlot(input.reliability) : '<p>No labelled frames: no reliability diagram.</p>'}
-<h2>Metrics</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${rows}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}
+<h1>${escapeXml(input.title)}</h1>
+${input.partial === null ? '' : `<p class="partial" role="alert">${escapeXml(input.partial)}</p>`}
+<h2>Provenance</h2>
+<table class="provenance">${provenance}</table>
+${figure('gate', 'Gate and target', 'No frames.')}
+${figure('reliability', 'Reliability of the fused output', 'No labelled frames: no reliability diagram.')}
+<h2>Headline figures</h2>${input.headline.length ? `<table><tr><th>figure</th><th>value</th><th>95 % interval</th><th>identity</th></tr>${headline}</table>` : '<p>No labelled frames: no calibration figures.</p>'}
+<h2>Every metric</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${metrics}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}
 </body></html>
 `;
+}
+
+/** report.html and its figures as SVG and PNG, as files to write with a run's other outputs. */
+export function reportFiles(input: ReportInput): OutputFile[] {
+  const figures = reportFigures(input);
+  return [
+    { name: 'report.html', data: htmlReport(input, figures) },
+    ...figures.flatMap((figure) => [
+      { name: `figure-${figure.name}.svg`, data: figure.svg },
+      { name: `figure-${figure.name}.png`, data: figurePng(figure.svg) },
+    ]),
+  ];
 }

@@ -8,6 +8,8 @@ import type { GateReplayer, ReplayOutput } from '../../../src-shared/trace/repla
 import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
+import type { CorruptionSchedule } from '../../../src-shared/corruptions';
+import type { StoredProvenance } from '../report/provenance';
 import { FrameImageRing, type FrameImage } from './frame-image-ring';
 
 /**
@@ -25,6 +27,8 @@ export interface RecordingOptions {
   id: number;
   origin: RecordingOrigin;
   description: string;
+  /** Model, source, schedule and seed the trace was made with (reports show it; trace files keep it). */
+  provenance: StoredProvenance;
   path?: string | null;
 }
 
@@ -32,6 +36,7 @@ export class Recording {
   readonly id: number;
   readonly origin: RecordingOrigin;
   readonly description: string;
+  readonly provenance: StoredProvenance;
   path: string | null;
   framesDropped = 0;
   private readonly builder: TraceBuilder | null;
@@ -50,6 +55,7 @@ export class Recording {
     this.id = options.id;
     this.origin = options.origin;
     this.description = options.description;
+    this.provenance = structuredClone(options.provenance);
     this.path = options.path ?? null;
     this.builder = 'builder' in source ? source.builder : null;
     this.images = 'builder' in source ? source.images : null;
@@ -113,6 +119,13 @@ export class Recording {
       unsaved: this.changedSinceSave,
       path: this.path,
     };
+  }
+
+  /** A live recording's corruption schedule changes from frame `fromFrame` on (its provenance says so). */
+  noteSchedule(fromFrame: number, schedule: CorruptionSchedule, seed: number): void {
+    const history = (this.provenance.schedule ??= []);
+    while (history.length > 0 && history[history.length - 1].fromFrame >= fromFrame) history.pop();
+    history.push({ fromFrame, schedule: structuredClone(schedule), seed });
   }
 
   /**

@@ -20,6 +20,7 @@ import type { Logger } from '../logging/logger';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION, settingsFile } from '../recording/settings-file';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
+import { runProvenance, storedProvenanceOf, unknownProvenance } from '../report/provenance';
 import type { FrameSource } from '../sources/frame-source';
 import { openSource } from '../sources/open-source';
 import type { FrameImage } from './frame-image-ring';
@@ -291,7 +292,17 @@ export class Session {
       if (pipeline === null || recording === null || !recording.appendable) {
         this.requireDiscardable('stream.start', params.discard);
         recording = Recording.live(
-          { id: this.nextRecordingId++, description: `live: ${source.info.description}` },
+          {
+            id: this.nextRecordingId++,
+            description: `live: ${source.info.description}`,
+            provenance: runProvenance({
+              model: model.description,
+              source: source.info.description,
+              schedule: source.schedule,
+              seed: source.seed,
+              origin: source.frames === null ? 'live recording (camera)' : 'live recording (file played in the desk)',
+            }),
+          },
           model.description,
           source.info.frameRateHz,
         );
@@ -440,7 +451,18 @@ export class Session {
           return;
         }
         const recording = Recording.complete(
-          { id: this.nextRecordingId++, origin: 'offline', description: `offline run: ${frames.info.description}` },
+          {
+            id: this.nextRecordingId++,
+            origin: 'offline',
+            description: `offline run: ${frames.info.description}`,
+            provenance: runProvenance({
+              model: model.description,
+              source: frames.info.description,
+              schedule: source.schedule,
+              seed: source.seed,
+              origin: 'offline run (desk)',
+            }),
+          },
           result.trace,
           result.output,
         );
@@ -523,7 +545,7 @@ export class Session {
     const recording = this.requireRecording();
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
     const { trace, output } = recording.copy();
-    await writeTraceFile(path, trace, { settings: this.knobs.gate, output }, { model: this.modelName() ?? '' });
+    await writeTraceFile(path, trace, { settings: this.knobs.gate, output }, { provenance: recording.provenance });
     recording.markSaved(path);
     this.emitState();
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };
@@ -537,8 +559,13 @@ export class Session {
       const file = await readTraceFile(path);
       const output = file.run?.output ?? replay(file.trace, this.knobs.gate);
       await this.stopLive();
+      const recorded = storedProvenanceOf(file.context);
+      const provenance =
+        recorded === null
+          ? unknownProvenance(`trace ${path}`, `loaded from ${path}`)
+          : { ...recorded, origin: `${recorded.origin}, loaded from ${path}` };
       const recording = Recording.complete(
-        { id: this.nextRecordingId++, origin: 'loaded', description: `trace ${basename(path)}`, path },
+        { id: this.nextRecordingId++, origin: 'loaded', description: `trace ${basename(path)}`, provenance, path },
         file.trace,
         output,
       );
@@ -576,12 +603,9 @@ export class Session {
     const recording = this.requireRecording();
     const { trace } = recording.copy();
     const gate = this.knobs.gate;
-    const model = this.modelName();
-    const source = sourceOf(this.state);
-    const context = { model: model ?? 'unknown', source: source?.info.description ?? recording.description };
     const files = await writeOutputFiles(dir, [
-      settingsFile({ gate, model }),
-      ...runOutputFiles(trace, gate, analyseRun(trace, gate), context),
+      settingsFile({ gate, model: this.modelName() }),
+      ...runOutputFiles(trace, gate, analyseRun(trace, gate), recording.provenance),
     ]);
     return { path: dir, files };
   }

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { ModelDescriptionSchema, type ModelDescription } from '../../../src-shared/api/model-options';
+import { CorruptionScheduleSchema, describeSchedule, type CorruptionSchedule } from '../../../src-shared/corruptions';
+import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { APP_NAME, APP_VERSION } from '../app-version';
+
+/**
+ * What a trace's caller knew when it was made (model and its SHA-256, source, corruption schedule
+ * and seed, what kind of trace it is). A trace file keeps it in its context, so a replay, a reload
+ * or a recent run reports the same rows as the run that made it. Read back from a file, it is
+ * validated like any other input; a file without it reports "unknown".
+ */
+export const StoredProvenanceSchema = z.strictObject({
+  model: ModelDescriptionSchema.pick({
+    paths: true,
+    sha256: true,
+    contract: true,
+    executionProvider: true,
+    adapter: true,
+  }).nullable(),
+  source: z.string().max(4096),
+  /**
+   * The corruption schedule and stream seed in force from each frame on (a live recording's edits
+   * add entries); null when unknown.
+   */
+  schedule: z
+    .array(
+      z.strictObject({
+        fromFrame: z.number().int().nonnegative(),
+        schedule: CorruptionScheduleSchema,
+        seed: z.number().int(),
+      }),
+    )
+    .max(10_000)
+    .nullable(),
+  /** What the trace is: a live recording, an offline run, a replay of a saved trace. */
+  origin: z.string().max(4096),
+});
+export type StoredProvenance = z.infer<typeof StoredProvenanceSchema>;
+
+/** Where a report's numbers came from: the stored part plus what the run itself fills in. */
+export interface Provenance extends StoredProvenance {
+  frames: number;
+  labelledFrames: number;
+  settings: GateSettings;
+  createdAt: string;
+}
+
+/** The provenance kept in a trace file's context, or null when it has none or it is malformed. */
+export function storedProvenanceOf(context: Record<string, unknown>): StoredProvenance | null {
+  const parsed = StoredProvenanceSchema.safeParse(context.provenance);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The stored provenance of a trace made now, from the model and source that make it. */
+export function runProvenance(run: {
+  model: ModelDescription | null;
+  source: string;
+  schedule: CorruptionSchedule | null;
+  seed: number;
+  origin: string;
+}): StoredProvenance {
+  const m = run.model;
+  return {
+    model:
+      m === null
+        ? null
+        : {
+            paths: m.paths,
+            sha256: m.sha256,
+            contract: m.contract,
+            executionProvider: m.executionProvider,
+            adapter: m.adapter,
+          },
+    source: run.source,
+    schedule: run.schedule === null ? null : [{ fromFrame: 0, schedule: run.schedule, seed: run.seed }],
+    origin: run.origin,
+  };
+}
+
+/** The provenance of a trace whose origin is not recorded (a trace file from elsewhere). */
+export function unknownProvenance(source: string, origin: string): StoredProvenance {
+  return { model: null, source, schedule: null, origin };
+}
+
+export function describeSettings(s: GateSettings): string {
+  const reset = s.mode === 'reset' ? `, tau ${s.tauSeconds} s, g0 ${s.g0}` : `, g0 ${s.g0}`;
+  const tustin = s.discretization === 'tustin' && s.tustinPrewarp ? ' pre-warped' : '';
+  return `${GATE_VARIANT_LABELS[s.variant]} (${s.variant}), zeta ${s.zeta}, wn ${s.wnRadPerSec} rad/s, ${s.mode} mode, ${s.discretization}${tustin}${reset}`;
+}
+
+type ScheduleHistory = NonNullable<StoredProvenance['schedule']>;
+
+/** One value in force throughout, or each value with the frame it applies from. */
+function describeHistory(history: ScheduleHistory, describe: (entry: ScheduleHistory[number]) => string): string {
+  const values = history.map(describe);
+  if (values.every((v) => v === values[0]) && history[0].fromFrame === 0) return values[0];
+  return history.map((h, i) => `from frame ${h.fromFrame}: ${values[i]}`).join('; ');
+}
+
+export const PROVENANCE_ROWS = [
+  'model',
+  'model SHA-256',
+  'contract',
+  'execution provider',
+  'source',
+  'frames',
+  'corruption schedule',
+  'seed',
+  'gate settings',
+  'trace',
+  'made by',
+  'created',
+] as const;
+
+/** The rows every report shows, in the same order (the desk's export and the CLI alike). */
+export function provenanceRows(p: Provenance): Array<[string, string]> {
+  const model = p.model;
+  const adapter = model?.adapter ? `; adapter T0 ${model.adapter.t0}, u* by ${model.adapter.certaintyRule}` : '';
+  const values: Record<(typeof PROVENANCE_ROWS)[number], string> = {
+    model: model === null ? 'unknown (not recorded with the trace)' : model.paths.join(' + '),
+    'model SHA-256': model === null ? 'unknown' : model.sha256.join(' + '),
+    contract: model === null ? 'unknown' : `${model.contract}${adapter}`,
+    'execution provider': model === null ? 'unknown' : model.executionProvider,
+    source: p.source,
+    frames: `${p.frames} (${p.labelledFrames} labelled)`,
+    'corruption schedule':
+      p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => describeSchedule(h.schedule)),
+    seed: p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => String(h.seed)),
+    'gate settings': describeSettings(p.settings),
+    trace: p.origin,
+    'made by': `${APP_NAME} ${APP_VERSION}`,
+    created: p.createdAt,
+  };
+  return PROVENANCE_ROWS.map((row) => [row, values[row]]);
+}
