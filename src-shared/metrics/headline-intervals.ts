@@ -10,7 +10,8 @@ import type { ClassScores, TopLabelScores } from './scores';
 /**
  * The figures decisions are made on (accuracy, NLL, Brier, ECE at 15 equal-width bins), as
  * statistics of a resample, so that every interval of them comes from one place:
- * - headlineIntervals: seeded percentile-bootstrap intervals of each figure;
+ * - headlineFigures / meanOverGroups: each figure with its seeded percentile-bootstrap interval
+ *   (stratified by group when a figure is a mean over conditions);
  * - pairedDifferences: A/B on the same frames. Each replicate draws one resample of frame indices
  *   and evaluates both A and B on it (the pairing removes the frame-to-frame variation the two
  *   share); the interval is that of B - A, and the verdict says whether B is better, worse, or
@@ -123,24 +124,96 @@ function interval(values: Float64Array, options: ResamplingOptions, what: string
   };
 }
 
+/**
+ * A group of samples resampled within itself: a corruption x severity condition of a table, or the
+ * one group of a plain bootstrap. `weight` says how its statistics enter the combined figure: 1/S
+ * for a mean over S conditions, +1 and -1 for a difference of two independent groups.
+ */
+export interface Stratum {
+  sampleCount: number;
+  weight: number;
+  /** The j-th statistic of this group on a resample of it (all samples when null). */
+  evaluate(statistic: number, indices: Uint32Array | null): number;
+}
+
+/**
+ * Stratified percentile bootstrap: each replicate resamples every stratum within itself (stratum s
+ * draws from seed + s, so a single stratum draws exactly the plain bootstrap's resamples) and
+ * combines each statistic as the weighted sum over strata. Returns each statistic's combined value
+ * on all samples and its draws (one per replicate).
+ */
+function stratifiedDraws(
+  strata: Stratum[],
+  statisticCount: number,
+  options: ResamplingOptions,
+): Array<{ value: number; draws: Float64Array }> {
+  const replicates = options.replicates ?? 200;
+  const out = Array.from({ length: statisticCount }, () => ({ value: 0, draws: new Float64Array(replicates) }));
+  strata.forEach((stratum, s) => {
+    for (let j = 0; j < statisticCount; j++) out[j].value += stratum.weight * stratum.evaluate(j, null);
+    eachResample(stratum.sampleCount, { ...options, seed: (options.seed ?? 0) + s }, (indices, r) => {
+      for (let j = 0; j < statisticCount; j++) out[j].draws[r] += stratum.weight * stratum.evaluate(j, indices);
+    });
+  });
+  return out;
+}
+
+/** One group's statistics as a stratum (weight 1). */
+function soleStratum(statistics: HeadlineStatistic[], sampleCount: number): Stratum {
+  return { sampleCount, weight: 1, evaluate: (j, indices) => statistics[j].evaluate(indices) };
+}
+
 /** Percentile-bootstrap intervals of each statistic, keyed by the identity of its value. */
 export function bootstrapIntervalsOf(
   statistics: HeadlineStatistic[],
   sampleCount: number,
   options: ResamplingOptions = {},
 ): Record<string, BootstrapInterval> {
-  const draws = statistics.map(() => new Float64Array(options.replicates ?? 200));
-  eachResample(sampleCount, options, (indices, r) => statistics.forEach((s, j) => (draws[j][r] = s.evaluate(indices))));
-  return Object.fromEntries(statistics.map((s, j) => [s.identity, interval(draws[j], options, '')]));
+  const combined = stratifiedDraws([soleStratum(statistics, sampleCount)], statistics.length, options);
+  return Object.fromEntries(statistics.map((s, j) => [s.identity, interval(combined[j].draws, options, '')]));
 }
 
-/** The headline figures' intervals (what the calibration panel shows beside them). */
-export function headlineIntervals(
+/** One headline figure with its percentile-bootstrap interval. */
+export interface HeadlineFigure {
+  name: string;
+  identity: string;
+  value: number;
+  lo: number;
+  hi: number;
+  /** How the interval was drawn (level, method, resamples, seed). */
+  method: string;
+}
+
+/**
+ * Accuracy, NLL, Brier and ECE with their intervals: what `knob metrics --intervals`, `knob run`'s
+ * metrics.json and report, and the desk's calibration panel state.
+ */
+export function headlineFigures(
   scores: ClassScores,
   top: TopLabelScores,
   options: ResamplingOptions = {},
-): Record<string, BootstrapInterval> {
-  return bootstrapIntervalsOf(headlineStatistics(scores, top), scores.sampleCount, options);
+): HeadlineFigure[] {
+  return meanOverGroups([headlineStatistics(scores, top)], [scores.sampleCount], options);
+}
+
+/**
+ * Each statistic's mean over groups (conditions), with a stratified bootstrap interval (every
+ * group resampled within itself): the figures of a table that averages over conditions. The
+ * groups' statistic lists are in the same order.
+ */
+export function meanOverGroups(
+  groups: HeadlineStatistic[][],
+  sampleCounts: number[],
+  options: ResamplingOptions = {},
+): HeadlineFigure[] {
+  const weight = 1 / groups.length;
+  const strata = groups.map((statistics, g) => ({ ...soleStratum(statistics, sampleCounts[g]), weight }));
+  const combined = stratifiedDraws(strata, groups[0].length, options);
+  const what = groups.length > 1 ? `stratified (${groups.length} groups) ` : '';
+  return groups[0].map((s, j) => {
+    const i = interval(combined[j].draws, options, what);
+    return { name: s.name, identity: s.identity, value: combined[j].value, lo: i.lo, hi: i.hi, method: i.identity };
+  });
 }
 
 export type Verdict = 'better' | 'worse' | 'indistinguishable';
@@ -169,24 +242,42 @@ export function pairedDifferences(
   sampleCount: number,
   options: ResamplingOptions = {},
 ): PairedDifference[] {
+  return pairedDifferencesOverGroups([a], [b], [sampleCount], options);
+}
+
+/**
+ * B against A over groups of frames (conditions): the mean over groups of b - a, each group
+ * resampled within itself and A and B evaluated on the same resample (paired and stratified).
+ * With one group this is `pairedDifferences`.
+ */
+export function pairedDifferencesOverGroups(
+  a: HeadlineStatistic[][],
+  b: HeadlineStatistic[][],
+  sampleCounts: number[],
+  options: ResamplingOptions = {},
+): PairedDifference[] {
   const replicates = options.replicates ?? 1000;
   const resampling = { ...options, replicates };
-  const draws = a.map(() => new Float64Array(replicates));
-  eachResample(sampleCount, resampling, (indices, r) =>
-    a.forEach((statistic, j) => (draws[j][r] = b[j].evaluate(indices) - statistic.evaluate(indices))),
-  );
-  return a.map((statistic, j) => {
-    const valueA = statistic.evaluate(null);
-    const valueB = b[j].evaluate(null);
-    const ci = interval(draws[j], resampling, 'paired ');
+  const weight = 1 / a.length;
+  const difference = (g: number) => (j: number, indices: Uint32Array | null) =>
+    b[g][j].evaluate(indices) - a[g][j].evaluate(indices);
+  const strata = a.map((_, g) => ({ sampleCount: sampleCounts[g], weight, evaluate: difference(g) }));
+  const combined = stratifiedDraws(strata, a[0].length, resampling);
+  const meanOf = (groups: HeadlineStatistic[][], j: number) =>
+    groups.reduce((sum, statistics) => sum + weight * statistics[j].evaluate(null), 0);
+  const what = a.length > 1 ? `paired stratified (${a.length} groups) ` : 'paired ';
+  return a[0].map((statistic, j) => {
+    const ci = interval(combined[j].draws, resampling, what);
     const better = statistic.lowerIsBetter ? ci.hi < 0 : ci.lo > 0;
     const worse = statistic.lowerIsBetter ? ci.lo > 0 : ci.hi < 0;
+    const valueA = meanOf(a, j);
+    const valueB = meanOf(b, j);
     return {
       name: statistic.name,
       identity: statistic.identity,
       a: valueA,
       b: valueB,
-      difference: valueB - valueA,
+      difference: combined[j].value,
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
       verdict: better ? 'better' : worse ? 'worse' : 'indistinguishable',

@@ -228,22 +228,24 @@ describe('growing traces', () => {
 describe('headline intervals', () => {
   it('bracket the point estimates, repeat for a seed, and narrow with more samples', async () => {
     const { syntheticTrace } = await import('../support/synthetic-trace');
-    const { headlineIntervals } = await import('../../src-shared/metrics/headline-intervals');
+    const { headlineFigures } = await import('../../src-shared/metrics/headline-intervals');
     const { scoresFromLogits, topLabelScores } = await import('../../src-shared/metrics/scores');
     const { metricSuite } = await import('../../src-shared/metrics/metric-suite');
     const width = (n: number) => {
       const trace = syntheticTrace({ frames: n, seed: 5 });
       const scores = scoresFromLogits(trace.zDyn, trace.classCount, trace.labels!);
       const top = topLabelScores(scores);
-      const intervals = headlineIntervals(scores, top, { seed: 1 });
+      const figures = headlineFigures(scores, top, { seed: 1 });
       const values = metricSuite(scores);
-      for (const [identity, interval] of Object.entries(intervals)) {
-        const value = values.find((v) => v.identity === identity)!.value;
-        expect(interval.lo).toBeLessThanOrEqual(value);
-        expect(interval.hi).toBeGreaterThanOrEqual(value);
+      expect(figures).toHaveLength(4);
+      for (const figure of figures) {
+        // The figure is the suite's value of the same identity, bracketed by its interval.
+        expect(figure.value).toBeCloseTo(values.find((v) => v.identity === figure.identity)!.value, 12);
+        expect(figure.lo).toBeLessThanOrEqual(figure.value);
+        expect(figure.hi).toBeGreaterThanOrEqual(figure.value);
       }
-      expect(headlineIntervals(scores, top, { seed: 1 })).toEqual(intervals);
-      const accuracy = intervals['accuracy(top-1)'];
+      expect(headlineFigures(scores, top, { seed: 1 })).toEqual(figures);
+      const accuracy = figures.find((f) => f.identity === 'accuracy(top-1)')!;
       return accuracy.hi - accuracy.lo;
     };
     expect(width(4000)).toBeLessThan(width(250));

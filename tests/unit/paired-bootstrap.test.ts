@@ -7,7 +7,13 @@
  * "indistinguishable"; reversed, "better".
  */
 import { describe, expect, it } from 'vitest';
-import { ECE_15_IDENTITY, headlineStatistics, pairedDifferences } from '../../src-shared/metrics/headline-intervals';
+import {
+  ECE_15_IDENTITY,
+  headlineStatistics,
+  meanOverGroups,
+  pairedDifferences,
+  pairedDifferencesOverGroups,
+} from '../../src-shared/metrics/headline-intervals';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
 import { syntheticClassifier } from '../support/synthetic-classifier';
@@ -110,5 +116,51 @@ describe('paired bootstrap of A/B differences', () => {
     expect(accuracy.interval.lo).toBe(0);
     expect(accuracy.interval.hi).toBe(0);
     expect(accuracy.verdict).toBe('indistinguishable');
+  });
+});
+
+describe('stratified bootstrap over groups (conditions of a table)', () => {
+  const groups = [0, 1, 2].map((g) =>
+    syntheticClassifier({ n: 200 + 100 * g, classCount: 10, temperature: 1, scale: 0.8 + 0.4 * g, seed: 30 + g }),
+  );
+  const statisticsA = groups.map((g) => statistics(g.logits, g.labels));
+  const statisticsB = groups.map((g) => statistics(scaled(g.logits, 1.5), g.labels));
+  const counts = groups.map((g) => g.labels.length);
+
+  it('the mean over groups, with each group resampled within itself from seed + group index', () => {
+    const replicates = 300;
+    const seed = 5;
+    const accuracy = meanOverGroups(statisticsA, counts, { replicates, seed }).find((f) => f.name === 'accuracy')!;
+    const correct = groups.map((g) => {
+      const t = topLabelScores(scoresFromLogits(g.logits, 10, g.labels));
+      return Array.from(t.correct);
+    });
+    const meanOf = (values: number[]) => values.reduce((x, y) => x + y, 0) / values.length;
+    expect(accuracy.value).toBeCloseTo(meanOf(correct.map(meanOf)), 12);
+    // Independently: per group its own seeded stream, the mean over groups per replicate.
+    const draws = new Array<number>(replicates).fill(0);
+    correct.forEach((values, g) => {
+      const random = seededRandom(seed + g);
+      const n = values.length;
+      for (let r = 0; r < replicates; r++) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += values[Math.floor(random() * n)];
+        draws[r] += sum / n / groups.length;
+      }
+    });
+    draws.sort((x, y) => x - y);
+    expect(accuracy.lo).toBeCloseTo(linearPercentile(draws, 0.025), 12);
+    expect(accuracy.hi).toBeCloseTo(linearPercentile(draws, 0.975), 12);
+    expect(accuracy.method).toBe('95 % stratified (3 groups) percentile bootstrap, 300 resamples, seed 5');
+  });
+
+  it('paired over groups: the mean difference of B - A with a verdict; one group is the plain paired bootstrap', () => {
+    const over = pairedDifferencesOverGroups(statisticsA, statisticsB, counts, { seed: 2 });
+    const ece = over.find((d) => d.identity === ECE_15_IDENTITY)!;
+    const perGroup = statisticsA.map((a, g) => statisticsB[g][3].evaluate(null) - a[3].evaluate(null));
+    expect(ece.difference).toBeCloseTo(perGroup.reduce((x, y) => x + y, 0) / 3, 12);
+    expect(ece.verdict).toBe('worse');
+    const one = pairedDifferencesOverGroups([statisticsA[0]], [statisticsB[0]], [counts[0]], { seed: 2 });
+    expect(one).toEqual(pairedDifferences(statisticsA[0], statisticsB[0], counts[0], { seed: 2 }));
   });
 });

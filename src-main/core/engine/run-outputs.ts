@@ -1,5 +1,5 @@
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
-import { headlineIntervals, headlineStatistics } from '../../../src-shared/metrics/headline-intervals';
+import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import { EQUAL_WIDTH_15, metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import {
@@ -29,7 +29,7 @@ export interface RunAnalysis {
   labelledFrameCount: number;
   metrics: { fused: MetricValue[]; static: MetricValue[]; dynamic: MetricValue[] };
   /** The fused output's headline figures with 95 % bootstrap intervals. */
-  headline: ReportInput['headline'];
+  headline: HeadlineFigure[];
   reliability: ReliabilityDiagram | null;
   smooth: SmoothReliabilityCurve | null;
   histogram: { edges: Float64Array; counts: Float64Array } | null;
@@ -55,7 +55,6 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   ];
   const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
   const fusedTop = topLabelScores(fusedScores);
-  const intervals = headlineIntervals(fusedScores, fusedTop);
   return {
     output,
     labelledFrameCount: frames.length,
@@ -64,14 +63,7 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
       static: all(scoresOfFrames(trace, trace.zStatic, frames)),
       dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
     },
-    headline: headlineStatistics(fusedScores, fusedTop).map((s) => ({
-      name: s.name,
-      identity: s.identity,
-      value: s.evaluate(null),
-      lo: intervals[s.identity]?.lo ?? null,
-      hi: intervals[s.identity]?.hi ?? null,
-      method: intervals[s.identity]?.identity ?? null,
-    })),
+    headline: headlineFigures(fusedScores, fusedTop),
     reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
     smooth: smoothReliabilityCurve(fusedTop.confidence, fusedTop.correct, { meshPoints: 51, replicates: 50 }),
     histogram: confidenceHistogram(fusedTop.confidence, 20),

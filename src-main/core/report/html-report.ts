@@ -1,3 +1,4 @@
+import type { HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import type { ReliabilityDiagram, SmoothReliabilityCurve } from '../../../src-shared/metrics/reliability';
 import { linePlotSvg } from '../../../src-shared/plots/line-plot';
@@ -29,14 +30,7 @@ export interface ReportInput {
   smooth: SmoothReliabilityCurve | null;
   histogram: { edges: Float64Array; counts: Float64Array } | null;
   /** The headline figures with their intervals (empty when nothing is labelled). */
-  headline: Array<{
-    name: string;
-    identity: string;
-    value: number;
-    lo: number | null;
-    hi: number | null;
-    method: string | null;
-  }>;
+  headline: HeadlineFigure[];
   metrics: MetricValue[];
 }
 
@@ -129,7 +123,7 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
   const headline = input.headline
     .map(
       (h) =>
-        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatValue(h.value)}</td><td class="num">${h.lo === null || h.hi === null ? '—' : `${formatValue(h.lo)} to ${formatValue(h.hi)}`}</td><td>${escapeXml(h.identity)}${h.method ? `; interval: ${escapeXml(h.method)}` : ''}</td></tr>`,
+        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatValue(h.value)}</td><td class="num">${formatValue(h.lo)} to ${formatValue(h.hi)}</td><td>${escapeXml(h.identity)}; interval: ${escapeXml(h.method)}</td></tr>`,
     )
     .join('');
   const metrics = input.metrics
