@@ -1,4 +1,4 @@
-import type { ParseArgsConfig } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   CORRUPTION_NAMES,
   isCorruptionName,
@@ -6,6 +6,7 @@ import {
   type CorruptionSchedule,
 } from '../../src-shared/corruptions';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
+import { readSettingsFile } from '../core/recording/settings-file';
 
 /**
  * Options shared by the `knob` commands: gate settings, corruption schedules, numbers. A bad value
@@ -15,6 +16,30 @@ export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+/** A number written with a leading minus ("-1", "-0.5", "-.5", "-1e-3", "-Infinity"). */
+const NEGATIVE_NUMBER = /^-(\d|\.\d|Infinity$)/;
+
+/**
+ * A command's options, parsed strictly by node:util, with one thing it does not do: a negative
+ * number after an option that takes a value is that value (`--zeta -1` reaches the range check
+ * that names the range, instead of failing as an unknown option '-1').
+ */
+export function parseCommandArgs<O extends Options, P extends boolean = false>(
+  args: string[],
+  options: O,
+  allowPositionals?: P,
+) {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const name = arg.startsWith('--') ? arg.slice(2) : null;
+    if (name !== null && options[name]?.type === 'string' && NEGATIVE_NUMBER.test(args[i + 1] ?? '')) {
+      joined.push(`${arg}=${args[++i]}`);
+    } else joined.push(arg);
+  }
+  return parseArgs({ args: joined, options, strict: true, allowPositionals: allowPositionals ?? (false as P) });
+}
 
 export function numberOption(value: Values[string], name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -53,6 +78,7 @@ export function seedOption(value: Values[string]): number {
 }
 
 export const GATE_OPTIONS = {
+  settings: { type: 'string' },
   zeta: { type: 'string' },
   wn: { type: 'string' },
   variant: { type: 'string' },
@@ -64,10 +90,17 @@ export const GATE_OPTIONS = {
 } as const satisfies Options;
 
 export const GATE_USAGE =
-  '[--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
+  '[--settings knob-settings.json] [--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
 
-/** Settings from the command line over `base` (the defaults, or a recorded run's settings). */
-export function gateSettingsFromArgs(values: Values, base: GateSettings = DEFAULT_GATE_SETTINGS): GateSettings {
+/**
+ * Settings from the command line over a base: the settings file the desk exported (--settings, a
+ * file or the export folder) when given, else `recorded` (a trace's run settings) or the defaults.
+ */
+export async function gateSettingsFromArgs(
+  values: Values,
+  recorded: GateSettings = DEFAULT_GATE_SETTINGS,
+): Promise<GateSettings> {
+  const base = typeof values.settings === 'string' ? (await readSettingsFile(values.settings)).gate : recorded;
   return parseGateSettings({
     ...base,
     zeta: numberOption(values.zeta, 'zeta', base.zeta),

@@ -23,51 +23,75 @@ import { MODEL_USAGE } from './model-args';
  * The `knob` command: headless access to the same core and src-shared code the app uses.
  * Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
  */
-const USAGE = `knob — Knob Studio on the command line
-
-Usage:
-  knob run ${MODEL_USAGE}
+/** Each command's usage, printed by `knob COMMAND --help` and, together, by `knob --help`. */
+const COMMAND_USAGE: Record<CommandName, string> = {
+  run: `  knob run ${MODEL_USAGE}
            --source default|DATASET|FOLDER|VIDEO --out DIR
            ${SCHEDULE_USAGE}
            ${GATE_USAGE}
-           [--frame-rate HZ] [--batch N] [--limit N] [--json]
+           [--frame-rate HZ] [--batch N] [--limit N] [--intervals] [--json]
       Runs the model over the source once and writes DIR/trace.arrow (Arrow IPC, readable by
-      pandas.read_feather), DIR/metrics.json and DIR/report.html. Sources: the embedded
-      Fashion-MNIST test set, IDX files, .npz or a folder with images.npy/labels.npy, an ImageFolder
-      (class = folder name), a folder with manifest.csv (path,label), a folder of PNG/JPEG images,
-      or a video file (decoded by ffmpeg on PATH).
-  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--json]
+      pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
+      Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
+      images.npy/labels.npy, an ImageFolder (class = folder name), a folder with manifest.csv
+      (path,label), a folder of PNG/JPEG images, or a video file (decoded by ffmpeg on PATH).
+      --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
+`,
+  replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
       The same outputs from a recorded trace with any settings (default: the recorded ones), no model.
-  knob metrics (--logits F | --probabilities F) --labels F | --trace T.arrow
+`,
+  metrics: `  knob metrics (--logits F | --probabilities F) --labels F | --trace T.arrow [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
-               --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce] [--json]
+               --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]
+               [--intervals] [--json]
       Every calibration metric with its identity (default: 15 equal-width and 15 equal-mass bins
       plus every preset). Files: .npy, .npz (arrays 'logits'/'probabilities' and 'labels'), .json, .csv.
-  knob table ${MODEL_USAGE}
-             [--images-per-condition N] [--corruptions A,B,...] [--out-md F] [--out-json F] [--json]
+      A trace gives the fused output (replayed at the recorded or given settings) and each branch.
+      --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals.
+`,
+  table: `  knob table ${MODEL_USAGE}
+             [--images-per-condition N] [--corruptions A,B,...] [--intervals] [--out-md F] [--out-json F] [--json]
       Paper Table 2 on Fashion-MNIST-C in reset mode: Static, Dynamic, Knob-IA, ODE-Lite, Knob-ODE.
-  knob bench ${MODEL_USAGE}
+      The default corruptions are those the model's input can take (no colour ones on grayscale).
+`,
+  bench: `  knob bench ${MODEL_USAGE}
              [--batch N] [--frames N] [--rounds N] [--live-seconds S] [--live-fps F] [--json]
       Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency.
-  knob response ${GATE_USAGE} [--fps F] [--json]
+`,
+  response: `  knob response ${GATE_USAGE} [--fps F] [--json]
       Step and frequency figures of the gate: continuous, and discrete at the frame rate.
-  knob corrupt --input IDX --corruption NAME --severity 1..5 [--seed S] [--offset N] [--limit N]
+`,
+  corrupt: `  knob corrupt --input IDX --corruption NAME --severity 1..5 [--seed S] [--offset N] [--limit N]
                (--out FILE.idx[.gz] | --out-dir DIR --format png) [--json]
       Writes a corrupted copy of an IDX image set. Corruptions: ${CORRUPTION_NAMES.join(', ')}.
-  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
-      Regenerates the model card of a Knob-native model on the embedded test set.
-  knob --help | --version
+`,
+  'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
+      Regenerates the model card of a Knob-native model on the embedded test set, its claims with
+      95 % bootstrap intervals. --out-dir is created if needed and checked before the long work.
+`,
+};
 
+const USAGE_FOOTER = `
 Defaults: zeta ${DEFAULT_GATE_SETTINGS.zeta}, wn ${DEFAULT_GATE_SETTINGS.wnRadPerSec} rad/s, variant second-order (${GATE_VARIANTS.join(' | ')}),
 discretization zoh (${GATE_DISCRETIZATIONS.join(' | ')}), mode continuous; --model default is the shipped model.
-Every command also takes --verbose (debug logging, echoed to stderr), --log-file F (log there
-instead of the app's log folder; an internal error prints the id of its log line) and
+--settings F starts from the gate settings the desk exported (the file, or the export folder);
+gate options given with it override them. Negative numbers are values (--g0 -0 or --zeta -1 reach the range check, which names the range).
+Every command also takes --help, --verbose (debug logging, echoed to stderr), --log-file F (log
+there instead of the app's log folder; an internal error prints the id of its log line) and
 --input-limit KIND=SIZE (raise a limit on what is read: model, dataset, image, trace, table,
 settings, video, decompressed, entries, ratio, pixels, folder; see the README).
 Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
 `;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
+const USAGE = `knob — Knob Studio on the command line
+
+Usage:
+${Object.values(COMMAND_USAGE).join('')}  knob COMMAND --help | knob --help | knob --version
+${USAGE_FOOTER}`;
+
+type CommandName = 'run' | 'replay' | 'metrics' | 'table' | 'bench' | 'response' | 'corrupt' | 'model-card';
+
+const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>> = {
   run: runCommand,
   replay: replayCommand,
   metrics: metricsCommand,
@@ -146,13 +170,23 @@ async function dispatch(argv: string[], log: BackendLog): Promise<number> {
       process.stdout.write(`${APP_VERSION}\n`);
       return 0;
     }
-    const run = COMMANDS[command];
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;
     if (run === undefined) throw new UsageError(`unknown command '${command}'`);
+    if (asksForHelp(rest)) {
+      process.stdout.write(`Usage:\n${COMMAND_USAGE[command as CommandName]}${USAGE_FOOTER}`);
+      return 0;
+    }
     log.logger.info({ command, args: rest }, `knob ${command}`);
     return await run(rest);
   } catch (error) {
     return reportFailure(error, log);
   }
+}
+
+/** --help or -h among a command's options (not after '--', where everything is a value). */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
 /**

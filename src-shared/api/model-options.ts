@@ -64,6 +64,7 @@ export const ModelDescriptionSchema = z.strictObject({
   inputSource: z.enum(INPUT_SPEC_SOURCES),
   adapter: z.strictObject({ t0: z.number(), certaintyRule: z.enum(CERTAINTY_RULES) }).nullable(),
   executionProvider: z.enum(EXECUTION_PROVIDERS),
-  skippedProviders: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+  /** Providers not used, each with one readable reason and the provider's full message (for the log). */
+  skippedProviders: z.array(z.strictObject({ name: z.string(), reason: z.string(), detail: z.string() })),
 });
 export type ModelDescription = z.infer<typeof ModelDescriptionSchema>;

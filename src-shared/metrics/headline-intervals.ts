@@ -28,7 +28,17 @@ export interface HeadlineStatistic {
   evaluate(indices: Uint32Array | null): number;
 }
 
-function meanOver(values: Float64Array | Uint8Array): (indices: Uint32Array | null) => number {
+/** The mean of per-sample values as a resample statistic (a rate, a mean score). */
+export function meanStatistic(
+  name: string,
+  identity: string,
+  values: ArrayLike<number>,
+  lowerIsBetter: boolean,
+): HeadlineStatistic {
+  return { name, identity, lowerIsBetter, evaluate: meanOver(values) };
+}
+
+function meanOver(values: ArrayLike<number>): (indices: Uint32Array | null) => number {
   return (indices) => {
     let sum = 0;
     if (indices === null) {
@@ -156,6 +166,21 @@ function stratifiedDraws(
     });
   });
   return out;
+}
+
+/** A combined statistic (a weighted sum over strata) with its stratified percentile interval. */
+export interface StratifiedFigure {
+  value: number;
+  lo: number;
+  hi: number;
+  method: string;
+}
+
+/** One statistic (index 0 of each stratum) combined over strata, with its interval. */
+export function stratifiedFigure(strata: Stratum[], options: ResamplingOptions = {}): StratifiedFigure {
+  const [combined] = stratifiedDraws(strata, 1, options);
+  const i = interval(combined.draws, options, strata.length > 1 ? `stratified (${strata.length} groups) ` : '');
+  return { value: combined.value, lo: i.lo, hi: i.hi, method: i.identity };
 }
 
 /** One group's statistics as a stratum (weight 1). */

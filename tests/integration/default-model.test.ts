@@ -16,7 +16,7 @@ import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { loadModel, type LoadedModel } from '../../src-main/core/inference/loaded-model';
 import { readOnnxMetadata } from '../../src-main/core/inference/onnx-metadata';
 import { DEFAULT_MODEL_CARD_JSON, DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
-import { generateModelCard, type ModelCard } from '../../src-main/core/model-card/model-card';
+import { generateModelCard, modelCardMarkdown, type ModelCard } from '../../src-main/core/model-card/model-card';
 
 let model: LoadedModel;
 const card = JSON.parse(readFileSync(DEFAULT_MODEL_CARD_JSON, 'utf8')) as ModelCard;
@@ -84,6 +84,41 @@ describe('the shipped Knob model', () => {
       expect(card.conditions.find((r) => r.corruption === row.corruption && r.severity === row.severity)).toEqual(row);
     }
     expect(fresh.model.sha256).toBe(card.model.sha256);
+  }, 120_000);
+
+  it('the markdown card is rendered from the JSON card, and no claim is made inside the noise', () => {
+    const markdown = readFileSync(DEFAULT_MODEL_CARD_JSON.replace(/\.json$/, '.md'), 'utf8');
+    expect(markdown).toBe(modelCardMarkdown(card));
+    for (const target of card.targets) {
+      // Every claim states its interval, and its status follows from it.
+      expect(target.detail, target.target).toMatch(/\[[-\d.]+ ?%?, [-\d.]+ ?%?\]/);
+      expect(['met', 'not met', 'inside the noise']).toContain(target.status);
+    }
+    // 87.62 % against 87.60 % is not a claim: its paired interval straddles 0.
+    const accuracy = card.targets.find((t) => t.target.startsWith('fused mean accuracy'))!;
+    expect(accuracy.status).toBe('inside the noise');
+  });
+
+  it('claims are decided by seeded intervals: a small card regenerates identically and says when it cannot claim', async () => {
+    const small = () =>
+      generateModelCard({
+        modelPath: DEFAULT_MODEL_PATH,
+        imagesPath: EMBEDDED_IMAGES_PATH,
+        labelsPath: EMBEDDED_LABELS_PATH,
+        imagesPerCondition: 60,
+        only: [
+          { corruption: 'clean', severity: 0 },
+          { corruption: 'gaussian_noise', severity: 1 },
+          { corruption: 'gaussian_noise', severity: 5 },
+        ],
+      });
+    const first = await small();
+    expect((await small()).targets).toEqual(first.targets);
+    // 60 frames per condition: the fused-vs-static accuracy gain cannot be told from noise.
+    const accuracy = first.targets.find((t) => t.target.startsWith('fused mean accuracy'))!;
+    expect(accuracy.status).toBe('inside the noise');
+    // The u* drop under gaussian noise is large enough to be shown even on 60 frames.
+    expect(first.targets.find((t) => t.target.startsWith('mean u* falls'))!.status).toBe('met');
   }, 120_000);
 
   it('fused accuracy falls with severity for every noise and blur corruption', async () => {

@@ -220,9 +220,33 @@ describe('knob run / replay / metrics', () => {
     expect(narrowed.metrics.some((m) => m.identity.includes('10 equal-mass'))).toBe(true);
     expect(narrowed.metrics.some((m) => m.identity.includes('15 equal-width'))).toBe(false);
     await knobRun();
-    const fromTrace = await knob('metrics', '--trace', join(runDir, 'trace.arrow'), '--preset', 'netcal-10', '--json');
+    const fromTrace = await knob(
+      'metrics',
+      '--trace',
+      join(runDir, 'trace.arrow'),
+      '--preset',
+      'netcal-10',
+      '--intervals',
+      '--json',
+    );
     expect(fromTrace.status).toBe(0);
-    expect((JSON.parse(fromTrace.stdout) as { samples: number }).samples).toBe(400);
+    type Subject = {
+      subject: string;
+      samples: number;
+      metrics: Array<{ identity: string; value: number }>;
+      headline: Array<{ name: string; value: number; lo: number; hi: number }>;
+    };
+    const traced = JSON.parse(fromTrace.stdout) as Subject & { branches: Subject[] };
+    expect(traced.samples).toBe(400);
+    // The fused output, then each branch on the same frames, each with its headline intervals.
+    expect(traced.subject).toMatch(/^fused output of /);
+    expect(traced.branches.map((b) => b.subject.split(' ')[0])).toEqual(['static', 'dynamic']);
+    for (const subject of [traced, ...traced.branches]) {
+      expect(subject.headline.map((h) => h.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);
+      for (const h of subject.headline) expect(h.lo <= h.hi && Number.isFinite(h.lo)).toBe(true);
+    }
+    const staticEce = traced.branches[0].metrics[0].value;
+    expect(staticEce).not.toBe(traced.metrics[0].value);
     const mismatch = await knob('metrics', '--logits', join(dir, 'logits.npy'), '--labels', join(dir, 'logits.npy'));
     expectOneLineFailure(mismatch, /labels must be one value per row/);
   });
@@ -257,7 +281,7 @@ describe('knob table and knob bench', () => {
         accuracy: number;
         error: number;
         ece: number;
-        debiasedEce: number;
+        debiasedL2Ce: number;
         nll: number;
         latencyMsPerFrame: number;
       }>;
@@ -266,11 +290,33 @@ describe('knob table and knob bench', () => {
     expect(table.rows.map((r) => r.method)).toEqual(['Static', 'Dynamic', 'Knob-IA', 'ODE-Lite', 'Knob-ODE']);
     for (const row of table.rows) {
       expect(row.accuracy + row.error).toBeCloseTo(1, 12);
-      for (const v of [row.ece, row.debiasedEce, row.nll, row.latencyMsPerFrame])
+      for (const v of [row.ece, row.debiasedL2Ce, row.nll, row.latencyMsPerFrame])
         expect(Number.isFinite(v) && v >= 0).toBe(true);
     }
     // Gate variants cost more per frame than a branch alone (the gate is not free, only cheap).
     expect(table.rows[4].latencyMsPerFrame).toBeGreaterThan(table.rows[0].latencyMsPerFrame);
+  });
+
+  it('knob table with its default corruptions works on the grayscale model, with intervals', async () => {
+    const result = await knob('table', '--images-per-condition', '20', '--intervals', '--json');
+    expect(result.status, result.stderr).toBe(0);
+    const table = JSON.parse(result.stdout) as {
+      conditions: number;
+      corruptions: string[];
+      rows: Array<{
+        accuracy: number;
+        ece: number;
+        intervals: { accuracy: { lo: number; hi: number }; method: string };
+      }>;
+    };
+    // Every corruption a grayscale frame can take; the colour ones (saturate) are not among them.
+    expect(table.corruptions).not.toContain('saturate');
+    expect(table.conditions).toBe(table.corruptions.length * 5);
+    for (const row of table.rows) {
+      expect(row.intervals.accuracy.lo).toBeLessThanOrEqual(row.accuracy);
+      expect(row.intervals.accuracy.hi).toBeGreaterThanOrEqual(row.accuracy);
+      expect(row.intervals.method).toMatch(/stratified \(\d+ groups\) percentile bootstrap/);
+    }
   });
 
   it('knob bench reports bare vs engine throughput, the gate share and live latency from one run', async () => {
@@ -421,5 +467,73 @@ describe('hostile input to knob run and replay', () => {
     const help = await knob('--help');
     for (const command of ['run', 'replay', 'metrics', 'table', 'bench'])
       expect(help.stdout).toContain(`knob ${command}`);
+  });
+
+  it('knob COMMAND --help for every command, and negative numbers are values', async () => {
+    for (const command of ['run', 'replay', 'metrics', 'table', 'bench', 'response', 'corrupt', 'model-card']) {
+      const help = await knob(command, '--help');
+      expect(help.status, command).toBe(0);
+      expect(help.stdout, command).toMatch(new RegExp(`^Usage:\\n  knob ${command} `));
+      expect(help.stdout, command).not.toContain(`knob ${command === 'run' ? 'replay' : 'run'} `);
+    }
+    // A negative value reaches the range check that names the option, not the parser's "unknown option '-1'".
+    const negative = await knob('response', '--zeta', '-1');
+    expect(negative.status).toBe(2);
+    expect(negative.stderr).toMatch(/zeta: Too small/);
+    expect(negative.stderr).not.toMatch(/Unknown option/i);
+    const seed = await knob('run', '--source', 'default', '--out', join(dir, 'neg'), '--seed', '-5');
+    expect(seed.status).toBe(2);
+    expect(seed.stderr).toMatch(/--seed must be an integer from 0 to 4294967295, got '-5'/);
+    expect((await knob('response', '--g0', '-0', '--json')).status).toBe(0);
+  });
+
+  it('knob model-card --out-dir creates its folder, and refuses an unusable one before the work', async () => {
+    const out = join(dir, 'card', 'nested');
+    const made = await knob('model-card', '--images-per-condition', '1', '--out-dir', out);
+    expect(made.status, made.stderr).toBe(0);
+    expect(existsSync(join(out, 'knob-fmnist.card.md'))).toBe(true);
+    writeFileSync(join(dir, 'not-a-folder'), 'x');
+    const refused = await knob('model-card', '--out-dir', join(dir, 'not-a-folder', 'card'));
+    expectOneLineFailure(refused, /not-a-folder/);
+  });
+
+  it('--settings reads the settings file the desk exports (gate options override it)', async () => {
+    await knobRun();
+    const settingsPath = join(dir, 'exported-settings.json');
+    writeFileSync(
+      settingsPath,
+      JSON.stringify({
+        format: 'knob-settings',
+        formatVersion: 1,
+        gate: { ...DEFAULT_GATE_SETTINGS, zeta: 0.3, wnRadPerSec: 14 },
+        model: null,
+        exportedAt: '2026-11-30T00:00:00.000Z',
+      }),
+    );
+    const replayed = await knob(
+      'replay',
+      join(runDir, 'trace.arrow'),
+      '--settings',
+      settingsPath,
+      '--wn',
+      '9',
+      '--out',
+      join(dir, 'replay-settings'),
+      '--json',
+    );
+    expect(replayed.status, replayed.stderr).toBe(0);
+    const summary = JSON.parse(replayed.stdout) as { settings: { zeta: number; wnRadPerSec: number } };
+    expect(summary.settings).toMatchObject({ zeta: 0.3, wnRadPerSec: 9 });
+    expectOneLineFailure(
+      await knob(
+        'replay',
+        join(runDir, 'trace.arrow'),
+        '--settings',
+        join(dir, 'missing.json'),
+        '--out',
+        join(dir, 'q'),
+      ),
+      /missing\.json/,
+    );
   });
 });

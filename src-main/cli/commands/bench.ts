@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { benchEngine, type EngineBenchReport } from '../../core/engine/engine-bench';
-import { MAX_BATCH, numberInRange, positiveInteger } from '../cli-args';
+import { MAX_BATCH, numberInRange, positiveInteger, parseCommandArgs } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /** knob bench: bare onnxruntime vs the engine, gate + fusion share, and the live path, in one run. */
@@ -19,18 +18,14 @@ export function benchLines(r: EngineBenchReport): string[] {
 }
 
 export async function benchCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...MODEL_OPTIONS,
-      batch: { type: 'string' },
-      frames: { type: 'string' },
-      'live-seconds': { type: 'string' },
-      'live-fps': { type: 'string' },
-      rounds: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values } = parseCommandArgs(args, {
+    ...MODEL_OPTIONS,
+    batch: { type: 'string' },
+    frames: { type: 'string' },
+    'live-seconds': { type: 'string' },
+    'live-fps': { type: 'string' },
+    rounds: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
   const report = await benchEngine({
     model: modelOptionsFromArgs(values),

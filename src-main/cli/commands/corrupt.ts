@@ -1,25 +1,20 @@
-import { parseArgs } from 'node:util';
 import { CORRUPTION_NAMES, isCorruptionName } from '../../../src-shared/corruptions';
 import { corruptDataset } from '../../core/datasets/corrupt-dataset';
-import { numberInRange, positiveInteger, seedOption, UsageError } from '../cli-args';
+import { numberInRange, positiveInteger, seedOption, UsageError, parseCommandArgs } from '../cli-args';
 
 /** knob corrupt: a corrupted copy of an IDX image set (IDX or PNG). */
 export async function corruptCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      input: { type: 'string' },
-      corruption: { type: 'string' },
-      severity: { type: 'string' },
-      seed: { type: 'string' },
-      offset: { type: 'string' },
-      limit: { type: 'string' },
-      out: { type: 'string' },
-      'out-dir': { type: 'string' },
-      format: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values } = parseCommandArgs(args, {
+    input: { type: 'string' },
+    corruption: { type: 'string' },
+    severity: { type: 'string' },
+    seed: { type: 'string' },
+    offset: { type: 'string' },
+    limit: { type: 'string' },
+    out: { type: 'string' },
+    'out-dir': { type: 'string' },
+    format: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
   if (!values.input) throw new UsageError('--input is required');
   if (!values.corruption || !isCorruptionName(values.corruption))

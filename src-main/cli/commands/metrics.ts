@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { KnobError } from '../../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
@@ -10,12 +9,15 @@ import {
   scoresFromProbabilities,
   topLabelScores,
   type ClassScores,
+  type TopLabelScores,
 } from '../../../src-shared/metrics/scores';
 import { replay } from '../../../src-shared/trace/replay';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { readNumericTable } from '../../core/datasets/numeric-table';
 import { readTraceFile } from '../../core/recording/trace-arrow';
-import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, UsageError } from '../cli-args';
+import { headlineLines } from '../headline-lines';
+import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, UsageError, parseCommandArgs } from '../cli-args';
 
 /**
  * knob metrics: every calibration metric of (logits or probabilities, labels), or of a recorded
@@ -50,47 +52,14 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
   }
 }
 
-export async function metricsCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...GATE_OPTIONS,
-      logits: { type: 'string' },
-      probabilities: { type: 'string' },
-      labels: { type: 'string' },
-      trace: { type: 'string' },
-      preset: { type: 'string', multiple: true },
-      bins: { type: 'string' },
-      binning: { type: 'string' },
-      edges: { type: 'string' },
-      'mass-edges': { type: 'string' },
-      mmce: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  let scores: ClassScores;
-  let subject: string;
-  if (values.trace !== undefined) {
-    const file = await readTraceFile(values.trace);
-    const settings = gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
-    const output = replay(file.trace, settings, { keepFusedLogits: true });
-    scores = scoresOfFrames(file.trace, output.fusedLogits!, labelledFrames(file.trace));
-    subject = `fused output of ${values.trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`;
-  } else {
-    const input = values.logits ?? values.probabilities;
-    if (input === undefined || values.labels === undefined)
-      throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
-    scores = await scoresFromFiles(input, values.labels, values.logits === undefined);
-    subject = `${values.logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${values.labels}`;
-  }
-  const presets = (values.preset ?? []) as string[];
-  for (const preset of presets)
-    if (!(PRESET_NAMES as readonly string[]).includes(preset))
-      throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
+type Values = ReturnType<typeof parseMetricsArgs>['values'];
+
+/** Which metrics the options ask for, as a function of one subject's scores. */
+function metricSelection(
+  values: Values,
+  presets: PresetName[],
+): (scores: ClassScores, top: TopLabelScores) => MetricValue[] {
   const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
-  let metrics: MetricValue[];
-  const top = topLabelScores(scores);
   if (custom) {
     const bins = positiveInteger(values.bins, 'bins', 15, 10_000);
     const scheme = values.binning ?? 'equal-width';
@@ -103,29 +72,93 @@ export async function metricsCommand(args: string[]): Promise<number> {
     if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
-    metrics = [
+    return (scores, top) => [
       ...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce }),
-      ...presets.flatMap((p) => presetMetrics(p as PresetName, scores, top)),
-    ];
-  } else if (presets.length > 0) {
-    metrics = presets.flatMap((p) => presetMetrics(p as PresetName, scores, top));
-  } else {
-    metrics = [
-      ...metricSuite(scores, { includeMmce: values.mmce }),
-      ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
+      ...presets.flatMap((p) => presetMetrics(p, scores, top)),
     ];
   }
-  if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({ subject, samples: scores.sampleCount, classes: scores.classCount, metrics })}\n`,
+  if (presets.length > 0) return (scores, top) => presets.flatMap((p) => presetMetrics(p, scores, top));
+  return (scores, top) => [
+    ...metricSuite(scores, { includeMmce: values.mmce }),
+    ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
+  ];
+}
+
+function parseMetricsArgs(args: string[]) {
+  return parseCommandArgs(args, {
+    ...GATE_OPTIONS,
+    logits: { type: 'string' },
+    probabilities: { type: 'string' },
+    labels: { type: 'string' },
+    trace: { type: 'string' },
+    preset: { type: 'string', multiple: true },
+    bins: { type: 'string' },
+    binning: { type: 'string' },
+    edges: { type: 'string' },
+    'mass-edges': { type: 'string' },
+    mmce: { type: 'boolean', default: false },
+    intervals: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  });
+}
+
+export async function metricsCommand(args: string[]): Promise<number> {
+  const { values } = parseMetricsArgs(args);
+  const subjects: Array<{ subject: string; scores: ClassScores }> = [];
+  if (values.trace !== undefined) {
+    const file = await readTraceFile(values.trace);
+    const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+    const output = replay(file.trace, settings, { keepFusedLogits: true });
+    const frames = labelledFrames(file.trace);
+    // The fused output first (at the recorded or given settings), then each branch on the same frames.
+    subjects.push(
+      {
+        subject: `fused output of ${values.trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
+        scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
+      },
+      { subject: `static branch of ${values.trace}`, scores: scoresOfFrames(file.trace, file.trace.zStatic, frames) },
+      { subject: `dynamic branch of ${values.trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames) },
     );
+  } else {
+    const input = values.logits ?? values.probabilities;
+    if (input === undefined || values.labels === undefined)
+      throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
+    subjects.push({
+      subject: `${values.logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${values.labels}`,
+      scores: await scoresFromFiles(input, values.labels, values.logits === undefined),
+    });
+  }
+  const presets = (values.preset ?? []) as string[];
+  for (const preset of presets)
+    if (!(PRESET_NAMES as readonly string[]).includes(preset))
+      throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
+  const selection = metricSelection(values, presets as PresetName[]);
+  const results = subjects.map(({ subject, scores }) => {
+    const top = topLabelScores(scores);
+    return {
+      subject,
+      samples: scores.sampleCount,
+      classes: scores.classCount,
+      metrics: selection(scores, top),
+      headline: values.intervals ? headlineFigures(scores, top) : undefined,
+    };
+  });
+  if (values.json) {
+    // The first subject at the top level (the fused output of a trace), each branch under `branches`.
+    const [primary, ...branches] = results;
+    process.stdout.write(`${JSON.stringify({ ...primary, branches: branches.length ? branches : undefined })}\n`);
     return 0;
   }
-  const lines = [`${subject}: ${scores.sampleCount} samples, ${scores.classCount} classes`];
-  for (const m of metrics)
-    lines.push(
-      `${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
-    );
+  const lines: string[] = [];
+  for (const result of results) {
+    if (lines.length > 0) lines.push('');
+    lines.push(`${result.subject}: ${result.samples} samples, ${result.classes} classes`);
+    for (const m of result.metrics)
+      lines.push(
+        `${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
+      );
+    if (result.headline) lines.push(...headlineLines(result.headline));
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -1,22 +1,17 @@
 import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EMBEDDED_IMAGES_PATH, EMBEDDED_LABELS_PATH } from '../../core/datasets/embedded-dataset';
 import { DEFAULT_MODEL_PATH, MODEL_CARD_IMAGES_PER_CONDITION } from '../../core/model-card/default-model';
 import { generateModelCard, modelCardMarkdown } from '../../core/model-card/model-card';
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
-import { positiveInteger } from '../cli-args';
+import { positiveInteger, parseCommandArgs } from '../cli-args';
 
 /** knob model-card: regenerates the model card of a Knob-native model. */
 export async function modelCardCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      model: { type: 'string' },
-      'images-per-condition': { type: 'string' },
-      'out-dir': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values } = parseCommandArgs(args, {
+    model: { type: 'string' },
+    'images-per-condition': { type: 'string' },
+    'out-dir': { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
   const modelPath = values.model ?? DEFAULT_MODEL_PATH;
   const outDir = values['out-dir'] ?? dirname(modelPath);
@@ -43,7 +38,7 @@ export async function modelCardCommand(args: string[]): Promise<number> {
   if (values.json) process.stdout.write(`${JSON.stringify(card)}\n`);
   else
     process.stdout.write(
-      `wrote ${join(outDir, `${stem}.card.md`)} and .card.json; targets met: ${card.targets.filter((t) => t.met).length} of ${card.targets.length}\n`,
+      `wrote ${join(outDir, `${stem}.card.md`)} and .card.json; targets met: ${card.targets.filter((t) => t.status === 'met').length} of ${card.targets.length} (${card.targets.filter((t) => t.status === 'inside the noise').length} inside the noise)\n`,
     );
   return 0;
 }

@@ -1,30 +1,39 @@
-import { parseArgs } from 'node:util';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
-import { GATE_OPTIONS, gateSettingsFromArgs, UsageError } from '../cli-args';
+import { GATE_OPTIONS, gateSettingsFromArgs, UsageError, parseCommandArgs } from '../cli-args';
 import { printRunSummary } from './run-summary';
 
 /** knob replay TRACE: the run's outputs again from a recorded trace, with any settings, no model. */
 export async function replayCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs(
     args,
-    options: { ...GATE_OPTIONS, out: { type: 'string' }, json: { type: 'boolean', default: false } },
-    strict: true,
-    allowPositionals: true,
-  });
+    {
+      ...GATE_OPTIONS,
+      out: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      intervals: { type: 'boolean', default: false },
+    },
+    true,
+  );
   if (positionals.length !== 1) throw new UsageError('knob replay takes one trace file');
   if (!values.out) throw new UsageError('--out DIR is required');
   const file = await readTraceFile(positionals[0]);
   // Unspecified settings are those the trace was recorded with, so a bare replay reproduces the run.
-  const settings = gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
   const analysis = analyseRun(file.trace, settings);
   // The model, source and schedule are those the trace was made with, when the trace says so.
   const recorded = storedProvenanceOf(file.context);
   const origin = `replay of ${positionals[0]}`;
   const provenance = recorded === null ? unknownProvenance(`trace ${positionals[0]}`, origin) : { ...recorded, origin };
   const files = await writeRunOutputs(values.out, file.trace, settings, analysis, provenance);
-  printRunSummary(values.json === true, { files, settings, analysis, frames: file.trace.frameCount });
+  printRunSummary(values.json === true, {
+    intervals: values.intervals === true,
+    files,
+    settings,
+    analysis,
+    frames: file.trace.frameCount,
+  });
   return 0;
 }

@@ -1,15 +1,14 @@
-import { parseArgs } from 'node:util';
 import { continuousResponseMetrics, discreteResponseMetrics } from '../../../src-shared/gate';
-import { GATE_OPTIONS, gateSettingsFromArgs, numberInRange, UsageError } from '../cli-args';
+import { GATE_OPTIONS, gateSettingsFromArgs, numberInRange, UsageError, parseCommandArgs } from '../cli-args';
 
 /** knob response: step and frequency figures of the gate, continuous and at the frame rate. */
-export function responseCommand(args: string[]): number {
-  const { values } = parseArgs({
-    args,
-    options: { ...GATE_OPTIONS, fps: { type: 'string' }, json: { type: 'boolean', default: false } },
-    strict: true,
+export async function responseCommand(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    ...GATE_OPTIONS,
+    fps: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
-  const settings = gateSettingsFromArgs(values);
+  const settings = await gateSettingsFromArgs(values);
   const fps = numberInRange(values.fps, 'fps', 30, { min: 0, max: 10_000, aboveMin: true });
   if (!(fps > 0)) throw new UsageError('--fps must be positive');
   const continuous = continuousResponseMetrics(settings);

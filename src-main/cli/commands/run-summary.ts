@@ -4,6 +4,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { LatencyReport } from '../../core/engine/latency-recorder';
 import type { RunAnalysis, RunOutputFiles } from '../../core/engine/run-outputs';
 import type { SourceInfo } from '../../core/sources/frame-source';
+import { headlineLines } from '../headline-lines';
 
 /** The few lines `knob run` and `knob replay` print, or the same as one JSON object. */
 export interface RunSummary {
@@ -11,6 +12,8 @@ export interface RunSummary {
   settings: GateSettings;
   analysis: RunAnalysis;
   frames: number;
+  /** Print the headline figures with their intervals (JSON always has them). */
+  intervals: boolean;
   model?: ModelDescription;
   source?: SourceInfo;
   wallMs?: number;
@@ -40,6 +43,7 @@ export function printRunSummary(json: boolean, summary: RunSummary): void {
         latencyPerFrame: summary.latency,
         restarts: summary.restarts,
         error: summary.error ?? null,
+        headline: summary.analysis.headline,
         fused: summary.analysis.metrics.fused,
       })}\n`,
     );
@@ -52,11 +56,12 @@ export function printRunSummary(json: boolean, summary: RunSummary): void {
     lines.push(
       `fused accuracy ${(accuracy * 100).toFixed(2)} %, ECE ${ece?.toFixed(4)} (top-label, 15 equal-width bins)`,
     );
+  if (summary.intervals) lines.push(...headlineLines(summary.analysis.headline));
   const total = summary.latency?.total;
   if (total)
     lines.push(
       `latency per frame (batch time / batch size): p50 ${total.p50Ms.toFixed(3)} ms, p95 ${total.p95Ms.toFixed(3)} ms, p99 ${total.p99Ms.toFixed(3)} ms`,
     );
-  lines.push(`wrote ${summary.files.trace}, ${summary.files.metrics}, ${summary.files.report}`);
+  lines.push(`wrote ${summary.files.trace}, ${summary.files.metrics}, ${summary.files.report} (figures beside it)`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

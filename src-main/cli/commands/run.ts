@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
 import { InferenceClient } from '../../core/inference/inference-client';
@@ -16,6 +15,7 @@ import {
   scheduleFromArgs,
   seedOption,
   UsageError,
+  parseCommandArgs,
 } from '../cli-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
@@ -23,24 +23,21 @@ import { printRunSummary } from './run-summary';
 
 /** knob run: model + source -> trace.arrow, metrics.json, report.html. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...MODEL_OPTIONS,
-      ...GATE_OPTIONS,
-      ...SCHEDULE_OPTIONS,
-      source: { type: 'string' },
-      out: { type: 'string' },
-      'frame-rate': { type: 'string' },
-      batch: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values } = parseCommandArgs(args, {
+    ...MODEL_OPTIONS,
+    ...GATE_OPTIONS,
+    ...SCHEDULE_OPTIONS,
+    source: { type: 'string' },
+    out: { type: 'string' },
+    'frame-rate': { type: 'string' },
+    batch: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    intervals: { type: 'boolean', default: false },
   });
   if (!values.source) throw new UsageError('--source is required (default, a dataset, folder or video path)');
   if (!values.out) throw new UsageError('--out DIR is required');
-  const settings = gateSettingsFromArgs(values);
+  const settings = await gateSettingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
     values['frame-rate'] === undefined
@@ -106,6 +103,7 @@ export async function runCommand(args: string[]): Promise<number> {
           };
     const files = await writeRunOutputs(values.out, result.trace, settings, analysis, provenance, partial);
     printRunSummary(values.json === true, {
+      intervals: values.intervals === true,
       files,
       settings,
       analysis,

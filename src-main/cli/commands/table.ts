@@ -1,5 +1,4 @@
 import { writeOutputFile } from '../../core/files/output-files';
-import { parseArgs } from 'node:util';
 import {
   CORRUPTION_NAMES,
   corruptionsFor,
@@ -9,31 +8,35 @@ import {
 } from '../../../src-shared/corruptions';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { resetModeTable, resetTableMarkdown } from '../../core/engine/reset-table';
-import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, seedOption, UsageError } from '../cli-args';
+import {
+  GATE_OPTIONS,
+  gateSettingsFromArgs,
+  positiveInteger,
+  seedOption,
+  UsageError,
+  parseCommandArgs,
+} from '../cli-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 
 /** knob table: the paper's Table 2 comparison on Fashion-MNIST-C in reset mode. */
 export async function tableCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...MODEL_OPTIONS,
-      ...GATE_OPTIONS,
-      'images-per-condition': { type: 'string' },
-      corruptions: { type: 'string' },
-      seed: { type: 'string' },
-      'out-md': { type: 'string' },
-      'out-json': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values } = parseCommandArgs(args, {
+    ...MODEL_OPTIONS,
+    ...GATE_OPTIONS,
+    'images-per-condition': { type: 'string' },
+    corruptions: { type: 'string' },
+    seed: { type: 'string' },
+    'out-md': { type: 'string' },
+    'out-json': { type: 'string' },
+    intervals: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   });
   const requested = values.corruptions?.split(',');
   for (const name of requested ?? [])
     if (!isCorruptionName(name))
       throw new UsageError(`--corruptions takes names from ${CORRUPTION_NAMES.join(', ')}; '${name}' is not one`);
-  const settings = gateSettingsFromArgs(values);
+  const settings = await gateSettingsFromArgs(values);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
   try {
     // By default every corruption the model's input can take (no colour corruption on grayscale).
@@ -51,6 +54,7 @@ export async function tableCommand(args: string[]): Promise<number> {
       imagesPerCondition: positiveInteger(values['images-per-condition'], 'images-per-condition', 500, 10_000),
       corruptions,
       seed: seedOption(values.seed),
+      intervals: values.intervals,
       onProgress: (done, total, label) => progress.update(done, total, label),
     });
     progress.finish();

@@ -5,6 +5,11 @@ import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metric
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
 import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
 import { topLabelScores } from '../../../src-shared/metrics/scores';
+import {
+  headlineStatistics,
+  meanOverGroups,
+  type HeadlineStatistic,
+} from '../../../src-shared/metrics/headline-intervals';
 import { replay } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
@@ -19,10 +24,12 @@ import { runOffline } from './offline-run';
  * variants fused at the given settings in reset mode. Figures are means over the conditions of the
  * per-condition values. Latency per frame = the model's inference per frame (batched, as measured
  * in this run) + the method's gate + fusion time per frame (none for Static and Dynamic).
+ * With `intervals`, accuracy, ECE and NLL carry 95 % stratified bootstrap intervals of the mean
+ * over conditions (each condition's frames resampled within it).
  */
 export const TABLE_METRIC_IDENTITIES = {
   ece: 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)',
-  debiasedEce: 'debiased L2-CE (Kumar et al. 2019, top-label, 15 equal-mass bins)',
+  debiasedL2Ce: 'debiased L2-CE (Kumar et al. 2019, top-label, 15 equal-mass bins)',
   nll: 'NLL (natural log, from logits)',
 };
 
@@ -30,10 +37,17 @@ export interface TableRow {
   method: string;
   accuracy: number;
   error: number;
-  debiasedEce: number;
+  debiasedL2Ce: number;
   ece: number;
   nll: number;
   latencyMsPerFrame: number;
+  /** 95 % stratified bootstrap intervals of the means over conditions (with `intervals`). */
+  intervals?: { accuracy: Interval; ece: Interval; nll: Interval; method: string };
+}
+
+export interface Interval {
+  lo: number;
+  hi: number;
 }
 
 export interface ResetTable {
@@ -47,12 +61,15 @@ export interface ResetTable {
 
 interface Figures {
   accuracy: number;
-  debiasedEce: number;
+  debiasedL2Ce: number;
   ece: number;
   nll: number;
+  /** The headline statistics of this condition, kept for the intervals. */
+  statistics: HeadlineStatistic[] | null;
+  sampleCount: number;
 }
 
-function figures(trace: Trace, logits: Float32Array | Float64Array): Figures {
+function figures(trace: Trace, logits: Float32Array | Float64Array, keepStatistics: boolean): Figures {
   const scores = scoresOfFrames(trace, logits, labelledFrames(trace));
   const top = topLabelScores(scores);
   const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) =>
@@ -60,8 +77,10 @@ function figures(trace: Trace, logits: Float32Array | Float64Array): Figures {
   return {
     accuracy: accuracy(top).value,
     ece: find(topLabelBinnedMetrics(top, EQUAL_WIDTH_15), 'ECE'),
-    debiasedEce: find(topLabelBinnedMetrics(top, EQUAL_MASS_15), 'debiased L2-CE'),
+    debiasedL2Ce: find(topLabelBinnedMetrics(top, EQUAL_MASS_15), 'debiased L2-CE'),
     nll: negativeLogLikelihood(scores).value,
+    statistics: keepStatistics ? headlineStatistics(scores, top) : null,
+    sampleCount: scores.sampleCount,
   };
 }
 
@@ -72,6 +91,8 @@ export interface ResetTableOptions {
   corruptions?: readonly CorruptionName[];
   batchSize?: number;
   seed?: number;
+  /** Add 95 % stratified bootstrap intervals to accuracy, ECE and NLL. */
+  intervals?: boolean;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -81,7 +102,9 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
   const model = options.client.description;
   const source = await openSource({ kind: 'embedded' }, { target: model.input, labelNames: model.labelNames });
   const methods = ['Static', 'Dynamic', ...GATE_VARIANTS.map((v) => GATE_VARIANT_LABELS[v])];
-  const sums = methods.map(() => ({ accuracy: 0, debiasedEce: 0, ece: 0, nll: 0, gateMs: 0 }));
+  const sums = methods.map(() => ({ accuracy: 0, debiasedL2Ce: 0, ece: 0, nll: 0, gateMs: 0 }));
+  const keep = options.intervals === true;
+  const perCondition = methods.map(() => ({ statistics: [] as HeadlineStatistic[][], counts: [] as number[] }));
   let inferenceMs = 0;
   let frames = 0;
   let conditions = 0;
@@ -103,21 +126,25 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
       inferenceMs += (run.latencyPerFrame.inference?.meanMs ?? 0) * run.framesProcessed;
       frames += run.framesProcessed;
       const perMethod: Array<{ figures: Figures; gateMs: number }> = [
-        { figures: figures(run.trace, run.trace.zStatic), gateMs: 0 },
-        { figures: figures(run.trace, run.trace.zDyn), gateMs: 0 },
+        { figures: figures(run.trace, run.trace.zStatic, keep), gateMs: 0 },
+        { figures: figures(run.trace, run.trace.zDyn, keep), gateMs: 0 },
         ...GATE_VARIANTS.map((variant) => {
           const started = performance.now();
           const output = replay(run.trace, { ...settings, variant }, { keepFusedLogits: true });
           const gateMs = performance.now() - started;
-          return { figures: figures(run.trace, output.fusedLogits!), gateMs };
+          return { figures: figures(run.trace, output.fusedLogits!, keep), gateMs };
         }),
       ];
       perMethod.forEach((m, i) => {
         sums[i].accuracy += m.figures.accuracy;
-        sums[i].debiasedEce += m.figures.debiasedEce;
+        sums[i].debiasedL2Ce += m.figures.debiasedL2Ce;
         sums[i].ece += m.figures.ece;
         sums[i].nll += m.figures.nll;
         sums[i].gateMs += m.gateMs;
+        if (m.figures.statistics !== null) {
+          perCondition[i].statistics.push(m.figures.statistics);
+          perCondition[i].counts.push(m.figures.sampleCount);
+        }
       });
       conditions++;
     }
@@ -134,11 +161,26 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
       method,
       accuracy: sums[i].accuracy / conditions,
       error: 1 - sums[i].accuracy / conditions,
-      debiasedEce: sums[i].debiasedEce / conditions,
+      debiasedL2Ce: sums[i].debiasedL2Ce / conditions,
       ece: sums[i].ece / conditions,
       nll: sums[i].nll / conditions,
       latencyMsPerFrame: inferencePerFrame + sums[i].gateMs / frames,
+      intervals: keep ? rowIntervals(perCondition[i].statistics, perCondition[i].counts) : undefined,
     })),
+  };
+}
+
+function rowIntervals(statistics: HeadlineStatistic[][], counts: number[]): TableRow['intervals'] {
+  const figures = meanOverGroups(statistics, counts);
+  const of = (identity: string): Interval => {
+    const figure = figures.find((f) => f.identity === identity)!;
+    return { lo: figure.lo, hi: figure.hi };
+  };
+  return {
+    accuracy: of('accuracy(top-1)'),
+    ece: of(TABLE_METRIC_IDENTITIES.ece),
+    nll: of(figures[1].identity),
+    method: figures[0].method,
   };
 }
 
@@ -147,14 +189,24 @@ export function resetTableMarkdown(table: ResetTable): string {
   const lines = [
     `Fashion-MNIST-C, reset mode (tau ${s.tauSeconds} s, g0 ${s.g0}; zeta ${s.zeta}, wn ${s.wnRadPerSec} rad/s, ${s.discretization}); mean over ${table.conditions} corruption x severity conditions, ${table.imagesPerCondition} test images each.`,
     '',
-    '| method | accuracy | error | debiased ECE | ECE | NLL | latency / frame |',
+    '| method | accuracy | error | debiased L2-CE | ECE | NLL | latency / frame |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...table.rows.map(
-      (r) =>
-        `| ${r.method} | ${(r.accuracy * 100).toFixed(2)} % | ${(r.error * 100).toFixed(2)} % | ${r.debiasedEce.toFixed(4)} | ${r.ece.toFixed(4)} | ${r.nll.toFixed(4)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`,
-    ),
+    ...table.rows.map((r) => {
+      const i = r.intervals;
+      const range = (interval: Interval | undefined, format: (v: number) => string) =>
+        interval ? ` [${format(interval.lo)}, ${format(interval.hi)}]` : '';
+      const pct = (v: number) => (v * 100).toFixed(2);
+      const four = (v: number) => v.toFixed(4);
+      return `| ${r.method} | ${pct(r.accuracy)} %${range(i?.accuracy, pct)} | ${pct(r.error)} % | ${four(r.debiasedL2Ce)} | ${four(r.ece)}${range(i?.ece, four)} | ${four(r.nll)}${range(i?.nll, four)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`;
+    }),
     '',
-    `debiased ECE: ${table.identities.debiasedEce}; ECE: ${table.identities.ece}; NLL: ${table.identities.nll}.`,
+    `debiased L2-CE: ${table.identities.debiasedL2Ce}; ECE: ${table.identities.ece}; NLL: ${table.identities.nll}.`,
+    ...(table.rows[0]?.intervals ? [`Intervals in brackets: ${table.rows[0].intervals.method}.`] : []),
+    ...(table.rows.some((r) => r.intervals && r.intervals.ece.lo > r.ece)
+      ? [
+          'ECE intervals above their estimate: binned ECE is biased upward and resampling (which duplicates frames) adds to the bias when bins hold few frames; compare methods by their paired differences, or read the debiased L2-CE.',
+        ]
+      : []),
     "Latency: batched inference per frame in this run plus the method's gate + fusion per frame.",
   ];
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,10 @@ import { KnobError } from '../../../src-shared/errors';
  */
 export interface SkippedProvider {
   name: string;
+  /** One readable line (what the operator sees). */
   reason: string;
+  /** The provider's full message, for the log (empty when the reason is all there is). */
+  detail: string;
 }
 
 export interface ProviderChoice {
@@ -66,9 +69,17 @@ export function sessionOptions(
   };
 }
 
-function firstLine(message: string): string {
+/**
+ * onnxruntime's message as one readable line: its first line without the C++ source location and
+ * function signature, and after a failed internal check only the explanation that follows it
+ * ("/onnxruntime_src/.../webgpu_context.cc:136 onnxruntime::...::<lambda()> x == y was false.
+ * Failed to get a WebGPU adapter: ..." becomes "Failed to get a WebGPU adapter: ...").
+ */
+export function readableProviderError(message: string): string {
   const line = message.split('\n').find((l) => l.trim() !== '') ?? message;
-  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+  const explained = / was false\. (.+)$/.exec(line)?.[1];
+  const readable = explained ?? line.replace(/^\S+\.(?:cc|cpp|h):\d+ \S+ /, '');
+  return readable.length > 200 ? `${readable.slice(0, 197)}...` : readable;
 }
 
 /**
@@ -85,14 +96,15 @@ export async function createSessionOnFirstProvider(
   for (const provider of requested) {
     const unavailable = unavailableReason(provider, process.platform);
     if (unavailable !== null) {
-      skipped.push({ name: provider, reason: unavailable });
+      skipped.push({ name: provider, reason: unavailable, detail: '' });
       continue;
     }
     try {
       const session = await ort.InferenceSession.create(modelBytes, sessionOptions(provider, intraOpThreads));
       return { session, provider, skipped };
     } catch (error) {
-      skipped.push({ name: provider, reason: `failed to start: ${firstLine((error as Error).message)}` });
+      const message = (error as Error).message;
+      skipped.push({ name: provider, reason: `failed to start: ${readableProviderError(message)}`, detail: message });
     }
   }
   const cpuFailure = skipped.find((s) => s.name === 'cpu' && s.reason.startsWith('failed'));

@@ -18,6 +18,17 @@ import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
 import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
 import { scoresFromLogits, topLabelScores } from '../../../src-shared/metrics/scores';
 import { auroc } from '../../../src-shared/metrics/selective';
+import { resample } from '../../../src-shared/metrics/bootstrap';
+import {
+  headlineStatistics,
+  meanStatistic,
+  pairedDifferencesOverGroups,
+  stratifiedFigure,
+  type HeadlineStatistic,
+  type StratifiedFigure,
+  type Stratum,
+  type Verdict,
+} from '../../../src-shared/metrics/headline-intervals';
 import { readIdxFile } from '../datasets/idx-file';
 import { readUserFile } from '../files/user-files';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
@@ -68,23 +79,38 @@ export interface ModelCard {
     uDropCleanToSeverity5: Record<string, number>;
     uAurocOracleAdvantage: { overall: number | null; disagreement: number | null; heldOut: number | null };
   };
-  targets: Array<{ target: string; met: boolean; detail: string }>;
+  /**
+   * Each claim with its 95 % interval: met when the interval lies wholly on the claimed side, not
+   * met when wholly on the other, and "inside the noise" (no claim) when it straddles the threshold.
+   */
+  targets: Array<{ target: string; status: ClaimStatus; detail: string }>;
 }
+
+export type ClaimStatus = 'met' | 'not met' | 'inside the noise';
 
 interface Evaluated {
   row: ConditionRow;
   u: Float32Array;
   dynamicBetter: Uint8Array;
   disagree: Uint8Array;
+  /** Resample statistics of each output, for the claims' intervals. */
+  statistics: Record<'static' | 'dynamic' | 'fused', HeadlineStatistic[]>;
 }
 
-function figures(logits: Float32Array | Float64Array, labels: Int32Array, k: number): BranchFigures {
+function figures(
+  logits: Float32Array | Float64Array,
+  labels: Int32Array,
+  k: number,
+): { figures: BranchFigures; statistics: HeadlineStatistic[] } {
   const scores = scoresFromLogits(logits, k, labels);
   const top = topLabelScores(scores);
   return {
-    accuracy: accuracy(top).value,
-    nll: negativeLogLikelihood(scores).value,
-    ece: topLabelBinnedMetrics(top, EQUAL_WIDTH_15).find((m) => m.name === 'ECE')!.value,
+    figures: {
+      accuracy: accuracy(top).value,
+      nll: negativeLogLikelihood(scores).value,
+      ece: topLabelBinnedMetrics(top, EQUAL_WIDTH_15).find((m) => m.name === 'ECE')!.value,
+    },
+    statistics: headlineStatistics(scores, top),
   };
 }
 
@@ -124,27 +150,34 @@ async function evaluate(
     disagreements += disagree[i];
     uSum += u[i];
   }
-  const fusedFigures = figures(fused, labels, k);
+  const ofFused = figures(fused, labels, k);
+  const ofStatic = figures(zStatic, labels, k);
+  const ofDynamic = figures(zDyn, labels, k);
   return {
     row: {
       corruption,
       severity,
       heldOut,
       images: n,
-      correctFused: Math.round(fusedFigures.accuracy * n),
-      static: figures(zStatic, labels, k),
-      dynamic: figures(zDyn, labels, k),
-      fused: fusedFigures,
+      correctFused: Math.round(ofFused.figures.accuracy * n),
+      static: ofStatic.figures,
+      dynamic: ofDynamic.figures,
+      fused: ofFused.figures,
       meanU: uSum / n,
       disagreement: disagreements / n,
     },
     u,
     dynamicBetter,
     disagree,
+    statistics: { static: ofStatic.statistics, dynamic: ofDynamic.statistics, fused: ofFused.statistics },
   };
 }
 
-function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => boolean): number | null {
+/** u* read as a score for oracle advantage, pooled over the selected samples, as a resample statistic. */
+function uAurocStatistic(
+  parts: Evaluated[],
+  select: (part: Evaluated, i: number) => boolean,
+): { statistic: HeadlineStatistic; sampleCount: number } {
   const u: number[] = [];
   const better: number[] = [];
   for (const part of parts) {
@@ -154,12 +187,26 @@ function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => bool
       better.push(part.dynamicBetter[i]);
     }
   }
-  const result = auroc({
-    confidence: Float64Array.from(u),
-    predicted: new Int32Array(u.length),
-    correct: Uint8Array.from(better),
-  });
-  return result === null ? null : result.value;
+  const confidence = Float64Array.from(u);
+  const correct = Uint8Array.from(better);
+  const predicted = new Int32Array(u.length);
+  const evaluate = (indices: Uint32Array | null): number => {
+    const result =
+      indices === null
+        ? auroc({ confidence, predicted, correct })
+        : auroc({ confidence: resample(confidence, indices), predicted, correct: resample(correct, indices) });
+    return result === null ? Number.NaN : result.value;
+  };
+  return {
+    statistic: { name: 'AUROC', identity: 'AUROC(u*, oracle advantage)', lowerIsBetter: false, evaluate },
+    sampleCount: u.length,
+  };
+}
+
+function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => boolean): number | null {
+  const { statistic, sampleCount } = uAurocStatistic(parts, select);
+  const value = sampleCount > 0 ? statistic.evaluate(null) : Number.NaN;
+  return Number.isFinite(value) ? value : null;
 }
 
 function mean(rows: ConditionRow[], pick: (row: ConditionRow) => BranchFigures): BranchFigures {
@@ -259,58 +306,130 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
       },
       conditions: rows,
       summary,
-      targets: cardTargets(rows, summary),
+      targets: cardTargets(parts, summary),
     };
   } finally {
     await model.close();
   }
 }
 
-function cardTargets(rows: ConditionRow[], summary: ModelCard['summary']): ModelCard['targets'] {
+/** Met, not met, or no claim: where the interval [lo, hi] lies against the threshold (at or above claimed). */
+function atLeast(figure: StratifiedFigure, threshold: number): ClaimStatus {
+  if (figure.lo >= threshold) return 'met';
+  if (figure.hi < threshold) return 'not met';
+  return 'inside the noise';
+}
+
+function fromVerdict(verdict: Verdict): ClaimStatus {
+  return verdict === 'better' ? 'met' : verdict === 'worse' ? 'not met' : 'inside the noise';
+}
+
+/** All met, any not met, else no claim. */
+function allOf(statuses: ClaimStatus[]): ClaimStatus {
+  if (statuses.length === 0 || statuses.includes('not met')) return 'not met';
+  return statuses.every((s) => s === 'met') ? 'met' : 'inside the noise';
+}
+
+const range = (f: StratifiedFigure, format: (v: number) => string): string =>
+  `${format(f.value)} [${format(f.lo)}, ${format(f.hi)}]`;
+
+/** The card's claims, each decided by its 95 % interval (seeded, so the card regenerates exactly). */
+function cardTargets(parts: Evaluated[], summary: ModelCard['summary']): ModelCard['targets'] {
   const out: ModelCard['targets'] = [];
-  out.push({
-    target: 'clean accuracy of the fused output >= 90 %',
-    met: summary.cleanAccuracyFused >= 0.9,
-    detail: `${(100 * summary.cleanAccuracyFused).toFixed(2)} %`,
+  const options = { seed: CARD_SEED, replicates: 1000 };
+  const pct = (v: number) => `${(100 * v).toFixed(2)} %`;
+  const three = (v: number) => v.toFixed(3);
+  const clean = parts.find((p) => p.row.corruption === 'clean');
+  const corrupted = parts.filter((p) => p.row.corruption !== 'clean');
+  const sole = (statistic: HeadlineStatistic, sampleCount: number, weight = 1): Stratum => ({
+    sampleCount,
+    weight,
+    evaluate: (_, indices) => statistic.evaluate(indices),
   });
-  const byCorruption = new Map<string, ConditionRow[]>();
-  for (const row of rows)
-    if (row.corruption !== 'clean')
-      byCorruption.set(row.corruption, [...(byCorruption.get(row.corruption) ?? []), row]);
-  const clean = rows.find((r) => r.corruption === 'clean');
-  const rising = [...byCorruption.entries()].filter(
-    ([, r]) =>
-      clean && r.length === 5 && r[4].disagreement > clean.disagreement && r[4].disagreement >= r[0].disagreement,
-  );
-  out.push({
-    target: 'branches disagree more often as severity rises (severity 5 > clean, >= severity 1)',
-    met: rising.length === byCorruption.size && byCorruption.size > 0,
-    detail: `${rising.length} of ${byCorruption.size} corruptions`,
-  });
-  const drops = Object.entries(summary.uDropCleanToSeverity5);
-  const bigDrops = drops.filter(([, d]) => d >= 0.15);
-  out.push({
-    target: 'mean u* falls by >= 0.15 from clean to severity 5 for every noise and blur corruption',
-    met: drops.length > 0 && bigDrops.length === drops.length,
-    detail: drops.map(([c, d]) => `${c} ${d.toFixed(3)}`).join(', '),
-  });
+  if (clean) {
+    const accuracyOf = clean.statistics.fused.find((s) => s.name === 'accuracy')!;
+    const figure = stratifiedFigure([sole(accuracyOf, clean.row.images)], options);
+    out.push({
+      target: 'clean accuracy of the fused output >= 90 %',
+      status: atLeast(figure, 0.9),
+      detail: `${range(figure, pct)}; ${figure.method}`,
+    });
+  }
+  const byCorruption = new Map<string, Evaluated[]>();
+  for (const part of corrupted)
+    byCorruption.set(part.row.corruption, [...(byCorruption.get(part.row.corruption) ?? []), part]);
+  // A rise between two groups of frames: the difference of their rates, each group resampled alone.
+  const rise = (from: Evaluated, to: Evaluated, values: (p: Evaluated) => ArrayLike<number>): StratifiedFigure =>
+    stratifiedFigure(
+      [
+        sole(meanStatistic('rate', 'rate', values(to), false), to.row.images, 1),
+        sole(meanStatistic('rate', 'rate', values(from), false), from.row.images, -1),
+      ],
+      options,
+    );
+  if (clean) {
+    const statuses: ClaimStatus[] = [];
+    const details: string[] = [];
+    for (const [corruption, rows] of byCorruption) {
+      const s1 = rows.find((p) => p.row.severity === 1);
+      const s5 = rows.find((p) => p.row.severity === 5);
+      if (!s1 || !s5) continue;
+      const overClean = rise(clean, s5, (p) => p.disagree);
+      const overS1 = rise(s1, s5, (p) => p.disagree);
+      statuses.push(allOf([atLeast(overClean, 1e-12), overS1.hi < 0 ? 'not met' : 'met']));
+      details.push(`${corruption} +${three(overClean.value)} [${three(overClean.lo)}, ${three(overClean.hi)}]`);
+    }
+    out.push({
+      target:
+        'branches disagree more often at severity 5 than clean (interval above 0) and not less than at severity 1',
+      status: allOf(statuses),
+      detail: `${statuses.filter((s) => s === 'met').length} of ${statuses.length} corruptions; rise over clean: ${details.join(', ')}`,
+    });
+    const drops: Array<[string, StratifiedFigure]> = [];
+    for (const corruption of NOISE_AND_BLUR) {
+      const s5 = byCorruption.get(corruption)?.find((p) => p.row.severity === 5);
+      if (s5) drops.push([corruption, rise(s5, clean, (p) => p.u)]);
+    }
+    out.push({
+      target: 'mean u* falls by >= 0.15 from clean to severity 5 for every noise and blur corruption',
+      status: allOf(drops.map(([, d]) => atLeast(d, 0.15))),
+      detail: drops.map(([c, d]) => `${c} ${range(d, three)}`).join(', '),
+    });
+  }
+  const { statistic: aurocOf, sampleCount } = uAurocStatistic(parts, () => true);
   const a = summary.uAurocOracleAdvantage.overall;
+  const aurocFigure =
+    a === null ? null : stratifiedFigure([sole(aurocOf, sampleCount)], { ...options, replicates: 200 });
   out.push({
     target: 'AUROC of u* for oracle advantage >= 0.70 (clean + corrupted)',
-    met: a !== null && a >= 0.7,
-    detail: a === null ? 'undefined' : a.toFixed(3),
+    status: aurocFigure === null ? 'not met' : atLeast(aurocFigure, 0.7),
+    detail: aurocFigure === null ? 'undefined' : `${range(aurocFigure, three)}; ${aurocFigure.method}`,
   });
-  const m = summary.meanOverCorruptions;
-  out.push({
-    target: 'fused mean accuracy over corruptions >= the better branch',
-    met: m.fused.accuracy >= Math.max(m.static.accuracy, m.dynamic.accuracy),
-    detail: `fused ${(100 * m.fused.accuracy).toFixed(2)} %, static ${(100 * m.static.accuracy).toFixed(2)} %, dynamic ${(100 * m.dynamic.accuracy).toFixed(2)} %`,
-  });
-  out.push({
-    target: 'fused ECE below the dynamic branch (mean over corruptions)',
-    met: m.fused.ece < m.dynamic.ece,
-    detail: `fused ${m.fused.ece.toFixed(4)}, dynamic ${m.dynamic.ece.toFixed(4)}`,
-  });
+  if (corrupted.length > 0) {
+    const m = summary.meanOverCorruptions;
+    const better = m.static.accuracy >= m.dynamic.accuracy ? 'static' : 'dynamic';
+    const counts = corrupted.map((p) => p.row.images);
+    const versus = (branch: 'static' | 'dynamic', name: string) =>
+      pairedDifferencesOverGroups(
+        corrupted.map((p) => p.statistics[branch]),
+        corrupted.map((p) => p.statistics.fused),
+        counts,
+        options,
+      ).find((d) => d.name === name)!;
+    const accuracyGain = versus(better, 'accuracy');
+    out.push({
+      target: `fused mean accuracy over corruptions above the better branch (${better})`,
+      status: fromVerdict(accuracyGain.verdict),
+      detail: `fused - ${better} ${pct(accuracyGain.difference)} [${pct(accuracyGain.interval.lo)}, ${pct(accuracyGain.interval.hi)}] (fused ${pct(m.fused.accuracy)}, static ${pct(m.static.accuracy)}, dynamic ${pct(m.dynamic.accuracy)}); ${accuracyGain.interval.identity}`,
+    });
+    const eceGain = versus('dynamic', 'ECE');
+    const four = (v: number) => v.toFixed(4);
+    out.push({
+      target: 'fused ECE below the dynamic branch (mean over corruptions)',
+      status: fromVerdict(eceGain.verdict),
+      detail: `fused - dynamic ${four(eceGain.difference)} [${four(eceGain.interval.lo)}, ${four(eceGain.interval.hi)}] (fused ${four(m.fused.ece)}, dynamic ${four(m.dynamic.ece)}); ${eceGain.interval.identity}`,
+    });
+  }
   return out;
 }
 
@@ -328,9 +447,14 @@ export function modelCardMarkdown(card: ModelCard): string {
     '',
     '## Targets',
     '',
-    '| target | met | measured |',
+    'Each claim is decided by its 95 % interval (percentile bootstrap, seeded): met when the interval lies on the claimed side, not met when on the other, and no claim ("inside the noise") when it straddles the threshold.',
+    '',
+    '| target | status | measured [95 % interval] |',
     '|---|---|---|',
-    ...card.targets.map((t) => `| ${t.target} | ${t.met ? 'yes' : '**no**'} | ${t.detail} |`),
+    ...card.targets.map(
+      (t) =>
+        `| ${t.target} | ${t.status === 'met' ? 'met' : t.status === 'not met' ? '**not met**' : '*inside the noise*'} | ${t.detail} |`,
+    ),
     '',
     '## Summary',
     '',

@@ -201,7 +201,11 @@ export class Session {
       this.enter({ kind: 'ready', model: client, source: null }, 'model.load');
       await previous?.close();
       this.logger.info(
-        { paths: client.description.paths, provider: client.description.executionProvider },
+        {
+          paths: client.description.paths,
+          provider: client.description.executionProvider,
+          skippedProviders: client.description.skippedProviders,
+        },
         'model loaded',
       );
       return client.description;
