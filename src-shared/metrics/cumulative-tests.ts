@@ -122,9 +122,9 @@ export function cumulativeCalibrationTests(
   const z = zVariance > 0 ? zNumerator / Math.sqrt(zVariance) : null;
   const id = (what: string): string => `${what}(${target}, cumulative differences, Arrieta-Ibarra et al. 2022)`;
   return {
-    ks: metric('KS', id('KS statistic'), ks),
+    ks: metric('KS (scaled)', id('KS statistic, max |C_k| / sigma (scaled by sigma)'), ks),
     ksPValue: metric('KS P-value', id('KS P-value, max |Brownian motion| on [0, 1]'), 1 - brownianMaxAbsCdf(ks)),
-    kuiper: metric('Kuiper', id('Kuiper statistic'), kuiper),
+    kuiper: metric('Kuiper (scaled)', id('Kuiper statistic, (max C - min C) / sigma (scaled by sigma)'), kuiper),
     kuiperPValue: metric(
       'Kuiper P-value',
       id('Kuiper P-value, range of Brownian motion on [0, 1]'),

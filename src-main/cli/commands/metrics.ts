@@ -14,6 +14,7 @@ import {
 import { replay } from '../../../src-shared/trace/replay';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
+import { formatPValue } from '../../../src-shared/metrics/metric-format';
 import { readNumericTable } from '../../core/datasets/numeric-table';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { headlineLines } from '../headline-lines';
@@ -155,7 +156,7 @@ export async function metricsCommand(args: string[]): Promise<number> {
     lines.push(`${result.subject}: ${result.samples} samples, ${result.classes} classes`);
     for (const m of result.metrics)
       lines.push(
-        `${m.value.toPrecision(6).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
+        `${(/P-value/.test(m.identity) ? formatPValue(m.value) : m.value.toPrecision(6)).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
       );
     if (result.headline) lines.push(...headlineLines(result.headline));
   }

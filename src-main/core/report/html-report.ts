@@ -1,3 +1,4 @@
+import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import type { HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import type { ReliabilityDiagram, SmoothReliabilityCurve } from '../../../src-shared/metrics/reliability';
@@ -112,10 +113,6 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
   return figures;
 }
 
-function formatValue(value: number): string {
-  return Number.isFinite(value) ? value.toPrecision(6) : String(value);
-}
-
 export function htmlReport(input: ReportInput, figures: ReportFigure[]): string {
   const provenance = provenanceRows(input.provenance)
     .map(([k, v]) => `<tr><th scope="row">${escapeXml(k)}</th><td>${escapeXml(v)}</td></tr>`)
@@ -123,13 +120,13 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
   const headline = input.headline
     .map(
       (h) =>
-        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatValue(h.value)}</td><td class="num">${formatValue(h.lo)} to ${formatValue(h.hi)}</td><td>${escapeXml(h.identity)}; interval: ${escapeXml(h.method)}</td></tr>`,
+        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatMetricValue(h.identity, h.value)}</td><td class="num">${formatMetricValue(h.identity, h.lo)} to ${formatMetricValue(h.identity, h.hi)}</td><td>${escapeXml(h.identity)}; interval: ${escapeXml(h.method)}</td></tr>`,
     )
     .join('');
   const metrics = input.metrics
     .map(
       (m) =>
-        `<tr><td>${escapeXml(m.name)}</td><td class="num">${formatValue(m.value)}</td><td>${escapeXml(m.identity)}${m.approximation ? ` <em>(${escapeXml(m.approximation)})</em>` : ''}</td></tr>`,
+        `<tr><td>${escapeXml(m.name)}</td><td class="num">${formatMetricValue(m.identity, m.value)}</td><td>${escapeXml(m.identity)}${m.approximation ? ` <em>(${escapeXml(m.approximation)})</em>` : ''}</td></tr>`,
     )
     .join('\n');
   const figure = (name: string, heading: string, empty: string): string => {

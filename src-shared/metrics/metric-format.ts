@@ -1,0 +1,38 @@
+/**
+ * How a computed number is written for a reader (the desk, the report, the CLI tables): the value
+ * itself is never changed, only its rendering, so that what is shown does not claim precision the
+ * computation does not have.
+ */
+
+/**
+ * P-values are computed as 1 - CDF, which cannot resolve values below about 1e-15 (double
+ * precision's 2.2e-16 steps near 1): those are written "< 1e-15", small ones in powers of ten.
+ */
+export function formatPValue(value: number): string {
+  if (!Number.isFinite(value)) return '—';
+  if (value < 1e-15) return '< 1e-15';
+  if (value < 1e-4) return value.toExponential(1);
+  return value.toFixed(4);
+}
+
+/**
+ * A probability shown to three decimals, without rounding to a certainty the model did not state:
+ * above 0.9995 it is "> 0.999", below 0.0005 (but not 0) "< 0.001".
+ */
+export function formatProbability(value: number): string {
+  if (!Number.isFinite(value)) return '—';
+  if (value >= 0.9995 && value < 1) return '> 0.999';
+  if (value > 0 && value < 0.0005) return '< 0.001';
+  return value.toFixed(3);
+}
+
+/** A metric value by its identity: P-values as above, very large or small magnitudes in powers of ten. */
+export function formatMetricValue(identity: string, value: number | null, digits = 4): string {
+  if (value === null || Number.isNaN(value)) return '—';
+  if (value === Infinity) return '∞';
+  if (value === -Infinity) return '−∞';
+  if (/P-value/i.test(identity)) return formatPValue(value);
+  const magnitude = Math.abs(value);
+  if (value !== 0 && (magnitude >= 1e5 || magnitude < 10 ** -digits)) return value.toExponential(2);
+  return value.toFixed(digits);
+}
