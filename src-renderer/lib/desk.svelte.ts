@@ -25,6 +25,21 @@ type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' |
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
+/**
+ * The schedule the desk opens the embedded stream with on first start (and its Source panel shows):
+ * gaussian noise stepping to severity 3 at frame 150 and back to clean at frame 450, so the gate's
+ * response to a shift is visible within seconds.
+ */
+export const FIRST_START_SCHEDULE: CorruptionScheduleInput = {
+  kind: 'step',
+  corruption: 'gaussian_noise',
+  levels: [
+    { atFrame: 0, severity: 0 },
+    { atFrame: 150, severity: 3 },
+    { atFrame: 450, severity: 0 },
+  ],
+};
+
 /** An error as the operator reads it: the message, and for a defect the id of its log line. */
 export function errorText(error: unknown): string {
   if (error instanceof KnobError && error.errorId !== undefined) {
@@ -176,8 +191,9 @@ export class Desk {
 
   /**
    * Start-up: subscribe, then take the session as the backend has it. A fresh backend gets the
-   * saved knob settings, the default model and the embedded stream (paused); a page
-   * reloaded on a running backend finds its recording and position as they were.
+   * saved knob settings, the default model and the embedded stream under FIRST_START_SCHEDULE, and
+   * starts playing it (the pause button stops it); a page reloaded on a running backend finds its
+   * recording and position as they were.
    */
   async start(): Promise<() => void> {
     const offs = [
@@ -199,7 +215,8 @@ export class Desk {
       const saved = this.restoreSettings();
       if (saved) this.changeKnobs(saved);
       await this.loadModel({ path: 'default' });
-      if (this.model) await this.openSource({ kind: 'embedded' });
+      if (this.model) await this.openSource({ kind: 'embedded', schedule: FIRST_START_SCHEDULE });
+      if (this.source) await this.play();
     }
     return () => offs.forEach((off) => off());
   }
@@ -242,6 +259,18 @@ export class Desk {
       this.sourceGeneration++;
       this.resetView();
     }
+  }
+
+  /**
+   * A new corruption schedule (and seed) for the open source, in place: a playing stream uses it
+   * from its next frame and the recording keeps going. A frame error it caused goes with it.
+   */
+  async configureSource(schedule: CorruptionScheduleInput, seed: number): Promise<boolean> {
+    const state = await this.attempt('source', () => this.api.call('source.configure', { schedule, seed }));
+    if (state === null) return false;
+    this.adoptSession(state);
+    this.errors.stream = null;
+    return true;
   }
 
   private resetView(): void {
@@ -378,6 +407,43 @@ export class Desk {
     await this.attempt('stream', () => this.api.call('stream.resetGate', {}));
   }
 
+  /**
+   * Why the calibration on screen no longer describes what it says (null when it does): other
+   * knobs than it was computed at, or frames recorded since.
+   */
+  get metricsStale(): string | null {
+    const m = this.metrics;
+    if (m === null) return null;
+    if (m.recordingId !== this.recordingId) return 'computed on another recording';
+    if (m.settingsVersion !== this.version)
+      return `computed at settings v${m.settingsVersion}, the knobs are at v${this.version}`;
+    const recorded = this.framesProcessed;
+    if (this.metricsWindow === null && m.frameCount !== recorded)
+      return `computed on ${m.frameCount} frames, ${recorded} are recorded`;
+    return null;
+  }
+
+  /** Why the A/B result on screen is out of date: slots changed or frames recorded since. */
+  get compareStale(): string | null {
+    const c = this.compareResult;
+    if (c === null) return null;
+    if (c.a.recordingId !== this.recordingId) return 'computed on another recording';
+    if (this.comparedSlots !== this.slotsRevision) return 'A or B changed since';
+    if (this.metricsWindow === null && c.a.frameCount !== this.framesProcessed)
+      return `computed on ${c.a.frameCount} frames, ${this.framesProcessed} are recorded`;
+    return null;
+  }
+
+  /**
+   * Recomputes a stale calibration or A/B view while paused (replay is fast, no model call); while
+   * the stream plays, the views say they are stale and the 3 s light refresh follows.
+   */
+  async refreshStale(): Promise<void> {
+    if (this.running) return;
+    if (this.metricsStale !== null && !this.busy.metrics) await this.refreshMetrics('full');
+    if (this.compareStale !== null && this.slots.a !== null && this.slots.b !== null) await this.compare();
+  }
+
   /** 'light' (no resampling) keeps refreshes during playback cheap; the Recompute button asks for 'full'. */
   async refreshMetrics(detail: 'full' | 'light' = 'full'): Promise<void> {
     if (this.busy.metrics) return;
@@ -396,7 +462,12 @@ export class Desk {
   /** A/B: remember the current knobs as slot A or B; compare replays the recorded trace with both. */
   takeSlot(slot: 'a' | 'b'): void {
     this.slots[slot] = { ...this.gate };
+    this.slotsRevision++;
   }
+
+  /** Counts slot changes, so an A/B result knows whether it still shows A and B as set. */
+  slotsRevision = $state(0);
+  private comparedSlots = $state(-1);
 
   async compare(): Promise<void> {
     const { a, b } = this.slots;
@@ -404,10 +475,14 @@ export class Desk {
       this.errors.compare = 'set both A and B from the knobs first';
       return;
     }
+    const revision = this.slotsRevision;
     const result = await this.attempt('compare', () =>
       this.api.call('metrics.compare', { a, b, lastFrames: this.metricsWindow ?? undefined }),
     );
-    if (result && result.a.recordingId === this.recordingId) this.compareResult = result;
+    if (result && result.a.recordingId === this.recordingId) {
+      this.compareResult = result;
+      this.comparedSlots = revision;
+    }
   }
 
   /** Operator feedback on the frame on screen: its true class (the predicted one for "right"). */

@@ -10,7 +10,10 @@ import {
   PointElement,
   Tooltip,
   type ChartDataset,
+  type Scale,
 } from 'chart.js';
+import zoomPlugin from 'chartjs-plugin-zoom';
+import { logTickLabel, logTicks } from '../../src-shared/plots/ticks';
 
 Chart.register(
   LineController,
@@ -22,6 +25,7 @@ Chart.register(
   Tooltip,
   Filler,
   Decimation,
+  zoomPlugin,
 );
 
 /**
@@ -39,6 +43,7 @@ export function createLineChart(
   datasets: ChartDataset<'line', Points>[],
   axes: { x: string; y?: string; yMin: number; yMax: number; xLogarithmic?: boolean },
   tooltips: boolean,
+  onZoom?: () => void,
 ): Chart<'line', Points> {
   const axis = (title: string | undefined) => ({
     title: { display: title !== undefined, text: title ?? '', color: cssVar('--muted') },
@@ -56,7 +61,23 @@ export function createLineChart(
       normalized: true,
       spanGaps: true,
       scales: {
-        x: { type: axes.xLogarithmic ? 'logarithmic' : 'linear', ...axis(axes.x) },
+        x: axes.xLogarithmic
+          ? {
+              type: 'logarithmic',
+              ...axis(axes.x),
+              // The same decades (and 2x, 5x over short spans) as the report's figures, never crowded.
+              ticks: {
+                color: cssVar('--muted'),
+                autoSkip: false,
+                maxRotation: 0,
+                callback(this: Scale, value: string | number) {
+                  const v = Number(value);
+                  const shown = logTicks(Math.log10(this.min), Math.log10(this.max));
+                  return shown.some((t) => Math.abs(t - v) <= t * 1e-9) ? logTickLabel(v) : '';
+                },
+              },
+            }
+          : { type: 'linear', ...axis(axes.x) },
         y: { min: axes.yMin, max: axes.yMax, ...axis(axes.y) },
       },
       plugins: {
@@ -64,6 +85,17 @@ export function createLineChart(
         tooltip: tooltips ? { intersect: false, mode: 'index' } : { enabled: false },
         // Long traces: min/max per pixel column keeps every excursion and draws a few hundred points.
         decimation: { enabled: true, algorithm: 'min-max' },
+        // Time axis zoom: drag a range (or Ctrl + wheel, or pinch), Shift + drag pans; see resetZoom.
+        zoom: {
+          zoom: {
+            drag: { enabled: onZoom !== undefined },
+            wheel: { enabled: onZoom !== undefined, modifierKey: 'ctrl' },
+            pinch: { enabled: onZoom !== undefined },
+            mode: 'x',
+            onZoomComplete: () => onZoom?.(),
+          },
+          pan: { enabled: onZoom !== undefined, mode: 'x', modifierKey: 'shift', onPanComplete: () => onZoom?.() },
+        },
       },
     },
   });

@@ -65,4 +65,12 @@ export class StreamHistory {
       point.y = y[at] * scale;
     }
   }
+
+  /** A column oldest-first as a new array (for an export, not for redraws). */
+  values(column: HistoryColumn): Float64Array {
+    const out = new Float64Array(this.size);
+    const start = (this.next - this.size + this.capacity) % this.capacity;
+    for (let i = 0; i < this.size; i++) out[i] = this.columns[column][(start + i) % this.capacity];
+    return out;
+  }
 }

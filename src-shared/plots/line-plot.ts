@@ -1,6 +1,6 @@
 import { decimateMinMax } from './decimate';
 import { escapeXml, f, line, svgDocument, text } from './svg';
-import { figureStyle } from './svg-style';
+import { figureStyle, type FigurePalette } from './svg-style';
 import { logTickLabel, logTicks, niceTicks, tickLabel } from './ticks';
 
 /**
@@ -32,6 +32,8 @@ export interface LinePlotInput {
   height?: number;
   label: string;
   footnotes?: string[];
+  /** Colours (default: the report's light palette; the desk passes its theme's CSS variables). */
+  palette?: FigurePalette;
 }
 
 export function linePlotSvg(input: LinePlotInput): string {
@@ -124,5 +126,5 @@ export function linePlotSvg(input: LinePlotInput): string {
       text(4, height - 4 - ((input.footnotes?.length ?? 1) - 1 - i) * 11, note, 'class="footnote" font-size="9"'),
     ),
   );
-  return svgDocument(width, height, input.label, parts.join(''), figureStyle());
+  return svgDocument(width, height, input.label, parts.join(''), figureStyle(input.palette));
 }

@@ -1,5 +1,5 @@
 import { f, line, svgDocument, text, title } from './svg';
-import { figureStyle } from './svg-style';
+import { figureStyle, type FigurePalette } from './svg-style';
 import { niceTicks, tickLabel } from './ticks';
 
 /**
@@ -38,6 +38,8 @@ export interface ReliabilityPlotInput {
   width?: number;
   /** Lines of small print under the figure (the identities), so an exported file says what it shows. */
   footnotes?: string[];
+  /** Colours (default: the report's light palette; the desk passes its theme's CSS variables). */
+  palette?: FigurePalette;
 }
 
 /** Support (kernel-weighted samples) at which the smooth curve is drawn solid, and below which not at all. */
@@ -129,5 +131,5 @@ export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
   notes.forEach((note, i) =>
     parts.push(text(4, height - 4 - (notes.length - 1 - i) * 11, note, 'class="footnote" font-size="9"')),
   );
-  return svgDocument(width, height, `Reliability diagram: ${input.identity}`, parts.join(''), figureStyle());
+  return svgDocument(width, height, `Reliability diagram: ${input.identity}`, parts.join(''), figureStyle(input.palette));
 }

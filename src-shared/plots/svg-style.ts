@@ -6,17 +6,19 @@
  */
 export const FIGURE_PALETTE = {
   text: '#16191d',
-  muted: '#5b6472',
-  grid: '#d9dee5',
-  static: '#1f6fb2',
-  dynamic: '#c2570c',
+  muted: '#515b67',
+  grid: '#d3d9e0',
+  static: '#0a6fb5',
+  dynamic: '#a35f00',
   fused: '#2e7d32',
   severity: '#9aa3ad',
-  band: '#c2570c',
+  band: '#a35f00',
 } as const;
 
+export type FigurePalette = Record<keyof typeof FIGURE_PALETTE, string>;
+
 /** Class rules of every figure, with the palette's values (the desk overrides them with its theme). */
-export function figureStyle(palette: Record<keyof typeof FIGURE_PALETTE, string> = FIGURE_PALETTE): string {
+export function figureStyle(palette: FigurePalette = FIGURE_PALETTE): string {
   return [
     `.knob-figure{font:11px system-ui,sans-serif;color:${palette.text}}`,
     `.knob-figure text{fill:${palette.muted}}`,

@@ -12,14 +12,30 @@ export async function waitUntil(what: string, predicate: () => Promise<boolean>,
   }
 }
 
-/** Started and settled: the default model loaded and the embedded stream opened by the app itself. */
-export async function startDesk(extraArgs: string[] = [], rendererDir?: string): Promise<BrowserMode> {
+/**
+ * Started as a first-time user finds it: the default model loaded, the embedded stream opened and
+ * playing by itself. Settled (the default), it is then paused and its recording discarded, so a
+ * test starts from a paused desk with nothing recorded; unsettled, it is left playing.
+ */
+export async function startDesk(
+  extraArgs: string[] = [],
+  rendererDir?: string,
+  options: { settle?: boolean } = {},
+): Promise<BrowserMode> {
   const app = await startBrowserMode(extraArgs, rendererDir);
   await app.page.getByTestId('model-name').waitFor();
   await app.page
     .getByText(/embedded Fashion-MNIST test set/)
     .first()
     .waitFor({ timeout: 20000 });
+  await waitUntil('the desk to start playing by itself', () => app.page.getByTestId('pause').isVisible());
+  if (options.settle === false) return app;
+  await waitUntil('the first frames', async () => Number(await testIdText(app, 'frames-processed')) > 0);
+  await app.page.getByTestId('pause').click();
+  await waitUntil('the play button', () => app.page.getByTestId('play').isVisible());
+  await app.page.getByTestId('new-recording').click();
+  await answerConfirmation(app, 'accept');
+  await waitUntil('an empty recording', async () => Number(await testIdText(app, 'frames-processed')) === 0);
   return app;
 }
 

@@ -113,6 +113,7 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
   return figures;
 }
 
+/** Figures keep their drawn size and scale down to a narrower page or print, never up. */
 export function htmlReport(input: ReportInput, figures: ReportFigure[]): string {
   const provenance = provenanceRows(input.provenance)
     .map(([k, v]) => `<tr><th scope="row">${escapeXml(k)}</th><td>${escapeXml(v)}</td></tr>`)
@@ -140,7 +141,7 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
 <style>
 body{font:14px system-ui,sans-serif;margin:2em auto;max-width:960px;color:${p.text};padding:0 1em}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em;break-after:avoid}
-figure{margin:0;break-inside:avoid}figure svg{width:100%;height:auto}figcaption{color:${p.muted};font-size:12px}
+figure{margin:0;break-inside:avoid}figure svg{max-width:100%;height:auto}figcaption{color:${p.muted};font-size:12px}
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 8px;border-bottom:1px solid ${p.grid};text-align:left;vertical-align:top}
 th[scope=row]{font-weight:600;white-space:nowrap}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .partial{padding:.5em 1em;border:2px solid #b3261e;color:#b3261e;font-weight:600}
