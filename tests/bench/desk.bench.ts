@@ -3,7 +3,8 @@
  * and printed, never asserted, so a busy machine cannot turn a test run red). A fresh desk in
  * Debian's Chromium plays a 60 fps stream for 20 s; printed beside their targets: the page's
  * requestAnimationFrame rate (median; target >= 55 fps), the longest task (target <= 50 ms) and
- * the frames the stream got through. The renderer is built into bench-output/build, its own copy.
+ * the frames the stream got through; then the recorded frame rate at 1x and 4x (speed applied
+ * while playing) with their ratio. The renderer is built into bench-output/build, its own copy.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -12,6 +13,7 @@ import { row } from './bench-timing';
 
 const BUILD_DIR = 'bench-output/build';
 const PLAY_SECONDS = 20;
+const SPEED_SECONDS = 4;
 
 // Page scripts as text: tsx compiles this file with esbuild's keepNames, whose helper the page lacks.
 const START_MEASURING = `(() => {
@@ -68,6 +70,26 @@ export async function runDeskBench(): Promise<void> {
     row('page frame interval, p95', `${figures.p95IntervalMs.toFixed(1)} ms over ${figures.frames} frames`);
     row('long tasks (target: none over 50 ms)', `${figures.longTasks.length}, longest ${longest.toFixed(0)} ms`);
     row('stream frames recorded (60 fps offered)', `${processed} of ${PLAY_SECONDS * 60}`);
+
+    // Speed applies at once while playing: the recorded frame rate at 1x, then at 4x, same stream.
+    await app.page.getByTestId('speed').selectOption('1');
+    await app.page.getByTestId('play').click();
+    const rateOver = async (seconds: number): Promise<number> => {
+      const from = Number(await testIdText(app, 'frames-processed'));
+      const started = performance.now();
+      await app.page.waitForTimeout(seconds * 1000);
+      const to = Number(await testIdText(app, 'frames-processed'));
+      return ((to - from) * 1000) / (performance.now() - started);
+    };
+    await app.page.waitForTimeout(1000);
+    const at1x = await rateOver(SPEED_SECONDS);
+    await app.page.getByTestId('speed').selectOption('4');
+    await app.page.waitForTimeout(500);
+    const at4x = await rateOver(SPEED_SECONDS);
+    await app.page.getByTestId('pause').click();
+    const dropped = await testIdText(app, 'frames-dropped');
+    row('recorded frame rate at 1x / at 4x (60 fps source)', `${at1x.toFixed(1)} / ${at4x.toFixed(1)} fps`);
+    row('ratio 4x / 1x (target ~4, or the machine limit)', `${(at4x / at1x).toFixed(2)}; dropped ${dropped}`);
   } finally {
     await app.close();
   }

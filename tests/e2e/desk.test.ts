@@ -125,6 +125,17 @@ describe('the desk in browser mode', () => {
     // Different settings, different NLL: the comparison is real.
     const nll = rows.find((r) => r.startsWith('NLL'))!.split('\t');
     expect(nll[1]).not.toBe(nll[2]);
+    // Each difference with its paired interval and a verdict, agreeing with the backend's.
+    const result = await app.backend.handle('metrics.compare', {
+      a: (await app.backend.handle('knobs.get', {})).gate,
+      b: (await app.backend.handle('knobs.get', {})).gate,
+    });
+    expect(result.differences.map((d) => d.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);
+    for (const row of rows) {
+      const cells = row.split('\t');
+      expect(cells[4]).toMatch(/^\[[-+]?[\d.e-]+, [-+]?[\d.e-]+\]$/);
+      expect(['B better', 'B worse', 'indistinguishable']).toContain(cells[5]);
+    }
     await app.page.getByTestId('variant').selectOption('second-order');
     await app.screenshot('desk-compare');
   });
