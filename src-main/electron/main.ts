@@ -1,5 +1,6 @@
 import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   IPC_CANCEL_CHANNEL,
   IPC_EVENT_CHANNEL,
@@ -12,6 +13,7 @@ import { toErrorPayload } from '../../src-shared/errors';
 import { ApiConnection } from '../core/api/api-connection';
 import { KnobBackend } from '../core/backend/knob-backend';
 import { openLogFile } from '../core/logging/logger';
+import { RecentRunsStore } from '../core/recent-runs/recent-runs-store';
 import { isTrustedFrame, restrictPermissions } from './security';
 
 /**
@@ -67,7 +69,9 @@ function createWindow(): void {
 app.enableSandbox();
 
 void app.whenReady().then(async () => {
-  const ready = new KnobBackend({ log: await openLogFile({ directory: app.getPath('logs') }) });
+  const log = await openLogFile({ directory: app.getPath('logs') });
+  const recentRuns = await RecentRunsStore.open(join(app.getPath('userData'), 'recent-runs'), { logger: log.logger });
+  const ready = new KnobBackend({ log, recentRuns });
   backend = ready;
   restrictPermissions(session.defaultSession);
   ipcMain.handle(IPC_REQUEST_CHANNEL, async (event, message: unknown) => {

@@ -4,6 +4,8 @@ import { KnobError } from '../../src-shared/errors';
 import { KnobBackend } from '../core/backend/knob-backend';
 import { defaultLogDirectory } from '../core/logging/log-location';
 import { openLogFile } from '../core/logging/logger';
+import { defaultRecentRunsFolder } from '../core/recent-runs/recent-runs-location';
+import { RecentRunsStore } from '../core/recent-runs/recent-runs-store';
 import { startWebHost } from './web-host';
 
 /**
@@ -24,7 +26,8 @@ async function main(): Promise<number> {
     return 1;
   }
   const log = await openLogFile({ directory: defaultLogDirectory() });
-  const backend = new KnobBackend({ log });
+  const recentRuns = await RecentRunsStore.open(defaultRecentRunsFolder(), { logger: log.logger });
+  const backend = new KnobBackend({ log, recentRuns });
   let host;
   try {
     host = await startWebHost({ backend, rendererDir, port });
@@ -39,7 +42,7 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stdout.write(
-    `Knob Studio (browser mode) is serving on 127.0.0.1 only.\nOpen: ${host.url}\nLog: ${log.currentFile() ?? 'none'}\n`,
+    `Knob Studio (browser mode) is serving on 127.0.0.1 only.\nOpen: ${host.url}\nLog: ${log.currentFile() ?? 'none'}\nRecent runs: ${recentRuns.folder}\n`,
   );
   const served = host;
   const stop = (): void => {

@@ -3,6 +3,7 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
+import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
 
 /**
@@ -137,6 +138,16 @@ export const PairedDifferenceSchema = z.strictObject({
   method: z.string(),
   lowerIsBetter: z.boolean(),
   verdict: z.enum(['better', 'worse', 'indistinguishable']),
+});
+
+/** A headline figure with its bootstrap interval (value null when not finite). */
+export const HeadlineFigureSchema = z.strictObject({
+  name: z.string(),
+  identity: z.string(),
+  value: z.number().nullable(),
+  lo: z.number().nullable(),
+  hi: z.number().nullable(),
+  method: z.string(),
 });
 
 export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
@@ -280,6 +291,31 @@ export const API_METHODS = {
   'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   /** Makes a saved trace the current recording (playing stops). */
   'trace.load': { params: z.strictObject({ path: filePath, discard }), result: TraceSummarySchema },
+  /** Recent runs: every recording the session made, kept in the app's data folder up to its size limit. */
+  'runs.list': { params: empty, result: RecentRunsSchema },
+  /**
+   * Makes a recent run the current recording (playing stops); when the source it was recorded from
+   * is open, its position moves to where the run left off.
+   */
+  'runs.open': {
+    params: z.strictObject({ id: z.string().regex(RECENT_RUN_ID), discard }),
+    result: TraceSummarySchema,
+  },
+  /** A new size limit for the folder (0 keeps nothing); the oldest runs go until it fits. */
+  'runs.setLimit': { params: z.strictObject({ limitBytes: RecentRunsLimitSchema }), result: RecentRunsSchema },
+  /**
+   * Two recent runs side by side, each replayed at the settings it was recorded with: the headline
+   * figures with bootstrap intervals, and B - A with an interval from resampling each on its own.
+   */
+  'runs.compare': {
+    params: z.strictObject({ a: z.string().regex(RECENT_RUN_ID), b: z.string().regex(RECENT_RUN_ID) }),
+    result: z.strictObject({
+      a: z.strictObject({ run: RecentRunSchema, figures: z.array(HeadlineFigureSchema) }),
+      b: z.strictObject({ run: RecentRunSchema, figures: z.array(HeadlineFigureSchema) }),
+      differences: z.array(PairedDifferenceSchema),
+      computeMs: z.number(),
+    }),
+  },
   'metrics.snapshot': { params: MetricsOptionsSchema, result: MetricsSnapshotSchema },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
   'metrics.compare': {
@@ -322,6 +358,8 @@ export const API_EVENTS = {
   'stream.update': StreamUpdateSchema,
   /** A label changed: the recording's counts and the rolling figures with the label in them. */
   'recording.changed': z.strictObject({ recording: RecordingSummarySchema, rolling: RollingSchema }),
+  /** A run was kept (or dropped for the size limit): the list as it is now. */
+  'runs.changed': RecentRunsSchema,
   /** Progress of a long call (at most ~10 per second); `finished` at the end. */
   'work.progress': z.strictObject({
     requestId: z.union([z.number(), z.string()]).nullable(),

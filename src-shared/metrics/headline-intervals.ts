@@ -293,19 +293,55 @@ export function pairedDifferencesOverGroups(
   const what = a.length > 1 ? `paired stratified (${a.length} groups) ` : 'paired ';
   return a[0].map((statistic, j) => {
     const ci = interval(combined[j].draws, resampling, what);
-    const better = statistic.lowerIsBetter ? ci.hi < 0 : ci.lo > 0;
-    const worse = statistic.lowerIsBetter ? ci.lo > 0 : ci.hi < 0;
-    const valueA = meanOf(a, j);
-    const valueB = meanOf(b, j);
     return {
       name: statistic.name,
       identity: statistic.identity,
-      a: valueA,
-      b: valueB,
+      a: meanOf(a, j),
+      b: meanOf(b, j),
       difference: combined[j].value,
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
-      verdict: better ? 'better' : worse ? 'worse' : 'indistinguishable',
+      verdict: verdictOf(ci, statistic.lowerIsBetter),
+    };
+  });
+}
+
+/** B against A at the interval's level: better when the interval of b - a excludes 0 on the better side. */
+function verdictOf(ci: BootstrapInterval, lowerIsBetter: boolean): Verdict {
+  const better = lowerIsBetter ? ci.hi < 0 : ci.lo > 0;
+  const worse = lowerIsBetter ? ci.lo > 0 : ci.hi < 0;
+  return better ? 'better' : worse ? 'worse' : 'indistinguishable';
+}
+
+/**
+ * B against A on different frames (two recordings): b - a with an interval from resampling each
+ * recording on its own (A from seed, B from seed + 1), and the verdict. Wider than a paired
+ * interval: nothing the two share cancels.
+ */
+export function independentDifferences(
+  a: HeadlineStatistic[],
+  b: HeadlineStatistic[],
+  sampleCounts: { a: number; b: number },
+  options: ResamplingOptions = {},
+): PairedDifference[] {
+  const replicates = options.replicates ?? 1000;
+  const resampling = { ...options, replicates };
+  const strata: Stratum[] = [
+    { sampleCount: sampleCounts.a, weight: -1, evaluate: (j, indices) => a[j].evaluate(indices) },
+    { sampleCount: sampleCounts.b, weight: 1, evaluate: (j, indices) => b[j].evaluate(indices) },
+  ];
+  const combined = stratifiedDraws(strata, a.length, resampling);
+  return a.map((statistic, j) => {
+    const ci = interval(combined[j].draws, resampling, 'independent (two recordings) ');
+    return {
+      name: statistic.name,
+      identity: statistic.identity,
+      a: statistic.evaluate(null),
+      b: b[j].evaluate(null),
+      difference: combined[j].value,
+      interval: ci,
+      lowerIsBetter: statistic.lowerIsBetter,
+      verdict: verdictOf(ci, statistic.lowerIsBetter),
     };
   });
 }

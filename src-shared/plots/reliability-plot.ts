@@ -131,5 +131,11 @@ export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
   notes.forEach((note, i) =>
     parts.push(text(4, height - 4 - (notes.length - 1 - i) * 11, note, 'class="footnote" font-size="9"')),
   );
-  return svgDocument(width, height, `Reliability diagram: ${input.identity}`, parts.join(''), figureStyle(input.palette));
+  return svgDocument(
+    width,
+    height,
+    `Reliability diagram: ${input.identity}`,
+    parts.join(''),
+    figureStyle(input.palette),
+  );
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ECE_15_IDENTITY,
   headlineStatistics,
+  independentDifferences,
   meanOverGroups,
   pairedDifferences,
   pairedDifferencesOverGroups,
@@ -162,5 +163,35 @@ describe('stratified bootstrap over groups (conditions of a table)', () => {
     expect(ece.verdict).toBe('worse');
     const one = pairedDifferencesOverGroups([statisticsA[0]], [statisticsB[0]], [counts[0]], { seed: 2 });
     expect(one).toEqual(pairedDifferences(statisticsA[0], statisticsB[0], counts[0], { seed: 2 }));
+  });
+});
+
+describe('independent differences (two recordings)', () => {
+  it('resample each recording on its own: A from the seed, B from seed + 1', () => {
+    const ga = syntheticClassifier({ n: 400, classCount: 10, temperature: 1, scale: 1.2, seed: 41 });
+    const gb = syntheticClassifier({ n: 250, classCount: 10, temperature: 1, scale: 0.6, seed: 42 });
+    const replicates = 300;
+    const seed = 9;
+    const accuracy = independentDifferences(
+      statistics(ga.logits, ga.labels),
+      statistics(gb.logits, gb.labels),
+      { a: 400, b: 250 },
+      { replicates, seed },
+    ).find((d) => d.name === 'accuracy')!;
+    const correct = (g: typeof ga) => Array.from(topLabelScores(scoresFromLogits(g.logits, 10, g.labels)).correct);
+    const draws = (values: number[], streamSeed: number): number[] => {
+      const random = seededRandom(streamSeed);
+      return Array.from({ length: replicates }, () => {
+        let sum = 0;
+        for (let i = 0; i < values.length; i++) sum += values[Math.floor(random() * values.length)];
+        return sum / values.length;
+      });
+    };
+    const a = draws(correct(ga), seed);
+    const b = draws(correct(gb), seed + 1);
+    const differences = b.map((v, r) => v - a[r]).sort((x, y) => x - y);
+    expect(accuracy.interval.lo).toBeCloseTo(linearPercentile(differences, 0.025), 12);
+    expect(accuracy.interval.hi).toBeCloseTo(linearPercentile(differences, 0.975), 12);
+    expect(accuracy.interval.identity).toMatch(/^95 % independent \(two recordings\) percentile bootstrap/);
   });
 });

@@ -14,6 +14,7 @@ import { checkEvent, checkResult, contractCheckingRequested } from '../api/contr
 import { APP_NAME, APP_VERSION } from '../app-version';
 import { reportError } from '../logging/internal-error';
 import { silentLog, type BackendLog } from '../logging/logger';
+import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Session } from '../session/session';
 
 export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
@@ -23,6 +24,8 @@ export interface BackendOptions {
   log?: BackendLog;
   /** Checks every result and event against its schema (default: KNOB_CHECK_CONTRACT=1). */
   checkContract?: boolean;
+  /** Where recordings are kept as recent runs (the app's data folder); none are kept without it. */
+  recentRuns?: RecentRunsStore | null;
 }
 
 /**
@@ -42,7 +45,11 @@ export class KnobBackend {
   constructor(options: BackendOptions = {}) {
     this.log = options.log ?? silentLog();
     this.checking = options.checkContract ?? contractCheckingRequested();
-    this.session = new Session({ emit: (event, data) => this.emit(event, data), logger: this.log.logger });
+    this.session = new Session({
+      emit: (event, data) => this.emit(event, data),
+      logger: this.log.logger,
+      recentRuns: options.recentRuns ?? null,
+    });
     this.handlers = createApiHandlers(this.session, {
       name: APP_NAME,
       version: APP_VERSION,

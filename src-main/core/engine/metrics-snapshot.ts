@@ -4,8 +4,11 @@ import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped
 import {
   bootstrapIntervalsOf,
   headlineStatistics,
+  independentDifferences,
+  meanOverGroups,
   pairedDifferences,
   type HeadlineStatistic,
+  type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
 import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
@@ -37,6 +40,12 @@ import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-
  */
 export type Snapshot = ApiResult<'metrics.snapshot'>;
 export type Comparison = Omit<ApiResult<'metrics.compare'>, 'computeMs'>;
+export type RunsComparison = Omit<ApiResult<'runs.compare'>, 'computeMs'>;
+export interface RecentRunTrace {
+  trace: Trace;
+  settings: GateSettings;
+  run: RunsComparison['a']['run'];
+}
 
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finite(m.value) });
@@ -254,22 +263,58 @@ export function compareSnapshots(
   const differences =
     statisticsA === null || statisticsB === null
       ? []
-      : pairedDifferences(statisticsA, statisticsB, runA.frames.length).map((d) => ({
-          name: d.name,
-          identity: d.identity,
-          a: finite(d.a),
-          b: finite(d.b),
-          difference: finite(d.difference),
-          lo: d.interval.lo,
-          hi: d.interval.hi,
-          method: d.interval.identity,
-          lowerIsBetter: d.lowerIsBetter,
-          verdict: d.verdict,
-        }));
+      : pairedDifferences(statisticsA, statisticsB, runA.frames.length).map(differenceEntry);
   const options = { lastFrames, groupBy: 'none' as const, detail: 'full' as const };
   return {
     a: snapshotOf(runA, statisticsA, computedFrom, options, started),
     b: snapshotOf(runB, statisticsB, computedFrom, options, started),
     differences,
+  };
+}
+
+/** A paired or independent difference as the API carries it (non-finite values as null). */
+function differenceEntry(d: PairedDifference): Comparison['differences'][number] {
+  return {
+    name: d.name,
+    identity: d.identity,
+    a: finite(d.a),
+    b: finite(d.b),
+    difference: finite(d.difference),
+    lo: d.interval.lo,
+    hi: d.interval.hi,
+    method: d.interval.identity,
+    lowerIsBetter: d.lowerIsBetter,
+    verdict: d.verdict,
+  };
+}
+
+/**
+ * Two recent runs, each replayed at the settings it was recorded with: the headline figures with
+ * their intervals, and B - A with an interval from resampling each run on its own.
+ */
+export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsComparison {
+  const runA = replayed(a.trace, a.settings, undefined);
+  const runB = replayed(b.trace, b.settings, undefined);
+  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
+  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
+  const figures = (statistics: HeadlineStatistic[] | null, count: number) =>
+    statistics === null
+      ? []
+      : meanOverGroups([statistics], [count]).map((f) => ({
+          ...f,
+          value: finite(f.value),
+          lo: finite(f.lo),
+          hi: finite(f.hi),
+        }));
+  return {
+    a: { run: a.run, figures: figures(statisticsA, runA.frames.length) },
+    b: { run: b.run, figures: figures(statisticsB, runB.frames.length) },
+    differences:
+      statisticsA === null || statisticsB === null
+        ? []
+        : independentDifferences(statisticsA, statisticsB, {
+            a: runA.frames.length,
+            b: runB.frames.length,
+          }).map(differenceEntry),
   };
 }

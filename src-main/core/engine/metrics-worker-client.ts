@@ -4,7 +4,7 @@ import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import type { Comparison, Snapshot } from './metrics-snapshot';
+import type { Comparison, RecentRunTrace, RunsComparison, Snapshot } from './metrics-snapshot';
 import type { MetricsRequest } from './metrics-worker';
 import { startEntryWorker } from '../workers/entry-worker';
 
@@ -14,7 +14,10 @@ import { startEntryWorker } from '../workers/entry-worker';
  * recording costs no copy on the way in. A cancelled call is rejected at once; the worker's answer
  * to it, when it comes, is dropped.
  */
-type MetricsResult = { kind: 'snapshot'; snapshot: Snapshot } | { kind: 'compare'; comparison: Comparison };
+export type MetricsResult =
+  | { kind: 'snapshot'; snapshot: Snapshot }
+  | { kind: 'compare'; comparison: Comparison }
+  | { kind: 'runs'; comparison: RunsComparison };
 
 export type MetricsReply =
   | { id: number; ok: true; result: MetricsResult; computeMs: number }
@@ -65,8 +68,9 @@ export class MetricsWorkerClient {
 
   private request(message: RequestBody, signal: AbortSignal | undefined, what: string) {
     const worker = this.ensure();
+    const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [message.trace];
     return this.calls.call(
-      (id) => worker.postMessage({ ...message, id } as MetricsRequest, transferables(message.trace)),
+      (id) => worker.postMessage({ ...message, id } as MetricsRequest, traces.flatMap(transferables)),
       { signal, what },
     );
   }
@@ -99,6 +103,18 @@ export class MetricsWorkerClient {
     );
     if (reply.result.kind !== 'compare')
       throw new KnobError('INTERNAL', 'the metrics worker answered a comparison with a snapshot');
+    return { ...reply.result.comparison, computeMs: reply.computeMs };
+  }
+
+  /** Two recent runs (traces the worker takes over), each at its recorded settings. */
+  async compareRuns(
+    a: RecentRunTrace,
+    b: RecentRunTrace,
+    signal?: AbortSignal,
+  ): Promise<RunsComparison & { computeMs: number }> {
+    const reply = await this.request({ kind: 'runs', a, b }, signal, 'the comparison of two runs');
+    if (reply.result.kind !== 'runs')
+      throw new KnobError('INTERNAL', `the metrics worker answered a runs comparison with a ${reply.result.kind}`);
     return { ...reply.result.comparison, computeMs: reply.computeMs };
   }
 

@@ -3,8 +3,8 @@ import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { compareSnapshots, metricsSnapshot } from './metrics-snapshot';
-import type { MetricsReply } from './metrics-worker-client';
+import { compareRecentRuns, compareSnapshots, metricsSnapshot, type RecentRunTrace } from './metrics-snapshot';
+import type { MetricsReply, MetricsResult } from './metrics-worker-client';
 
 /**
  * The metrics worker: replays and computes calibration snapshots and A/B comparisons off the
@@ -20,23 +20,32 @@ interface Common {
 
 export type MetricsRequest =
   | (Common & { kind: 'snapshot'; settings: GateSettings; options: MetricsOptions })
-  | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number });
+  | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number })
+  | { id: number; kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
+
+function compute(request: MetricsRequest): MetricsResult {
+  const computedFrom = 'version' in request ? { version: request.version, recordingId: request.recordingId } : null;
+  switch (request.kind) {
+    case 'snapshot':
+      return {
+        kind: 'snapshot',
+        snapshot: metricsSnapshot(request.trace, request.settings, computedFrom!, request.options),
+      };
+    case 'compare':
+      return {
+        kind: 'compare',
+        comparison: compareSnapshots(request.trace, request.a, request.b, computedFrom!, request.lastFrames),
+      };
+    case 'runs':
+      return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
+  }
+}
 
 parentPort?.on('message', (request: MetricsRequest) => {
   let reply: MetricsReply;
   try {
     const started = performance.now();
-    const computedFrom = { version: request.version, recordingId: request.recordingId };
-    const result =
-      request.kind === 'snapshot'
-        ? {
-            kind: 'snapshot' as const,
-            snapshot: metricsSnapshot(request.trace, request.settings, computedFrom, request.options),
-          }
-        : {
-            kind: 'compare' as const,
-            comparison: compareSnapshots(request.trace, request.a, request.b, computedFrom, request.lastFrames),
-          };
+    const result = compute(request);
     reply = { id: request.id, ok: true, result, computeMs: performance.now() - started };
   } catch (error) {
     reply = { id: request.id, ok: false, error: toErrorPayload(error) };

@@ -45,6 +45,8 @@ export class Recording {
   private window!: SlidingWindowCalibration;
   private labelled = 0;
   private changedSinceSave: boolean;
+  /** Counts changes (frames, labels): a copy taken at one revision saves only that revision. */
+  revision = 0;
   private readonly fused: Float64Array;
   private readonly probabilities: Float64Array;
 
@@ -146,6 +148,7 @@ export class Recording {
     replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
     this.images.keep(index, image);
     this.changedSinceSave = true;
+    this.revision++;
     if (label[0] !== UNKNOWN_LABEL) {
       this.labelled++;
       this.pushToWindow(index);
@@ -169,6 +172,7 @@ export class Recording {
     if (labels[frame] === label) return this.labelled;
     labels[frame] = label;
     this.changedSinceSave = true;
+    this.revision++;
     this.recountLabels();
     return this.labelled;
   }
@@ -191,9 +195,18 @@ export class Recording {
     };
   }
 
-  markSaved(path: string): void {
+  /** Saved to `path` as of `revision` (default: now); a change made since keeps it unsaved. */
+  markSaved(path: string, revision = this.revision): void {
     this.path = path;
-    this.changedSinceSave = false;
+    this.changedSinceSave = revision !== this.revision;
+  }
+
+  /** The recent run that holds this recording (kept again under the same id when it changes). */
+  keptAs: string | null = null;
+
+  markKept(id: string, path: string, revision = this.revision): void {
+    this.keptAs = id;
+    this.markSaved(path, revision);
   }
 
   /** Label count and rolling window from scratch: after a label changed anywhere in the recording. */

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '../../../src-shared/api/contract';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
@@ -25,6 +26,7 @@ import type { FrameSource } from '../sources/frame-source';
 import { openSource } from '../sources/open-source';
 import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
+import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Recording } from './recording';
 import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
 
@@ -67,6 +69,8 @@ type State =
 export interface SessionOptions {
   emit: EmitEvent;
   logger: Logger;
+  /** Where recordings are kept as recent runs; null keeps none (a recording is then only in memory). */
+  recentRuns?: RecentRunsStore | null;
 }
 
 export type SourceOpenParams = {
@@ -93,10 +97,13 @@ export class Session {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly emit: EmitEvent;
   private readonly logger: Logger;
+  private readonly recentRuns: RecentRunsStore | null;
+  private keepTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: SessionOptions) {
     this.emit = options.emit;
     this.logger = options.logger;
+    this.recentRuns = options.recentRuns ?? null;
   }
 
   /** The whole session as the API describes it. */
@@ -135,6 +142,8 @@ export class Session {
       `session ${from} -> ${next.kind}`,
     );
     this.emitState();
+    // A recording that stops changing (paused, a run finished) is kept as a recent run.
+    if (next.kind === 'paused' && this.recentRuns !== null) void this.exclusive(() => this.keepRecording());
   }
 
   private emitState(): SessionState {
@@ -143,8 +152,13 @@ export class Session {
     return state;
   }
 
-  /** Refuses (and changes nothing) when `event` would replace a recording with unsaved work. */
-  private requireDiscardable(event: SessionEvent, discard: boolean): void {
+  /**
+   * Refuses (and changes nothing) when `event` would replace a recording with unsaved work. With
+   * recent runs, the recording is kept first, so nothing is lost and nothing needs asking; only a
+   * recording the folder cannot hold (its size limit) is refused.
+   */
+  private async requireDiscardable(event: SessionEvent, discard: boolean): Promise<void> {
+    if (!discard) await this.keepRecording();
     const recording = recordingOf(this.state);
     if (discard || recording === null || !recording.unsaved) return;
     const saved = recording.path === null ? 'never saved' : `changed since it was saved to ${recording.path}`;
@@ -168,6 +182,138 @@ export class Session {
     return recording;
   }
 
+  // ---- recent runs ---------------------------------------------------------------------------
+
+  /**
+   * Keeps the current recording as a recent run (the same run again when it was kept before) when
+   * it holds frames or labels no file has. Called inside a transition; a failure to keep is logged
+   * and reported in the background, never lost silently, and the recording stays unsaved.
+   */
+  private async keepRecording(): Promise<void> {
+    const store = this.recentRuns;
+    const recording = recordingOf(this.state);
+    if (store === null || recording === null || !recording.unsaved || recording.frameCount === 0) return;
+    const revision = recording.revision;
+    const { trace, output } = recording.copy();
+    const source = recording.origin === 'loaded' ? null : sourceOf(this.state);
+    const last = recording.provenance.schedule?.at(-1) ?? null;
+    try {
+      const kept = await store.keep({
+        trace,
+        run: { settings: this.knobs.gate, output },
+        provenance: recording.provenance,
+        id: recording.keptAs,
+        description: {
+          description: recording.description,
+          origin: recording.origin,
+          model: recording.provenance.model?.paths.join(' + ') ?? null,
+          source:
+            source === null
+              ? null
+              : {
+                  kind: source.info.kind,
+                  path: source.info.path,
+                  frameRateHz: source.info.frameRateHz,
+                  description: source.info.description,
+                },
+          schedule: last?.schedule ?? null,
+          seed: last?.seed ?? 0,
+          settings: this.knobs.gate,
+          frameCount: trace.frameCount,
+          labelledFrameCount: recording.labelledFrameCount,
+          position: source?.frames != null ? this.playback.position : null,
+        },
+      });
+      if (kept !== null) {
+        recording.markKept(kept.id, store.path(kept.id), revision);
+        this.emitState();
+      }
+    } catch (error) {
+      this.logger.warn({ error: (error as Error).message }, 'the recording could not be kept as a recent run');
+      this.reportBackground(
+        new KnobError('INTERNAL', `the recording could not be kept: ${(error as Error).message}`),
+        false,
+      );
+    }
+    this.emit('runs.changed', store.describe());
+  }
+
+  /** Labels given while paused are kept a second after the last one. */
+  private keepSoon(): void {
+    if (this.recentRuns === null) return;
+    if (this.keepTimer !== null) clearTimeout(this.keepTimer);
+    this.keepTimer = setTimeout(() => {
+      this.keepTimer = null;
+      if (this.state.kind === 'paused') void this.exclusive(() => this.keepRecording());
+    }, 1000);
+  }
+
+  recentRunsList(): RecentRuns {
+    return this.recentRuns?.describe() ?? { enabled: false, folder: null, limitBytes: 0, usedBytes: 0, runs: [] };
+  }
+
+  private requireRecentRuns(): RecentRunsStore {
+    if (this.recentRuns === null)
+      throw new KnobError('NOT_AVAILABLE', 'this backend keeps no recent runs (it was started without a data folder)');
+    return this.recentRuns;
+  }
+
+  async setRecentRunsLimit(limitBytes: number): Promise<RecentRuns> {
+    const list = await this.requireRecentRuns().setLimit(limitBytes);
+    this.emit('runs.changed', list);
+    return list;
+  }
+
+  /**
+   * A recent run becomes the current recording (paused); when the source it was recorded from is
+   * open, the position moves to where the run left off.
+   */
+  async openRecentRun(id: string, discard: boolean): Promise<ApiResult<'runs.open'>> {
+    const store = this.requireRecentRuns();
+    return this.exclusive(async () => {
+      assertAllowed('trace.load', this.state.kind);
+      const { run, file } = await store.read(id);
+      await this.requireDiscardable('trace.load', discard);
+      await this.stopLive();
+      const output = file.run?.output ?? replay(file.trace, this.knobs.gate);
+      const recorded = storedProvenanceOf(file.context);
+      const recording = Recording.complete(
+        {
+          id: this.nextRecordingId++,
+          origin: 'loaded',
+          description: `recent run of ${run.keptAt}: ${run.description}`,
+          provenance: recorded ?? unknownProvenance(run.source?.description ?? 'unknown', run.description),
+          path: store.path(id),
+        },
+        file.trace,
+        output,
+      );
+      recording.markKept(id, store.path(id));
+      const source = sourceOf(this.state);
+      if (
+        source?.frames != null &&
+        run.position !== null &&
+        run.source !== null &&
+        source.info.kind === run.source.kind &&
+        source.info.path === run.source.path
+      )
+        this.playback.seek(run.position, source.info.frameCount);
+      this.enter({ kind: 'paused', model: modelOf(this.state), source, recording, pipeline: null }, 'trace.load');
+      return { path: store.path(id), frameCount: file.trace.frameCount, classCount: file.trace.classCount };
+    });
+  }
+
+  /** Two recent runs, each at its recorded settings, side by side with B - A (independent resampling). */
+  async compareRecentRuns(a: string, b: string, signal?: AbortSignal): Promise<ApiResult<'runs.compare'>> {
+    const store = this.requireRecentRuns();
+    const [runA, runB] = await Promise.all([store.read(a), store.read(b)]);
+    return this.metrics.compareRuns(
+      { trace: runA.file.trace, settings: runA.file.run?.settings ?? runA.run.settings, run: runA.run },
+      { trace: runB.file.trace, settings: runB.file.run?.settings ?? runB.run.settings, run: runB.run },
+      signal,
+    );
+  }
+
   /** Stops playing and closes the live pipeline; the model and the source stay. */
   private async stopLive(): Promise<void> {
     await this.playback.stop();
@@ -181,7 +327,7 @@ export class Session {
   async loadModel(options: ModelOptions, discard: boolean): Promise<ModelDescription> {
     return this.exclusive(async () => {
       assertAllowed('model.load', this.state.kind);
-      this.requireDiscardable('model.load', discard);
+      await this.requireDiscardable('model.load', discard);
       const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
       // Loaded before anything is torn down: a model that fails to load changes nothing.
       const client = await InferenceClient.start(resolved, {
@@ -219,7 +365,7 @@ export class Session {
   async openSource(params: SourceOpenParams, call: CallContext): Promise<SourceInfo> {
     return this.exclusive(async () => {
       assertAllowed('source.open', this.state.kind);
-      this.requireDiscardable('source.open', params.discard);
+      await this.requireDiscardable('source.open', params.discard);
       const model = this.requireModel();
       const schedule = params.schedule ?? { kind: 'none' as const };
       const seed = params.seed ?? 0;
@@ -294,7 +440,7 @@ export class Session {
       let pipeline = pipelineOf(this.state);
       let recording = recordingOf(this.state);
       if (pipeline === null || recording === null || !recording.appendable) {
-        this.requireDiscardable('stream.start', params.discard);
+        await this.requireDiscardable('stream.start', params.discard);
         recording = Recording.live(
           {
             id: this.nextRecordingId++,
@@ -421,7 +567,7 @@ export class Session {
   ): Promise<ApiResult<'stream.runOffline'>> {
     const { model, source, controller } = await this.exclusive(async () => {
       assertAllowed('offline.start', this.state.kind);
-      this.requireDiscardable('offline.start', params.discard);
+      await this.requireDiscardable('offline.start', params.discard);
       const model = this.requireModel();
       const source = sourceOf(this.state);
       if (source?.frames == null)
@@ -484,7 +630,7 @@ export class Session {
   async resetRecording(discard: boolean): Promise<SessionState> {
     return this.exclusive(async () => {
       assertAllowed('recording.reset', this.state.kind);
-      this.requireDiscardable('recording.reset', discard);
+      await this.requireDiscardable('recording.reset', discard);
       await this.stopLive();
       this.playback.resetClock();
       const model = modelOf(this.state);
@@ -504,6 +650,7 @@ export class Session {
     const recording = this.requireRecording();
     const labelledFrames = recording.setLabel(frame, label);
     this.emit('recording.changed', { recording: recording.summary(), rolling: recording.rolling() });
+    if (this.state.kind === 'paused') this.keepSoon();
     return { frame, label, labelledFrames };
   }
 
@@ -548,9 +695,10 @@ export class Session {
     assertAllowed('trace.save', this.state.kind);
     const recording = this.requireRecording();
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    const revision = recording.revision;
     const { trace, output } = recording.copy();
     await writeTraceFile(path, trace, { settings: this.knobs.gate, output }, { provenance: recording.provenance });
-    recording.markSaved(path);
+    recording.markSaved(path, revision);
     this.emitState();
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };
   }
@@ -559,7 +707,7 @@ export class Session {
   async loadTrace(path: string, discard: boolean): Promise<ApiResult<'trace.load'>> {
     return this.exclusive(async () => {
       assertAllowed('trace.load', this.state.kind);
-      this.requireDiscardable('trace.load', discard);
+      await this.requireDiscardable('trace.load', discard);
       const file = await readTraceFile(path);
       const output = file.run?.output ?? replay(file.trace, this.knobs.gate);
       await this.stopLive();
@@ -660,8 +808,11 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    if (this.keepTimer !== null) clearTimeout(this.keepTimer);
     await this.exclusive(async () => {
       await this.stopLive();
+      // Whatever was recorded is kept before the session goes (an app closed while playing).
+      await this.keepRecording();
       const state = this.state;
       if (state.kind === 'offline-run') state.controller.abort();
       await modelOf(state)?.close();

@@ -159,7 +159,7 @@ export const SESSION_TRANSITIONS: readonly Transition[] = [
     from: ANY_BUT_OFFLINE,
     to: ['paused'],
     discards: true,
-    note: 'a saved trace becomes the recording',
+    note: 'a saved trace (or a recent run) becomes the recording',
   },
   {
     event: 'trace.save',

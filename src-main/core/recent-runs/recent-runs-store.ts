@@ -1,0 +1,208 @@
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import {
+  RECENT_RUN_ID,
+  RecentRunSchema,
+  RecentRunsLimitSchema,
+  type RecentRun,
+  type RecentRuns,
+} from '../../../src-shared/api/recent-runs';
+import { KnobError } from '../../../src-shared/errors';
+import { parseJsonText } from '../../../src-shared/json-text';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { readUserText } from '../files/user-files';
+import { writeOutputFile } from '../files/output-files';
+import { encodeTraceFile, readTraceFile, type RecordedRun, type TraceFile } from '../recording/trace-arrow';
+import type { StoredProvenance } from '../report/provenance';
+
+/**
+ * The recent-runs folder: each kept recording is a trace file (<id>.arrow, its entry and its
+ * provenance in the file's context, so the folder can be re-indexed from its files alone), listed
+ * newest first in index.json, with the folder's size limit in limit.json. Keeping a run that takes
+ * the folder past its limit removes the oldest runs first; a limit of 0 keeps nothing. Every write
+ * is atomic (a crash leaves the previous file), and a damaged index is rebuilt from the files.
+ */
+export const DEFAULT_RECENT_RUNS_LIMIT_BYTES = 1024 ** 3;
+
+const INDEX_FILE = 'index.json';
+const LIMIT_FILE = 'limit.json';
+const IndexSchema = z.strictObject({ formatVersion: z.literal(1), runs: z.array(RecentRunSchema) });
+const LimitSchema = z.strictObject({ limitBytes: RecentRunsLimitSchema });
+
+/** What a run is, as the session knows it when keeping it (the store adds id, time and size). */
+export type RunDescription = Omit<RecentRun, 'id' | 'keptAt' | 'bytes'>;
+
+export interface KeepRequest {
+  trace: Trace;
+  run: RecordedRun;
+  provenance: StoredProvenance;
+  description: RunDescription;
+  /** Rewrite this run (a recording kept before that has grown or got labels since); null for a new one. */
+  id: string | null;
+}
+
+function compactTime(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
+export class RecentRunsStore {
+  private queue: Promise<unknown> = Promise.resolve();
+  private counter = 0;
+
+  private constructor(
+    readonly folder: string,
+    private limitBytes: number,
+    private runs: RecentRun[],
+    private readonly logger: Logger | null,
+  ) {}
+
+  /** Opens (creating) the folder; its index, or one rebuilt from its trace files. */
+  static async open(
+    folder: string,
+    options: { defaultLimitBytes?: number; logger?: Logger } = {},
+  ): Promise<RecentRunsStore> {
+    await mkdir(folder, { recursive: true });
+    const logger = options.logger ?? null;
+    const limit = await readJson(join(folder, LIMIT_FILE), LimitSchema);
+    const index = await readJson(join(folder, INDEX_FILE), IndexSchema);
+    const runs = index?.runs ?? (await rebuildIndex(folder, logger));
+    const present = new Set((await readdir(folder)).filter((name) => name.endsWith('.arrow')));
+    const store = new RecentRunsStore(
+      folder,
+      limit?.limitBytes ?? options.defaultLimitBytes ?? DEFAULT_RECENT_RUNS_LIMIT_BYTES,
+      runs.filter((run) => present.has(`${run.id}.arrow`)),
+      logger,
+    );
+    if (index === null || store.runs.length !== runs.length) await store.writeIndex();
+    return store;
+  }
+
+  describe(): RecentRuns {
+    return {
+      enabled: true,
+      folder: this.folder,
+      limitBytes: this.limitBytes,
+      usedBytes: this.runs.reduce((sum, run) => sum + run.bytes, 0),
+      runs: this.runs.map((run) => ({ ...run })),
+    };
+  }
+
+  find(id: string): RecentRun | null {
+    return this.runs.find((run) => run.id === id) ?? null;
+  }
+
+  /**
+   * Keeps a recording (a new run, or the same run again when `id` names one). Null when the limit
+   * cannot hold it: the folder then keeps nothing of it.
+   */
+  keep(request: KeepRequest): Promise<RecentRun | null> {
+    return this.serial(async () => {
+      const now = new Date();
+      const existing = request.id === null ? null : this.find(request.id);
+      const id = existing?.id ?? `run-${compactTime(now)}-${++this.counter}`;
+      const entry = { ...request.description, id, keptAt: now.toISOString() };
+      const bytes = encodeTraceFile(request.trace, request.run, {
+        provenance: request.provenance,
+        recentRun: { ...entry, bytes: 0 },
+      });
+      if (bytes.length > this.limitBytes) {
+        if (existing) await this.remove([existing]);
+        return null;
+      }
+      await writeOutputFile(this.path(id), bytes);
+      const kept: RecentRun = { ...entry, bytes: bytes.length };
+      this.runs = [kept, ...this.runs.filter((run) => run.id !== id)];
+      await this.evict();
+      await this.writeIndex();
+      this.logger?.info({ id, frames: kept.frameCount, bytes: kept.bytes }, 'recording kept as a recent run');
+      return kept;
+    });
+  }
+
+  /** The run's trace file, read and checked like any trace the operator opens. */
+  async read(id: string): Promise<{ run: RecentRun; file: TraceFile }> {
+    const run = this.find(id);
+    if (run === null) throw new KnobError('NOT_AVAILABLE', `no recent run '${id}' (it may have been removed)`);
+    return { run, file: await readTraceFile(this.path(id)) };
+  }
+
+  setLimit(limitBytes: number): Promise<RecentRuns> {
+    return this.serial(async () => {
+      this.limitBytes = limitBytes;
+      await writeOutputFile(join(this.folder, LIMIT_FILE), `${JSON.stringify({ limitBytes })}\n`);
+      await this.evict();
+      await this.writeIndex();
+      return this.describe();
+    });
+  }
+
+  path(id: string): string {
+    return join(this.folder, `${id}.arrow`);
+  }
+
+  /** Removes the oldest runs until the folder fits its limit. */
+  private async evict(): Promise<void> {
+    let used = this.runs.reduce((sum, run) => sum + run.bytes, 0);
+    const removed: RecentRun[] = [];
+    for (let i = this.runs.length - 1; i >= 0 && used > this.limitBytes; i--) {
+      used -= this.runs[i].bytes;
+      removed.push(this.runs[i]);
+    }
+    if (removed.length > 0) await this.remove(removed);
+  }
+
+  private async remove(runs: RecentRun[]): Promise<void> {
+    const ids = new Set(runs.map((run) => run.id));
+    this.runs = this.runs.filter((run) => !ids.has(run.id));
+    await Promise.all(runs.map((run) => rm(this.path(run.id), { force: true })));
+    this.logger?.info({ ids: [...ids] }, 'recent runs removed for the size limit');
+  }
+
+  private async writeIndex(): Promise<void> {
+    await writeOutputFile(
+      join(this.folder, INDEX_FILE),
+      `${JSON.stringify({ formatVersion: 1, runs: this.runs } satisfies z.input<typeof IndexSchema>)}\n`,
+    );
+  }
+
+  /** One change at a time: keeps and limit changes never interleave their file writes. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** A JSON file of the folder, or null when it is missing or not what it should be. */
+async function readJson<T>(path: string, schema: z.ZodType<T>): Promise<T | null> {
+  try {
+    const parsed = schema.safeParse(parseJsonText(await readUserText(path, 'table'), path));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The index from the trace files' own entries (newest first); files that are not runs are left alone. */
+async function rebuildIndex(folder: string, logger: Logger | null): Promise<RecentRun[]> {
+  const runs: RecentRun[] = [];
+  for (const name of await readdir(folder)) {
+    const id = name.replace(/\.arrow$/, '');
+    if (!name.endsWith('.arrow') || !RECENT_RUN_ID.test(id)) continue;
+    try {
+      const path = join(folder, name);
+      const file = await readTraceFile(path);
+      const entry = RecentRunSchema.safeParse(file.context.recentRun);
+      if (entry.success && entry.data.id === id) runs.push({ ...entry.data, bytes: (await stat(path)).size });
+    } catch (error) {
+      logger?.warn({ file: name, error: (error as Error).message }, 'a recent run could not be re-indexed');
+    }
+  }
+  if (runs.length > 0) logger?.info({ runs: runs.length }, 'recent runs index rebuilt from the files');
+  return runs.sort((a, b) => b.keptAt.localeCompare(a.keptAt));
+}

@@ -1,0 +1,166 @@
+/**
+ * Recent runs: the folder (trace files, an index rebuilt from them when damaged, a size limit that
+ * removes the oldest runs first) and the session keeping every recording in it, so that nothing
+ * recorded is lost when another source is opened, a run can be reopened (with its source position)
+ * and two runs compared, and a new session (the app started again) finds them.
+ */
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiEvent } from '../../src-shared/api/contract';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { replay } from '../../src-shared/trace/replay';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { RecentRunsStore, type KeepRequest } from '../../src-main/core/recent-runs/recent-runs-store';
+import { unknownProvenance } from '../../src-main/core/report/provenance';
+import { syntheticTrace } from '../support/synthetic-trace';
+
+const backends: KnobBackend[] = [];
+afterEach(async () => {
+  await Promise.all(backends.splice(0).map((b) => b.close()));
+});
+
+function request(frames: number, seed: number, id: string | null = null): KeepRequest {
+  const trace = syntheticTrace({ frames, seed });
+  return {
+    trace,
+    run: { settings: DEFAULT_GATE_SETTINGS, output: replay(trace, DEFAULT_GATE_SETTINGS) },
+    provenance: unknownProvenance('synthetic', 'test'),
+    id,
+    description: {
+      description: `synthetic ${seed}`,
+      origin: 'offline',
+      model: null,
+      source: null,
+      schedule: null,
+      seed: 0,
+      settings: DEFAULT_GATE_SETTINGS,
+      frameCount: frames,
+      labelledFrameCount: frames,
+      position: null,
+    },
+  };
+}
+
+describe('the recent-runs folder', () => {
+  it('keeps runs newest first, removes the oldest past the size limit, and reads a run back', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-runs-'));
+    const store = await RecentRunsStore.open(folder);
+    const first = (await store.keep(request(300, 1)))!;
+    // The limit: room for two runs of this size, not three.
+    await store.setLimit(Math.floor(first.bytes * 2.5));
+    const second = (await store.keep(request(300, 2)))!;
+    const third = (await store.keep(request(300, 3)))!;
+    const listed = store.describe();
+    expect(listed.runs.map((r) => r.id)).toEqual([third.id, second.id]);
+    expect(listed.usedBytes).toBe(second.bytes + third.bytes);
+    expect(existsSync(join(folder, `${first.id}.arrow`))).toBe(false);
+    const { run, file } = await store.read(second.id);
+    expect(run.description).toBe('synthetic 2');
+    expect(Array.from(file.trace.zDyn)).toEqual(Array.from(syntheticTrace({ frames: 300, seed: 2 }).zDyn));
+    // The same run kept again (it grew): one entry, rewritten, now the newest.
+    const grown = (await store.keep(request(320, 2, second.id)))!;
+    expect(grown.id).toBe(second.id);
+    expect(store.describe().runs.map((r) => [r.id, r.frameCount])).toEqual([
+      [second.id, 320],
+      [third.id, 300],
+    ]);
+    // A limit of 0 keeps nothing, and a run that does not fit is not kept.
+    expect((await store.setLimit(0)).runs).toEqual([]);
+    expect(await store.keep(request(10, 4))).toBeNull();
+    expect(readdirSync(folder).filter((name) => name.endsWith('.arrow'))).toEqual([]);
+  });
+
+  it('a damaged index is rebuilt from the run files; other files in the folder are left alone', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-runs-'));
+    const store = await RecentRunsStore.open(folder);
+    const a = (await store.keep(request(50, 1)))!;
+    const b = (await store.keep(request(60, 2)))!;
+    writeFileSync(join(folder, 'index.json'), '{ "formatVersion": 1, "runs": [ {"id": 3 ');
+    writeFileSync(join(folder, 'notes.arrow'), 'not a run');
+    const reopened = await RecentRunsStore.open(folder);
+    expect(reopened.describe().runs.map((r) => r.id)).toEqual([b.id, a.id]);
+    expect(existsSync(join(folder, 'notes.arrow'))).toBe(true);
+  });
+});
+
+describe('the session keeps every recording', () => {
+  async function backendWith(folder: string): Promise<{ backend: KnobBackend; events: ApiEvent[] }> {
+    const events: ApiEvent[] = [];
+    const backend = new KnobBackend({ recentRuns: await RecentRunsStore.open(folder) });
+    backend.subscribe((event) => events.push(event));
+    backends.push(backend);
+    return { backend, events };
+  }
+
+  async function record(backend: KnobBackend, frames: number): Promise<void> {
+    await backend.handle('stream.start', { speed: 16 });
+    const deadline = performance.now() + 20000;
+    while ((backend.session.describe().recording?.frameCount ?? 0) < frames) {
+      if (performance.now() > deadline) throw new Error('timed out recording');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await backend.handle('stream.stop', {});
+  }
+
+  async function listed(backend: KnobBackend, count: number) {
+    const deadline = performance.now() + 20000;
+    for (;;) {
+      const runs = await backend.handle('runs.list', {});
+      if (runs.runs.length >= count) return runs;
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${count} kept runs`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it('pausing keeps the recording; opening another source loses nothing; runs reopen and compare', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-session-runs-'));
+    const { backend, events } = await backendWith(folder);
+    await backend.handle('model.load', { path: 'default' });
+    await backend.handle('source.open', {
+      kind: 'embedded',
+      schedule: { kind: 'constant', corruption: 'fog', severity: 2 },
+    });
+    await record(backend, 60);
+    const first = (await listed(backend, 1)).runs[0];
+    expect(events).toContain('runs.changed');
+    expect(first).toMatchObject({ origin: 'live', source: { kind: 'embedded' } });
+    expect(first.schedule).toMatchObject({ kind: 'constant', corruption: 'fog', severity: 2 });
+    expect(first.position).toBe(backend.session.describe().playback.position);
+    expect(backend.session.describe().recording!.unsaved).toBe(false);
+    // A new source without `discard`: nothing to ask, the recording is kept.
+    await backend.handle('source.open', { kind: 'embedded' });
+    await backend.handle('stream.seek', { frame: 5000 });
+    await record(backend, 40);
+    const runs = (await listed(backend, 2)).runs;
+    expect(runs.map((r) => r.id)).toContain(first.id);
+    // Reopened: the recording is the run's, and the source position where that run left off.
+    const opened = await backend.handle('runs.open', { id: first.id });
+    expect(opened.frameCount).toBe(first.frameCount);
+    const state = backend.session.describe();
+    expect(state.recording).toMatchObject({ origin: 'loaded', frameCount: first.frameCount, unsaved: false });
+    expect(state.playback.position).toBe(first.position);
+    // Two runs side by side, with B - A from resampling each on its own.
+    const comparison = await backend.handle('runs.compare', { a: runs[1].id, b: runs[0].id });
+    expect(comparison.a.figures.map((f) => f.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);
+    expect(comparison.differences).toHaveLength(4);
+    for (const d of comparison.differences) expect(d.method).toMatch(/independent \(two recordings\)/);
+  });
+
+  it('a new session on the same folder finds the runs; without a folder nothing is kept', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-session-runs-'));
+    const { backend } = await backendWith(folder);
+    await backend.handle('model.load', { path: 'default' });
+    await backend.handle('source.open', { kind: 'embedded' });
+    await record(backend, 30);
+    const kept = (await listed(backend, 1)).runs[0];
+    await backend.close();
+    const { backend: again } = await backendWith(folder);
+    expect((await again.handle('runs.list', {})).runs.map((r) => r.id)).toEqual([kept.id]);
+    const plain = new KnobBackend();
+    backends.push(plain);
+    expect(await plain.handle('runs.list', {})).toMatchObject({ enabled: false, runs: [] });
+    await expect(plain.handle('runs.setLimit', { limitBytes: 10 })).rejects.toThrow(/keeps no recent runs/);
+  });
+});
