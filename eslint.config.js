@@ -15,7 +15,11 @@ import { layeringRule } from './tools/eslint/layering-rule.js';
 const SHARED_PACKAGES = ['zod', 'fft.js', 'jpeg-js'];
 const LAYERS = [
   { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES },
-  { path: 'src-renderer', mayImport: ['src-shared'], packages: [...SHARED_PACKAGES, 'svelte', 'chart.js', 'chartjs-plugin-zoom'] },
+  {
+    path: 'src-renderer',
+    mayImport: ['src-shared'],
+    packages: [...SHARED_PACKAGES, 'svelte', 'chart.js', 'chartjs-plugin-zoom'],
+  },
   {
     path: 'src-main/core',
     mayImport: ['src-shared', 'package.json'],

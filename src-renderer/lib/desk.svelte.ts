@@ -1,6 +1,7 @@
 import type { ApiEventData, ApiParams, ApiResult } from '../../src-shared/api/contract';
 import type { KnobApi } from '../../src-shared/api/client';
 import type { ModelDescription } from '../../src-shared/api/model-options';
+import type { RecentRun, RecentRuns } from '../../src-shared/api/recent-runs';
 import type { SessionState, SourceInfo, SourceKind } from '../../src-shared/api/session-state';
 import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
 import { KnobError } from '../../src-shared/errors';
@@ -21,7 +22,8 @@ import { StreamHistory } from './stream-history';
  * unsaved work asks the operator first (the backend refuses it otherwise).
  */
 export type { SourceKind };
-type Area = 'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export';
+type Area =
+  'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export' | 'runs';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
@@ -87,6 +89,7 @@ export class Desk {
     compare: null,
     feedback: null,
     export: null,
+    runs: null,
   });
   busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
@@ -102,6 +105,9 @@ export class Desk {
   offlineResult = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
   cameras = $state<CameraDevice[]>([]);
   cameraDeviceId = $state<string | null>(null);
+  /** Recent runs as the backend keeps them (null until listed), and the last comparison of two. */
+  runs = $state.raw<RecentRuns | null>(null);
+  runsComparison = $state.raw<ApiResult<'runs.compare'> | null>(null);
   /** The question on screen (a discard to confirm), answered through its buttons. */
   confirmation = $state.raw<Confirmation | null>(null);
   private camera: CameraCapture | null = null;
@@ -190,10 +196,11 @@ export class Desk {
   }
 
   /**
-   * Start-up: subscribe, then take the session as the backend has it. A fresh backend gets the
-   * saved knob settings, the default model and the embedded stream under FIRST_START_SCHEDULE, and
-   * starts playing it (the pause button stops it); a page reloaded on a running backend finds its
-   * recording and position as they were.
+   * Start-up: subscribe, then take the session as the backend has it. A page reloaded on a running
+   * backend finds its recording and position as they were. A fresh backend gets the saved knob
+   * settings, then: when it keeps recent runs and has one, the last session comes back (its model,
+   * its source and schedule, its recording, and the position it left off at; paused); otherwise
+   * (the first start) the default model and the embedded stream under FIRST_START_SCHEDULE, playing.
    */
   async start(): Promise<() => void> {
     const offs = [
@@ -203,6 +210,7 @@ export class Desk {
       this.api.on('recording.changed', (c) => this.onRecordingChanged(c)),
       this.api.on('frame.rejected', (e) => (this.errors.stream = e.message)),
       this.api.on('work.progress', (p) => (this.work = p.finished ? null : p)),
+      this.api.on('runs.changed', (r) => (this.runs = r)),
     ];
     const knobs = await this.attempt('connection', () => this.api.call('knobs.get', {}));
     if (knobs) this.applyKnobs(knobs);
@@ -211,14 +219,60 @@ export class Desk {
     this.adoptSession(session);
     this.speed = session.playback.speed;
     this.loop = session.playback.loop;
+    const runs = await this.attempt('runs', () => this.api.call('runs.list', {}));
+    if (runs) this.runs = runs;
     if (session.state === 'no-model') {
       const saved = this.restoreSettings();
       if (saved) this.changeKnobs(saved);
-      await this.loadModel({ path: 'default' });
-      if (this.model) await this.openSource({ kind: 'embedded', schedule: FIRST_START_SCHEDULE });
-      if (this.source) await this.play();
+      const last = runs?.runs[0] ?? null;
+      if (last !== null && last.source !== null) await this.resumeRun(last);
+      else {
+        await this.loadModel({ path: 'default' });
+        if (this.model) await this.openSource({ kind: 'embedded', schedule: FIRST_START_SCHEDULE });
+        if (this.source) await this.play();
+      }
     }
     return () => offs.forEach((off) => off());
+  }
+
+  /** The last session again: its model (else the default), its source and schedule, its recording. */
+  private async resumeRun(run: RecentRun): Promise<void> {
+    const paths = run.model?.split(' + ') ?? [];
+    if (paths.length > 0) await this.loadModel({ path: paths[0], secondPath: paths[1] });
+    if (this.model === null) await this.loadModel({ path: 'default' });
+    const source = run.source!;
+    if (this.model)
+      await this.openSource({
+        kind: source.kind,
+        path: source.path ?? undefined,
+        frameRateHz: source.frameRateHz,
+        schedule: run.schedule ?? undefined,
+        seed: run.seed,
+      });
+    await this.openRun(run.id);
+  }
+
+  /** A recent run becomes the recording (the source moves to where it left off, when it is open). */
+  async openRun(id: string): Promise<void> {
+    this.stopCamera();
+    const opened = await this.attempt('runs', () =>
+      this.discarding((discard) => this.api.call('runs.open', { id, discard })),
+    );
+    if (opened) {
+      const state = await this.attempt('runs', () => this.api.call('session.get', {}));
+      if (state) this.adoptSession(state);
+    }
+  }
+
+  /** Two recent runs side by side, each at the settings it was recorded with. */
+  async compareRuns(a: string, b: string): Promise<void> {
+    const result = await this.attempt('runs', () => this.api.call('runs.compare', { a, b }));
+    if (result) this.runsComparison = result;
+  }
+
+  async setRunsLimit(limitBytes: number): Promise<void> {
+    const runs = await this.attempt('runs', () => this.api.call('runs.setLimit', { limitBytes }));
+    if (runs) this.runs = runs;
   }
 
   /** The backend's word on the session; views of another recording are cleared. */
@@ -415,6 +469,7 @@ export class Desk {
     const m = this.metrics;
     if (m === null) return null;
     if (m.recordingId !== this.recordingId) return 'computed on another recording';
+    if (m.groupBy !== this.metricsGroupBy) return `grouped by ${m.groupBy}, ${this.metricsGroupBy} is asked for`;
     if (m.settingsVersion !== this.version)
       return `computed at settings v${m.settingsVersion}, the knobs are at v${this.version}`;
     const recorded = this.framesProcessed;
@@ -446,7 +501,11 @@ export class Desk {
 
   /** 'light' (no resampling) keeps refreshes during playback cheap; the Recompute button asks for 'full'. */
   async refreshMetrics(detail: 'full' | 'light' = 'full'): Promise<void> {
-    if (this.busy.metrics) return;
+    // One computation at a time; a request made meanwhile (new options) runs right after it.
+    if (this.busy.metrics) {
+      this.refreshQueued = detail === 'full' || this.refreshQueued === 'full' ? 'full' : 'light';
+      return;
+    }
     this.busy.metrics = true;
     const snapshot = await this.attempt('metrics', () =>
       this.api.call('metrics.snapshot', {
@@ -457,7 +516,12 @@ export class Desk {
     );
     this.busy.metrics = false;
     if (snapshot && snapshot.recordingId === this.recordingId) this.metrics = snapshot;
+    const queued = this.refreshQueued;
+    this.refreshQueued = null;
+    if (queued !== null) await this.refreshMetrics(queued);
   }
+
+  private refreshQueued: 'full' | 'light' | null = null;
 
   /** A/B: remember the current knobs as slot A or B; compare replays the recorded trace with both. */
   takeSlot(slot: 'a' | 'b'): void {

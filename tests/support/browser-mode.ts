@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
 
 export const CHROMIUM_PATH = process.env.KNOB_CHROMIUM ?? '/usr/bin/chromium';
@@ -33,12 +34,17 @@ export interface BrowserMode {
   close(): Promise<void>;
 }
 
-/** The real core behind the real WebSocket host, and the built renderer in Debian's Chromium. */
+/**
+ * The real core behind the real WebSocket host, and the built renderer in Debian's Chromium. With
+ * `recentRunsFolder`, the backend keeps recent runs there (as the app does in its data folder).
+ */
 export async function startBrowserMode(
   extraArgs: string[] = [],
   rendererDir = resolve('out/renderer'),
+  recentRunsFolder: string | null = null,
 ): Promise<BrowserMode> {
-  const backend = new KnobBackend();
+  const recentRuns = recentRunsFolder === null ? null : await RecentRunsStore.open(recentRunsFolder);
+  const backend = new KnobBackend({ recentRuns });
   const host = await startWebHost({ backend, rendererDir });
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -12,29 +12,44 @@ export async function waitUntil(what: string, predicate: () => Promise<boolean>,
   }
 }
 
+export interface DeskStart {
+  /** Leave the first start playing (default: pause it and discard its recording). */
+  settle?: boolean;
+  /** Keep recent runs in this folder (the app's data folder). */
+  recentRunsFolder?: string;
+  /** 'resume': the folder holds a last session, which the desk brings back paused. */
+  expect?: 'first-start' | 'resume';
+}
+
 /**
  * Started as a first-time user finds it: the default model loaded, the embedded stream opened and
  * playing by itself. Settled (the default), it is then paused and its recording discarded, so a
- * test starts from a paused desk with nothing recorded; unsettled, it is left playing.
+ * test starts from a paused desk with nothing recorded; unsettled, it is left playing. Expecting a
+ * resume, it returns once the last session's recording is back.
  */
 export async function startDesk(
   extraArgs: string[] = [],
   rendererDir?: string,
-  options: { settle?: boolean } = {},
+  options: DeskStart = {},
 ): Promise<BrowserMode> {
-  const app = await startBrowserMode(extraArgs, rendererDir);
+  const app = await startBrowserMode(extraArgs, rendererDir, options.recentRunsFolder ?? null);
   await app.page.getByTestId('model-name').waitFor();
   await app.page
     .getByText(/embedded Fashion-MNIST test set/)
     .first()
     .waitFor({ timeout: 20000 });
+  if (options.expect === 'resume') {
+    await waitUntil('the last session back', async () => Number(await testIdText(app, 'frames-processed')) > 0);
+    return app;
+  }
   await waitUntil('the desk to start playing by itself', () => app.page.getByTestId('pause').isVisible());
   if (options.settle === false) return app;
   await waitUntil('the first frames', async () => Number(await testIdText(app, 'frames-processed')) > 0);
   await app.page.getByTestId('pause').click();
   await waitUntil('the play button', () => app.page.getByTestId('play').isVisible());
   await app.page.getByTestId('new-recording').click();
-  await answerConfirmation(app, 'accept');
+  // With recent runs the recording is kept, so there is nothing to confirm.
+  if (options.recentRunsFolder === undefined) await answerConfirmation(app, 'accept');
   await waitUntil('an empty recording', async () => Number(await testIdText(app, 'frames-processed')) === 0);
   return app;
 }
