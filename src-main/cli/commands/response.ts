@@ -19,15 +19,18 @@ export async function responseCommand(args: string[]): Promise<number> {
   }
   const f = (v: number | null, digits: number, unit: string): string =>
     v === null ? '—' : v === Infinity ? '∞' : `${v.toFixed(digits)} ${unit}`;
+  const peak = (mr: number): string => `${mr.toFixed(4)} x (${(20 * Math.log10(mr)).toFixed(2)} dB)`;
   const lines = [
     `gate ${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode} mode; ` +
       `discrete: ${settings.discretization}${settings.discretization === 'tustin' && settings.tustinPrewarp ? ' pre-warped at wn' : ''} at ${fps} fps (app convention)`,
-    `                      continuous      discrete`,
-    `overshoot             ${f(continuous.overshootPercent, 3, '%').padEnd(15)} ${f(discrete.overshootPercent, 3, '%')}`,
-    `rise 10-90 %          ${f(continuous.riseTimeSeconds, 4, 's').padEnd(15)} ${f(discrete.riseTimeSeconds, 4, 's')}`,
-    `settling 2 %          ${f(continuous.settlingTimeSeconds, 4, 's').padEnd(15)} ${f(discrete.settlingTimeSeconds, 4, 's')}`,
-    `bandwidth -3 dB       ${f(continuous.bandwidthHz, 4, 'Hz').padEnd(15)} ${f(discrete.bandwidthHz, 4, 'Hz')}`,
-    `resonant peak         ${f(continuous.resonantPeak, 6, '').padEnd(15)} ${f(discrete.resonantPeak, 6, '')}`,
+    `                      continuous           discrete`,
+    `overshoot             ${f(continuous.overshootPercent, 3, '%').padEnd(20)} ${f(discrete.overshootPercent, 3, '%')}`,
+    `rise 10-90 %          ${f(continuous.riseTimeSeconds, 4, 's').padEnd(20)} ${f(discrete.riseTimeSeconds, 4, 's')}`,
+    `settling 2 %          ${f(continuous.settlingTimeSeconds, 4, 's').padEnd(20)} ${f(discrete.settlingTimeSeconds, 4, 's')}`,
+    `bandwidth -3 dB       ${f(continuous.bandwidthHz, 4, 'Hz').padEnd(20)} ${f(discrete.bandwidthHz, 4, 'Hz')}`,
+    `resonant peak Mr      ${peak(continuous.resonantPeak).padEnd(20)} ${peak(discrete.resonantPeak)}`,
+    `  at wr                ${f(continuous.resonantFrequencyRadPerSec, 3, 'rad/s').padEnd(20)} ${f(discrete.resonantFrequencyRadPerSec, 3, 'rad/s')}`,
+    'Mr = max |G(jw)| (gain, x; in dB: 20 log10 Mr); none at DC means no resonance (wr shown as —).',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
