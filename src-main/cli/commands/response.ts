@@ -29,7 +29,7 @@ export async function responseCommand(args: string[]): Promise<number> {
     `settling 2 %          ${f(continuous.settlingTimeSeconds, 4, 's').padEnd(20)} ${f(discrete.settlingTimeSeconds, 4, 's')}`,
     `bandwidth -3 dB       ${f(continuous.bandwidthHz, 4, 'Hz').padEnd(20)} ${f(discrete.bandwidthHz, 4, 'Hz')}`,
     `resonant peak Mr      ${peak(continuous.resonantPeak).padEnd(20)} ${peak(discrete.resonantPeak)}`,
-    `  at wr                ${f(continuous.resonantFrequencyRadPerSec, 3, 'rad/s').padEnd(20)} ${f(discrete.resonantFrequencyRadPerSec, 3, 'rad/s')}`,
+    `  at wr               ${f(continuous.resonantFrequencyRadPerSec, 3, 'rad/s').padEnd(20)} ${f(discrete.resonantFrequencyRadPerSec, 3, 'rad/s')}`,
     'Mr = max |G(jw)| (gain, x; in dB: 20 log10 Mr); none at DC means no resonance (wr shown as —).',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
