@@ -470,8 +470,10 @@ describe('hostile input to knob run and replay', () => {
   });
 
   it('knob COMMAND --help for every command, and negative numbers are values', async () => {
-    for (const command of ['run', 'replay', 'metrics', 'table', 'bench', 'response', 'corrupt', 'model-card']) {
-      const help = await knob(command, '--help');
+    const commands = ['run', 'replay', 'metrics', 'table', 'bench', 'response', 'corrupt', 'model-card'];
+    const helps = await Promise.all(commands.map((command) => knob(command, '--help')));
+    for (const [i, command] of commands.entries()) {
+      const help = helps[i];
       expect(help.status, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^Usage:\\n  knob ${command} `));
       expect(help.stdout, command).not.toContain(`knob ${command === 'run' ? 'replay' : 'run'} `);
