@@ -208,7 +208,10 @@ export class Desk {
       this.api.on('session.state', (s) => this.adoptSession(s)),
       this.api.on('stream.update', (u) => this.onUpdate(u)),
       this.api.on('recording.changed', (c) => this.onRecordingChanged(c)),
-      this.api.on('frame.rejected', (e) => (this.errors.stream = e.message)),
+      this.api.on('frame.rejected', (e) => {
+        this.errors.stream = e.message;
+        this.frameErrorShown = true;
+      }),
       this.api.on('work.progress', (p) => (this.work = p.finished ? null : p)),
       this.api.on('runs.changed', (r) => (this.runs = r)),
     ];
@@ -575,10 +578,17 @@ export class Desk {
     }
   }
 
+  /** A rejected frame's error is on screen: the next frame that gets through clears it (its cause is gone). */
+  private frameErrorShown = false;
+
   private onUpdate(u: ApiEventData<'stream.update'>): void {
     const session = this.session;
     if (session?.recording == null || u.recordingId !== session.recording.id) return;
     this.update = u;
+    if (this.frameErrorShown) {
+      this.frameErrorShown = false;
+      this.errors.stream = null;
+    }
     this.session = {
       ...session,
       recording: { ...session.recording, frameCount: u.framesProcessed, framesDropped: u.framesDropped, unsaved: true },
