@@ -238,8 +238,9 @@ export class Desk {
     return () => offs.forEach((off) => off());
   }
 
-  /** The last session again: its model (else the default), its source and schedule, its recording. */
+  /** The last session again: its knobs, its model (else the default), its source and schedule, its recording. */
   private async resumeRun(run: RecentRun): Promise<void> {
+    this.changeKnobs(run.settings);
     const paths = run.model?.split(' + ') ?? [];
     if (paths.length > 0) await this.loadModel({ path: paths[0], secondPath: paths[1] });
     if (this.model === null) await this.loadModel({ path: 'default' });
@@ -287,6 +288,8 @@ export class Desk {
       this.resetView();
       // An offline run's recording arrives complete (also when the run was cancelled): show its metrics.
       if (next.recording?.origin === 'offline') void this.refreshMetrics();
+      // A recording not watched live (an offline run, a trace, a recent run): its gate over time.
+      if (next.recording !== null && next.recording.origin !== 'live') void this.loadSeries();
     }
   }
 
@@ -609,10 +612,50 @@ export class Desk {
     this.historyRevision++;
   }
 
+  /**
+   * Fills the charts with the whole recording replayed at the current knobs (decimated to the
+   * history's size; the rolling figures belong to the live run and are left out); one request at
+   * a time, the latest knobs winning. Playing, the live updates draw the charts instead.
+   */
+  private seriesLoading = false;
+  private seriesAgain = false;
+  async loadSeries(): Promise<void> {
+    if (this.seriesLoading) {
+      this.seriesAgain = true;
+      return;
+    }
+    this.seriesLoading = true;
+    const series = await this.attempt('stream', () =>
+      this.api.call('recording.series', { maxPoints: this.history.capacity }),
+    );
+    this.seriesLoading = false;
+    if (series !== null && series.recordingId === this.recordingId && !this.running) {
+      this.history.clear();
+      series.tSeconds.forEach((t, i) =>
+        this.history.push({
+          t,
+          g: series.g[i],
+          u: series.uRef[i],
+          severity: series.severity[i],
+          rollingAccuracy: Number.NaN,
+          rollingConfidence: Number.NaN,
+        }),
+      );
+      this.historyRevision++;
+    }
+    if (this.seriesAgain) {
+      this.seriesAgain = false;
+      await this.loadSeries();
+    }
+  }
+
   // Knobs: latest wins; while one knobs.set is in flight, further changes merge and follow it.
   private applyKnobs(next: { gate: GateSettings; version: number }): void {
     if (next.version < this.version) return;
+    const changed = next.version !== this.version;
     this.version = next.version;
+    // Paused, the gate chart follows the knobs: the recording replayed at them (replay is fast).
+    if (changed && this.session?.recording != null && !this.running) void this.loadSeries();
     if (!this.inFlight && this.pending === null) this.gate = next.gate;
   }
 

@@ -291,6 +291,23 @@ export const API_METHODS = {
   'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
   /** Makes a saved trace the current recording (playing stops). */
   'trace.load': { params: z.strictObject({ path: filePath, discard }), result: TraceSummarySchema },
+  /**
+   * The gate over the whole recording, replayed at the current knobs: time, g, u* and severity at
+   * up to `maxPoints` frames (min/max of g per time column, so no excursion is lost). What the desk
+   * draws for a recording it did not watch live (an offline run, a loaded trace, a recent run).
+   */
+  'recording.series': {
+    params: z.strictObject({ maxPoints: z.number().int().min(100).max(100_000).default(1800) }),
+    result: z.strictObject({
+      recordingId: z.number().int().positive(),
+      settingsVersion: z.number().int().nonnegative(),
+      frameCount: z.number().int().nonnegative(),
+      tSeconds: z.array(z.number()),
+      g: z.array(z.number()),
+      uRef: z.array(z.number()),
+      severity: z.array(z.number()),
+    }),
+  },
   /** Recent runs: every recording the session made, kept in the app's data folder up to its size limit. */
   'runs.list': { params: empty, result: RecentRunsSchema },
   /**

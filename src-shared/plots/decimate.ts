@@ -2,21 +2,22 @@
  * Min/max decimation for drawing a long series into `columns` pixel columns: each column keeps its
  * first, lowest, highest and last point in x order, so every excursion stays visible while a trace
  * of a million frames draws as a few thousand points. Points with a non-finite y are skipped.
+ * `decimationIndices` gives the kept indices (to take other series at the same frames);
+ * `decimateMinMax` the kept points.
  */
-export function decimateMinMax(
+export function decimationIndices(
   x: ArrayLike<number>,
   y: ArrayLike<number>,
   xMin: number,
   xMax: number,
   columns: number,
-): Array<[number, number]> {
+): number[] {
   const n = Math.min(x.length, y.length);
+  const kept: number[] = [];
   if (n <= columns * 4) {
-    const all: Array<[number, number]> = [];
-    for (let i = 0; i < n; i++) if (Number.isFinite(y[i])) all.push([x[i], y[i]]);
-    return all;
+    for (let i = 0; i < n; i++) if (Number.isFinite(y[i])) kept.push(i);
+    return kept;
   }
-  const out: Array<[number, number]> = [];
   const span = xMax - xMin || 1;
   let column = -1;
   let first = -1;
@@ -25,8 +26,7 @@ export function decimateMinMax(
   let last = -1;
   const flush = (): void => {
     if (first < 0) return;
-    const kept = [...new Set([first, low, high, last])].sort((a, b) => a - b);
-    for (const i of kept) out.push([x[i], y[i]]);
+    for (const i of [...new Set([first, low, high, last])].sort((a, b) => a - b)) kept.push(i);
   };
   for (let i = 0; i < n; i++) {
     if (!Number.isFinite(y[i])) continue;
@@ -42,5 +42,15 @@ export function decimateMinMax(
     last = i;
   }
   flush();
-  return out;
+  return kept;
+}
+
+export function decimateMinMax(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  xMin: number,
+  xMax: number,
+  columns: number,
+): Array<[number, number]> {
+  return decimationIndices(x, y, xMin, xMax, columns).map((i) => [x[i], y[i]]);
 }

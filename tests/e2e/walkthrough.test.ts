@@ -105,8 +105,8 @@ describe('walkthrough', () => {
     await desk.page.getByTestId('runs-comparison').waitFor({ timeout: 20000 });
     await shot('09-recent-run');
 
-    // 10. The app started again on the same data folder: the last session comes back, paused, at
-    // the position its recording left off.
+    // 10. The app started again on the same data folder: the last session comes back, paused, with
+    // its knobs, at the position its recording left off.
     await desk.page.getByTestId('seek').fill('2500');
     await desk.page.getByTestId('seek').dispatchEvent('change');
     const last = (await desk.backend.handle('runs.list', {})).runs[0];
@@ -119,6 +119,7 @@ describe('walkthrough', () => {
     expect(state.recording!.frameCount).toBe(last.frameCount);
     expect(state.playback.position).toBe(last.position);
     expect(state.schedule).toEqual(last.schedule);
+    expect((await desk.backend.handle('knobs.get', {})).gate).toEqual(last.settings);
     expect(await desk.page.getByTestId('play').isVisible()).toBe(true);
     await shot('10-restart-resumes');
     expect(desk.pageErrors).toEqual([]);

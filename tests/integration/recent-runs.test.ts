@@ -141,6 +141,15 @@ describe('the session keeps every recording', () => {
     const state = backend.session.describe();
     expect(state.recording).toMatchObject({ origin: 'loaded', frameCount: first.frameCount, unsaved: false });
     expect(state.playback.position).toBe(first.position);
+    // Its gate over time at the current knobs, for the charts: every frame when it fits, else
+    // min/max per time column (the extremes of g kept).
+    const series = await backend.handle('recording.series', { maxPoints: 100 });
+    expect(series.recordingId).toBe(state.recording!.id);
+    expect(series.tSeconds.length).toBeLessThanOrEqual(100);
+    const full = await backend.handle('recording.series', { maxPoints: 100_000 });
+    expect(full.tSeconds).toHaveLength(first.frameCount);
+    expect(Math.max(...series.g)).toBe(Math.max(...full.g));
+    expect(Math.min(...series.g)).toBe(Math.min(...full.g));
     // Two runs side by side, with B - A from resampling each on its own.
     const comparison = await backend.handle('runs.compare', { a: runs[1].id, b: runs[0].id });
     expect(comparison.a.figures.map((f) => f.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);

@@ -42,6 +42,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'trace.frame': (params) => session.recordedFrame(params.frame),
     'trace.save': (params) => session.saveTrace(params.path),
     'trace.load': (params) => session.loadTrace(params.path, params.discard),
+    'recording.series': (params) => session.recordingSeries(params.maxPoints),
     'runs.list': () => session.recentRunsList(),
     'runs.open': (params) => session.openRecentRun(params.id, params.discard),
     'runs.setLimit': (params) => session.setRecentRunsLimit(params.limitBytes),

@@ -8,6 +8,7 @@ import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { replay } from '../../../src-shared/trace/replay';
 import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
@@ -652,6 +653,25 @@ export class Session {
     this.emit('recording.changed', { recording: recording.summary(), rolling: recording.rolling() });
     if (this.state.kind === 'paused') this.keepSoon();
     return { frame, label, labelledFrames };
+  }
+
+  /** The gate over the whole recording at the current knobs, decimated to `maxPoints` frames. */
+  recordingSeries(maxPoints: number): ApiResult<'recording.series'> {
+    const recording = this.requireRecording();
+    const trace = recording.trace;
+    const output = replay({ ...trace, frameCount: recording.frameCount }, this.knobs.gate);
+    const t = trace.timestampsSeconds.subarray(0, recording.frameCount);
+    const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
+    const severity = trace.metadata.severity;
+    return {
+      recordingId: recording.id,
+      settingsVersion: this.knobs.version,
+      frameCount: recording.frameCount,
+      tSeconds: kept.map((i) => t[i]),
+      g: kept.map((i) => output.g[i]),
+      uRef: kept.map((i) => trace.uRef[i]),
+      severity: kept.map((i) => (severity?.kind === 'number' ? severity.values[i] : 0)),
+    };
   }
 
   /** One recorded frame replayed at the current knobs: what the live view showed, for scrubbing. */
