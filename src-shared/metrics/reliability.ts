@@ -89,6 +89,27 @@ export interface SmoothReliabilityCurve {
   bandHi: Float64Array;
 }
 
+/** The curve as plain arrays (what the API carries and the figures draw). */
+export interface SmoothCurveArrays {
+  identity: string;
+  t: number[];
+  accuracy: number[];
+  bandLo: number[];
+  bandHi: number[];
+  support: number[];
+}
+
+export function smoothCurveArrays(curve: SmoothReliabilityCurve): SmoothCurveArrays {
+  return {
+    identity: curve.identity,
+    t: Array.from(curve.t),
+    accuracy: Array.from(curve.accuracy),
+    bandLo: Array.from(curve.bandLo),
+    bandHi: Array.from(curve.bandHi),
+    support: Array.from(curve.support),
+  };
+}
+
 /**
  * relplot-style smooth reliability curve at the SmoothECE bandwidth, with a pointwise percentile
  * bootstrap band (seeded; the bandwidth is kept fixed across resamples).

@@ -1,3 +1,4 @@
+import type { ReliabilityBin, SmoothCurveArrays } from '../metrics/reliability';
 import { f, line, svgDocument, text, title } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { niceTicks, tickLabel } from './ticks';
@@ -9,28 +10,11 @@ import { niceTicks, tickLabel } from './ticks';
  * enough samples support it (faded where few do, left out where almost none do), the histogram of
  * the scores as a strip under the axis with its count scale, and every bin's numbers on hover.
  */
-export interface PlotBin {
-  lo: number;
-  hi: number;
-  count: number;
-  meanConfidence: number | null;
-  accuracy: number | null;
-  gap: number | null;
-  wilsonLo: number | null;
-  wilsonHi: number | null;
-}
 
 export interface ReliabilityPlotInput {
   identity: string;
-  bins: PlotBin[];
-  smooth?: {
-    identity: string;
-    t: number[];
-    accuracy: number[];
-    bandLo: number[];
-    bandHi: number[];
-    support: number[];
-  } | null;
+  bins: ReliabilityBin[];
+  smooth?: SmoothCurveArrays | null;
   histogram?: { identity: string; edges: number[]; counts: number[] } | null;
   /** What the axes are: the top label's confidence and accuracy, or one class's probability and frequency. */
   xLabel?: string;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decimateMinMax } from '../../src-shared/plots/decimate';
 import { linePlotSvg } from '../../src-shared/plots/line-plot';
-import { MIN_SUPPORT, reliabilityPlotSvg, type PlotBin } from '../../src-shared/plots/reliability-plot';
+import type { ReliabilityBin } from '../../src-shared/metrics/reliability';
+import { MIN_SUPPORT, reliabilityPlotSvg } from '../../src-shared/plots/reliability-plot';
 import { logTicks, niceTicks } from '../../src-shared/plots/ticks';
 
 /** The text of every <text> element with the given class, in document order. */
@@ -58,7 +59,7 @@ describe('min/max decimation', () => {
 });
 
 describe('reliability diagram SVG', () => {
-  const bins: PlotBin[] = Array.from({ length: 10 }, (_, i) => ({
+  const bins: ReliabilityBin[] = Array.from({ length: 10 }, (_, i) => ({
     lo: i / 10,
     hi: (i + 1) / 10,
     count: i < 5 ? 0 : 10 * i,

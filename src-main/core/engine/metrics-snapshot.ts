@@ -14,6 +14,7 @@ import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import {
+  smoothCurveArrays,
   confidenceHistogram,
   reliabilityDiagram,
   smoothReliabilityCurve,
@@ -214,17 +215,7 @@ function snapshotOf(
     intervals: resampled ? intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)) : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
     classReliability: classDiagrams(scores, run.trace.labelNames),
-    smooth:
-      smooth === null
-        ? null
-        : {
-            identity: smooth.identity,
-            t: Array.from(smooth.t),
-            accuracy: Array.from(smooth.accuracy),
-            bandLo: Array.from(smooth.bandLo),
-            bandHi: Array.from(smooth.bandHi),
-            support: Array.from(smooth.support),
-          },
+    smooth: smooth === null ? null : smoothCurveArrays(smooth),
     histogram: {
       identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
       edges: Array.from(histogram.edges),

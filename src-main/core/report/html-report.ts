@@ -1,7 +1,11 @@
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import type { HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import type { ReliabilityDiagram, SmoothReliabilityCurve } from '../../../src-shared/metrics/reliability';
+import {
+  smoothCurveArrays,
+  type ReliabilityDiagram,
+  type SmoothReliabilityCurve,
+} from '../../../src-shared/metrics/reliability';
 import { linePlotSvg } from '../../../src-shared/plots/line-plot';
 import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
 import { escapeXml } from '../../../src-shared/plots/svg';
@@ -86,17 +90,7 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
       svg: reliabilityPlotSvg({
         identity: input.reliability.identity,
         bins: input.reliability.bins,
-        smooth:
-          smooth === null
-            ? null
-            : {
-                identity: smooth.identity,
-                t: Array.from(smooth.t),
-                accuracy: Array.from(smooth.accuracy),
-                bandLo: Array.from(smooth.bandLo),
-                bandHi: Array.from(smooth.bandHi),
-                support: Array.from(smooth.support),
-              },
+        smooth: smooth === null ? null : smoothCurveArrays(smooth),
         histogram:
           histogram === null
             ? null
