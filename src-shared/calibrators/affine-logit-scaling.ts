@@ -18,6 +18,25 @@ export interface AffineLogitParams {
   bias: Float64Array;
 }
 
+/** One row of W z + b (vector: w * z + b) into out[outOffset ..). */
+export function affineLogitRowInto(
+  kind: 'vector' | 'matrix',
+  weights: ArrayLike<number>,
+  bias: ArrayLike<number>,
+  logits: LogitArray,
+  offset: number,
+  k: number,
+  out: Float64Array,
+  outOffset = 0,
+): void {
+  for (let r = 0; r < k; r++) {
+    let v = bias[r];
+    if (kind === 'vector') v += weights[r] * logits[offset + r];
+    else for (let c = 0; c < k; c++) v += weights[r * k + c] * logits[offset + c];
+    out[outOffset + r] = v;
+  }
+}
+
 function applyRow(
   params: AffineLogitParams,
   logits: LogitArray,
@@ -25,13 +44,7 @@ function applyRow(
   out: Float64Array,
   outOffset: number,
 ): void {
-  const k = params.classCount;
-  for (let r = 0; r < k; r++) {
-    let v = params.bias[r];
-    if (params.kind === 'vector') v += params.weights[r] * logits[offset + r];
-    else for (let c = 0; c < k; c++) v += params.weights[r * k + c] * logits[offset + c];
-    out[outOffset + r] = v;
-  }
+  affineLogitRowInto(params.kind, params.weights, params.bias, logits, offset, params.classCount, out, outOffset);
 }
 
 export function applyAffineLogitScaling(params: AffineLogitParams, logits: LogitArray): Float64Array {

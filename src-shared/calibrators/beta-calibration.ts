@@ -16,11 +16,14 @@ export interface BetaParams {
   m: number | null;
 }
 
+/** The calibrated score of one score. */
+export function betaAt(params: BetaParams, score: number): number {
+  const x = clipScore(score);
+  return sigmoid(params.a * Math.log(x) - params.b * Math.log(1 - x) + params.c);
+}
+
 export function applyBeta(params: BetaParams, scores: Float64Array): Float64Array {
-  return scores.map((s) => {
-    const x = clipScore(s);
-    return sigmoid(params.a * Math.log(x) - params.b * Math.log(1 - x) + params.c);
-  });
+  return scores.map((s) => betaAt(params, s));
 }
 
 export function fitBeta(scores: Float64Array, outcomes: ArrayLike<number>): { params: BetaParams; report: FitReport } {

@@ -47,6 +47,11 @@ export function fitHistogramBinning(
   };
 }
 
+/** The calibrated score of one score: the mean outcome of its bin. */
+export function histogramBinningAt(params: HistogramBinningParams, score: number): number {
+  return params.values[locateBin(score, params.edges, params.spec.edgeRule)];
+}
+
 export function applyHistogramBinning(params: HistogramBinningParams, scores: Float64Array): Float64Array {
-  return scores.map((s) => params.values[locateBin(s, params.edges, params.spec.edgeRule)]);
+  return scores.map((s) => histogramBinningAt(params, s));
 }

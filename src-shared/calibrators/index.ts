@@ -9,3 +9,5 @@ export * from './histogram-binning';
 export * from './scaling-binning';
 export * from './online-platt-scaling';
 export * from './conformal-prediction';
+export * from './output-calibrator';
+export * from './calibrator-evaluation';

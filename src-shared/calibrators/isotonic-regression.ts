@@ -3,12 +3,13 @@ import type { FitReport } from './fit-report';
 
 /**
  * Isotonic regression (Zadrozny & Elkan 2002) by pool-adjacent-violators on (score, outcome),
- * ties in score pooled first. The fitted map interpolates linearly between block centres and is
- * clipped outside the fitted range (as sklearn's IsotonicRegression with out_of_bounds='clip').
- * The output is non-decreasing in the score by construction.
+ * ties in score pooled first. The fitted map is constant on each pooled block, from its lowest to
+ * its highest score, linear between blocks and clipped outside the fitted range: scikit-learn's
+ * IsotonicRegression with out_of_bounds='clip' (its thresholds are the blocks' end points),
+ * checked against its predictions. The output is non-decreasing in the score by construction.
  */
 export interface IsotonicParams {
-  /** Block positions (mean score of each pooled block), increasing. */
+  /** Each block's lowest and highest score (one point for a block of one score), increasing. */
   x: Float64Array;
   /** Fitted values, non-decreasing. */
   y: Float64Array;
@@ -21,7 +22,8 @@ export function fitIsotonic(
   const n = scores.length;
   if (n === 0) throw new KnobError('INVALID_INPUT', 'isotonic regression needs calibration data');
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[a] - scores[b] || a - b);
-  const blockX: number[] = [];
+  const blockLo: number[] = [];
+  const blockHi: number[] = [];
   const blockY: number[] = [];
   const blockW: number[] = [];
   let pools = 0;
@@ -31,24 +33,35 @@ export function fitIsotonic(
     let sumY = 0;
     while (end < n && scores[order[end]] === scores[order[k]]) sumY += outcomes[order[end++]];
     let w = end - k;
-    let x = scores[order[k]] * w;
+    let lo = scores[order[k]];
+    const hi = lo;
     let y = sumY;
     k = end;
     // merge backwards while the previous block's mean exceeds this one's
     while (blockY.length > 0 && blockY[blockY.length - 1] / blockW[blockW.length - 1] > y / w) {
-      x += blockX.pop()!;
+      lo = blockLo.pop()!;
+      blockHi.pop();
       y += blockY.pop()!;
       w += blockW.pop()!;
       pools++;
     }
-    blockX.push(x);
+    blockLo.push(lo);
+    blockHi.push(hi);
     blockY.push(y);
     blockW.push(w);
   }
-  const params: IsotonicParams = {
-    x: Float64Array.from(blockX, (x, i) => x / blockW[i]),
-    y: Float64Array.from(blockY, (y, i) => y / blockW[i]),
-  };
+  const x: number[] = [];
+  const fittedY: number[] = [];
+  blockY.forEach((sum, b) => {
+    const value = sum / blockW[b];
+    x.push(blockLo[b]);
+    fittedY.push(value);
+    if (blockHi[b] > blockLo[b]) {
+      x.push(blockHi[b]);
+      fittedY.push(value);
+    }
+  });
+  const params: IsotonicParams = { x: Float64Array.from(x), y: Float64Array.from(fittedY) };
   let squared = 0;
   const fitted = applyIsotonic(params, scores);
   for (let i = 0; i < n; i++) squared += (fitted[i] - outcomes[i]) ** 2;
@@ -64,20 +77,23 @@ export function fitIsotonic(
   };
 }
 
-export function applyIsotonic(params: IsotonicParams, scores: Float64Array): Float64Array {
+/** The calibrated score of one score: linear between the blocks' end points, clipped outside them. */
+export function isotonicAt(params: IsotonicParams, s: number): number {
   const { x, y } = params;
   const m = x.length;
-  return scores.map((s) => {
-    if (m === 1 || s <= x[0]) return y[0];
-    if (s >= x[m - 1]) return y[m - 1];
-    let lo = 0;
-    let hi = m - 1;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (x[mid] <= s) lo = mid;
-      else hi = mid;
-    }
-    const t = (s - x[lo]) / (x[hi] - x[lo]);
-    return y[lo] + t * (y[hi] - y[lo]);
-  });
+  if (m === 1 || s <= x[0]) return y[0];
+  if (s >= x[m - 1]) return y[m - 1];
+  let lo = 0;
+  let hi = m - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (x[mid] <= s) lo = mid;
+    else hi = mid;
+  }
+  const t = (s - x[lo]) / (x[hi] - x[lo]);
+  return y[lo] + t * (y[hi] - y[lo]);
+}
+
+export function applyIsotonic(params: IsotonicParams, scores: Float64Array): Float64Array {
+  return scores.map((s) => isotonicAt(params, s));
 }

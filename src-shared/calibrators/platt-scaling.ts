@@ -43,6 +43,11 @@ export function fitPlatt(
   };
 }
 
+/** The calibrated score of one score. */
+export function plattAt(params: PlattParams, score: number): number {
+  return sigmoid(params.a * logit(score) + params.b);
+}
+
 export function applyPlatt(params: PlattParams, scores: Float64Array): Float64Array {
-  return scores.map((s) => sigmoid(params.a * logit(s) + params.b));
+  return scores.map((s) => plattAt(params, s));
 }

@@ -2,7 +2,7 @@ import { KnobError } from '../errors';
 import { locateBin } from '../metrics/bin-location';
 import { assignBins } from '../metrics/binning';
 import type { FitReport } from './fit-report';
-import { applyPlatt, fitPlatt, type PlattParams } from './platt-scaling';
+import { applyPlatt, fitPlatt, plattAt, type PlattParams } from './platt-scaling';
 
 /**
  * Scaling-binning (Kumar, Liang & Ma 2019): fit Platt scaling g, then cut g's outputs into B
@@ -57,7 +57,11 @@ export function fitScalingBinning(
   };
 }
 
+/** The calibrated score of one score: Platt, then the mean of Platt's outputs in its bin. */
+export function scalingBinningAt(params: ScalingBinningParams, score: number): number {
+  return params.values[locateBin(plattAt(params.platt, score), params.edges, 'right-closed')];
+}
+
 export function applyScalingBinning(params: ScalingBinningParams, scores: Float64Array): Float64Array {
-  const scaled = applyPlatt(params.platt, scores);
-  return scaled.map((s) => params.values[locateBin(s, params.edges, 'right-closed')]);
+  return scores.map((s) => scalingBinningAt(params, s));
 }

@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { argmaxRow, type LogitArray } from '../fusion/logits';
+import { binnedStatistics } from '../metrics/bin-statistics';
+import { resample } from '../metrics/bootstrap';
+import { binningIdentity } from '../metrics/binning';
+import { expectedCalibrationError } from '../metrics/calibration-error';
+import {
+  headlineStatistics,
+  meanOverGroups,
+  type HeadlineFigure,
+  type HeadlineStatistic,
+} from '../metrics/headline-intervals';
+import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
+import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
+import { seededRandom } from '../random';
+import type { FitReport } from './fit-report';
+import {
+  CALIBRATION_METHOD_LABELS,
+  calibrateLogits,
+  fitCalibrator,
+  type CalibrationMethod,
+  type CalibratorSpec,
+} from './output-calibrator';
+
+/**
+ * Calibrators compared on frames they were not fitted on. The split is the user's choice: a seeded
+ * random split, a time-ordered one (fit on the first frames, evaluate on the rest: the honest
+ * choice for a stream, whose later frames are not exchangeable with its earlier ones), k-fold
+ * cross-fitting (every frame evaluated by a calibrator fitted on the other folds), or none (fit
+ * and evaluate on everything, to compare with tools that do). Each method is evaluated on the same
+ * frames, with bootstrap intervals; the spec it returns for applying is fitted on the fit frames
+ * (k-fold: on all of them).
+ */
+export const HeldOutSplitSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('none') }),
+  z.strictObject({
+    kind: z.literal('random'),
+    evaluateFraction: z.number().gt(0).lt(1).default(0.3),
+    seed: z.number().int().nonnegative().max(0xffffffff).default(0),
+  }),
+  z.strictObject({ kind: z.literal('time'), evaluateFraction: z.number().gt(0).lt(1).default(0.3) }),
+  z.strictObject({
+    kind: z.literal('kfold'),
+    folds: z.number().int().min(2).max(20).default(5),
+    seed: z.number().int().nonnegative().max(0xffffffff).default(0),
+  }),
+]);
+export type HeldOutSplit = z.output<typeof HeldOutSplitSchema>;
+
+export function describeSplit(split: HeldOutSplit): string {
+  switch (split.kind) {
+    case 'none':
+      return 'no held-out frames: fitted and evaluated on all labelled frames';
+    case 'random':
+      return `random split (seed ${split.seed}): evaluated on ${Math.round(split.evaluateFraction * 100)} % of the labelled frames, fitted on the rest`;
+    case 'time':
+      return `time-ordered split: fitted on the first ${Math.round((1 - split.evaluateFraction) * 100)} % of the labelled frames, evaluated on the last ${Math.round(split.evaluateFraction * 100)} %`;
+    case 'kfold':
+      return `${split.folds}-fold cross-fitting (seed ${split.seed}): every labelled frame evaluated by a calibrator fitted on the other folds`;
+  }
+}
+
+export const SMOOTH_ECE_IDENTITY =
+  'SmoothECE(top-label, reflected Gaussian kernel, bandwidth sigma* of the evaluated frames, relplot grid)';
+
+/**
+ * The figures of a calibrator comparison as resample statistics: accuracy, NLL, Brier, ECE (15
+ * equal-width), ECE (15 equal-mass), classwise ECE (15 equal-width per class, mean over classes)
+ * and SmoothECE (at the bandwidth of all evaluated frames, kept fixed on resamples).
+ */
+export function evaluationStatistics(scores: ClassScores, top: TopLabelScores): HeadlineStatistic[] {
+  const k = scores.classCount;
+  const n = scores.sampleCount;
+  const columns = Array.from({ length: k }, (_, c) => {
+    const p = new Float64Array(n);
+    const y = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      p[i] = scores.probabilities[i * k + c];
+      y[i] = scores.labels[i] === c ? 1 : 0;
+    }
+    return { p, y };
+  });
+  const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>
+    indices === null ? values : resample(values, indices);
+  const sigma = smoothEceBandwidth(gridProviderFromSamples(top.confidence, top.correct));
+  return [
+    ...headlineStatistics(scores, top),
+    {
+      name: 'ECE (equal-mass)',
+      identity: `ECE(top-label, ${binningIdentity(EQUAL_MASS_15)}, L1)`,
+      lowerIsBetter: true,
+      evaluate: (indices) =>
+        expectedCalibrationError(
+          binnedStatistics(pick(top.confidence, indices), pick(top.correct, indices), EQUAL_MASS_15),
+        ),
+    },
+    {
+      name: 'classwise ECE',
+      identity: `ECE(classwise, ${binningIdentity(EQUAL_WIDTH_15)} per class, L1, mean over ${k} classes)`,
+      lowerIsBetter: true,
+      evaluate: (indices) =>
+        columns.reduce(
+          (sum, { p, y }) =>
+            sum + expectedCalibrationError(binnedStatistics(pick(p, indices), pick(y, indices), EQUAL_WIDTH_15)),
+          0,
+        ) / k,
+    },
+    {
+      name: 'SmoothECE',
+      identity: SMOOTH_ECE_IDENTITY,
+      lowerIsBetter: true,
+      evaluate: (indices) =>
+        smoothEceAtBandwidth(gridProviderFromSamples(pick(top.confidence, indices), pick(top.correct, indices)), sigma),
+    },
+  ];
+}
+
+export interface MethodEvaluation {
+  method: CalibrationMethod;
+  label: string;
+  /** Fitted on the fit frames (k-fold: all labelled frames): what "apply" uses. */
+  spec: CalibratorSpec;
+  report: FitReport;
+  figures: HeadlineFigure[];
+  /** Share of evaluated frames whose top-1 class the calibrator changes. */
+  top1Changed: number;
+}
+
+export interface CalibratorComparison {
+  split: string;
+  fitFrames: number;
+  evaluatedFrames: number;
+  /** The uncalibrated output on the evaluated frames. */
+  before: HeadlineFigure[];
+  methods: MethodEvaluation[];
+}
+
+/** Which labelled rows fit, and which are evaluated (in time order within each), or k folds. */
+function splitRows(n: number, split: HeldOutSplit): { fit: number[]; evaluate: number[] } | { folds: number[][] } {
+  const all = Array.from({ length: n }, (_, i) => i);
+  switch (split.kind) {
+    case 'none':
+      return { fit: all, evaluate: all };
+    case 'time': {
+      const cut = Math.round(n * (1 - split.evaluateFraction));
+      return { fit: all.slice(0, cut), evaluate: all.slice(cut) };
+    }
+    case 'random':
+    case 'kfold': {
+      const random = seededRandom(split.seed);
+      const order = all.slice();
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      if (split.kind === 'random') {
+        const held = Math.round(n * split.evaluateFraction);
+        const byTime = (rows: number[]) => rows.sort((a, b) => a - b);
+        return { fit: byTime(order.slice(held)), evaluate: byTime(order.slice(0, held)) };
+      }
+      return {
+        folds: Array.from({ length: split.folds }, (_, f) =>
+          order.filter((_, i) => i % split.folds === f).sort((a, b) => a - b),
+        ),
+      };
+    }
+  }
+}
+
+function rows(logits: LogitArray, labels: Int32Array, k: number, picked: number[]) {
+  const z = new Float64Array(picked.length * k);
+  const y = new Int32Array(picked.length);
+  picked.forEach((row, i) => {
+    for (let c = 0; c < k; c++) z[i * k + c] = logits[row * k + c];
+    y[i] = labels[row];
+  });
+  return { z, y };
+}
+
+function figuresOf(
+  logits: Float64Array,
+  labels: Int32Array,
+  k: number,
+  options: { replicates?: number; seed?: number },
+) {
+  const scores = scoresFromLogits(logits, k, labels);
+  return meanOverGroups([evaluationStatistics(scores, topLabelScores(scores))], [labels.length], options);
+}
+
+/**
+ * Each method fitted and evaluated under `split` on (logits, labels) of the labelled frames, in
+ * time order; the same evaluated frames and the same resamples for every method.
+ */
+export function compareCalibrators(
+  logits: LogitArray,
+  labels: Int32Array,
+  classCount: number,
+  methods: readonly CalibrationMethod[],
+  split: HeldOutSplit,
+  options: { replicates?: number; seed?: number } = {},
+): CalibratorComparison {
+  const k = classCount;
+  const parts = splitRows(labels.length, split);
+  const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
+  const held = rows(logits, labels, k, evaluated);
+  const resampling = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
+  const results = methods.map((method): MethodEvaluation => {
+    let calibrated: Float64Array;
+    let fitted: { spec: CalibratorSpec; report: FitReport };
+    if ('folds' in parts) {
+      // Cross-fitting: each fold calibrated by a fit on the other folds, then put back in order.
+      const byRow = new Map<number, Float64Array>();
+      for (const fold of parts.folds) {
+        const others = parts.folds.filter((f) => f !== fold).flat();
+        const train = rows(logits, labels, k, others);
+        const test = rows(logits, labels, k, fold);
+        const out = calibrateLogits(fitCalibrator(method, train.z, train.y, k).spec, test.z, k);
+        fold.forEach((row, i) => byRow.set(row, out.subarray(i * k, (i + 1) * k)));
+      }
+      calibrated = new Float64Array(evaluated.length * k);
+      evaluated.forEach((row, i) => calibrated.set(byRow.get(row)!, i * k));
+      const all = rows(logits, labels, k, evaluated);
+      fitted = fitCalibrator(method, all.z, all.y, k);
+    } else {
+      const train = rows(logits, labels, k, parts.fit);
+      fitted = fitCalibrator(method, train.z, train.y, k);
+      calibrated = calibrateLogits(fitted.spec, held.z, k);
+    }
+    let changed = 0;
+    for (let i = 0; i < held.y.length; i++)
+      if (argmaxRow(calibrated, i * k, k) !== argmaxRow(held.z, i * k, k)) changed++;
+    return {
+      method,
+      label: CALIBRATION_METHOD_LABELS[method],
+      spec: fitted.spec,
+      report: fitted.report,
+      figures: figuresOf(calibrated, held.y, k, resampling),
+      top1Changed: held.y.length > 0 ? changed / held.y.length : 0,
+    };
+  });
+  return {
+    split: describeSplit(split),
+    fitFrames: 'folds' in parts ? labels.length : parts.fit.length,
+    evaluatedFrames: evaluated.length,
+    before: figuresOf(held.z, held.y, k, resampling),
+    methods: results,
+  };
+}

@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import { KnobError } from '../errors';
+import { logSumExpRow, type LogitArray } from '../fusion/logits';
+import { affineLogitRowInto, fitAffineLogitScaling } from './affine-logit-scaling';
+import { betaAt, fitBeta } from './beta-calibration';
+import type { FitReport } from './fit-report';
+import { fitHistogramBinning, histogramBinningAt } from './histogram-binning';
+import { fitIsotonic, isotonicAt } from './isotonic-regression';
+import { fitPlatt, plattAt } from './platt-scaling';
+import { fitScalingBinning, scalingBinningAt } from './scaling-binning';
+import { fitTemperature } from './temperature-scaling';
+
+/**
+ * A calibrator of the model's output (applied after fusion): one fitted map from a row of K logits
+ * to K calibrated log-probabilities, with its parameters as plain JSON (the settings file, the
+ * export, the API carry it). Methods on the logits: temperature, vector and matrix scaling. Methods
+ * for binary scores are applied one-vs-rest, as scikit-learn's CalibratedClassifierCV does: class
+ * k's probability p_k is mapped by its own fitted map f_k (fitted on (p_k, y = k)) and the row is
+ * renormalised, q = f(p) / sum f(p) (uniform when every f_k is 0). The output is log q, so anything
+ * that takes logits (softmax, every metric) reads calibrated probabilities unchanged.
+ */
+export const CALIBRATION_METHODS = [
+  'temperature',
+  'vector',
+  'matrix',
+  'platt',
+  'beta',
+  'isotonic',
+  'histogram-binning',
+  'scaling-binning',
+] as const;
+export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
+
+export const CALIBRATION_METHOD_LABELS: Record<CalibrationMethod, string> = {
+  temperature: 'temperature scaling (Guo et al. 2017)',
+  vector: 'vector scaling (on logits)',
+  matrix: 'matrix scaling (on logits, L2 1e-3 on W - I and b)',
+  platt: 'Platt scaling, one-vs-rest (raw targets)',
+  beta: 'beta calibration, one-vs-rest (Kull et al. 2017)',
+  isotonic: 'isotonic regression, one-vs-rest',
+  'histogram-binning': 'histogram binning, one-vs-rest (15 equal-mass bins)',
+  'scaling-binning': 'scaling-binning, one-vs-rest (Kumar et al. 2019, 15 bins)',
+};
+
+const numbers = z.array(z.number().refine(Number.isFinite, 'not a finite number')).max(1_000_000);
+const Edges = z.strictObject({ edges: numbers, values: numbers });
+
+export const CalibratorSpecSchema = z.discriminatedUnion('method', [
+  z.strictObject({ method: z.literal('temperature'), temperature: z.number().positive() }),
+  z.strictObject({ method: z.literal('vector'), weights: numbers, bias: numbers }),
+  z.strictObject({ method: z.literal('matrix'), weights: numbers, bias: numbers }),
+  z.strictObject({ method: z.literal('platt'), perClass: z.array(z.strictObject({ a: z.number(), b: z.number() })) }),
+  z.strictObject({
+    method: z.literal('beta'),
+    perClass: z.array(z.strictObject({ a: z.number(), b: z.number(), c: z.number(), m: z.number().nullable() })),
+  }),
+  z.strictObject({ method: z.literal('isotonic'), perClass: z.array(z.strictObject({ x: numbers, y: numbers })) }),
+  z.strictObject({
+    method: z.literal('histogram-binning'),
+    edgeRule: z.enum(['left-closed', 'right-closed', 'one-in-extra-bin']),
+    /** Each class's equal-mass bins (their edges) and the mean outcome in each. */
+    perClass: z.array(Edges),
+  }),
+  z.strictObject({
+    method: z.literal('scaling-binning'),
+    perClass: z.array(Edges.extend({ platt: z.strictObject({ a: z.number(), b: z.number() }) })),
+  }),
+]);
+export type CalibratorSpec = z.infer<typeof CalibratorSpecSchema>;
+
+/** How many classes a spec maps (null for temperature scaling, which takes any). */
+export function calibratorClassCount(spec: CalibratorSpec): number | null {
+  switch (spec.method) {
+    case 'temperature':
+      return null;
+    case 'vector':
+      return spec.bias.length;
+    case 'matrix':
+      return spec.bias.length;
+    default:
+      return spec.perClass.length;
+  }
+}
+
+/** Refuses a spec for another number of classes (a calibrator fitted on another model). */
+export function checkCalibratorFor(spec: CalibratorSpec, classCount: number): void {
+  const k = calibratorClassCount(spec);
+  const weights = spec.method === 'vector' ? k : spec.method === 'matrix' && k !== null ? k * k : null;
+  if (k !== null && k !== classCount)
+    throw new KnobError('INVALID_SETTINGS', `the calibrator maps ${k} classes; the model has ${classCount}`);
+  if ((spec.method === 'vector' || spec.method === 'matrix') && spec.weights.length !== weights)
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      `${spec.method} scaling needs ${weights} weights, got ${spec.weights.length}`,
+    );
+}
+
+/** What a calibrator is, in words (with its parameters when they are few): the views' label. */
+export function describeCalibrator(spec: CalibratorSpec): string {
+  return spec.method === 'temperature'
+    ? `temperature scaling, T = ${Number(spec.temperature.toPrecision(4))}`
+    : CALIBRATION_METHOD_LABELS[spec.method];
+}
+
+/** The smallest log-probability written (a probability of 0 stays finite). */
+const LOG_FLOOR = -745;
+
+/**
+ * A spec made ready to apply: its arrays typed once, so calibrating a row allocates nothing (the
+ * live path calibrates every frame).
+ */
+export interface Calibrator {
+  spec: CalibratorSpec;
+  /**
+   * Calibrates `logits[offset .. offset + k)` to log-probabilities in `out[outOffset ..)`; `scratch`
+   * holds at least k values.
+   */
+  rowInto(
+    logits: LogitArray,
+    offset: number,
+    k: number,
+    out: Float64Array,
+    outOffset: number,
+    scratch: Float64Array,
+  ): void;
+}
+
+type OneVsRest = (c: number, p: number) => number;
+
+function oneVsRest(spec: CalibratorSpec): OneVsRest | null {
+  switch (spec.method) {
+    case 'temperature':
+    case 'vector':
+    case 'matrix':
+      return null;
+    case 'platt':
+      return (c, p) => plattAt(spec.perClass[c], p);
+    case 'beta':
+      return (c, p) => betaAt(spec.perClass[c], p);
+    case 'isotonic': {
+      const maps = spec.perClass.map((f) => ({ x: Float64Array.from(f.x), y: Float64Array.from(f.y) }));
+      return (c, p) => isotonicAt(maps[c], p);
+    }
+    case 'histogram-binning': {
+      const maps = spec.perClass.map((f) => ({
+        spec: {
+          scheme: 'equal-mass' as const,
+          bins: f.values.length,
+          massEdges: 'midpoint' as const,
+          edgeRule: spec.edgeRule,
+        },
+        edges: Float64Array.from(f.edges),
+        values: Float64Array.from(f.values),
+      }));
+      return (c, p) => histogramBinningAt(maps[c], p);
+    }
+    case 'scaling-binning': {
+      const maps = spec.perClass.map((f) => ({
+        platt: f.platt,
+        edges: Float64Array.from(f.edges),
+        values: Float64Array.from(f.values),
+      }));
+      return (c, p) => scalingBinningAt(maps[c], p);
+    }
+  }
+}
+
+export function compileCalibrator(spec: CalibratorSpec): Calibrator {
+  const perClass = oneVsRest(spec);
+  if (perClass !== null) {
+    return {
+      spec,
+      rowInto(logits, offset, k, out, outOffset, scratch) {
+        const lse = logSumExpRow(logits, offset, k);
+        let sum = 0;
+        for (let c = 0; c < k; c++) {
+          const q = Math.max(0, perClass(c, Math.exp(logits[offset + c] - lse)));
+          scratch[c] = q;
+          sum += q;
+        }
+        for (let c = 0; c < k; c++) {
+          const q = sum > 0 ? scratch[c] / sum : 1 / k;
+          out[outOffset + c] = q > 0 ? Math.max(LOG_FLOOR, Math.log(q)) : LOG_FLOOR;
+        }
+      },
+    };
+  }
+  const onLogits =
+    spec.method === 'temperature'
+      ? (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => {
+          for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / spec.temperature;
+        }
+      : (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => {
+          const affine = spec as Extract<CalibratorSpec, { method: 'vector' | 'matrix' }>;
+          affineLogitRowInto(affine.method, affine.weights, affine.bias, logits, offset, k, scratch);
+        };
+  return {
+    spec,
+    rowInto(logits, offset, k, out, outOffset, scratch) {
+      onLogits(logits, offset, k, scratch);
+      const lse = logSumExpRow(scratch, 0, k);
+      for (let c = 0; c < k; c++) out[outOffset + c] = scratch[c] - lse;
+    },
+  };
+}
+
+/** Calibrated log-probabilities of every row (n x k, row-major). */
+export function calibrateLogits(spec: CalibratorSpec, logits: LogitArray, classCount: number): Float64Array {
+  const calibrator = compileCalibrator(spec);
+  const out = new Float64Array(logits.length);
+  const scratch = new Float64Array(classCount);
+  for (let o = 0; o < logits.length; o += classCount) calibrator.rowInto(logits, o, classCount, out, o, scratch);
+  return out;
+}
+
+/** Class k's probability and outcome over the rows: the data of its one-vs-rest fit. */
+function classColumn(logits: LogitArray, labels: Int32Array, k: number, c: number): [Float64Array, Uint8Array] {
+  const n = labels.length;
+  const p = new Float64Array(n);
+  const y = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    p[i] = Math.exp(logits[i * k + c] - logSumExpRow(logits, i * k, k));
+    y[i] = labels[i] === c ? 1 : 0;
+  }
+  return [p, y];
+}
+
+/** Fits one method on (logits, labels): its spec and what the fit reports. */
+export function fitCalibrator(
+  method: CalibrationMethod,
+  logits: LogitArray,
+  labels: Int32Array,
+  classCount: number,
+): { spec: CalibratorSpec; report: FitReport } {
+  if (labels.length === 0)
+    throw new KnobError('INVALID_INPUT', `${CALIBRATION_METHOD_LABELS[method]} needs labelled frames`);
+  const k = classCount;
+  switch (method) {
+    case 'temperature': {
+      const fit = fitTemperature(logits, labels, k);
+      return { spec: { method, temperature: fit.params.temperature }, report: fit.report };
+    }
+    case 'vector':
+    case 'matrix': {
+      const fit = fitAffineLogitScaling(method, logits, labels, k);
+      return {
+        spec: { method, weights: Array.from(fit.params.weights), bias: Array.from(fit.params.bias) },
+        report: fit.report,
+      };
+    }
+    default: {
+      const columns = Array.from({ length: k }, (_, c) => classColumn(logits, labels, k, c));
+      const reports: FitReport[] = [];
+      const keep = <T extends { report: FitReport }>(fit: T): T => (reports.push(fit.report), fit);
+      const spec = ((): CalibratorSpec => {
+        switch (method) {
+          case 'platt':
+            return { method, perClass: columns.map(([p, y]) => keep(fitPlatt(p, y)).params) };
+          case 'beta':
+            return { method, perClass: columns.map(([p, y]) => keep(fitBeta(p, y)).params) };
+          case 'isotonic':
+            return {
+              method,
+              perClass: columns.map(([p, y]) => {
+                const { params } = keep(fitIsotonic(p, y));
+                return { x: Array.from(params.x), y: Array.from(params.y) };
+              }),
+            };
+          case 'histogram-binning':
+            return {
+              method,
+              edgeRule: 'right-closed',
+              perClass: columns.map(([p, y]) => {
+                const { params } = keep(fitHistogramBinning(p, y));
+                return { edges: Array.from(params.edges), values: Array.from(params.values) };
+              }),
+            };
+          case 'scaling-binning':
+            return {
+              method,
+              perClass: columns.map(([p, y]) => {
+                const { params } = keep(fitScalingBinning(p, y));
+                return { platt: params.platt, edges: Array.from(params.edges), values: Array.from(params.values) };
+              }),
+            };
+        }
+      })();
+      return {
+        spec,
+        report: {
+          method: `${reports[0].method}, one-vs-rest over ${k} classes`,
+          objectiveName: `${reports[0].objectiveName} (mean over classes)`,
+          objective: reports.reduce((sum, r) => sum + r.objective, 0) / reports.length,
+          iterations: Math.max(...reports.map((r) => r.iterations)),
+          converged: reports.every((r) => r.converged),
+        },
+      };
+    }
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Calibrators of the model's output (src-shared/calibrators/output-calibrator.ts) and their
+ * held-out comparison (calibrator-evaluation.ts): against scikit-learn's outputs carried as a
+ * fixture (tests/fixtures/reference/calibrators, with its generator), against the optimum's
+ * defining property (a vanishing gradient) for matrix scaling without regularisation, and the
+ * splits' guarantees (every frame evaluated once by k-fold, the time split fits on the past).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  CALIBRATION_METHODS,
+  CalibratorSpecSchema,
+  calibrateLogits,
+  compareCalibrators,
+  compileCalibrator,
+  fitAffineLogitScaling,
+  fitCalibrator,
+  fitIsotonic,
+  fitPlatt,
+  isotonicAt,
+} from '../../src-shared/calibrators';
+import { logSumExpRow } from '../../src-shared/fusion/logits';
+import { syntheticClassifier } from '../support/synthetic-classifier';
+
+const reference = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/calibrators/sklearn-calibrators.json', import.meta.url), 'utf8'),
+) as {
+  binary: {
+    scores: number[];
+    outcomes: number[];
+    testScores: number[];
+    platt: { a: number; b: number };
+    isotonicAtTest: number[];
+  };
+  multiclass: {
+    classCount: number;
+    logits: number[];
+    labels: number[];
+    testLogits: number[];
+    isotonicOneVsRest: number[];
+  };
+};
+
+describe('calibrators against scikit-learn 1.2.1', () => {
+  it("Platt scaling with Platt's targets: sklearn's (a, b) to 1e-4", () => {
+    const { params } = fitPlatt(Float64Array.from(reference.binary.scores), reference.binary.outcomes, {
+      smoothedTargets: true,
+    });
+    // sklearn stops BFGS at its default gradient tolerance; Newton here converges further.
+    expect(params.a).toBeCloseTo(reference.binary.platt.a, 4);
+    expect(params.b).toBeCloseTo(reference.binary.platt.b, 4);
+  });
+
+  it("isotonic regression: sklearn's predictions (clip out of bounds) to 1e-12", () => {
+    const { params } = fitIsotonic(Float64Array.from(reference.binary.scores), reference.binary.outcomes);
+    reference.binary.testScores.forEach((s, i) =>
+      expect(isotonicAt(params, s), `score ${s}`).toBeCloseTo(reference.binary.isotonicAtTest[i], 12),
+    );
+  });
+
+  it("one-vs-rest isotonic on a 4-class softmax: sklearn's normalised probabilities to 1e-12", () => {
+    const { classCount: k } = reference.multiclass;
+    const { spec } = fitCalibrator(
+      'isotonic',
+      Float64Array.from(reference.multiclass.logits),
+      Int32Array.from(reference.multiclass.labels),
+      k,
+    );
+    const out = calibrateLogits(spec, Float64Array.from(reference.multiclass.testLogits), k);
+    out.forEach((logP, i) =>
+      expect(Math.exp(logP), `value ${i}`).toBeCloseTo(reference.multiclass.isotonicOneVsRest[i], 12),
+    );
+  });
+});
+
+describe('output calibrators', () => {
+  const data = syntheticClassifier({ n: 3000, classCount: 5, temperature: 2, scale: 2, seed: 21 });
+
+  it('matrix scaling without regularisation reaches the multinomial logistic regression optimum (gradient < 1e-6)', () => {
+    const k = 5;
+    const { params } = fitAffineLogitScaling('matrix', data.logits, data.labels, k, 0);
+    // The mean NLL's gradient at the fitted (W, b), computed here from its definition.
+    const gradW = new Float64Array(k * k);
+    const gradB = new Float64Array(k);
+    const row = new Float64Array(k);
+    for (let i = 0; i < data.labels.length; i++) {
+      for (let r = 0; r < k; r++) {
+        row[r] = params.bias[r];
+        for (let c = 0; c < k; c++) row[r] += params.weights[r * k + c] * data.logits[i * k + c];
+      }
+      const lse = logSumExpRow(row, 0, k);
+      for (let r = 0; r < k; r++) {
+        const residual = Math.exp(row[r] - lse) - (data.labels[i] === r ? 1 : 0);
+        gradB[r] += residual / data.labels.length;
+        for (let c = 0; c < k; c++) gradW[r * k + c] += (residual * data.logits[i * k + c]) / data.labels.length;
+      }
+    }
+    for (const g of [...gradW, ...gradB]) expect(Math.abs(g)).toBeLessThan(1e-6);
+  });
+
+  it('every method: a spec that survives JSON and the schema, normalised log-probabilities, no allocation per row', () => {
+    for (const method of CALIBRATION_METHODS) {
+      const { spec, report } = fitCalibrator(method, data.logits, data.labels, 5);
+      const parsed = CalibratorSpecSchema.parse(JSON.parse(JSON.stringify(spec)));
+      expect(parsed, method).toEqual(spec);
+      const out = calibrateLogits(parsed, data.logits.subarray(0, 50), 5);
+      for (let i = 0; i < 10; i++) {
+        let sum = 0;
+        for (let c = 0; c < 5; c++) sum += Math.exp(out[i * 5 + c]);
+        expect(sum, `${method} row ${i}`).toBeCloseTo(1, 12);
+      }
+      expect(report.objective, method).toBeGreaterThan(0);
+      // The compiled row function writes into the caller's buffers only.
+      const calibrator = compileCalibrator(spec);
+      const target = new Float64Array(5);
+      const scratch = new Float64Array(5);
+      calibrator.rowInto(data.logits, 0, 5, target, 0, scratch);
+      expect(Array.from(target)).toEqual(Array.from(out.subarray(0, 5)));
+    }
+  });
+
+  it('temperature scaling fitted on over-confident logits lowers held-out NLL and ECE, and never changes the top-1', () => {
+    const comparison = compareCalibrators(data.logits, data.labels, 5, ['temperature', 'isotonic'], {
+      kind: 'time',
+      evaluateFraction: 0.3,
+    });
+    expect(comparison.fitFrames).toBe(2100);
+    expect(comparison.evaluatedFrames).toBe(900);
+    const figure = (figures: typeof comparison.before, name: string) => figures.find((f) => f.name === name)!;
+    const temperature = comparison.methods[0];
+    expect(temperature.spec).toMatchObject({ method: 'temperature' });
+    expect(temperature.top1Changed).toBe(0);
+    expect(figure(temperature.figures, 'NLL').value).toBeLessThan(figure(comparison.before, 'NLL').value);
+    expect(figure(temperature.figures, 'ECE').value).toBeLessThan(figure(comparison.before, 'ECE').value);
+    for (const f of temperature.figures) {
+      expect(f.lo, f.name).toBeLessThanOrEqual(f.hi);
+      expect(f.method).toMatch(/percentile bootstrap/);
+    }
+    expect(temperature.figures.map((f) => f.name)).toEqual([
+      'accuracy',
+      'NLL',
+      'Brier',
+      'ECE',
+      'ECE (equal-mass)',
+      'classwise ECE',
+      'SmoothECE',
+    ]);
+    // Isotonic one-vs-rest renormalises the row: it may change the top-1, and says how often.
+    expect(comparison.methods[1].top1Changed).toBeGreaterThanOrEqual(0);
+  });
+
+  it('k-fold cross-fitting evaluates every labelled frame once; none fits and evaluates on all', () => {
+    const kfold = compareCalibrators(data.logits, data.labels, 5, ['temperature'], {
+      kind: 'kfold',
+      folds: 5,
+      seed: 3,
+    });
+    expect(kfold.evaluatedFrames).toBe(3000);
+    expect(kfold.split).toMatch(/5-fold cross-fitting/);
+    const none = compareCalibrators(data.logits, data.labels, 5, ['temperature'], { kind: 'none' });
+    expect(none.fitFrames).toBe(3000);
+    expect(none.evaluatedFrames).toBe(3000);
+    // Fitted on all frames either way: the same temperature.
+    expect(kfold.methods[0].spec).toEqual(none.methods[0].spec);
+  });
+});
