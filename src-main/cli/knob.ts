@@ -9,7 +9,9 @@ import { reportError } from '../core/logging/internal-error';
 import { defaultLogDirectory } from '../core/logging/log-location';
 import { openLogFile, silentLog, type BackendLog } from '../core/logging/logger';
 import { GATE_USAGE, SCHEDULE_USAGE, UsageError } from './cli-args';
+import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { benchCommand } from './commands/bench';
+import { calibrateCommand } from './commands/calibrate';
 import { corruptCommand } from './commands/corrupt';
 import { metricsCommand } from './commands/metrics';
 import { modelCardCommand } from './commands/model-card';
@@ -18,6 +20,7 @@ import { responseCommand } from './commands/response';
 import { runCommand } from './commands/run';
 import { tableCommand } from './commands/table';
 import { MODEL_USAGE } from './model-args';
+import { SCORES_INPUT_USAGE } from './scores-input';
 
 /**
  * The `knob` command: headless access to the same core and src-shared code the app uses.
@@ -40,7 +43,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
       The same outputs from a recorded trace with any settings (default: the recorded ones), no model.
 `,
-  metrics: `  knob metrics (--logits F | --probabilities F) --labels F | --trace T.arrow [${GATE_USAGE}]
+  metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
                --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]
                [--intervals] [--json]
@@ -48,6 +51,16 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       plus every preset). Files: .npy, .npz (arrays 'logits'/'probabilities' and 'labels'), .json, .csv.
       A trace gives the fused output (replayed at the recorded or given settings) and each branch.
       --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals.
+`,
+  calibrate: `  knob calibrate ${SCORES_INPUT_USAGE} --method ${CALIBRATION_METHODS.join('|')}|all
+               [--branch fused|static|dynamic] [--split time|random|kfold|none] [--evaluate-fraction F]
+               [--folds K] [--seed S] [--out knob-settings.json] [--json]
+      Fits calibrators of the model's output on the labelled frames and compares them on held-out
+      frames (default: time-ordered, fit on the first 70 %, evaluate on the last 30 %; --split none
+      fits and evaluates on everything, as other tools do): accuracy, NLL, Brier, ECE (equal-width
+      and equal-mass), classwise ECE and SmoothECE with 95 % bootstrap intervals, before and after,
+      and how often the top-1 class changes. --out writes the gate settings and the fitted
+      calibrator (the best by held-out NLL with --method all) for the desk and knob run.
 `,
   table: `  knob table ${MODEL_USAGE}
              [--images-per-condition N] [--corruptions A,B,...] [--intervals] [--out-md F] [--out-json F] [--json]
@@ -89,12 +102,14 @@ Usage:
 ${Object.values(COMMAND_USAGE).join('')}  knob COMMAND --help | knob --help | knob --version
 ${USAGE_FOOTER}`;
 
-type CommandName = 'run' | 'replay' | 'metrics' | 'table' | 'bench' | 'response' | 'corrupt' | 'model-card';
+type CommandName =
+  'run' | 'replay' | 'metrics' | 'calibrate' | 'table' | 'bench' | 'response' | 'corrupt' | 'model-card';
 
 const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>> = {
   run: runCommand,
   replay: replayCommand,
   metrics: metricsCommand,
+  calibrate: calibrateCommand,
   table: tableCommand,
   bench: benchCommand,
   response: responseCommand,

@@ -470,7 +470,7 @@ describe('hostile input to knob run and replay', () => {
   });
 
   it('knob COMMAND --help for every command, and negative numbers are values', async () => {
-    const commands = ['run', 'replay', 'metrics', 'table', 'bench', 'response', 'corrupt', 'model-card'];
+    const commands = ['run', 'replay', 'metrics', 'calibrate', 'table', 'bench', 'response', 'corrupt', 'model-card'];
     const helps = await Promise.all(commands.map((command) => knob(command, '--help')));
     for (const [i, command] of commands.entries()) {
       const help = helps[i];
@@ -497,6 +497,44 @@ describe('hostile input to knob run and replay', () => {
     writeFileSync(join(dir, 'not-a-folder'), 'x');
     const refused = await knob('model-card', '--out-dir', join(dir, 'not-a-folder', 'card'));
     expectOneLineFailure(refused, /not-a-folder/);
+  });
+
+  it('knob calibrate: held-out comparison with intervals, and the fitted calibrator written as settings', async () => {
+    await knobRun();
+    const out = join(dir, 'calibrated-settings.json');
+    const result = await knob(
+      'calibrate',
+      '--trace',
+      join(runDir, 'trace.arrow'),
+      '--method',
+      'temperature',
+      '--split',
+      'kfold',
+      '--folds',
+      '4',
+      '--out',
+      out,
+      '--json',
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const comparison = JSON.parse(result.stdout) as {
+      split: string;
+      evaluatedFrames: number;
+      before: Array<{ name: string; value: number; lo: number; hi: number }>;
+      methods: Array<{ method: string; spec: { method: string; temperature: number }; top1Changed: number }>;
+      chosen: string;
+    };
+    expect(comparison.split).toMatch(/^4-fold cross-fitting/);
+    expect(comparison.evaluatedFrames).toBe(400);
+    expect(comparison.methods[0].top1Changed).toBe(0);
+    expect(comparison.before.map((f) => f.name)).toContain('SmoothECE');
+    const settings = JSON.parse(readFileSync(out, 'utf8')) as { format: string; calibrator: { method: string } };
+    expect(settings).toMatchObject({ format: 'knob-settings', calibrator: { method: 'temperature' } });
+    expect(settings.calibrator).toEqual(comparison.methods[0].spec);
+    // Bad usage names the option.
+    const bad = await knob('calibrate', '--trace', join(runDir, 'trace.arrow'), '--method', 'magic');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--method must be one of temperature, vector/);
   });
 
   it('--settings reads the settings file the desk exports (gate options override it)', async () => {

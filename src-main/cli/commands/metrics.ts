@@ -1,24 +1,13 @@
-import { KnobError } from '../../../src-shared/errors';
-import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
 import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
 import { metricSuite, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import {
-  scoresFromLogits,
-  scoresFromProbabilities,
-  topLabelScores,
-  type ClassScores,
-  type TopLabelScores,
-} from '../../../src-shared/metrics/scores';
-import { replay } from '../../../src-shared/trace/replay';
-import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { formatPValue } from '../../../src-shared/metrics/metric-format';
-import { readNumericTable } from '../../core/datasets/numeric-table';
-import { readTraceFile } from '../../core/recording/trace-arrow';
 import { headlineLines } from '../headline-lines';
-import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, UsageError, parseCommandArgs } from '../cli-args';
+import { positiveInteger, UsageError, parseCommandArgs } from '../cli-args';
+import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 
 /**
  * knob metrics: every calibration metric of (logits or probabilities, labels), or of a recorded
@@ -26,32 +15,6 @@ import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, UsageError, parseC
  * equal-mass bins plus every named preset; --preset or --bins/--binning/--edges narrow it.
  */
 const EDGE_RULES: EdgeRule[] = ['left-closed', 'right-closed', 'one-in-extra-bin'];
-
-async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
-  const key = probabilities ? 'probabilities' : 'logits';
-  const table = await readNumericTable(logitsPath, key);
-  const labels = await readNumericTable(labelsPath, 'labels');
-  if (labels.columns !== 1)
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${labelsPath}: labels must be one value per row, got ${labels.columns} columns`,
-    );
-  if (labels.rows !== table.rows)
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`,
-    );
-  try {
-    return probabilities
-      ? scoresFromProbabilities(table.values, table.columns, labels.values)
-      : scoresFromLogits(table.values, table.columns, labels.values);
-  } catch (error) {
-    // The checks name a sample; the file they are about is the labels' or the scores'.
-    if (!(error instanceof KnobError)) throw error;
-    const file = error.message.startsWith('label ') ? labelsPath : logitsPath;
-    throw new KnobError(error.code, `${file}: ${error.message}`);
-  }
-}
 
 type Values = ReturnType<typeof parseMetricsArgs>['values'];
 
@@ -87,11 +50,7 @@ function metricSelection(
 
 function parseMetricsArgs(args: string[]) {
   return parseCommandArgs(args, {
-    ...GATE_OPTIONS,
-    logits: { type: 'string' },
-    probabilities: { type: 'string' },
-    labels: { type: 'string' },
-    trace: { type: 'string' },
+    ...SCORES_INPUT_OPTIONS,
     preset: { type: 'string', multiple: true },
     bins: { type: 'string' },
     binning: { type: 'string' },
@@ -105,30 +64,7 @@ function parseMetricsArgs(args: string[]) {
 
 export async function metricsCommand(args: string[]): Promise<number> {
   const { values } = parseMetricsArgs(args);
-  const subjects: Array<{ subject: string; scores: ClassScores }> = [];
-  if (values.trace !== undefined) {
-    const file = await readTraceFile(values.trace);
-    const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
-    const output = replay(file.trace, settings, { keepFusedLogits: true });
-    const frames = labelledFrames(file.trace);
-    // The fused output first (at the recorded or given settings), then each branch on the same frames.
-    subjects.push(
-      {
-        subject: `fused output of ${values.trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
-        scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
-      },
-      { subject: `static branch of ${values.trace}`, scores: scoresOfFrames(file.trace, file.trace.zStatic, frames) },
-      { subject: `dynamic branch of ${values.trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames) },
-    );
-  } else {
-    const input = values.logits ?? values.probabilities;
-    if (input === undefined || values.labels === undefined)
-      throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
-    subjects.push({
-      subject: `${values.logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${values.labels}`,
-      scores: await scoresFromFiles(input, values.labels, values.logits === undefined),
-    });
-  }
+  const subjects = await readScoresInput(values);
   const presets = (values.preset ?? []) as string[];
   for (const preset of presets)
     if (!(PRESET_NAMES as readonly string[]).includes(preset))

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CalibratorSpecSchema, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { KnobError } from '../../../src-shared/errors';
 import { GateSettingsSchema, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { parseJsonText } from '../../../src-shared/json-text';
@@ -10,7 +11,8 @@ import { isUserFolder, readUserText } from '../files/user-files';
 /**
  * knob-settings.json, the one module that reads and writes it: the exported knob settings (until
  * the tuned-calibrator bundle replaces it), format 1:
- *   { format: 'knob-settings', formatVersion, gate, model, exportedAt }.
+ *   { format: 'knob-settings', formatVersion, gate, model, calibrator?, exportedAt }
+ * `calibrator` (optional, null for none) is the output calibrator applied after fusion.
  */
 export const SETTINGS_FILE_NAME = 'knob-settings.json';
 export const SETTINGS_FORMAT_VERSION = 1;
@@ -20,6 +22,7 @@ const SettingsFileSchema = z.object({
   formatVersion: z.number().int().positive(),
   gate: GateSettingsSchema,
   model: z.string().nullable(),
+  calibrator: CalibratorSpecSchema.nullable().optional(),
   exportedAt: z.string().optional(),
 });
 
@@ -28,15 +31,22 @@ export interface SettingsFile {
   gate: GateSettings;
   /** The model the settings were tuned with (its path or paths), when known. */
   model: string | null;
+  /** The output calibrator applied after fusion; null for none. */
+  calibrator: CalibratorSpec | null;
 }
 
 /** The settings file's name and content, written with the other outputs of an export. */
-export function settingsFile(settings: { gate: GateSettings; model: string | null }): OutputFile {
+export function settingsFile(settings: {
+  gate: GateSettings;
+  model: string | null;
+  calibrator?: CalibratorSpec | null;
+}): OutputFile {
   const content = {
     format: 'knob-settings',
     formatVersion: SETTINGS_FORMAT_VERSION,
     gate: settings.gate,
     model: settings.model,
+    calibrator: settings.calibrator ?? null,
     exportedAt: new Date().toISOString(),
   } satisfies z.input<typeof SettingsFileSchema>;
   return { name: SETTINGS_FILE_NAME, data: `${JSON.stringify(content, null, 1)}\n` };
@@ -64,5 +74,5 @@ export async function readSettingsFile(path: string): Promise<SettingsFile> {
   if (!parsed.success) {
     throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${describeIssues(parsed.error.issues)})`);
   }
-  return { path: file, gate: parsed.data.gate, model: parsed.data.model };
+  return { path: file, gate: parsed.data.gate, model: parsed.data.model, calibrator: parsed.data.calibrator ?? null };
 }

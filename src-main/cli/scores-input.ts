@@ -1,0 +1,85 @@
+import { KnobError } from '../../src-shared/errors';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { scoresFromLogits, scoresFromProbabilities, type ClassScores } from '../../src-shared/metrics/scores';
+import { replay } from '../../src-shared/trace/replay';
+import { labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import { readNumericTable } from '../core/datasets/numeric-table';
+import { readTraceFile } from '../core/recording/trace-arrow';
+import { GATE_OPTIONS, gateSettingsFromArgs, UsageError } from './cli-args';
+
+/**
+ * What `knob metrics` and `knob calibrate` score: (logits or probabilities, labels) from files, or
+ * a recorded trace's labelled frames: its fused output (replayed at the recorded or given gate
+ * settings) and each branch, in that order, on the same frames in time order.
+ */
+export const SCORES_INPUT_OPTIONS = {
+  ...GATE_OPTIONS,
+  logits: { type: 'string' },
+  probabilities: { type: 'string' },
+  labels: { type: 'string' },
+  trace: { type: 'string' },
+} as const;
+
+export const SCORES_INPUT_USAGE = `(--logits F | --probabilities F) --labels F | --trace T.arrow`;
+
+export interface ScoresSubject {
+  subject: string;
+  scores: ClassScores;
+}
+
+async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
+  const key = probabilities ? 'probabilities' : 'logits';
+  const table = await readNumericTable(logitsPath, key);
+  const labels = await readNumericTable(labelsPath, 'labels');
+  if (labels.columns !== 1)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${labelsPath}: labels must be one value per row, got ${labels.columns} columns`,
+    );
+  if (labels.rows !== table.rows)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${labelsPath}: ${labels.rows} labels for ${table.rows} rows of ${logitsPath}`,
+    );
+  try {
+    return probabilities
+      ? scoresFromProbabilities(table.values, table.columns, labels.values)
+      : scoresFromLogits(table.values, table.columns, labels.values);
+  } catch (error) {
+    // The checks name a sample; the file they are about is the labels' or the scores'.
+    if (!(error instanceof KnobError)) throw error;
+    const file = error.message.startsWith('label ') ? labelsPath : logitsPath;
+    throw new KnobError(error.code, `${file}: ${error.message}`);
+  }
+}
+
+export async function readScoresInput(
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>,
+): Promise<ScoresSubject[]> {
+  const trace = values.trace as string | undefined;
+  if (trace !== undefined) {
+    const file = await readTraceFile(trace);
+    const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+    const output = replay(file.trace, settings, { keepFusedLogits: true });
+    const frames = labelledFrames(file.trace);
+    return [
+      {
+        subject: `fused output of ${trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
+        scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
+      },
+      { subject: `static branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zStatic, frames) },
+      { subject: `dynamic branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames) },
+    ];
+  }
+  const logits = values.logits as string | undefined;
+  const input = logits ?? (values.probabilities as string | undefined);
+  const labels = values.labels as string | undefined;
+  if (input === undefined || labels === undefined)
+    throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
+  return [
+    {
+      subject: `${logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${labels}`,
+      scores: await scoresFromFiles(input, labels, logits === undefined),
+    },
+  ];
+}
