@@ -6,6 +6,7 @@ import {
   type CorruptionSchedule,
 } from '../../src-shared/corruptions';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
+import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { readSettingsFile } from '../core/recording/settings-file';
 
 /**
@@ -94,14 +95,16 @@ export const GATE_USAGE =
 
 /**
  * Settings from the command line over a base: the settings file the desk exported (--settings, a
- * file or the export folder) when given, else `recorded` (a trace's run settings) or the defaults.
+ * file or the export folder) when given, else `recorded` (a trace's run settings) or the defaults;
+ * with the file's output calibrator (null without a file, or when it has none).
  */
-export async function gateSettingsFromArgs(
+export async function settingsFromArgs(
   values: Values,
   recorded: GateSettings = DEFAULT_GATE_SETTINGS,
-): Promise<GateSettings> {
-  const base = typeof values.settings === 'string' ? (await readSettingsFile(values.settings)).gate : recorded;
-  return parseGateSettings({
+): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null }> {
+  const file = typeof values.settings === 'string' ? await readSettingsFile(values.settings) : null;
+  const base = file?.gate ?? recorded;
+  const gate = parseGateSettings({
     ...base,
     zeta: numberOption(values.zeta, 'zeta', base.zeta),
     wnRadPerSec: numberOption(values.wn, 'wn', base.wnRadPerSec),
@@ -112,6 +115,15 @@ export async function gateSettingsFromArgs(
     g0: numberOption(values.g0, 'g0', base.g0),
     tustinPrewarp: values.prewarp === undefined ? base.tustinPrewarp : Boolean(values.prewarp),
   });
+  return { gate, calibrator: file?.calibrator ?? null };
+}
+
+/** The gate settings of `settingsFromArgs` alone. */
+export async function gateSettingsFromArgs(
+  values: Values,
+  recorded: GateSettings = DEFAULT_GATE_SETTINGS,
+): Promise<GateSettings> {
+  return (await settingsFromArgs(values, recorded)).gate;
 }
 
 export const SCHEDULE_OPTIONS = {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
+import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
@@ -23,7 +25,9 @@ const discard = z.boolean().default(false);
 
 export const KnobsSchema = z.strictObject({
   gate: GateSettingsSchema,
-  /** Incremented on every accepted change; every output records the version it used. */
+  /** The output calibrator applied after fusion to every view; null for none. */
+  calibrator: CalibratorSpecSchema.nullable(),
+  /** Incremented on every accepted change (gate or calibrator); every output records the version it used. */
   version: z.number().int().nonnegative(),
 });
 export type Knobs = z.infer<typeof KnobsSchema>;
@@ -150,6 +154,34 @@ export const HeadlineFigureSchema = z.strictObject({
   method: z.string(),
 });
 
+export const CalibratorComparisonSchema = z.strictObject({
+  recordingId: z.number().int().positive(),
+  settingsVersion: z.number().int().nonnegative(),
+  split: z.string(),
+  fitFrames: z.number().int().nonnegative(),
+  evaluatedFrames: z.number().int().nonnegative(),
+  /** The uncalibrated output on the evaluated frames. */
+  before: z.array(HeadlineFigureSchema),
+  methods: z.array(
+    z.strictObject({
+      method: z.enum(CALIBRATION_METHODS),
+      label: z.string(),
+      spec: CalibratorSpecSchema,
+      report: z.strictObject({
+        method: z.string(),
+        objectiveName: z.string(),
+        objective: z.number().nullable(),
+        iterations: z.number().int().nonnegative(),
+        converged: z.boolean(),
+      }),
+      figures: z.array(HeadlineFigureSchema),
+      /** Share of evaluated frames whose top-1 class the calibrator changes. */
+      top1Changed: z.number().min(0).max(1),
+    }),
+  ),
+  computeMs: z.number(),
+});
+
 export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
 
 export type MetricGrouping = (typeof METRIC_GROUPINGS)[number];
@@ -168,6 +200,8 @@ export const MetricsSnapshotSchema = z.strictObject({
   /** The recording and the knob settings the snapshot was computed from (views compare them with the current ones). */
   recordingId: z.number().int().positive(),
   settingsVersion: z.number().int().nonnegative(),
+  /** The output calibrator applied after fusion, in words ("temperature scaling, T = 1.42"); null for none. */
+  calibrator: z.string().nullable(),
   frameCount: z.number().int().nonnegative(),
   labelledFrameCount: z.number().int().nonnegative(),
   /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
@@ -307,6 +341,23 @@ export const API_METHODS = {
       uRef: z.array(z.number()),
       severity: z.array(z.number()),
     }),
+  },
+  /**
+   * The output calibrator every view applies after fusion (null switches it off); validated
+   * against the model's class count. A new settings version, like a knob change.
+   */
+  'calibrator.set': { params: z.strictObject({ calibrator: CalibratorSpecSchema.nullable() }), result: KnobsSchema },
+  /**
+   * Calibrators fitted on the current recording's fused output at the current gate settings
+   * (uncalibrated), compared on held-out frames, in the metrics worker (no model call).
+   */
+  'calibrator.compare': {
+    params: z.strictObject({
+      methods: z.array(z.enum(CALIBRATION_METHODS)).min(1).max(CALIBRATION_METHODS.length),
+      split: HeldOutSplitSchema,
+      lastFrames: z.number().int().positive().optional(),
+    }),
+    result: CalibratorComparisonSchema,
   },
   /** Recent runs: every recording the session made, kept in the app's data folder up to its size limit. */
   'runs.list': { params: empty, result: RecentRunsSchema },

@@ -1,10 +1,11 @@
+import type { Calibrator } from '../calibrators/output-calibrator';
 import { fuseRowInto } from './convex-fusion';
 import { argmaxRow, marginRow, softmaxRowInto, type LogitArray } from './logits';
 import { confidenceShrinkageRatio, effectiveTemperature } from './temperature';
 
 /**
- * What the live view shows for one frame: the top-k classes by fused probability with the fused,
- * static and dynamic softmax probabilities of each, T_eff and CSR (ARCHITECTURE.md definitions),
+ * What the live view shows for one frame: the top-k classes by fused probability (calibrated when a
+ * calibrator is given) with the fused, static and dynamic softmax probabilities of each, T_eff and CSR (ARCHITECTURE.md definitions),
  * and whether the two branches disagree on the top class. Computed only for frames the UI is sent
  * (at most ~30 per second), so the small result object is not a per-frame allocation.
  */
@@ -29,13 +30,19 @@ export function frameReadout(
   classCount: number,
   g: number,
   topK: number,
+  calibrator: Calibrator | null = null,
 ): FrameReadout {
   const fusedLogits = new Float64Array(classCount);
   fuseRowInto(zStatic, zDyn, offset, classCount, g, fusedLogits, 0);
   const fused = new Float64Array(classCount);
   const staticP = new Float64Array(classCount);
   const dynamicP = new Float64Array(classCount);
-  softmaxRowInto(fusedLogits, 0, classCount, fused, 0);
+  if (calibrator === null) softmaxRowInto(fusedLogits, 0, classCount, fused, 0);
+  else {
+    // The output's probabilities are the calibrated ones; T_eff and CSR stay the fusion's own.
+    calibrator.rowInto(fusedLogits, 0, classCount, fused, 0, new Float64Array(classCount));
+    for (let c = 0; c < classCount; c++) fused[c] = Math.exp(fused[c]);
+  }
   softmaxRowInto(zStatic, offset, classCount, staticP, 0);
   softmaxRowInto(zDyn, offset, classCount, dynamicP, 0);
   const order = Array.from({ length: classCount }, (_, k) => k).sort((a, b) => fused[b] - fused[a] || a - b);

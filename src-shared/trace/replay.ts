@@ -1,7 +1,9 @@
 import type { GateSettings } from '../gate/gate-settings';
 import { createGateState, invalidateCoefficients, resetGateState, type GateState } from '../gate/gate-state';
 import { runGate } from '../gate/gate-kernel';
-import { fuseTop1Into } from '../fusion/convex-fusion';
+import type { Calibrator } from '../calibrators/output-calibrator';
+import { fuseRowInto, fuseTop1Into } from '../fusion/convex-fusion';
+import { argmaxRow } from '../fusion/logits';
 import { validateTrace, type Trace } from './trace';
 
 /** Per-frame results of running the gate and the fusion over a trace. */
@@ -10,11 +12,14 @@ export interface ReplayOutput {
   g: Float64Array;
   /** Gate velocity v in 1/s. */
   v: Float64Array;
-  /** Top-1 class of the fused logits. */
+  /** Top-1 class of the output (the fused logits, calibrated when a calibrator is set). */
   top1: Int32Array;
-  /** Softmax probability of the fused top-1 class. */
+  /** Probability of the output's top-1 class. */
   confidence: Float64Array;
-  /** Fused logits, row-major, when asked for (10x the memory of the rest). */
+  /**
+   * The output as logits, row-major, when asked for (10x the memory of the rest): the fused
+   * logits, or with a calibrator their calibrated log-probabilities.
+   */
   fusedLogits: Float64Array | null;
   /** Version of the settings each frame was computed with. */
   settingsVersion: Uint32Array;
@@ -25,6 +30,8 @@ export interface ReplayOutput {
 export interface ReplayOptions {
   keepFusedLogits?: boolean;
   settingsVersion?: number;
+  /** The output calibrator applied after fusion (none: the fused output as it is). */
+  calibrator?: Calibrator | null;
 }
 
 export function allocateReplayOutput(
@@ -53,11 +60,20 @@ export class GateReplayer {
   private settings: GateSettings;
   private version: number;
   private scratch: Float64Array = new Float64Array(0);
+  private calibrated: Float64Array = new Float64Array(0);
+  private calibratorScratch: Float64Array = new Float64Array(0);
+  private calibrator: Calibrator | null;
 
-  constructor(settings: GateSettings, settingsVersion = 0) {
+  constructor(settings: GateSettings, settingsVersion = 0, calibrator: Calibrator | null = null) {
     this.settings = settings;
     this.version = settingsVersion;
+    this.calibrator = calibrator;
     this.state = createGateState(settings.g0);
+  }
+
+  /** The output calibrator for the frames from now on (null: none). */
+  setCalibrator(calibrator: Calibrator | null): void {
+    this.calibrator = calibrator;
   }
 
   get currentSettings(): GateSettings {
@@ -85,6 +101,11 @@ export class GateReplayer {
     out.clampedInputs += runGate(this.settings, trace, from, to, this.state, out);
     const k = trace.classCount;
     if (this.scratch.length !== k) this.scratch = new Float64Array(k);
+    if (this.calibrator !== null) {
+      this.calibrateInto(trace, from, to, out);
+      out.settingsVersion.fill(this.version, from, to);
+      return;
+    }
     fuseTop1Into(
       trace.zStatic,
       trace.zDyn,
@@ -99,12 +120,35 @@ export class GateReplayer {
     );
     out.settingsVersion.fill(this.version, from, to);
   }
+
+  /** Fuse, then calibrate each frame (log-probabilities out), with its top-1 and confidence. */
+  private calibrateInto(trace: Trace, from: number, to: number, out: ReplayOutput): void {
+    const k = trace.classCount;
+    const calibrator = this.calibrator!;
+    if (this.calibrated.length !== k) {
+      this.calibrated = new Float64Array(k);
+      this.calibratorScratch = new Float64Array(k);
+    }
+    for (let i = from; i < to; i++) {
+      fuseRowInto(trace.zStatic, trace.zDyn, i * k, k, out.g[i], this.scratch, 0);
+      calibrator.rowInto(this.scratch, 0, k, this.calibrated, 0, this.calibratorScratch);
+      const best = argmaxRow(this.calibrated, 0, k);
+      out.top1[i] = best;
+      out.confidence[i] = Math.exp(this.calibrated[best]);
+      if (out.fusedLogits !== null) out.fusedLogits.set(this.calibrated, i * k);
+    }
+  }
 }
 
 /** Replays a whole trace with one setting, from rest at g0. Validates the trace first. */
 export function replay(trace: Trace, settings: GateSettings, options: ReplayOptions = {}): ReplayOutput {
   validateTrace(trace);
   const out = allocateReplayOutput(trace.frameCount, trace.classCount, options.keepFusedLogits ?? false);
-  new GateReplayer(settings, options.settingsVersion ?? 0).advance(trace, 0, trace.frameCount, out);
+  new GateReplayer(settings, options.settingsVersion ?? 0, options.calibrator ?? null).advance(
+    trace,
+    0,
+    trace.frameCount,
+    out,
+  );
   return out;
 }

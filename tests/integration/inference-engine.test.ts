@@ -240,12 +240,13 @@ describe('the built metrics worker', () => {
         settings: DEFAULT_GATE_SETTINGS,
         version: 0,
         recordingId: 1,
+        calibrator: null,
         options: { groupBy: 'none', detail: 'full' },
       });
     });
     await worker.terminate();
     expect(reply.ok).toBe(true);
-    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1 });
+    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1, calibrator: null });
     expect(reply.result.snapshot.values).toEqual(local.values);
   });
 });

@@ -149,6 +149,29 @@ describe('output calibrators', () => {
     expect(comparison.methods[1].top1Changed).toBeGreaterThanOrEqual(0);
   });
 
+  it('a replay with a calibrator gives the calibrated fused output, with its top-1 and confidence', async () => {
+    const { syntheticTrace } = await import('../support/synthetic-trace');
+    const { replay } = await import('../../src-shared/trace/replay');
+    const { DEFAULT_GATE_SETTINGS } = await import('../../src-shared/gate');
+    const trace = syntheticTrace({ frames: 400, seed: 4 });
+    const plain = replay(trace, DEFAULT_GATE_SETTINGS, { keepFusedLogits: true });
+    for (const method of ['temperature', 'isotonic'] as const) {
+      const { spec } = fitCalibrator(method, plain.fusedLogits!, trace.labels!, trace.classCount);
+      const calibrated = replay(trace, DEFAULT_GATE_SETTINGS, {
+        keepFusedLogits: true,
+        calibrator: compileCalibrator(spec),
+      });
+      const expected = calibrateLogits(spec, plain.fusedLogits!, trace.classCount);
+      expect(Array.from(calibrated.fusedLogits!), method).toEqual(Array.from(expected));
+      // The gate is not touched by the calibrator.
+      expect(Array.from(calibrated.g)).toEqual(Array.from(plain.g));
+      for (let i = 0; i < trace.frameCount; i++) {
+        const row = expected.subarray(i * trace.classCount, (i + 1) * trace.classCount);
+        expect(calibrated.confidence[i]).toBeCloseTo(Math.exp(Math.max(...row)), 15);
+      }
+    }
+  });
+
   it('k-fold cross-fitting evaluates every labelled frame once; none fits and evaluates on all', () => {
     const kfold = compareCalibrators(data.logits, data.labels, 5, ['temperature'], {
       kind: 'kfold',

@@ -1,3 +1,4 @@
+import { checkCalibratorFor } from '../../../src-shared/calibrators';
 import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
 import { InferenceClient } from '../../core/inference/inference-client';
@@ -7,7 +8,7 @@ import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
-  gateSettingsFromArgs,
+  settingsFromArgs,
   MAX_BATCH,
   numberInRange,
   positiveInteger,
@@ -37,7 +38,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   if (!values.source) throw new UsageError('--source is required (default, a dataset, folder or video path)');
   if (!values.out) throw new UsageError('--out DIR is required');
-  const settings = await gateSettingsFromArgs(values);
+  const { gate: settings, calibrator } = await settingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
     values['frame-rate'] === undefined
@@ -56,6 +57,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   try {
     const model = client.description;
+    if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
     const source = await openSourcePath(values.source, {
       target: model.input,
@@ -89,7 +91,7 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
-    const analysis = analyseRun(result.trace, settings);
+    const analysis = analyseRun(result.trace, settings, calibrator);
     const partial =
       result.error === null
         ? null

@@ -42,6 +42,8 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'trace.frame': (params) => session.recordedFrame(params.frame),
     'trace.save': (params) => session.saveTrace(params.path),
     'trace.load': (params) => session.loadTrace(params.path, params.discard),
+    'calibrator.set': (params) => session.setCalibrator(params.calibrator),
+    'calibrator.compare': (params, call) => session.compareCalibrators(params, call.signal),
     'recording.series': (params) => session.recordingSeries(params.maxPoints),
     'runs.list': () => session.recentRunsList(),
     'runs.open': (params) => session.openRecentRun(params.id, params.discard),

@@ -2,6 +2,7 @@ import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
+import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
@@ -48,6 +49,8 @@ export interface LivePipelineOptions {
   recording: Recording;
   settings: GateSettings;
   settingsVersion?: number;
+  /** The output calibrator applied after fusion (none: the fused output). */
+  calibrator?: Calibrator | null;
   schedule: CorruptionSchedule;
   streamSeed: number;
   maxEventHz?: number;
@@ -77,7 +80,8 @@ export class LivePipeline {
   private readonly label = new Int32Array(1);
   private waiting: Waiting | null = null;
   private busy = false;
-  private staged: { settings: GateSettings; version: number } | null = null;
+  private staged: { settings: GateSettings; version: number; calibrator: Calibrator | null } | null = null;
+  private calibrator: Calibrator | null;
   private resetRequested = false;
   private submitted = 0;
   private lastEmit = -Infinity;
@@ -98,7 +102,8 @@ export class LivePipeline {
       options.schedule,
       options.streamSeed,
     );
-    this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0);
+    this.calibrator = options.calibrator ?? null;
+    this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0, this.calibrator);
   }
 
   /**
@@ -119,9 +124,12 @@ export class LivePipeline {
     if (!this.busy) void this.pump();
   }
 
-  /** Staged; the next frame to be processed uses it (retuning is bumpless: (g, v) are kept). */
-  setSettings(settings: GateSettings, version: number): void {
-    this.staged = { settings, version };
+  /**
+   * Staged; the next frame to be processed uses them (retuning is bumpless: (g, v) are kept). The
+   * calibrator applies to the output from that frame on.
+   */
+  setSettings(settings: GateSettings, version: number, calibrator: Calibrator | null = this.calibrator): void {
+    this.staged = { settings, version, calibrator };
   }
 
   /** A new corruption schedule, used from the next frame prepared (frame indices continue). */
@@ -208,6 +216,8 @@ export class LivePipeline {
     const gateStarted = performance.now();
     if (this.staged !== null) {
       this.replayer.setSettings(this.staged.settings, this.staged.version);
+      this.replayer.setCalibrator(this.staged.calibrator);
+      this.calibrator = this.staged.calibrator;
       this.staged = null;
     }
     if (this.resetRequested) {
@@ -267,6 +277,7 @@ export class LivePipeline {
         trace.classCount,
         output.g[i],
         this.options.topK ?? 3,
+        this.calibrator,
       ),
       framesProcessed: recording.frameCount,
       framesDropped: recording.framesDropped,

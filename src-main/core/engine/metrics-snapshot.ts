@@ -1,4 +1,13 @@
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
+import {
+  compareCalibrators,
+  compileCalibrator,
+  describeCalibrator,
+  type CalibrationMethod,
+  type CalibratorSpec,
+  type HeldOutSplit,
+} from '../../../src-shared/calibrators';
+import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
 import {
@@ -7,6 +16,7 @@ import {
   independentDifferences,
   meanOverGroups,
   pairedDifferences,
+  type HeadlineFigure,
   type HeadlineStatistic,
   type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
@@ -62,6 +72,16 @@ function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
   return sliceTrace(trace, trace.frameCount - lastFrames, trace.frameCount, 'view');
 }
 
+/**
+ * What a view is computed from: the recording, the settings version, and the output calibrator
+ * applied after fusion (null for none).
+ */
+export interface ViewBasis {
+  version: number;
+  recordingId: number;
+  calibrator: CalibratorSpec | null;
+}
+
 /** A trace replayed at one setting, with the scores of its labelled frames. */
 interface Replayed {
   trace: Trace;
@@ -72,11 +92,19 @@ interface Replayed {
   top: TopLabelScores | null;
 }
 
-function replayed(recorded: Trace, settings: GateSettings, lastFrames: number | undefined): Replayed {
+function replayed(
+  recorded: Trace,
+  settings: GateSettings,
+  lastFrames: number | undefined,
+  calibrator: CalibratorSpec | null = null,
+): Replayed {
   const trace = windowOf(recorded, lastFrames);
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
-  const output = replay(trace, settings, { keepFusedLogits: frames.length > 0 });
+  const output = replay(trace, settings, {
+    keepFusedLogits: frames.length > 0,
+    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
+  });
   if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null };
   const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
   return { trace, window, frames, output, scores, top: topLabelScores(scores) };
@@ -176,7 +204,7 @@ function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean)
 function snapshotOf(
   run: Replayed,
   statistics: HeadlineStatistic[] | null,
-  computedFrom: { version: number; recordingId: number },
+  computedFrom: ViewBasis,
   options: Partial<MetricsOptions>,
   started: number,
 ): Snapshot {
@@ -184,6 +212,7 @@ function snapshotOf(
   const base = {
     recordingId: computedFrom.recordingId,
     settingsVersion: computedFrom.version,
+    calibrator: computedFrom.calibrator === null ? null : describeCalibrator(computedFrom.calibrator),
     frameCount: run.trace.frameCount,
     window: run.window,
     groupBy,
@@ -229,11 +258,11 @@ function snapshotOf(
 export function metricsSnapshot(
   recorded: Trace,
   settings: GateSettings,
-  computedFrom: { version: number; recordingId: number },
+  computedFrom: ViewBasis,
   options: Partial<MetricsOptions> = {},
 ): Snapshot {
   const started = performance.now();
-  const run = replayed(recorded, settings, options.lastFrames);
+  const run = replayed(recorded, settings, options.lastFrames, computedFrom.calibrator);
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
   return snapshotOf(run, statistics, computedFrom, options, started);
 }
@@ -243,12 +272,12 @@ export function compareSnapshots(
   recorded: Trace,
   a: GateSettings,
   b: GateSettings,
-  computedFrom: { version: number; recordingId: number },
+  computedFrom: ViewBasis,
   lastFrames: number | undefined,
 ): Comparison {
   const started = performance.now();
-  const runA = replayed(recorded, a, lastFrames);
-  const runB = replayed(recorded, b, lastFrames);
+  const runA = replayed(recorded, a, lastFrames, computedFrom.calibrator);
+  const runB = replayed(recorded, b, lastFrames, computedFrom.calibrator);
   const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
   const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
   const differences =
@@ -307,5 +336,47 @@ export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsCom
             a: runA.frames.length,
             b: runB.frames.length,
           }).map(differenceEntry),
+  };
+}
+
+/**
+ * Calibrators fitted on the recording's fused output at `settings` (uncalibrated: a calibrator is
+ * fitted on what it will calibrate) and compared on held-out labelled frames.
+ */
+export function compareOutputCalibrators(
+  recorded: Trace,
+  settings: GateSettings,
+  basis: ViewBasis,
+  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
+  const run = replayed(recorded, settings, request.lastFrames, null);
+  if (run.scores === null)
+    throw new KnobError('NOT_AVAILABLE', 'no labelled frames in the recording: calibrators need true labels');
+  if (run.scores.sampleCount < 20)
+    throw new KnobError(
+      'NOT_AVAILABLE',
+      `${run.scores.sampleCount} labelled frames; fitting a calibrator needs at least 20`,
+    );
+  const comparison = compareCalibrators(
+    run.scores.logits!,
+    run.scores.labels,
+    run.scores.classCount,
+    request.methods,
+    request.split,
+  );
+  const figures = (list: HeadlineFigure[]) =>
+    list.map((f) => ({ ...f, value: finite(f.value), lo: finite(f.lo), hi: finite(f.hi) }));
+  return {
+    recordingId: basis.recordingId,
+    settingsVersion: basis.version,
+    split: comparison.split,
+    fitFrames: comparison.fitFrames,
+    evaluatedFrames: comparison.evaluatedFrames,
+    before: figures(comparison.before),
+    methods: comparison.methods.map((m) => ({
+      ...m,
+      report: { ...m.report, objective: finite(m.report.objective) },
+      figures: figures(m.figures),
+    })),
   };
 }

@@ -1,10 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { Correlator } from '../../../src-shared/api/correlator';
-import type { MetricsOptions } from '../../../src-shared/api/contract';
+import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
+import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
 import type { Comparison, RecentRunTrace, RunsComparison, Snapshot } from './metrics-snapshot';
+
+type CalibratorsComparison = Omit<ApiResult<'calibrator.compare'>, 'computeMs'>;
 import type { MetricsRequest } from './metrics-worker';
 import { startEntryWorker } from '../workers/entry-worker';
 
@@ -17,7 +20,8 @@ import { startEntryWorker } from '../workers/entry-worker';
 export type MetricsResult =
   | { kind: 'snapshot'; snapshot: Snapshot }
   | { kind: 'compare'; comparison: Comparison }
-  | { kind: 'runs'; comparison: RunsComparison };
+  | { kind: 'runs'; comparison: RunsComparison }
+  | { kind: 'calibrators'; comparison: CalibratorsComparison };
 
 export type MetricsReply =
   | { id: number; ok: true; result: MetricsResult; computeMs: number }
@@ -42,6 +46,8 @@ export interface RecordingCopy {
   trace: Trace;
   version: number;
   recordingId: number;
+  /** The output calibrator the views apply after fusion. */
+  calibrator: CalibratorSpec | null;
   signal?: AbortSignal;
 }
 
@@ -77,9 +83,9 @@ export class MetricsWorkerClient {
 
   /** The calibration snapshot of a recording at one setting. */
   async snapshot(recording: RecordingCopy, settings: GateSettings, options: MetricsOptions): Promise<Snapshot> {
-    const { trace, version, recordingId, signal } = recording;
+    const { trace, version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'snapshot', trace, version, recordingId, settings, options },
+      { kind: 'snapshot', trace, version, recordingId, calibrator, settings, options },
       signal,
       'the metrics',
     );
@@ -95,14 +101,34 @@ export class MetricsWorkerClient {
     b: GateSettings,
     lastFrames?: number,
   ): Promise<Comparison & { computeMs: number }> {
-    const { trace, version, recordingId, signal } = recording;
+    const { trace, version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'compare', trace, version, recordingId, a, b, lastFrames },
+      { kind: 'compare', trace, version, recordingId, calibrator, a, b, lastFrames },
       signal,
       'the comparison',
     );
     if (reply.result.kind !== 'compare')
       throw new KnobError('INTERNAL', 'the metrics worker answered a comparison with a snapshot');
+    return { ...reply.result.comparison, computeMs: reply.computeMs };
+  }
+
+  /** Calibrators fitted on a recording's fused output at `settings`, compared on held-out frames. */
+  async compareCalibrators(
+    recording: RecordingCopy,
+    settings: GateSettings,
+    request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+  ): Promise<ApiResult<'calibrator.compare'>> {
+    const { trace, version, recordingId, calibrator, signal } = recording;
+    const reply = await this.request(
+      { kind: 'calibrators', trace, version, recordingId, calibrator, settings, ...request },
+      signal,
+      'the calibrator comparison',
+    );
+    if (reply.result.kind !== 'calibrators')
+      throw new KnobError(
+        'INTERNAL',
+        `the metrics worker answered a calibrator comparison with a ${reply.result.kind}`,
+      );
     return { ...reply.result.comparison, computeMs: reply.computeMs };
   }
 

@@ -3,7 +3,14 @@ import type { MetricsOptions } from '../../../src-shared/api/contract';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { compareRecentRuns, compareSnapshots, metricsSnapshot, type RecentRunTrace } from './metrics-snapshot';
+import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
+import {
+  compareOutputCalibrators,
+  compareRecentRuns,
+  compareSnapshots,
+  metricsSnapshot,
+  type RecentRunTrace,
+} from './metrics-snapshot';
 import type { MetricsReply, MetricsResult } from './metrics-worker-client';
 
 /**
@@ -16,15 +23,26 @@ interface Common {
   trace: Trace;
   version: number;
   recordingId: number;
+  calibrator: CalibratorSpec | null;
 }
 
 export type MetricsRequest =
   | (Common & { kind: 'snapshot'; settings: GateSettings; options: MetricsOptions })
   | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number })
+  | (Common & {
+      kind: 'calibrators';
+      settings: GateSettings;
+      methods: CalibrationMethod[];
+      split: HeldOutSplit;
+      lastFrames?: number;
+    })
   | { id: number; kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
 function compute(request: MetricsRequest): MetricsResult {
-  const computedFrom = 'version' in request ? { version: request.version, recordingId: request.recordingId } : null;
+  const computedFrom =
+    'version' in request
+      ? { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator }
+      : null;
   switch (request.kind) {
     case 'snapshot':
       return {
@@ -38,6 +56,11 @@ function compute(request: MetricsRequest): MetricsResult {
       };
     case 'runs':
       return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
+    case 'calibrators':
+      return {
+        kind: 'calibrators',
+        comparison: compareOutputCalibrators(request.trace, request.settings, computedFrom!, request),
+      };
   }
 }
 

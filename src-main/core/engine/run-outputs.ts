@@ -1,3 +1,4 @@
+import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import { EQUAL_WIDTH_15, metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
@@ -20,11 +21,14 @@ import { provenanceRows, type Provenance, type StoredProvenance } from '../repor
 
 /**
  * What `knob run`, `knob replay` and the desk's export leave in their output folder, from (trace,
- * settings, provenance) alone: trace.arrow (the trace with the run's outputs and its provenance),
+ * settings, output calibrator, provenance) alone (with a calibrator, every figure is of the
+ * calibrated output and says so): trace.arrow (the trace with the run's outputs and its provenance),
  * metrics.json (every metric of the fused output and of each branch, with identities, and the
  * headline figures with intervals), report.html with its figures beside it (SVG and PNG).
  */
 export interface RunAnalysis {
+  /** The output calibrator applied after fusion (null: the fused output as it is). */
+  calibrator: CalibratorSpec | null;
   output: ReplayOutput;
   labelledFrameCount: number;
   metrics: { fused: MetricValue[]; static: MetricValue[]; dynamic: MetricValue[] };
@@ -35,11 +39,19 @@ export interface RunAnalysis {
   histogram: { edges: Float64Array; counts: Float64Array } | null;
 }
 
-export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
-  const output = replay(trace, settings, { keepFusedLogits: true });
+export function analyseRun(
+  trace: Trace,
+  settings: GateSettings,
+  calibrator: CalibratorSpec | null = null,
+): RunAnalysis {
+  const output = replay(trace, settings, {
+    keepFusedLogits: true,
+    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
+  });
   const frames = labelledFrames(trace);
   if (frames.length === 0) {
     return {
+      calibrator,
       output,
       labelledFrameCount: 0,
       metrics: { fused: [], static: [], dynamic: [] },
@@ -56,6 +68,7 @@ export function analyseRun(trace: Trace, settings: GateSettings): RunAnalysis {
   const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
   const fusedTop = topLabelScores(fusedScores);
   return {
+    calibrator,
     output,
     labelledFrameCount: frames.length,
     metrics: {
@@ -99,6 +112,7 @@ export function runOutputFiles(
     frames: trace.frameCount,
     labelledFrames: analysis.labelledFrameCount,
     settings,
+    calibrator: analysis.calibrator,
     createdAt: new Date().toISOString(),
   };
   const output = { ...analysis.output, fusedLogits: null };
@@ -108,13 +122,14 @@ export function runOutputFiles(
     frameCount: trace.frameCount,
     labelledFrameCount: analysis.labelledFrameCount,
     clampedInputs: analysis.output.clampedInputs,
+    calibrator: analysis.calibrator,
     partial,
     provenance: Object.fromEntries(provenanceRows(provenance)),
     headline: analysis.headline,
     metrics: analysis.metrics,
   };
   const report: ReportInput = {
-    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s`,
+    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s${analysis.calibrator === null ? '' : `, calibrated by ${describeCalibrator(analysis.calibrator)}`}`,
     partial:
       partial === null
         ? null

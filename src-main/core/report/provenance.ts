@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ModelDescriptionSchema, type ModelDescription } from '../../../src-shared/api/model-options';
+import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { CorruptionScheduleSchema, describeSchedule, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { APP_NAME, APP_VERSION } from '../app-version';
@@ -43,6 +44,8 @@ export interface Provenance extends StoredProvenance {
   frames: number;
   labelledFrames: number;
   settings: GateSettings;
+  /** The output calibrator the figures are of (null: the fused output as it is). */
+  calibrator: CalibratorSpec | null;
   createdAt: string;
 }
 
@@ -108,6 +111,7 @@ export const PROVENANCE_ROWS = [
   'corruption schedule',
   'seed',
   'gate settings',
+  'output calibrator',
   'trace',
   'made by',
   'created',
@@ -128,6 +132,7 @@ export function provenanceRows(p: Provenance): Array<[string, string]> {
       p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => describeSchedule(h.schedule)),
     seed: p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => String(h.seed)),
     'gate settings': describeSettings(p.settings),
+    'output calibrator': p.calibrator === null ? 'none (the fused output as it is)' : describeCalibrator(p.calibrator),
     trace: p.origin,
     'made by': `${APP_NAME} ${APP_VERSION}`,
     created: p.createdAt,

@@ -8,6 +8,7 @@ import type { GateReplayer, ReplayOutput } from '../../../src-shared/trace/repla
 import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
+import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { StoredProvenance } from '../report/provenance';
 import { FrameImageRing, type FrameImage } from './frame-image-ring';
@@ -29,6 +30,8 @@ export interface RecordingOptions {
   description: string;
   /** Model, source, schedule and seed the trace was made with (reports show it; trace files keep it). */
   provenance: StoredProvenance;
+  /** The output calibrator of the rolling figures (the views' one). */
+  calibrator?: Calibrator | null;
   path?: string | null;
 }
 
@@ -58,6 +61,7 @@ export class Recording {
     this.origin = options.origin;
     this.description = options.description;
     this.provenance = structuredClone(options.provenance);
+    this.calibrator = options.calibrator ?? null;
     this.path = options.path ?? null;
     this.builder = 'builder' in source ? source.builder : null;
     this.images = 'builder' in source ? source.images : null;
@@ -209,6 +213,17 @@ export class Recording {
     this.markSaved(path, revision);
   }
 
+  /**
+   * The output calibrator of the rolling figures (the views' one); they are recomputed with it, so
+   * rolling accuracy and confidence describe the output as the views show it.
+   */
+  setCalibrator(calibrator: Calibrator | null): void {
+    this.calibrator = calibrator;
+    this.recountLabels();
+  }
+
+  private calibrator: Calibrator | null = null;
+
   /** Label count and rolling window from scratch: after a label changed anywhere in the recording. */
   private recountLabels(): void {
     const labels = this.trace.labels!;
@@ -228,6 +243,10 @@ export class Recording {
     const trace = this.trace;
     const k = trace.classCount;
     fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, this.output.g[frame], this.fused, 0);
+    if (this.calibrator !== null) {
+      // Calibrated log-probabilities: their softmax is the calibrated probabilities.
+      this.calibrator.rowInto(this.fused, 0, k, this.fused, 0, this.probabilities);
+    }
     softmaxRowInto(this.fused, 0, k, this.probabilities, 0);
     this.window.push(this.probabilities, 0, trace.labels![frame]);
   }

@@ -4,6 +4,16 @@ import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
+import {
+  calibratorClassCount,
+  checkCalibratorFor,
+  compileCalibrator,
+  describeCalibrator,
+  type CalibrationMethod,
+  type Calibrator,
+  type CalibratorSpec,
+  type HeldOutSplit,
+} from '../../../src-shared/calibrators';
 import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
@@ -90,7 +100,9 @@ const pipelineOf = (s: State): LivePipeline | null => ('pipeline' in s ? s.pipel
 
 export class Session {
   private state: State = { kind: 'no-model' };
-  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, version: 0 };
+  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: 0 };
+  /** knobs.calibrator made ready to apply. */
+  private outputCalibrator: Calibrator | null = null;
   private readonly playback = new Playback();
   private readonly metrics = new MetricsWorkerClient();
   private nextRecordingId = 1;
@@ -281,6 +293,7 @@ export class Session {
       const recording = Recording.complete(
         {
           id: this.nextRecordingId++,
+          calibrator: this.outputCalibrator,
           origin: 'loaded',
           description: `recent run of ${run.keptAt}: ${run.description}`,
           provenance: recorded ?? unknownProvenance(run.source?.description ?? 'unknown', run.description),
@@ -347,6 +360,10 @@ export class Session {
       this.lastError = null;
       this.enter({ kind: 'ready', model: client, source: null }, 'model.load');
       await previous?.close();
+      // A calibrator fitted for another number of classes cannot apply to this model.
+      const calibrator = this.knobs.calibrator;
+      const classes = calibrator === null ? null : calibratorClassCount(calibrator);
+      if (classes !== null && classes !== client.description.classCount) this.setCalibrator(null);
       this.logger.info(
         {
           paths: client.description.paths,
@@ -445,6 +462,7 @@ export class Session {
         recording = Recording.live(
           {
             id: this.nextRecordingId++,
+            calibrator: this.outputCalibrator,
             description: `live: ${source.info.description}`,
             provenance: runProvenance({
               model: model.description,
@@ -485,6 +503,7 @@ export class Session {
       recording,
       settings: this.knobs.gate,
       settingsVersion: this.knobs.version,
+      calibrator: this.outputCalibrator,
       schedule: source.schedule,
       streamSeed: source.seed,
       onUpdate: (update) => this.emit('stream.update', toApiUpdate(update, model.description.labelNames)),
@@ -604,6 +623,7 @@ export class Session {
         const recording = Recording.complete(
           {
             id: this.nextRecordingId++,
+            calibrator: this.outputCalibrator,
             origin: 'offline',
             description: `offline run: ${frames.info.description}`,
             provenance: runProvenance({
@@ -690,6 +710,7 @@ export class Session {
       trace.classCount,
       output.g[frame],
       3,
+      this.outputCalibrator,
     );
     const label = trace.labels![frame];
     const corruption = trace.metadata.corruption;
@@ -737,7 +758,14 @@ export class Session {
           ? unknownProvenance(`trace ${path}`, `loaded from ${path}`)
           : { ...recorded, origin: `${recorded.origin}, loaded from ${path}` };
       const recording = Recording.complete(
-        { id: this.nextRecordingId++, origin: 'loaded', description: `trace ${basename(path)}`, provenance, path },
+        {
+          id: this.nextRecordingId++,
+          calibrator: this.outputCalibrator,
+          origin: 'loaded',
+          description: `trace ${basename(path)}`,
+          provenance,
+          path,
+        },
         file.trace,
         output,
       );
@@ -752,7 +780,13 @@ export class Session {
   /** A copy of the current recording for the metrics worker, with what it was taken from. */
   private recordingCopy(signal?: AbortSignal) {
     const recording = this.requireRecording();
-    return { trace: recording.copy().trace, version: this.knobs.version, recordingId: recording.id, signal };
+    return {
+      trace: recording.copy().trace,
+      version: this.knobs.version,
+      recordingId: recording.id,
+      calibrator: this.knobs.calibrator,
+      signal,
+    };
   }
 
   /** Metrics of the current recording replayed at the current knobs, computed in the metrics worker. */
@@ -774,10 +808,10 @@ export class Session {
   async exportSettingsAndReport(dir: string): Promise<ApiResult<'bundle.export'>> {
     const recording = this.requireRecording();
     const { trace } = recording.copy();
-    const gate = this.knobs.gate;
+    const { gate, calibrator } = this.knobs;
     const files = await writeOutputFiles(dir, [
-      settingsFile({ gate, model: this.modelName() }),
-      ...runOutputFiles(trace, gate, analyseRun(trace, gate), recording.provenance),
+      settingsFile({ gate, model: this.modelName(), calibrator }),
+      ...runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), recording.provenance),
     ]);
     return { path: dir, files };
   }
@@ -791,9 +825,16 @@ export class Session {
         : file.model === current
           ? 'same model as the one loaded'
           : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
+    // The file is the whole setting: its calibrator (or none) replaces the current one. Checked
+    // before anything is applied, so a calibrator for another model changes nothing.
+    if (file.calibrator !== null) checkCalibratorFor(file.calibrator, this.requireModel().description.classCount);
+    this.applyGate(file.gate);
+    const knobs = this.setCalibrator(file.calibrator);
+    const calibratorNote =
+      file.calibrator === null ? 'no output calibrator' : `output calibrator: ${describeCalibrator(file.calibrator)}`;
     return {
-      knobs: this.applyGate(file.gate),
-      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}`,
+      knobs,
+      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}; ${calibratorNote}`,
     };
   }
 
@@ -813,10 +854,38 @@ export class Session {
   }
 
   private applyGate(gate: GateSettings): Knobs {
-    this.knobs = { gate, version: this.knobs.version + 1 };
+    this.knobs = { ...this.knobs, gate, version: this.knobs.version + 1 };
     pipelineOf(this.state)?.setSettings(gate, this.knobs.version);
     this.emit('knobs.changed', this.knobs);
     return this.knobs;
+  }
+
+  /**
+   * The output calibrator every view applies after fusion (null: none), checked against the
+   * loaded model's classes; a new settings version. The live stream uses it from its next frame,
+   * the rolling figures are recomputed with it, and replayed views (calibration, A/B, scrubbing,
+   * reports) apply it from now on.
+   */
+  setCalibrator(spec: CalibratorSpec | null): Knobs {
+    if (spec !== null) checkCalibratorFor(spec, this.requireModel().description.classCount);
+    this.outputCalibrator = spec === null ? null : compileCalibrator(spec);
+    this.knobs = { ...this.knobs, calibrator: spec, version: this.knobs.version + 1 };
+    pipelineOf(this.state)?.setSettings(this.knobs.gate, this.knobs.version, this.outputCalibrator);
+    recordingOf(this.state)?.setCalibrator(this.outputCalibrator);
+    this.logger.info(
+      { calibrator: spec === null ? null : describeCalibrator(spec) },
+      spec === null ? 'output calibrator off' : 'output calibrator applied',
+    );
+    this.emit('knobs.changed', this.knobs);
+    return this.knobs;
+  }
+
+  /** Calibrators fitted on the recording's fused output at the current gate settings, compared held-out. */
+  compareCalibrators(
+    request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+    signal?: AbortSignal,
+  ): Promise<ApiResult<'calibrator.compare'>> {
+    return this.metrics.compareCalibrators(this.recordingCopy(signal), this.knobs.gate, request);
   }
 
   // ---- the rest ----------------------------------------------------------------------------
