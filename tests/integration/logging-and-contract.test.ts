@@ -118,7 +118,11 @@ describe('internal errors', () => {
 describe('the API contract', () => {
   it('a result that breaks its schema is an internal error naming the method and the field', async () => {
     const backend = new KnobBackend({ checkContract: true });
-    vi.spyOn(backend.session, 'getKnobs').mockReturnValue({ gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: -1 });
+    vi.spyOn(backend.session, 'getKnobs').mockReturnValue({
+      gate: DEFAULT_GATE_SETTINGS,
+      calibrator: null,
+      version: -1,
+    });
     await expect(backend.handle('knobs.get', {})).rejects.toMatchObject({
       code: 'INTERNAL',
       message: expect.stringMatching(/the result of knobs\.get breaks the API contract: result\.version: /),
@@ -130,9 +134,9 @@ describe('the API contract', () => {
     const backend = new KnobBackend({ checkContract: true });
     const seen: string[] = [];
     backend.subscribe((event) => seen.push(event));
-    expect(() => backend.emit('knobs.changed', { gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: 1.5 })).toThrow(
-      /the knobs\.changed event breaks the API contract: data\.version/,
-    );
+    expect(() =>
+      backend.emit('knobs.changed', { gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: 1.5 }),
+    ).toThrow(/the knobs\.changed event breaks the API contract: data\.version/);
     expect(seen).toEqual([]);
     await backend.close();
   });
