@@ -2,6 +2,7 @@ import type { ApiEventData, ApiParams, ApiResult } from '../../src-shared/api/co
 import type { KnobApi } from '../../src-shared/api/client';
 import type { ModelDescription } from '../../src-shared/api/model-options';
 import type { RecentRun, RecentRuns } from '../../src-shared/api/recent-runs';
+import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../src-shared/calibrators';
 import type { SessionState, SourceInfo, SourceKind } from '../../src-shared/api/session-state';
 import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
 import { KnobError } from '../../src-shared/errors';
@@ -23,7 +24,17 @@ import { StreamHistory } from './stream-history';
  */
 export type { SourceKind };
 type Area =
-  'model' | 'source' | 'stream' | 'knobs' | 'metrics' | 'connection' | 'compare' | 'feedback' | 'export' | 'runs';
+  | 'model'
+  | 'source'
+  | 'stream'
+  | 'knobs'
+  | 'metrics'
+  | 'connection'
+  | 'compare'
+  | 'feedback'
+  | 'export'
+  | 'runs'
+  | 'calibrators';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
@@ -90,8 +101,14 @@ export class Desk {
     feedback: null,
     export: null,
     runs: null,
+    calibrators: null,
   });
-  busy = $state<Record<'model' | 'source' | 'metrics', boolean>>({ model: false, source: false, metrics: false });
+  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators', boolean>>({
+    model: false,
+    source: false,
+    metrics: false,
+    calibrators: false,
+  });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
   readonly history = new StreamHistory(1800);
@@ -105,6 +122,9 @@ export class Desk {
   offlineResult = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
   cameras = $state<CameraDevice[]>([]);
   cameraDeviceId = $state<string | null>(null);
+  /** The output calibrator every view applies after fusion (null: none), and the last comparison of calibrators. */
+  calibrator = $state.raw<CalibratorSpec | null>(null);
+  calibratorComparison = $state.raw<ApiResult<'calibrator.compare'> | null>(null);
   /** Recent runs as the backend keeps them (null until listed), and the last comparison of two. */
   runs = $state.raw<RecentRuns | null>(null);
   runsComparison = $state.raw<ApiResult<'runs.compare'> | null>(null);
@@ -268,6 +288,22 @@ export class Desk {
     }
   }
 
+  /** Calibrators fitted on the recording's fused output and compared on held-out frames. */
+  async compareCalibrators(methods: CalibrationMethod[], split: HeldOutSplit): Promise<void> {
+    this.busy.calibrators = true;
+    const result = await this.attempt('calibrators', () =>
+      this.api.call('calibrator.compare', { methods, split, lastFrames: this.metricsWindow ?? undefined }),
+    );
+    this.busy.calibrators = false;
+    if (result && result.recordingId === this.recordingId) this.calibratorComparison = result;
+  }
+
+  /** Applies a calibrator after fusion in every view (null switches it off). */
+  async setCalibrator(spec: CalibratorSpec | null): Promise<void> {
+    const knobs = await this.attempt('calibrators', () => this.api.call('calibrator.set', { calibrator: spec }));
+    if (knobs) this.applyKnobs(knobs);
+  }
+
   /** Two recent runs side by side, each at the settings it was recorded with. */
   async compareRuns(a: string, b: string): Promise<void> {
     const result = await this.attempt('runs', () => this.api.call('runs.compare', { a, b }));
@@ -337,6 +373,7 @@ export class Desk {
     this.update = null;
     this.metrics = null;
     this.compareResult = null;
+    this.calibratorComparison = null;
     this.scrubbed = null;
     this.offlineResult = null;
     this.history.clear();
@@ -650,10 +687,11 @@ export class Desk {
   }
 
   // Knobs: latest wins; while one knobs.set is in flight, further changes merge and follow it.
-  private applyKnobs(next: { gate: GateSettings; version: number }): void {
+  private applyKnobs(next: { gate: GateSettings; calibrator: CalibratorSpec | null; version: number }): void {
     if (next.version < this.version) return;
     const changed = next.version !== this.version;
     this.version = next.version;
+    this.calibrator = next.calibrator;
     // Paused, the gate chart follows the knobs: the recording replayed at them (replay is fast).
     if (changed && this.session?.recording != null && !this.running) void this.loadSeries();
     if (!this.inFlight && this.pending === null) this.gate = next.gate;

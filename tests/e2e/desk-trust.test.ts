@@ -234,4 +234,41 @@ describe('the desk an operator can trust', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('calibrators: fit temperature scaling, compare held out, apply it (the diagram and ECE change), switch it off', async () => {
+    await app.page.getByTestId('speed').selectOption('4');
+    await app.page.getByTestId('play').click();
+    await waitUntil('300 frames', async () => (await recorded()) > 300, 30000);
+    await app.page.getByTestId('pause').click();
+    await app.page.getByTestId('refresh-metrics').click();
+    const ece = app.page.locator('dd[data-identity="ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)"]');
+    await ece.waitFor({ timeout: 20000 });
+    // The view of the whole recording, computed after the last frame landed.
+    const frames = await recorded();
+    await expect.poll(() => text('metrics-facts'), { timeout: 20000 }).toMatch(new RegExp(`of ${frames} frames`));
+    await expect.poll(() => app.page.getByTestId('metrics-stale').isVisible()).toBe(false);
+    const eceBefore = await ece.innerText();
+    const diagram = () => app.page.getByTestId('reliability-figure').locator('svg').innerHTML();
+    const diagramBefore = await diagram();
+    expect(await text('metrics-facts')).toMatch(/uncalibrated/);
+    for (const method of ['vector', 'platt', 'isotonic'])
+      await app.page.getByTestId(`calibrator-method-${method}`).uncheck();
+    await app.page.getByTestId('calibrator-compare').click();
+    const table = app.page.getByTestId('calibrator-table');
+    await table.waitFor({ timeout: 20000 });
+    expect(await table.locator('tbody tr').count()).toBe(2);
+    expect(await text('calibrator-facts')).toMatch(/time-ordered split/);
+    await app.screenshot('trust-calibrators-compared');
+    await app.page.getByTestId('calibrator-apply-temperature').click();
+    await expect.poll(() => text('calibrator-status')).toMatch(/Output calibrated by temperature scaling, T = /);
+    // The calibration view recomputes itself (a new settings version) with the calibrated output.
+    await expect.poll(() => text('metrics-facts'), { timeout: 20000 }).toMatch(/calibrated by temperature scaling/);
+    expect(await ece.innerText()).not.toBe(eceBefore);
+    expect(await diagram()).not.toBe(diagramBefore);
+    await app.screenshot('trust-calibrator-applied');
+    await app.page.getByTestId('calibrator-off').click();
+    await expect.poll(() => text('metrics-facts'), { timeout: 20000 }).toMatch(/uncalibrated/);
+    expect(await ece.innerText()).toBe(eceBefore);
+    expect(await diagram()).toBe(diagramBefore);
+  });
 });
