@@ -1,42 +1,53 @@
 import { KnobError } from '../errors';
-import { logSumExpRow, type LogitArray } from '../fusion/logits';
+import { expNonPositive } from '../fusion/exp-non-positive';
+import type { LogitArray } from '../fusion/logits';
 import type { FitReport } from './fit-report';
 
 /**
  * Temperature scaling (Guo et al. 2017): p = softmax(z / T), T > 0 minimising the NLL on
  * calibration data. The NLL is convex in beta = 1/T, with derivative mean(E_p[z] - z_y) and second
- * derivative mean(Var_p[z]) >= 0, so a safeguarded Newton iteration on beta (bisection fallback
- * inside a bracket) converges to |step| < 1e-10 beta.
+ * derivative mean(Var_p[z]) >= 0, so a safeguarded Newton iteration on beta (bisection inside the
+ * bracket the derivative's signs give, doubling while there is no upper end) converges to
+ * |step| < 1e-10 beta in a handful of passes. Each pass is one sweep over the logits with one
+ * exponential per value: rows are shifted by their maximum once (beta > 0 keeps it the maximum),
+ * so every exponent is non-positive and the fast exp applies.
  */
 export interface TemperatureParams {
   temperature: number;
 }
 
-function nllAndDerivatives(
-  logits: LogitArray,
-  labels: Int32Array,
-  k: number,
-  beta: number,
-  scratch: Float64Array,
-): [number, number, number] {
+interface Prepared {
+  logits: LogitArray;
+  labels: Int32Array;
+  k: number;
+  rowMax: Float64Array;
+}
+
+/** Mean NLL at beta and its first two derivatives in beta, in one pass. */
+function nllAndDerivatives(data: Prepared, beta: number): [number, number, number] {
+  const { logits, labels, k, rowMax } = data;
   const n = labels.length;
   let nll = 0;
   let d1 = 0;
   let d2 = 0;
   for (let i = 0; i < n; i++) {
     const o = i * k;
-    for (let c = 0; c < k; c++) scratch[c] = beta * logits[o + c];
-    const lse = logSumExpRow(scratch, 0, k);
-    let mean = 0;
+    const max = rowMax[i];
+    let sum = 0;
+    let first = 0;
     let second = 0;
     for (let c = 0; c < k; c++) {
-      const p = Math.exp(scratch[c] - lse);
-      mean += p * logits[o + c];
-      second += p * logits[o + c] * logits[o + c];
+      const d = logits[o + c] - max;
+      const e = expNonPositive(beta * d);
+      sum += e;
+      first += e * d;
+      second += e * d * d;
     }
-    nll += lse - beta * logits[o + labels[i]];
-    d1 += mean - logits[o + labels[i]];
-    d2 += second - mean * mean;
+    const mean = first / sum;
+    const label = logits[o + labels[i]] - max;
+    nll += Math.log(sum) - beta * label;
+    d1 += mean - label;
+    d2 += second / sum - mean * mean;
   }
   return [nll / n, d1 / n, d2 / n];
 }
@@ -46,38 +57,55 @@ export function fitTemperature(
   labels: Int32Array,
   classCount: number,
 ): { params: TemperatureParams; report: FitReport } {
-  if (labels.length === 0) throw new KnobError('INVALID_INPUT', 'temperature scaling needs calibration data');
-  const scratch = new Float64Array(classCount);
-  // Bracket the root of the derivative in beta: d1 is non-decreasing in beta.
-  let lo = 0;
-  let hi = 1;
-  while (nllAndDerivatives(logits, labels, classCount, hi, scratch)[1] < 0 && hi < 1e6) hi *= 2;
-  if (nllAndDerivatives(logits, labels, classCount, 1e-12, scratch)[1] > 0) {
+  const n = labels.length;
+  if (n === 0) throw new KnobError('INVALID_INPUT', 'temperature scaling needs calibration data');
+  const k = classCount;
+  const rowMax = new Float64Array(n);
+  // The derivative at beta -> 0 (uniform p): if positive, the NLL keeps falling as T grows.
+  let slopeAtZero = 0;
+  for (let i = 0; i < n; i++) {
+    let max = -Infinity;
+    let sum = 0;
+    for (let c = 0; c < k; c++) {
+      const z = logits[i * k + c];
+      if (z > max) max = z;
+      sum += z;
+    }
+    rowMax[i] = max;
+    slopeAtZero += sum / k - logits[i * k + labels[i]];
+  }
+  const data: Prepared = { logits, labels, k, rowMax };
+  if (slopeAtZero / n >= 0) {
     // The labels disagree with the logits' order: the NLL keeps falling as T grows without bound.
-    const [nll] = nllAndDerivatives(logits, labels, classCount, 1e-12, scratch);
+    const [nll] = nllAndDerivatives(data, 1e-12);
     return {
       params: { temperature: 1e12 },
       report: { method: 'temperature scaling', objectiveName: 'NLL', objective: nll, iterations: 0, converged: false },
     };
   }
-  let beta = Math.min(1, hi);
+  let lo = 0;
+  let hi = Infinity;
+  let beta = 1;
   let iterations = 0;
   let converged = false;
+  let nll = Number.NaN;
   for (; iterations < 200; iterations++) {
-    const [, d1, d2] = nllAndDerivatives(logits, labels, classCount, beta, scratch);
+    const [value, d1, d2] = nllAndDerivatives(data, beta);
+    nll = value;
     if (d1 > 0) hi = beta;
     else lo = beta;
     let next = d2 > 0 ? beta - d1 / d2 : Number.NaN;
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = Number.isFinite(hi) ? 0.5 * (lo + hi) : 2 * beta;
     const step = Math.abs(next - beta);
     beta = next;
     if (step <= 1e-10 * beta) {
+      // The NLL at the last evaluated beta: it differs from the returned one by O(step^2), below
+      // double precision at this step, so no further pass is spent on it.
       converged = true;
       iterations++;
       break;
     }
   }
-  const [nll] = nllAndDerivatives(logits, labels, classCount, beta, scratch);
   return {
     params: { temperature: 1 / beta },
     report: {

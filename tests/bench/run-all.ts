@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
+import { runCalibratorsBench } from './calibrators.bench';
 import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
@@ -8,6 +9,7 @@ import { runMetricsBench } from './metrics.bench';
 const benches: Record<string, () => void | Promise<void>> = {
   gate: runGateReplayBench,
   metrics: runMetricsBench,
+  calibrators: runCalibratorsBench,
   engine: runEngineBench,
   desk: runDeskBench,
 };

@@ -1,0 +1,43 @@
+/**
+ * Issue 14 benchmark: calibrator fits at the sizes the issue sets (temperature scaling on
+ * 1,000,000 x 10, target under 0.5 s), applying a calibrator to a whole trace, and the desk's
+ * held-out comparison on a recording-sized set. Prints times; never fails on them.
+ */
+import { calibrateLogits, compareCalibrators, fitCalibrator } from '../../src-shared/calibrators';
+import { syntheticClassifier } from '../support/synthetic-classifier';
+import { row, time } from './bench-timing';
+
+export function runCalibratorsBench(): void {
+  process.stdout.write('\nCalibrators, one thread\n');
+  const big = syntheticClassifier({ n: 1_000_000, classCount: 10, temperature: 1.5, seed: 1 });
+  let temperature = 0;
+  const fit = time(
+    () => {
+      const { spec } = fitCalibrator('temperature', big.logits, big.labels, 10);
+      if (spec.method === 'temperature') temperature = spec.temperature;
+    },
+    3,
+    1,
+  );
+  row(
+    'temperature scaling fit, 1,000,000 x 10 (target < 500 ms)',
+    `best ${fit.bestMs.toFixed(0)} ms, median ${fit.medianMs.toFixed(0)} ms (T = ${temperature.toFixed(4)}, drawn at 1.5)`,
+  );
+  const { spec } = fitCalibrator('temperature', big.logits, big.labels, 10);
+  const apply = time(() => void calibrateLogits(spec, big.logits, 10), 3, 1);
+  row('temperature scaling applied, 1,000,000 x 10', `best ${apply.bestMs.toFixed(0)} ms`);
+  const mid = syntheticClassifier({ n: 100_000, classCount: 10, temperature: 1.5, seed: 2 });
+  const matrix = time(() => void fitCalibrator('matrix', mid.logits, mid.labels, 10), 1, 0);
+  row('matrix scaling fit (L-BFGS), 100,000 x 10', `${matrix.bestMs.toFixed(0)} ms`);
+  const recording = syntheticClassifier({ n: 10_000, classCount: 10, temperature: 1.5, seed: 3 });
+  const compare = time(
+    () =>
+      void compareCalibrators(recording.logits, recording.labels, 10, ['temperature', 'vector', 'platt', 'isotonic'], {
+        kind: 'time',
+        evaluateFraction: 0.3,
+      }),
+    1,
+    0,
+  );
+  row('desk comparison: 4 methods, 10,000 frames, time split, 200 resamples', `${compare.bestMs.toFixed(0)} ms`);
+}
