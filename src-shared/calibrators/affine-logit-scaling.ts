@@ -5,11 +5,19 @@ import { minimizeLbfgs } from './lbfgs';
 
 /**
  * Vector scaling softmax(w * z + b) (2K parameters) and matrix scaling softmax(W z + b)
- * (K^2 + K parameters), both on the logits z (not log p: on log p they are different models,
- * DEFINITIONS.md 4.8). Fitted by L-BFGS on the mean NLL plus an L2 penalty
- * lambda (sum (W - I)^2 + sum b^2) / 2, which keeps matrix scaling well-posed on small sets
- * (lambda = 0 is plain maximum likelihood). Starting point: identity, zero bias.
+ * (K^2 + K parameters), on whatever rows they are given: the logits z for vector and matrix
+ * scaling, log p for Dirichlet calibration (on log p they are different models, DEFINITIONS.md
+ * 4.8). Fitted by L-BFGS on the mean NLL plus a penalty: by default lambda (sum (W - I)^2 +
+ * sum b^2) / 2, which keeps matrix scaling well-posed on small sets (lambda = 0 is plain maximum
+ * likelihood); or ODIR (Kull et al. 2019), lambda / (K (K - 1)) sum_{i != j} W_ij^2 +
+ * mu / K sum b^2, which leaves the diagonal free. Starting point: identity, zero bias.
  */
+export interface OdirRegularisation {
+  /** lambda, on the off-diagonal weights. */
+  offDiagonal: number;
+  /** mu, on the intercepts. */
+  intercept: number;
+}
 export interface AffineLogitParams {
   kind: 'vector' | 'matrix';
   classCount: number;
@@ -54,30 +62,61 @@ export function applyAffineLogitScaling(params: AffineLogitParams, logits: Logit
   return out;
 }
 
+/**
+ * The softmax does not change when the same vector u is added to every row of W (all classes'
+ * scores move by u . x) or the same constant to every bias, so the NLL is flat along those K + 1
+ * directions and only the penalty's tiny curvature pins them: an optimiser crawls there. The fit
+ * therefore works on free parameters (V, c) and uses W = V + 1 t(V)^T, b = c - mean(c), with t the
+ * shift that minimises the penalty along the flat directions (closed form, linear in V): the same
+ * optimum, with those directions exactly flat (zero gradient) instead of nearly so.
+ */
+function gaugeShiftInto(v: Float64Array, k: number, odir: boolean, t: Float64Array): void {
+  for (let j = 0; j < k; j++) {
+    let sum = 0;
+    for (let i = 0; i < k; i++) {
+      if (odir && i === j) continue;
+      sum += v[i * k + j] - (!odir && i === j ? 1 : 0);
+    }
+    t[j] = -sum / (odir ? k - 1 : k);
+  }
+}
+
 export function fitAffineLogitScaling(
   kind: 'vector' | 'matrix',
   logits: LogitArray,
   labels: Int32Array,
   classCount: number,
-  l2 = kind === 'matrix' ? 1e-3 : 0,
+  regularisation: number | OdirRegularisation = kind === 'matrix' ? 1e-3 : 0,
 ): { params: AffineLogitParams; report: FitReport } {
+  const odir = typeof regularisation === 'number' ? null : regularisation;
+  const l2 = typeof regularisation === 'number' ? regularisation : 0;
   const n = labels.length;
   const k = classCount;
   if (n === 0) throw new KnobError('INVALID_INPUT', `${kind} scaling needs calibration data`);
   const weightCount = kind === 'vector' ? k : k * k;
+  const gauge = kind === 'matrix' && k > 1;
   const start = new Float64Array(weightCount + k);
   for (let r = 0; r < k; r++) start[kind === 'vector' ? r : r * k + r] = 1;
   const row = new Float64Array(k);
-  const params: AffineLogitParams = {
-    kind,
-    classCount: k,
-    weights: new Float64Array(weightCount),
-    bias: new Float64Array(k),
+  const shift = new Float64Array(k);
+  const weights = new Float64Array(weightCount);
+  const bias = new Float64Array(k);
+  const grad = new Float64Array(weightCount + k);
+  const params: AffineLogitParams = { kind, classCount: k, weights, bias };
+  /** (W, b) from the free parameters x: the penalty's representative of x's class (see above). */
+  const realise = (x: Float64Array): void => {
+    weights.set(x.subarray(0, weightCount));
+    bias.set(x.subarray(weightCount));
+    if (!gauge) return;
+    gaugeShiftInto(weights, k, odir !== null, shift);
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) weights[i * k + j] += shift[j];
+    let mean = 0;
+    for (let r = 0; r < k; r++) mean += bias[r];
+    for (let r = 0; r < k; r++) bias[r] -= mean / k;
   };
   const objective = (x: Float64Array, gradient: Float64Array): number => {
-    params.weights = x.subarray(0, weightCount);
-    params.bias = x.subarray(weightCount);
-    gradient.fill(0);
+    realise(x);
+    grad.fill(0);
     let nll = 0;
     for (let i = 0; i < n; i++) {
       const o = i * k;
@@ -86,32 +125,58 @@ export function fitAffineLogitScaling(
       nll += lse - row[labels[i]];
       for (let r = 0; r < k; r++) {
         const residual = Math.exp(row[r] - lse) - (labels[i] === r ? 1 : 0);
-        gradient[weightCount + r] += residual;
-        if (kind === 'vector') gradient[r] += residual * logits[o + r];
-        else for (let c = 0; c < k; c++) gradient[r * k + c] += residual * logits[o + c];
+        grad[weightCount + r] += residual;
+        if (kind === 'vector') grad[r] += residual * logits[o + r];
+        else for (let c = 0; c < k; c++) grad[r * k + c] += residual * logits[o + c];
       }
     }
     let penalty = 0;
-    for (let j = 0; j < x.length; j++) {
-      gradient[j] /= n;
+    for (let j = 0; j < grad.length; j++) {
+      grad[j] /= n;
+      const value = j < weightCount ? weights[j] : bias[j - weightCount];
       const isDiagonal = j < weightCount && (kind === 'vector' || Math.floor(j / k) === j % k);
-      const deviation = j < weightCount && isDiagonal ? x[j] - 1 : x[j];
-      penalty += deviation * deviation;
-      gradient[j] += l2 * deviation;
+      if (odir !== null) {
+        // ODIR: off-diagonal weights and intercepts only, each with its own weight and normaliser.
+        const weight =
+          j >= weightCount ? (2 * odir.intercept) / k : isDiagonal ? 0 : (2 * odir.offDiagonal) / (k * (k - 1));
+        penalty += (weight / 2) * value * value;
+        grad[j] += weight * value;
+        continue;
+      }
+      const deviation = j < weightCount && isDiagonal ? value - 1 : value;
+      penalty += (l2 / 2) * deviation * deviation;
+      grad[j] += l2 * deviation;
     }
-    return nll / n + (l2 * penalty) / 2;
+    // Back to the free parameters: dW/dV through the shift, db/dc through the centring.
+    gradient.set(grad);
+    if (gauge) {
+      for (let j = 0; j < k; j++) {
+        let column = 0;
+        for (let r = 0; r < k; r++) column += grad[r * k + j];
+        for (let i = 0; i < k; i++) {
+          if (odir !== null && i === j) continue;
+          gradient[i * k + j] -= column / (odir !== null ? k - 1 : k);
+        }
+      }
+      let mean = 0;
+      for (let r = 0; r < k; r++) mean += grad[weightCount + r];
+      for (let r = 0; r < k; r++) gradient[weightCount + r] -= mean / k;
+    }
+    return nll / n + penalty;
   };
   const result = minimizeLbfgs(objective, start, { gradientTolerance: 1e-8 });
+  realise(result.x);
+  const penaltyName =
+    odir !== null
+      ? `ODIR lambda ${odir.offDiagonal} off-diagonal, mu ${odir.intercept} intercept`
+      : l2 > 0
+        ? `L2 ${l2} on W - I and b`
+        : '';
   return {
-    params: {
-      kind,
-      classCount: k,
-      weights: Float64Array.from(result.x.subarray(0, weightCount)),
-      bias: Float64Array.from(result.x.subarray(weightCount)),
-    },
+    params: { kind, classCount: k, weights: Float64Array.from(weights), bias: Float64Array.from(bias) },
     report: {
-      method: `${kind} scaling (L-BFGS${l2 > 0 ? `, L2 ${l2} on W - I and b` : ''})`,
-      objectiveName: l2 > 0 ? 'NLL + L2 penalty' : 'NLL',
+      method: `${kind} scaling (L-BFGS${penaltyName ? `, ${penaltyName}` : ''})`,
+      objectiveName: penaltyName ? 'NLL + penalty' : 'NLL',
       objective: result.value,
       iterations: result.iterations,
       converged: result.converged,

@@ -23,6 +23,7 @@ export const CALIBRATION_METHODS = [
   'temperature',
   'vector',
   'matrix',
+  'dirichlet',
   'platt',
   'beta',
   'isotonic',
@@ -35,6 +36,7 @@ export const CALIBRATION_METHOD_LABELS: Record<CalibrationMethod, string> = {
   temperature: 'temperature scaling (Guo et al. 2017)',
   vector: 'vector scaling (on logits)',
   matrix: 'matrix scaling (on logits, L2 1e-3 on W - I and b)',
+  dirichlet: 'Dirichlet calibration, ODIR (Kull et al. 2019: W ln p + b, lambda 1e-3 off-diagonal, mu 1e-3 intercept)',
   platt: 'Platt scaling, one-vs-rest (raw targets)',
   beta: 'beta calibration, one-vs-rest (Kull et al. 2017)',
   isotonic: 'isotonic regression, one-vs-rest',
@@ -49,6 +51,14 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('temperature'), temperature: z.number().positive() }),
   z.strictObject({ method: z.literal('vector'), weights: numbers, bias: numbers }),
   z.strictObject({ method: z.literal('matrix'), weights: numbers, bias: numbers }),
+  z.strictObject({
+    method: z.literal('dirichlet'),
+    /** K x K row-major, applied to ln p (p the softmax of the logits). */
+    weights: numbers,
+    bias: numbers,
+    offDiagonal: z.number().nonnegative(),
+    intercept: z.number().nonnegative(),
+  }),
   z.strictObject({ method: z.literal('platt'), perClass: z.array(z.strictObject({ a: z.number(), b: z.number() })) }),
   z.strictObject({
     method: z.literal('beta'),
@@ -76,6 +86,7 @@ export function calibratorClassCount(spec: CalibratorSpec): number | null {
     case 'vector':
       return spec.bias.length;
     case 'matrix':
+    case 'dirichlet':
       return spec.bias.length;
     default:
       return spec.perClass.length;
@@ -85,10 +96,18 @@ export function calibratorClassCount(spec: CalibratorSpec): number | null {
 /** Refuses a spec for another number of classes (a calibrator fitted on another model). */
 export function checkCalibratorFor(spec: CalibratorSpec, classCount: number): void {
   const k = calibratorClassCount(spec);
-  const weights = spec.method === 'vector' ? k : spec.method === 'matrix' && k !== null ? k * k : null;
+  const weights =
+    spec.method === 'vector'
+      ? k
+      : (spec.method === 'matrix' || spec.method === 'dirichlet') && k !== null
+        ? k * k
+        : null;
   if (k !== null && k !== classCount)
     throw new KnobError('INVALID_SETTINGS', `the calibrator maps ${k} classes; the model has ${classCount}`);
-  if ((spec.method === 'vector' || spec.method === 'matrix') && spec.weights.length !== weights)
+  if (
+    (spec.method === 'vector' || spec.method === 'matrix' || spec.method === 'dirichlet') &&
+    spec.weights.length !== weights
+  )
     throw new KnobError(
       'INVALID_SETTINGS',
       `${spec.method} scaling needs ${weights} weights, got ${spec.weights.length}`,
@@ -126,13 +145,17 @@ export interface Calibrator {
 }
 
 type OneVsRest = (c: number, p: number) => number;
+/** Methods that map the row of logits (or of ln p) before a final softmax; the rest are one-vs-rest. */
+const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet'] as const;
+type RowSpec = Extract<CalibratorSpec, { method: (typeof ROW_METHODS)[number] }>;
+type OneVsRestSpec = Exclude<CalibratorSpec, RowSpec>;
 
-function oneVsRest(spec: CalibratorSpec): OneVsRest | null {
+function isRowSpec(spec: CalibratorSpec): spec is RowSpec {
+  return (ROW_METHODS as readonly string[]).includes(spec.method);
+}
+
+function oneVsRest(spec: OneVsRestSpec): OneVsRest {
   switch (spec.method) {
-    case 'temperature':
-    case 'vector':
-    case 'matrix':
-      return null;
     case 'platt':
       return (c, p) => plattAt(spec.perClass[c], p);
     case 'beta':
@@ -166,8 +189,8 @@ function oneVsRest(spec: CalibratorSpec): OneVsRest | null {
 }
 
 export function compileCalibrator(spec: CalibratorSpec): Calibrator {
-  const perClass = oneVsRest(spec);
-  if (perClass !== null) {
+  if (!isRowSpec(spec)) {
+    const perClass = oneVsRest(spec);
     return {
       spec,
       rowInto(logits, offset, k, out, outOffset, scratch) {
@@ -185,15 +208,7 @@ export function compileCalibrator(spec: CalibratorSpec): Calibrator {
       },
     };
   }
-  const onLogits =
-    spec.method === 'temperature'
-      ? (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => {
-          for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / spec.temperature;
-        }
-      : (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => {
-          const affine = spec as Extract<CalibratorSpec, { method: 'vector' | 'matrix' }>;
-          affineLogitRowInto(affine.method, affine.weights, affine.bias, logits, offset, k, scratch);
-        };
+  const onLogits = logitMap(spec);
   return {
     spec,
     rowInto(logits, offset, k, out, outOffset, scratch) {
@@ -202,6 +217,31 @@ export function compileCalibrator(spec: CalibratorSpec): Calibrator {
       for (let c = 0; c < k; c++) out[outOffset + c] = scratch[c] - lse;
     },
   };
+}
+
+type LogitMap = (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => void;
+
+/** The row map of a row method (before the final softmax). */
+function logitMap(spec: RowSpec): LogitMap {
+  switch (spec.method) {
+    case 'temperature':
+      return (logits, offset, k, scratch) => {
+        for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / spec.temperature;
+      };
+    case 'vector':
+    case 'matrix':
+      return (logits, offset, k, scratch) =>
+        affineLogitRowInto(spec.method, spec.weights, spec.bias, logits, offset, k, scratch);
+    case 'dirichlet': {
+      // W ln p + b: ln p of the row first (its own buffer, made once here, not per row).
+      const logP = new Float64Array(spec.bias.length);
+      return (logits, offset, k, scratch) => {
+        const lse = logSumExpRow(logits, offset, k);
+        for (let c = 0; c < k; c++) logP[c] = logits[offset + c] - lse;
+        affineLogitRowInto('matrix', spec.weights, spec.bias, logP, 0, k, scratch);
+      };
+    }
+  }
 }
 
 /** Calibrated log-probabilities of every row (n x k, row-major). */
@@ -246,6 +286,24 @@ export function fitCalibrator(
       return {
         spec: { method, weights: Array.from(fit.params.weights), bias: Array.from(fit.params.bias) },
         report: fit.report,
+      };
+    }
+    case 'dirichlet': {
+      const regularisation = { offDiagonal: 1e-3, intercept: 1e-3 };
+      const logP = new Float64Array(logits.length);
+      for (let o = 0; o < logits.length; o += k) {
+        const lse = logSumExpRow(logits, o, k);
+        for (let c = 0; c < k; c++) logP[o + c] = logits[o + c] - lse;
+      }
+      const fit = fitAffineLogitScaling('matrix', logP, labels, k, regularisation);
+      return {
+        spec: {
+          method,
+          weights: Array.from(fit.params.weights),
+          bias: Array.from(fit.params.bias),
+          ...regularisation,
+        },
+        report: { ...fit.report, method: `Dirichlet calibration on ln p (${fit.report.method})` },
       };
     }
     default: {
