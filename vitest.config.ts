@@ -15,7 +15,8 @@ export default defineConfig({
     globalSetup: ['./tests/support/renderer-build.ts'],
     reporters: ['default', './tests/plain-summary-reporter.ts'],
     // Every result and event the backend produces in a test is checked against the API contract.
-    // Logs of the backends and commands the tests run go to test-output/, not the user's log folder.
-    env: { KNOB_CHECK_CONTRACT: '1', KNOB_LOG_DIR: 'test-output/logs' },
+    // Logs and recent runs of the backends and commands the tests run go to test-output/, not the
+    // user's folders.
+    env: { KNOB_CHECK_CONTRACT: '1', KNOB_LOG_DIR: 'test-output/logs', KNOB_DATA_DIR: 'test-output/data' },
   },
 });
