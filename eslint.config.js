@@ -12,7 +12,14 @@ import { layeringRule } from './tools/eslint/layering-rule.js';
  * pino only in src-main; electron only in the shell and the preload. A new dependency therefore has
  * to be given a layer here.
  */
-const SHARED_PACKAGES = ['zod', 'fft.js', 'jpeg-js'];
+const SHARED_PACKAGES = [
+  'zod',
+  'fft.js',
+  'jpeg-js',
+  '@stdlib/stats-base-dists-binomial-cdf',
+  '@stdlib/stats-base-dists-binomial-pmf',
+  '@stdlib/stats-base-dists-normal-quantile',
+];
 const LAYERS = [
   { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES },
   {

@@ -46,11 +46,13 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
                --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]
-               [--intervals] [--json]
+               [--tce] [--intervals] [--json]
       Every calibration metric with its identity (default: 15 equal-width and 15 equal-mass bins
       plus every preset). Files: .npy, .npz (arrays 'logits'/'probabilities' and 'labels'), .json, .csv.
       A trace gives the fused output (replayed at the recorded or given settings) and each branch.
-      --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals.
+      TCE (Matsubara et al. 2023) is included up to 100,000 samples; --tce includes it above.
+      --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals, and the
+      debiased L2-CE (U-statistic) with its asymptotic interval (Sun et al. 2024) and its bootstrap one.
 `,
   calibrate: `  knob calibrate ${SCORES_INPUT_USAGE} --method ${CALIBRATION_METHODS.join('|')}|all
                [--branch fused|static|dynamic] [--split time|random|kfold|none] [--evaluate-fraction F]

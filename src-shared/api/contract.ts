@@ -207,7 +207,10 @@ export const MetricsSnapshotSchema = z.strictObject({
   /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
   window: z.string(),
   values: z.array(MetricEntrySchema),
-  /** Bootstrap intervals of the headline values, keyed by the identity of the value. */
+  /**
+   * Intervals of the headline values, keyed by the identity of the value: bootstrap ones, and for
+   * the debiased L2-CE also the asymptotic one (a value may have several; `method` says which).
+   */
   intervals: z.array(IntervalSchema),
   /** Reliability diagram of the fused output (bins with count, confidence, accuracy, Wilson interval). */
   reliability: ReliabilityDiagramSchema.nullable(),
@@ -227,6 +230,24 @@ export const MetricsSnapshotSchema = z.strictObject({
     .nullable(),
   histogram: z
     .strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) })
+    .nullable(),
+  /** Test-based calibration error with its bins, for its own reliability view (null in 'light' detail). */
+  tce: z
+    .strictObject({
+      identity: z.string(),
+      value: z.number(),
+      bins: z.array(
+        z.strictObject({
+          count: z.number().int(),
+          positives: z.number().int(),
+          rejected: z.number().int(),
+          scoreLo: z.number(),
+          scoreHi: z.number(),
+          meanScore: z.number(),
+          scoreQuartiles: z.tuple([z.number(), z.number(), z.number()]),
+        }),
+      ),
+    })
     .nullable(),
   groupBy: z.enum(METRIC_GROUPINGS),
   groups: z.array(

@@ -20,3 +20,6 @@ export * from './ranked-outcomes';
 export * from './order-statistics';
 export * from './latency-percentiles';
 export * from './headline-intervals';
+export * from './calibration-error-interval';
+export * from './binomial-test';
+export * from './test-based-calibration-error';

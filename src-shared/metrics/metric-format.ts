@@ -32,6 +32,8 @@ export function formatMetricValue(identity: string, value: number | null, digits
   if (value === Infinity) return '∞';
   if (value === -Infinity) return '−∞';
   if (/P-value/i.test(identity)) return formatPValue(value);
+  // TCE is a percentage of predictions
+  if (identity.startsWith('TCE(')) return `${value.toFixed(1)} %`;
   const magnitude = Math.abs(value);
   if (value !== 0 && (magnitude >= 1e5 || magnitude < 10 ** -digits)) return value.toExponential(2);
   return value.toFixed(digits);

@@ -9,6 +9,8 @@ import { topLabelScores } from './scores';
 import { rankOutcomes } from './ranked-outcomes';
 import { auroc, selectiveRisk } from './selective';
 import { smoothEce } from './smooth-ece';
+import { l2CeUStatisticMetric } from './calibration-error-interval';
+import { testBasedCalibrationError, tceMetric } from './test-based-calibration-error';
 
 /**
  * The full metric set, and named presets that reproduce each public library's default so a number
@@ -27,6 +29,8 @@ export interface MetricSuiteOptions {
   binnings?: BinningSpec[];
   /** MMCE is O(n^2) (subsampled above 20,000): off unless asked for. */
   includeMmce?: boolean;
+  /** TCE runs one exact binomial test per distinct prediction (about 5 us each): off unless asked for. */
+  includeTce?: boolean;
   seed?: number;
 }
 
@@ -52,6 +56,8 @@ export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {
       ...classwiseMetrics(scores, spec, columns),
       ...topLabelPerClassMetrics(top, scores.classCount, spec),
     );
+    // its asymptotic interval conditions on the bins, so only fixed (equal-width) ones
+    if (spec.scheme === 'equal-width') out.push(l2CeUStatisticMetric(top.confidence, top.correct, spec));
   }
   out.push(smoothEce(top.confidence, top.correct).value);
   const ranked = rankOutcomes(top.confidence, top.correct);
@@ -61,6 +67,9 @@ export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {
   const tests = cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked);
   if (tests !== null) out.push(...Object.values(tests).filter((m): m is MetricValue => m !== null));
   if (options.includeMmce) out.push(mmce(top.confidence, top.correct, options.seed ?? 0));
+  if (options.includeTce && top.confidence.length > 10) {
+    out.push(tceMetric(testBasedCalibrationError(top.confidence, top.correct)));
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@ import type { ReliabilityBin, SmoothCurveArrays } from '../metrics/reliability';
 import { f, line, svgDocument, text, title } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { niceTicks, tickLabel } from './ticks';
+import { squareLayout } from './square-layout';
 
 /**
  * The reliability diagram as one SVG, drawn the same in the desk, the report and the exported files:
@@ -30,34 +31,13 @@ export interface ReliabilityPlotInput {
 export const SOLID_SUPPORT = 10;
 export const MIN_SUPPORT = 3;
 
-function wrap(line: string, width: number): string[] {
-  const chars = Math.max(20, Math.floor(width / 5.6));
-  const out: string[] = [];
-  let current = '';
-  for (const word of line.split(' ')) {
-    if (current.length + word.length + 1 > chars && current !== '') {
-      out.push(current);
-      current = word;
-    } else current = current === '' ? word : `${current} ${word}`;
-  }
-  if (current !== '') out.push(current);
-  return out;
-}
-
 const fixed = (v: number | null, digits = 3): string => (v === null ? '—' : v.toFixed(digits));
 
 export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
-  const width = input.width ?? 320;
-  const left = 42;
-  const right = 18;
-  const top = 10;
-  const side = width - left - right;
-  const stripTop = top + side + 26;
+  const { width, left, side, stripTop, notes, y } = squareLayout(input.width ?? 320, input.footnotes);
   const stripHeight = input.histogram ? 22 : 0;
-  const notes = (input.footnotes ?? []).flatMap((n) => wrap(n, width));
   const height = stripTop + stripHeight + (input.histogram ? 16 : 0) + 14 + notes.length * 11;
   const x = (v: number): number => left + v * side;
-  const y = (v: number): number => top + (1 - v) * side;
   const parts: string[] = [];
   const ticks = niceTicks(0, 1, 5);
   for (const v of ticks.values) {

@@ -40,5 +40,9 @@ export function figureStyle(palette: FigurePalette = FIGURE_PALETTE): string {
     `.knob-figure .legend-fused{fill:${palette.fused}}`,
     `.knob-figure .legend-target{fill:${palette.static}}`,
     `.knob-figure .legend-severity{fill:${palette.severity}}`,
+    `.knob-figure .tce-box{fill:${palette.static};fill-opacity:.3;stroke:${palette.static};stroke-width:1}`,
+    `.knob-figure .tce-rate{stroke:${palette.dynamic};stroke-width:2.5}`,
+    `.knob-figure .tce-total{fill:${palette.muted};opacity:.35}`,
+    `.knob-figure .tce-rejected{fill:${palette.dynamic}}`,
   ].join('');
 }

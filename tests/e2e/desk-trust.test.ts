@@ -183,6 +183,25 @@ describe('the desk an operator can trust', () => {
     expect(await perClass.locator('text.x-tick').allTextContents()).toEqual(NUMERIC_TICKS);
     expect(await perClass.innerText()).toMatch(/p\(Trouser\)/);
     await app.screenshot('trust-reliability-class');
+    // TCE's own view: one box per PAVA-BC bin, rejected counts that add up to the TCE shown.
+    await app.page.getByTestId('reliability-of').selectOption('tce');
+    const tce = app.page.getByTestId('tce-figure');
+    await tce.waitFor();
+    const rejected = await tce
+      .locator('rect.tce-rejected')
+      .evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('data-rejected'))));
+    const sizes = await tce
+      .locator('rect.tce-total')
+      .evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('data-count'))));
+    const shown = Number((await tce.innerText()).match(/TCE ([\d.]+) %/)![1]);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    expect(shown).toBeCloseTo((100 * sum(rejected)) / sum(sizes), 1);
+    // The debiased L2-CE shows both of its intervals, each saying how it was made.
+    const methods = await app.page
+      .locator('dd.ci[data-method]')
+      .evaluateAll((dds) => dds.map((d) => d.getAttribute('data-method')));
+    expect(methods).toEqual(expect.arrayContaining(['asymptotic', 'bootstrap']));
+    await app.screenshot('trust-tce-view');
   });
 
   it('the exported report opens in Chromium without errors and holds the same provenance rows as the CLI report', async () => {

@@ -4,6 +4,9 @@ import { linePlotSvg } from '../../src-shared/plots/line-plot';
 import type { ReliabilityBin } from '../../src-shared/metrics/reliability';
 import { MIN_SUPPORT, reliabilityPlotSvg } from '../../src-shared/plots/reliability-plot';
 import { logTicks, niceTicks } from '../../src-shared/plots/ticks';
+import { tcePlotSvg } from '../../src-shared/plots/tce-plot';
+import { testBasedCalibrationError } from '../../src-shared/metrics/test-based-calibration-error';
+import { seededRandom } from '../../src-shared/random';
 
 /** The text of every <text> element with the given class, in document order. */
 function tickTexts(svg: string, cls: string): string[] {
@@ -144,5 +147,22 @@ describe('line plot SVG', () => {
       label: 'bode',
     });
     expect(tickTexts(svg, 'x-tick')).toEqual(['0.01', '0.1', '1', '10', '100']);
+  });
+});
+
+describe('TCE diagram', () => {
+  it('draws one box per bin in score order, its empirical probability, and the rejected counts', () => {
+    const random = seededRandom(3);
+    const scores = Float64Array.from({ length: 400 }, () => random());
+    const outcomes = Uint8Array.from(scores, (s) => (random() < 0.5 + 0.5 * (s - 0.5) ? 1 : 0));
+    const tce = testBasedCalibrationError(scores, outcomes);
+    const svg = tcePlotSvg({ ...tce, footnotes: [tce.identity] });
+    const boxes = [...svg.matchAll(/<g data-bin="(\d+)">/g)].map((m) => Number(m[1]));
+    expect(boxes).toEqual(tce.bins.map((_, b) => b));
+    const rejected = [...svg.matchAll(/data-rejected="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(rejected).toEqual(tce.bins.map((b) => b.rejected));
+    expect(rejected.reduce((a, b) => a + b, 0) / 4).toBeCloseTo(tce.value, 10);
+    expect(svg).toContain(`TCE ${tce.value.toFixed(1)} %`);
+    expect(svg).toContain('PAVA-BC');
   });
 });

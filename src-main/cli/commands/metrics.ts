@@ -1,6 +1,13 @@
 import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
 import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
-import { metricSuite, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
+import {
+  EQUAL_WIDTH_15,
+  metricSuite,
+  PRESET_NAMES,
+  presetMetrics,
+  type PresetName,
+} from '../../../src-shared/metrics/metric-suite';
+import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
@@ -37,16 +44,20 @@ function metricSelection(
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
     return (scores, top) => [
-      ...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce }),
+      ...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce, includeTce: withTce(values, scores) }),
       ...presets.flatMap((p) => presetMetrics(p, scores, top)),
     ];
   }
   if (presets.length > 0) return (scores, top) => presets.flatMap((p) => presetMetrics(p, scores, top));
   return (scores, top) => [
-    ...metricSuite(scores, { includeMmce: values.mmce }),
+    ...metricSuite(scores, { includeMmce: values.mmce, includeTce: withTce(values, scores) }),
     ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
   ];
 }
+
+/** TCE costs one exact test per distinct prediction: included up to this many samples unless --tce. */
+const TCE_DEFAULT_LIMIT = 100_000;
+const withTce = (values: Values, scores: ClassScores): boolean => values.tce || scores.sampleCount <= TCE_DEFAULT_LIMIT;
 
 function parseMetricsArgs(args: string[]) {
   return parseCommandArgs(args, {
@@ -57,6 +68,7 @@ function parseMetricsArgs(args: string[]) {
     edges: { type: 'string' },
     'mass-edges': { type: 'string' },
     mmce: { type: 'boolean', default: false },
+    tce: { type: 'boolean', default: false },
     intervals: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   });
@@ -78,6 +90,9 @@ export async function metricsCommand(args: string[]): Promise<number> {
       classes: scores.classCount,
       metrics: selection(scores, top),
       headline: values.intervals ? headlineFigures(scores, top) : undefined,
+      l2CeIntervals: values.intervals
+        ? l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15)
+        : undefined,
     };
   });
   if (values.json) {
@@ -95,6 +110,15 @@ export async function metricsCommand(args: string[]): Promise<number> {
         `${(/P-value/.test(m.identity) ? formatPValue(m.value) : m.value.toPrecision(6)).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
       );
     if (result.headline) lines.push(...headlineLines(result.headline));
+    if (result.l2CeIntervals) {
+      const { asymptotic, bootstrap } = result.l2CeIntervals;
+      const range = (lo: number, hi: number) => `[${lo.toPrecision(4)}, ${hi.toPrecision(4)}]`;
+      lines.push(
+        `${asymptotic.estimate.toPrecision(6).padStart(12)}  ${asymptotic.valueIdentity}`,
+        `${''.padStart(12)}  ${range(asymptotic.lo, asymptotic.hi)} ${asymptotic.identity}; ${asymptotic.regime} regime`,
+        `${''.padStart(12)}  ${range(bootstrap.lo, bootstrap.hi)} ${bootstrap.identity}`,
+      );
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;

@@ -23,6 +23,8 @@ import {
 import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
+import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
+import { testBasedCalibrationError } from '../../../src-shared/metrics/test-based-calibration-error';
 import {
   smoothCurveArrays,
   confidenceHistogram,
@@ -201,6 +203,24 @@ function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean)
   }));
 }
 
+/** The debiased L2-CE (U-statistic, 15 equal-width bins) with its asymptotic and bootstrap intervals. */
+function l2CeIntervals(top: TopLabelScores): Snapshot['intervals'] {
+  const { asymptotic, bootstrap } = l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15);
+  return [
+    { identity: asymptotic.valueIdentity, lo: asymptotic.lo, hi: asymptotic.hi, method: asymptotic.identity },
+    { identity: asymptotic.valueIdentity, lo: bootstrap.lo, hi: bootstrap.hi, method: bootstrap.identity },
+  ];
+}
+
+/** TCE and its bins, for its reliability view (it needs more samples than its minimum bin size). */
+function tceEntry(top: TopLabelScores): Snapshot['tce'] {
+  if (top.confidence.length <= 10) return null;
+  const result = testBasedCalibrationError(top.confidence, top.correct);
+  return { identity: result.identity, value: result.value, bins: result.bins };
+}
+
+const tceValue = (tce: NonNullable<Snapshot['tce']>) => ({ name: 'TCE', identity: tce.identity, value: tce.value });
+
 function snapshotOf(
   run: Replayed,
   statistics: HeadlineStatistic[] | null,
@@ -227,6 +247,7 @@ function snapshotOf(
       classReliability: [],
       smooth: null,
       histogram: null,
+      tce: null,
       groups: [],
       computeMs: performance.now() - started,
     };
@@ -237,11 +258,14 @@ function snapshotOf(
     ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 })
     : null;
   const histogram = confidenceHistogram(top.confidence, 20);
+  const tce = resampled ? tceEntry(top) : null;
   return {
     ...base,
     labelledFrameCount: run.frames.length,
-    values: metricSuite(scores).map(entry),
-    intervals: resampled ? intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)) : [],
+    values: [...metricSuite(scores).map(entry), ...(tce === null ? [] : [tceValue(tce)])],
+    intervals: resampled
+      ? [...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)), ...l2CeIntervals(top)]
+      : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
     classReliability: classDiagrams(scores, run.trace.labelNames),
     smooth: smooth === null ? null : smoothCurveArrays(smooth),
@@ -250,6 +274,7 @@ function snapshotOf(
       edges: Array.from(histogram.edges),
       counts: Array.from(histogram.counts),
     },
+    tce,
     groups: groups(run, groupBy, resampled),
     computeMs: performance.now() - started,
   };

@@ -2,6 +2,12 @@ import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../.
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
 import { EQUAL_WIDTH_15, metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
+import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
+import {
+  tceMetric,
+  testBasedCalibrationError,
+  type TceResult,
+} from '../../../src-shared/metrics/test-based-calibration-error';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import {
   confidenceHistogram,
@@ -37,7 +43,14 @@ export interface RunAnalysis {
   reliability: ReliabilityDiagram | null;
   smooth: SmoothReliabilityCurve | null;
   histogram: { edges: Float64Array; counts: Float64Array } | null;
+  /** TCE of the fused output with its bins (null without labels or beyond TCE_RUN_LIMIT frames). */
+  tce: TceResult | null;
+  /** The fused output's debiased L2-CE (U-statistic) with its asymptotic and bootstrap intervals. */
+  l2CeIntervals: ReturnType<typeof l2CeIntervalsWithBootstrap> | null;
 }
+
+/** TCE runs one exact test per distinct prediction: runs longer than this leave it out. */
+export const TCE_RUN_LIMIT = 200_000;
 
 export function analyseRun(
   trace: Trace,
@@ -59,6 +72,8 @@ export function analyseRun(
       reliability: null,
       smooth: null,
       histogram: null,
+      tce: null,
+      l2CeIntervals: null,
     };
   }
   const all = (scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] => [
@@ -67,12 +82,16 @@ export function analyseRun(
   ];
   const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
   const fusedTop = topLabelScores(fusedScores);
+  const tce =
+    frames.length > 10 && frames.length <= TCE_RUN_LIMIT
+      ? testBasedCalibrationError(fusedTop.confidence, fusedTop.correct)
+      : null;
   return {
     calibrator,
     output,
     labelledFrameCount: frames.length,
     metrics: {
-      fused: all(fusedScores, fusedTop),
+      fused: [...all(fusedScores, fusedTop), ...(tce === null ? [] : [tceMetric(tce)])],
       static: all(scoresOfFrames(trace, trace.zStatic, frames)),
       dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
     },
@@ -80,6 +99,8 @@ export function analyseRun(
     reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
     smooth: smoothReliabilityCurve(fusedTop.confidence, fusedTop.correct, { meshPoints: 51, replicates: 50 }),
     histogram: confidenceHistogram(fusedTop.confidence, 20),
+    tce,
+    l2CeIntervals: l2CeIntervalsWithBootstrap(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
   };
 }
 
@@ -126,6 +147,7 @@ export function runOutputFiles(
     partial,
     provenance: Object.fromEntries(provenanceRows(provenance)),
     headline: analysis.headline,
+    l2CeIntervals: analysis.l2CeIntervals,
     metrics: analysis.metrics,
   };
   const report: ReportInput = {
@@ -142,6 +164,8 @@ export function runOutputFiles(
     reliability: analysis.reliability,
     smooth: analysis.smooth,
     histogram: analysis.histogram,
+    tce: analysis.tce,
+    l2CeIntervals: analysis.l2CeIntervals,
     headline: analysis.headline,
     metrics: analysis.metrics.fused,
   };

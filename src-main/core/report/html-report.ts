@@ -8,6 +8,10 @@ import {
 } from '../../../src-shared/metrics/reliability';
 import { linePlotSvg } from '../../../src-shared/plots/line-plot';
 import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
+import { tcePlotSvg } from '../../../src-shared/plots/tce-plot';
+import type { TceResult } from '../../../src-shared/metrics/test-based-calibration-error';
+import type { L2CalibrationErrorInterval } from '../../../src-shared/metrics/calibration-error-interval';
+import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import { escapeXml } from '../../../src-shared/plots/svg';
 import { FIGURE_PALETTE } from '../../../src-shared/plots/svg-style';
 import type { OutputFile } from '../files/output-files';
@@ -34,6 +38,10 @@ export interface ReportInput {
   reliability: ReliabilityDiagram | null;
   smooth: SmoothReliabilityCurve | null;
   histogram: { edges: Float64Array; counts: Float64Array } | null;
+  /** TCE of the fused output with its bins, for its own view (null when not computed). */
+  tce: TceResult | null;
+  /** The debiased L2-CE (U-statistic) with its asymptotic and bootstrap intervals. */
+  l2CeIntervals: { asymptotic: L2CalibrationErrorInterval; bootstrap: BootstrapInterval } | null;
   /** The headline figures with their intervals (empty when nothing is labelled). */
   headline: HeadlineFigure[];
   metrics: MetricValue[];
@@ -104,6 +112,13 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
       }),
     });
   }
+  if (input.tce) {
+    figures.push({
+      name: 'tce',
+      caption: `${input.tce.identity}. Boxes: the quartiles of each bin's predictions, whiskers to the extremes, tick at the mean; bar: the bin's empirical probability; strip: bin sizes with the predictions the test rejected filled in.`,
+      svg: tcePlotSvg({ ...input.tce, width: 420, footnotes: [input.tce.identity] }),
+    });
+  }
   return figures;
 }
 
@@ -112,12 +127,32 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
   const provenance = provenanceRows(input.provenance)
     .map(([k, v]) => `<tr><th scope="row">${escapeXml(k)}</th><td>${escapeXml(v)}</td></tr>`)
     .join('');
-  const headline = input.headline
-    .map(
-      (h) =>
-        `<tr><th scope="row">${escapeXml(h.name)}</th><td class="num">${formatMetricValue(h.identity, h.value)}</td><td class="num">${formatMetricValue(h.identity, h.lo)} to ${formatMetricValue(h.identity, h.hi)}</td><td>${escapeXml(h.identity)}; interval: ${escapeXml(h.method)}</td></tr>`,
-    )
-    .join('');
+  const headlineRow = (name: string, identity: string, value: number, lo: number, hi: number, method: string) =>
+    `<tr><th scope="row">${escapeXml(name)}</th><td class="num">${formatMetricValue(identity, value)}</td><td class="num">${formatMetricValue(identity, lo)} to ${formatMetricValue(identity, hi)}</td><td>${escapeXml(identity)}; interval: ${escapeXml(method)}</td></tr>`;
+  const l2 = input.l2CeIntervals;
+  const headline = [
+    ...input.headline.map((h) => headlineRow(h.name, h.identity, h.value, h.lo, h.hi, h.method)),
+    ...(l2 === null
+      ? []
+      : [
+          headlineRow(
+            'debiased L2-CE',
+            l2.asymptotic.valueIdentity,
+            l2.asymptotic.estimate,
+            l2.asymptotic.lo,
+            l2.asymptotic.hi,
+            `${l2.asymptotic.identity} (${l2.asymptotic.regime} regime)`,
+          ),
+          headlineRow(
+            'debiased L2-CE',
+            l2.asymptotic.valueIdentity,
+            l2.asymptotic.estimate,
+            l2.bootstrap.lo,
+            l2.bootstrap.hi,
+            l2.bootstrap.identity,
+          ),
+        ]),
+  ].join('');
   const metrics = input.metrics
     .map(
       (m) =>
@@ -148,6 +183,7 @@ ${input.partial === null ? '' : `<p class="partial" role="alert">${escapeXml(inp
 <table class="provenance">${provenance}</table>
 ${figure('gate', 'Gate and target', 'No frames.')}
 ${figure('reliability', 'Reliability of the fused output', 'No labelled frames: no reliability diagram.')}
+${figure('tce', 'TCE view of the fused output', 'TCE not computed for this run (no labelled frames, or more than its per-prediction tests allow).')}
 <h2>Headline figures</h2>${input.headline.length ? `<table><tr><th>figure</th><th>value</th><th>95 % interval</th><th>identity</th></tr>${headline}</table>` : '<p>No labelled frames: no calibration figures.</p>'}
 <h2>Every metric</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${metrics}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}
 </body></html>
