@@ -9,6 +9,7 @@ import { fitIsotonic, isotonicAt } from './isotonic-regression';
 import { fitPlatt, plattAt } from './platt-scaling';
 import { fitScalingBinning, scalingBinningAt } from './scaling-binning';
 import { fitTemperature } from './temperature-scaling';
+import { compilePts, fitPts, PTS_MAX_INPUTS } from './parameterized-temperature-scaling';
 
 /**
  * A calibrator of the model's output (applied after fusion): one fitted map from a row of K logits
@@ -24,6 +25,7 @@ export const CALIBRATION_METHODS = [
   'vector',
   'matrix',
   'dirichlet',
+  'pts',
   'platt',
   'beta',
   'isotonic',
@@ -37,6 +39,7 @@ export const CALIBRATION_METHOD_LABELS: Record<CalibrationMethod, string> = {
   vector: 'vector scaling (on logits)',
   matrix: 'matrix scaling (on logits, L2 1e-3 on W - I and b)',
   dirichlet: 'Dirichlet calibration, ODIR (Kull et al. 2019: W ln p + b, lambda 1e-3 off-diagonal, mu 1e-3 intercept)',
+  pts: 'parameterized temperature scaling (Tomani et al. 2022: T from the sorted logits by a small MLP)',
   platt: 'Platt scaling, one-vs-rest (raw targets)',
   beta: 'beta calibration, one-vs-rest (Kull et al. 2017)',
   isotonic: 'isotonic regression, one-vs-rest',
@@ -59,6 +62,43 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
     offDiagonal: z.number().nonnegative(),
     intercept: z.number().nonnegative(),
   }),
+  z
+    .strictObject({
+      method: z.literal('pts'),
+      /** The number of classes it was fitted on (its inputs are that model's sorted logits). */
+      classCount: z.number().int().min(2),
+      topK: z.number().int().min(1).max(PTS_MAX_INPUTS),
+      hidden: z.number().int().min(1).max(64),
+      inputMean: numbers,
+      inputScale: z.array(z.number().positive().refine(Number.isFinite, 'not a finite number')).max(PTS_MAX_INPUTS),
+      w1: numbers,
+      b1: numbers,
+      w2: numbers,
+      b2: numbers,
+      w3: numbers,
+      b3: z.number().refine(Number.isFinite, 'not a finite number'),
+    })
+    .superRefine((spec, context) => {
+      const expected: Array<[keyof typeof spec, number]> = [
+        ['inputMean', spec.topK],
+        ['inputScale', spec.topK],
+        ['w1', spec.hidden * spec.topK],
+        ['b1', spec.hidden],
+        ['w2', spec.hidden * spec.hidden],
+        ['b2', spec.hidden],
+        ['w3', spec.hidden],
+      ];
+      for (const [field, length] of expected) {
+        if ((spec[field] as number[]).length !== length)
+          context.addIssue({ code: 'custom', path: [field], message: `needs ${length} values` });
+      }
+      if (spec.topK > spec.classCount)
+        context.addIssue({
+          code: 'custom',
+          path: ['topK'],
+          message: `more inputs than the ${spec.classCount} classes`,
+        });
+    }),
   z.strictObject({ method: z.literal('platt'), perClass: z.array(z.strictObject({ a: z.number(), b: z.number() })) }),
   z.strictObject({
     method: z.literal('beta'),
@@ -88,6 +128,8 @@ export function calibratorClassCount(spec: CalibratorSpec): number | null {
     case 'matrix':
     case 'dirichlet':
       return spec.bias.length;
+    case 'pts':
+      return spec.classCount;
     default:
       return spec.perClass.length;
   }
@@ -146,7 +188,7 @@ export interface Calibrator {
 
 type OneVsRest = (c: number, p: number) => number;
 /** Methods that map the row of logits (or of ln p) before a final softmax; the rest are one-vs-rest. */
-const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet'] as const;
+const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet', 'pts'] as const;
 type RowSpec = Extract<CalibratorSpec, { method: (typeof ROW_METHODS)[number] }>;
 type OneVsRestSpec = Exclude<CalibratorSpec, RowSpec>;
 
@@ -232,6 +274,13 @@ function logitMap(spec: RowSpec): LogitMap {
     case 'matrix':
       return (logits, offset, k, scratch) =>
         affineLogitRowInto(spec.method, spec.weights, spec.bias, logits, offset, k, scratch);
+    case 'pts': {
+      const pts = compilePts(spec);
+      return (logits, offset, k, scratch) => {
+        const temperature = pts.temperatureOf(logits, offset, k);
+        for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / temperature;
+      };
+    }
     case 'dirichlet': {
       // W ln p + b: ln p of the row first (its own buffer, made once here, not per row).
       const logP = new Float64Array(spec.bias.length);
@@ -287,6 +336,10 @@ export function fitCalibrator(
         spec: { method, weights: Array.from(fit.params.weights), bias: Array.from(fit.params.bias) },
         report: fit.report,
       };
+    }
+    case 'pts': {
+      const fit = fitPts(logits, labels, k);
+      return { spec: { method, classCount: k, ...fit.params }, report: fit.report };
     }
     case 'dirichlet': {
       const regularisation = { offDiagonal: 1e-3, intercept: 1e-3 };

@@ -21,7 +21,7 @@ import {
 } from '../../src-shared/calibrators';
 import { logSumExpRow } from '../../src-shared/fusion/logits';
 import { normalDraw, seededRandom } from '../../src-shared/random';
-import { syntheticClassifier } from '../support/synthetic-classifier';
+import { drawCategory, rowDependentMiscalibration, syntheticClassifier } from '../support/synthetic-classifier';
 
 const reference = JSON.parse(
   readFileSync(new URL('../fixtures/reference/calibrators/sklearn-calibrators.json', import.meta.url), 'utf8'),
@@ -191,16 +191,7 @@ describe('output calibrators', () => {
         p[c] = Math.exp(scales[c] * logits[i * k + c] + offsets[c]);
         sum += p[c];
       }
-      let u = random() * sum;
-      let label = k - 1;
-      for (let c = 0; c < k; c++) {
-        u -= p[c];
-        if (u <= 0) {
-          label = c;
-          break;
-        }
-      }
-      labels[i] = label;
+      labels[i] = drawCategory(p, sum, random);
     }
     const comparison = compareCalibrators(logits, labels, k, ['temperature', 'dirichlet'], {
       kind: 'time',
@@ -209,6 +200,36 @@ describe('output calibrators', () => {
     const nll = (m: number) => comparison.methods[m].figures.find((f) => f.name === 'NLL')!.value;
     expect(nll(1)).toBeLessThan(nll(0) - 0.02);
     expect(comparison.methods[1].spec).toMatchObject({ method: 'dirichlet', offDiagonal: 1e-3, intercept: 1e-3 });
+  });
+
+  it('PTS beats temperature scaling held out where the needed temperature differs by row, and keeps the top-1', () => {
+    const k = 10;
+    const fit = rowDependentMiscalibration({ n: 4000, classCount: k, seed: 1 });
+    const test = rowDependentMiscalibration({ n: 4000, classCount: k, seed: 2 });
+    const heldOutNll = (method: 'temperature' | 'pts') => {
+      const { spec } = fitCalibrator(method, fit.logits, fit.labels, k);
+      const calibrated = calibrateLogits(spec, test.logits, k);
+      let sum = 0;
+      for (let i = 0; i < test.labels.length; i++) {
+        sum -= calibrated[i * k + test.labels[i]];
+        const row = (values: ArrayLike<number>) => Array.from({ length: k }, (_, c) => values[i * k + c]);
+        const top = (values: number[]) => values.indexOf(Math.max(...values));
+        expect(top(row(calibrated))).toBe(top(row(test.logits)));
+      }
+      return sum / test.labels.length;
+    };
+    const temperature = heldOutNll('temperature');
+    const pts = heldOutNll('pts');
+    console.log(`[pts] held-out NLL: temperature scaling ${temperature.toFixed(4)}, PTS ${pts.toFixed(4)}`);
+    expect(pts).toBeLessThan(temperature - 0.05);
+  });
+
+  it('a PTS spec whose layers do not match its sizes is refused, naming the field', () => {
+    const { spec } = fitCalibrator('pts', data.logits, data.labels, 5);
+    const broken = { ...spec, w2: [1, 2, 3] };
+    const parsed = CalibratorSpecSchema.safeParse(broken);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toMatch(/w2.*needs 25 values/);
   });
 
   it('k-fold cross-fitting evaluates every labelled frame once; none fits and evaluates on all', () => {
