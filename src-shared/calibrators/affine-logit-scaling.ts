@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
-import { logSumExpRow, type LogitArray } from '../fusion/logits';
+import { expNonPositive } from '../fusion/exp-non-positive';
+import type { LogitArray } from '../fusion/logits';
 import type { FitReport } from './fit-report';
 import { minimizeLbfgs } from './lbfgs';
 
@@ -114,20 +115,35 @@ export function fitAffineLogitScaling(
     for (let r = 0; r < k; r++) mean += bias[r];
     for (let r = 0; r < k; r++) bias[r] -= mean / k;
   };
-  const objective = (x: Float64Array, gradient: Float64Array): number => {
+  const objectiveOnFree = (x: Float64Array, gradient: Float64Array): number => {
     realise(x);
     grad.fill(0);
     let nll = 0;
+    const vector = kind === 'vector';
     for (let i = 0; i < n; i++) {
       const o = i * k;
       applyRow(params, logits, o, row, 0);
-      const lse = logSumExpRow(row, 0, k);
-      nll += lse - row[labels[i]];
+      let max = -Infinity;
+      for (let r = 0; r < k; r++) if (row[r] > max) max = row[r];
+      const label = labels[i];
+      const labelShifted = row[label] - max;
+      let sum = 0;
       for (let r = 0; r < k; r++) {
-        const residual = Math.exp(row[r] - lse) - (labels[i] === r ? 1 : 0);
+        const e = expNonPositive(row[r] - max);
+        row[r] = e;
+        sum += e;
+      }
+      nll += Math.log(sum) - labelShifted;
+      const inverse = 1 / sum;
+      for (let r = 0; r < k; r++) {
+        // d(-log p_y)/d(row_r) = p_r - 1[r = y]
+        const residual = row[r] * inverse - (label === r ? 1 : 0);
         grad[weightCount + r] += residual;
-        if (kind === 'vector') grad[r] += residual * logits[o + r];
-        else for (let c = 0; c < k; c++) grad[r * k + c] += residual * logits[o + c];
+        if (vector) grad[r] += residual * logits[o + r];
+        else {
+          const at = r * k;
+          for (let c = 0; c < k; c++) grad[at + c] += residual * logits[o + c];
+        }
       }
     }
     let penalty = 0;
@@ -164,8 +180,47 @@ export function fitAffineLogitScaling(
     }
     return nll / n + penalty;
   };
-  const result = minimizeLbfgs(objective, start, { gradientTolerance: 1e-8 });
-  realise(result.x);
+  // Diagonal preconditioning: the optimiser sees the weights of standardised inputs,
+  // W_rc = u_rc / s_c and b_r = u_r - sum_c W_rc m_c (m_c, s_c: mean and deviation of input column
+  // c). ln p columns span tens of units while logits span a few, and a bias moves with every
+  // weight times its column's mean: in these coordinates the curvature is near-uniform and L-BFGS
+  // needs a fraction of the iterations. Same objective, same optimum.
+  const columnOf = (j: number): number => (kind === 'vector' ? j : j % k);
+  const rowOf = (j: number): number => (kind === 'vector' ? j : Math.floor(j / k));
+  const columnMean = new Float64Array(k);
+  const columnScale = new Float64Array(k);
+  for (let i = 0; i < n; i++) for (let c = 0; c < k; c++) columnMean[c] += logits[i * k + c] / n;
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < k; c++) columnScale[c] += (logits[i * k + c] - columnMean[c]) ** 2 / n;
+  for (let c = 0; c < k; c++) columnScale[c] = Math.sqrt(columnScale[c]) || 1;
+  const free = new Float64Array(weightCount + k);
+  const freeGradient = new Float64Array(weightCount + k);
+  const toFree = (u: Float64Array, out: Float64Array): void => {
+    for (let r = 0; r < k; r++) out[weightCount + r] = u[weightCount + r];
+    for (let j = 0; j < weightCount; j++) {
+      out[j] = u[j] / columnScale[columnOf(j)];
+      out[weightCount + rowOf(j)] -= out[j] * columnMean[columnOf(j)];
+    }
+  };
+  const objective = (u: Float64Array, gradient: Float64Array): number => {
+    toFree(u, free);
+    const value = objectiveOnFree(free, freeGradient);
+    for (let r = 0; r < k; r++) gradient[weightCount + r] = freeGradient[weightCount + r];
+    for (let j = 0; j < weightCount; j++) {
+      const c = columnOf(j);
+      gradient[j] = (freeGradient[j] - freeGradient[weightCount + rowOf(j)] * columnMean[c]) / columnScale[c];
+    }
+    return value;
+  };
+  const startU = new Float64Array(weightCount + k);
+  for (let j = 0; j < weightCount; j++) {
+    const c = columnOf(j);
+    startU[j] = start[j] * columnScale[c];
+    startU[weightCount + rowOf(j)] += start[j] * columnMean[c];
+  }
+  const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8 });
+  toFree(result.x, free);
+  realise(free);
   const penaltyName =
     odir !== null
       ? `ODIR lambda ${odir.offDiagonal} off-diagonal, mu ${odir.intercept} intercept`

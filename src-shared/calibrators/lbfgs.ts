@@ -67,7 +67,8 @@ export function minimizeLbfgs(
       y.length = 0;
       rho.length = 0;
     }
-    let step = 1;
+    // The first direction is the raw gradient: start its line search at a unit-length step.
+    let step = s.length === 0 ? Math.min(1, 1 / Math.sqrt(-slope)) : 1;
     let newValue = Infinity;
     for (let tries = 0; tries < 60; tries++) {
       for (let j = 0; j < n; j++) xNew[j] = x[j] + step * direction[j];
