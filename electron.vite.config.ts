@@ -22,6 +22,7 @@ export default defineConfig({
           'inference-worker': resolve('src-main/core/inference/inference-worker.ts'),
           'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
           'bare-session-worker': resolve('src-main/core/engine/bare-session-worker.ts'),
+          'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
         },
       },
     },

@@ -65,6 +65,63 @@ export function classColumns(scores: ClassScores): ClassColumns {
   return { probabilities: columns, outcomes };
 }
 
+/** Class c's one-vs-rest pairs (p_ic, 1[y_i = c]) into `column` and `outcome` (n values each). */
+export function classColumnInto(
+  probabilities: Float64Array,
+  labels: Int32Array,
+  classCount: number,
+  c: number,
+  column: Float64Array,
+  outcome: Uint8Array,
+): void {
+  const n = labels.length;
+  for (let i = 0, at = c; i < n; i++, at += classCount) {
+    column[i] = probabilities[at];
+    outcome[i] = labels[i] === c ? 1 : 0;
+  }
+}
+
+/** Values per class and binning in the classwise terms: ECE_c and max(0, debiased CE^2_c). */
+export const CLASSWISE_TERMS = 2;
+
+/**
+ * One class's terms of the classwise metrics under each binning, written at
+ * out[(b * classCount + c) * CLASSWISE_TERMS ..]: what classwiseMetricsFromTerms sums in class
+ * order, so the terms can be computed class by class on any thread and give the same bits.
+ */
+export function classwiseTermsInto(
+  column: Float64Array,
+  outcome: Uint8Array,
+  specs: readonly BinningSpec[],
+  classCount: number,
+  c: number,
+  out: Float64Array,
+): void {
+  specs.forEach((spec, b) => {
+    const stats = binnedStatistics(column, outcome, spec);
+    const at = (b * classCount + c) * CLASSWISE_TERMS;
+    out[at] = expectedCalibrationError(stats);
+    out[at + 1] = Math.max(0, debiasedSquaredCalibrationError(stats));
+  });
+}
+
+/** The classwise metrics of binning `b` from every class's terms. */
+export function classwiseMetricsFromTerms(
+  terms: Float64Array,
+  b: number,
+  classCount: number,
+  binning: string,
+): MetricValue[] {
+  let ece = 0;
+  let squared = 0;
+  for (let c = 0; c < classCount; c++) {
+    const at = (b * classCount + c) * CLASSWISE_TERMS;
+    ece += terms[at];
+    squared += terms[at + 1];
+  }
+  return classwiseMetricValues(ece / classCount, Math.sqrt(squared / classCount), classCount, binning);
+}
+
 /** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
 export function classwiseStatistics(
   scores: ClassScores,
@@ -95,12 +152,22 @@ export function classwiseMetricsFromStatistics(
     squared += Math.max(0, debiasedSquaredCalibrationError(stats));
   }
   const k = perClass.length;
+  return classwiseMetricValues(ece / k, Math.sqrt(squared / k), k, binning, approximation);
+}
+
+function classwiseMetricValues(
+  ece: number,
+  marginalL2: number,
+  k: number,
+  binning: string,
+  approximation?: string,
+): MetricValue[] {
   return [
-    metric('classwise ECE', `ECE(classwise, ${binning} per class, L1, mean over ${k} classes)`, ece / k, approximation),
+    metric('classwise ECE', `ECE(classwise, ${binning} per class, L1, mean over ${k} classes)`, ece, approximation),
     metric(
       'marginal debiased L2-CE',
       `CE(marginal, ${binning} per class, L2 debiased, Kumar et al. 2019)`,
-      Math.sqrt(squared / k),
+      marginalL2,
       approximation,
     ),
   ];

@@ -1,5 +1,13 @@
-import type { BinningSpec } from './binning';
-import { classColumns, classwiseMetrics, topLabelBinnedMetrics, topLabelPerClassMetrics } from './binned-metrics';
+import { binningIdentity, type BinningSpec } from './binning';
+import {
+  CLASSWISE_TERMS,
+  classColumnInto,
+  classwiseMetrics,
+  classwiseMetricsFromTerms,
+  classwiseTermsInto,
+  topLabelBinnedMetrics,
+  topLabelPerClassMetrics,
+} from './binned-metrics';
 import { cumulativeCalibrationTests } from './cumulative-tests';
 import type { MetricValue } from './metric-value';
 import { mmce } from './mmce';
@@ -34,43 +42,117 @@ export interface MetricSuiteOptions {
   seed?: number;
 }
 
+/** The binnings the suite uses for these scores (equal-mass bins capped at the sample count). */
+export function suiteBinnings(sampleCount: number, options: MetricSuiteOptions = {}): BinningSpec[] {
+  // Fewer samples than equal-mass bins: one sample per bin (as uncertainty-calibration does);
+  // the identity then states the bin count actually used.
+  return (options.binnings ?? [EQUAL_WIDTH_15, EQUAL_MASS_15]).map((requested) =>
+    requested.scheme === 'equal-mass' ? { ...requested, bins: Math.min(requested.bins, sampleCount) } : requested,
+  );
+}
+
+/** Every class's classwise terms (binned-metrics.ts) for `binnings`, one class after another. */
+export function classwiseTerms(scores: ClassScores, binnings: readonly BinningSpec[]): Float64Array {
+  const { sampleCount: n, classCount: k } = scores;
+  const terms = new Float64Array(binnings.length * k * CLASSWISE_TERMS);
+  const column = new Float64Array(n);
+  const outcome = new Uint8Array(n);
+  for (let c = 0; c < k; c++) {
+    classColumnInto(scores.probabilities, scores.labels, k, c, column, outcome);
+    classwiseTermsInto(column, outcome, binnings, k, c, terms);
+  }
+  return terms;
+}
+
 export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
-  const top = topLabelScores(scores);
-  const binnings = options.binnings ?? [EQUAL_WIDTH_15, EQUAL_MASS_15];
-  const out: MetricValue[] = [
-    accuracy(top),
-    negativeLogLikelihood(scores),
-    multiclassBrier(scores),
-    topLabelBrier(top),
+  const binnings = suiteBinnings(scores.sampleCount, options);
+  return metricSuiteWithClasswise(scores, options, classwiseTerms(scores, binnings));
+}
+
+/**
+ * The suite given the classwise terms of suiteBinnings(scores.sampleCount, options), computed here or on
+ * other threads (src-main/core/metrics/parallel-metric-suite.ts): the same values either way.
+ */
+export function metricSuiteWithClasswise(
+  scores: ClassScores,
+  options: MetricSuiteOptions,
+  terms: Float64Array,
+): MetricValue[] {
+  const tasks = suiteTasks(scores, topLabelScores(scores), options);
+  return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])), terms);
+}
+
+/**
+ * Everything but the classwise metrics as independent tasks, each a pure function of the scores
+ * and their top-label pairs: a thread can take any of them (the parallel suite hands them out from
+ * a shared counter), and assembleSuite puts the results in the suite's order. Listed longest
+ * first, so the threads finish together.
+ */
+export interface SuiteTask {
+  key: string;
+  run(): MetricValue[];
+}
+
+export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: MetricSuiteOptions): SuiteTask[] {
+  const binnings = suiteBinnings(scores.sampleCount, options);
+  const tasks: SuiteTask[] = [
+    {
+      key: 'ranked',
+      run: () => {
+        const ranked = rankOutcomes(top.confidence, top.correct);
+        const roc = auroc(top, ranked);
+        const tests = cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked);
+        return [
+          ...(roc === null ? [] : [roc]),
+          ...selectiveRisk(top, ranked),
+          ...(tests === null ? [] : Object.values(tests).filter((m): m is MetricValue => m !== null)),
+        ];
+      },
+    },
+    {
+      key: 'head',
+      run: () => [accuracy(top), negativeLogLikelihood(scores), multiclassBrier(scores), topLabelBrier(top)],
+    },
+    ...binnings.flatMap((spec, b) => [
+      { key: `per-class:${b}`, run: () => topLabelPerClassMetrics(top, scores.classCount, spec) },
+      { key: `binned:${b}`, run: () => topLabelBinnedMetrics(top, spec) },
+      {
+        key: `u-statistic:${b}`,
+        // its asymptotic interval conditions on the bins, so only fixed (equal-width) ones
+        run: () => (spec.scheme === 'equal-width' ? [l2CeUStatisticMetric(top.confidence, top.correct, spec)] : []),
+      },
+    ]),
+    { key: 'smooth', run: () => [smoothEce(top.confidence, top.correct).value] },
   ];
-  const columns = classColumns(scores);
-  for (const requested of binnings) {
-    // Fewer samples than equal-mass bins: one sample per bin (as uncertainty-calibration does);
-    // the identity then states the bin count actually used.
-    const spec =
-      requested.scheme === 'equal-mass'
-        ? { ...requested, bins: Math.min(requested.bins, scores.sampleCount) }
-        : requested;
-    out.push(
-      ...topLabelBinnedMetrics(top, spec),
-      ...classwiseMetrics(scores, spec, columns),
-      ...topLabelPerClassMetrics(top, scores.classCount, spec),
-    );
-    // its asymptotic interval conditions on the bins, so only fixed (equal-width) ones
-    if (spec.scheme === 'equal-width') out.push(l2CeUStatisticMetric(top.confidence, top.correct, spec));
-  }
-  out.push(smoothEce(top.confidence, top.correct).value);
-  const ranked = rankOutcomes(top.confidence, top.correct);
-  const roc = auroc(top, ranked);
-  if (roc !== null) out.push(roc);
-  out.push(...selectiveRisk(top, ranked));
-  const tests = cumulativeCalibrationTests(top.confidence, top.correct, 'top-label', ranked);
-  if (tests !== null) out.push(...Object.values(tests).filter((m): m is MetricValue => m !== null));
-  if (options.includeMmce) out.push(mmce(top.confidence, top.correct, options.seed ?? 0));
+  if (options.includeMmce)
+    tasks.unshift({ key: 'mmce', run: () => [mmce(top.confidence, top.correct, options.seed ?? 0)] });
   if (options.includeTce && top.confidence.length > 10) {
-    out.push(tceMetric(testBasedCalibrationError(top.confidence, top.correct)));
+    tasks.unshift({ key: 'tce', run: () => [tceMetric(testBasedCalibrationError(top.confidence, top.correct))] });
   }
-  return out;
+  return tasks;
+}
+
+/** The suite in its order from the tasks' results (by key) and the classwise terms. */
+export function assembleSuite(
+  scores: ClassScores,
+  options: MetricSuiteOptions,
+  results: ReadonlyMap<string, MetricValue[]>,
+  terms: Float64Array,
+): MetricValue[] {
+  const of = (key: string): MetricValue[] => results.get(key) ?? [];
+  return [
+    ...of('head'),
+    ...suiteBinnings(scores.sampleCount, options).flatMap((spec, b) => [
+      ...of(`binned:${b}`),
+      ...classwiseMetricsFromTerms(terms, b, scores.classCount, binningIdentity(spec)),
+      ...of(`per-class:${b}`),
+      ...of(`u-statistic:${b}`),
+    ]),
+    ...of('smooth'),
+    ...of('ranked'),
+    ...of('mmce'),
+    ...of('tce'),
+  ];
 }
 
 export const PRESET_NAMES = [

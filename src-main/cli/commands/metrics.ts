@@ -1,12 +1,7 @@
 import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
 import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
-import {
-  EQUAL_WIDTH_15,
-  metricSuite,
-  PRESET_NAMES,
-  presetMetrics,
-  type PresetName,
-} from '../../../src-shared/metrics/metric-suite';
+import { ParallelMetricSuite } from '../../core/metrics/parallel-metric-suite';
+import { EQUAL_WIDTH_15, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
@@ -25,11 +20,15 @@ const EDGE_RULES: EdgeRule[] = ['left-closed', 'right-closed', 'one-in-extra-bin
 
 type Values = ReturnType<typeof parseMetricsArgs>['values'];
 
-/** Which metrics the options ask for, as a function of one subject's scores. */
+/**
+ * Which metrics the options ask for, as a function of one subject's scores. The full suite runs on
+ * both cores (ParallelMetricSuite) when the input is large enough for it to pay.
+ */
 function metricSelection(
   values: Values,
   presets: PresetName[],
-): (scores: ClassScores, top: TopLabelScores) => MetricValue[] {
+  parallel: ParallelMetricSuite,
+): (scores: ClassScores, top: TopLabelScores) => Promise<MetricValue[]> {
   const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
   if (custom) {
     const bins = positiveInteger(values.bins, 'bins', 15, 10_000);
@@ -43,14 +42,18 @@ function metricSelection(
     if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
-    return (scores, top) => [
-      ...metricSuite(scores, { binnings: [spec], includeMmce: values.mmce, includeTce: withTce(values, scores) }),
+    return async (scores, top) => [
+      ...(await parallel.fromScores(scores, {
+        binnings: [spec],
+        includeMmce: values.mmce,
+        includeTce: withTce(values, scores),
+      })),
       ...presets.flatMap((p) => presetMetrics(p, scores, top)),
     ];
   }
-  if (presets.length > 0) return (scores, top) => presets.flatMap((p) => presetMetrics(p, scores, top));
-  return (scores, top) => [
-    ...metricSuite(scores, { includeMmce: values.mmce, includeTce: withTce(values, scores) }),
+  if (presets.length > 0) return async (scores, top) => presets.flatMap((p) => presetMetrics(p, scores, top));
+  return async (scores, top) => [
+    ...(await parallel.fromScores(scores, { includeMmce: values.mmce, includeTce: withTce(values, scores) })),
     ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
   ];
 }
@@ -81,20 +84,26 @@ export async function metricsCommand(args: string[]): Promise<number> {
   for (const preset of presets)
     if (!(PRESET_NAMES as readonly string[]).includes(preset))
       throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
-  const selection = metricSelection(values, presets as PresetName[]);
-  const results = subjects.map(({ subject, scores }) => {
-    const top = topLabelScores(scores);
-    return {
-      subject,
-      samples: scores.sampleCount,
-      classes: scores.classCount,
-      metrics: selection(scores, top),
-      headline: values.intervals ? headlineFigures(scores, top) : undefined,
-      l2CeIntervals: values.intervals
-        ? l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15)
-        : undefined,
-    };
-  });
+  const parallel = new ParallelMetricSuite();
+  const selection = metricSelection(values, presets as PresetName[], parallel);
+  const results = [];
+  try {
+    for (const { subject, scores } of subjects) {
+      const top = topLabelScores(scores);
+      results.push({
+        subject,
+        samples: scores.sampleCount,
+        classes: scores.classCount,
+        metrics: await selection(scores, top),
+        headline: values.intervals ? headlineFigures(scores, top) : undefined,
+        l2CeIntervals: values.intervals
+          ? l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15)
+          : undefined,
+      });
+    }
+  } finally {
+    await parallel.close();
+  }
   if (values.json) {
     // The first subject at the top level (the fused output of a trace), each branch under `branches`.
     const [primary, ...branches] = results;

@@ -1,0 +1,161 @@
+import type { Worker } from 'node:worker_threads';
+import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
+import type { LogitArray } from '../../../src-shared/fusion/logits';
+import {
+  assembleSuite,
+  metricSuite,
+  suiteBinnings,
+  type MetricSuiteOptions,
+} from '../../../src-shared/metrics/metric-suite';
+import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import {
+  checkedShapeAndLabels,
+  scoreRowsInto,
+  scoresFromLogits,
+  topLabelRowsInto,
+  type ClassScores,
+} from '../../../src-shared/metrics/scores';
+import { startEntryWorker } from '../workers/entry-worker';
+import type { HelperRequest } from './metric-suite-helper';
+import { scoresOfShared, sharedSuiteArrays, takeSuiteWork } from './shared-suite-arrays';
+
+type TaskResults = Array<[string, MetricValue[]]>;
+
+/**
+ * The full metric suite on two threads, the same values as metricSuite (src-shared) bit for bit:
+ * 1. the softmax and top-label pairs, rows split in two halves, one per thread;
+ * 2. both threads take work from a shared counter (metric-suite.ts's tasks, longest first, and
+ *    one class at a time for the classwise metrics) until none is left;
+ * 3. the results are put in the suite's order, the classwise metrics summed in class order from
+ *    the terms both wrote.
+ * Logits already in a SharedArrayBuffer are read in place; others are copied once.
+ * Below PARALLEL_MIN_SAMPLES the copies and messages cost more than they save, and the suite runs
+ * here alone; so it does when the helper cannot start (it then says why once, in `fallback`).
+ */
+export const PARALLEL_MIN_SAMPLES = 50_000;
+
+export class ParallelMetricSuite {
+  private helper: Worker | null = null;
+  private pending: { resolve: (results: TaskResults) => void; reject: (error: Error) => void } | null = null;
+  /** Why the last computation ran on one thread, or null when it used both. */
+  fallback: string | null = null;
+  /** Computations run one after another (the helper serves one at a time). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private ensureHelper(): Worker {
+    if (this.helper !== null) return this.helper;
+    const helper = startEntryWorker(import.meta.url, 'metric-suite-helper');
+    helper.unref();
+    helper.on('message', (reply: { ok: true; results: TaskResults } | { ok: false; error: KnobErrorPayload }) => {
+      const pending = this.pending;
+      this.pending = null;
+      if (pending === null) return;
+      if (reply.ok) pending.resolve(reply.results);
+      // a plain Error: the computation falls back to this thread
+      else pending.reject(new Error(reply.error.message));
+    });
+    helper.on('error', (error) => {
+      this.helper = null;
+      this.pending?.reject(error);
+      this.pending = null;
+    });
+    this.helper = helper;
+    return helper;
+  }
+
+  private ask(request: HelperRequest): Promise<TaskResults> {
+    const helper = this.ensureHelper();
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      helper.postMessage(request);
+    });
+  }
+
+  /**
+   * Runs `mine` here while the helper answers `theirs`; waits for the helper even when `mine`
+   * throws, so its late answer cannot be taken for the next request's.
+   */
+  private async alongside<T>(theirs: Promise<TaskResults>, mine: () => T): Promise<[T, TaskResults]> {
+    let result: T;
+    try {
+      result = mine();
+    } catch (error) {
+      await theirs.catch(() => undefined);
+      throw error;
+    }
+    return [result, await theirs];
+  }
+
+  /** The suite of softmax(logits) against labels (validated as scoresFromLogits does). */
+  fromLogits(
+    logits: LogitArray,
+    classCount: number,
+    labels: ArrayLike<number>,
+    options: MetricSuiteOptions = {},
+  ): Promise<{ scores: ClassScores; metrics: MetricValue[] }> {
+    return this.queued(async () => {
+      const checkedLabels = checkedShapeAndLabels(logits, classCount, labels);
+      const oneThread = () => {
+        const scores = scoresFromLogits(logits, classCount, checkedLabels);
+        return { scores, metrics: metricSuite(scores, options) };
+      };
+      return this.compute({ logits, scores: null }, checkedLabels, classCount, options, oneThread);
+    });
+  }
+
+  /** The suite of scores already validated and computed (scoresFromLogits or scoresFromProbabilities). */
+  fromScores(scores: ClassScores, options: MetricSuiteOptions = {}): Promise<MetricValue[]> {
+    return this.queued(async () => {
+      const oneThread = () => ({ scores, metrics: metricSuite(scores, options) });
+      const input = { logits: scores.logits, scores };
+      return (await this.compute(input, scores.labels, scores.classCount, options, oneThread)).metrics;
+    });
+  }
+
+  private queued<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async compute(
+    input: Parameters<typeof sharedSuiteArrays>[0],
+    labels: Int32Array,
+    classCount: number,
+    options: MetricSuiteOptions,
+    oneThread: () => { scores: ClassScores; metrics: MetricValue[] },
+  ): Promise<{ scores: ClassScores; metrics: MetricValue[] }> {
+    const n = labels.length;
+    if (n < PARALLEL_MIN_SAMPLES) {
+      this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} samples`;
+      return oneThread();
+    }
+    const arrays = sharedSuiteArrays(input, labels, classCount, suiteBinnings(n, options).length);
+    const softmax = input.scores === null;
+    try {
+      const half = Math.floor(n / 2);
+      await this.alongside(this.ask({ kind: 'rows', arrays, from: half, to: n, softmax }), () => {
+        if (softmax) scoreRowsInto(arrays.logits!, arrays.labels, classCount, 0, half, arrays);
+        else topLabelRowsInto(arrays.probabilities, arrays.labels, classCount, 0, half, arrays.top);
+      });
+      const [mine, theirs] = await this.alongside(this.ask({ kind: 'work', arrays, options }), () =>
+        takeSuiteWork(arrays, options),
+      );
+      this.fallback = null;
+      const scores = scoresOfShared(arrays);
+      return { scores, metrics: assembleSuite(scores, options, new Map([...mine, ...theirs]), arrays.terms) };
+    } catch (error) {
+      if (error instanceof KnobError) throw error;
+      // The helper could not run: the same suite on this thread.
+      this.fallback = `the helper thread failed (${error instanceof Error ? error.message : String(error)})`;
+      this.helper = null;
+      return oneThread();
+    }
+  }
+
+  async close(): Promise<void> {
+    const helper = this.helper;
+    this.helper = null;
+    if (helper !== null) await helper.terminate();
+  }
+}
