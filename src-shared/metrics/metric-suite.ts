@@ -171,37 +171,73 @@ export type PresetName = (typeof PRESET_NAMES)[number];
  *   (top-label and marginal);
  * - smooth-ece: relplot's smECE with automatic bandwidth;
  * - sklearn-curve-10: sklearn calibration_curve(n_bins=10) bins ((lo,hi], first closed), as ECE.
+ *
+ * Two classes: each preset takes the input as its library takes a two-class problem (its
+ * identity says which).
+ * - 'positive-class': the probability of class 1 against y = 1 (torchmetrics' task='binary',
+ *   uncertainty-calibration's 1-D binary input, relplot's smECE(f, y), sklearn's calibration_curve,
+ *   which takes nothing else); uncertainty-calibration then computes its one binary error, no
+ *   marginal one;
+ * - 'top-label': netcal, given the two-column softmax, takes the maximum and the argmax as for any K.
  */
+export const PRESET_TWO_CLASS_CONVENTIONS: Record<PresetName, 'positive-class' | 'top-label'> = {
+  'torchmetrics-15': 'positive-class',
+  'netcal-10': 'top-label',
+  'kumar-debiased-l2-15': 'positive-class',
+  'smooth-ece': 'positive-class',
+  'sklearn-curve-10': 'positive-class',
+};
+
+/** The pairs (p_i1, 1[y_i = 1]) of a two-class input, in the top-label pairs' shape. */
+function positiveClassPairs(scores: ClassScores): TopLabelScores {
+  const n = scores.sampleCount;
+  const pairs = { confidence: new Float64Array(n), predicted: new Int32Array(n).fill(1), correct: new Uint8Array(n) };
+  for (let i = 0; i < n; i++) {
+    pairs.confidence[i] = scores.probabilities[i * 2 + 1];
+    pairs.correct[i] = scores.labels[i] === 1 ? 1 : 0;
+  }
+  return pairs;
+}
+
 export function presetMetrics(
   preset: PresetName,
   scores: ClassScores,
   top: TopLabelScores = topLabelScores(scores),
 ): MetricValue[] {
+  const positiveClass = scores.classCount === 2 && PRESET_TWO_CLASS_CONVENTIONS[preset] === 'positive-class';
+  const pairs = positiveClass ? positiveClassPairs(scores) : top;
   const tag = (values: MetricValue[]): MetricValue[] =>
-    values.map((v) => ({ ...v, identity: `${v.identity} [preset ${preset}]` }));
+    values.map((v) => ({
+      ...v,
+      identity: positiveClass
+        ? `${v.identity.replace('(top-label,', '(positive class: p(class 1) against y = 1,')} [preset ${preset}, two classes: positive-class convention]`
+        : `${v.identity} [preset ${preset}${scores.classCount === 2 ? ', two classes: top-label convention' : ''}]`,
+    }));
   switch (preset) {
     case 'torchmetrics-15':
       return tag(
-        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 15, edgeRule: 'one-in-extra-bin' }).filter((m) =>
+        topLabelBinnedMetrics(pairs, { scheme: 'equal-width', bins: 15, edgeRule: 'one-in-extra-bin' }).filter((m) =>
           ['ECE', 'MCE', 'RMSCE'].includes(m.name),
         ),
       );
     case 'netcal-10':
       return tag(
-        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }).filter((m) =>
+        topLabelBinnedMetrics(pairs, { scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }).filter((m) =>
           ['ECE', 'MCE', 'ACE (netcal)'].includes(m.name),
         ),
       );
     case 'kumar-debiased-l2-15':
       return tag([
-        ...topLabelBinnedMetrics(top, EQUAL_MASS_15).filter((m) => m.name === 'debiased L2-CE'),
-        ...classwiseMetrics(scores, EQUAL_MASS_15).filter((m) => m.name === 'marginal debiased L2-CE'),
+        ...topLabelBinnedMetrics(pairs, EQUAL_MASS_15).filter((m) => m.name === 'debiased L2-CE'),
+        ...(positiveClass
+          ? []
+          : classwiseMetrics(scores, EQUAL_MASS_15).filter((m) => m.name === 'marginal debiased L2-CE')),
       ]);
     case 'smooth-ece':
-      return tag([smoothEce(top.confidence, top.correct).value]);
+      return tag([smoothEce(pairs.confidence, pairs.correct).value]);
     case 'sklearn-curve-10':
       return tag(
-        topLabelBinnedMetrics(top, { scheme: 'equal-width', bins: 10, edgeRule: 'right-closed' }).filter(
+        topLabelBinnedMetrics(pairs, { scheme: 'equal-width', bins: 10, edgeRule: 'right-closed' }).filter(
           (m) => m.name === 'ECE',
         ),
       );
