@@ -32,13 +32,15 @@ const COMMAND_USAGE: Record<CommandName, string> = {
            --source default|DATASET|FOLDER|VIDEO --out DIR
            ${SCHEDULE_USAGE}
            ${GATE_USAGE}
-           [--frame-rate HZ] [--batch N] [--limit N] [--intervals] [--json]
+           [--frame-rate HZ] [--batch N] [--limit N] [--record-features] [--intervals] [--json]
       Runs the model over the source once and writes DIR/trace.arrow (Arrow IPC, readable by
       pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
       Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
       images.npy/labels.npy, an ImageFolder (class = folder name), a folder with manifest.csv
       (path,label), a folder of PNG/JPEG images, or a video file (decoded by ffmpeg on PATH).
       --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
+      --record-features keeps the model's 'features' output in the trace (for the dac and procal
+      calibrators; about 0.8 KB a frame for the shipped model).
 `,
   replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
       The same outputs from a recorded trace with any settings (default: the recorded ones), no model.

@@ -2,7 +2,8 @@ import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { scoresFromLogits, scoresFromProbabilities, type ClassScores } from '../../src-shared/metrics/scores';
 import { replay } from '../../src-shared/trace/replay';
-import { labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
 import { GATE_OPTIONS, gateSettingsFromArgs, UsageError } from './cli-args';
@@ -25,6 +26,8 @@ export const SCORES_INPUT_USAGE = `(--logits F | --probabilities F) --labels F |
 export interface ScoresSubject {
   subject: string;
   scores: ClassScores;
+  /** The model's features of the same frames, when a trace recorded them. */
+  features?: RowFeatures | null;
 }
 
 async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
@@ -62,13 +65,19 @@ export async function readScoresInput(
     const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
     const output = replay(file.trace, settings, { keepFusedLogits: true });
     const frames = labelledFrames(file.trace);
+    const features = featuresOfFrames(file.trace, frames);
     return [
       {
         subject: `fused output of ${trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
         scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
+        features,
       },
-      { subject: `static branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zStatic, frames) },
-      { subject: `dynamic branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames) },
+      {
+        subject: `static branch of ${trace}`,
+        scores: scoresOfFrames(file.trace, file.trace.zStatic, frames),
+        features,
+      },
+      { subject: `dynamic branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames), features },
     ];
   }
   const logits = values.logits as string | undefined;

@@ -66,5 +66,10 @@ export const ModelDescriptionSchema = z.strictObject({
   executionProvider: z.enum(EXECUTION_PROVIDERS),
   /** Providers not used, each with one readable reason and the provider's full message (for the log). */
   skippedProviders: z.array(z.strictObject({ name: z.string(), reason: z.string(), detail: z.string() })),
+  /**
+   * Width of the model's optional `features` output (Knob-native contract: its penultimate layer,
+   * for density- and proximity-aware calibration); null when it has none.
+   */
+  featureCount: z.number().int().positive().nullable(),
 });
 export type ModelDescription = z.infer<typeof ModelDescriptionSchema>;

@@ -18,6 +18,7 @@ import type { FitReport } from './fit-report';
 import {
   CALIBRATION_METHOD_LABELS,
   calibrateLogits,
+  type RowFeatures,
   fitCalibrator,
   type CalibrationMethod,
   type CalibratorSpec,
@@ -168,14 +169,17 @@ function splitRows(n: number, split: HeldOutSplit): { fit: number[]; evaluate: n
   }
 }
 
-function rows(logits: LogitArray, labels: Int32Array, k: number, picked: number[]) {
+function rows(logits: LogitArray, labels: Int32Array, k: number, picked: number[], features: RowFeatures | null) {
   const z = new Float64Array(picked.length * k);
   const y = new Int32Array(picked.length);
+  const width = features?.width ?? 0;
+  const f = features === null ? null : { width, values: new Float32Array(picked.length * width) };
   picked.forEach((row, i) => {
     for (let c = 0; c < k; c++) z[i * k + c] = logits[row * k + c];
     y[i] = labels[row];
+    if (f !== null) f.values.set(features!.values.subarray(row * width, (row + 1) * width), i * width);
   });
-  return { z, y };
+  return { z, y, f };
 }
 
 function figuresOf(
@@ -198,12 +202,13 @@ export function compareCalibrators(
   classCount: number,
   methods: readonly CalibrationMethod[],
   split: HeldOutSplit,
-  options: { replicates?: number; seed?: number } = {},
+  options: { replicates?: number; seed?: number; features?: RowFeatures | null } = {},
 ): CalibratorComparison {
+  const features = options.features ?? null;
   const k = classCount;
   const parts = splitRows(labels.length, split);
   const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
-  const held = rows(logits, labels, k, evaluated);
+  const held = rows(logits, labels, k, evaluated, features);
   const resampling = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
   const results = methods.map((method): MethodEvaluation => {
     let calibrated: Float64Array;
@@ -213,19 +218,19 @@ export function compareCalibrators(
       const byRow = new Map<number, Float64Array>();
       for (const fold of parts.folds) {
         const others = parts.folds.filter((f) => f !== fold).flat();
-        const train = rows(logits, labels, k, others);
-        const test = rows(logits, labels, k, fold);
-        const out = calibrateLogits(fitCalibrator(method, train.z, train.y, k).spec, test.z, k);
+        const train = rows(logits, labels, k, others, features);
+        const test = rows(logits, labels, k, fold, features);
+        const out = calibrateLogits(fitCalibrator(method, train.z, train.y, k, train.f).spec, test.z, k, test.f);
         fold.forEach((row, i) => byRow.set(row, out.subarray(i * k, (i + 1) * k)));
       }
       calibrated = new Float64Array(evaluated.length * k);
       evaluated.forEach((row, i) => calibrated.set(byRow.get(row)!, i * k));
-      const all = rows(logits, labels, k, evaluated);
-      fitted = fitCalibrator(method, all.z, all.y, k);
+      const all = rows(logits, labels, k, evaluated, features);
+      fitted = fitCalibrator(method, all.z, all.y, k, all.f);
     } else {
-      const train = rows(logits, labels, k, parts.fit);
-      fitted = fitCalibrator(method, train.z, train.y, k);
-      calibrated = calibrateLogits(fitted.spec, held.z, k);
+      const train = rows(logits, labels, k, parts.fit, features);
+      fitted = fitCalibrator(method, train.z, train.y, k, train.f);
+      calibrated = calibrateLogits(fitted.spec, held.z, k, held.f);
     }
     let changed = 0;
     for (let i = 0; i < held.y.length; i++)

@@ -10,6 +10,9 @@ import { fitPlatt, plattAt } from './platt-scaling';
 import { fitScalingBinning, scalingBinningAt } from './scaling-binning';
 import { fitTemperature } from './temperature-scaling';
 import { compilePts, fitPts, PTS_MAX_INPUTS } from './parameterized-temperature-scaling';
+import { compileDac, fitDac } from './density-aware-calibration';
+import { FeatureBankSchema } from './feature-bank';
+import { compileProcal, fitProcal } from './proximity-informed-calibration';
 
 /**
  * A calibrator of the model's output (applied after fusion): one fitted map from a row of K logits
@@ -26,6 +29,8 @@ export const CALIBRATION_METHODS = [
   'matrix',
   'dirichlet',
   'pts',
+  'dac',
+  'procal',
   'platt',
   'beta',
   'isotonic',
@@ -40,6 +45,8 @@ export const CALIBRATION_METHOD_LABELS: Record<CalibrationMethod, string> = {
   matrix: 'matrix scaling (on logits, L2 1e-3 on W - I and b)',
   dirichlet: 'Dirichlet calibration, ODIR (Kull et al. 2019: W ln p + b, lambda 1e-3 off-diagonal, mu 1e-3 intercept)',
   pts: 'parameterized temperature scaling (Tomani et al. 2022: T from the sorted logits by a small MLP)',
+  dac: 'density-aware calibration (Tomani et al. 2023: T from the k-NN distance in feature space)',
+  procal: 'proximity-informed calibration (Xiong et al. 2023: bin-mean-shift by k-NN proximity and confidence)',
   platt: 'Platt scaling, one-vs-rest (raw targets)',
   beta: 'beta calibration, one-vs-rest (Kull et al. 2017)',
   isotonic: 'isotonic regression, one-vs-rest',
@@ -99,6 +106,34 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
           message: `more inputs than the ${spec.classCount} classes`,
         });
     }),
+  z.strictObject({
+    method: z.literal('dac'),
+    classCount: z.number().int().min(2),
+    neighbours: z.number().int().min(1).max(64),
+    bank: FeatureBankSchema,
+    distanceScale: z.number().positive().refine(Number.isFinite, 'not a finite number'),
+    a: z.number().refine(Number.isFinite, 'not a finite number'),
+    b: z.number().refine(Number.isFinite, 'not a finite number'),
+  }),
+  z
+    .strictObject({
+      method: z.literal('procal'),
+      classCount: z.number().int().min(2),
+      neighbours: z.number().int().min(1).max(64),
+      bank: FeatureBankSchema,
+      proximityEdges: numbers,
+      confidenceEdges: z.array(numbers).max(64),
+      shifts: z.array(numbers).max(64),
+    })
+    .superRefine((spec, context) => {
+      const cells = spec.proximityEdges.length + 1;
+      if (spec.confidenceEdges.length !== cells || spec.shifts.length !== cells)
+        context.addIssue({ code: 'custom', path: ['shifts'], message: `needs ${cells} proximity bins` });
+      spec.shifts.forEach((row, b) => {
+        if (row.length !== (spec.confidenceEdges[b]?.length ?? -2) + 1)
+          context.addIssue({ code: 'custom', path: ['shifts', b], message: 'one shift per confidence bin' });
+      });
+    }),
   z.strictObject({ method: z.literal('platt'), perClass: z.array(z.strictObject({ a: z.number(), b: z.number() })) }),
   z.strictObject({
     method: z.literal('beta'),
@@ -129,6 +164,8 @@ export function calibratorClassCount(spec: CalibratorSpec): number | null {
     case 'dirichlet':
       return spec.bias.length;
     case 'pts':
+    case 'dac':
+    case 'procal':
       return spec.classCount;
     default:
       return spec.perClass.length;
@@ -156,6 +193,18 @@ export function checkCalibratorFor(spec: CalibratorSpec, classCount: number): vo
     );
 }
 
+/** Methods that read the model's `features` output of each frame, besides its logits. */
+export const FEATURE_METHODS: readonly CalibrationMethod[] = ['dac', 'procal'];
+
+export function needsFeatures(method: CalibrationMethod): boolean {
+  return FEATURE_METHODS.includes(method);
+}
+
+/** The feature width a spec was fitted with (null for methods that read no features). */
+export function calibratorFeatureWidth(spec: CalibratorSpec): number | null {
+  return spec.method === 'dac' || spec.method === 'procal' ? spec.bank.width : null;
+}
+
 /** What a calibrator is, in words (with its parameters when they are few): the views' label. */
 export function describeCalibrator(spec: CalibratorSpec): string {
   return spec.method === 'temperature'
@@ -172,9 +221,11 @@ const LOG_FLOOR = -745;
  */
 export interface Calibrator {
   spec: CalibratorSpec;
+  /** The width of the features each row needs (dac, procal), or null. */
+  featureWidth: number | null;
   /**
    * Calibrates `logits[offset .. offset + k)` to log-probabilities in `out[outOffset ..)`; `scratch`
-   * holds at least k values.
+   * holds at least k values. Feature methods read the row's features at `features[featureOffset ..)`.
    */
   rowInto(
     logits: LogitArray,
@@ -183,12 +234,14 @@ export interface Calibrator {
     out: Float64Array,
     outOffset: number,
     scratch: Float64Array,
+    features?: Float32Array,
+    featureOffset?: number,
   ): void;
 }
 
 type OneVsRest = (c: number, p: number) => number;
 /** Methods that map the row of logits (or of ln p) before a final softmax; the rest are one-vs-rest. */
-const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet', 'pts'] as const;
+const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet', 'pts', 'dac', 'procal'] as const;
 type RowSpec = Extract<CalibratorSpec, { method: (typeof ROW_METHODS)[number] }>;
 type OneVsRestSpec = Exclude<CalibratorSpec, RowSpec>;
 
@@ -230,11 +283,30 @@ function oneVsRest(spec: OneVsRestSpec): OneVsRest {
   }
 }
 
+function missingFeatures(spec: CalibratorSpec): never {
+  throw new KnobError(
+    'INVALID_INPUT',
+    `${CALIBRATION_METHOD_LABELS[spec.method]} needs the model's features for every frame: record with --record-features`,
+  );
+}
+
 export function compileCalibrator(spec: CalibratorSpec): Calibrator {
+  if (spec.method === 'procal') {
+    const procal = compileProcal(spec);
+    return {
+      spec,
+      featureWidth: procal.bank.width,
+      rowInto(logits, offset, k, out, outOffset, _scratch, features, featureOffset = 0) {
+        if (features === undefined) missingFeatures(spec);
+        procal.rowInto(logits, offset, k, features, featureOffset, out, outOffset);
+      },
+    };
+  }
   if (!isRowSpec(spec)) {
     const perClass = oneVsRest(spec);
     return {
       spec,
+      featureWidth: null,
       rowInto(logits, offset, k, out, outOffset, scratch) {
         const lse = logSumExpRow(logits, offset, k);
         let sum = 0;
@@ -253,19 +325,35 @@ export function compileCalibrator(spec: CalibratorSpec): Calibrator {
   const onLogits = logitMap(spec);
   return {
     spec,
-    rowInto(logits, offset, k, out, outOffset, scratch) {
-      onLogits(logits, offset, k, scratch);
+    featureWidth: calibratorFeatureWidth(spec),
+    rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset = 0) {
+      onLogits(logits, offset, k, scratch, features, featureOffset);
       const lse = logSumExpRow(scratch, 0, k);
       for (let c = 0; c < k; c++) out[outOffset + c] = scratch[c] - lse;
     },
   };
 }
 
-type LogitMap = (logits: LogitArray, offset: number, k: number, scratch: Float64Array) => void;
+type LogitMap = (
+  logits: LogitArray,
+  offset: number,
+  k: number,
+  scratch: Float64Array,
+  features: Float32Array | undefined,
+  featureOffset: number,
+) => void;
 
 /** The row map of a row method (before the final softmax). */
-function logitMap(spec: RowSpec): LogitMap {
+function logitMap(spec: Exclude<RowSpec, { method: 'procal' }>): LogitMap {
   switch (spec.method) {
+    case 'dac': {
+      const dac = compileDac(spec);
+      return (logits, offset, k, scratch, features, featureOffset) => {
+        if (features === undefined) missingFeatures(spec);
+        const temperature = dac.temperatureOf(features, featureOffset);
+        for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / temperature;
+      };
+    }
     case 'temperature':
       return (logits, offset, k, scratch) => {
         for (let c = 0; c < k; c++) scratch[c] = logits[offset + c] / spec.temperature;
@@ -293,13 +381,37 @@ function logitMap(spec: RowSpec): LogitMap {
   }
 }
 
-/** Calibrated log-probabilities of every row (n x k, row-major). */
-export function calibrateLogits(spec: CalibratorSpec, logits: LogitArray, classCount: number): Float64Array {
+/** The model's features of the rows a calibrator is fitted on or applied to (n x width). */
+export interface RowFeatures {
+  width: number;
+  values: Float32Array;
+}
+
+/** Calibrated log-probabilities of every row (n x k, row-major); feature methods need `features`. */
+export function calibrateLogits(
+  spec: CalibratorSpec,
+  logits: LogitArray,
+  classCount: number,
+  features: RowFeatures | null = null,
+): Float64Array {
   const calibrator = compileCalibrator(spec);
+  checkFeaturesFor(calibrator, features);
   const out = new Float64Array(logits.length);
   const scratch = new Float64Array(classCount);
-  for (let o = 0; o < logits.length; o += classCount) calibrator.rowInto(logits, o, classCount, out, o, scratch);
+  for (let o = 0, row = 0; o < logits.length; o += classCount, row++)
+    calibrator.rowInto(logits, o, classCount, out, o, scratch, features?.values, row * (features?.width ?? 0));
   return out;
+}
+
+/** Refuses to apply a feature calibrator without features, or with features of another width. */
+export function checkFeaturesFor(calibrator: Calibrator, features: RowFeatures | null): void {
+  if (calibrator.featureWidth === null) return;
+  if (features === null) missingFeatures(calibrator.spec);
+  if (features.width !== calibrator.featureWidth)
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      `the calibrator was fitted on ${calibrator.featureWidth} features per frame; these frames have ${features.width}`,
+    );
 }
 
 /** Class k's probability and outcome over the rows: the data of its one-vs-rest fit. */
@@ -314,17 +426,31 @@ function classColumn(logits: LogitArray, labels: Int32Array, k: number, c: numbe
   return [p, y];
 }
 
-/** Fits one method on (logits, labels): its spec and what the fit reports. */
+/** Fits one method on (logits, labels) (and the rows' features, for the feature methods). */
 export function fitCalibrator(
   method: CalibrationMethod,
   logits: LogitArray,
   labels: Int32Array,
   classCount: number,
+  features: RowFeatures | null = null,
 ): { spec: CalibratorSpec; report: FitReport } {
   if (labels.length === 0)
     throw new KnobError('INVALID_INPUT', `${CALIBRATION_METHOD_LABELS[method]} needs labelled frames`);
   const k = classCount;
+  if (needsFeatures(method) && features === null)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${CALIBRATION_METHOD_LABELS[method]} needs the model's features for every frame: record with --record-features`,
+    );
   switch (method) {
+    case 'dac': {
+      const fit = fitDac(logits, labels, k, features!.values, features!.width);
+      return { spec: { method, classCount: k, ...fit.params }, report: fit.report };
+    }
+    case 'procal': {
+      const fit = fitProcal(logits, labels, k, features!.values, features!.width);
+      return { spec: { method, classCount: k, ...fit.params }, report: fit.report };
+    }
     case 'temperature': {
       const fit = fitTemperature(logits, labels, k);
       return { spec: { method, temperature: fit.params.temperature }, report: fit.report };

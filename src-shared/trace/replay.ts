@@ -1,7 +1,7 @@
 import type { GateSettings } from '../gate/gate-settings';
 import { createGateState, invalidateCoefficients, resetGateState, type GateState } from '../gate/gate-state';
 import { runGate } from '../gate/gate-kernel';
-import type { Calibrator } from '../calibrators/output-calibrator';
+import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibrator';
 import { fuseRowInto, fuseTop1Into } from '../fusion/convex-fusion';
 import { argmaxRow } from '../fusion/logits';
 import { validateTrace, type Trace } from './trace';
@@ -129,9 +129,13 @@ export class GateReplayer {
       this.calibrated = new Float64Array(k);
       this.calibratorScratch = new Float64Array(k);
     }
+    // density- and proximity-aware calibrators read each frame's features
+    checkFeaturesFor(calibrator, trace.features ?? null);
+    const features = trace.features?.values;
+    const width = trace.features?.width ?? 0;
     for (let i = from; i < to; i++) {
       fuseRowInto(trace.zStatic, trace.zDyn, i * k, k, out.g[i], this.scratch, 0);
-      calibrator.rowInto(this.scratch, 0, k, this.calibrated, 0, this.calibratorScratch);
+      calibrator.rowInto(this.scratch, 0, k, this.calibrated, 0, this.calibratorScratch, features, i * width);
       const best = argmaxRow(this.calibrated, 0, k);
       out.top1[i] = best;
       out.confidence[i] = Math.exp(this.calibrated[best]);

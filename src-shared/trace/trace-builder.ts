@@ -46,12 +46,14 @@ export class TraceBuilder {
   private capacity: number;
   private readonly corruptionCodes = new Map<string, number>();
 
+  /** `featureWidth`: record the model's features (that many a frame); null records none. */
   constructor(
     classCount: number,
     labelNames: string[],
     nominalDtSeconds: number,
     hasLabels: boolean,
     initialCapacity = 1024,
+    featureWidth: number | null = null,
   ) {
     this.capacity = Math.max(1, initialCapacity);
     const n = this.capacity;
@@ -72,6 +74,9 @@ export class TraceBuilder {
         ),
       },
       nominalDtSeconds,
+      ...(featureWidth === null
+        ? {}
+        : { features: { width: featureWidth, values: new Float32Array(n * featureWidth) } }),
     };
     this.corruptionCodes.set('none', 0);
     this.output = allocateReplayOutput(n, classCount, false);
@@ -91,6 +96,7 @@ export class TraceBuilder {
     t.zStatic = grown(t.zStatic, next * k);
     t.zDyn = grown(t.zDyn, next * k);
     t.uRef = grown(t.uRef, next);
+    if (t.features !== undefined) t.features.values = grown(t.features.values, next * t.features.width);
     if (t.labels !== null) {
       const labels = grown(t.labels, next);
       labels.fill(UNKNOWN_LABEL, this.capacity);
@@ -111,7 +117,9 @@ export class TraceBuilder {
 
   /**
    * Appends `count` frames: rows [0, count) of the branch arrays, timestamps, labels (-1 unknown)
-   * and per-frame metadata. Returns the index of the first appended frame.
+   * and per-frame metadata, and their features when the trace records them (a batch without them
+   * is refused: a recording with features has them for every frame). Returns the index of the first
+   * appended frame.
    */
   append(
     count: number,
@@ -121,11 +129,21 @@ export class TraceBuilder {
     timestampsSeconds: Float64Array,
     labels: Int32Array | null,
     metadata: BatchMetadata,
+    features: Float32Array | null = null,
   ): number {
     const t = this.trace;
     const first = t.frameCount;
     const k = t.classCount;
+    if (t.features !== undefined && (features === null || features.length < count * t.features.width))
+      throw new KnobError(
+        'INVALID_INPUT',
+        `frames ${first}-${first + count - 1} came without the features this recording keeps`,
+      );
     this.ensureCapacity(first + count);
+    if (t.features !== undefined) {
+      const width = t.features.width;
+      t.features.values.set(features!.subarray(0, count * width), first * width);
+    }
     t.zStatic.set(zStatic.subarray(0, count * k), first * k);
     t.zDyn.set(zDyn.subarray(0, count * k), first * k);
     t.uRef.set(uRef.subarray(0, count), first);

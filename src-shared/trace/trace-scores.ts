@@ -32,3 +32,12 @@ export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Ar
   }
   return scoresFromLogits(selected, k, labels);
 }
+
+/** The model's features of the given frames, in their order (null when the trace has none). */
+export function featuresOfFrames(trace: Trace, frames: Int32Array): { width: number; values: Float32Array } | null {
+  if (trace.features === undefined) return null;
+  const { width, values } = trace.features;
+  const out = new Float32Array(frames.length * width);
+  frames.forEach((f, i) => out.set(values.subarray(f * width, (f + 1) * width), i * width));
+  return { width, values: out };
+}

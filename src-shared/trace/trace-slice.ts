@@ -24,6 +24,14 @@ export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' 
     labels: trace.labels === null ? null : cut(trace.labels, from, to),
     labelNames: [...trace.labelNames],
     metadata: Object.fromEntries(Object.entries(trace.metadata).map(([name, c]) => [name, column(c)])),
+    ...(trace.features === undefined
+      ? {}
+      : {
+          features: {
+            width: trace.features.width,
+            values: cut(trace.features.values, from * trace.features.width, to * trace.features.width),
+          },
+        }),
   };
 }
 

@@ -27,6 +27,17 @@ export interface Trace {
   metadata: Record<string, MetadataColumn>;
   /** Interval assumed before the first frame (declared frame period of the source). */
   nominalDtSeconds: number;
+  /**
+   * The model's `features` output per frame (row-major, `width` values a frame), when the recording
+   * asked for it (opt-in: at 192 float32 a frame it is ten times the rest of a trace). Density- and
+   * proximity-aware calibrators need it; nothing else reads it.
+   */
+  features?: TraceFeatures;
+}
+
+export interface TraceFeatures {
+  width: number;
+  values: Float32Array;
 }
 
 export const UNKNOWN_LABEL = -1;
@@ -65,6 +76,13 @@ export function validateTrace(trace: Trace): void {
   for (let i = 0; i < n * k; i++) {
     if (!Number.isFinite(trace.zStatic[i])) fail(`z_static of frame ${Math.floor(i / k)} is not finite`);
     if (!Number.isFinite(trace.zDyn[i])) fail(`z_dyn of frame ${Math.floor(i / k)} is not finite`);
+  }
+  if (trace.features !== undefined) {
+    const { width, values } = trace.features;
+    if (!Number.isInteger(width) || width < 1) fail(`features width ${width} is not a positive integer`);
+    if (values.length < n * width) fail(`features has ${values.length} values for ${n} x ${width}`);
+    for (let i = 0; i < n * width; i++)
+      if (!Number.isFinite(values[i])) fail(`features of frame ${Math.floor(i / width)} are not finite`);
   }
   if (trace.labels !== null) {
     for (let i = 0; i < n; i++) {

@@ -16,6 +16,7 @@ import {
   smoothEce,
   topLabelBinnedMetrics,
   topLabelScores,
+  type TopLabelScores,
 } from '../../src-shared/metrics';
 
 const reference = JSON.parse(
@@ -40,7 +41,7 @@ describe('presets on two-class inputs', () => {
 
   it('torchmetrics, uncertainty-calibration and relplot take the positive class; netcal the top label', () => {
     const ew15Extra = { scheme: 'equal-width', bins: 15, edgeRule: 'one-in-extra-bin' } as const;
-    const direct = (pairs: typeof positive, spec: Parameters<typeof topLabelBinnedMetrics>[1], name: string) =>
+    const direct = (pairs: TopLabelScores, spec: Parameters<typeof topLabelBinnedMetrics>[1], name: string) =>
       topLabelBinnedMetrics(pairs, spec).find((m) => m.name === name)!.value;
     expect(value('torchmetrics-15', 'ECE').value).toBe(direct(positive, ew15Extra, 'ECE'));
     expect(value('smooth-ece', 'SmoothECE').value).toBe(smoothEce(positive.confidence, positive.correct).value.value);

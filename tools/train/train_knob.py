@@ -125,7 +125,7 @@ class KnobNet(nn.Module):
         z_static = z_static_raw * torch.exp(self.static_log_scale)
         gate_in = torch.cat([fs.detach(), fd.detach(), self.stats_norm(image_statistics(x))], dim=1)
         u_ref = torch.sigmoid(self.gate(gate_in))
-        return z_static, z_dyn, u_ref, z_static_raw
+        return z_static, z_dyn, u_ref, z_static_raw, torch.cat([fs, fd], dim=1)
 
 
 class Exported(nn.Module):
@@ -134,8 +134,8 @@ class Exported(nn.Module):
         self.net = net
 
     def forward(self, image):
-        z_static, z_dyn, u_ref, _ = self.net(image)
-        return z_static, z_dyn, u_ref
+        z_static, z_dyn, u_ref, _, features = self.net(image)
+        return z_static, z_dyn, u_ref, features
 
 
 def normalise(images):
@@ -184,7 +184,7 @@ def main():
             x = torch.cat([normalise(train_x[ci]), normalise(corr_x[ki])])
             y = torch.from_numpy(np.concatenate([train_y[ci], corr_y[ki]]))
             n_clean = len(ci)
-            z_static, z_dyn, u, z_static_raw = net(x)
+            z_static, z_dyn, u, z_static_raw, _ = net(x)
             loss_dyn = F.cross_entropy(z_dyn[:n_clean], y[:n_clean])
             loss_static = F.cross_entropy(z_static_raw[n_clean:], y[n_clean:], label_smoothing=0.1)
             # The branch features stay detached from the fused loss; only the static scale learns from it.
@@ -209,7 +209,7 @@ def main():
                 totals[key] += value.item()
         net.eval()
         with torch.no_grad():
-            zs, zd, u, _ = net(normalise(val_x))
+            zs, zd, u, _, _ = net(normalise(val_x))
             vy = torch.from_numpy(val_y)
             fused = (1 - u) * zs + u * zd
             record = {'epoch': epoch + 1, 'static_scale': net.static_log_scale.exp().item(), **{f'train_{k}': v / steps_per_epoch for k, v in totals.items()},
@@ -223,14 +223,17 @@ def main():
     net.eval()
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.onnx.export(Exported(net), torch.zeros(1, 1, 28, 28), args.out, opset_version=13, input_names=['image'],
-                      output_names=['z_static', 'z_dyn', 'u_ref'],
-                      dynamic_axes={'image': {0: 'N'}, 'z_static': {0: 'N'}, 'z_dyn': {0: 'N'}, 'u_ref': {0: 'N'}})
+                      output_names=['z_static', 'z_dyn', 'u_ref', 'features'],
+                      dynamic_axes={'image': {0: 'N'}, 'z_static': {0: 'N'}, 'z_dyn': {0: 'N'}, 'u_ref': {0: 'N'},
+                                    'features': {0: 'N'}})
     model = onnx.load(args.out)
     metadata = {
         'knob.contract_version': '1',
         'knob.labels': json.dumps(LABELS),
         'knob.input': json.dumps({'name': 'image', 'layout': 'NCHW', 'width': 28, 'height': 28, 'channels': 1,
                                   'value_range': [0, 1], 'mean': [MEAN], 'std': [STD]}),
+        'knob.features': json.dumps({'name': 'features', 'width': 2 * FEATURES,
+                                     'layer': 'penultimate: the static and dynamic streams fc ReLU features, concatenated'}),
         'knob.training': json.dumps({'seed': args.seed, 'epochs': args.epochs, 'train_corruptions': TRAIN_CORRUPTIONS,
                                      'held_out_corruptions': HELD_OUT_CORRUPTIONS}),
     }

@@ -3,6 +3,7 @@ import {
   HeldOutSplitSchema,
   compareCalibrators,
   describeCalibrator,
+  needsFeatures,
   type CalibrationMethod,
   type CalibratorComparison,
   type HeldOutSplit,
@@ -99,7 +100,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
   });
   const method = values.method;
   if (method === undefined) throw new UsageError(`--method is required: ${CALIBRATION_METHODS.join(', ')} or all`);
-  const methods: CalibrationMethod[] =
+  const requested: CalibrationMethod[] =
     method === 'all'
       ? [...CALIBRATION_METHODS]
       : (CALIBRATION_METHODS as readonly string[]).includes(method)
@@ -114,13 +115,19 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     throw new UsageError('--branch applies to --trace (files hold one output)');
   const split = splitFromArgs(values);
   const subjects = await readScoresInput(values);
-  const { subject, scores } =
-    subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])];
+  const {
+    subject,
+    scores,
+    features = null,
+  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])];
+  // --method all: the feature methods only where the frames have features (said in the output)
+  const skipped = method === 'all' && features === null ? requested.filter(needsFeatures) : [];
+  const methods = requested.filter((m) => !skipped.includes(m));
   if (scores.sampleCount < 20)
     throw new UsageError(`${subject}: ${scores.sampleCount} labelled frames; calibrating needs at least 20`);
   // Probabilities become log-probabilities: every method takes logits.
   const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
-  const comparison = compareCalibrators(logits, scores.labels, scores.classCount, methods, split);
+  const comparison = compareCalibrators(logits, scores.labels, scores.classCount, methods, split, { features });
   const best = comparison.methods.reduce((a, b) =>
     (b.figures.find((f) => f.name === 'NLL')?.value ?? Infinity) <
     (a.figures.find((f) => f.name === 'NLL')?.value ?? Infinity)
@@ -133,10 +140,14 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     await writeOutputFile(values.out, file.data);
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ subject, ...comparison, chosen: best.method })}\n`);
+    process.stdout.write(`${JSON.stringify({ subject, ...comparison, chosen: best.method, skipped })}\n`);
     return 0;
   }
   const lines = comparisonLines(subject, comparison);
+  if (skipped.length > 0)
+    lines.push(
+      `not fitted: ${skipped.join(', ')} (they need the model's features: a trace recorded with --record-features)`,
+    );
   if (values.out !== undefined)
     lines.push(
       `wrote ${values.out}: ${describeCalibrator(best.spec)}${methods.length > 1 ? ' (lowest held-out NLL)' : ''}`,

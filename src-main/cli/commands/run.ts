@@ -35,6 +35,7 @@ export async function runCommand(args: string[]): Promise<number> {
     limit: { type: 'string' },
     json: { type: 'boolean', default: false },
     intervals: { type: 'boolean', default: false },
+    'record-features': { type: 'boolean', default: false },
   });
   if (!values.source) throw new UsageError('--source is required (default, a dataset, folder or video path)');
   if (!values.out) throw new UsageError('--out DIR is required');
@@ -79,6 +80,7 @@ export async function runCommand(args: string[]): Promise<number> {
       settings,
       batchSize,
       maxFrames: limit,
+      recordFeatures: values['record-features'],
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.finish();

@@ -3,6 +3,7 @@ import {
   compareCalibrators,
   compileCalibrator,
   describeCalibrator,
+  needsFeatures,
   type CalibrationMethod,
   type CalibratorSpec,
   type HeldOutSplit,
@@ -41,7 +42,7 @@ import {
 import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
-import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 
 /**
  * What the desk's calibration panel shows for one trace and one setting, computed by replay (no
@@ -382,12 +383,20 @@ export function compareOutputCalibrators(
       'NOT_AVAILABLE',
       `${run.scores.sampleCount} labelled frames; fitting a calibrator needs at least 20`,
     );
+  const featureMethods = request.methods.filter(needsFeatures);
+  const features = run.trace.features;
+  if (featureMethods.length > 0 && features === undefined)
+    throw new KnobError(
+      'NOT_AVAILABLE',
+      `${featureMethods.join(' and ')} need the model's features for every frame; this recording has none (record with knob run --record-features)`,
+    );
   const comparison = compareCalibrators(
     run.scores.logits!,
     run.scores.labels,
     run.scores.classCount,
     request.methods,
     request.split,
+    { features: featuresOfFrames(run.trace, run.frames) },
   );
   const figures = (list: HeadlineFigure[]) =>
     list.map((f) => ({ ...f, value: finite(f.value), lo: finite(f.lo), hi: finite(f.hi) }));

@@ -35,6 +35,8 @@ export interface OfflineRunOptions {
   maxFrames?: number;
   /** Attempts per batch when the inference process dies under it (default 3). */
   attemptsPerBatch?: number;
+  /** Keep the model's `features` output in the trace (the model must have one). */
+  recordFeatures?: boolean;
   onProgress?: (framesDone: number, framesTotal: number | null) => void;
   signal?: AbortSignal;
 }
@@ -66,12 +68,19 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   const spec = model.input;
   const target = { width: spec.width, height: spec.height, channels: spec.channels };
   const preparer = createFramePreparer(target, options.schedule, options.streamSeed);
+  const keepFeatures = options.recordFeatures ?? false;
+  if (keepFeatures && model.featureCount === null)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${model.paths[0]}: the model has no 'features' output to record (Knob-native contract, [N, F])`,
+    );
   const builder = new TraceBuilder(
     model.classCount,
     model.labelNames,
     1 / source.info.frameRateHz,
     source.info.hasLabels,
     Math.min(options.maxFrames ?? source.info.frameCount ?? 1024, 1 << 20),
+    keepFeatures ? model.featureCount : null,
   );
   const replayer = new GateReplayer(settings, 0);
   const latency = new LatencyRecorder();
@@ -90,7 +99,10 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   let error: KnobErrorPayload | null = null;
   let streamIndex = 0;
 
-  const send = (p: Omit<Prepared, 'result'>): Prepared => ({ ...p, result: client.run(p.frames, p.count, p.first) });
+  const send = (p: Omit<Prepared, 'result'>): Prepared => ({
+    ...p,
+    result: client.run(p.frames, p.count, p.first, { keepFeatures }),
+  });
   const finish = async (p: Prepared): Promise<void> => {
     let outputs: TimedBranchOutputs | null = null;
     for (let attempt = 1; outputs === null; attempt++) {
@@ -99,7 +111,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
       } catch (caught) {
         if (!(caught instanceof KnobError && caught.code === 'INFERENCE_CRASHED') || attempt >= attempts) throw caught;
         await client.whenReady();
-        p.result = client.run(p.frames, p.count, p.first);
+        p.result = client.run(p.frames, p.count, p.first, { keepFeatures });
       }
     }
     freeFrames.push(new Uint8Array(p.frames.buffer));
@@ -112,6 +124,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
       p.timestamps,
       p.labels,
       p.metadata,
+      outputs.features,
     );
     replayer.advance(builder.trace, first, first + p.count, builder.output);
     const gateMs = performance.now() - gateStarted;

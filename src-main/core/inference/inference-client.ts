@@ -156,8 +156,15 @@ export class InferenceClient {
   /**
    * Runs a batch; waits through a restart in progress. Rejects with a typed error, or with CANCELLED
    * as soon as `signal` aborts (the process finishes the batch and its result is dropped).
+   * `keepFeatures`: also bring back the model's `features` output (null when it has none).
    */
-  async run(frames: Uint8Array, count: number, firstFrame: number, signal?: AbortSignal): Promise<TimedBranchOutputs> {
+  async run(
+    frames: Uint8Array,
+    count: number,
+    firstFrame: number,
+    options: { signal?: AbortSignal; keepFeatures?: boolean } = {},
+  ): Promise<TimedBranchOutputs> {
+    const { signal, keepFeatures = false } = options;
     if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
     await this.ready;
     const child = this.child;
@@ -165,7 +172,7 @@ export class InferenceClient {
       throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
     const sentAt = performance.now();
     const outputs = await this.calls.call(
-      (id) => child.send({ type: 'run', id, frames, count, firstFrame } satisfies ToInferenceProcess),
+      (id) => child.send({ type: 'run', id, frames, count, firstFrame, keepFeatures } satisfies ToInferenceProcess),
       {
         signal,
         what: `inference of frames ${firstFrame}-${firstFrame + count - 1}`,

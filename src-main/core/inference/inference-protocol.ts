@@ -7,7 +7,7 @@ import type { KnobErrorPayload } from '../../../src-shared/errors';
  */
 export type ToInferenceProcess =
   | { type: 'load'; options: ModelOptions }
-  | { type: 'run'; id: number; frames: Uint8Array; count: number; firstFrame: number }
+  | { type: 'run'; id: number; frames: Uint8Array; count: number; firstFrame: number; keepFeatures: boolean }
   /** Test hook: makes the process exit at once, as a crashing native library would. */
   | { type: 'crash' };
 
@@ -20,6 +20,7 @@ export type FromInferenceProcess =
       zStatic: Float32Array;
       zDyn: Float32Array;
       uRef: Float32Array;
+      features: Float32Array | null;
       preprocessMs: number;
       inferenceMs: number;
     }

@@ -31,7 +31,11 @@ async function handle(message: ToInferenceWorker): Promise<void> {
   }
   try {
     if (model === null) throw new Error('no model is loaded');
-    post({ type: 'result', id: message.id, ...(await model.run(message.frames, message.count, message.firstFrame)) });
+    post({
+      type: 'result',
+      id: message.id,
+      ...(await model.run(message.frames, message.count, message.firstFrame, message.keepFeatures)),
+    });
   } catch (error) {
     post({ type: 'run-failed', id: message.id, error: toErrorPayload(error) });
   }

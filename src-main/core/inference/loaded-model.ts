@@ -28,18 +28,25 @@ export interface BranchOutputs {
   zStatic: Float32Array;
   zDyn: Float32Array;
   uRef: Float32Array;
+  /** [count, featureCount] from the model's `features` output when asked for and present, else null. */
+  features: Float32Array | null;
   preprocessMs: number;
   inferenceMs: number;
 }
 
 export interface LoadedModel {
   description: ModelDescription;
-  /** Frames count x H x W x C at the input spec's size; `firstFrame` numbers them in errors. */
-  run(frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs>;
+  /**
+   * Frames count x H x W x C at the input spec's size; `firstFrame` numbers them in errors.
+   * `keepFeatures`: also return the optional `features` output (wide: only for recordings that ask).
+   */
+  run(frames: Uint8Array, count: number, firstFrame: number, keepFeatures?: boolean): Promise<BranchOutputs>;
   close(): Promise<void>;
 }
 
 const KNOB_OUTPUTS = ['z_static', 'z_dyn', 'u_ref'];
+/** The optional output of the Knob-native contract: a feature vector per frame (its penultimate layer). */
+export const FEATURES_OUTPUT = 'features';
 
 function detectContract(options: ModelOptions, session: ort.InferenceSession): ModelContract {
   if (options.secondPath !== undefined) return 'two-classifiers';
@@ -149,6 +156,8 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
     let inferenceTurn: Promise<unknown> = Promise.resolve();
     let scratch = new Float64Array(0);
     let classCount: number | null = null;
+    const hasFeatures = contract === 'knob-native' && first.session.outputNames.includes(FEATURES_OUTPUT);
+    let featureCount: number | null = null;
 
     // onnxruntime-node runs a session synchronously on the calling thread, so runs are taken in
     // arrival order, one at a time.
@@ -156,24 +165,30 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       data: Float32Array,
       count: number,
       firstFrame: number,
+      keepFeatures: boolean,
     ): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const previous = inferenceTurn;
       let releaseTurn: () => void = () => undefined;
       inferenceTurn = new Promise<void>((resolve) => (releaseTurn = resolve));
       await previous;
       try {
-        return await infer(data, tensorShape(spec, count), count, firstFrame);
+        return await infer(data, tensorShape(spec, count), count, firstFrame, keepFeatures);
       } finally {
         releaseTurn();
       }
     };
 
-    const run = async (frames: Uint8Array, count: number, firstFrame: number): Promise<BranchOutputs> => {
+    const run = async (
+      frames: Uint8Array,
+      count: number,
+      firstFrame: number,
+      keepFeatures = false,
+    ): Promise<BranchOutputs> => {
       const started = performance.now();
       const data = tensors.prepare(frames, count);
       const preprocessMs = performance.now() - started;
       try {
-        return { ...(await inferInTurn(data, count, firstFrame)), preprocessMs };
+        return { ...(await inferInTurn(data, count, firstFrame, keepFeatures)), preprocessMs };
       } finally {
         tensors.release(data);
       }
@@ -184,6 +199,7 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       shape: number[],
       count: number,
       firstFrame: number,
+      keepFeatures: boolean,
     ): Promise<Omit<BranchOutputs, 'preprocessMs'>> => {
       const preprocessed = performance.now();
       const feed = (session: ort.InferenceSession) => ({
@@ -192,8 +208,11 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       let zStatic: Float32Array;
       let zDyn: Float32Array;
       let uRef: Float32Array;
+      let features: Float32Array | null = null;
       if (contract === 'knob-native') {
-        const result = await first.session.run(feed(first.session));
+        // the features output is fetched only when asked for: onnxruntime skips what is not requested
+        const wanted = [...KNOB_OUTPUTS, ...(keepFeatures && hasFeatures ? [FEATURES_OUTPUT] : [])];
+        const result = await first.session.run(feed(first.session), wanted);
         zStatic = checkedRows(
           float32Output(result, 'z_static', options.path),
           'z_static',
@@ -205,6 +224,17 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
         const k = zStatic.length / count;
         zDyn = checkedRows(float32Output(result, 'z_dyn', options.path), 'z_dyn', count, k, firstFrame, options.path);
         uRef = checkedRows(float32Output(result, 'u_ref', options.path), 'u_ref', count, 1, firstFrame, options.path);
+        if (wanted.length > KNOB_OUTPUTS.length) {
+          features = checkedRows(
+            float32Output(result, FEATURES_OUTPUT, options.path),
+            FEATURES_OUTPUT,
+            count,
+            featureCount,
+            firstFrame,
+            options.path,
+          );
+          featureCount = features.length / count;
+        }
         classCount = k;
       } else {
         const outA = first.session.outputNames[0];
@@ -242,11 +272,11 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
           agreementGateTargetInto(a, b, count, k, uRef, scratch);
         }
       }
-      return { zStatic, zDyn, uRef, inferenceMs: performance.now() - preprocessed };
+      return { zStatic, zDyn, uRef, features, inferenceMs: performance.now() - preprocessed };
     };
 
-    // One blank frame resolves K and checks every output before any real frame is sent.
-    const probe = await run(new Uint8Array(spec.width * spec.height * spec.channels), 1, 0);
+    // One blank frame resolves K (and the feature width) and checks every output before any real frame is sent.
+    const probe = await run(new Uint8Array(spec.width * spec.height * spec.channels), 1, 0, hasFeatures);
     const k = probe.zStatic.length;
     const labels = resolveLabels(options, sidecar, metadata, k);
     const provider: ExecutionProviderName = first.provider;
@@ -264,6 +294,7 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       adapter,
       executionProvider: provider,
       skippedProviders: first.skipped,
+      featureCount,
     };
     return {
       description,

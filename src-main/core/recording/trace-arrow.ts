@@ -73,10 +73,10 @@ function primitive<T extends DataType>(
   return makeData({ type, length: values.length, data: values, nullBitmap } as never) as Data<T>;
 }
 
-function rowsOf(values: Float32Array, k: number): Data<FixedSizeList<Float32>> {
+function rowsOf(values: Float32Array, k: number, item = 'logit'): Data<FixedSizeList<Float32>> {
   const child = primitive(new Float32(), values);
   return makeData({
-    type: new FixedSizeList(k, new Field('logit', new Float32(), false)),
+    type: new FixedSizeList(k, new Field(item, new Float32(), false)),
     length: values.length / k,
     child,
   }) as Data<FixedSizeList<Float32>>;
@@ -109,6 +109,10 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
         makeData({ type, length: n, data: column.codes.subarray(0, n), dictionary } as never) as Data,
       ]);
     }
+  }
+  if (trace.features !== undefined) {
+    const { width, values } = trace.features;
+    columns.push(['features', rowsOf(values.subarray(0, n * width), width, 'feature')]);
   }
   if (run !== null) {
     const o = run.output;
@@ -167,8 +171,8 @@ function float32Rows(vector: Vector, n: number, k: number, name: string, source:
   let row = 0;
   for (const chunk of vector.data) {
     const child = chunk.children[0];
-    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k)
-      throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 logits`);
+    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k || !(child.values instanceof Float32Array))
+      throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 values`);
     const values = child.values as Float32Array;
     out.set(
       values.subarray((child.offset ?? 0) + chunk.offset * k, (child.offset ?? 0) + (chunk.offset + chunk.length) * k),
@@ -278,6 +282,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     'top1',
     'confidence',
     'settings_version',
+    'features',
   ]);
   for (const field of table.schema.fields) {
     if (reserved.has(field.name)) continue;
@@ -313,6 +318,14 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     metadata,
     nominalDtSeconds: Number(meta.get(META.nominalDt) ?? NaN),
   };
+  const featuresField = table.schema.fields.find((f) => f.name === 'features');
+  if (featuresField !== undefined) {
+    const width = featuresField.type instanceof FixedSizeList ? featuresField.type.listSize : 0;
+    // the same size check as the logits': a width the file cannot hold is refused before allocating
+    if (!(width > 0) || n * width * 4 > bytes.length)
+      throw new KnobError('INVALID_TRACE', `${path}: column 'features' is not a list of float32 values the file holds`);
+    trace.features = { width, values: float32Rows(column(table, 'features', path), n, width, 'features', path) };
+  }
   let run: RecordedRun | null = null;
   if (meta.has(META.settings) && table.getChild('g') !== null) {
     run = {

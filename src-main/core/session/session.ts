@@ -6,6 +6,7 @@ import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import {
   calibratorClassCount,
+  calibratorFeatureWidth,
   checkCalibratorFor,
   compileCalibrator,
   describeCalibrator,
@@ -868,6 +869,11 @@ export class Session {
    */
   setCalibrator(spec: CalibratorSpec | null): Knobs {
     if (spec !== null) checkCalibratorFor(spec, this.requireModel().description.classCount);
+    if (spec !== null && calibratorFeatureWidth(spec) !== null)
+      throw new KnobError(
+        'NOT_AVAILABLE',
+        `${describeCalibrator(spec)} reads the model's features of every frame, which the desk's live stream does not record yet; apply it offline (knob run --record-features, then knob replay --settings)`,
+      );
     this.outputCalibrator = spec === null ? null : compileCalibrator(spec);
     this.knobs = { ...this.knobs, calibrator: spec, version: this.knobs.version + 1 };
     pipelineOf(this.state)?.setSettings(this.knobs.gate, this.knobs.version, this.outputCalibrator);

@@ -1,0 +1,100 @@
+/**
+ * The model's features end to end, with the shipped model and the real CLI: `knob run
+ * --record-features` keeps the `features` output in the trace (Arrow), `knob calibrate` fits
+ * density- and proximity-aware calibrators on it, `knob replay --settings` applies one, and
+ * everything that cannot supply features refuses such a calibrator by name (a trace recorded
+ * without them, the desk's live stream).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+
+function knob(...args: string[]) {
+  const result = spawnSync(process.execPath, ['bin/knob.mjs', ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-features-'));
+let backend: KnobBackend | null = null;
+afterAll(async () => backend?.close());
+
+describe('recorded features', () => {
+  it('run keeps them, calibrate fits DAC and ProCal on them, replay applies DAC, and a trace without them is refused', async () => {
+    const schedule = ['--schedule', 'step', '--corrupt', 'gaussian_noise', '--severity', '4'];
+    const withFeatures = join(dir, 'with');
+    const run = knob(
+      'run',
+      '--source',
+      'default',
+      '--limit',
+      '1500',
+      '--record-features',
+      '--out',
+      withFeatures,
+      ...schedule,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const { trace } = await readTraceFile(join(withFeatures, 'trace.arrow'));
+    expect(trace.features?.width).toBe(192);
+    expect(trace.features?.values.length).toBe(1500 * 192);
+    expect(trace.features!.values.every(Number.isFinite)).toBe(true);
+    // the features are ReLU outputs: non-negative, and not all zero
+    expect(trace.features!.values.every((v) => v >= 0)).toBe(true);
+    expect(trace.features!.values.some((v) => v > 0)).toBe(true);
+
+    const settings = join(dir, 'dac.json');
+    const calibrate = knob(
+      'calibrate',
+      '--trace',
+      join(withFeatures, 'trace.arrow'),
+      '--method',
+      'dac',
+      '--out',
+      settings,
+      '--json',
+    );
+    expect(calibrate.code, calibrate.stderr).toBe(0);
+    const comparison = JSON.parse(calibrate.stdout) as { methods: Array<{ method: string; top1Changed: number }> };
+    expect(comparison.methods.map((m) => m.method)).toEqual(['dac']);
+    expect(comparison.methods[0].top1Changed).toBe(0);
+    const calibrator = JSON.parse(readFileSync(settings, 'utf8')).calibrator;
+    expect(calibrator).toMatchObject({ method: 'dac', classCount: 10, bank: { width: 192 } });
+
+    const all = knob('calibrate', '--trace', join(withFeatures, 'trace.arrow'), '--method', 'all', '--json');
+    expect(all.code, all.stderr).toBe(0);
+    expect((JSON.parse(all.stdout) as { methods: Array<{ method: string }> }).methods.map((m) => m.method)).toEqual(
+      expect.arrayContaining(['dac', 'procal']),
+    );
+
+    const replayed = knob(
+      'replay',
+      join(withFeatures, 'trace.arrow'),
+      '--settings',
+      settings,
+      '--out',
+      join(dir, 'replayed'),
+    );
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const metrics = JSON.parse(readFileSync(join(dir, 'replayed', 'metrics.json'), 'utf8'));
+    expect(metrics.calibrator.method).toBe('dac');
+
+    const without = join(dir, 'without');
+    expect(knob('run', '--source', 'default', '--limit', '300', '--out', without, ...schedule).code).toBe(0);
+    const refused = knob('replay', join(without, 'trace.arrow'), '--settings', settings, '--out', join(dir, 'refused'));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/needs the model's features for every frame: record with --record-features/);
+    const skipped = knob('calibrate', '--trace', join(without, 'trace.arrow'), '--method', 'all');
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stdout).toMatch(/not fitted: dac, procal \(they need the model's features/);
+
+    // the desk's live stream does not record features: it refuses to apply one
+    backend = new KnobBackend();
+    const model = await backend.handle('model.load', { path: 'default' });
+    expect(model.featureCount).toBe(192);
+    await expect(backend.handle('calibrator.set', { calibrator })).rejects.toThrow(/does not record yet/);
+  }, 240_000);
+});
