@@ -102,6 +102,8 @@ describe('outputs are all or nothing', () => {
       'figure-gate.svg',
       'figure-reliability.png',
       'figure-reliability.svg',
+      'figure-tce.png',
+      'figure-tce.svg',
       'knob-settings.json',
       'metrics.json',
       'report.html',

@@ -100,8 +100,14 @@ describe('the engine through the API', () => {
         v.identity.startsWith('ECE(top-label, 15 equal-width'),
       ),
     ).toBe(true);
-    // Full detail carries bootstrap intervals for the headline values and the smooth curve; light leaves the resampling out.
-    expect(snapshot.result!.intervals).toHaveLength(4);
+    // Full detail carries bootstrap intervals for the headline values (accuracy, NLL, Brier, ECE), the
+    // debiased L2-CE's asymptotic and bootstrap ones, and the smooth curve; light leaves the resampling out.
+    const intervals = snapshot.result!.intervals as Array<{ identity: string; method: string }>;
+    expect(intervals).toHaveLength(6);
+    expect(intervals.filter((i) => i.identity.includes('U-statistic')).map((i) => i.method)).toEqual([
+      expect.stringMatching(/asymptotic interval \(Sun et al\. 2024\)/),
+      expect.stringMatching(/percentile bootstrap/),
+    ]);
     expect(snapshot.result!.smooth).not.toBeNull();
     const light = await call('metrics.snapshot', { detail: 'light', groupBy: 'severity', lastFrames: 10 });
     expect(light.result).toMatchObject({

@@ -100,11 +100,17 @@ describe('output calibrators', () => {
   });
 
   it('every method: a spec that survives JSON and the schema, normalised log-probabilities, no allocation per row', () => {
+    // features for the methods that read them (dac, procal); the others ignore them
+    const random = seededRandom(12);
+    const features = { width: 8, values: Float32Array.from({ length: 3000 * 8 }, () => normalDraw(random)) };
     for (const method of CALIBRATION_METHODS) {
-      const { spec, report } = fitCalibrator(method, data.logits, data.labels, 5);
+      const { spec, report } = fitCalibrator(method, data.logits, data.labels, 5, features);
       const parsed = CalibratorSpecSchema.parse(JSON.parse(JSON.stringify(spec)));
       expect(parsed, method).toEqual(spec);
-      const out = calibrateLogits(parsed, data.logits.subarray(0, 50), 5);
+      const out = calibrateLogits(parsed, data.logits.subarray(0, 50), 5, {
+        width: 8,
+        values: features.values.subarray(0, 50 * 8),
+      });
       for (let i = 0; i < 10; i++) {
         let sum = 0;
         for (let c = 0; c < 5; c++) sum += Math.exp(out[i * 5 + c]);
@@ -115,7 +121,7 @@ describe('output calibrators', () => {
       const calibrator = compileCalibrator(spec);
       const target = new Float64Array(5);
       const scratch = new Float64Array(5);
-      calibrator.rowInto(data.logits, 0, 5, target, 0, scratch);
+      calibrator.rowInto(data.logits, 0, 5, target, 0, scratch, features.values, 0);
       expect(Array.from(target)).toEqual(Array.from(out.subarray(0, 5)));
     }
   });
