@@ -42,6 +42,7 @@ import {
 import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
+import { TCE_RUN_LIMIT } from './run-outputs';
 import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 
 /**
@@ -213,9 +214,12 @@ function l2CeIntervals(top: TopLabelScores): Snapshot['intervals'] {
   ];
 }
 
-/** TCE and its bins, for its reliability view (it needs more samples than its minimum bin size). */
+/**
+ * TCE and its bins, for its reliability view (it needs more samples than its minimum bin size, and
+ * costs one exact test per distinct prediction: left out beyond TCE_RUN_LIMIT frames, as in runs).
+ */
 function tceEntry(top: TopLabelScores): Snapshot['tce'] {
-  if (top.confidence.length <= 10) return null;
+  if (top.confidence.length <= 10 || top.confidence.length > TCE_RUN_LIMIT) return null;
   const result = testBasedCalibrationError(top.confidence, top.correct);
   return { identity: result.identity, value: result.value, bins: result.bins };
 }
