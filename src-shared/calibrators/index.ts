@@ -2,6 +2,7 @@ export * from './fit-report';
 export * from './binary-scores';
 export * from './temperature-scaling';
 export * from './affine-logit-scaling';
+export * from './dirichlet-calibration';
 export * from './parameterized-temperature-scaling';
 export * from './feature-bank';
 export * from './density-aware-calibration';

@@ -10,6 +10,7 @@ import { fitPlatt, plattAt } from './platt-scaling';
 import { fitScalingBinning, scalingBinningAt } from './scaling-binning';
 import { fitTemperature } from './temperature-scaling';
 import { compilePts, fitPts, PTS_MAX_INPUTS } from './parameterized-temperature-scaling';
+import { fitDirichlet } from './dirichlet-calibration';
 import { compileDac, fitDac } from './density-aware-calibration';
 import { FeatureBankSchema } from './feature-bank';
 import { compileProcal, fitProcal } from './proximity-informed-calibration';
@@ -43,7 +44,7 @@ export const CALIBRATION_METHOD_LABELS: Record<CalibrationMethod, string> = {
   temperature: 'temperature scaling (Guo et al. 2017)',
   vector: 'vector scaling (on logits)',
   matrix: 'matrix scaling (on logits, L2 1e-3 on W - I and b)',
-  dirichlet: 'Dirichlet calibration, ODIR (Kull et al. 2019: W ln p + b, lambda 1e-3 off-diagonal, mu 1e-3 intercept)',
+  dirichlet: 'Dirichlet calibration, ODIR (Kull et al. 2019: W ln p + b, lambda = mu by 3-fold cross-validation)',
   pts: 'parameterized temperature scaling (Tomani et al. 2022: T from the sorted logits by a small MLP)',
   dac: 'density-aware calibration (Tomani et al. 2023: T from the k-NN distance in feature space)',
   procal: 'proximity-informed calibration (Xiong et al. 2023: bin-mean-shift by k-NN proximity and confidence)',
@@ -207,9 +208,10 @@ export function calibratorFeatureWidth(spec: CalibratorSpec): number | null {
 
 /** What a calibrator is, in words (with its parameters when they are few): the views' label. */
 export function describeCalibrator(spec: CalibratorSpec): string {
-  return spec.method === 'temperature'
-    ? `temperature scaling, T = ${Number(spec.temperature.toPrecision(4))}`
-    : CALIBRATION_METHOD_LABELS[spec.method];
+  if (spec.method === 'temperature') return `temperature scaling, T = ${Number(spec.temperature.toPrecision(4))}`;
+  if (spec.method === 'dirichlet')
+    return `Dirichlet calibration, ODIR (Kull et al. 2019), lambda ${spec.offDiagonal}, mu ${spec.intercept}`;
+  return CALIBRATION_METHOD_LABELS[spec.method];
 }
 
 /** The smallest log-probability written (a probability of 0 stays finite). */
@@ -468,21 +470,15 @@ export function fitCalibrator(
       return { spec: { method, classCount: k, ...fit.params }, report: fit.report };
     }
     case 'dirichlet': {
-      const regularisation = { offDiagonal: 1e-3, intercept: 1e-3 };
-      const logP = new Float64Array(logits.length);
-      for (let o = 0; o < logits.length; o += k) {
-        const lse = logSumExpRow(logits, o, k);
-        for (let c = 0; c < k; c++) logP[o + c] = logits[o + c] - lse;
-      }
-      const fit = fitAffineLogitScaling('matrix', logP, labels, k, regularisation);
+      const fit = fitDirichlet(logits, labels, k);
       return {
         spec: {
           method,
           weights: Array.from(fit.params.weights),
           bias: Array.from(fit.params.bias),
-          ...regularisation,
+          ...fit.params.regularisation,
         },
-        report: { ...fit.report, method: `Dirichlet calibration on ln p (${fit.report.method})` },
+        report: fit.report,
       };
     }
     default: {

@@ -18,6 +18,7 @@ import {
   fitIsotonic,
   fitPlatt,
   isotonicAt,
+  ODIR_GRID,
 } from '../../src-shared/calibrators';
 import { logSumExpRow } from '../../src-shared/fusion/logits';
 import { normalDraw, seededRandom } from '../../src-shared/random';
@@ -205,7 +206,14 @@ describe('output calibrators', () => {
     });
     const nll = (m: number) => comparison.methods[m].figures.find((f) => f.name === 'NLL')!.value;
     expect(nll(1)).toBeLessThan(nll(0) - 0.02);
-    expect(comparison.methods[1].spec).toMatchObject({ method: 'dirichlet', offDiagonal: 1e-3, intercept: 1e-3 });
+    // lambda = mu chosen by cross-validation from the grid, and said in the report
+    const dirichlet = comparison.methods[1];
+    expect(dirichlet.spec.method).toBe('dirichlet');
+    if (dirichlet.spec.method === 'dirichlet') {
+      expect(ODIR_GRID).toContain(dirichlet.spec.offDiagonal);
+      expect(dirichlet.spec.intercept).toBe(dirichlet.spec.offDiagonal);
+    }
+    expect(dirichlet.report.method).toMatch(/by 3-fold cross-validation on \d+ rows \(held-out NLL 0\.0001: /);
   });
 
   it('PTS beats temperature scaling held out where the needed temperature differs by row, and keeps the top-1', () => {
