@@ -14,13 +14,26 @@ export const MAX_BANK_ROWS = 1000;
 // compiler settings include neither DOM nor Node types.
 const { btoa, atob } = globalThis as unknown as { btoa(binary: string): string; atob(base64: string): string };
 
-export const FeatureBankSchema = z.strictObject({
-  width: z.number().int().min(1).max(65_536),
-  rows: z.number().int().min(1).max(MAX_BANK_ROWS),
-  /** rows x width float32, little-endian, base64 */
-  float32Base64: z.string().max(16_000_000),
-});
-export type FeatureBankSpec = z.infer<typeof FeatureBankSchema>;
+export const FeatureBankSchema = z
+  .strictObject({
+    width: z.number().int().min(1).max(65_536),
+    rows: z.number().int().min(1).max(MAX_BANK_ROWS),
+    /** rows x width float32, little-endian, base64 */
+    float32Base64: z.string().max(16_000_000),
+  })
+  // decoded when the spec is read (a settings file), so a bad bank is refused there, by field
+  .superRefine((spec, context) => {
+    try {
+      featureBankOf(spec);
+    } catch (error) {
+      context.addIssue({ code: 'custom', path: ['float32Base64'], message: (error as Error).message });
+    }
+  });
+export interface FeatureBankSpec {
+  width: number;
+  rows: number;
+  float32Base64: string;
+}
 
 export interface FeatureBank {
   width: number;

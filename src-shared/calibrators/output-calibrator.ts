@@ -78,7 +78,8 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
       topK: z.number().int().min(1).max(PTS_MAX_INPUTS),
       hidden: z.number().int().min(1).max(64),
       inputMean: numbers,
-      inputScale: z.array(z.number().positive().refine(Number.isFinite, 'not a finite number')).max(PTS_MAX_INPUTS),
+      // a scale below 1e-6 turns any logit into an infinite input
+      inputScale: z.array(z.number().min(1e-6).refine(Number.isFinite, 'not a finite number')).max(PTS_MAX_INPUTS),
       w1: numbers,
       b1: numbers,
       w2: numbers,
@@ -107,15 +108,20 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
           message: `more inputs than the ${spec.classCount} classes`,
         });
     }),
-  z.strictObject({
-    method: z.literal('dac'),
-    classCount: z.number().int().min(2),
-    neighbours: z.number().int().min(1).max(64),
-    bank: FeatureBankSchema,
-    distanceScale: z.number().positive().refine(Number.isFinite, 'not a finite number'),
-    a: z.number().refine(Number.isFinite, 'not a finite number'),
-    b: z.number().refine(Number.isFinite, 'not a finite number'),
-  }),
+  z
+    .strictObject({
+      method: z.literal('dac'),
+      classCount: z.number().int().min(2),
+      neighbours: z.number().int().min(1).max(64),
+      bank: FeatureBankSchema,
+      distanceScale: z.number().positive().refine(Number.isFinite, 'not a finite number'),
+      a: z.number().refine(Number.isFinite, 'not a finite number'),
+      b: z.number().refine(Number.isFinite, 'not a finite number'),
+    })
+    .refine((spec) => spec.neighbours <= spec.bank.rows, {
+      path: ['neighbours'],
+      message: 'more neighbours than the bank has rows',
+    }),
   z
     .strictObject({
       method: z.literal('procal'),
@@ -127,6 +133,8 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
       shifts: z.array(numbers).max(64),
     })
     .superRefine((spec, context) => {
+      if (spec.neighbours > spec.bank.rows)
+        context.addIssue({ code: 'custom', path: ['neighbours'], message: 'more neighbours than the bank has rows' });
       const cells = spec.proximityEdges.length + 1;
       if (spec.confidenceEdges.length !== cells || spec.shifts.length !== cells)
         context.addIssue({ code: 'custom', path: ['shifts'], message: `needs ${cells} proximity bins` });
@@ -396,8 +404,12 @@ export function calibrateLogits(
   classCount: number,
   features: RowFeatures | null = null,
 ): Float64Array {
+  checkCalibratorFor(spec, classCount);
+  if (logits.length % classCount !== 0)
+    throw new KnobError('INVALID_INPUT', `${logits.length} logits do not make rows of ${classCount}`);
   const calibrator = compileCalibrator(spec);
   checkFeaturesFor(calibrator, features);
+  if (calibrator.featureWidth !== null) checkRowFeatures(features!, logits.length / classCount);
   const out = new Float64Array(logits.length);
   const scratch = new Float64Array(classCount);
   for (let o = 0, row = 0; o < logits.length; o += classCount, row++)
@@ -428,6 +440,38 @@ function classColumn(logits: LogitArray, labels: Int32Array, k: number, c: numbe
   return [p, y];
 }
 
+/**
+ * What every fit needs of its input, checked once before any method sees it: K >= 2 classes, K
+ * finite logits and one label in 0..K-1 per row, and the features (when given) finite, a whole
+ * number of them per row. A fit never runs on input that would make its parameters NaN.
+ */
+function checkFitInput(logits: LogitArray, labels: Int32Array, k: number, features: RowFeatures | null): void {
+  const fail = (message: string): never => {
+    throw new KnobError('INVALID_INPUT', message);
+  };
+  const n = labels.length;
+  if (!Number.isInteger(k) || k < 2) fail(`calibrators need at least two classes, got ${k}`);
+  if (logits.length !== n * k) fail(`${logits.length} logits do not make ${n} rows of ${k}`);
+  for (let i = 0; i < n; i++)
+    if (!(Number.isInteger(labels[i]) && labels[i] >= 0 && labels[i] < k))
+      fail(`label ${labels[i]} of row ${i} is outside 0..${k - 1}`);
+  for (let i = 0; i < logits.length; i++)
+    if (!Number.isFinite(logits[i])) fail(`logit ${i % k} of row ${Math.floor(i / k)} is not finite (${logits[i]})`);
+  if (features !== null) checkRowFeatures(features, n);
+}
+
+/** Features of `rows` rows: a positive whole width, that many finite values a row. */
+function checkRowFeatures(features: RowFeatures, rows: number): void {
+  const { width, values } = features;
+  if (!Number.isInteger(width) || width < 1)
+    throw new KnobError('INVALID_INPUT', `features need a positive whole width, got ${width}`);
+  if (values.length < rows * width)
+    throw new KnobError('INVALID_INPUT', `${values.length} feature values do not make ${rows} rows of ${width}`);
+  for (let i = 0; i < rows * width; i++)
+    if (!Number.isFinite(values[i]))
+      throw new KnobError('INVALID_INPUT', `feature ${i % width} of row ${Math.floor(i / width)} is not finite`);
+}
+
 /** Fits one method on (logits, labels) (and the rows' features, for the feature methods). */
 export function fitCalibrator(
   method: CalibrationMethod,
@@ -439,6 +483,7 @@ export function fitCalibrator(
   if (labels.length === 0)
     throw new KnobError('INVALID_INPUT', `${CALIBRATION_METHOD_LABELS[method]} needs labelled frames`);
   const k = classCount;
+  checkFitInput(logits, labels, k, features);
   if (needsFeatures(method) && features === null)
     throw new KnobError(
       'INVALID_INPUT',

@@ -3,6 +3,7 @@ import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
 import { bootstrapInterval, type BootstrapInterval } from './bootstrap';
 import { metric, type MetricValue } from './metric-value';
+import { checkScoresAndOutcomes } from './test-based-calibration-error';
 
 /**
  * An asymptotically valid confidence interval for the binned l2 calibration error (Sun, Chaudhari,
@@ -142,7 +143,7 @@ export function l2CalibrationErrorIntervalFromSums(
     level,
     regime: linearVariance > quadraticVariance ? 'miscalibrated' : 'calibrated',
     identity:
-      `${Math.round(level * 1000) / 10} % asymptotic interval (Sun et al. 2024), normal with both ` +
+      `${Number((level * 100).toPrecision(6))} % asymptotic interval (Sun et al. 2024), normal with both ` +
       'variance terms, clipped at 0',
     valueIdentity: l2CeUStatisticIdentity(binning),
   };
@@ -155,12 +156,19 @@ export function l2CalibrationErrorInterval(
   spec: BinningSpec,
   level = 0.95,
 ): L2CalibrationErrorInterval {
+  checkPairs(confidence, correct);
   const bins = assignBins(confidence, spec);
   return l2CalibrationErrorIntervalFromSums(
     residualBinSums(confidence, correct, bins.binOf, bins.binCount),
     level,
     binningIdentity(spec),
   );
+}
+
+function checkPairs(confidence: Float64Array, correct: Uint8Array): void {
+  if (correct.length !== confidence.length)
+    throw new KnobError('INVALID_INPUT', `${confidence.length} confidences but ${correct.length} outcomes`);
+  checkScoresAndOutcomes(confidence, correct);
 }
 
 /** sqrt(max(0, T)) as a metric of the suite, under an equal-width (fixed) binning. */
@@ -180,6 +188,7 @@ export function l2CeIntervalsWithBootstrap(
   spec: BinningSpec,
   level = 0.95,
 ): { asymptotic: L2CalibrationErrorInterval; bootstrap: BootstrapInterval } {
+  checkPairs(confidence, correct);
   const bins = assignBins(confidence, spec);
   const asymptotic = l2CalibrationErrorIntervalFromSums(
     residualBinSums(confidence, correct, bins.binOf, bins.binCount),

@@ -119,6 +119,7 @@ export function testBasedCalibrationError(
     throw new KnobError('INVALID_INPUT', `TCE needs more than ${minBinSize} samples (the minimum bin size), got ${n}`);
   }
   if (outcomes.length !== n) throw new KnobError('INVALID_INPUT', `${n} scores but ${outcomes.length} outcomes`);
+  checkScoresAndOutcomes(scores, outcomes);
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort((a, b) => scores[a] - scores[b] || a - b);
@@ -174,6 +175,15 @@ export function testBasedCalibrationError(
     maxBinSize,
     identity: tceIdentity(alpha, minBinSize, maxBinSize),
   };
+}
+
+/** Scores are probabilities in [0, 1] and outcomes 0 or 1; anything else is refused by position. */
+export function checkScoresAndOutcomes(scores: Float64Array, outcomes: Uint8Array): void {
+  for (let i = 0; i < scores.length; i++) {
+    if (!(scores[i] >= 0 && scores[i] <= 1))
+      throw new KnobError('INVALID_INPUT', `score ${i} is ${scores[i]}, not a probability in [0, 1]`);
+    if (outcomes[i] > 1) throw new KnobError('INVALID_INPUT', `outcome ${i} is ${outcomes[i]}, not 0 or 1`);
+  }
 }
 
 export function tceMetric(result: TceResult): MetricValue {

@@ -39,6 +39,14 @@ describe('parallel metric suite', () => {
     await expect(suite.fromLogits(bad, 10, data.labels)).rejects.toThrow(/logit 1 of sample 7 is not finite/);
     const again = await suite.fromLogits(data.logits, 10, data.labels);
     expect(again.metrics).toEqual(metricSuite(scoresFromLogits(data.logits, 10, data.labels)));
+    // bad input is the caller's error, not the helper's: the same helper serves on, none leaks
+    const startsBefore = suite.helperStarts;
+    bad[7 * 10 + 1] = 0;
+    bad[(n - 1) * 10] = Number.NaN;
+    for (let i = 0; i < 3; i++) await expect(suite.fromLogits(bad, 10, data.labels)).rejects.toThrow(/not finite/);
+    expect(suite.helperStarts).toBe(startsBefore);
+    await suite.fromLogits(data.logits, 10, data.labels);
+    expect(suite.fallback).toBeNull();
   });
 
   it('gives the same suite from scores already computed (probabilities in, as knob metrics reads them)', async () => {

@@ -120,6 +120,41 @@ describe('density- and proximity-aware calibration', () => {
     expect(comparison.methods.map((m) => m.spec.method)).toEqual(['temperature', 'dac', 'procal']);
   });
 
+  it('refuse to fit on features or labels that would make their parameters NaN, naming the row', () => {
+    const nanFeature = { width: WIDTH, values: Float32Array.from(fit.features.values) };
+    nanFeature.values[5 * WIDTH + 2] = Number.NaN;
+    expect(() => fitCalibrator('dac', fit.logits, fit.labels, K, nanFeature)).toThrow(
+      /feature 2 of row 5 is not finite/,
+    );
+    expect(() => fitCalibrator('procal', fit.logits, fit.labels, K, { width: 0, values: new Float32Array(0) })).toThrow(
+      /positive whole width/,
+    );
+    const badLabels = Int32Array.from(fit.labels, (y, i) => (i === 9 ? K : y));
+    expect(() => fitCalibrator('temperature', fit.logits, badLabels, K)).toThrow(/label 5 of row 9 is outside 0..4/);
+    expect(() => fitCalibrator('pts', fit.logits.subarray(0, 10), fit.labels, K)).toThrow(/do not make 3000 rows of 5/);
+  });
+
+  it('refuse, when a settings file is read, a bank that does not decode, and more neighbours than bank rows', () => {
+    const { spec } = fitCalibrator('dac', fit.logits, fit.labels, K, fit.features);
+    if (spec.method !== 'dac') throw new Error('expected a dac spec');
+    const bytes = Uint8Array.from(atob(spec.bank.float32Base64), (c) => c.charCodeAt(0));
+    new DataView(bytes.buffer).setFloat32(0, Number.NaN, true);
+    const nanBank = {
+      ...spec,
+      bank: { ...spec.bank, float32Base64: btoa(String.fromCharCode(...bytes.subarray(0, 64))) },
+    };
+    const refused = CalibratorSpecSchema.safeParse(nanBank);
+    expect(refused.success).toBe(false);
+    expect(JSON.stringify(refused.error?.issues)).toMatch(/bank.*float32Base64/);
+    const small = fitCalibrator('dac', fit.logits.subarray(0, 20 * K), fit.labels.subarray(0, 20), K, {
+      width: WIDTH,
+      values: fit.features.values.subarray(0, 20 * WIDTH),
+    }).spec;
+    const tooMany = CalibratorSpecSchema.safeParse({ ...small, neighbours: 64 });
+    expect(tooMany.success).toBe(false);
+    expect(JSON.stringify(tooMany.error?.issues)).toMatch(/more neighbours than the bank has rows/);
+  });
+
   it("refuse to fit or apply without features, and with another model's feature width", () => {
     expect(() => fitCalibrator('dac', fit.logits, fit.labels, K)).toThrow(/needs the model's features/);
     const { spec } = fitCalibrator('procal', fit.logits, fit.labels, K, fit.features);

@@ -56,8 +56,15 @@ function closeTo(actual: number, expected: number, relative: number): void {
 }
 
 describe('exact two-sided binomial test', () => {
-  it("matches scipy.stats.binomtest's p-values, ties and degenerate probabilities included", () => {
+  it("matches scipy.stats.binomtest's p-values, ties, degenerate probabilities and far tails included", () => {
+    // the far tails (1e-301) come from the complementary lower tail, not 1 - cdf
     for (const { k, n, p, pValue } of reference.binomialTests) closeTo(binomialTestPValue(k, n, p), pValue, 1e-9);
+  });
+
+  it('refuses arguments that are not a binomial experiment', () => {
+    expect(() => binomialTestPValue(1, 0, 0.5)).toThrow(/0 trials/);
+    expect(() => binomialTestPValue(11, 10, 0.5)).toThrow(/11 successes in 10 trials/);
+    expect(() => binomialTestPValue(3, 10, Number.NaN)).toThrow(/probability NaN outside/);
   });
 });
 
@@ -91,6 +98,29 @@ describe('TCE (test-based calibration error)', () => {
     expect(pavaBinSizes(rising, 10, 1000)).toEqual([50, 50]);
   });
 
+  it('refuses scores that are not probabilities and outcomes that are not 0 or 1, by position', () => {
+    const scores = Float64Array.from({ length: 40 }, (_, i) => i / 40);
+    const outcomes = new Uint8Array(40);
+    expect(() =>
+      testBasedCalibrationError(
+        Float64Array.from(scores, (s, i) => (i === 7 ? Number.NaN : s)),
+        outcomes,
+      ),
+    ).toThrow(/score 7 is NaN, not a probability/);
+    expect(() =>
+      testBasedCalibrationError(
+        Float64Array.from(scores, (s) => s + 1),
+        outcomes,
+      ),
+    ).toThrow(/score 1 is 1.025, not a probability/);
+    expect(() =>
+      testBasedCalibrationError(
+        scores,
+        Uint8Array.from(outcomes, (_, i) => (i === 3 ? 2 : 0)),
+      ),
+    ).toThrow(/outcome 3 is 2/);
+  });
+
   it('refuses inputs it cannot bin, naming the constraint', () => {
     const scores = new Float64Array(10).fill(0.5);
     expect(() => testBasedCalibrationError(scores, new Uint8Array(10))).toThrow(/more than 10 samples/);
@@ -115,6 +145,24 @@ describe('asymptotic interval for the debiased l2 calibration error (Sun et al. 
       closeTo(interval.lo, lo, 1e-10);
       closeTo(interval.hi, hi, 1e-10);
     }
+  });
+
+  it('refuses confidences that are not probabilities, mismatched lengths, and names the level exactly', () => {
+    const spec: BinningSpec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' };
+    const confidence = Float64Array.from([0.9, Number.NaN, 0.01, 0.85, 0.9]);
+    expect(() => l2CalibrationErrorInterval(confidence, Uint8Array.from([0, 1, 1, 1, 1]), spec)).toThrow(
+      /score 1 is NaN/,
+    );
+    expect(() => l2CalibrationErrorInterval(Float64Array.from([0.5, 0.6]), Uint8Array.from([1]), spec)).toThrow(
+      /2 confidences but 1 outcomes/,
+    );
+    const fine = l2CalibrationErrorInterval(
+      Float64Array.from([0.5, 0.6, 0.7]),
+      Uint8Array.from([1, 0, 1]),
+      spec,
+      0.9999,
+    );
+    expect(fine.identity).toMatch(/^99\.99 % asymptotic/);
   });
 
   it("equals Kumar et al.'s debiased estimator when the scores are constant within each bin", () => {

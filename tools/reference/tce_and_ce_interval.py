@@ -108,7 +108,8 @@ for name, n, bend in [("over-confident", 600, 0.5), ("calibrated", 250, 1.0), ("
 # binomial test p-values on their own, including the exact-tie and degenerate cases
 pvalues = []
 for k, n, p in [(3, 10, 0.3), (0, 10, 0.3), (10, 10, 0.3), (7, 20, 0.5), (13, 20, 0.5), (0, 5, 0.0),
-                (1, 5, 0.0), (5, 5, 1.0), (40, 1000, 0.05), (61, 1000, 0.05), (500, 1000, 0.5), (2, 3, 0.999)]:
+                (1, 5, 0.0), (5, 5, 1.0), (40, 1000, 0.05), (61, 1000, 0.05), (500, 1000, 0.5), (2, 3, 0.999),
+                (1000, 1000, 0.5), (900, 1000, 0.5), (0, 1000, 0.5), (3, 1000, 0.9)]:
     pvalues.append({"k": k, "n": n, "p": p, "pValue": binomtest(k, n, p=p).pvalue})
 
 json.dump(

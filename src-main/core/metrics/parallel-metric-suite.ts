@@ -39,20 +39,27 @@ export class ParallelMetricSuite {
   private pending: { resolve: (results: TaskResults) => void; reject: (error: Error) => void } | null = null;
   /** Why the last computation ran on one thread, or null when it used both. */
   fallback: string | null = null;
+  /** Helper threads started so far (one, unless a helper failed and was replaced). */
+  helperStarts = 0;
   /** Computations run one after another (the helper serves one at a time). */
   private queue: Promise<unknown> = Promise.resolve();
 
   private ensureHelper(): Worker {
     if (this.helper !== null) return this.helper;
     const helper = startEntryWorker(import.meta.url, 'metric-suite-helper');
+    this.helperStarts++;
     helper.unref();
     helper.on('message', (reply: { ok: true; results: TaskResults } | { ok: false; error: KnobErrorPayload }) => {
       const pending = this.pending;
       this.pending = null;
       if (pending === null) return;
       if (reply.ok) pending.resolve(reply.results);
-      // a plain Error: the computation falls back to this thread
-      else pending.reject(new Error(reply.error.message));
+      // bad input found on the helper's share is the caller's error; anything else (INTERNAL) is
+      // the helper's, and the computation falls back to this thread
+      else
+        pending.reject(
+          reply.error.code === 'INTERNAL' ? new Error(reply.error.message) : KnobError.fromPayload(reply.error),
+        );
     });
     helper.on('error', (error) => {
       this.helper = null;
@@ -148,7 +155,9 @@ export class ParallelMetricSuite {
       if (error instanceof KnobError) throw error;
       // The helper could not run: the same suite on this thread.
       this.fallback = `the helper thread failed (${error instanceof Error ? error.message : String(error)})`;
+      const helper = this.helper;
       this.helper = null;
+      await helper?.terminate();
       return oneThread();
     }
   }

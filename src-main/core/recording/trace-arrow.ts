@@ -112,6 +112,8 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
   }
   if (trace.features !== undefined) {
     const { width, values } = trace.features;
+    if (!Number.isInteger(width) || width < 1 || values.length < n * width)
+      throw new KnobError('INVALID_TRACE', `features of width ${width} with ${values.length} values for ${n} frames`);
     columns.push(['features', rowsOf(values.subarray(0, n * width), width, 'feature')]);
   }
   if (run !== null) {
@@ -174,10 +176,16 @@ function float32Rows(vector: Vector, n: number, k: number, name: string, source:
     if (child === undefined || (chunk.type as FixedSizeList).listSize !== k || !(child.values instanceof Float32Array))
       throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 values`);
     const values = child.values as Float32Array;
-    out.set(
-      values.subarray((child.offset ?? 0) + chunk.offset * k, (child.offset ?? 0) + (chunk.offset + chunk.length) * k),
-      row * k,
-    );
+    const start = (child.offset ?? 0) + chunk.offset * k;
+    const end = (child.offset ?? 0) + (chunk.offset + chunk.length) * k;
+    // a list whose values are not exactly its rows times its width (a width that lies) is
+    // refused, not zero-filled or read askew
+    if (end > values.length || row + chunk.length > n || child.length !== (chunk.offset + chunk.length) * k)
+      throw new KnobError(
+        'INVALID_TRACE',
+        `${source}: column '${name}' holds ${child.length} values, not ${chunk.length} rows of ${k}`,
+      );
+    out.set(values.subarray(start, end), row * k);
     row += chunk.length;
   }
   return out;
