@@ -7,8 +7,9 @@ import type { FitReport } from './fit-report';
  * Temperature scaling (Guo et al. 2017): p = softmax(z / T), T > 0 minimising the NLL on
  * calibration data. The NLL is convex in beta = 1/T, with derivative mean(E_p[z] - z_y) and second
  * derivative mean(Var_p[z]) >= 0, so a safeguarded Newton iteration on beta (bisection inside the
- * bracket the derivative's signs give, doubling while there is no upper end) converges to
- * |step| < 1e-10 beta in a handful of passes. Each pass is one sweep over the logits with one
+ * bracket the derivative's signs give, doubling while there is no upper end) converges to an error
+ * below 1e-10 beta (the last step, or the next one predicted from the quadratic rate) in a handful
+ * of passes. Each pass is one sweep over the logits with one
  * exponential per value: rows are shifted by their maximum once (beta > 0 keeps it the maximum),
  * so every exponent is non-positive and the fast exp applies.
  */
@@ -70,18 +71,26 @@ function newtonOnBeta(
   let lo = 0;
   let hi = Infinity;
   let nll = Number.NaN;
+  let previousNewtonStep = Number.NaN;
   for (let iterations = 0; iterations < 200; iterations++) {
     const [value, d1, d2] = nllAndDerivatives(data, beta, stride);
     nll = value;
     if (d1 > 0) hi = beta;
     else lo = beta;
     let next = d2 > 0 ? beta - d1 / d2 : Number.NaN;
-    if (!(next > lo && next < hi)) next = Number.isFinite(hi) ? 0.5 * (lo + hi) : 2 * beta;
+    const newton = next > lo && next < hi;
+    if (!newton) next = Number.isFinite(hi) ? 0.5 * (lo + hi) : 2 * beta;
     const step = Math.abs(next - beta);
     beta = next;
-    // The NLL is that of the last evaluated beta: it differs from the returned one by O(step^2),
-    // below double precision at this step, so no further pass is spent on it.
-    if (step <= tolerance * beta) return { beta, nll, iterations: iterations + 1, converged: true };
+    // Newton converges quadratically here: the error after this step is about c step^2, with
+    // c = step / previous step^2 measured on the last two Newton steps. When that is already
+    // within the tolerance, the pass that would only confirm it is not spent (it is one full sweep
+    // over the data). The NLL is that of the last evaluated beta: it differs from the returned
+    // one by O(step^2), below double precision at these steps.
+    const predictedError = newton ? (step / (previousNewtonStep * previousNewtonStep)) * step * step : Number.NaN;
+    if (step <= tolerance * beta || predictedError <= tolerance * beta)
+      return { beta, nll, iterations: iterations + 1, converged: true };
+    previousNewtonStep = newton ? step : Number.NaN;
   }
   return { beta, nll, iterations: 200, converged: false };
 }
