@@ -56,6 +56,11 @@ export const RecordingSummarySchema = z.strictObject({
   unsaved: z.boolean(),
   /** The file it was loaded from or last saved to. */
   path: z.string().nullable(),
+  /**
+   * Width of the model's features the recording carries (a trace recorded with them), null for
+   * none: density- and proximity-aware calibrators need them.
+   */
+  featureWidth: z.number().int().positive().nullable(),
 });
 export type RecordingSummary = z.infer<typeof RecordingSummarySchema>;
 

@@ -31,6 +31,8 @@ export function frameReadout(
   g: number,
   topK: number,
   calibrator: Calibrator | null = null,
+  /** The frame's features, for calibrators that read them (dac, procal). */
+  features: { values: Float32Array; offset: number } | null = null,
 ): FrameReadout {
   const fusedLogits = new Float64Array(classCount);
   fuseRowInto(zStatic, zDyn, offset, classCount, g, fusedLogits, 0);
@@ -40,7 +42,16 @@ export function frameReadout(
   if (calibrator === null) softmaxRowInto(fusedLogits, 0, classCount, fused, 0);
   else {
     // The output's probabilities are the calibrated ones; T_eff and CSR stay the fusion's own.
-    calibrator.rowInto(fusedLogits, 0, classCount, fused, 0, new Float64Array(classCount));
+    calibrator.rowInto(
+      fusedLogits,
+      0,
+      classCount,
+      fused,
+      0,
+      new Float64Array(classCount),
+      features?.values,
+      features?.offset,
+    );
     for (let c = 0; c < classCount; c++) fused[c] = Math.exp(fused[c]);
   }
   softmaxRowInto(zStatic, offset, classCount, staticP, 0);

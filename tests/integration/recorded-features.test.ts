@@ -91,10 +91,30 @@ describe('recorded features', () => {
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stdout).toMatch(/not fitted: dac, procal \(they need the model's features/);
 
-    // the desk's live stream does not record features: it refuses to apply one
+    // The desk: a loaded trace with features feeds DAC and ProCal (fit, compare, apply, scrub); a
+    // trace without them, or the live stream, cannot, and the calibrator is switched off for it.
     backend = new KnobBackend();
     const model = await backend.handle('model.load', { path: 'default' });
     expect(model.featureCount).toBe(192);
     await expect(backend.handle('calibrator.set', { calibrator })).rejects.toThrow(/does not record yet/);
+    const loaded = await backend.handle('trace.load', { path: join(withFeatures, 'trace.arrow') });
+    expect(loaded.frameCount).toBe(1500);
+    expect(backend.session.describe().recording?.featureWidth).toBe(192);
+    const comparison2 = await backend.handle('calibrator.compare', {
+      methods: ['temperature', 'dac', 'procal'],
+      split: { kind: 'time', evaluateFraction: 0.3 },
+    });
+    expect(comparison2.methods.map((m) => m.method)).toEqual(['temperature', 'dac', 'procal']);
+    const before = await backend.handle('metrics.snapshot', {});
+    await backend.handle('calibrator.set', { calibrator: comparison2.methods[1].spec });
+    const after = await backend.handle('metrics.snapshot', {});
+    expect(after.calibrator).toMatch(/^density-aware calibration/);
+    const nll = (s: typeof after) => s.values.find((v) => v.name === 'NLL')!.value;
+    expect(nll(after)).not.toBe(nll(before));
+    const frame = await backend.handle('trace.frame', { frame: 1200 });
+    expect(frame.top.length).toBeGreaterThan(0);
+    await backend.handle('trace.load', { path: join(without, 'trace.arrow'), discard: true });
+    expect(backend.session.describe().recording?.featureWidth).toBeNull();
+    expect((await backend.handle('metrics.snapshot', {})).calibrator).toBeNull();
   }, 240_000);
 });

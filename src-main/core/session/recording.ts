@@ -124,6 +124,7 @@ export class Recording {
       framesDropped: this.framesDropped,
       unsaved: this.changedSinceSave,
       path: this.path,
+      featureWidth: this.trace.features?.width ?? null,
     };
   }
 
@@ -245,7 +246,17 @@ export class Recording {
     fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, this.output.g[frame], this.fused, 0);
     if (this.calibrator !== null) {
       // Calibrated log-probabilities: their softmax is the calibrated probabilities.
-      this.calibrator.rowInto(this.fused, 0, k, this.fused, 0, this.probabilities);
+      const features = trace.features;
+      this.calibrator.rowInto(
+        this.fused,
+        0,
+        k,
+        this.fused,
+        0,
+        this.probabilities,
+        features?.values,
+        frame * (features?.width ?? 0),
+      );
     }
     softmaxRowInto(this.fused, 0, k, this.probabilities, 0);
     this.window.push(this.probabilities, 0, trace.labels![frame]);

@@ -21,6 +21,7 @@ import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/fram
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { replay } from '../../../src-shared/trace/replay';
+import type { TraceFeatures } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
@@ -294,7 +295,7 @@ export class Session {
       const recording = Recording.complete(
         {
           id: this.nextRecordingId++,
-          calibrator: this.outputCalibrator,
+          calibrator: this.calibratorFor(file.trace.features, 'the recent run has no features of its width'),
           origin: 'loaded',
           description: `recent run of ${run.keptAt}: ${run.description}`,
           provenance: recorded ?? unknownProvenance(run.source?.description ?? 'unknown', run.description),
@@ -463,7 +464,7 @@ export class Session {
         recording = Recording.live(
           {
             id: this.nextRecordingId++,
-            calibrator: this.outputCalibrator,
+            calibrator: this.calibratorFor(undefined, 'the live stream records no features'),
             description: `live: ${source.info.description}`,
             provenance: runProvenance({
               model: model.description,
@@ -624,7 +625,7 @@ export class Session {
         const recording = Recording.complete(
           {
             id: this.nextRecordingId++,
-            calibrator: this.outputCalibrator,
+            calibrator: this.calibratorFor(result.trace.features, 'the offline run records no features'),
             origin: 'offline',
             description: `offline run: ${frames.info.description}`,
             provenance: runProvenance({
@@ -712,6 +713,7 @@ export class Session {
       output.g[frame],
       3,
       this.outputCalibrator,
+      trace.features === undefined ? null : { values: trace.features.values, offset: frame * trace.features.width },
     );
     const label = trace.labels![frame];
     const corruption = trace.metadata.corruption;
@@ -761,7 +763,7 @@ export class Session {
       const recording = Recording.complete(
         {
           id: this.nextRecordingId++,
-          calibrator: this.outputCalibrator,
+          calibrator: this.calibratorFor(file.trace.features, `${basename(path)} has no features of its width`),
           origin: 'loaded',
           description: `trace ${basename(path)}`,
           provenance,
@@ -867,13 +869,41 @@ export class Session {
    * the rolling figures are recomputed with it, and replayed views (calibration, A/B, scrubbing,
    * reports) apply it from now on.
    */
+  /**
+   * The output calibrator for a recording about to become current: a calibrator that reads the
+   * model's features is switched off (a new settings version, logged with `why`) when the
+   * recording cannot feed it, so no view has to refuse it frame by frame.
+   */
+  private calibratorFor(features: TraceFeatures | undefined, why: string): Calibrator | null {
+    const width = this.outputCalibrator?.featureWidth ?? null;
+    if (width !== null && features?.width !== width) {
+      this.logger.info(
+        { calibrator: describeCalibrator(this.outputCalibrator!.spec) },
+        `output calibrator off: ${why}`,
+      );
+      this.setCalibrator(null);
+    }
+    return this.outputCalibrator;
+  }
+
   setCalibrator(spec: CalibratorSpec | null): Knobs {
     if (spec !== null) checkCalibratorFor(spec, this.requireModel().description.classCount);
-    if (spec !== null && calibratorFeatureWidth(spec) !== null)
-      throw new KnobError(
-        'NOT_AVAILABLE',
-        `${describeCalibrator(spec)} reads the model's features of every frame, which the desk's live stream does not record yet; apply it offline (knob run --record-features, then knob replay --settings)`,
-      );
+    const featureWidth = spec === null ? null : calibratorFeatureWidth(spec);
+    if (featureWidth !== null) {
+      // only a complete recording that carries the model's features can feed such a calibrator
+      const recording = recordingOf(this.state);
+      const width = recording?.trace.features?.width ?? null;
+      if (recording === null || recording.appendable || width === null)
+        throw new KnobError(
+          'NOT_AVAILABLE',
+          `${describeCalibrator(spec!)} reads the model's features of every frame, which the desk's live stream does not record yet; load a trace recorded with them (knob run --record-features)`,
+        );
+      if (width !== featureWidth)
+        throw new KnobError(
+          'INVALID_SETTINGS',
+          `the calibrator was fitted on ${featureWidth} features per frame; this recording has ${width}`,
+        );
+    }
     this.outputCalibrator = spec === null ? null : compileCalibrator(spec);
     this.knobs = { ...this.knobs, calibrator: spec, version: this.knobs.version + 1 };
     pipelineOf(this.state)?.setSettings(this.knobs.gate, this.knobs.version, this.outputCalibrator);
