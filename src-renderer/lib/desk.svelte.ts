@@ -344,6 +344,7 @@ export class Desk {
     frameRateHz?: number;
     schedule?: CorruptionScheduleInput;
     seed?: number;
+    recordFeatures?: boolean;
   }): Promise<void> {
     this.stopCamera();
     this.busy.source = true;

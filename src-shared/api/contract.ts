@@ -42,6 +42,11 @@ export const SourceOpenParamsSchema = z.strictObject({
   /** Any source can carry a corruption schedule (applied to model-sized frames), with its seed. */
   schedule: CorruptionScheduleSchema.optional(),
   seed: z.number().int().nonnegative().max(0xffffffff).optional(),
+  /**
+   * Keep the model's features of every frame in the live recording (opt-in: 768 bytes a frame for
+   * the shipped model), for density- and proximity-aware calibration; the model needs a features output.
+   */
+  recordFeatures: z.boolean().optional(),
   discard,
 });
 

@@ -41,3 +41,8 @@ export function featuresOfFrames(trace: Trace, frames: Int32Array): { width: num
   frames.forEach((f, i) => out.set(values.subarray(f * width, (f + 1) * width), i * width));
   return { width, values: out };
 }
+
+/** Where frame `frame`'s features sit in the trace (for a row function), or null without features. */
+export function frameFeatures(trace: Trace, frame: number): { values: Float32Array; offset: number } | null {
+  return trace.features === undefined ? null : { values: trace.features.values, offset: frame * trace.features.width };
+}

@@ -96,7 +96,9 @@ describe('recorded features', () => {
     backend = new KnobBackend();
     const model = await backend.handle('model.load', { path: 'default' });
     expect(model.featureCount).toBe(192);
-    await expect(backend.handle('calibrator.set', { calibrator })).rejects.toThrow(/does not record yet/);
+    await expect(backend.handle('calibrator.set', { calibrator })).rejects.toThrow(
+      /which this recording does not keep/,
+    );
     const loaded = await backend.handle('trace.load', { path: join(withFeatures, 'trace.arrow') });
     expect(loaded.frameCount).toBe(1500);
     expect(backend.session.describe().recording?.featureWidth).toBe(192);
@@ -115,6 +117,40 @@ describe('recorded features', () => {
     expect(frame.top.length).toBeGreaterThan(0);
     await backend.handle('trace.load', { path: join(without, 'trace.arrow'), discard: true });
     expect(backend.session.describe().recording?.featureWidth).toBeNull();
+    expect((await backend.handle('metrics.snapshot', {})).calibrator).toBeNull();
+
+    // Live, opted in: the desk's recording keeps the features, DAC fits and applies while it grows.
+    await backend.handle('source.open', {
+      kind: 'embedded',
+      recordFeatures: true,
+      schedule: { kind: 'constant', corruption: 'gaussian_noise', severity: 3 },
+      discard: true,
+    });
+    await backend.handle('stream.start', { speed: 16, discard: true });
+    const deadline = performance.now() + 60_000;
+    while ((backend.session.describe().recording?.frameCount ?? 0) < 300) {
+      if (performance.now() > deadline) throw new Error('timed out recording');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await backend.handle('stream.stop', {});
+    const live = backend.session.describe().recording!;
+    expect(live.origin).toBe('live');
+    expect(live.featureWidth).toBe(192);
+    const liveComparison = await backend.handle('calibrator.compare', {
+      methods: ['dac'],
+      split: { kind: 'time', evaluateFraction: 0.3 },
+    });
+    await backend.handle('calibrator.set', { calibrator: liveComparison.methods[0].spec });
+    await backend.handle('stream.start', { speed: 16 });
+    await new Promise((r) => setTimeout(r, 500));
+    await backend.handle('stream.stop', {});
+    const grown = await backend.handle('metrics.snapshot', {});
+    expect(grown.calibrator).toMatch(/^density-aware calibration/);
+    expect(grown.frameCount).toBeGreaterThan(live.frameCount);
+    // a source opened without recordFeatures makes the next live recording switch it off
+    await backend.handle('source.open', { kind: 'embedded', discard: true });
+    await backend.handle('stream.start', { speed: 16, discard: true });
+    await backend.handle('stream.stop', {});
     expect((await backend.handle('metrics.snapshot', {})).calibrator).toBeNull();
   }, 240_000);
 });

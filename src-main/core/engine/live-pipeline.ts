@@ -4,6 +4,7 @@ import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
 import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
+import { frameFeatures } from '../../../src-shared/trace/trace-scores';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { GateReplayer } from '../../../src-shared/trace/replay';
@@ -167,7 +168,13 @@ export class LivePipeline {
       const job = this.waiting;
       this.waiting = null;
       for (const resolve of this.acceptWaiters.splice(0)) resolve();
-      await this.process(job);
+      try {
+        await this.process(job);
+      } catch (error) {
+        // whatever a frame's processing throws is reported as that frame's error: the pump (and
+        // the process) keep running
+        this.options.onError?.(toErrorPayload(error));
+      }
     }
     this.busy = false;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -207,7 +214,10 @@ export class LivePipeline {
     const prepMs = performance.now() - prepStarted;
     let outputs;
     try {
-      outputs = await this.options.client.run(prepared, 1, index);
+      // the recording says whether it keeps the model's features (source.open's recordFeatures)
+      outputs = await this.options.client.run(prepared, 1, index, {
+        keepFeatures: this.recording.trace.features !== undefined,
+      });
     } catch (error) {
       this.drop(toErrorPayload(error));
       return;
@@ -278,6 +288,7 @@ export class LivePipeline {
         output.g[i],
         this.options.topK ?? 3,
         this.calibrator,
+        frameFeatures(trace, i),
       ),
       framesProcessed: recording.frameCount,
       framesDropped: recording.framesDropped,

@@ -78,8 +78,16 @@ export class Recording {
     options: Omit<RecordingOptions, 'origin'>,
     model: { classCount: number; labelNames: string[]; input: { width: number; height: number; channels: 1 | 3 } },
     nominalFrameRateHz: number,
+    featureWidth: number | null = null,
   ): Recording {
-    const builder = new TraceBuilder(model.classCount, model.labelNames, 1 / nominalFrameRateHz, true);
+    const builder = new TraceBuilder(
+      model.classCount,
+      model.labelNames,
+      1 / nominalFrameRateHz,
+      true,
+      1024,
+      featureWidth,
+    );
     return new Recording({ ...options, origin: 'live' }, { builder, images: new FrameImageRing(model.input) });
   }
 
@@ -140,7 +148,7 @@ export class Recording {
    * `replayer` (the same code as a batch replay, so live and replayed outputs are bit-identical).
    */
   appendFrame(
-    outputs: { zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array },
+    outputs: { zStatic: Float32Array; zDyn: Float32Array; uRef: Float32Array; features: Float32Array | null },
     timestamp: Float64Array,
     label: Int32Array,
     metadata: BatchMetadata,
@@ -149,7 +157,16 @@ export class Recording {
   ): number {
     if (this.builder === null || this.images === null)
       throw new KnobError('NOT_AVAILABLE', `recording ${this.id} is complete`);
-    const index = this.builder.append(1, outputs.zStatic, outputs.zDyn, outputs.uRef, timestamp, label, metadata);
+    const index = this.builder.append(
+      1,
+      outputs.zStatic,
+      outputs.zDyn,
+      outputs.uRef,
+      timestamp,
+      label,
+      metadata,
+      outputs.features,
+    );
     replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
     this.images.keep(index, image);
     this.changedSinceSave = true;

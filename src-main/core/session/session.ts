@@ -18,10 +18,10 @@ import {
 import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
+import { frameFeatures } from '../../../src-shared/trace/trace-scores';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { replay } from '../../../src-shared/trace/replay';
-import type { TraceFeatures } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
@@ -62,6 +62,8 @@ interface OpenedSource {
   frames: FrameSource | null;
   schedule: CorruptionSchedule;
   seed: number;
+  /** The model's feature width the live recording keeps, or null (source.open's recordFeatures). */
+  featureWidth: number | null;
 }
 
 type State =
@@ -92,6 +94,7 @@ export type SourceOpenParams = {
   frameRateHz?: number;
   schedule?: CorruptionSchedule;
   seed?: number;
+  recordFeatures?: boolean;
   discard: boolean;
 };
 
@@ -295,7 +298,10 @@ export class Session {
       const recording = Recording.complete(
         {
           id: this.nextRecordingId++,
-          calibrator: this.calibratorFor(file.trace.features, 'the recent run has no features of its width'),
+          calibrator: this.calibratorFor(
+            file.trace.features?.width ?? null,
+            'the recent run has no features of its width',
+          ),
           origin: 'loaded',
           description: `recent run of ${run.keptAt}: ${run.description}`,
           provenance: recorded ?? unknownProvenance(run.source?.description ?? 'unknown', run.description),
@@ -389,6 +395,12 @@ export class Session {
       const model = this.requireModel();
       const schedule = params.schedule ?? { kind: 'none' as const };
       const seed = params.seed ?? 0;
+      const featureWidth = params.recordFeatures === true ? model.description.featureCount : null;
+      if (params.recordFeatures === true && featureWidth === null)
+        throw new KnobError(
+          'INVALID_INPUT',
+          `recordFeatures: ${model.description.paths[0]} has no 'features' output to record`,
+        );
       const input = model.description.input;
       checkScheduleForChannels(schedule, input.channels);
       let opened: OpenedSource;
@@ -407,7 +419,7 @@ export class Session {
           labelNames: null,
           timestampSource: 'capture',
         };
-        opened = { info, frames: null, schedule, seed };
+        opened = { info, frames: null, schedule, seed, featureWidth };
       } else {
         const frames = await openSource(
           { kind: params.kind, path: params.path },
@@ -419,7 +431,7 @@ export class Session {
             onProgress: (done, total) => call.progress(`opening ${params.path ?? params.kind}`, done, total),
           },
         );
-        opened = { info: frames.info, frames, schedule, seed };
+        opened = { info: frames.info, frames, schedule, seed, featureWidth };
       }
       await this.stopLive();
       this.playback.resetClock();
@@ -464,7 +476,7 @@ export class Session {
         recording = Recording.live(
           {
             id: this.nextRecordingId++,
-            calibrator: this.calibratorFor(undefined, 'the live stream records no features'),
+            calibrator: this.calibratorFor(source.featureWidth, 'the live stream records no features of its width'),
             description: `live: ${source.info.description}`,
             provenance: runProvenance({
               model: model.description,
@@ -476,6 +488,7 @@ export class Session {
           },
           model.description,
           source.info.frameRateHz,
+          source.featureWidth,
         );
         this.playback.resetClock();
         pipeline = this.livePipeline(model, source, recording);
@@ -625,7 +638,7 @@ export class Session {
         const recording = Recording.complete(
           {
             id: this.nextRecordingId++,
-            calibrator: this.calibratorFor(result.trace.features, 'the offline run records no features'),
+            calibrator: this.calibratorFor(result.trace.features?.width ?? null, 'the offline run records no features'),
             origin: 'offline',
             description: `offline run: ${frames.info.description}`,
             provenance: runProvenance({
@@ -713,7 +726,7 @@ export class Session {
       output.g[frame],
       3,
       this.outputCalibrator,
-      trace.features === undefined ? null : { values: trace.features.values, offset: frame * trace.features.width },
+      frameFeatures(trace, frame),
     );
     const label = trace.labels![frame];
     const corruption = trace.metadata.corruption;
@@ -763,7 +776,10 @@ export class Session {
       const recording = Recording.complete(
         {
           id: this.nextRecordingId++,
-          calibrator: this.calibratorFor(file.trace.features, `${basename(path)} has no features of its width`),
+          calibrator: this.calibratorFor(
+            file.trace.features?.width ?? null,
+            `${basename(path)} has no features of its width`,
+          ),
           origin: 'loaded',
           description: `trace ${basename(path)}`,
           provenance,
@@ -874,9 +890,9 @@ export class Session {
    * model's features is switched off (a new settings version, logged with `why`) when the
    * recording cannot feed it, so no view has to refuse it frame by frame.
    */
-  private calibratorFor(features: TraceFeatures | undefined, why: string): Calibrator | null {
+  private calibratorFor(featureWidth: number | null, why: string): Calibrator | null {
     const width = this.outputCalibrator?.featureWidth ?? null;
-    if (width !== null && features?.width !== width) {
+    if (width !== null && featureWidth !== width) {
       this.logger.info(
         { calibrator: describeCalibrator(this.outputCalibrator!.spec) },
         `output calibrator off: ${why}`,
@@ -890,13 +906,13 @@ export class Session {
     if (spec !== null) checkCalibratorFor(spec, this.requireModel().description.classCount);
     const featureWidth = spec === null ? null : calibratorFeatureWidth(spec);
     if (featureWidth !== null) {
-      // only a complete recording that carries the model's features can feed such a calibrator
+      // only a recording that carries the model's features can feed such a calibrator
       const recording = recordingOf(this.state);
       const width = recording?.trace.features?.width ?? null;
-      if (recording === null || recording.appendable || width === null)
+      if (recording === null || width === null)
         throw new KnobError(
           'NOT_AVAILABLE',
-          `${describeCalibrator(spec!)} reads the model's features of every frame, which the desk's live stream does not record yet; load a trace recorded with them (knob run --record-features)`,
+          `${describeCalibrator(spec!)} reads the model's features of every frame, which this recording does not keep: open the source with "record features", or load a trace recorded with them (knob run --record-features)`,
         );
       if (width !== featureWidth)
         throw new KnobError(
