@@ -66,7 +66,7 @@ export function classColumns(scores: ClassScores): ClassColumns {
 }
 
 /** Class c's one-vs-rest pairs (p_ic, 1[y_i = c]) into `column` and `outcome` (n values each). */
-export function classColumnInto(
+function classColumnInto(
   probabilities: Float64Array,
   labels: Int32Array,
   classCount: number,
@@ -84,19 +84,29 @@ export function classColumnInto(
 /** Values per class and binning in the classwise terms: ECE_c and max(0, debiased CE^2_c). */
 export const CLASSWISE_TERMS = 2;
 
+/** A thread's buffers for one class column at a time (n values each), made once and reused. */
+export interface ClassColumnScratch {
+  column: Float64Array;
+  outcome: Uint8Array;
+}
+
 /**
- * One class's terms of the classwise metrics under each binning, written at
+ * Class c's terms of the classwise metrics under each binning (its one-vs-rest column taken from
+ * the row-major probabilities into `scratch` first), written at
  * out[(b * classCount + c) * CLASSWISE_TERMS ..]: what classwiseMetricsFromTerms sums in class
  * order, so the terms can be computed class by class on any thread and give the same bits.
  */
 export function classwiseTermsInto(
-  column: Float64Array,
-  outcome: Uint8Array,
-  specs: readonly BinningSpec[],
+  probabilities: Float64Array,
+  labels: Int32Array,
   classCount: number,
   c: number,
+  specs: readonly BinningSpec[],
+  scratch: ClassColumnScratch,
   out: Float64Array,
 ): void {
+  const { column, outcome } = scratch;
+  classColumnInto(probabilities, labels, classCount, c, column, outcome);
   specs.forEach((spec, b) => {
     const stats = binnedStatistics(column, outcome, spec);
     const at = (b * classCount + c) * CLASSWISE_TERMS;

@@ -1,7 +1,6 @@
 import { binningIdentity, type BinningSpec } from './binning';
 import {
   CLASSWISE_TERMS,
-  classColumnInto,
   classwiseMetrics,
   classwiseMetricsFromTerms,
   classwiseTermsInto,
@@ -55,30 +54,18 @@ export function suiteBinnings(sampleCount: number, options: MetricSuiteOptions =
 export function classwiseTerms(scores: ClassScores, binnings: readonly BinningSpec[]): Float64Array {
   const { sampleCount: n, classCount: k } = scores;
   const terms = new Float64Array(binnings.length * k * CLASSWISE_TERMS);
-  const column = new Float64Array(n);
-  const outcome = new Uint8Array(n);
-  for (let c = 0; c < k; c++) {
-    classColumnInto(scores.probabilities, scores.labels, k, c, column, outcome);
-    classwiseTermsInto(column, outcome, binnings, k, c, terms);
-  }
+  const scratch = { column: new Float64Array(n), outcome: new Uint8Array(n) };
+  for (let c = 0; c < k; c++) classwiseTermsInto(scores.probabilities, scores.labels, k, c, binnings, scratch, terms);
   return terms;
 }
 
-export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
-  const binnings = suiteBinnings(scores.sampleCount, options);
-  return metricSuiteWithClasswise(scores, options, classwiseTerms(scores, binnings));
-}
-
 /**
- * The suite given the classwise terms of suiteBinnings(scores.sampleCount, options), computed here or on
- * other threads (src-main/core/metrics/parallel-metric-suite.ts): the same values either way.
+ * The full suite on one thread. The parallel suite (src-main/core/metrics/parallel-metric-suite.ts)
+ * runs the same tasks and class terms on two and assembles them the same way: the same values.
  */
-export function metricSuiteWithClasswise(
-  scores: ClassScores,
-  options: MetricSuiteOptions,
-  terms: Float64Array,
-): MetricValue[] {
+export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
   const tasks = suiteTasks(scores, topLabelScores(scores), options);
+  const terms = classwiseTerms(scores, suiteBinnings(scores.sampleCount, options));
   return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])), terms);
 }
 

@@ -1,5 +1,9 @@
 import type { LogitArray } from '../../../src-shared/fusion/logits';
-import { CLASSWISE_TERMS, classColumnInto, classwiseTermsInto } from '../../../src-shared/metrics/binned-metrics';
+import {
+  CLASSWISE_TERMS,
+  classwiseTermsInto,
+  type ClassColumnScratch,
+} from '../../../src-shared/metrics/binned-metrics';
 import { suiteBinnings, suiteTasks, type MetricSuiteOptions } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/scores';
@@ -91,8 +95,7 @@ export function takeSuiteWork(arrays: SharedSuiteArrays, options: MetricSuiteOpt
   const tasks = suiteTasks(scores, arrays.top, options);
   const k = arrays.classCount;
   const n = arrays.labels.length;
-  let column: Float64Array | null = null;
-  let outcome: Uint8Array | null = null;
+  let scratch: ClassColumnScratch | null = null;
   const results: Array<[string, MetricValue[]]> = [];
   for (;;) {
     const item = Atomics.add(arrays.nextItem, 0, 1);
@@ -103,9 +106,7 @@ export function takeSuiteWork(arrays: SharedSuiteArrays, options: MetricSuiteOpt
       results.push([task.key, task.run()]);
       continue;
     }
-    column ??= new Float64Array(n);
-    outcome ??= new Uint8Array(n);
-    classColumnInto(arrays.probabilities, arrays.labels, k, c, column, outcome);
-    classwiseTermsInto(column, outcome, binnings, k, c, arrays.terms);
+    scratch ??= { column: new Float64Array(n), outcome: new Uint8Array(n) };
+    classwiseTermsInto(arrays.probabilities, arrays.labels, k, c, binnings, scratch, arrays.terms);
   }
 }
