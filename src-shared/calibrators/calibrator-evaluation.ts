@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { argmaxRow, type LogitArray } from '../fusion/logits';
-import { binnedStatistics } from '../metrics/bin-statistics';
+import { binnedStatistics } from '../metrics/column-statistics';
 import { resample } from '../metrics/bootstrap';
 import { binningIdentity } from '../metrics/binning';
 import { expectedCalibrationError } from '../metrics/calibration-error';

@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
 import type { LogitArray } from '../fusion/logits';
-import { orderStatistics } from '../metrics/order-statistics';
+import { equalMassEdges } from '../metrics/binning';
 import {
   compileNeighbourDistance,
   featureBankSpec,
@@ -44,16 +44,8 @@ const binOf = (edges: ArrayLike<number>, value: number): number => {
 
 /** Inner equal-mass edges (midpoints between the groups of np.array_split) of `values`. */
 function innerEdges(values: Float64Array, bins: number): number[] {
-  const n = values.length;
-  if (n < bins) return [];
-  const ranks: number[] = [];
-  let end = 0;
-  for (let j = 0; j < bins - 1; j++) {
-    end += Math.floor(n / bins) + (j < n % bins ? 1 : 0);
-    ranks.push(end - 1, end);
-  }
-  const picked = orderStatistics(values, ranks);
-  return Array.from({ length: bins - 1 }, (_, j) => (picked[2 * j] + picked[2 * j + 1]) / 2);
+  if (values.length < bins) return [];
+  return Array.from(equalMassEdges(values, bins, 'midpoint').subarray(1, bins));
 }
 
 function topOf(logits: LogitArray, offset: number, k: number): { best: number; confidence: number } {

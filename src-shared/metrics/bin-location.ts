@@ -48,8 +48,11 @@ export const TABLE_MIN_VALUES = 16384;
 export class BinTable {
   readonly edges: Float64Array;
   readonly rule: EdgeRule;
-  /** Bin of each cell of [0, 1], or -1 where the cell needs locateBin; empty when not worth it. */
-  private readonly cellBins: Int16Array;
+  /**
+   * Bin of each cell of [0, 1], or -1 where the cell needs locateBin; empty when not worth it.
+   * Loops that bin several columns at once read it directly, as locateRangeInto does.
+   */
+  readonly cellBins: Int16Array;
 
   /** `valueCount`: how many values it will locate (it decides whether the table pays off). */
   constructor(edges: Float64Array, rule: EdgeRule, valueCount: number) {

@@ -1,4 +1,3 @@
-import { binCountOf, binTableFor, type BinningSpec } from './binning';
 import { FIXED_POINT_UPDATES_BETWEEN_CARRIES, FixedPointSums, LIMB } from './fixed-point-sum';
 
 /**
@@ -60,6 +59,28 @@ export class BinStatistics {
     this.scoreSums.merge(other.scoreSums);
   }
 
+  /** A copy of bins [start, start + binCount) as statistics of their own. */
+  section(start: number, binCount: number): BinStatistics {
+    const out = new BinStatistics(binCount);
+    const end = start + binCount;
+    out.counts.set(this.counts.subarray(start, end));
+    out.positives.set(this.positives.subarray(start, end));
+    this.scoreSums.carry();
+    out.scoreSums.high.set(this.scoreSums.high.subarray(start, end));
+    out.scoreSums.low.set(this.scoreSums.low.subarray(start, end));
+    return out;
+  }
+
+  /** The limb arrays, for loops that add many samples at once (then noteUpdates). */
+  get scoreLimbs(): { high: Float64Array; low: Float64Array } {
+    return this.scoreSums;
+  }
+
+  /** Tells the statistics that `count` samples were added directly to the arrays. */
+  noteUpdates(count: number): void {
+    this.scoreSums.noteUpdates(count);
+  }
+
   clear(): void {
     this.counts.fill(0);
     this.positives.fill(0);
@@ -98,25 +119,6 @@ export function binStatisticsOf(
   for (let start = 0; start < binOf.length; start += FIXED_POINT_UPDATES_BETWEEN_CARRIES) {
     const end = Math.min(binOf.length, start + FIXED_POINT_UPDATES_BETWEEN_CARRIES);
     stats.addBlock(binOf.subarray(start, end), scores, outcomes, start, end);
-  }
-  return stats;
-}
-
-/** Samples located and added per chunk: the chunk's bin indices stay in the first-level cache. */
-const LOCATE_CHUNK = 4096;
-
-/**
- * Statistics of (score, outcome) pairs binned under `spec` (the batch path): located through the
- * bin table and added chunk by chunk, with no bin index array the size of the input.
- */
-export function binnedStatistics(scores: Float64Array, outcomes: Uint8Array, spec: BinningSpec): BinStatistics {
-  const table = binTableFor(scores, spec);
-  const stats = new BinStatistics(binCountOf(spec));
-  const binOf = new Int32Array(LOCATE_CHUNK);
-  for (let start = 0; start < scores.length; start += LOCATE_CHUNK) {
-    const end = Math.min(scores.length, start + LOCATE_CHUNK);
-    table.locateRangeInto(scores, start, end, binOf);
-    stats.addBlock(binOf, scores, outcomes, start, end);
   }
   return stats;
 }

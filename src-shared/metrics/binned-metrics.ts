@@ -1,5 +1,5 @@
 import { binningIdentity, type BinningSpec } from './binning';
-import { binnedStatistics } from './bin-statistics';
+import { binnedStatistics, classwiseBinnedStatistics } from './column-statistics';
 import {
   averageCalibrationError,
   type BinTotals,
@@ -43,102 +43,10 @@ export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, a
   ];
 }
 
-/**
- * The one-vs-rest pairs (p_ik, 1[y_i = k]) of every class as contiguous columns, transposed in one
- * pass: reading a column straight from the row-major probabilities touches every cache line of
- * all K columns, K times over.
- */
-export interface ClassColumns {
-  probabilities: Float64Array[];
-  outcomes: Uint8Array[];
-}
-
-export function classColumns(scores: ClassScores): ClassColumns {
-  const { sampleCount: n, classCount: k, probabilities, labels } = scores;
-  const columns = Array.from({ length: k }, () => new Float64Array(n));
-  const outcomes = Array.from({ length: k }, () => new Uint8Array(n));
-  for (let i = 0; i < n; i++) {
-    const row = i * k;
-    for (let c = 0; c < k; c++) columns[c]![i] = probabilities[row + c]!;
-    outcomes[labels[i]!]![i] = 1;
-  }
-  return { probabilities: columns, outcomes };
-}
-
-/** Class c's one-vs-rest pairs (p_ic, 1[y_i = c]) into `column` and `outcome` (n values each). */
-function classColumnInto(
-  probabilities: Float64Array,
-  labels: Int32Array,
-  classCount: number,
-  c: number,
-  column: Float64Array,
-  outcome: Uint8Array,
-): void {
-  const n = labels.length;
-  for (let i = 0, at = c; i < n; i++, at += classCount) {
-    column[i] = probabilities[at];
-    outcome[i] = labels[i] === c ? 1 : 0;
-  }
-}
-
-/** Values per class and binning in the classwise terms: ECE_c and max(0, debiased CE^2_c). */
-export const CLASSWISE_TERMS = 2;
-
-/** A thread's buffers for one class column at a time (n values each), made once and reused. */
-export interface ClassColumnScratch {
-  column: Float64Array;
-  outcome: Uint8Array;
-}
-
-/**
- * Class c's terms of the classwise metrics under each binning (its one-vs-rest column taken from
- * the row-major probabilities into `scratch` first), written at
- * out[(b * classCount + c) * CLASSWISE_TERMS ..]: what classwiseMetricsFromTerms sums in class
- * order, so the terms can be computed class by class on any thread and give the same bits.
- */
-export function classwiseTermsInto(
-  probabilities: Float64Array,
-  labels: Int32Array,
-  classCount: number,
-  c: number,
-  specs: readonly BinningSpec[],
-  scratch: ClassColumnScratch,
-  out: Float64Array,
-): void {
-  const { column, outcome } = scratch;
-  classColumnInto(probabilities, labels, classCount, c, column, outcome);
-  specs.forEach((spec, b) => {
-    const stats = binnedStatistics(column, outcome, spec);
-    const at = (b * classCount + c) * CLASSWISE_TERMS;
-    out[at] = expectedCalibrationError(stats);
-    out[at + 1] = Math.max(0, debiasedSquaredCalibrationError(stats));
-  });
-}
-
-/** The classwise metrics of binning `b` from every class's terms. */
-export function classwiseMetricsFromTerms(
-  terms: Float64Array,
-  b: number,
-  classCount: number,
-  binning: string,
-): MetricValue[] {
-  let ece = 0;
-  let squared = 0;
-  for (let c = 0; c < classCount; c++) {
-    const at = (b * classCount + c) * CLASSWISE_TERMS;
-    ece += terms[at];
-    squared += terms[at + 1];
-  }
-  return classwiseMetricValues(ece / classCount, Math.sqrt(squared / classCount), classCount, binning);
-}
-
 /** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
-export function classwiseStatistics(
-  scores: ClassScores,
-  spec: BinningSpec,
-  columns: ClassColumns = classColumns(scores),
-): BinTotals[] {
-  return columns.probabilities.map((column, c) => binnedStatistics(column, columns.outcomes[c]!, spec));
+export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinTotals[] {
+  const { probabilities, labels, classCount } = scores;
+  return classwiseBinnedStatistics(probabilities, labels, classCount, 0, classCount, spec);
 }
 
 /**
@@ -146,8 +54,8 @@ export function classwiseStatistics(
  * with equal-width bins) and the marginal debiased l2 error ((1/K) sum_k max(0, CE^2_k))^(1/2)
  * (Kumar et al. 2019, as uncertainty-calibration's marginal mode).
  */
-export function classwiseMetrics(scores: ClassScores, spec: BinningSpec, columns?: ClassColumns): MetricValue[] {
-  return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec, columns), binningIdentity(spec));
+export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): MetricValue[] {
+  return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec), binningIdentity(spec));
 }
 
 export function classwiseMetricsFromStatistics(

@@ -64,6 +64,14 @@ export function equalMassRanks(n: number, bins: number, massEdges: MassEdges): n
 }
 
 /**
+ * The index, in equalMassRanks, of the larger of the two order statistics inner edge j (1..B-1) is
+ * made of: values of the ranks above it lie above the edge, those of the ranks below it below.
+ */
+export function equalMassUpperRankIndex(j: number, massEdges: MassEdges): number {
+  return massEdges === 'quantile' ? 2 * j + 1 : 2 * j - 1;
+}
+
+/**
  * Edges from the values at equalMassRanks: numpy's linear quantile j/B (n - 1), or the midpoint
  * between a group's last value and the next group's first (np.array_split groups).
  */
@@ -103,16 +111,21 @@ export function binCountOf(spec: BinningSpec): number {
   return spec.bins + (spec.edgeRule === 'one-in-extra-bin' ? 1 : 0);
 }
 
-/** Validates `spec` against the values and returns the table that locates them in its bins. */
-export function binTableFor(values: Float64Array, spec: BinningSpec): BinTable {
+/** Refuses a spec that cannot bin `sampleCount` values. */
+export function checkBinningSpec(spec: BinningSpec, sampleCount: number): void {
   if (!Number.isInteger(spec.bins) || spec.bins < 1)
     throw new KnobError('INVALID_INPUT', `bin count must be a positive integer, got ${spec.bins}`);
-  if (spec.scheme === 'equal-mass' && values.length < spec.bins) {
+  if (spec.scheme === 'equal-mass' && sampleCount < spec.bins) {
     throw new KnobError(
       'INVALID_INPUT',
-      `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${values.length}`,
+      `${spec.bins} equal-mass bins need at least ${spec.bins} samples, got ${sampleCount}`,
     );
   }
+}
+
+/** Validates `spec` against the values and returns the table that locates them in its bins. */
+export function binTableFor(values: Float64Array, spec: BinningSpec): BinTable {
+  checkBinningSpec(spec, values.length);
   const edges =
     spec.scheme === 'equal-width' ? equalWidthEdges(spec.bins) : equalMassEdges(values, spec.bins, spec.massEdges);
   return new BinTable(edges, spec.edgeRule, values.length);

@@ -1,10 +1,10 @@
-import { logSumExpRow } from '../fusion/logits';
 import { seededRandom } from '../random';
-import { binnedStatistics } from './bin-statistics';
+import { binnedStatistics } from './column-statistics';
 import { resample, type BootstrapInterval } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import { percentileOfSorted } from './order-statistics';
+import { NLL_FROM_LOGITS, sampleNllFromLogits } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
 
 /**
@@ -61,9 +61,11 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
   for (let i = 0; i < n; i++) {
     const y = scores.labels[i];
     nll[i] =
-      scores.logits !== null
-        ? (scores.logSumExp?.[i] ?? logSumExpRow(scores.logits, i * k, k)) - scores.logits[i * k + y]
-        : -Math.log(scores.probabilities[i * k + y]);
+      scores.sampleNll !== null
+        ? scores.sampleNll[i]
+        : scores.logits !== null
+          ? sampleNllFromLogits(scores.logits, k, i, y)
+          : -Math.log(scores.probabilities[i * k + y]);
     let squared = 0;
     for (let c = 0; c < k; c++) {
       const d = scores.probabilities[i * k + c] - (c === y ? 1 : 0);
@@ -81,8 +83,8 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
     {
       name: 'NLL',
       identity:
-        scores.logits !== null
-          ? 'NLL(multiclass, from logits, natural log, mean)'
+        scores.sampleNll !== null || scores.logits !== null
+          ? NLL_FROM_LOGITS
           : 'NLL(multiclass, from probabilities, natural log, mean, unclipped)',
       lowerIsBetter: true,
       evaluate: meanOver(nll),

@@ -3,6 +3,7 @@ export * from './scores';
 export * from './binning';
 export * from './bin-location';
 export * from './bin-statistics';
+export * from './column-statistics';
 export * from './calibration-error';
 export * from './binned-metrics';
 export * from './smooth-ece';

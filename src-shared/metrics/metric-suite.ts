@@ -1,12 +1,5 @@
-import { binningIdentity, type BinningSpec } from './binning';
-import {
-  CLASSWISE_TERMS,
-  classwiseMetrics,
-  classwiseMetricsFromTerms,
-  classwiseTermsInto,
-  topLabelBinnedMetrics,
-  topLabelPerClassMetrics,
-} from './binned-metrics';
+import type { BinningSpec } from './binning';
+import { classwiseMetrics, topLabelBinnedMetrics, topLabelPerClassMetrics } from './binned-metrics';
 import { cumulativeCalibrationTests } from './cumulative-tests';
 import type { MetricValue } from './metric-value';
 import { mmce } from './mmce';
@@ -50,27 +43,17 @@ export function suiteBinnings(sampleCount: number, options: MetricSuiteOptions =
   );
 }
 
-/** Every class's classwise terms (binned-metrics.ts) for `binnings`, one class after another. */
-export function classwiseTerms(scores: ClassScores, binnings: readonly BinningSpec[]): Float64Array {
-  const { sampleCount: n, classCount: k } = scores;
-  const terms = new Float64Array(binnings.length * k * CLASSWISE_TERMS);
-  const scratch = { column: new Float64Array(n), outcome: new Uint8Array(n) };
-  for (let c = 0; c < k; c++) classwiseTermsInto(scores.probabilities, scores.labels, k, c, binnings, scratch, terms);
-  return terms;
-}
-
 /**
  * The full suite on one thread. The parallel suite (src-main/core/metrics/parallel-metric-suite.ts)
- * runs the same tasks and class terms on two and assembles them the same way: the same values.
+ * runs the same tasks on two and assembles them the same way: the same values.
  */
 export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
   const tasks = suiteTasks(scores, topLabelScores(scores), options);
-  const terms = classwiseTerms(scores, suiteBinnings(scores.sampleCount, options));
-  return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])), terms);
+  return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])));
 }
 
 /**
- * Everything but the classwise metrics as independent tasks, each a pure function of the scores
+ * The suite as independent tasks, each a pure function of the scores
  * and their top-label pairs: a thread can take any of them (the parallel suite hands them out from
  * a shared counter), and assembleSuite puts the results in the suite's order. Listed longest
  * first, so the threads finish together.
@@ -83,6 +66,8 @@ export interface SuiteTask {
 export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: MetricSuiteOptions): SuiteTask[] {
   const binnings = suiteBinnings(scores.sampleCount, options);
   const tasks: SuiteTask[] = [
+    // every class's column under one binning: the longest tasks (classwise-statistics.ts)
+    ...binnings.map((spec, b) => ({ key: `classwise:${b}`, run: () => classwiseMetrics(scores, spec) })),
     {
       key: 'ranked',
       run: () => {
@@ -119,19 +104,18 @@ export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: Me
   return tasks;
 }
 
-/** The suite in its order from the tasks' results (by key) and the classwise terms. */
+/** The suite in its order from the tasks' results (by key). */
 export function assembleSuite(
   scores: ClassScores,
   options: MetricSuiteOptions,
   results: ReadonlyMap<string, MetricValue[]>,
-  terms: Float64Array,
 ): MetricValue[] {
   const of = (key: string): MetricValue[] => results.get(key) ?? [];
   return [
     ...of('head'),
-    ...suiteBinnings(scores.sampleCount, options).flatMap((spec, b) => [
+    ...suiteBinnings(scores.sampleCount, options).flatMap((_, b) => [
       ...of(`binned:${b}`),
-      ...classwiseMetricsFromTerms(terms, b, scores.classCount, binningIdentity(spec)),
+      ...of(`classwise:${b}`),
       ...of(`per-class:${b}`),
       ...of(`u-statistic:${b}`),
     ]),

@@ -10,9 +10,10 @@ import { CELL_COUNT, CELL_SHIFT, HIGH_WORD_OFFSET, wordsOf } from './float-cells
 const DIGIT = 65536;
 /**
  * Up to this many values the built-in typed-array sort beats the radix sort, whose four passes each
- * clear and scan 65,536 counters (measured: 10,240 values 1.4 ms vs 2.5 ms; 100,000: 16 vs 7.5 ms).
+ * clear and scan 65,536 counters (measured: 10,240 values 1.4 ms vs 2.5 ms; 100,000: 16 vs 7.5 ms),
+ * and beats the 2 MB cell tables of the selection.
  */
-const SMALL_SORT = 1 << 15;
+export const SMALL_SORT = 1 << 15;
 
 /** A copy with -0 turned into 0, after checking every value (a plain loop: Float64Array.from with a
  * mapping function is ~30x slower in V8). */
@@ -59,63 +60,238 @@ export function sortNonNegative(values: Float64Array): Float64Array {
 /**
  * The values at the given ranks (0-based) of the ascending order, without sorting everything: a
  * histogram over float cells (float-cells.ts) finds the cell of each rank, one more pass gathers
- * the values of those cells only, and each gathered cell is sorted. Two linear passes plus sorts
- * of a few small cells (a cell spans 1/256 of an octave); many exact ties make a cell large, and
- * the linear-time radix sort takes it.
+ * the values of those cells only, and the ranks are selected within each gathered cell
+ * (selectRanks). Two linear passes plus selections in a few small cells (a cell spans 1/256 of an
+ * octave); many exact ties make a cell large, and the selection stays linear on ties.
  */
 export function orderStatistics(values: Float64Array, ranks: readonly number[]): Float64Array {
-  const n = values.length;
+  return columnOrderStatistics(values, 1, 0, 1, ranks)[0]!;
+}
+
+/**
+ * orderStatistics of each column in [columnFrom, columnTo) of a row-major table with
+ * `columnCount` columns (the classes of n x K probabilities), the same ranks in every column: the
+ * histogram and gather passes read the rows once for all those columns together. Reading one
+ * column of a row-major table touches every cache line of every row, so column by column would
+ * read the whole table once per column.
+ */
+export function columnOrderStatistics(
+  values: Float64Array,
+  columnCount: number,
+  columnFrom: number,
+  columnTo: number,
+  ranks: readonly number[],
+): Float64Array[] {
+  const n = (values.length / columnCount) | 0;
+  const width = columnTo - columnFrom;
+  // Few values: a sort is cheaper than a 2 MB cell table per column (live windows of a few
+  // hundred frames).
+  if (n <= SMALL_SORT) {
+    checkRanks(ranks, n);
+    return Array.from({ length: width }, (_, g) => {
+      const sorted = sortNonNegative(columnOf(values, columnCount, columnFrom + g));
+      return Float64Array.from(ranks, (rank) => sorted[rank]!);
+    });
+  }
+  const cells = rankCells(values, columnCount, columnFrom, columnTo, ranks);
+  const { cellTable } = cells;
+  const gathered = new Float64Array(cells.slotOffset[cells.slotOffset.length - 1]!);
+  const fill = Int32Array.from(cells.slotOffset.slice(0, -1));
+  const words = wordsOf(values);
+  const high = HIGH_WORD_OFFSET;
+  const shift = CELL_SHIFT;
+  const cellCount = CELL_COUNT;
+  for (let i = 0; i < n; i++) {
+    const row = i * columnCount + columnFrom;
+    for (let g = 0; g < width; g++) {
+      const at = row + g;
+      const entry = cellTable[g * cellCount + ((words[2 * at + high] >>> shift) & (cellCount - 1))];
+      if (entry < 0) gathered[fill[-entry - 1]++] = values[at] + 0; // -0 as 0
+    }
+  }
+  return selectGathered(gathered, cells, ranks);
+}
+
+function checkRanks(ranks: readonly number[], n: number): void {
   for (const rank of ranks)
     if (!(rank >= 0 && rank < n && Number.isInteger(rank)))
       throw new KnobError('INVALID_INPUT', `rank ${rank} outside 0..${n - 1}`);
-  // Few values: a sort is cheaper than two 2 MB cell tables (live windows of a few hundred frames).
-  if (n <= SMALL_SORT) {
-    const sorted = sortNonNegative(values);
-    return Float64Array.from(ranks, (rank) => sorted[rank]!);
+}
+
+/**
+ * Column `column` of a row-major table with `columnCount` columns, as a contiguous copy; a value
+ * that is negative or NaN is refused with its index in the table (sortNonNegative's check would
+ * give its index in the copy).
+ */
+export function columnOf(values: Float64Array, columnCount: number, column: number): Float64Array {
+  const n = (values.length / columnCount) | 0;
+  const out = new Float64Array(n);
+  for (let i = 0, at = column; i < n; i++, at += columnCount) {
+    if (!(values[at] >= 0))
+      throw new KnobError('INVALID_INPUT', `ordering needs non-negative values, got ${values[at]} at ${at}`);
+    out[i] = values[at];
   }
+  return out;
+}
+
+/**
+ * Where the requested ranks of each column fall among the float cells (float-cells.ts), from one
+ * histogram pass: the first half of columnOrderStatistics, shared with the equal-mass statistics
+ * (equal-mass-statistics.ts), which bin every value outside these cells while they gather.
+ */
+export interface RankCells {
+  width: number;
+  /**
+   * CELL_COUNT entries per column, side by side: the count of values in the cell, or -(slot + 1)
+   * for a cell whose values are gathered (so the gather pass needs no cleared table).
+   */
+  cellTable: Int32Array;
+  /** The slot of rank `index` of column g, at g * ranks.length + index. */
+  rankSlot: Int32Array;
+  /** The column and the cell (within its column) of each slot. */
+  slotColumn: number[];
+  slotCell: number[];
+  /** The rank (within its column) of each slot's first value. */
+  cellStart: number[];
+  /** Offset of each slot's values among the gathered ones; the last entry is their total. */
+  slotOffset: number[];
+}
+
+export function rankCells(
+  values: Float64Array,
+  columnCount: number,
+  columnFrom: number,
+  columnTo: number,
+  ranks: readonly number[],
+): RankCells {
+  const n = (values.length / columnCount) | 0;
+  const width = columnTo - columnFrom;
+  checkRanks(ranks, n);
   const words = wordsOf(values);
-  // The cell (float-cells.ts) computed inline through locals: a call to an imported function per value doubles the
-  // cost of these passes.
   const high = HIGH_WORD_OFFSET;
   const shift = CELL_SHIFT;
-  const mask = CELL_COUNT - 1;
-  const histogram = new Uint32Array(CELL_COUNT);
+  const cells = CELL_COUNT;
+  const cellTable = new Int32Array(width * cells);
   for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (!(v >= 0)) throw new KnobError('INVALID_INPUT', `ordering needs non-negative values, got ${v} at ${i}`);
-    histogram[(words[2 * i + high] >>> shift) & mask]++;
-  }
-  // Cell of each requested rank, and where each such cell's values will be gathered.
-  const order = ranks.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]!);
-  const slotOfCell = new Int32Array(CELL_COUNT).fill(-1);
-  const rankCell = new Int32Array(ranks.length);
-  const cellStart: number[] = []; // rank of each slot's first value
-  const slotOffset: number[] = [0]; // offset of each slot in `gathered`
-  let cell = 0;
-  let below = 0; // values in cells before `cell`
-  for (const index of order) {
-    const rank = ranks[index]!;
-    while (below + histogram[cell] <= rank) below += histogram[cell++];
-    if (slotOfCell[cell] < 0) {
-      slotOfCell[cell] = cellStart.length;
-      cellStart.push(below);
-      slotOffset.push(slotOffset[slotOffset.length - 1]! + histogram[cell]);
+    const row = i * columnCount + columnFrom;
+    for (let g = 0; g < width; g++) {
+      const at = row + g;
+      if (!(values[at] >= 0))
+        throw new KnobError('INVALID_INPUT', `ordering needs non-negative values, got ${values[at]} at ${at}`);
+      // -0 has the sign bit: masked into 0's cell
+      cellTable[g * cells + ((words[2 * at + high] >>> shift) & (cells - 1))]++;
     }
-    rankCell[index] = cell;
   }
-  const gathered = new Float64Array(slotOffset[slotOffset.length - 1]!);
-  const fill = Int32Array.from(slotOffset.slice(0, -1));
-  for (let i = 0; i < n; i++) {
-    const slot = slotOfCell[(words[2 * i + high] >>> shift) & mask];
-    if (slot >= 0) gathered[fill[slot]++] = values[i];
+  const order = ranks.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]!);
+  const rankSlot = new Int32Array(width * ranks.length);
+  const slotKeys: number[] = []; // column * cells + cell of each slot
+  const cellStart: number[] = [];
+  const slotOffset: number[] = [0];
+  for (let g = 0; g < width; g++) {
+    let cell = 0;
+    let below = 0; // values in cells before `cell`
+    for (const index of order) {
+      const rank = ranks[index]!;
+      while (below + cellTable[g * cells + cell] <= rank) below += cellTable[g * cells + cell++];
+      const key = g * cells + cell;
+      if (slotKeys[slotKeys.length - 1] !== key) {
+        slotKeys.push(key);
+        cellStart.push(below);
+        slotOffset.push(slotOffset[slotOffset.length - 1]! + cellTable[key]);
+      }
+      rankSlot[g * ranks.length + index] = slotKeys.length - 1;
+    }
   }
-  const sortedCells = cellStart.map((_, slot) =>
-    sortNonNegative(gathered.subarray(slotOffset[slot], slotOffset[slot + 1])),
+  slotKeys.forEach((key, slot) => (cellTable[key] = -(slot + 1)));
+  return {
+    width,
+    cellTable,
+    rankSlot,
+    slotColumn: slotKeys.map((key) => Math.floor(key / cells)),
+    slotCell: slotKeys.map((key) => key % cells),
+    cellStart,
+    slotOffset,
+  };
+}
+
+/**
+ * The requested ranks of each column from the values gathered slot by slot (slotOffset): each
+ * slot's ranks selected in place (selectRanks), then read off.
+ */
+export function selectGathered(gathered: Float64Array, cells: RankCells, ranks: readonly number[]): Float64Array[] {
+  const { width, rankSlot, cellStart, slotOffset } = cells;
+  const slotRanks: number[][] = cellStart.map(() => []);
+  for (let g = 0; g < width; g++)
+    ranks.forEach((rank, index) => {
+      const slot = rankSlot[g * ranks.length + index];
+      slotRanks[slot]!.push(rank - cellStart[slot]!);
+    });
+  slotRanks.forEach((relative, slot) =>
+    selectRanks(gathered.subarray(slotOffset[slot], slotOffset[slot + 1]), relative),
   );
-  return Float64Array.from(ranks, (rank, index) => {
-    const slot = slotOfCell[rankCell[index]];
-    return sortedCells[slot]![rank - cellStart[slot]!]!;
-  });
+  return Array.from({ length: width }, (_, g) =>
+    Float64Array.from(ranks, (rank, index) => {
+      const slot = rankSlot[g * ranks.length + index];
+      return gathered[slotOffset[slot]! + rank - cellStart[slot]!]!;
+    }),
+  );
+}
+
+/**
+ * Rearranges `values` so that values[r] is the r-th smallest for every r in `ranks` (as after a
+ * sort; other positions in no particular order): quickselect on several ranks at once, with a
+ * three-way partition (ties end the search at once) and the median of three sampled values as
+ * pivot. A partition that goes badly too often (adversarial order) sorts the range instead, so the
+ * worst case is n log n.
+ */
+export function selectRanks(values: Float64Array, ranks: readonly number[]): void {
+  const sortedRanks = [...new Set(ranks)].sort((a, b) => a - b);
+  selectRange(values, 0, values.length, sortedRanks, 0, sortedRanks.length, 2 * Math.log2(values.length + 1) + 8);
+}
+
+/** Places ranks[rankFrom..rankTo) (ascending, inside [lo, hi)) of values[lo..hi). */
+function selectRange(
+  values: Float64Array,
+  lo: number,
+  hi: number,
+  ranks: readonly number[],
+  rankFrom: number,
+  rankTo: number,
+  depthLeft: number,
+): void {
+  while (rankFrom < rankTo && hi - lo > 1) {
+    if (hi - lo <= 16 || depthLeft <= 0) {
+      values.subarray(lo, hi).sort();
+      return;
+    }
+    depthLeft--;
+    const a = values[lo];
+    const b = values[(lo + hi) >>> 1];
+    const c = values[hi - 1];
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    // Dutch flag: [lo, lt) < pivot, [lt, i) == pivot, (gt, hi) > pivot
+    let lt = lo;
+    let gt = hi - 1;
+    let i = lo;
+    while (i <= gt) {
+      const v = values[i];
+      if (v < pivot) {
+        values[i++] = values[lt];
+        values[lt++] = v;
+      } else if (v > pivot) {
+        values[i] = values[gt];
+        values[gt--] = v;
+      } else i++;
+    }
+    // ranks below lt go left, ranks above gt go right, ranks in [lt, gt] are placed (pivot ties)
+    let split = rankFrom;
+    while (split < rankTo && ranks[split]! < lt) split++;
+    let right = split;
+    while (right < rankTo && ranks[right]! <= gt) right++;
+    if (split - rankFrom > 0) selectRange(values, lo, lt, ranks, rankFrom, split, depthLeft);
+    lo = gt + 1;
+    rankFrom = right;
+  }
 }
 
 /** The q-quantile (q in [0, 1]) of ascending values, linear between order statistics at rank q (n - 1): numpy.percentile's default 'linear'. NaN when empty. */

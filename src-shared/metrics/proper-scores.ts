@@ -1,4 +1,4 @@
-import { logSumExpRow } from '../fusion/logits';
+import { logSumExpRow, type LogitArray } from '../fusion/logits';
 import { metric, type MetricValue } from './metric-value';
 import type { ClassScores, TopLabelScores } from './scores';
 
@@ -7,13 +7,20 @@ import type { ClassScores, TopLabelScores } from './scores';
  * (logsumexp(z) - z_y, no clipping, so it is finite for any finite logits); from probabilities it
  * is -log p_y, +Infinity for a true class given probability 0 (reported, never clipped).
  */
+/** log sum_k exp(z_ik) - z_iy: sample i's NLL from its logits (scores.ts computes it in the softmax pass). */
+export function sampleNllFromLogits(logits: LogitArray, classCount: number, i: number, label: number): number {
+  return logSumExpRow(logits, i * classCount, classCount) - logits[i * classCount + label];
+}
+
+export const NLL_FROM_LOGITS = 'NLL(multiclass, from logits, natural log, mean)';
+
 export function negativeLogLikelihood(scores: ClassScores): MetricValue {
-  const { sampleCount: n, classCount: k, labels, logits, probabilities, logSumExp } = scores;
+  const { sampleCount: n, classCount: k, labels, logits, probabilities, sampleNll } = scores;
   let sum = 0;
-  if (logits !== null) {
+  if (sampleNll !== null || logits !== null) {
     for (let i = 0; i < n; i++)
-      sum += (logSumExp === null ? logSumExpRow(logits, i * k, k) : logSumExp[i]) - logits[i * k + labels[i]];
-    return metric('NLL', 'NLL(multiclass, from logits, natural log, mean)', sum / n);
+      sum += sampleNll !== null ? sampleNll[i] : sampleNllFromLogits(logits!, k, i, labels[i]);
+    return metric('NLL', NLL_FROM_LOGITS, sum / n);
   }
   for (let i = 0; i < n; i++) sum -= Math.log(probabilities[i * k + labels[i]]);
   return metric('NLL', 'NLL(multiclass, from probabilities, natural log, mean, unclipped)', sum / n);

@@ -15,8 +15,11 @@ export interface ClassScores {
   probabilities: Float64Array;
   labels: Int32Array;
   logits: LogitArray | null;
-  /** log sum_k exp(z_ik) per sample when built from logits (NLL = logSumExp - z_y, no clipping). */
-  logSumExp: Float64Array | null;
+  /**
+   * Each sample's NLL from its logits, log sum_k exp(z_ik) - z_iy (no clipping), when built from
+   * logits: computed in the softmax pass, so nothing after it needs the logits.
+   */
+  sampleNll: Float64Array | null;
 }
 
 export interface TopLabelScores {
@@ -57,9 +60,9 @@ export function scoresFromLogits(logits: LogitArray, classCount: number, labels:
   const checked = checkedShapeAndLabels(logits, classCount, labels);
   const n = checked.length;
   const probabilities = new Float64Array(n * classCount);
-  const logSumExp = new Float64Array(n);
-  softmaxRowsInto(logits, classCount, 0, n, probabilities, logSumExp);
-  return { sampleCount: n, classCount, probabilities, labels: checked, logits, logSumExp };
+  const sampleNll = new Float64Array(n);
+  softmaxRowsInto(logits, checked, classCount, 0, n, probabilities, sampleNll);
+  return { sampleCount: n, classCount, probabilities, labels: checked, logits, sampleNll };
 }
 
 /** Validates the shape and the labels as scoresFromLogits does; returns the labels as Int32. */
@@ -76,17 +79,18 @@ export function checkedShapeAndLabels(logits: LogitArray, classCount: number, la
  */
 export function softmaxRowsInto(
   logits: LogitArray,
+  labels: Int32Array,
   classCount: number,
   from: number,
   to: number,
   probabilities: Float64Array,
-  logSumExp: Float64Array,
+  sampleNll: Float64Array,
 ): void {
   let total = 0;
   for (let i = from; i < to; i++) {
     const offset = i * classCount;
     for (let c = 0; c < classCount; c++) total += logits[offset + c];
-    logSumExp[i] = softmaxRowInto(logits, offset, classCount, probabilities, offset);
+    sampleNll[i] = softmaxRowInto(logits, offset, classCount, probabilities, offset) - logits[offset + labels[i]];
   }
   if (Number.isFinite(total)) return;
   for (let i = from * classCount; i < to * classCount; i++) {
@@ -118,7 +122,7 @@ export function scoresFromProbabilities(
     probabilities: out,
     labels: checkedLabels(labels, classCount),
     logits: null,
-    logSumExp: null,
+    sampleNll: null,
   };
 }
 
@@ -169,11 +173,11 @@ export function scoreRowsInto(
   classCount: number,
   from: number,
   to: number,
-  out: { probabilities: Float64Array; logSumExp: Float64Array; top: TopLabelScores },
+  out: { probabilities: Float64Array; sampleNll: Float64Array; top: TopLabelScores },
 ): void {
   for (let start = from; start < to; start += ROW_BLOCK) {
     const end = Math.min(to, start + ROW_BLOCK);
-    softmaxRowsInto(logits, classCount, start, end, out.probabilities, out.logSumExp);
+    softmaxRowsInto(logits, labels, classCount, start, end, out.probabilities, out.sampleNll);
     topLabelRowsInto(out.probabilities, labels, classCount, start, end, out.top);
   }
 }

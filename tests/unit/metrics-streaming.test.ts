@@ -36,7 +36,7 @@ function subset(s: ClassScores, from: number, to: number): ClassScores {
     probabilities: s.probabilities.slice(from * K, to * K),
     labels: s.labels.slice(from, to),
     logits: null,
-    logSumExp: null,
+    sampleNll: null,
   };
 }
 

@@ -10,7 +10,7 @@ import { takeSuiteWork, type SharedSuiteArrays } from './shared-suite-arrays';
  * Every message is answered with { ok, results } or the error.
  */
 export type HelperRequest =
-  | { kind: 'rows'; arrays: SharedSuiteArrays; from: number; to: number; softmax: boolean }
+  | { kind: 'rows'; arrays: SharedSuiteArrays; from: number; to: number }
   | { kind: 'work'; arrays: SharedSuiteArrays; options: MetricSuiteOptions };
 
 parentPort?.on('message', (request: HelperRequest) => {
@@ -18,7 +18,8 @@ parentPort?.on('message', (request: HelperRequest) => {
     const { arrays } = request;
     if (request.kind === 'rows') {
       const { from, to } = request;
-      if (request.softmax) scoreRowsInto(arrays.logits!, arrays.labels, arrays.classCount, from, to, arrays);
+      if (arrays.helperLogits !== null)
+        scoreRowsInto(arrays.helperLogits, arrays.labels, arrays.classCount, from, to, arrays);
       else topLabelRowsInto(arrays.probabilities, arrays.labels, arrays.classCount, from, to, arrays.top);
       parentPort?.postMessage({ ok: true, results: [] });
     } else {

@@ -1,12 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
-import {
-  assembleSuite,
-  metricSuite,
-  suiteBinnings,
-  type MetricSuiteOptions,
-} from '../../../src-shared/metrics/metric-suite';
+import { assembleSuite, metricSuite, type MetricSuiteOptions } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import {
   checkedShapeAndLabels,
@@ -24,10 +19,9 @@ type TaskResults = Array<[string, MetricValue[]]>;
 /**
  * The full metric suite on two threads, the same values as metricSuite (src-shared) bit for bit:
  * 1. the softmax and top-label pairs, rows split in two halves, one per thread;
- * 2. both threads take work from a shared counter (metric-suite.ts's tasks, longest first, and
- *    one class at a time for the classwise metrics) until none is left;
- * 3. the results are put in the suite's order, the classwise metrics summed in class order from
- *    the terms both wrote.
+ * 2. both threads take work from a shared counter (metric-suite.ts's tasks, longest first) until
+ *    none is left;
+ * 3. the results are put in the suite's order.
  * Logits already in a SharedArrayBuffer are read in place; others are copied once.
  * Below PARALLEL_MIN_SAMPLES the copies and messages cost more than they save, and the suite runs
  * here alone; so it does when the helper cannot start (it then says why once, in `fallback`).
@@ -114,8 +108,13 @@ export class ParallelMetricSuite {
   fromScores(scores: ClassScores, options: MetricSuiteOptions = {}): Promise<MetricValue[]> {
     return this.queued(async () => {
       const oneThread = () => ({ scores, metrics: metricSuite(scores, options) });
-      const input = { logits: scores.logits, scores };
-      return (await this.compute(input, scores.labels, scores.classCount, options, oneThread)).metrics;
+      // scores built by hand with logits but no per-sample NLL would need the logits in the
+      // helper: they are computed here alone
+      if (scores.logits !== null && scores.sampleNll === null) {
+        this.fallback = 'scores with logits but no per-sample NLL';
+        return oneThread().metrics;
+      }
+      return (await this.compute({ scores }, scores.labels, scores.classCount, options, oneThread)).metrics;
     });
   }
 
@@ -137,20 +136,20 @@ export class ParallelMetricSuite {
       this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} samples`;
       return oneThread();
     }
-    const arrays = sharedSuiteArrays(input, labels, classCount, suiteBinnings(n, options).length);
-    const softmax = input.scores === null;
+    const half = Math.floor(n / 2);
+    const arrays = sharedSuiteArrays(input, labels, classCount, half);
     try {
-      const half = Math.floor(n / 2);
-      await this.alongside(this.ask({ kind: 'rows', arrays, from: half, to: n, softmax }), () => {
-        if (softmax) scoreRowsInto(arrays.logits!, arrays.labels, classCount, 0, half, arrays);
+      await this.alongside(this.ask({ kind: 'rows', arrays, from: half, to: n }), () => {
+        // this thread reads its rows from the caller's logits, wherever they are
+        if (input.scores === null) scoreRowsInto(input.logits, arrays.labels, classCount, 0, half, arrays);
         else topLabelRowsInto(arrays.probabilities, arrays.labels, classCount, 0, half, arrays.top);
       });
       const [mine, theirs] = await this.alongside(this.ask({ kind: 'work', arrays, options }), () =>
         takeSuiteWork(arrays, options),
       );
       this.fallback = null;
-      const scores = scoresOfShared(arrays);
-      return { scores, metrics: assembleSuite(scores, options, new Map([...mine, ...theirs]), arrays.terms) };
+      const scores = scoresOfShared(arrays, input.scores === null ? input.logits : input.scores.logits);
+      return { scores, metrics: assembleSuite(scores, options, new Map([...mine, ...theirs])) };
     } catch (error) {
       if (error instanceof KnobError) throw error;
       // The helper could not run: the same suite on this thread.
