@@ -45,8 +45,13 @@ export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, a
 
 /** Per class k, the statistics of the binary pairs (p_ik, 1[y_i = k]) binned under `spec`. */
 export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): BinTotals[] {
+  return classwiseStatisticsUnder(scores, [spec])[0]!;
+}
+
+/** classwiseStatistics under each binning, read together (column-statistics.ts): result[b][k]. */
+export function classwiseStatisticsUnder(scores: ClassScores, specs: readonly BinningSpec[]): BinTotals[][] {
   const { probabilities, labels, classCount } = scores;
-  return classwiseBinnedStatistics(probabilities, labels, classCount, 0, classCount, spec);
+  return classwiseBinnedStatistics(probabilities, labels, classCount, 0, classCount, specs);
 }
 
 /**
@@ -57,6 +62,16 @@ export function classwiseStatistics(scores: ClassScores, spec: BinningSpec): Bin
 export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): MetricValue[] {
   return classwiseMetricsFromStatistics(classwiseStatistics(scores, spec), binningIdentity(spec));
 }
+
+/** classwiseMetrics under each binning, in binning order (CLASSWISE_METRICS_PER_BINNING each). */
+export function classwiseMetricsUnder(scores: ClassScores, specs: readonly BinningSpec[]): MetricValue[] {
+  return classwiseStatisticsUnder(scores, specs).flatMap((perClass, b) =>
+    classwiseMetricsFromStatistics(perClass, binningIdentity(specs[b]!)),
+  );
+}
+
+/** Values classwiseMetricsFromStatistics gives for one binning. */
+export const CLASSWISE_METRICS_PER_BINNING = 2;
 
 export function classwiseMetricsFromStatistics(
   perClass: BinTotals[],

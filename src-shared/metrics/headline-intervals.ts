@@ -4,7 +4,7 @@ import { resample, type BootstrapInterval } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import { percentileOfSorted } from './order-statistics';
-import { NLL_FROM_LOGITS, sampleNllFromLogits } from './proper-scores';
+import { NLL_FROM_LOGITS, sampleBrierOfRow, sampleNllFromLogits } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
 
 /**
@@ -66,12 +66,8 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
         : scores.logits !== null
           ? sampleNllFromLogits(scores.logits, k, i, y)
           : -Math.log(scores.probabilities[i * k + y]);
-    let squared = 0;
-    for (let c = 0; c < k; c++) {
-      const d = scores.probabilities[i * k + c] - (c === y ? 1 : 0);
-      squared += d * d;
-    }
-    brier[i] = squared;
+    brier[i] =
+      scores.sampleBrier !== null ? scores.sampleBrier[i] : sampleBrierOfRow(scores.probabilities, i * k, k, y);
   }
   const ece = (indices: Uint32Array | null): number => {
     const confidence = indices === null ? top.confidence : resample(top.confidence, indices);

@@ -26,15 +26,26 @@ export function negativeLogLikelihood(scores: ClassScores): MetricValue {
   return metric('NLL', 'NLL(multiclass, from probabilities, natural log, mean, unclipped)', sum / n);
 }
 
-export function multiclassBrier(scores: ClassScores): MetricValue {
-  const { sampleCount: n, classCount: k, labels, probabilities } = scores;
+/** sum_k (p_ik - 1[y_i = k])^2 of the row at `offset`: one sample's multiclass Brier term. */
+export function sampleBrierOfRow(
+  probabilities: Float64Array,
+  offset: number,
+  classCount: number,
+  label: number,
+): number {
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    for (let c = 0; c < k; c++) {
-      const d = probabilities[i * k + c] - (labels[i] === c ? 1 : 0);
-      sum += d * d;
-    }
+  for (let c = 0; c < classCount; c++) {
+    const d = probabilities[offset + c] - (c === label ? 1 : 0);
+    sum += d * d;
   }
+  return sum;
+}
+
+export function multiclassBrier(scores: ClassScores): MetricValue {
+  const { sampleCount: n, classCount: k, labels, probabilities, sampleBrier } = scores;
+  let sum = 0;
+  if (sampleBrier !== null) for (let i = 0; i < n; i++) sum += sampleBrier[i];
+  else for (let i = 0; i < n; i++) sum += sampleBrierOfRow(probabilities, i * k, k, labels[i]);
   return metric('Brier', 'Brier(multiclass, sum over classes, mean over samples, range [0, 2])', sum / n);
 }
 

@@ -1,5 +1,7 @@
 import { KnobError } from '../errors';
-import { softmaxRowInto, type LogitArray } from '../fusion/logits';
+import { expNonPositive } from '../fusion/exp-non-positive';
+import type { LogitArray } from '../fusion/logits';
+import { sampleBrierOfRow } from './proper-scores';
 
 /**
  * Validated classifier outputs for the metrics: probabilities (float64, row-major n x K), labels,
@@ -20,6 +22,12 @@ export interface ClassScores {
    * logits: computed in the softmax pass, so nothing after it needs the logits.
    */
   sampleNll: Float64Array | null;
+  /**
+   * Each sample's Brier term sum_k (p_ik - 1[y_i = k])^2, computed where the probabilities are
+   * made (softmax or validation pass) so the Brier score need not read them all again; null in
+   * scores built by hand.
+   */
+  sampleBrier: Float64Array | null;
 }
 
 export interface TopLabelScores {
@@ -61,43 +69,17 @@ export function scoresFromLogits(logits: LogitArray, classCount: number, labels:
   const n = checked.length;
   const probabilities = new Float64Array(n * classCount);
   const sampleNll = new Float64Array(n);
-  softmaxRowsInto(logits, checked, classCount, 0, n, probabilities, sampleNll);
-  return { sampleCount: n, classCount, probabilities, labels: checked, logits, sampleNll };
+  const sampleBrier = new Float64Array(n);
+  // the top-label pairs come along (topLabelScores makes them again for whoever needs them)
+  const top = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+  scoreRowsInto(logits, checked, classCount, 0, n, { probabilities, sampleNll, sampleBrier, top });
+  return { sampleCount: n, classCount, probabilities, labels: checked, logits, sampleNll, sampleBrier };
 }
 
 /** Validates the shape and the labels as scoresFromLogits does; returns the labels as Int32. */
 export function checkedShapeAndLabels(logits: LogitArray, classCount: number, labels: ArrayLike<number>): Int32Array {
   checkShape(logits.length, classCount, labels);
   return checkedLabels(labels, classCount);
-}
-
-/**
- * Softmax and log-sum-exp of rows [from, to) into the caller's arrays (any thread's share),
- * refusing a non-finite logit with its sample and class. The check rides on the pass: the sum of
- * every logit of the rows is finite exactly when each one is (float32-range logits cannot overflow
- * it), and only then is the input scanned for the culprit.
- */
-export function softmaxRowsInto(
-  logits: LogitArray,
-  labels: Int32Array,
-  classCount: number,
-  from: number,
-  to: number,
-  probabilities: Float64Array,
-  sampleNll: Float64Array,
-): void {
-  let total = 0;
-  for (let i = from; i < to; i++) {
-    const offset = i * classCount;
-    for (let c = 0; c < classCount; c++) total += logits[offset + c];
-    sampleNll[i] = softmaxRowInto(logits, offset, classCount, probabilities, offset) - logits[offset + labels[i]];
-  }
-  if (Number.isFinite(total)) return;
-  for (let i = from * classCount; i < to * classCount; i++) {
-    if (!Number.isFinite(logits[i]))
-      fail(`logit ${i % classCount} of sample ${Math.floor(i / classCount)} is not finite (${logits[i]})`);
-  }
-  fail('the logits are too large to sum in float64');
 }
 
 export function scoresFromProbabilities(
@@ -107,6 +89,8 @@ export function scoresFromProbabilities(
 ): ClassScores {
   const n = checkShape(probabilities.length, classCount, labels);
   const out = Float64Array.from(probabilities);
+  const checked = checkedLabels(labels, classCount);
+  const sampleBrier = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let sum = 0;
     for (let k = 0; k < classCount; k++) {
@@ -115,14 +99,16 @@ export function scoresFromProbabilities(
       sum += p;
     }
     if (Math.abs(sum - 1) > 1e-6) fail(`probabilities of sample ${i} sum to ${sum}, not 1`);
+    sampleBrier[i] = sampleBrierOfRow(out, i * classCount, classCount, checked[i]);
   }
   return {
     sampleCount: n,
     classCount,
     probabilities: out,
-    labels: checkedLabels(labels, classCount),
+    labels: checked,
     logits: null,
     sampleNll: null,
+    sampleBrier,
   };
 }
 
@@ -163,9 +149,14 @@ export function topLabelRowsInto(
 }
 
 /**
- * One pass over rows [from, to) for the parallel suite: the softmax (as softmaxRowsInto) and the
- * top-label pairs (as topLabelRowsInto), block by block so the top-label pass reads rows still in
- * the cache.
+ * Everything the metrics need from rows [from, to) of logits, in one pass per row (any thread's
+ * share): the softmax (as fusion/logits.ts's softmaxRowInto, the same operations, so the same
+ * bits), each sample's NLL and Brier term, and the top-label pairs (as topLabelRowsInto, from the
+ * normalised probabilities, lowest index on ties). One pass instead of four: the row is still in
+ * registers for each part, where separate passes re-read 80 MB each (1e6 x 10).
+ *
+ * A non-finite logit is refused with its sample and class: a row whose logits do not sum to a
+ * finite number is scanned for the culprit (float32-range logits cannot overflow the sum).
  */
 export function scoreRowsInto(
   logits: LogitArray,
@@ -173,14 +164,54 @@ export function scoreRowsInto(
   classCount: number,
   from: number,
   to: number,
-  out: { probabilities: Float64Array; sampleNll: Float64Array; top: TopLabelScores },
+  out: { probabilities: Float64Array; sampleNll: Float64Array; sampleBrier: Float64Array; top: TopLabelScores },
 ): void {
-  for (let start = from; start < to; start += ROW_BLOCK) {
-    const end = Math.min(to, start + ROW_BLOCK);
-    softmaxRowsInto(logits, labels, classCount, start, end, out.probabilities, out.sampleNll);
-    topLabelRowsInto(out.probabilities, labels, classCount, start, end, out.top);
+  const { probabilities, sampleNll, sampleBrier } = out;
+  const { confidence, predicted, correct } = out.top;
+  const k = classCount;
+  for (let i = from; i < to; i++) {
+    const offset = i * k;
+    const label = labels[i];
+    let max = -Infinity;
+    let logitSum = 0;
+    for (let c = 0; c < k; c++) {
+      const z = logits[offset + c];
+      logitSum += z;
+      if (z > max) max = z;
+    }
+    if (!Number.isFinite(logitSum)) failOnRow(logits, offset, k);
+    let sum = 0;
+    for (let c = 0; c < k; c++) {
+      const e = expNonPositive(logits[offset + c] - max);
+      probabilities[offset + c] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let best = 0;
+    let bestProbability = -1;
+    let brier = 0;
+    for (let c = 0; c < k; c++) {
+      const p = probabilities[offset + c] * inv;
+      probabilities[offset + c] = p;
+      if (p > bestProbability) {
+        bestProbability = p;
+        best = c;
+      }
+      const d = p - (c === label ? 1 : 0);
+      brier += d * d;
+    }
+    sampleNll[i] = max + Math.log(sum) - logits[offset + label];
+    sampleBrier[i] = brier;
+    confidence[i] = bestProbability;
+    predicted[i] = best;
+    correct[i] = best === label ? 1 : 0;
   }
 }
 
-/** Rows per block of scoreRowsInto: 2,048 rows x 10 classes x 8 bytes stay in a 256 KB cache. */
-const ROW_BLOCK = 2048;
+function failOnRow(logits: LogitArray, offset: number, classCount: number): never {
+  for (let c = 0; c < classCount; c++) {
+    const z = logits[offset + c];
+    if (!Number.isFinite(z)) fail(`logit ${c} of sample ${offset / classCount} is not finite (${z})`);
+  }
+  fail(`the logits of sample ${offset / classCount} are too large to sum in float64`);
+}

@@ -49,6 +49,15 @@ describe('parallel metric suite', () => {
     expect(suite.fallback).toBeNull();
   });
 
+  it('reuses its shared copy of the logits for the next call of the same shape, with no stale rows', async () => {
+    const other = syntheticClassifier({ n, classCount: 10, temperature: 0.7, seed: 10 });
+    for (const set of [data, other, data]) {
+      const parallel = await suite.fromLogits(set.logits, 10, set.labels);
+      expect(parallel.metrics).toEqual(metricSuite(scoresFromLogits(set.logits, 10, set.labels)));
+      expect(parallel.scores.logits).toBe(set.logits);
+    }
+  });
+
   it('gives the same suite from scores already computed (probabilities in, as knob metrics reads them)', async () => {
     const logitScores = scoresFromLogits(data.logits, 10, data.labels);
     const fromProbabilities = scoresFromProbabilities(logitScores.probabilities, 10, data.labels);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { BinTable, TABLE_MIN_VALUES, locateBin, type EdgeRule } from '../../src-shared/metrics/bin-location';
 import { binStatisticsOf, type BinStatistics } from '../../src-shared/metrics/bin-statistics';
 import { assignBins, equalMassEdges, equalWidthEdges, type BinningSpec } from '../../src-shared/metrics/binning';
-import { columnStatistics } from '../../src-shared/metrics/column-statistics';
+import { columnStatistics, columnStatisticsUnder } from '../../src-shared/metrics/column-statistics';
 import {
   columnOrderStatistics,
   orderStatistics,
@@ -221,17 +221,18 @@ describe('columnStatistics', () => {
       );
       const random = seededRandom(n);
       const labels = Int32Array.from({ length: n }, () => Math.floor(random() * (width + 1)) - 1);
-      for (const spec of specs) {
-        const together = columnStatistics(
-          { values: table, columnCount: width, columnFrom: 1, columnTo: width, labels, firstLabel: 1 },
-          spec,
-        );
+      const input = { values: table, columnCount: width, columnFrom: 1, columnTo: width, labels, firstLabel: 1 };
+      // every spec at once too: the first equal-mass spec then bins the first equal-width one in its pass
+      const allAtOnce = columnStatisticsUnder(input, [...specs].reverse()).reverse();
+      for (const [s, spec] of specs.entries()) {
+        const together = columnStatistics(input, spec);
         for (let g = 1; g < width; g++) {
           const column = columnOf(table, width, g);
           const outcomes = Uint8Array.from(labels, (label) => (label === g ? 1 : 0));
           const bins = assignBins(column, spec);
           const expected = binStatisticsOf(bins.binOf, bins.binCount, column, outcomes);
           expectSame(together[g - 1]!, expected);
+          expectSame(allAtOnce[s]![g - 1]!, expected);
           // one column with 0/1 outcomes, as the top-label metrics call it
           const single = {
             values: column,

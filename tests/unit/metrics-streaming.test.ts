@@ -37,6 +37,7 @@ function subset(s: ClassScores, from: number, to: number): ClassScores {
     labels: s.labels.slice(from, to),
     logits: null,
     sampleNll: null,
+    sampleBrier: null,
   };
 }
 

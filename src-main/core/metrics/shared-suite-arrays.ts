@@ -5,20 +5,23 @@ import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/sc
 
 /**
  * The arrays both threads of the parallel metric suite work on, over SharedArrayBuffers: the
- * helper's logits, the softmax, per-sample NLL and top-label pairs both fill (each its share of
+ * helper's logits, the softmax, per-sample NLL and Brier terms and top-label pairs both fill (each its share of
  * the rows), the labels, and the counter that hands out work (Atomics.add, so each item is taken
  * once).
  */
 export interface SharedSuiteArrays {
   classCount: number;
   /**
-   * Logits the helper reads (rows [helperFrom, n)); null when the suite starts from scores. The
-   * caller's own array when already shared, else a buffer of the full size holding those rows
-   * only: the softmax pass leaves nothing that needs the logits afterwards (ClassScores.sampleNll).
+   * Logits the helper reads; null when the suite starts from scores. The caller's own array when
+   * already shared, else a buffer of the full size holding the helper's rows only: the softmax
+   * pass leaves nothing that needs the logits afterwards (ClassScores.sampleNll).
    */
   helperLogits: LogitArray | null;
   probabilities: Float64Array;
   sampleNll: Float64Array;
+  sampleBrier: Float64Array;
+  /** false when the scores came without per-sample Brier terms (built by hand) */
+  hasSampleBrier: boolean;
   /** false when the scores came without logits (NLL from probabilities) */
   hasSampleNll: boolean;
   labels: Int32Array;
@@ -30,44 +33,57 @@ const shared = <T>(make: new (buffer: SharedArrayBuffer) => T, bytes: number): T
   new make(new SharedArrayBuffer(bytes));
 
 /**
- * Logits the helper can read from row `from` on: the caller's own when already shared, else rows
- * [from, n) copied into a shared buffer of the full size (the pages of the rows before are never
- * touched, so never allocated).
+ * Logits the helper can read: the caller's own when already shared, else a shared buffer of the
+ * same size that copyLogitRows fills with the helper's rows only (the pages of the other rows are
+ * never touched, so never allocated): `spare`, the previous computation's, when it fits (it never
+ * leaves the suite, and allocating 80 MB per call made V8 collect garbage at random moments).
  */
-function sharedLogits(logits: LogitArray, classCount: number, from: number): LogitArray {
+function sharedLogits(logits: LogitArray, spare: LogitArray | null): LogitArray {
   if (logits.buffer instanceof SharedArrayBuffer) return logits;
-  const copy =
-    logits instanceof Float32Array ? shared(Float32Array, logits.byteLength) : shared(Float64Array, logits.byteLength);
-  copy.set(logits.subarray(from * classCount), from * classCount);
-  return copy;
+  if (spare !== null && spare.constructor === logits.constructor && spare.length === logits.length) return spare;
+  return logits instanceof Float32Array
+    ? shared(Float32Array, logits.byteLength)
+    : shared(Float64Array, logits.byteLength);
+}
+
+/** Copies rows [from, to) of the caller's logits where the helper reads them (nothing when shared already). */
+export function copyLogitRows(arrays: SharedSuiteArrays, logits: LogitArray, from: number, to: number): void {
+  const target = arrays.helperLogits;
+  if (target === null || target === logits) return;
+  const k = arrays.classCount;
+  target.set(logits.subarray(from * k, to * k), from * k);
 }
 
 /**
- * The arrays for logits (softmax to come: `scores` null; the helper takes rows [helperFrom, n))
- * or for scores already computed (their probabilities and per-sample NLL copied in).
+ * The arrays for logits (softmax to come: `scores` null; the helper's rows are copied by
+ * copyLogitRows) or for scores already computed (their probabilities and per-sample terms copied in).
  */
 export function sharedSuiteArrays(
   input: { logits: LogitArray; scores: null } | { scores: ClassScores },
   labels: Int32Array,
   classCount: number,
-  helperFrom: number,
+  spareLogits: LogitArray | null = null,
 ): SharedSuiteArrays {
   const n = labels.length;
   const labelsCopy = shared(Int32Array, labels.byteLength);
   labelsCopy.set(labels);
   const probabilities = shared(Float64Array, n * classCount * 8);
   const sampleNll = shared(Float64Array, n * 8);
+  const sampleBrier = shared(Float64Array, n * 8);
   const scores = input.scores;
   if (scores !== null) {
     probabilities.set(scores.probabilities);
     if (scores.sampleNll !== null) sampleNll.set(scores.sampleNll);
+    if (scores.sampleBrier !== null) sampleBrier.set(scores.sampleBrier);
   }
   return {
     classCount,
-    helperLogits: scores === null ? sharedLogits(input.logits, classCount, helperFrom) : null,
+    helperLogits: scores === null ? sharedLogits(input.logits, spareLogits) : null,
     probabilities,
     sampleNll,
     hasSampleNll: scores === null || scores.sampleNll !== null,
+    sampleBrier,
+    hasSampleBrier: scores === null || scores.sampleBrier !== null,
     labels: labelsCopy,
     top: {
       confidence: shared(Float64Array, n * 8),
@@ -87,6 +103,7 @@ export function scoresOfShared(arrays: SharedSuiteArrays, logits: LogitArray | n
     labels: arrays.labels,
     logits,
     sampleNll: arrays.hasSampleNll ? arrays.sampleNll : null,
+    sampleBrier: arrays.hasSampleBrier ? arrays.sampleBrier : null,
   };
 }
 

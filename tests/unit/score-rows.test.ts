@@ -1,0 +1,77 @@
+/**
+ * The metrics' one-pass row kernel (scores.ts scoreRowsInto) against the pieces it fuses, bit for
+ * bit: the softmax and log-sum-exp of fusion/logits.ts (what every view shows), each sample's NLL
+ * and Brier term as proper-scores.ts defines them, and the top-label pairs of topLabelRowsInto,
+ * including exact ties (lowest index) and logits one ulp apart.
+ */
+import { describe, expect, it } from 'vitest';
+import { logSumExpRow, softmaxRowInto } from '../../src-shared/fusion/logits';
+import { sampleBrierOfRow } from '../../src-shared/metrics/proper-scores';
+import { scoreRowsInto, topLabelRowsInto, type TopLabelScores } from '../../src-shared/metrics/scores';
+import { normalDraw, seededRandom } from '../../src-shared/random';
+
+const k = 7;
+const n = 3000;
+
+function rowsOf(make: (i: number, c: number) => number): Float64Array {
+  return Float64Array.from({ length: n * k }, (_, at) => make(Math.floor(at / k), at % k));
+}
+
+const top = (): TopLabelScores => ({
+  confidence: new Float64Array(n),
+  predicted: new Int32Array(n),
+  correct: new Uint8Array(n),
+});
+
+describe('scoreRowsInto', () => {
+  const random = seededRandom(4);
+  const sets: Array<[string, Float64Array | Float32Array]> = [
+    ['normal logits, scale 4', rowsOf(() => 4 * normalDraw(random))],
+    ['float32 logits', Float32Array.from(rowsOf(() => 3 * normalDraw(random)))],
+    ['exact ties (lowest index wins)', rowsOf((i, c) => (c % 3 === 0 ? 2 : i % 5))],
+    ['near ties', rowsOf((i, c) => (c < 2 ? 1 + c * Number.EPSILON : -1 - (i % 3)))],
+    ['very spread (underflowing terms)', rowsOf(() => 400 * normalDraw(random))],
+  ];
+  for (const [name, logits] of sets) {
+    it(`gives the softmax, NLL, Brier and top-label pairs of the separate definitions: ${name}`, () => {
+      const labels = Int32Array.from({ length: n }, (_, i) => (i * 5) % k);
+      const out = {
+        probabilities: new Float64Array(n * k),
+        sampleNll: new Float64Array(n),
+        sampleBrier: new Float64Array(n),
+        top: top(),
+      };
+      scoreRowsInto(logits, labels, k, 0, n, out);
+      const expected = new Float64Array(n * k);
+      for (let i = 0; i < n; i++) {
+        const lse = softmaxRowInto(logits, i * k, k, expected, i * k);
+        expect(lse).toBe(logSumExpRow(logits, i * k, k));
+        expect(out.sampleNll[i]).toBe(lse - logits[i * k + labels[i]!]!);
+        expect(out.sampleBrier[i]).toBe(sampleBrierOfRow(expected, i * k, k, labels[i]!));
+      }
+      expect(out.probabilities).toEqual(expected);
+      const expectedTop = top();
+      topLabelRowsInto(expected, labels, k, 0, n, expectedTop);
+      expect(out.top).toEqual(expectedTop);
+    });
+  }
+
+  it('names a non-finite logit by sample and class, and logits too large to sum', () => {
+    const logits = rowsOf(() => 1);
+    const out = {
+      probabilities: new Float64Array(n * k),
+      sampleNll: new Float64Array(n),
+      sampleBrier: new Float64Array(n),
+      top: top(),
+    };
+    const labels = new Int32Array(n);
+    logits[12 * k + 4] = Number.NEGATIVE_INFINITY;
+    expect(() => scoreRowsInto(logits, labels, k, 0, n, out)).toThrow(
+      /logit 4 of sample 12 is not finite \(-Infinity\)/,
+    );
+    logits[12 * k + 4] = 1;
+    logits[20 * k] = 1.7e308;
+    logits[20 * k + 1] = 1.7e308;
+    expect(() => scoreRowsInto(logits, labels, k, 0, n, out)).toThrow(/logits of sample 20 are too large to sum/);
+  });
+});
