@@ -1,6 +1,18 @@
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { AttributeProto_AttributeType, ModelProtoSchema, TensorProto_DataType, ValueInfoProtoSchema } from 'onnx-buf';
 
+/** The input of linearClassifier's models: 28 x 28 grey pixels scaled to [0, 1]. */
+export const GREY_28X28_INPUT = {
+  name: 'x',
+  layout: 'NCHW' as const,
+  width: 28,
+  height: 28,
+  channels: 1 as const,
+  value_range: [0, 1] as [number, number],
+  mean: [0],
+  std: [1],
+};
+
 /**
  * Small real ONNX models for the tests, encoded against ONNX's own schema (onnx-buf, the app's
  * ONNX schema package). onnxruntime-node runs them like any exported model.

@@ -1,0 +1,157 @@
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import {
+  AttributeProto_AttributeType,
+  NodeProtoSchema,
+  TensorProto_DataType,
+  TensorProtoSchema,
+  ValueInfoProtoSchema,
+  type NodeProto,
+  type TensorProto,
+  type ValueInfoProto,
+} from 'onnx-buf';
+
+/**
+ * Nodes and constants of an ONNX graph, written against ONNX's own schema (onnx-buf), for the
+ * graphs Knob Studio composes around a user's model (step-graph.ts). Every name it makes starts
+ * with its prefix, so it cannot collide with the model's own values (step-graph.ts checks).
+ *
+ * Operators whose signature changed between opsets are written for the graph's opset: ReduceSum
+ * takes its axes as an input from opset 13, ReduceMax from opset 18.
+ */
+export type ElementType = 'float' | 'double' | 'int64' | 'uint8' | 'bool';
+
+export const ELEMENT_TYPES: Record<ElementType, TensorProto_DataType> = {
+  float: TensorProto_DataType.FLOAT,
+  double: TensorProto_DataType.DOUBLE,
+  int64: TensorProto_DataType.INT64,
+  uint8: TensorProto_DataType.UINT8,
+  bool: TensorProto_DataType.BOOL,
+};
+
+type AttributeValue = number | number[] | string | { float: number };
+
+export class GraphBuilder {
+  readonly nodes: NodeProto[] = [];
+  readonly initializers: TensorProto[] = [];
+  private count = 0;
+
+  constructor(
+    readonly opset: number,
+    readonly prefix: string,
+  ) {}
+
+  /** A fresh value name. */
+  name(what: string): string {
+    return `${this.prefix}${what}_${this.count++}`;
+  }
+
+  /** One node; returns its outputs' names (fresh unless given). */
+  node(
+    opType: string,
+    inputs: string[],
+    attributes: Record<string, AttributeValue> = {},
+    outputs?: string[],
+  ): string[] {
+    const out = outputs ?? [this.name(opType)];
+    this.nodes.push(
+      create(NodeProtoSchema, {
+        name: this.name(`${opType}_node`),
+        opType,
+        input: inputs,
+        output: out,
+        attribute: Object.entries(attributes).map(([name, value]) => attribute(name, value)),
+      }),
+    );
+    return out;
+  }
+
+  /** A node with one output. */
+  op(opType: string, inputs: string[], attributes: Record<string, AttributeValue> = {}, output?: string): string {
+    return this.node(opType, inputs, attributes, output === undefined ? undefined : [output])[0]!;
+  }
+
+  /** A constant tensor (an initializer). */
+  constant(type: ElementType, dims: number[], values: ArrayLike<number> | ArrayLike<bigint>, what = 'const'): string {
+    const name = this.name(what);
+    this.initializers.push(tensor(name, type, dims, values));
+    return name;
+  }
+
+  scalar(type: ElementType, value: number, what = 'scalar'): string {
+    return this.constant(type, [], type === 'int64' ? [BigInt(value)] : [value], what);
+  }
+
+  /** Sum over the last axis of [N, K], kept as [N, 1]. */
+  sumLastAxis(x: string): string {
+    if (this.opset >= 13) return this.op('ReduceSum', [x, this.constant('int64', [1], [-1n], 'axes')], { keepdims: 1 });
+    return this.op('ReduceSum', [x], { axes: [-1], keepdims: 1 });
+  }
+
+  /** Maximum over the last axis of [N, K], kept as [N, 1]. */
+  maxLastAxis(x: string): string {
+    if (this.opset >= 18) return this.op('ReduceMax', [x, this.constant('int64', [1], [-1n], 'axes')], { keepdims: 1 });
+    return this.op('ReduceMax', [x], { axes: [-1], keepdims: 1 });
+  }
+
+  /** min(max(x, lo), hi) with scalar bounds of x's type. */
+  clip(x: string, type: ElementType, lo: number, hi: number): string {
+    return this.op('Clip', [x, this.scalar(type, lo, 'lo'), this.scalar(type, hi, 'hi')]);
+  }
+
+  /** Softmax over the last axis of [N, K] (the same in every opset for 2-D input). */
+  softmax(x: string): string {
+    return this.op('Softmax', [x], { axis: this.opset >= 13 ? -1 : 1 });
+  }
+}
+
+function attribute(name: string, value: AttributeValue) {
+  if (typeof value === 'string')
+    return { name, type: AttributeProto_AttributeType.STRING, s: new TextEncoder().encode(value) };
+  if (Array.isArray(value)) return { name, type: AttributeProto_AttributeType.INTS, ints: value.map(BigInt) };
+  if (typeof value === 'object') return { name, type: AttributeProto_AttributeType.FLOAT, f: value.float };
+  return { name, type: AttributeProto_AttributeType.INT, i: BigInt(value) };
+}
+
+/** A tensor with its values in raw little-endian bytes (ONNX's raw_data). */
+export function tensor(
+  name: string,
+  type: ElementType,
+  dims: number[],
+  values: ArrayLike<number> | ArrayLike<bigint>,
+): TensorProto {
+  const raw = rawBytes(type, values);
+  return create(TensorProtoSchema, { name, dataType: ELEMENT_TYPES[type], dims: dims.map(BigInt), rawData: raw });
+}
+
+function rawBytes(type: ElementType, values: ArrayLike<number> | ArrayLike<bigint>): Uint8Array<ArrayBuffer> {
+  const typed =
+    type === 'float'
+      ? Float32Array.from(values as ArrayLike<number>)
+      : type === 'double'
+        ? Float64Array.from(values as ArrayLike<number>)
+        : type === 'int64'
+          ? BigInt64Array.from(values as ArrayLike<bigint>)
+          : Uint8Array.from(values as ArrayLike<number>);
+  return new Uint8Array(typed.buffer as ArrayBuffer, typed.byteOffset, typed.byteLength).slice();
+}
+
+/** A graph input or output: its element type and shape (a string names a symbolic dimension). */
+export function valueInfo(name: string, type: ElementType, shape: Array<number | string>): ValueInfoProto {
+  const init: MessageInitShape<typeof ValueInfoProtoSchema> = {
+    name,
+    type: {
+      value: {
+        case: 'tensorType',
+        value: {
+          elemType: ELEMENT_TYPES[type],
+          shape: {
+            dim: shape.map((d) => ({
+              value: typeof d === 'number' ? { case: 'dimValue', value: BigInt(d) } : { case: 'dimParam', value: d },
+            })),
+          },
+        },
+      },
+    },
+  };
+  return create(ValueInfoProtoSchema, init);
+}
