@@ -39,6 +39,7 @@ const LAYERS = [
       'env-paths',
       'apache-arrow',
       'fflate',
+      'yauzl',
       'pngjs',
       'onnx-buf',
       '@bufbuild/protobuf',

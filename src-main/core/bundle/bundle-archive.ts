@@ -1,0 +1,190 @@
+import { mkdir, open, realpath } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { zipSync } from 'fflate';
+import * as yauzl from 'yauzl';
+import { KnobError } from '../../../src-shared/errors';
+
+/**
+ * The zip container of a bundle: written with fflate (deterministic: fixed times, so the same
+ * members give the same bytes), read with yauzl, which reads the central directory and checks each
+ * entry's size against the one declared.
+ *
+ * Reading refuses a hostile archive before any member is inflated, each case with its own message
+ * that names the archive and the entry: too many entries, path traversal, absolute paths,
+ * backslashes, symbolic links, duplicate names (also ones that differ only in case, which collide
+ * on case-insensitive disks), a declared size over the per-entry or total limit, and a
+ * compression ratio over the limit. While inflating, an entry that yields more bytes than it
+ * declared is refused as soon as it does, so no more is held than the limits allow.
+ */
+export interface ArchiveLimits {
+  maxEntries: number;
+  maxEntryBytes: number;
+  maxTotalBytes: number;
+  /** Largest uncompressed / compressed ratio, for entries of more than RATIO_MIN_BYTES. */
+  maxCompressionRatio: number;
+}
+
+/** Bundles are read into memory: 1 GiB in all (a larger model is left out of the bundle, by hash). */
+export const BUNDLE_LIMITS: ArchiveLimits = {
+  maxEntries: 1000,
+  maxEntryBytes: 1 << 30,
+  maxTotalBytes: 1 << 30,
+  maxCompressionRatio: 200,
+};
+
+/** Small entries (JSON, text) may compress far better than any ratio limit without being bombs. */
+const RATIO_MIN_BYTES = 1 << 20;
+/** Fixed modification time of every member (the zip epoch), so bundles are reproducible. */
+const FIXED_TIME = new Date('1980-01-01T00:00:00Z');
+
+export interface ArchiveMember {
+  path: string;
+  bytes: Uint8Array;
+}
+
+export function writeArchive(members: readonly ArchiveMember[]): Uint8Array {
+  const entries: Record<string, [Uint8Array, { level: 0 | 6; mtime: Date }]> = {};
+  for (const { path, bytes } of members) {
+    checkMemberName(path, 'the bundle being written');
+    if (path in entries) throw new KnobError('INVALID_INPUT', `the bundle being written has '${path}' twice`);
+    // already-compressed members (ONNX weights, PNG) are stored: deflating them costs time for nothing
+    entries[path] = [bytes, { level: /\.(png|onnx)$/.test(path) ? 0 : 6, mtime: FIXED_TIME }];
+  }
+  return zipSync(entries);
+}
+
+/** Every member of the archive, after every check; `source` names the archive in messages. */
+export async function readArchive(
+  bytes: Uint8Array,
+  source: string,
+  limits: ArchiveLimits = BUNDLE_LIMITS,
+): Promise<Map<string, Uint8Array>> {
+  const refuse = (message: string): never => {
+    throw new KnobError('INVALID_INPUT', `${source}: ${message}`);
+  };
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      decodeStrings: false,
+      validateEntrySizes: true,
+    });
+  } catch (error) {
+    return refuse(`not a readable zip archive (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (zip.entryCount > limits.maxEntries)
+    refuse(`${zip.entryCount} entries, more than the ${limits.maxEntries} a bundle may hold`);
+  // First every entry's metadata, refusing before anything is inflated.
+  const entries: Array<{ entry: yauzl.Entry; name: string }> = [];
+  const seen = new Map<string, string>();
+  let total = 0;
+  for await (const entry of zip.eachEntry()) {
+    const raw = entry.fileName as unknown as Buffer;
+    // strict: backslashes are kept, so they are refused below rather than turned into separators
+    const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
+    checkMemberName(name, source);
+    const folded = name.normalize('NFC').toLowerCase();
+    if (seen.has(folded))
+      refuse(
+        seen.get(folded) === name
+          ? `entry '${name}' appears twice`
+          : `entries '${seen.get(folded)}' and '${name}' differ only in case`,
+      );
+    seen.set(folded, name);
+    // Unix file type in the high 16 bits of the external attributes: 0o120000 is a symbolic link.
+    if (((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000) refuse(`entry '${name}' is a symbolic link`);
+    if (entry.isEncrypted()) refuse(`entry '${name}' is encrypted`);
+    if (entry.uncompressedSize > limits.maxEntryBytes)
+      refuse(`entry '${name}' declares ${entry.uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}`);
+    total += entry.uncompressedSize;
+    if (total > limits.maxTotalBytes) refuse(`the entries declare more than ${limits.maxTotalBytes} bytes in all`);
+    if (
+      entry.uncompressedSize > RATIO_MIN_BYTES &&
+      entry.uncompressedSize > limits.maxCompressionRatio * Math.max(1, entry.compressedSize)
+    )
+      refuse(
+        `entry '${name}' expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times, over the limit of ${limits.maxCompressionRatio}`,
+      );
+    entries.push({ entry, name });
+  }
+  const members = new Map<string, Uint8Array>();
+  for (const { entry, name } of entries) members.set(name, await inflateEntry(zip, entry, name, refuse));
+  return members;
+}
+
+/** An entry's bytes, refused as soon as it yields more than it declared. */
+async function inflateEntry(
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  name: string,
+  refuse: (message: string) => never,
+): Promise<Uint8Array> {
+  const out = new Uint8Array(entry.uncompressedSize);
+  let at = 0;
+  try {
+    const stream = await zip.openReadStreamPromise(entry);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (at + chunk.length > out.length) {
+        stream.destroy();
+        refuse(`entry '${name}' is larger than the ${entry.uncompressedSize} bytes it declares`);
+      }
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+  } catch (error) {
+    if (error instanceof KnobError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    // yauzl's own size check (validateEntrySizes) says "too many bytes in the stream"
+    if (/too many bytes/.test(message))
+      refuse(`entry '${name}' is larger than the ${entry.uncompressedSize} bytes it declares`);
+    refuse(`entry '${name}' cannot be read (${message})`);
+  }
+  if (at !== out.length) refuse(`entry '${name}' holds ${at} bytes, not the ${out.length} it declares`);
+  return out;
+}
+
+/**
+ * A member name a bundle may hold: relative, '/'-separated, no '.' or '..' segment, no empty
+ * segment, no backslash or control character, and not a drive path.
+ */
+function checkMemberName(name: string, source: string): void {
+  const refuse = (why: string): never => {
+    throw new KnobError('INVALID_INPUT', `${source}: entry '${name}' ${why}`);
+  };
+  if (name.length === 0) refuse('has an empty name');
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) refuse('has an absolute path');
+  if (name.includes('\\')) refuse('has a backslash in its path');
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (/[\u0000-\u001f\u007f]/.test(name)) refuse('has a control character in its name');
+  const segments = name.split('/');
+  if (segments.some((s) => s === '..')) refuse('leaves the archive (path traversal)');
+  if (segments.some((s, i) => s === '.' || (s === '' && i < segments.length - 1)))
+    refuse('has an empty or "." path segment');
+}
+
+/**
+ * Writes every member under `targetDir` (which must exist), after readArchive's checks: each file
+ * created new (never over an existing file or through a link), in directories that resolve inside
+ * the target. Nothing is written when a check fails.
+ */
+export async function extractArchive(bytes: Uint8Array, source: string, targetDir: string): Promise<string[]> {
+  const members = await readArchive(bytes, source);
+  const root = await realpath(targetDir);
+  const written: string[] = [];
+  for (const [name, content] of members) {
+    if (name.endsWith('/')) continue; // a directory entry
+    const path = join(root, ...name.split('/'));
+    await mkdir(dirname(path), { recursive: true });
+    const parent = await realpath(dirname(path));
+    const inside = relative(root, parent);
+    if (inside.startsWith('..') || inside.split(sep).includes('..'))
+      throw new KnobError('INVALID_INPUT', `${source}: entry '${name}' would be written outside ${targetDir}`);
+    const handle = await open(path, 'wx');
+    try {
+      await handle.writeFile(content);
+    } finally {
+      await handle.close();
+    }
+    written.push(path);
+  }
+  return written;
+}
