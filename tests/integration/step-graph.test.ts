@@ -10,34 +10,29 @@
 import { readFileSync } from 'node:fs';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
-import * as ort from 'onnxruntime-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema, type ModelContract } from '../../src-shared/api/model-options';
-import { calibrateLogits, type CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
+import type { CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
-import { fuseRowInto } from '../../src-shared/fusion/convex-fusion';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
-import { createGateState } from '../../src-shared/gate/gate-state';
-import { runGate } from '../../src-shared/gate/gate-kernel';
 import { allocateBatchMetadata } from '../../src-shared/trace/trace-builder';
-import { loadModel } from '../../src-main/core/inference/loaded-model';
+import { loadModel, type LoadedModel } from '../../src-main/core/inference/loaded-model';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { openSourcePath } from '../../src-main/core/sources/open-source';
-import { buildStepGraph, STEP_INPUTS, STEP_OUTPUTS } from '../../src-main/core/deploy/step-graph';
+import { buildStepGraph } from '../../src-main/core/deploy/step-graph';
+import {
+  appReadout,
+  EQUIVALENCE_TOLERANCE,
+  readoutDifferences,
+  stepGraphReadout,
+  type CheckFrames,
+} from '../../src-main/core/deploy/step-graph-check';
 
 const FRAMES = 240;
-const TOLERANCE = 1e-5;
-
-interface Stream {
-  input: InputSpec;
-  frames: Uint8Array;
-  timestamps: Float64Array;
-  nominalDt: number;
-}
 
 /** The embedded stream, fitted to the model's input, clean for 120 frames then shot noise 5. */
-async function embeddedStream(input: InputSpec, irregular: boolean): Promise<Stream> {
+async function embeddedStream(input: InputSpec, irregular: boolean): Promise<CheckFrames> {
   const source = await openSourcePath('default', { target: input, labelNames: null });
   const target = { width: input.width, height: input.height, channels: input.channels };
   const schedule = {
@@ -55,12 +50,13 @@ async function embeddedStream(input: InputSpec, irregular: boolean): Promise<Str
     preparer.prepare(batch.frames, source.info, FRAMES, 0, batch.first, frames, allocateBatchMetadata(FRAMES));
     break;
   }
-  const nominalDt = 1 / source.info.frameRateHz;
+  const nominalDtSeconds = 1 / source.info.frameRateHz;
   // irregular: intervals between 0.4 and 2.5 nominal ones (a dropped-frame camera)
-  const timestamps = new Float64Array(FRAMES);
+  const timestampsSeconds = new Float64Array(FRAMES);
   for (let i = 1; i < FRAMES; i++)
-    timestamps[i] = timestamps[i - 1]! + (irregular ? nominalDt * (0.4 + ((i * 7919) % 23) / 10.5) : nominalDt);
-  return { input, frames, timestamps, nominalDt };
+    timestampsSeconds[i] =
+      timestampsSeconds[i - 1]! + (irregular ? nominalDtSeconds * (0.4 + ((i * 7919) % 23) / 10.5) : nominalDtSeconds);
+  return { frames, count: FRAMES, timestampsSeconds, nominalDtSeconds };
 }
 
 interface Contracted {
@@ -70,9 +66,9 @@ interface Contracted {
   adapter: { t0: number; certaintyRule: 'entropy' | 'margin' } | null;
 }
 
-/** The app's branch outputs for the stream, through its own model loader. */
-async function appBranches(model: Contracted, path: string, stream: Stream, secondPath?: string) {
-  const loaded = await loadModel(
+/** The app's model, opened through its own loader under the contract. */
+function openModel(model: Contracted, path: string, secondPath?: string): Promise<LoadedModel> {
+  return loadModel(
     ModelOptionsSchema.parse({
       path,
       ...(secondPath === undefined ? {} : { secondPath }),
@@ -80,84 +76,6 @@ async function appBranches(model: Contracted, path: string, stream: Stream, seco
       ...(model.adapter === null ? {} : { t0: model.adapter.t0, certaintyRule: model.adapter.certaintyRule }),
     }),
   );
-  try {
-    const out = await loaded.run(stream.frames, FRAMES, 0);
-    return { ...out, classCount: loaded.description.classCount };
-  } finally {
-    await loaded.close();
-  }
-}
-
-/** What the app shows for each frame: gate, fused probabilities after the calibrator, u*. */
-function appReadout(
-  branches: Awaited<ReturnType<typeof appBranches>>,
-  stream: Stream,
-  settings: GateSettings,
-  calibrator: CalibratorSpec | null,
-) {
-  const k = branches.classCount;
-  const g = new Float64Array(FRAMES);
-  const v = new Float64Array(FRAMES);
-  runGate(
-    settings,
-    { uRef: branches.uRef, timestampsSeconds: stream.timestamps, nominalDtSeconds: stream.nominalDt },
-    0,
-    FRAMES,
-    createGateState(settings.g0),
-    { g, v },
-  );
-  const fused = new Float64Array(FRAMES * k);
-  for (let i = 0; i < FRAMES; i++) fuseRowInto(branches.zStatic, branches.zDyn, i * k, k, g[i]!, fused, i * k);
-  const logProbabilities =
-    calibrator === null
-      ? calibrateLogits({ method: 'temperature', temperature: 1 }, fused, k)
-      : calibrateLogits(calibrator, fused, k);
-  return { g, probabilities: logProbabilities.map(Math.exp), uRef: branches.uRef };
-}
-
-/** The step graph over the stream, one frame per call, the state carried between calls. */
-async function stepGraphReadout(graph: Uint8Array, stream: Stream, settings: GateSettings, k: number) {
-  const session = await ort.InferenceSession.create(graph);
-  const frameBytes = stream.input.width * stream.input.height * stream.input.channels;
-  const shape = [1, stream.input.height, stream.input.width, stream.input.channels];
-  const gate = new Float64Array(FRAMES);
-  const uStar = new Float64Array(FRAMES);
-  const probabilities = new Float64Array(FRAMES * k);
-  let state = { g: settings.g0, v: 0, uPrev: settings.g0 };
-  const scalar = (x: number) => new ort.Tensor('float64', Float64Array.of(x), [1, 1]);
-  for (let i = 0; i < FRAMES; i++) {
-    const feeds: Record<string, ort.Tensor> = {
-      [STEP_INPUTS.frames]: new ort.Tensor(
-        'uint8',
-        stream.frames.subarray(i * frameBytes, (i + 1) * frameBytes),
-        shape,
-      ),
-    };
-    if (settings.mode === 'continuous') {
-      feeds[STEP_INPUTS.g] = scalar(state.g);
-      feeds[STEP_INPUTS.v] = scalar(state.v);
-      feeds[STEP_INPUTS.uPrev] = scalar(state.uPrev);
-      feeds[STEP_INPUTS.dt] = scalar(i === 0 ? stream.nominalDt : stream.timestamps[i]! - stream.timestamps[i - 1]!);
-    }
-    const out = await session.run(feeds);
-    gate[i] = (out[STEP_OUTPUTS.gate]!.data as Float32Array)[0]!;
-    uStar[i] = (out[STEP_OUTPUTS.uStar]!.data as Float32Array)[0]!;
-    probabilities.set(out[STEP_OUTPUTS.probabilities]!.data as Float32Array, i * k);
-    if (settings.mode === 'continuous')
-      state = {
-        g: (out[STEP_OUTPUTS.gNext]!.data as Float64Array)[0]!,
-        v: (out[STEP_OUTPUTS.vNext]!.data as Float64Array)[0]!,
-        uPrev: (out[STEP_OUTPUTS.uPrevNext]!.data as Float64Array)[0]!,
-      };
-  }
-  await session.release();
-  return { gate, uStar, probabilities };
-}
-
-function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
-  return worst;
 }
 
 const KNOB_NATIVE: Contracted = { bytes: readFileSync(DEFAULT_MODEL_PATH), contract: 'knob-native', adapter: null };
@@ -175,28 +93,27 @@ function branchClassifier(branch: 'z_static' | 'z_dyn'): Uint8Array {
 }
 
 describe('the step graph reproduces the app frame by frame', () => {
-  let regular: Stream;
-  let irregular: Stream;
-  let knobBranches: Awaited<ReturnType<typeof appBranches>>;
+  let regular: CheckFrames;
+  let irregular: CheckFrames;
   let input: InputSpec;
+  let knobNative: LoadedModel;
 
   beforeAll(async () => {
-    const probe = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
-    input = probe.description.input;
-    await probe.close();
+    knobNative = await openModel(KNOB_NATIVE, DEFAULT_MODEL_PATH);
+    input = knobNative.description.input;
     regular = await embeddedStream(input, false);
     irregular = await embeddedStream(input, true);
-    knobBranches = await appBranches(KNOB_NATIVE, DEFAULT_MODEL_PATH, regular);
   });
+  afterAll(() => knobNative.close());
 
   const check = async (
     model: Contracted,
-    branches: Awaited<ReturnType<typeof appBranches>>,
-    stream: Stream,
+    loaded: LoadedModel,
+    stream: CheckFrames,
     settings: GateSettings,
     calibrator: CalibratorSpec | null = null,
   ) => {
-    const k = branches.classCount;
+    const k = loaded.description.classCount;
     const graph = buildStepGraph({
       model: model.bytes,
       ...(model.secondBytes === undefined ? {} : { secondModel: model.secondBytes }),
@@ -207,19 +124,14 @@ describe('the step graph reproduces the app frame by frame', () => {
       calibrator,
       classCount: k,
     });
-    const app = appReadout(branches, stream, settings, calibrator);
-    const step = await stepGraphReadout(graph, stream, settings, k);
-    const clampedG = Array.from(app.g, (g) => Math.min(1, Math.max(0, g)));
-    expect(maxDifference(step.gate, clampedG)).toBeLessThan(TOLERANCE);
-    expect(
-      maxDifference(
-        step.uStar,
-        Array.from(app.uRef, (u) => Math.min(1, Math.max(0, u))),
-      ),
-    ).toBeLessThan(TOLERANCE);
-    expect(maxDifference(step.probabilities, app.probabilities)).toBeLessThan(TOLERANCE);
+    const app = await appReadout(loaded, stream, settings, calibrator);
+    const step = await stepGraphReadout(graph, stream, input, settings, k);
+    const worst = readoutDifferences(step, app);
+    expect(worst.gate).toBeLessThan(EQUIVALENCE_TOLERANCE);
+    expect(worst.uStar).toBeLessThan(EQUIVALENCE_TOLERANCE);
+    expect(worst.probabilities).toBeLessThan(EQUIVALENCE_TOLERANCE);
     // the schedule moves the gate: a test where g sat still would prove little
-    expect(Math.max(...clampedG) - Math.min(...clampedG)).toBeGreaterThan(0.05);
+    expect(Math.max(...app.gate) - Math.min(...app.gate)).toBeGreaterThan(0.05);
   };
 
   const variants: Array<[string, Partial<GateSettings>]> = [
@@ -234,23 +146,22 @@ describe('the step graph reproduces the app frame by frame', () => {
   ];
   for (const [name, patch] of variants) {
     it(`continuous mode: ${name}`, async () => {
-      await check(KNOB_NATIVE, knobBranches, regular, { ...DEFAULT_GATE_SETTINGS, ...patch });
+      await check(KNOB_NATIVE, knobNative, regular, { ...DEFAULT_GATE_SETTINGS, ...patch });
     });
   }
 
   it('continuous mode with irregular frame intervals (Knob-ODE ZOH and Tustin)', async () => {
-    const branches = await appBranches(KNOB_NATIVE, DEFAULT_MODEL_PATH, irregular);
     for (const discretization of ['zoh', 'tustin'] as const)
-      await check(KNOB_NATIVE, branches, irregular, { ...DEFAULT_GATE_SETTINGS, discretization });
+      await check(KNOB_NATIVE, knobNative, irregular, { ...DEFAULT_GATE_SETTINGS, discretization });
   });
 
   it('reset mode (Knob-ODE, ODE-Lite)', async () => {
     for (const variant of ['second-order', 'ema'] as const)
-      await check(KNOB_NATIVE, knobBranches, regular, { ...DEFAULT_GATE_SETTINGS, variant, mode: 'reset' });
+      await check(KNOB_NATIVE, knobNative, regular, { ...DEFAULT_GATE_SETTINGS, variant, mode: 'reset' });
   });
 
   it('with a calibrator applied after fusion (temperature, vector, matrix, Dirichlet)', async () => {
-    const k = knobBranches.classCount;
+    const k = knobNative.description.classCount;
     const identity = Array.from({ length: k * k }, (_, at) => (at % (k + 1) === 0 ? 1 : 0));
     const calibrators: CalibratorSpec[] = [
       { method: 'temperature', temperature: 1.7 },
@@ -273,7 +184,7 @@ describe('the step graph reproduces the app frame by frame', () => {
       },
     ];
     for (const calibrator of calibrators)
-      await check(KNOB_NATIVE, knobBranches, regular, DEFAULT_GATE_SETTINGS, calibrator);
+      await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, calibrator);
   });
 
   it('the two-classifiers contract: u* = 1 - TV of the two softmax outputs, the second graph renamed', async () => {
@@ -285,9 +196,13 @@ describe('the step graph reproduces the app frame by frame', () => {
       contract: 'two-classifiers',
       adapter: null,
     };
-    const branches = await appBranches(model, first, regular, second);
-    await check(model, branches, regular, DEFAULT_GATE_SETTINGS);
-    await check(model, branches, regular, { ...DEFAULT_GATE_SETTINGS, discretization: 'tustin', mode: 'reset' });
+    const loaded = await openModel(model, first, second);
+    try {
+      await check(model, loaded, regular, DEFAULT_GATE_SETTINGS);
+      await check(model, loaded, regular, { ...DEFAULT_GATE_SETTINGS, discretization: 'tustin', mode: 'reset' });
+    } finally {
+      await loaded.close();
+    }
   });
 
   it('the single-classifier contract: z / T0 and the entropy and margin rules', async () => {
@@ -298,8 +213,12 @@ describe('the step graph reproduces the app frame by frame', () => {
         contract: 'single-classifier',
         adapter: { t0: 2, certaintyRule },
       };
-      const branches = await appBranches(model, path, regular);
-      await check(model, branches, regular, DEFAULT_GATE_SETTINGS);
+      const loaded = await openModel(model, path);
+      try {
+        await check(model, loaded, regular, DEFAULT_GATE_SETTINGS);
+      } finally {
+        await loaded.close();
+      }
     }
   });
 });
