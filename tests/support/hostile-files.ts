@@ -86,12 +86,12 @@ export function writeBombs(dir: string): Record<string, Bomb> {
     declareSize(zipSync({ 'images.npy': zeroImages(10) }), 3 * 1024 * MIB),
     /unpacks to more than/,
   );
-  // Declares 1 KiB, holds 64 MiB: unpacking stops at what it declared; the array is then truncated.
+  // Declares 1 KiB, holds 64 MiB: unpacking stops as soon as it passes what it declared.
   add(
     'npzLying',
     'lying-bomb.npz',
     declareSize(zipSync({ 'images.npy': zeroImages(Math.floor((64 * MIB) / 784)) }, { level: 1 }), 1024),
-    /truncated header|data bytes|not a \.npy/,
+    /is larger than the 1024 bytes it declares/,
   );
   const entries: Record<string, Uint8Array> = {};
   for (let i = 0; i <= 10_000; i++) entries[`a${i}.txt`] = Uint8Array.of(1);

@@ -3,11 +3,13 @@ import { dirname, join, relative, sep } from 'node:path';
 import { zipSync } from 'fflate';
 import * as yauzl from 'yauzl';
 import { KnobError } from '../../../src-shared/errors';
+import { inputLimit, RATIO_EXEMPT_BYTES } from '../files/input-limits';
 
 /**
- * The zip container of a bundle: written with fflate (deterministic: fixed times, so the same
- * members give the same bytes), read with yauzl, which reads the central directory and checks each
- * entry's size against the one declared.
+ * Zip archives: bundles written with fflate (deterministic: fixed times, so the same members give
+ * the same bytes); bundles and .npz files read with yauzl, which reads the central directory with
+ * each entry's file attributes and stops an entry whose data inflates past its declared size with
+ * an error (fflate's unzip silently truncates it there, and does not give the attributes).
  *
  * Reading refuses a hostile archive before any member is inflated, each case with its own message
  * that names the archive and the entry: too many entries, path traversal, absolute paths,
@@ -20,20 +22,20 @@ export interface ArchiveLimits {
   maxEntries: number;
   maxEntryBytes: number;
   maxTotalBytes: number;
-  /** Largest uncompressed / compressed ratio, for entries of more than RATIO_MIN_BYTES. */
+  /** Largest uncompressed / compressed ratio, for entries of more than RATIO_EXEMPT_BYTES. */
   maxCompressionRatio: number;
 }
 
-/** Bundles are read into memory: 1 GiB in all (a larger model is left out of the bundle, by hash). */
-export const BUNDLE_LIMITS: ArchiveLimits = {
-  maxEntries: 1000,
-  maxEntryBytes: 1 << 30,
-  maxTotalBytes: 1 << 30,
-  maxCompressionRatio: 200,
-};
+/** The app's input limits for archives (input-limits.ts: entries, decompressed, ratio). */
+export function archiveLimits(): ArchiveLimits {
+  return {
+    maxEntries: inputLimit('entries'),
+    maxEntryBytes: inputLimit('decompressed'),
+    maxTotalBytes: inputLimit('decompressed'),
+    maxCompressionRatio: inputLimit('ratio'),
+  };
+}
 
-/** Small entries (JSON, text) may compress far better than any ratio limit without being bombs. */
-const RATIO_MIN_BYTES = 1 << 20;
 /** Fixed modification time of every member (the zip epoch), so bundles are reproducible. */
 const FIXED_TIME = new Date('1980-01-01T00:00:00Z');
 
@@ -57,8 +59,9 @@ export function writeArchive(members: readonly ArchiveMember[]): Uint8Array {
 export async function readArchive(
   bytes: Uint8Array,
   source: string,
-  limits: ArchiveLimits = BUNDLE_LIMITS,
+  options: { limits?: ArchiveLimits; select?: (name: string) => boolean } = {},
 ): Promise<Map<string, Uint8Array>> {
+  const limits = options.limits ?? archiveLimits();
   const refuse = (message: string): never => {
     throw new KnobError('INVALID_INPUT', `${source}: ${message}`);
   };
@@ -72,7 +75,7 @@ export async function readArchive(
     return refuse(`not a readable zip archive (${error instanceof Error ? error.message : String(error)})`);
   }
   if (zip.entryCount > limits.maxEntries)
-    refuse(`${zip.entryCount} entries, more than the ${limits.maxEntries} a bundle may hold`);
+    refuse(`holds more than ${limits.maxEntries} entries (raise it with --input-limit entries=COUNT)`);
   // First every entry's metadata, refusing before anything is inflated.
   const entries: Array<{ entry: yauzl.Entry; name: string }> = [];
   const seen = new Map<string, string>();
@@ -93,16 +96,22 @@ export async function readArchive(
     // Unix file type in the high 16 bits of the external attributes: 0o120000 is a symbolic link.
     if (((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000) refuse(`entry '${name}' is a symbolic link`);
     if (entry.isEncrypted()) refuse(`entry '${name}' is encrypted`);
+    if (options.select !== undefined && !options.select(name)) continue; // checked, not unpacked
     if (entry.uncompressedSize > limits.maxEntryBytes)
-      refuse(`entry '${name}' declares ${entry.uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}`);
+      refuse(
+        `entry '${name}' unpacks to more than ${limits.maxEntryBytes} bytes (${entry.uncompressedSize}; raise it with --input-limit decompressed=SIZE)`,
+      );
     total += entry.uncompressedSize;
-    if (total > limits.maxTotalBytes) refuse(`the entries declare more than ${limits.maxTotalBytes} bytes in all`);
+    if (total > limits.maxTotalBytes)
+      refuse(
+        `unpacks to more than ${limits.maxTotalBytes} bytes in all (entry '${name}'; raise it with --input-limit decompressed=SIZE)`,
+      );
     if (
-      entry.uncompressedSize > RATIO_MIN_BYTES &&
+      entry.uncompressedSize > RATIO_EXEMPT_BYTES &&
       entry.uncompressedSize > limits.maxCompressionRatio * Math.max(1, entry.compressedSize)
     )
       refuse(
-        `entry '${name}' expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times, over the limit of ${limits.maxCompressionRatio}`,
+        `entry '${name}' unpacks ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its packed size, over the limit of ${limits.maxCompressionRatio} (a decompression bomb?)`,
       );
     entries.push({ entry, name });
   }

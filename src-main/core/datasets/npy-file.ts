@@ -1,11 +1,11 @@
-import { unzipSync } from 'fflate';
 import { KnobError } from '../../../src-shared/errors';
-import { inputLimit, RATIO_EXEMPT_BYTES, type FileKind } from '../files/input-limits';
+import type { FileKind } from '../files/input-limits';
+import { readArchive } from '../bundle/bundle-archive';
 import { readUserFile } from '../files/user-files';
 
 /**
  * NumPy's .npy format (version 1.0-3.0: magic, header length, a Python-literal dict with descr,
- * fortran_order and shape) and .npz archives of them (a zip, read with fflate). Numeric dtypes
+ * fortran_order and shape) and .npz archives of them (a zip, read by bundle-archive.ts with its checks). Numeric dtypes
  * only, C order, little- or big-endian; values come back as float64 (converted on first use, so
  * 8-bit images are never widened). An archive is checked entry by entry before anything is
  * unpacked: the number of entries, each entry's declared size, their total and their compression
@@ -91,52 +91,13 @@ export async function readNpyFile(path: string, kind: FileKind): Promise<NpyArra
   return parseNpy(await readUserFile(path, kind), path);
 }
 
-/** The limits of one archive's entries, checked from the zip directory before any entry is unpacked. */
-function archiveGuard(path: string): (file: { name: string; size: number; originalSize: number }) => boolean {
-  const maxEntries = inputLimit('entries');
-  const maxTotal = inputLimit('decompressed');
-  const maxRatio = inputLimit('ratio');
-  let entries = 0;
-  let total = 0;
-  return (file) => {
-    if (++entries > maxEntries) {
-      throw new KnobError(
-        'INVALID_INPUT',
-        `${path}: holds more than ${maxEntries} entries (raise it with --input-limit entries=COUNT)`,
-      );
-    }
-    if (!file.name.endsWith('.npy')) return false; // only arrays are unpacked
-    total += file.originalSize;
-    if (total > maxTotal) {
-      throw new KnobError(
-        'INVALID_INPUT',
-        `${path}: unpacks to more than ${maxTotal} bytes (entry ${file.name}; raise it with --input-limit decompressed=SIZE)`,
-      );
-    }
-    if (file.originalSize > RATIO_EXEMPT_BYTES && file.originalSize > maxRatio * Math.max(1, file.size)) {
-      throw new KnobError(
-        'INVALID_INPUT',
-        `${path}: entry ${file.name} unpacks ${Math.round(file.originalSize / Math.max(1, file.size))} times its packed size, over the limit of ${maxRatio} (a decompression bomb?)`,
-      );
-    }
-    return true;
-  };
-}
-
 /** Every array of an .npz archive, by name without the .npy suffix. */
 export async function readNpzFile(path: string, kind: FileKind): Promise<Record<string, NpyArray>> {
   const bytes = await readUserFile(path, kind);
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(bytes, { filter: archiveGuard(path) });
-  } catch (error) {
-    if (error instanceof KnobError) throw error;
-    throw new KnobError('INVALID_INPUT', `${path}: not a valid .npz (zip) archive (${(error as Error).message})`);
-  }
+  // only the arrays are unpacked; every entry is checked (bundle-archive.ts)
+  const entries = await readArchive(bytes, path, { select: (name) => name.endsWith('.npy') });
   const arrays: Record<string, NpyArray> = {};
-  for (const [name, data] of Object.entries(entries)) {
-    if (name.endsWith('.npy')) arrays[name.slice(0, -4)] = parseNpy(data, `${path}:${name}`);
-  }
+  for (const [name, data] of entries) arrays[name.slice(0, -4)] = parseNpy(data, `${path}:${name}`);
   if (Object.keys(arrays).length === 0)
     throw new KnobError('INVALID_INPUT', `${path}: the archive holds no .npy arrays`);
   return arrays;

@@ -1,0 +1,166 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
+import { MANIFEST_MEMBER, parseBundleManifest, type BundleManifest } from '../../../src-shared/bundle/bundle-manifest';
+import { KnobError } from '../../../src-shared/errors';
+import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
+import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
+import { appReadout, EQUIVALENCE_TOLERANCE, readoutDifferences, stepGraphReadout } from '../deploy/step-graph-check';
+import { readUserFile } from '../files/user-files';
+import { loadModel } from '../inference/loaded-model';
+import { openSourcePath } from '../sources/open-source';
+import { readArchive } from './bundle-archive';
+import { sha256 } from './bundle-export';
+
+/**
+ * knob verify, and the desk's import: is a bundle what its manifest says? The archive's own checks
+ * (bundle-archive.ts), the manifest's schema and format version, every member's SHA-256 and size
+ * (and no member the manifest does not list), the model's hash against a file the user gives, and
+ * the step graph against the app on the first frames of the embedded stream. A failed check throws
+ * with its reason; what passed is returned line by line.
+ */
+export interface VerifiedBundle {
+  manifest: BundleManifest;
+  members: Map<string, Uint8Array>;
+  /** What was checked and found sound, one line each. */
+  checks: string[];
+}
+
+/** Frames of the embedded stream the equivalence runs on. */
+export const VERIFY_FRAMES = 24;
+
+export async function readVerifiedBundle(bytes: Uint8Array, source: string): Promise<VerifiedBundle> {
+  const members = await readArchive(bytes, source);
+  const manifestBytes = members.get(MANIFEST_MEMBER);
+  if (manifestBytes === undefined) throw new KnobError('INVALID_INPUT', `${source}: no ${MANIFEST_MEMBER}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(manifestBytes));
+  } catch (error) {
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${source}: ${MANIFEST_MEMBER} is not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const manifest = parseBundleManifest(raw, source);
+  const checks = [
+    `archive: ${members.size} members, none hostile`,
+    `manifest: format ${manifest.formatVersion}, schema valid`,
+  ];
+  for (const [path, expected] of Object.entries(manifest.members)) {
+    const member = members.get(path);
+    if (member === undefined) throw new KnobError('INVALID_INPUT', `${source}: member '${path}' is listed but missing`);
+    if (member.length !== expected.bytes || sha256(member) !== expected.sha256)
+      throw new KnobError('INVALID_INPUT', `${source}: member '${path}' does not match its SHA-256 in the manifest`);
+  }
+  for (const path of members.keys())
+    if (path !== MANIFEST_MEMBER && !(path in manifest.members))
+      throw new KnobError('INVALID_INPUT', `${source}: member '${path}' is not listed in the manifest`);
+  for (const file of manifest.model.files)
+    if (file.member !== null && manifest.members[file.member]?.sha256 !== file.sha256)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${source}: the bundled ${file.fileName} is not the model the manifest names`,
+      );
+  checks.push(`hashes: all ${Object.keys(manifest.members).length} members match their SHA-256`);
+  return { manifest, members, checks };
+}
+
+/**
+ * The whole verification. `modelPaths`: files to hold against the manifest's model hashes (and to
+ * run the equivalence with when the bundle leaves the model out).
+ */
+export async function verifyBundle(
+  bytes: Uint8Array,
+  source: string,
+  modelPaths: string[] = [],
+): Promise<VerifiedBundle> {
+  const verified = await readVerifiedBundle(bytes, source);
+  const { manifest, members, checks } = verified;
+  const models: Array<Uint8Array | null> = manifest.model.files.map((f) =>
+    f.member === null ? null : members.get(f.member)!,
+  );
+  for (const [i, path] of modelPaths.entries()) {
+    const file = manifest.model.files[i];
+    if (file === undefined)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${source}: the bundle names ${manifest.model.files.length} model file(s), not ${i + 1}`,
+      );
+    const given = await readUserFile(path, 'model');
+    if (sha256(given) !== file.sha256)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: not the model the bundle was tuned with (SHA-256 differs from ${file.fileName}'s)`,
+      );
+    models[i] = given;
+    checks.push(`model: ${path} is ${file.fileName} (SHA-256 matches)`);
+  }
+  if (manifest.deploy.stepGraph === null)
+    checks.push(`equivalence: not checked (${manifest.deploy.stepGraphNote ?? 'no step graph'})`);
+  else if (models.some((m) => m === null))
+    checks.push('equivalence: not checked (the model is not in the bundle; give it with --model to check)');
+  else checks.push(await equivalence(manifest, members.get(manifest.deploy.stepGraph)!, models as Uint8Array[]));
+  return verified;
+}
+
+/** The step graph against the app, on the first VERIFY_FRAMES frames of the embedded stream. */
+async function equivalence(manifest: BundleManifest, stepGraph: Uint8Array, models: Uint8Array[]): Promise<string> {
+  const { input, contract, adapter, labels } = manifest.model;
+  const dir = await mkdtemp(join(tmpdir(), 'knob-verify-'));
+  try {
+    const paths = await Promise.all(
+      models.map(async (bytes, i) => {
+        const path = join(dir, `model-${i}.onnx`);
+        await writeFile(path, bytes);
+        return path;
+      }),
+    );
+    const model = await loadModel(
+      ModelOptionsSchema.parse({
+        path: paths[0],
+        ...(paths.length > 1 ? { secondPath: paths[1] } : {}),
+        contract,
+        input,
+        labels,
+        ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
+      }),
+    );
+    try {
+      const source = await openSourcePath('default', { target: input, labelNames: null });
+      const count = VERIFY_FRAMES;
+      const frames = new Uint8Array(count * input.width * input.height * input.channels);
+      const preparer = createFramePreparer(
+        { width: input.width, height: input.height, channels: input.channels },
+        { kind: 'none' },
+        0,
+      );
+      for await (const batch of source.batches(count)) {
+        preparer.prepare(batch.frames, source.info, count, 0, batch.first, frames, allocateBatchMetadata(count));
+        break;
+      }
+      const dt = 1 / manifest.timing.frameRateHz;
+      const check = {
+        frames,
+        count,
+        timestampsSeconds: Float64Array.from({ length: count }, (_, i) => i * dt),
+        nominalDtSeconds: dt,
+      };
+      const app = await appReadout(model, check, manifest.gate, manifest.calibrator);
+      const step = await stepGraphReadout(stepGraph, check, input, manifest.gate, manifest.model.classCount);
+      const worst = readoutDifferences(step, app);
+      const largest = Math.max(worst.gate, worst.uStar, worst.probabilities);
+      if (!(largest < EQUIVALENCE_TOLERANCE))
+        throw new KnobError(
+          'INVALID_INPUT',
+          `the step graph differs from the app by ${largest.toExponential(2)} on the embedded stream (limit ${EQUIVALENCE_TOLERANCE})`,
+        );
+      return `equivalence: step graph = app within ${largest.toExponential(1)} on ${count} frames of the embedded stream (limit ${EQUIVALENCE_TOLERANCE})`;
+    } finally {
+      await model.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
