@@ -13,12 +13,14 @@ import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { benchCommand } from './commands/bench';
 import { calibrateCommand } from './commands/calibrate';
 import { corruptCommand } from './commands/corrupt';
+import { exportCommand } from './commands/export';
 import { metricsCommand } from './commands/metrics';
 import { modelCardCommand } from './commands/model-card';
 import { replayCommand } from './commands/replay';
 import { responseCommand } from './commands/response';
 import { runCommand } from './commands/run';
 import { tableCommand } from './commands/table';
+import { verifyCommand } from './commands/verify';
 import { MODEL_USAGE } from './model-args';
 import { SCORES_INPUT_USAGE } from './scores-input';
 
@@ -66,6 +68,18 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       and how often the top-1 class changes. --out writes the gate settings and the fitted
       calibrator (the best by held-out NLL with --method all) for the desk and knob run.
 `,
+  export: `  knob export --trace T.arrow ${MODEL_USAGE}
+               [${GATE_USAGE}] [--exclude-model] --out NAME.knob.zip [--json]
+      The tuned-calibrator bundle of a recording: manifest.json (with its JSON Schema), the model
+      (unless --exclude-model; its SHA-256 either way), report/ of the run, and deploy/: the ONNX
+      step graph (preprocessing, contract, gate, fusion and calibrator in one standard ONNX model)
+      and a Triton model repository for it, with a README. Settings: the trace's unless given.
+`,
+  verify: `  knob verify NAME.knob.zip [--model M [--second-model M2]] [--json]
+      Checks a bundle: hostile-archive checks, schema and format version, every member's SHA-256,
+      the model's hash against the given file, and the step graph against the app on 24 frames of
+      the embedded stream (within 1e-5). Exit 0 when sound, 1 with the reason.
+`,
   table: `  knob table ${MODEL_USAGE}
              [--images-per-condition N] [--corruptions A,B,...] [--intervals] [--out-md F] [--out-json F] [--json]
       Paper Table 2 on Fashion-MNIST-C in reset mode: Static, Dynamic, Knob-IA, ODE-Lite, Knob-ODE.
@@ -96,7 +110,7 @@ gate options given with it override them. Negative numbers are values (--g0 -0 o
 Every command also takes --help, --verbose (debug logging, echoed to stderr), --log-file F (log
 there instead of the app's log folder; an internal error prints the id of its log line) and
 --input-limit KIND=SIZE (raise a limit on what is read: model, dataset, image, trace, table,
-settings, video, decompressed, entries, ratio, pixels, folder; see the README).
+settings, bundle, video, decompressed, entries, ratio, pixels, folder; see the README).
 Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
 `;
 
@@ -107,13 +121,25 @@ ${Object.values(COMMAND_USAGE).join('')}  knob COMMAND --help | knob --help | kn
 ${USAGE_FOOTER}`;
 
 type CommandName =
-  'run' | 'replay' | 'metrics' | 'calibrate' | 'table' | 'bench' | 'response' | 'corrupt' | 'model-card';
+  | 'run'
+  | 'replay'
+  | 'metrics'
+  | 'calibrate'
+  | 'export'
+  | 'verify'
+  | 'table'
+  | 'bench'
+  | 'response'
+  | 'corrupt'
+  | 'model-card';
 
 const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>> = {
   run: runCommand,
   replay: replayCommand,
   metrics: metricsCommand,
   calibrate: calibrateCommand,
+  export: exportCommand,
+  verify: verifyCommand,
   table: tableCommand,
   bench: benchCommand,
   response: responseCommand,

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
  * metrics, table and bench with --json, their files, their exit codes, and the hostile inputs that
  * must end in a one-line reason naming the file (exit 1) while keeping the frames already processed.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { readTraceFile, writeTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { buildOnnxModel, classMeanWeights, linearClassifier } from '../support/onnx-builder';
+import { knob } from '../support/knob-cli';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { npyBytes } from '../support/npy-writer';
 import { unknownProvenance } from '../../src-main/core/report/provenance';
@@ -29,17 +30,6 @@ const clients: InferenceClient[] = [];
 afterAll(async () => {
   for (const client of clients) await client.close();
 });
-
-function knob(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/knob.mjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 function expectOneLineFailure(result: { status: number | null; stderr: string }, pattern: RegExp): void {
   expect(result.status).toBe(1);

@@ -124,6 +124,8 @@ async function equivalence(manifest: BundleManifest, stepGraph: Uint8Array, mode
         contract,
         input,
         labels,
+        // the check is on the CPU: the same arithmetic everywhere, and no GPU provider probed
+        executionProviders: ['cpu'],
         ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
       }),
     );

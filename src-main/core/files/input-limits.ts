@@ -12,6 +12,7 @@ import { KnobError } from '../../../src-shared/errors';
  *   trace          an Arrow trace                                 4G
  *   table          logits, probabilities or labels (.json .csv)   1G
  *   settings       a settings file or a model's sidecar           1M
+ *   bundle         a tuned-calibrator bundle (NAME.knob.zip)      2G
  *   video          a video file (decoded as a stream)             64G
  *   decompressed   what one archive or gzip stream may unpack to  2G
  *   entries        files in one archive                           10000
@@ -26,6 +27,7 @@ export const INPUT_LIMIT_KINDS = [
   'trace',
   'table',
   'settings',
+  'bundle',
   'video',
   'decompressed',
   'entries',
@@ -36,7 +38,7 @@ export const INPUT_LIMIT_KINDS = [
 export type InputLimitKind = (typeof INPUT_LIMIT_KINDS)[number];
 export type FileKind = Extract<
   InputLimitKind,
-  'model' | 'dataset' | 'image' | 'trace' | 'table' | 'settings' | 'video'
+  'model' | 'dataset' | 'image' | 'trace' | 'table' | 'settings' | 'bundle' | 'video'
 >;
 
 const GIB = 1024 ** 3;
@@ -49,6 +51,7 @@ export const DEFAULT_INPUT_LIMITS: Readonly<Record<InputLimitKind, number>> = Ob
   trace: 4 * GIB,
   table: GIB,
   settings: MIB,
+  bundle: 2 * GIB,
   video: 64 * GIB,
   decompressed: 2 * GIB,
   entries: 10_000,

@@ -1,0 +1,24 @@
+import { spawn } from 'node:child_process';
+
+/** `knob ARGS...` in a child process (bin/knob.mjs, as a user runs it): its exit status and output. */
+export function knob(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/knob.mjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** A failure as the CLI reports one: exit 1 and exactly one 'knob:' line on stderr, matching `pattern`. */
+export function knobFailureLine(result: { status: number | null; stderr: string }): string {
+  const lines = result.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('knob:'));
+  if (result.status !== 1 || lines.length !== 1)
+    throw new Error(`expected one 'knob:' line and exit 1, got ${result.status}:\n${result.stderr}`);
+  return lines[0]!;
+}
