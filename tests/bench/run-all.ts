@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
 import { runCalibratorsBench } from './calibrators.bench';
+import { runDeployBench } from './deploy.bench';
 import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
@@ -12,6 +13,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   calibrators: runCalibratorsBench,
   engine: runEngineBench,
   desk: runDeskBench,
+  deploy: runDeployBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(

@@ -3,7 +3,7 @@
  * not ONNX, a model count that does not fit the contract, an opset before 13, custom operator
  * domains, a model value that takes one of the step graph's own names, and calibrators not
  * folded into the graph yet. Also: a colour model's frames (NHWC and NCHW) reach it as the app's
- * lookup table makes them (the graph runs in onnxruntime-node).
+ * preprocessing makes them, within float32 rounding (the graph runs in onnxruntime-node).
  */
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
@@ -92,7 +92,7 @@ describe('buildStepGraph refuses', () => {
 
 describe('the step graph preprocessing', () => {
   for (const layout of ['NHWC', 'NCHW'] as const)
-    it(`feeds an ${layout} colour model the app's own float32 values`, async () => {
+    it(`feeds an ${layout} colour model the app's preprocessed values`, async () => {
       const spec: InputSpec = {
         ...GREY,
         layout,

@@ -18,12 +18,13 @@ import {
  * Operators whose signature changed between opsets are written for the graph's opset: ReduceSum
  * takes its axes as an input from opset 13, ReduceMax from opset 18.
  */
-export type ElementType = 'float' | 'double' | 'int64' | 'uint8' | 'bool';
+export type ElementType = 'float' | 'double' | 'int64' | 'int32' | 'uint8' | 'bool';
 
 export const ELEMENT_TYPES: Record<ElementType, TensorProto_DataType> = {
   float: TensorProto_DataType.FLOAT,
   double: TensorProto_DataType.DOUBLE,
   int64: TensorProto_DataType.INT64,
+  int32: TensorProto_DataType.INT32,
   uint8: TensorProto_DataType.UINT8,
   bool: TensorProto_DataType.BOOL,
 };
@@ -131,7 +132,9 @@ function rawBytes(type: ElementType, values: ArrayLike<number> | ArrayLike<bigin
         ? Float64Array.from(values as ArrayLike<number>)
         : type === 'int64'
           ? BigInt64Array.from(values as ArrayLike<bigint>)
-          : Uint8Array.from(values as ArrayLike<number>);
+          : type === 'int32'
+            ? Int32Array.from(values as ArrayLike<number>)
+            : Uint8Array.from(values as ArrayLike<number>);
   return new Uint8Array(typed.buffer as ArrayBuffer, typed.byteOffset, typed.byteLength).slice();
 }
 

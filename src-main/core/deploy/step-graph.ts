@@ -3,7 +3,6 @@ import { ModelProtoSchema, type GraphProto, type ModelProto } from 'onnx-buf';
 import type { ModelContract } from '../../../src-shared/api/model-options';
 import type { CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { KnobError } from '../../../src-shared/errors';
-import { tensorMap } from '../../../src-shared/frames/frame-to-tensor';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { CertaintyRule } from '../../../src-shared/fusion/gate-target';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -225,26 +224,37 @@ function checkNamesFree(graphs: GraphProto[]): void {
 }
 
 /**
- * uint8 frames [N, H, W, C] to the model's input: each byte b of channel c through the app's
- * lookup table ((lo + b/255 (hi - lo) - mean_c) / std_c, frame-to-tensor.ts), gathered at
- * c * 256 + b, then transposed for an NCHW model. The same float32 values as the app's.
+ * uint8 frames [N, H, W, C] to the model's input, x = (lo + (b / 255) (hi - lo) - mean_c) / std_c
+ * (frame-to-tensor.ts), as the affine map b s_c + o_c in float32: within two float32 roundings of
+ * the app's values (it tabulates them in float64), which moves the fused probabilities by less
+ * than 1e-6. The map runs on planes [N, C, H W]: onnxruntime's CPU broadcast is vectorised along
+ * the innermost axis only, and over [N, H, W, 1] the same Mul took 2.2 ms instead of 0.1 ms per
+ * batch of 256 28 x 28 frames (a Gather through the app's table took 1.7 ms, the formula in
+ * float64 2.9 ms). Then the model's layout.
  */
 function preprocess(b: GraphBuilder, spec: InputSpec): string {
-  const lookup = tensorMap(spec).lookup;
-  const table = b.constant('float', [lookup.length], lookup, 'pixel_lookup');
-  let index = b.op('Cast', [STEP_INPUTS.frames], { to: 7 }); // INT64
-  if (spec.channels > 1)
-    index = b.op('Add', [
-      index,
-      b.constant(
-        'int64',
-        [spec.channels],
-        Array.from({ length: spec.channels }, (_, c) => BigInt(c * 256)),
-        'channel_base',
-      ),
-    ]);
-  const values = b.op('Gather', [table, index], { axis: 0 }); // [N, H, W, C]
-  return spec.layout === 'NCHW' ? b.op('Transpose', [values], { perm: [0, 3, 1, 2] }) : values;
+  const [lo, hi] = spec.value_range;
+  const { channels: c, height: h, width: w } = spec;
+  const dims = (...d: number[]) => b.constant('int64', [d.length], d.map(BigInt), 'shape');
+  const perChannel = (value: (channel: number) => number, what: string) =>
+    b.constant(
+      'float',
+      [c, 1],
+      Array.from({ length: c }, (_, channel) => value(channel)),
+      what,
+    );
+  const std = (channel: number) => spec.std[channel % spec.std.length]!;
+  const mean = (channel: number) => spec.mean[channel % spec.mean.length]!;
+  // planes [N, C, H W] (one channel: already in that order)
+  const planar = c === 1 ? STEP_INPUTS.frames : b.op('Transpose', [STEP_INPUTS.frames], { perm: [0, 3, 1, 2] });
+  const planes = b.op('Cast', [b.op('Reshape', [planar, dims(0, c, h * w)])], { to: TO_FLOAT });
+  const values = b.op('Add', [
+    b.op('Mul', [planes, perChannel((channel) => (hi - lo) / 255 / std(channel), 'scale')]),
+    perChannel((channel) => (lo - mean(channel)) / std(channel), 'offset'),
+  ]);
+  const nchw = b.op('Reshape', [values, dims(0, c, h, w)]);
+  if (spec.layout === 'NCHW') return nchw;
+  return c === 1 ? b.op('Reshape', [nchw, dims(0, h, w, 1)]) : b.op('Transpose', [nchw], { perm: [0, 2, 3, 1] });
 }
 
 /** z_static, z_dyn [N, K] and u_ref [N, 1] (float) under the contract. */
