@@ -605,7 +605,7 @@ export class Desk {
   }
 
   async exportTo(path: string): Promise<void> {
-    const result = await this.attempt('export', () => this.api.call('bundle.export', { path, includeModel: false }));
+    const result = await this.attempt('export', () => this.api.call('bundle.export', { path }));
     if (result) this.exported = result;
   }
 

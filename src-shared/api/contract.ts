@@ -269,8 +269,10 @@ export const MetricsSnapshotSchema = z.strictObject({
 });
 
 export const BundleExportParamsSchema = z.strictObject({
-  path: filePath,
-  includeModel: z.boolean().default(false),
+  /** NAME.knob.zip: NAME names the bundle (and its Triton model). */
+  path: filePath.refine((p) => p.endsWith('.knob.zip'), 'a bundle is written as NAME.knob.zip'),
+  /** The model file goes into the bundle (its SHA-256 is recorded either way). */
+  includeModel: z.boolean().default(true),
 });
 
 export const AppInfoSchema = z.strictObject({
@@ -426,15 +428,35 @@ export const API_METHODS = {
       computeMs: z.number(),
     }),
   },
-  /** Until the bundle issue lands: writes the settings (knob-settings.json) and the metrics report of the current recording into a folder. */
+  /**
+   * Writes the tuned-calibrator bundle (NAME.knob.zip) of the current recording at the current
+   * knobs and calibrator: manifest, model, report, step graph and Triton repository.
+   */
   'bundle.export': {
     params: BundleExportParamsSchema,
-    result: z.strictObject({ path: z.string(), files: z.array(z.string()) }),
+    result: z.strictObject({
+      path: z.string(),
+      bytes: z.number(),
+      members: z.number(),
+      /** What deploy/ holds, or why it has no step graph. */
+      deploy: z.string(),
+    }),
   },
-  /** Restores knob settings from an exported folder or settings file; says what was verified. */
+  /**
+   * Restores the knobs and the calibrator from a bundle (checked: archive, schema, format version,
+   * every member's SHA-256) or from a knob-settings file or export folder; says what was verified
+   * and whether the bundle's model is the one loaded.
+   */
   'bundle.import': {
     params: z.strictObject({ path: filePath }),
-    result: z.strictObject({ knobs: KnobsSchema, verification: z.string() }),
+    result: z.strictObject({
+      knobs: KnobsSchema,
+      verification: z.string(),
+      /** The bundle's model (null for a settings file): whether it is the one loaded, and whether the bundle holds it. */
+      model: z
+        .strictObject({ fileName: z.string(), sha256: z.string(), matchesLoaded: z.boolean(), inBundle: z.boolean() })
+        .nullable(),
+    }),
   },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 

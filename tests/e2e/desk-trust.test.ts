@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { extractArchive } from '../../src-main/core/bundle/bundle-archive';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { PROVENANCE_ROWS } from '../../src-main/core/report/provenance';
 import type { BrowserMode } from '../support/browser-mode';
@@ -209,10 +210,14 @@ describe('the desk an operator can trust', () => {
     await app.page.getByTestId('play').click();
     await waitUntil('60 frames', async () => (await recorded()) > 60);
     await app.page.getByTestId('pause').click();
-    const deskDir = mkdtempSync(join(tmpdir(), 'knob-desk-report-'));
-    await app.page.getByTestId('export-path').fill(deskDir);
+    const deskBundle = join(mkdtempSync(join(tmpdir(), 'knob-desk-report-')), 'desk.knob.zip');
+    await app.page.getByTestId('export-path').fill(deskBundle);
     await app.page.getByTestId('export').click();
-    await expect.poll(() => app.page.getByTestId('export-result').isVisible(), { timeout: 20000 }).toBe(true);
+    await expect.poll(() => app.page.getByTestId('export-result').isVisible(), { timeout: 30000 }).toBe(true);
+    // the report as a user unpacks it from the bundle
+    const unpacked = mkdtempSync(join(tmpdir(), 'knob-desk-unpacked-'));
+    await extractArchive(readFileSync(deskBundle), deskBundle, unpacked);
+    const deskDir = join(unpacked, 'report');
     const cliDir = mkdtempSync(join(tmpdir(), 'knob-cli-report-'));
     const cli = spawnSync(
       process.execPath,

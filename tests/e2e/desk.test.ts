@@ -6,8 +6,8 @@
  * as it was, the question before a recording is discarded; and an accessibility audit (axe-core).
  * Each test starts its own desk on its own backend, so none depends on another.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -156,20 +156,25 @@ describe('the desk in browser mode', () => {
     await app.screenshot('desk-feedback');
   });
 
-  it('exports the settings and report, and re-imports the settings with a verification line', async () => {
+  it('exports a bundle that knob verify accepts, and re-imports it with a verification line', async () => {
     await recordStep(30);
     const dir = mkdtempSync(join(tmpdir(), 'knob-export-'));
-    await app.page.getByTestId('export-path').fill(dir);
+    const bundle = join(dir, 'desk.knob.zip');
+    await app.page.getByTestId('export-path').fill(bundle);
     await app.page.getByTestId('export').click();
-    await expect.poll(() => app.page.getByTestId('export-result').isVisible(), { timeout: 20000 }).toBe(true);
-    expect(await text('export-result')).toMatch(/knob-settings\.json, trace\.arrow, metrics\.json, report\.html/);
-    expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    await expect.poll(() => app.page.getByTestId('export-result').isVisible(), { timeout: 30000 }).toBe(true);
+    expect(await text('export-result')).toMatch(
+      /desk\.knob\.zip: \d+ members, \d+ KB; deploy: step graph and Triton repository/,
+    );
+    const verify = spawnSync(process.execPath, ['bin/knob.mjs', 'verify', bundle], { encoding: 'utf8' });
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/equivalence: step graph = app within/);
     const zeta = (await app.backend.handle('knobs.get', {})).gate.zeta;
     await app.backend.handle('knobs.set', { gate: { zeta: 1.9 } });
-    await app.page.getByTestId('import-path').fill(dir);
+    await app.page.getByTestId('import-path').fill(bundle);
     await app.page.getByTestId('import').click();
     await expect.poll(() => app.page.getByTestId('import-result').isVisible()).toBe(true);
-    expect(await text('import-result')).toMatch(/settings valid .*same model as the one loaded/);
+    expect(await text('import-result')).toMatch(/bundle sound .*hashes match.*same model as the one loaded/);
     expect((await app.backend.handle('knobs.get', {})).gate.zeta).toBe(zeta);
     await app.page.getByTestId('import-path').fill(join(dir, 'missing.json'));
     await app.page.getByTestId('import').click();

@@ -70,18 +70,18 @@ describe('walkthrough', () => {
     await desk.page.getByTestId('compare-table').waitFor({ timeout: 20000 });
     await shot('06-ab');
 
-    // 7. Export the settings, trace, metrics and report.
-    const exported = mkdtempSync(join(tmpdir(), 'knob-walkthrough-export-'));
+    // 7. Export the tuned-calibrator bundle.
+    const exported = join(mkdtempSync(join(tmpdir(), 'knob-walkthrough-export-')), 'walkthrough.knob.zip');
     await desk.page.getByTestId('export-path').fill(exported);
     await desk.page.getByTestId('export').click();
     await expect.poll(() => desk.page.getByTestId('export-result').isVisible(), { timeout: 20000 }).toBe(true);
     await shot('07-export');
 
-    // 8. Re-import the exported settings after turning the knobs elsewhere.
+    // 8. Re-import the bundle after turning the knobs elsewhere.
     await desk.backend.handle('knobs.set', { gate: { variant: 'second-order', zeta: 1.5 } });
     await desk.page.getByTestId('import-path').fill(exported);
     await desk.page.getByTestId('import').click();
-    await expect.poll(() => text('import-result')).toMatch(/settings valid/);
+    await expect.poll(() => text('import-result')).toMatch(/bundle sound/);
     expect((await desk.backend.handle('knobs.get', {})).gate.variant).toBe('instant');
     await shot('08-reimport');
 

@@ -22,6 +22,8 @@ import { KnobError } from '../../src-shared/errors';
 import { seededRandom, type RandomSource } from '../../src-shared/random';
 import { main } from '../../src-main/cli/knob';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { settingsFile } from '../../src-main/core/recording/settings-file';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { serializeIdx } from '../../src-main/core/datasets/idx-file';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { npyBytes } from '../support/npy-writer';
@@ -277,32 +279,45 @@ describe('the hostile-input corpus', () => {
     });
   }, 120_000);
 
-  it('Arrow traces and settings files: through the API (trace.load, bundle.import) and the CLI (replay, metrics --trace)', async () => {
+  it('Arrow traces, settings files and bundles: through the API (trace.load, bundle.import) and the CLI (replay, metrics --trace, verify)', async () => {
     await backend.handle('source.open', { kind: 'embedded', discard: true });
     await backend.handle('stream.runOffline', { maxFrames: 32, discard: true });
-    const exported = join(dir, 'export');
-    await backend.handle('bundle.export', { path: exported });
+    const savedTrace = join(dir, 'saved.arrow');
+    await backend.handle('trace.save', { path: savedTrace });
+    const exported = join(dir, 'export.knob.zip');
+    await backend.handle('bundle.export', { path: exported, includeModel: false });
     const traces = writeVariants(
       'arrow',
-      readFileSync(join(exported, 'trace.arrow')),
+      readFileSync(savedTrace),
       (v) => `${v}.arrow`,
       (b) => declare(b, 8, 0x7fffffff, true),
     );
     const settings = writeVariants(
       'settings',
-      readFileSync(join(exported, 'knob-settings.json')),
+      new TextEncoder().encode(settingsFile({ gate: DEFAULT_GATE_SETTINGS, model: null }).data as string),
       (v) => `${v}.json`,
       (b) => b.fill(0x7b, 0, 100),
     );
-    await timed('traces+settings', traces.length * 3 + settings.length, async () => {
+    // a zip's first local header declares the entry's unpacked size at byte 22
+    const bundles = writeVariants(
+      'bundle',
+      readFileSync(exported),
+      (v) => `${v}.knob.zip`,
+      (b) => declare(b, 22, 0x7fffffff, true),
+    );
+    await timed('traces+settings+bundles', traces.length * 3 + settings.length + bundles.length * 2, async () => {
       for (const path of traces) {
         await throughApi(path, () => backend.handle('trace.load', { path, discard: true }));
         await throughCli(path, ['replay', path, '--out', join(dir, 'replayed')]);
         await throughCli(path, ['metrics', '--trace', path]);
       }
       for (const path of settings) await throughApi(path, () => backend.handle('bundle.import', { path }));
+      for (const path of bundles) {
+        await throughApi(path, () => backend.handle('bundle.import', { path }));
+        await throughCli(path, ['verify', path]);
+      }
     });
-  }, 120_000);
+  }, 180_000);
 
   it('video: through the API (source.open) and the CLI (knob run --source)', async () => {
     const clip = join(dir, 'clip.mp4');

@@ -153,8 +153,8 @@ describe('special files under the names of data files', () => {
     await host.call('source.open', { kind: 'embedded', discard: true });
     expect((await host.call('stream.runOffline', { maxFrames: 16, discard: true }, 30_000)).ok).toBe(true);
     await expectRefusedApi(
-      await host.call('bundle.export', { path: '/proc/knob-export' }),
-      '/proc/knob-export',
+      await host.call('bundle.export', { path: '/proc/knob-export.knob.zip' }),
+      '/proc', // the folder it would go in is named
       /not a place for output files/,
       2000,
     );

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 
 let backend: KnobBackend;
@@ -63,18 +64,19 @@ describe('the output calibrator in the session', () => {
     expect(frameAfter.top[0].classIndex).toBe(frameBefore.top[0].classIndex);
     expect(frameAfter.top[0].fused).not.toBe(frameBefore.top[0].fused);
 
-    // The export carries it: the settings file, metrics.json and the report's provenance row.
-    const out = join(dir, 'export');
+    // The bundle carries it: the manifest, metrics.json and the report's provenance row.
+    const out = join(dir, 'tuned.knob.zip');
     await backend.handle('bundle.export', { path: out });
-    const settings = JSON.parse(readFileSync(join(out, 'knob-settings.json'), 'utf8')) as { calibrator: unknown };
-    expect(settings.calibrator).toEqual(temperature);
-    const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as {
+    const { manifest, members } = await readVerifiedBundle(readFileSync(out), out);
+    expect(manifest.calibrator).toEqual(temperature);
+    const member = (name: string) => new TextDecoder().decode(members.get(name)!);
+    const metrics = JSON.parse(member('report/metrics.json')) as {
       calibrator: unknown;
       provenance: Record<string, string>;
     };
     expect(metrics.calibrator).toEqual(temperature);
     expect(metrics.provenance['output calibrator']).toMatch(/^temperature scaling, T = /);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/calibrated by temperature scaling/);
+    expect(member('report/report.html')).toMatch(/calibrated by temperature scaling/);
 
     // Off: every view is the fused output again, exactly.
     await backend.handle('calibrator.set', { calibrator: null });
@@ -82,10 +84,17 @@ describe('the output calibrator in the session', () => {
     expect(off.calibrator).toBeNull();
     expect(off.values.map((v) => v.value)).toEqual(before.values.map((v) => v.value));
 
-    // Importing the exported settings brings it back, with a verification line that says so.
+    // Importing the bundle brings it back, every parameter identical, with a verification line
+    // that says what was checked and that the model is the one loaded.
+    const gateBefore = (await backend.handle('knobs.get', {})).gate;
+    await backend.handle('knobs.set', { gate: { zeta: 1.7, wnRadPerSec: 2 } });
     const imported = await backend.handle('bundle.import', { path: out });
     expect(imported.knobs.calibrator).toEqual(temperature);
-    expect(imported.verification).toMatch(/output calibrator: temperature scaling/);
+    expect(imported.knobs.gate).toEqual(gateBefore);
+    expect(imported.verification).toMatch(
+      /^bundle sound \(format 1\.0; .* hashes match\); same model as the one loaded; output calibrator: temperature scaling/,
+    );
+    expect(imported.model).toMatchObject({ fileName: 'knob-fmnist.onnx', matchesLoaded: true, inBundle: true });
     await backend.handle('calibrator.set', { calibrator: null });
   });
 

@@ -51,7 +51,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'runs.compare': (params, call) => session.compareRecentRuns(params.a, params.b, call.signal),
     'metrics.snapshot': (params, call) => session.metricsSnapshot(params, call.signal),
     'metrics.compare': (params, call) => session.compare(params.a, params.b, params.lastFrames, call.signal),
-    'bundle.export': (params) => session.exportSettingsAndReport(params.path),
+    'bundle.export': (params) => session.exportBundle(params.path, params.includeModel),
     'bundle.import': (params) => session.importSettings(params.path),
   };
 }

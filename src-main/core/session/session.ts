@@ -26,13 +26,15 @@ import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
-import { analyseRun, runOutputFiles } from '../engine/run-outputs';
-import { writeOutputFiles } from '../files/output-files';
+import { writeOutputFile } from '../files/output-files';
+import { readUserFile } from '../files/user-files';
+import { buildBundle } from '../bundle/bundle-export';
+import { readVerifiedBundle } from '../bundle/bundle-verify';
 import { InferenceClient } from '../inference/inference-client';
 import { reportError } from '../logging/internal-error';
 import type { Logger } from '../logging/logger';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
-import { readSettingsFile, SETTINGS_FORMAT_VERSION, settingsFile } from '../recording/settings-file';
+import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import { runProvenance, storedProvenanceOf, unknownProvenance } from '../report/provenance';
 import type { FrameSource } from '../sources/frame-source';
@@ -823,19 +825,35 @@ export class Session {
     return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames);
   }
 
-  /** The settings and the metrics report of the current recording, in a folder (until the bundle issue). */
-  async exportSettingsAndReport(dir: string): Promise<ApiResult<'bundle.export'>> {
+  /** The tuned-calibrator bundle of the current recording at the current knobs and calibrator. */
+  async exportBundle(path: string, includeModel: boolean): Promise<ApiResult<'bundle.export'>> {
     const recording = this.requireRecording();
+    const model = this.requireModel().description;
     const { trace } = recording.copy();
     const { gate, calibrator } = this.knobs;
-    const files = await writeOutputFiles(dir, [
-      settingsFile({ gate, model: this.modelName(), calibrator }),
-      ...runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), recording.provenance),
-    ]);
-    return { path: dir, files };
+    const bundle = buildBundle({
+      name: basename(path).slice(0, -'.knob.zip'.length),
+      trace,
+      model,
+      modelFiles: await Promise.all(model.paths.map((p) => readUserFile(p, 'model'))),
+      includeModel,
+      gate,
+      calibrator,
+      provenance: recording.provenance,
+    });
+    const written = await writeOutputFile(path, bundle.bytes);
+    const { deploy, members } = bundle.manifest;
+    return {
+      path: written,
+      bytes: bundle.bytes.length,
+      members: Object.keys(members).length + 1,
+      deploy: deploy.stepGraph === null ? (deploy.stepGraphNote ?? 'no step graph') : 'step graph and Triton repository',
+    };
   }
 
+  /** Knobs and calibrator from a bundle, or from a knob-settings file or export folder. */
   async importSettings(path: string): Promise<ApiResult<'bundle.import'>> {
+    if (path.endsWith('.knob.zip')) return this.importBundle(path);
     const file = await readSettingsFile(path);
     const current = this.modelName();
     const modelNote =
@@ -844,17 +862,39 @@ export class Session {
         : file.model === current
           ? 'same model as the one loaded'
           : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
-    // The file is the whole setting: its calibrator (or none) replaces the current one. Checked
-    // before anything is applied, so a calibrator for another model changes nothing.
-    if (file.calibrator !== null) checkCalibratorFor(file.calibrator, this.requireModel().description.classCount);
-    this.applyGate(file.gate);
-    const knobs = this.setCalibrator(file.calibrator);
-    const calibratorNote =
-      file.calibrator === null ? 'no output calibrator' : `output calibrator: ${describeCalibrator(file.calibrator)}`;
+    const knobs = this.applyImported(file.gate, file.calibrator);
     return {
       knobs,
-      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}; ${calibratorNote}`,
+      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}; ${calibratorNote(file.calibrator)}`,
+      model: null,
     };
+  }
+
+  private async importBundle(path: string): Promise<ApiResult<'bundle.import'>> {
+    const { manifest, members, checks } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
+    const file = manifest.model.files[0]!;
+    const loaded = modelOf(this.state)?.description ?? null;
+    const matchesLoaded = loaded !== null && loaded.sha256.join() === manifest.model.files.map((f) => f.sha256).join();
+    const modelNote = matchesLoaded
+      ? 'same model as the one loaded'
+      : `tuned with ${file.fileName} (SHA-256 ${file.sha256.slice(0, 12)}...), ${loaded === null ? 'no model is loaded' : 'not the loaded model'}${file.member === null ? '' : '; the bundle holds it'}`;
+    const knobs = this.applyImported(manifest.gate, manifest.calibrator);
+    return {
+      knobs,
+      verification: `bundle sound (format ${manifest.formatVersion}; ${checks.length} checks, ${members.size} members, hashes match); ${modelNote}; ${calibratorNote(manifest.calibrator)}`,
+      model: { fileName: file.fileName, sha256: file.sha256, matchesLoaded, inBundle: file.member !== null },
+    };
+  }
+
+  /**
+   * The imported setting as a whole: its calibrator (or none) replaces the current one, checked
+   * against the loaded model before anything is applied, so a calibrator for another model changes
+   * nothing.
+   */
+  private applyImported(gate: GateSettings, calibrator: CalibratorSpec | null): Knobs {
+    if (calibrator !== null) checkCalibratorFor(calibrator, this.requireModel().description.classCount);
+    this.applyGate(gate);
+    return this.setCalibrator(calibrator);
   }
 
   private modelName(): string | null {
@@ -1001,4 +1041,9 @@ function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventData<'st
     corruption: update.corruption,
     severity: update.severity,
   };
+}
+
+/** The import's line about the calibrator it restored. */
+function calibratorNote(calibrator: CalibratorSpec | null): string {
+  return calibrator === null ? 'no output calibrator' : `output calibrator: ${describeCalibrator(calibrator)}`;
 }
