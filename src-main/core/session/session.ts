@@ -847,7 +847,8 @@ export class Session {
       path: written,
       bytes: bundle.bytes.length,
       members: Object.keys(members).length + 1,
-      deploy: deploy.stepGraph === null ? (deploy.stepGraphNote ?? 'no step graph') : 'step graph and Triton repository',
+      deploy:
+        deploy.stepGraph === null ? (deploy.stepGraphNote ?? 'no step graph') : 'step graph and Triton repository',
     };
   }
 
