@@ -117,6 +117,8 @@ export class Desk {
   feedback = $state<string | null>(null);
   exported = $state.raw<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
+  /** The last imported bundle's model, to load when it is not the one loaded. */
+  importedModel = $state<(NonNullable<ApiResult<'bundle.import'>['model']> & { bundlePath: string }) | null>(null);
   /** The long call in progress (offline run, a slow source), from 'work.progress'; null when none. */
   work = $state.raw<ApiEventData<'work.progress'> | null>(null);
   offlineResult = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
@@ -616,6 +618,28 @@ export class Desk {
       this.gate = result.knobs.gate;
       this.saveSettings();
       this.imported = result.verification;
+      this.importedModel = result.model === null ? null : { ...result.model, bundlePath: path };
+    }
+  }
+
+  /** The imported bundle's model: from the bundle, or from a file the user located (checked by hash). */
+  async loadBundleModel(modelPath?: string): Promise<void> {
+    const bundle = this.importedModel;
+    if (bundle === null) return;
+    this.busy.model = true;
+    const model = await this.attempt('export', () =>
+      this.discarding((discard) =>
+        this.api.call('bundle.loadModel', {
+          path: bundle.bundlePath,
+          ...(modelPath === undefined ? {} : { modelPath }),
+          discard,
+        }),
+      ),
+    );
+    this.busy.model = false;
+    if (model) {
+      this.resetView();
+      this.importedModel = { ...bundle, matchesLoaded: true };
     }
   }
 

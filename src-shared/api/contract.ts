@@ -458,6 +458,15 @@ export const API_METHODS = {
         .nullable(),
     }),
   },
+  /**
+   * Loads the model a bundle was tuned with, under the bundle's contract, input and labels: from the
+   * bundle itself, or from `modelPath`, a file the user located, refused unless its SHA-256 is the
+   * one the bundle names.
+   */
+  'bundle.loadModel': {
+    params: z.strictObject({ path: filePath, modelPath: filePath.optional(), discard }),
+    result: ModelInfoSchema,
+  },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

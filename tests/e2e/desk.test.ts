@@ -176,6 +176,18 @@ describe('the desk in browser mode', () => {
     await expect.poll(() => app.page.getByTestId('import-result').isVisible()).toBe(true);
     expect(await text('import-result')).toMatch(/bundle sound .*hashes match.*same model as the one loaded/);
     expect((await app.backend.handle('knobs.get', {})).gate.zeta).toBe(zeta);
+    // Imported while another model is loaded: the panel offers the bundle's own model, and loads it.
+    const sample = fashionMnistSample(200);
+    const other = join(dir, 'other.onnx');
+    writeFileSync(other, linearClassifier(classMeanWeights(sample.images, sample.labels, 10, 4)));
+    await app.backend.handle('model.load', { path: other, discard: true });
+    await app.page.getByTestId('import').click();
+    await expect.poll(() => text('bundle-model'), { timeout: 20000 }).toMatch(/tuned with knob-fmnist\.onnx/);
+    await app.page.getByTestId('bundle-model-load').click();
+    await expect.poll(() => text('model-name'), { timeout: 30000 }).toMatch(/\.onnx$/);
+    await expect
+      .poll(async () => (await app.backend.handle('model.info', {}))?.contract, { timeout: 30000 })
+      .toBe('knob-native');
     await app.page.getByTestId('import-path').fill(join(dir, 'missing.json'));
     await app.page.getByTestId('import').click();
     await expect.poll(() => text('export-error')).toMatch(/missing\.json: cannot be read \(does not exist\)/);

@@ -184,7 +184,7 @@ function upgrade(r: RandomSource): string {
 
 function apiMessage(r: RandomSource, id: number): string {
   const methods = Object.keys(API_METHODS).filter(
-    (m) => !['model.load', 'bundle.export', 'trace.save', 'source.open'].includes(m),
+    (m) => !['model.load', 'bundle.loadModel', 'bundle.export', 'trace.save', 'source.open'].includes(m),
   );
   const values = [
     null,

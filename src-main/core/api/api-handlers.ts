@@ -53,5 +53,6 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'metrics.compare': (params, call) => session.compare(params.a, params.b, params.lastFrames, call.signal),
     'bundle.export': (params) => session.exportBundle(params.path, params.includeModel),
     'bundle.import': (params) => session.importSettings(params.path),
+    'bundle.loadModel': (params) => session.loadBundleModel(params.path, params.modelPath, params.discard),
   };
 }

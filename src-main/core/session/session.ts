@@ -1,7 +1,9 @@
-import { basename } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '../../../src-shared/api/contract';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
-import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import { ModelOptionsSchema, type ModelDescription, type ModelOptions } from '../../../src-shared/api/model-options';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import {
@@ -28,7 +30,7 @@ import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
 import { writeOutputFile } from '../files/output-files';
 import { readUserFile } from '../files/user-files';
-import { buildBundle } from '../bundle/bundle-export';
+import { buildBundle, sha256 } from '../bundle/bundle-export';
 import { readVerifiedBundle } from '../bundle/bundle-verify';
 import { InferenceClient } from '../inference/inference-client';
 import { reportError } from '../logging/internal-error';
@@ -885,6 +887,60 @@ export class Session {
       verification: `bundle sound (format ${manifest.formatVersion}; ${checks.length} checks, ${members.size} members, hashes match); ${modelNote}; ${calibratorNote(manifest.calibrator)}`,
       model: { fileName: file.fileName, sha256: file.sha256, matchesLoaded, inBundle: file.member !== null },
     };
+  }
+
+  /**
+   * The model a bundle was tuned with, loaded under the bundle's contract, input spec and labels:
+   * the bundle's own copy (written once into the app's data folder, named by its SHA-256), or a
+   * file the user located, refused unless its SHA-256 is the bundle's.
+   */
+  async loadBundleModel(path: string, modelPath: string | undefined, discard: boolean): Promise<ModelDescription> {
+    const { manifest, members } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
+    const { files, contract, input, labels, adapter } = manifest.model;
+    const paths: string[] = [];
+    if (modelPath !== undefined) {
+      if (files.length > 1)
+        throw new KnobError('INVALID_INPUT', `${path}: the bundle's two classifiers load from the bundle only`);
+      if (sha256(await readUserFile(modelPath, 'model')) !== files[0]!.sha256)
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${modelPath}: not the model the bundle was tuned with (SHA-256 differs from ${files[0]!.fileName}'s)`,
+        );
+      paths.push(modelPath);
+    } else {
+      for (const file of files) {
+        if (file.member === null)
+          throw new KnobError(
+            'INVALID_INPUT',
+            `${path}: the model is not in the bundle; locate ${file.fileName} (SHA-256 ${file.sha256.slice(0, 12)}...)`,
+          );
+        paths.push(await this.bundleModelCopy(file.sha256, members.get(file.member)!));
+      }
+    }
+    return this.loadModel(
+      ModelOptionsSchema.parse({
+        path: paths[0],
+        ...(paths.length > 1 ? { secondPath: paths[1] } : {}),
+        contract,
+        input,
+        labels,
+        ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
+      }),
+      discard,
+    );
+  }
+
+  /** A bundle's model as a file in the data folder (beside the recent runs), named by its hash. */
+  private async bundleModelCopy(hash: string, bytes: Uint8Array): Promise<string> {
+    const folder = join(this.recentRuns === null ? tmpdir() : dirname(this.recentRuns.folder), 'bundle-models');
+    await mkdir(folder, { recursive: true });
+    const path = join(folder, `${hash}.onnx`);
+    try {
+      if (sha256(await readUserFile(path, 'model')) === hash) return path;
+    } catch {
+      // not there yet (or unreadable): written below
+    }
+    return writeOutputFile(path, bytes);
   }
 
   /**
