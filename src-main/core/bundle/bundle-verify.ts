@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
+import { ModelOptionsSchema, type ModelOptions } from '../../../src-shared/api/model-options';
 import { MANIFEST_MEMBER, parseBundleManifest, type BundleManifest } from '../../../src-shared/bundle/bundle-manifest';
 import { KnobError } from '../../../src-shared/errors';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
@@ -105,9 +105,22 @@ export async function verifyBundle(
   return verified;
 }
 
+/** Options that open the bundle's model files at `paths` as the bundle describes it. */
+export function bundleModelOptions(manifest: BundleManifest, paths: string[]): ModelOptions {
+  const { contract, input, labels, adapter } = manifest.model;
+  return ModelOptionsSchema.parse({
+    path: paths[0],
+    ...(paths.length > 1 ? { secondPath: paths[1] } : {}),
+    contract,
+    input,
+    labels,
+    ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
+  });
+}
+
 /** The step graph against the app, on the first VERIFY_FRAMES frames of the embedded stream. */
 async function equivalence(manifest: BundleManifest, stepGraph: Uint8Array, models: Uint8Array[]): Promise<string> {
-  const { input, contract, adapter, labels } = manifest.model;
+  const { input } = manifest.model;
   const dir = await mkdtemp(join(tmpdir(), 'knob-verify-'));
   try {
     const paths = await Promise.all(
@@ -117,18 +130,8 @@ async function equivalence(manifest: BundleManifest, stepGraph: Uint8Array, mode
         return path;
       }),
     );
-    const model = await loadModel(
-      ModelOptionsSchema.parse({
-        path: paths[0],
-        ...(paths.length > 1 ? { secondPath: paths[1] } : {}),
-        contract,
-        input,
-        labels,
-        // the check is on the CPU: the same arithmetic everywhere, and no GPU provider probed
-        executionProviders: ['cpu'],
-        ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
-      }),
-    );
+    // the check is on the CPU: the same arithmetic everywhere, and no GPU provider probed
+    const model = await loadModel({ ...bundleModelOptions(manifest, paths), executionProviders: ['cpu'] });
     try {
       const source = await openSourcePath('default', { target: input, labelNames: null });
       const count = VERIFY_FRAMES;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '../../../src-shared/api/contract';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
-import { ModelOptionsSchema, type ModelDescription, type ModelOptions } from '../../../src-shared/api/model-options';
+import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import {
@@ -31,7 +31,7 @@ import { runOffline } from '../engine/offline-run';
 import { writeOutputFile } from '../files/output-files';
 import { readUserFile } from '../files/user-files';
 import { buildBundle, sha256 } from '../bundle/bundle-export';
-import { readVerifiedBundle } from '../bundle/bundle-verify';
+import { bundleModelOptions, readVerifiedBundle } from '../bundle/bundle-verify';
 import { InferenceClient } from '../inference/inference-client';
 import { reportError } from '../logging/internal-error';
 import type { Logger } from '../logging/logger';
@@ -896,7 +896,7 @@ export class Session {
    */
   async loadBundleModel(path: string, modelPath: string | undefined, discard: boolean): Promise<ModelDescription> {
     const { manifest, members } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
-    const { files, contract, input, labels, adapter } = manifest.model;
+    const { files } = manifest.model;
     const paths: string[] = [];
     if (modelPath !== undefined) {
       if (files.length > 1)
@@ -917,17 +917,7 @@ export class Session {
         paths.push(await this.bundleModelCopy(file.sha256, members.get(file.member)!));
       }
     }
-    return this.loadModel(
-      ModelOptionsSchema.parse({
-        path: paths[0],
-        ...(paths.length > 1 ? { secondPath: paths[1] } : {}),
-        contract,
-        input,
-        labels,
-        ...(adapter === null ? {} : { t0: adapter.t0, certaintyRule: adapter.certaintyRule }),
-      }),
-      discard,
-    );
+    return this.loadModel(bundleModelOptions(manifest, paths), discard);
   }
 
   /** A bundle's model as a file in the data folder (beside the recent runs), named by its hash. */
