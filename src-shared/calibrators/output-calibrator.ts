@@ -223,7 +223,7 @@ export function describeCalibrator(spec: CalibratorSpec): string {
 }
 
 /** The smallest log-probability written (a probability of 0 stays finite). */
-const LOG_FLOOR = -745;
+export const LOG_FLOOR = -745;
 
 /**
  * A spec made ready to apply: its arrays typed once, so calibrating a row allocates nothing (the

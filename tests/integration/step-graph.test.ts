@@ -160,7 +160,7 @@ describe('the step graph reproduces the app frame by frame', () => {
       await check(KNOB_NATIVE, knobNative, regular, { ...DEFAULT_GATE_SETTINGS, variant, mode: 'reset' });
   });
 
-  it('with a calibrator applied after fusion (temperature, vector, matrix, Dirichlet)', async () => {
+  it('with a calibrator applied after fusion (temperature, vector, matrix, Dirichlet, Platt, beta)', async () => {
     const k = knobNative.description.classCount;
     const identity = Array.from({ length: k * k }, (_, at) => (at % (k + 1) === 0 ? 1 : 0));
     const calibrators: CalibratorSpec[] = [
@@ -181,6 +181,16 @@ describe('the step graph reproduces the app frame by frame', () => {
         bias: Array.from({ length: k }, () => 0.05),
         offDiagonal: 0.001,
         intercept: 0.001,
+      },
+      { method: 'platt', perClass: Array.from({ length: k }, (_, c) => ({ a: 0.6 + c / 20, b: (c % 3) / 5 - 0.2 })) },
+      {
+        method: 'beta',
+        perClass: Array.from({ length: k }, (_, c) => ({
+          a: 0.8 + c / 30,
+          b: 1.1 - c / 40,
+          c: 0.1 * (c % 2),
+          m: null,
+        })),
       },
     ];
     for (const calibrator of calibrators)

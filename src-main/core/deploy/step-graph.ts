@@ -1,7 +1,8 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema, type GraphProto, type ModelProto } from 'onnx-buf';
 import type { ModelContract } from '../../../src-shared/api/model-options';
-import type { CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import { LOG_FLOOR, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import { SCORE_EPS } from '../../../src-shared/calibrators/binary-scores';
 import { KnobError } from '../../../src-shared/errors';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { CertaintyRule } from '../../../src-shared/fusion/gate-target';
@@ -65,7 +66,7 @@ export const STEP_STATE = [
 
 const PREFIX = 'knob::';
 /** Calibrators folded into the graph so far; the others are refused by name. */
-export const STEP_GRAPH_CALIBRATORS = ['temperature', 'vector', 'matrix', 'dirichlet'] as const;
+export const STEP_GRAPH_CALIBRATORS = ['temperature', 'vector', 'matrix', 'dirichlet', 'platt', 'beta'] as const;
 
 export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const first = parseModel(options.model, 'the model');
@@ -470,10 +471,57 @@ function calibratorMap(b: GraphBuilder, spec: CalibratorSpec, z: string, k: numb
       return affine(z, spec.weights, spec.bias);
     case 'dirichlet':
       return affine(b.op('LogSoftmax', [z], { axis: -1 }), spec.weights, spec.bias);
+    case 'platt':
+    case 'beta':
+      return oneVsRestLogits(b, spec, z, k);
     default:
       throw new KnobError(
         'INVALID_SETTINGS',
         `the ${spec.method} calibrator cannot be folded into the step graph yet (it takes ${STEP_GRAPH_CALIBRATORS.join(', ')})`,
       );
   }
+}
+
+/**
+ * Platt and beta calibration one-vs-rest (output-calibrator.ts): each class's softmax probability
+ * p_c, clipped to [1e-12, 1 - 1e-12] (binary-scores.ts), mapped by its own sigmoid
+ *   Platt: q_c = sigma(a_c ln(p / (1 - p)) + b_c);   beta: q_c = sigma(a_c ln p - b_c ln(1 - p) + c_c),
+ * then renormalised, returned as logs (floored at LOG_FLOOR as the app floors them) for the softmax
+ * that follows.
+ */
+function oneVsRestLogits(
+  b: GraphBuilder,
+  spec: Extract<CalibratorSpec, { method: 'platt' | 'beta' }>,
+  z: string,
+  k: number,
+): string {
+  const perClass = (value: (c: number) => number, what: string) =>
+    b.constant(
+      'double',
+      [k],
+      Array.from({ length: k }, (_, c) => value(c)),
+      what,
+    );
+  const p = b.clip(b.softmax(z), 'double', SCORE_EPS, 1 - SCORE_EPS);
+  const logP = b.op('Log', [p]);
+  const logNotP = b.op('Log', [b.op('Sub', [b.scalar('double', 1), p])]);
+  let argument: string;
+  if (spec.method === 'platt') {
+    const logit = b.op('Sub', [logP, logNotP]);
+    argument = b.op('Add', [
+      b.op('Mul', [logit, perClass((c) => spec.perClass[c]!.a, 'platt_a')]),
+      perClass((c) => spec.perClass[c]!.b, 'platt_b'),
+    ]);
+  } else {
+    argument = b.op('Add', [
+      b.op('Sub', [
+        b.op('Mul', [logP, perClass((c) => spec.perClass[c]!.a, 'beta_a')]),
+        b.op('Mul', [logNotP, perClass((c) => spec.perClass[c]!.b, 'beta_b')]),
+      ]),
+      perClass((c) => spec.perClass[c]!.c, 'beta_c'),
+    ]);
+  }
+  const q = b.op('Sigmoid', [argument]);
+  const normalised = b.op('Div', [q, b.sumLastAxis(q)]);
+  return b.op('Max', [b.op('Log', [normalised]), b.scalar('double', LOG_FLOOR)]);
 }
