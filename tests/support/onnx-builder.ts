@@ -1,5 +1,6 @@
-import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
-import { AttributeProto_AttributeType, ModelProtoSchema, TensorProto_DataType, ValueInfoProtoSchema } from 'onnx-buf';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { AttributeProto_AttributeType, ModelProtoSchema, TensorProto_DataType } from 'onnx-buf';
+import { valueInfo } from '../../src-main/core/deploy/graph-builder';
 
 /** The input of linearClassifier's models: 28 x 28 grey pixels scaled to [0, 1]. */
 export const GREY_28X28_INPUT = {
@@ -44,25 +45,6 @@ export interface ModelSpec {
   opset?: number;
 }
 
-function valueInfo(spec: ValueSpec): MessageInitShape<typeof ValueInfoProtoSchema> {
-  return {
-    name: spec.name,
-    type: {
-      value: {
-        case: 'tensorType',
-        value: {
-          elemType: TensorProto_DataType.FLOAT,
-          shape: {
-            dim: spec.shape.map((d) => ({
-              value: typeof d === 'number' ? { case: 'dimValue', value: BigInt(d) } : { case: 'dimParam', value: d },
-            })),
-          },
-        },
-      },
-    },
-  };
-}
-
 export function buildOnnxModel(spec: ModelSpec): Uint8Array {
   const message = create(ModelProtoSchema, {
     irVersion: 8n,
@@ -87,8 +69,8 @@ export function buildOnnxModel(spec: ModelSpec): Uint8Array {
         dataType: init.values instanceof Float32Array ? TensorProto_DataType.FLOAT : TensorProto_DataType.INT64,
         rawData: Uint8Array.from(new Uint8Array(init.values.buffer, init.values.byteOffset, init.values.byteLength)),
       })),
-      input: spec.inputs.map(valueInfo),
-      output: spec.outputs.map(valueInfo),
+      input: spec.inputs.map((v) => valueInfo(v.name, 'float', v.shape)),
+      output: spec.outputs.map((v) => valueInfo(v.name, 'float', v.shape)),
     },
     metadataProps: Object.entries(spec.metadata ?? {}).map(([key, value]) => ({ key, value })),
   });

@@ -14,9 +14,8 @@ import {
   ModelProtoSchema,
   NodeProtoSchema,
   StringStringEntryProtoSchema,
-  TensorProto_DataType,
-  ValueInfoProtoSchema,
 } from 'onnx-buf';
+import { valueInfo } from '../../src-main/core/deploy/graph-builder';
 
 const STREAM_FEATURES = ['/net/static/Relu_2_output_0', '/net/dynamic/Relu_2_output_0'];
 const WIDTH = 192;
@@ -37,22 +36,7 @@ graph.node.push(
     attribute: [{ name: 'axis', type: AttributeProto_AttributeType.INT, i: 1n }],
   }),
 );
-graph.output.push(
-  create(ValueInfoProtoSchema, {
-    name: 'features',
-    type: {
-      value: {
-        case: 'tensorType',
-        value: {
-          elemType: TensorProto_DataType.FLOAT,
-          shape: {
-            dim: [{ value: { case: 'dimParam', value: 'N' } }, { value: { case: 'dimValue', value: BigInt(WIDTH) } }],
-          },
-        },
-      },
-    },
-  }),
-);
+graph.output.push(valueInfo('features', 'float', ['N', WIDTH]));
 model.metadataProps.push(
   create(StringStringEntryProtoSchema, {
     key: 'knob.features',

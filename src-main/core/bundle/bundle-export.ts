@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { ModelDescription } from '../../../src-shared/api/model-options';
 import {
@@ -15,6 +14,7 @@ import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { APP_VERSION } from '../app-version';
+import { sha256Hex } from '../files/sha256';
 import { buildStepGraph } from '../deploy/step-graph';
 import { tritonRepository } from '../deploy/triton-repository';
 import { analyseRun, runOutputFiles } from '../engine/run-outputs';
@@ -53,7 +53,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
       `the bundle needs ${model.paths.length} model files, got ${input.modelFiles.length}`,
     );
   input.modelFiles.forEach((bytes, i) => {
-    if (sha256(bytes) !== model.sha256[i])
+    if (sha256Hex(bytes) !== model.sha256[i])
       throw new KnobError(
         'INVALID_INPUT',
         `${model.paths[i]}: the file changed since the model was opened (SHA-256 differs)`,
@@ -79,7 +79,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   let traceSha256: string | null = null;
   for (const file of outputs) {
     const bytes = typeof file.data === 'string' ? new TextEncoder().encode(file.data) : file.data;
-    if (file.name === 'trace.arrow') traceSha256 = sha256(bytes);
+    if (file.name === 'trace.arrow') traceSha256 = sha256Hex(bytes);
     else add(`report/${file.name}`, bytes);
   }
 
@@ -154,14 +154,10 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
       frames: trace.frameCount,
       traceSha256,
     },
-    members: Object.fromEntries(members.map((m) => [m.path, { sha256: sha256(m.bytes), bytes: m.bytes.length }])),
+    members: Object.fromEntries(members.map((m) => [m.path, { sha256: sha256Hex(m.bytes), bytes: m.bytes.length }])),
   };
   // What is written is what a reader accepts.
   parseBundleManifest(manifest, `${name}.knob.zip`);
   add(MANIFEST_MEMBER, `${JSON.stringify(manifest, null, 1)}\n`);
   return { bytes: writeArchive(members), manifest };
-}
-
-export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

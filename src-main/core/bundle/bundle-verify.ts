@@ -11,7 +11,7 @@ import { readUserFile } from '../files/user-files';
 import { loadModel } from '../inference/loaded-model';
 import { openSourcePath } from '../sources/open-source';
 import { readArchive } from './bundle-archive';
-import { sha256 } from './bundle-export';
+import { sha256Hex } from '../files/sha256';
 
 /**
  * knob verify, and the desk's import: is a bundle what its manifest says? The archive's own checks
@@ -51,7 +51,7 @@ export async function readVerifiedBundle(bytes: Uint8Array, source: string): Pro
   for (const [path, expected] of Object.entries(manifest.members)) {
     const member = members.get(path);
     if (member === undefined) throw new KnobError('INVALID_INPUT', `${source}: member '${path}' is listed but missing`);
-    if (member.length !== expected.bytes || sha256(member) !== expected.sha256)
+    if (member.length !== expected.bytes || sha256Hex(member) !== expected.sha256)
       throw new KnobError('INVALID_INPUT', `${source}: member '${path}' does not match its SHA-256 in the manifest`);
   }
   for (const path of members.keys())
@@ -89,7 +89,7 @@ export async function verifyBundle(
         `${source}: the bundle names ${manifest.model.files.length} model file(s), not ${i + 1}`,
       );
     const given = await readUserFile(path, 'model');
-    if (sha256(given) !== file.sha256)
+    if (sha256Hex(given) !== file.sha256)
       throw new KnobError(
         'INVALID_INPUT',
         `${path}: not the model the bundle was tuned with (SHA-256 differs from ${file.fileName}'s)`,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../files/sha256';
 import * as ort from 'onnxruntime-node';
 import {
   DEFAULT_ADAPTER,
@@ -106,7 +106,7 @@ async function openSession(
 ): Promise<{ metadata: OnnxMetadata; choice: ProviderChoice; sha256: string }> {
   const bytes = await readUserFile(path, 'model');
   const metadata = readOnnxMetadata(bytes, path);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const sha256 = sha256Hex(bytes);
   return { metadata, sha256, choice: await createSessionOnFirstProvider(bytes, path, providers, intraOpThreads) };
 }
 

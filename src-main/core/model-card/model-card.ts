@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../files/sha256';
 import { basename } from 'node:path';
 import {
   BLUR_CORRUPTIONS,
@@ -292,7 +292,7 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
     return {
       model: {
         file: basename(options.modelPath),
-        sha256: createHash('sha256').update(bytes).digest('hex'),
+        sha256: sha256Hex(bytes),
         bytes: bytes.length,
         opset: metadata.opsetVersion,
         training,

@@ -30,7 +30,8 @@ import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
 import { writeOutputFile } from '../files/output-files';
 import { readUserFile } from '../files/user-files';
-import { buildBundle, sha256 } from '../bundle/bundle-export';
+import { buildBundle } from '../bundle/bundle-export';
+import { sha256Hex } from '../files/sha256';
 import { bundleModelOptions, readVerifiedBundle } from '../bundle/bundle-verify';
 import { InferenceClient } from '../inference/inference-client';
 import { reportError } from '../logging/internal-error';
@@ -901,7 +902,7 @@ export class Session {
     if (modelPath !== undefined) {
       if (files.length > 1)
         throw new KnobError('INVALID_INPUT', `${path}: the bundle's two classifiers load from the bundle only`);
-      if (sha256(await readUserFile(modelPath, 'model')) !== files[0]!.sha256)
+      if (sha256Hex(await readUserFile(modelPath, 'model')) !== files[0]!.sha256)
         throw new KnobError(
           'INVALID_INPUT',
           `${modelPath}: not the model the bundle was tuned with (SHA-256 differs from ${files[0]!.fileName}'s)`,
@@ -926,7 +927,7 @@ export class Session {
     await mkdir(folder, { recursive: true });
     const path = join(folder, `${hash}.onnx`);
     try {
-      if (sha256(await readUserFile(path, 'model')) === hash) return path;
+      if (sha256Hex(await readUserFile(path, 'model')) === hash) return path;
     } catch {
       // not there yet (or unreadable): written below
     }
