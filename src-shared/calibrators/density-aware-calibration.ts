@@ -33,13 +33,16 @@ export interface DacParams {
 }
 
 export const DAC_NEIGHBOURS = 10;
-const MIN_TEMPERATURE = 0.05;
+/** The lowest temperature DAC gives (T = DAC_MIN_TEMPERATURE + softplus(...)). */
+export const DAC_MIN_TEMPERATURE = 0.05;
+/** Added to the relative distance before its log, so a frame on a bank row stays finite. */
+export const DAC_SCORE_OFFSET = 1e-6;
 
 const softplus = (x: number): number => (x > 30 ? x : Math.log1p(Math.exp(x)));
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
 function logScore(distance: number, scale: number): number {
-  return Math.log(distance / scale + 1e-6);
+  return Math.log(distance / scale + DAC_SCORE_OFFSET);
 }
 
 export function fitDac(
@@ -72,7 +75,7 @@ export function fitDac(
     gradient.fill(0);
     for (let i = 0; i < n; i++) {
       const pre = theta[0] + theta[1] * u[i];
-      const beta = 1 / (MIN_TEMPERATURE + softplus(pre));
+      const beta = 1 / (DAC_MIN_TEMPERATURE + softplus(pre));
       const o = i * k;
       let sum = 0;
       let first = 0;
@@ -92,7 +95,7 @@ export function fitDac(
     return nll / n;
   };
   const temperature = fitTemperature(logits, labels, k).params.temperature;
-  const start = Float64Array.from([Math.log(Math.expm1(Math.max(temperature - MIN_TEMPERATURE, 1e-6))), 0]);
+  const start = Float64Array.from([Math.log(Math.expm1(Math.max(temperature - DAC_MIN_TEMPERATURE, 1e-6))), 0]);
   const result = minimizeLbfgs(objective, start, { gradientTolerance: 1e-9 });
   return {
     params: {
@@ -122,7 +125,7 @@ export function compileDac(params: DacParams): {
     bank,
     temperatureOf(features, offset) {
       const distance = distanceOf(features, offset);
-      return MIN_TEMPERATURE + softplus(params.a + params.b * logScore(distance, params.distanceScale));
+      return DAC_MIN_TEMPERATURE + softplus(params.a + params.b * logScore(distance, params.distanceScale));
     },
   };
 }

@@ -35,6 +35,8 @@ export interface ProcalParams {
 export const PROCAL_NEIGHBOURS = 10;
 export const PROXIMITY_BINS = 5;
 export const CONFIDENCE_BINS = 5;
+/** How far above the runner-up's share the moved confidence stays (so a tie cannot change the top-1). */
+export const PROCAL_TOP_MARGIN = 1e-9;
 
 const binOf = (edges: ArrayLike<number>, value: number): number => {
   let b = 0;
@@ -151,7 +153,7 @@ export function compileProcal(params: ProcalParams): {
         if (c !== best) runnerUp = Math.max(runnerUp, Math.exp(logits[offset + c] - max) / sum);
       // c' >= runner-up x (1 - c') / (1 - c) keeps the top-1: c' >= r / (1 - c + r), a hair above
       // it so that a tie (which argmax breaks by index) cannot hand the top to the runner-up
-      const floor = rest > 0 ? (runnerUp / (rest + runnerUp)) * (1 + 1e-9) : 1 / k;
+      const floor = rest > 0 ? (runnerUp / (rest + runnerUp)) * (1 + PROCAL_TOP_MARGIN) : 1 / k;
       const top = Math.min(1, Math.max(shifted, floor, 1 / k));
       const scale = rest > 0 ? (1 - top) / rest : 0;
       for (let c = 0; c < k; c++) {

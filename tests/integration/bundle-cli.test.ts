@@ -35,22 +35,27 @@ const exportTo = (out: string, ...extra: string[]) =>
     out,
   );
 
-beforeAll(async () => {
-  const run = await knob(
+/** knob run of the shipped model over the embedded stream with shot noise at one severity. */
+const recordEmbedded = (out: string, frames: number, severity: number, ...extra: string[]) =>
+  knob(
     'run',
     '--model',
     'default',
     '--source',
     'default',
     '--limit',
-    '400',
+    String(frames),
     '--corrupt',
     'shot_noise',
     '--severity',
-    '4',
+    String(severity),
+    ...extra,
     '--out',
-    join(dir, 'run'),
+    out,
   );
+
+beforeAll(async () => {
+  const run = await recordEmbedded(join(dir, 'run'), 400, 4);
   expect(run.status, run.stderr).toBe(0);
   const calibrate = await knob(
     'calibrate',
@@ -152,4 +157,34 @@ describe('knob verify', () => {
     expect(withModel.stdout).toMatch(/model: .* is knob-fmnist\.onnx \(SHA-256 matches\)/);
     expect(withModel.stdout).toMatch(/equivalence: step graph = app within/);
   }, 60_000);
+});
+
+describe('a bundle with a feature calibrator (DAC)', () => {
+  it("folds its k-NN over the model's features into the step graph, and verify finds it equal to the app", async () => {
+    const run = await recordEmbedded(join(dir, 'features-run'), 300, 3, '--record-features');
+    expect(run.status, run.stderr).toBe(0);
+    const trace = join(dir, 'features-run', 'trace.arrow');
+    const dacSettings = join(dir, 'dac-settings.json');
+    const calibrate = await knob('calibrate', '--trace', trace, '--method', 'dac', '--out', dacSettings);
+    expect(calibrate.status, calibrate.stderr).toBe(0);
+    const path = join(dir, 'dac.knob.zip');
+    const exported = await knob(
+      'export',
+      '--trace',
+      trace,
+      '--model',
+      'default',
+      '--settings',
+      dacSettings,
+      '--out',
+      path,
+    );
+    expect(exported.status, exported.stderr).toBe(0);
+    const { manifest } = await readVerifiedBundle(readFileSync(path), path);
+    expect(manifest.calibrator?.method).toBe('dac');
+    expect(manifest.deploy.stepGraph).toBe('deploy/step.onnx');
+    const verified = await knob('verify', path);
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/equivalence: step graph = app within \S+ on 24 frames/);
+  }, 120_000);
 });

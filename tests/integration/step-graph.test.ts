@@ -12,7 +12,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema, type ModelContract } from '../../src-shared/api/model-options';
-import type { CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
+import { fitCalibrator, type CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
@@ -32,7 +32,7 @@ import {
 const FRAMES = 240;
 
 /** The embedded stream, fitted to the model's input, clean for 120 frames then shot noise 5. */
-async function embeddedStream(input: InputSpec, irregular: boolean): Promise<CheckFrames> {
+async function embeddedStream(input: InputSpec, irregular: boolean): Promise<CheckFrames & { labels: Int32Array }> {
   const source = await openSourcePath('default', { target: input, labelNames: null });
   const target = { width: input.width, height: input.height, channels: input.channels };
   const schedule = {
@@ -46,8 +46,10 @@ async function embeddedStream(input: InputSpec, irregular: boolean): Promise<Che
   const preparer = createFramePreparer(target, schedule, 7);
   const frameBytes = input.width * input.height * input.channels;
   const frames = new Uint8Array(FRAMES * frameBytes);
+  const labels = new Int32Array(FRAMES);
   for await (const batch of source.batches(FRAMES)) {
     preparer.prepare(batch.frames, source.info, FRAMES, 0, batch.first, frames, allocateBatchMetadata(FRAMES));
+    labels.set(batch.labels!);
     break;
   }
   const nominalDtSeconds = 1 / source.info.frameRateHz;
@@ -56,7 +58,7 @@ async function embeddedStream(input: InputSpec, irregular: boolean): Promise<Che
   for (let i = 1; i < FRAMES; i++)
     timestampsSeconds[i] =
       timestampsSeconds[i - 1]! + (irregular ? nominalDtSeconds * (0.4 + ((i * 7919) % 23) / 10.5) : nominalDtSeconds);
-  return { frames, count: FRAMES, timestampsSeconds, nominalDtSeconds };
+  return { frames, count: FRAMES, timestampsSeconds, nominalDtSeconds, labels };
 }
 
 interface Contracted {
@@ -93,7 +95,7 @@ function branchClassifier(branch: 'z_static' | 'z_dyn'): Uint8Array {
 }
 
 describe('the step graph reproduces the app frame by frame', () => {
-  let regular: CheckFrames;
+  let regular: CheckFrames & { labels: Int32Array };
   let irregular: CheckFrames;
   let input: InputSpec;
   let knobNative: LoadedModel;
@@ -195,6 +197,28 @@ describe('the step graph reproduces the app frame by frame', () => {
     ];
     for (const calibrator of calibrators)
       await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, calibrator);
+  });
+
+  it('with each calibrator fitted on the stream: isotonic, histogram binning (three edge rules), scaling-binning, PTS, DAC, ProCal', async () => {
+    // fitted on the dynamic branch's logits (and the model's features) of the stream's frames, then
+    // applied to the fused logits: real fitted edges, plateaus and ties, not hand-made ones
+    const k = knobNative.description.classCount;
+    const branches = await knobNative.run(regular.frames, regular.count, 0, true);
+    const features = { width: branches.features!.length / regular.count, values: branches.features! };
+    const methods = ['isotonic', 'histogram-binning', 'scaling-binning', 'pts', 'dac', 'procal'] as const;
+    const fitted = methods.map((method) => fitCalibrator(method, branches.zDyn, regular.labels, k, features).spec);
+    const histogram = fitted[1] as Extract<CalibratorSpec, { method: 'histogram-binning' }>;
+    const otherEdgeRules: CalibratorSpec[] = [
+      { ...histogram, edgeRule: 'left-closed' },
+      {
+        ...histogram,
+        edgeRule: 'one-in-extra-bin',
+        perClass: histogram.perClass.map((f) => ({ ...f, values: [...f.values, 0.97] })),
+      },
+    ];
+    for (const calibrator of [...fitted, ...otherEdgeRules])
+      await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, calibrator);
+    await check(KNOB_NATIVE, knobNative, irregular, { ...DEFAULT_GATE_SETTINGS, discretization: 'tustin' }, fitted[5]!);
   });
 
   it('the two-classifiers contract: u* = 1 - TV of the two softmax outputs, the second graph renamed', async () => {

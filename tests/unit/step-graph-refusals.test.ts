@@ -1,14 +1,16 @@
 /**
  * What the step graph builder refuses, each with a message that names the problem: bytes that are
  * not ONNX, a model count that does not fit the contract, an opset before 13, custom operator
- * domains, a model value that takes one of the step graph's own names, and calibrators not
- * folded into the graph yet. Also: a colour model's frames (NHWC and NCHW) reach it as the app's
+ * domains, a model value that takes one of the step graph's own names, and a feature calibrator
+ * on a model without features. Also: a colour model's frames (NHWC and NCHW) reach it as the app's
  * preprocessing makes them, within float32 rounding (the graph runs in onnxruntime-node).
  */
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { buildFeatureBank, featureBankSpec } from '../../src-shared/calibrators/feature-bank';
+import type { CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { framesToTensorInto, tensorMap } from '../../src-shared/frames/frame-to-tensor';
@@ -75,11 +77,19 @@ describe('buildStepGraph refuses', () => {
     );
   });
 
-  it('a calibrator not folded into the graph yet, by name', () => {
-    const identity = { x: [0, 1], y: [0, 1] };
-    const calibrator = { method: 'isotonic' as const, perClass: [identity, identity, identity] };
+  it("a feature calibrator (DAC, ProCal) on a model without a 'features' output", () => {
+    const bank = featureBankSpec(buildFeatureBank(Float32Array.of(1, 0, 0, 1), 2, 2));
+    const calibrator: CalibratorSpec = {
+      method: 'dac',
+      classCount: K,
+      neighbours: 1,
+      bank,
+      distanceScale: 1,
+      a: 0,
+      b: 1,
+    };
     expect(() => buildStepGraph(options({ calibrator }))).toThrow(
-      /the isotonic calibrator cannot be folded into the step graph yet/,
+      /the dac calibrator reads the model's 'features' output, which this model does not give/,
     );
   });
 });

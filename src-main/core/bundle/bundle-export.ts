@@ -83,7 +83,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
     else add(`report/${file.name}`, bytes);
   }
 
-  // The step graph and its Triton repository (a calibrator not foldable yet leaves both out, saying why).
+  // The step graph and its Triton repository (a model the graph cannot take leaves both out, saying why).
   let stepGraph: Uint8Array | null = null;
   let stepGraphNote: string | null = null;
   try {

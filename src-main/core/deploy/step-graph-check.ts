@@ -1,5 +1,5 @@
 import * as ort from 'onnxruntime-node';
-import { calibrateLogits, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import { calibrateLogits, needsFeatures, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -43,7 +43,8 @@ export async function appReadout(
 ): Promise<Readout> {
   const { count } = input;
   const k = model.description.classCount;
-  const branches = await model.run(input.frames, count, 0);
+  const withFeatures = calibrator !== null && needsFeatures(calibrator.method);
+  const branches = await model.run(input.frames, count, 0, withFeatures);
   const g = new Float64Array(count);
   runGate(
     settings,
@@ -55,7 +56,9 @@ export async function appReadout(
   );
   const fused = new Float64Array(count * k);
   for (let i = 0; i < count; i++) fuseRowInto(branches.zStatic, branches.zDyn, i * k, k, g[i]!, fused, i * k);
-  const logProbabilities = calibrateLogits(calibrator ?? { method: 'temperature', temperature: 1 }, fused, k);
+  const features =
+    branches.features === null ? null : { width: branches.features.length / count, values: branches.features };
+  const logProbabilities = calibrateLogits(calibrator ?? { method: 'temperature', temperature: 1 }, fused, k, features);
   return {
     gate: g.map(clamp01),
     uStar: Float64Array.from(branches.uRef, clamp01),

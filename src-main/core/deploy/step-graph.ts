@@ -1,13 +1,14 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema, type GraphProto, type ModelProto } from 'onnx-buf';
 import type { ModelContract } from '../../../src-shared/api/model-options';
-import { LOG_FLOOR, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
-import { SCORE_EPS } from '../../../src-shared/calibrators/binary-scores';
+import type { CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { KnobError } from '../../../src-shared/errors';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { CertaintyRule } from '../../../src-shared/fusion/gate-target';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
+import { FEATURES_OUTPUT } from '../inference/loaded-model';
+import { calibratorMap } from './calibrator-graph';
 import { GraphBuilder, valueInfo } from './graph-builder';
 
 /**
@@ -65,8 +66,6 @@ export const STEP_STATE = [
 ] as const;
 
 const PREFIX = 'knob::';
-/** Calibrators folded into the graph so far; the others are refused by name. */
-export const STEP_GRAPH_CALIBRATORS = ['temperature', 'vector', 'matrix', 'dirichlet', 'platt', 'beta'] as const;
 
 export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const first = parseModel(options.model, 'the model');
@@ -116,7 +115,8 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const zStatic = b.op('Cast', [branches.zStatic], { to: TO_DOUBLE });
   const zDyn = b.op('Cast', [branches.zDyn], { to: TO_DOUBLE });
   const fused = b.op('Add', [b.op('Mul', [keep, zStatic]), b.op('Mul', [gate, zDyn])]);
-  const calibrated = options.calibrator === null ? fused : calibratorMap(b, options.calibrator, fused, k);
+  const calibrated =
+    options.calibrator === null ? fused : calibratorMap(b, options.calibrator, fused, k, branches.features);
   b.op('Cast', [b.softmax(calibrated)], { to: TO_FLOAT }, STEP_OUTPUTS.probabilities);
   b.op('Cast', [fused], { to: TO_FLOAT }, STEP_OUTPUTS.logits);
   b.op('Cast', [u], { to: TO_FLOAT }, STEP_OUTPUTS.uStar);
@@ -259,13 +259,16 @@ function preprocess(b: GraphBuilder, spec: InputSpec): string {
   return c === 1 ? b.op('Reshape', [nchw, dims(0, h, w, 1)]) : b.op('Transpose', [nchw], { perm: [0, 2, 3, 1] });
 }
 
-/** z_static, z_dyn [N, K] and u_ref [N, 1] (float) under the contract. */
+/**
+ * z_static, z_dyn [N, K] and u_ref [N, 1] (float) under the contract, and the model's `features`
+ * [N, F] where it has them (Knob-native only, as the app's loader reads them).
+ */
 function contractOutputs(
   b: GraphBuilder,
   options: StepGraphOptions,
   models: GraphProto[],
   k: number,
-): { zStatic: string; zDyn: string; uRef: string } {
+): { zStatic: string; zDyn: string; uRef: string; features: string | null } {
   const outputsOf = (graph: GraphProto) => graph.output.map((o) => o.name);
   const first = outputsOf(models[0]!);
   if (options.contract === 'knob-native') {
@@ -276,6 +279,7 @@ function contractOutputs(
       zStatic: 'z_static',
       zDyn: 'z_dyn',
       uRef: b.op('Reshape', ['u_ref', b.constant('int64', [2], [-1n, 1n], 'shape')]),
+      features: first.includes(FEATURES_OUTPUT) ? FEATURES_OUTPUT : null,
     };
   }
   const logitsOf = (graph: GraphProto, what: string): string => {
@@ -322,7 +326,7 @@ function contractOutputs(
       ]);
       u = b.op('Sub', [p1!, p2!]);
     }
-    return { zStatic, zDyn, uRef: b.op('Cast', [u], { to: TO_FLOAT }) };
+    return { zStatic, zDyn, uRef: b.op('Cast', [u], { to: TO_FLOAT }), features: null };
   }
   // two classifiers: z_static = a, z_dyn = b, u* = 1 - TV(softmax a, softmax b)
   const a = logitsOf(models[0]!, 'the first model');
@@ -336,6 +340,7 @@ function contractOutputs(
     zStatic: b.op('Cast', [a], { to: TO_FLOAT }),
     zDyn: b.op('Cast', [second], { to: TO_FLOAT }),
     uRef: b.op('Cast', [u], { to: TO_FLOAT }),
+    features: null,
   };
 }
 
@@ -446,82 +451,4 @@ function zohTransition(b: GraphBuilder, zeta: number, wn: number, h: string) {
     p22 = pick(series.p22, regular.p22);
   }
   return { p11, p12, p21: mul(p12, c(-wnSq)), p22 };
-}
-
-/** The calibrator's map of the fused logits (output-calibrator.ts logitMap), before the softmax. */
-function calibratorMap(b: GraphBuilder, spec: CalibratorSpec, z: string, k: number): string {
-  const c = (value: number) => b.scalar('double', value);
-  // W z + b for row-major W [K, K]: z [N, K] times W transposed
-  const affine = (x: string, weights: readonly number[], bias: readonly number[]) => {
-    const transposed = Array.from({ length: k * k }, (_, at) => weights[(at % k) * k + Math.floor(at / k)]!);
-    return b.op('Add', [
-      b.op('MatMul', [x, b.constant('double', [k, k], transposed, 'weights')]),
-      b.constant('double', [k], bias, 'bias'),
-    ]);
-  };
-  switch (spec.method) {
-    case 'temperature':
-      return b.op('Div', [z, c(spec.temperature)]);
-    case 'vector':
-      return b.op('Add', [
-        b.op('Mul', [z, b.constant('double', [k], spec.weights, 'weights')]),
-        b.constant('double', [k], spec.bias, 'bias'),
-      ]);
-    case 'matrix':
-      return affine(z, spec.weights, spec.bias);
-    case 'dirichlet':
-      return affine(b.op('LogSoftmax', [z], { axis: -1 }), spec.weights, spec.bias);
-    case 'platt':
-    case 'beta':
-      return oneVsRestLogits(b, spec, z, k);
-    default:
-      throw new KnobError(
-        'INVALID_SETTINGS',
-        `the ${spec.method} calibrator cannot be folded into the step graph yet (it takes ${STEP_GRAPH_CALIBRATORS.join(', ')})`,
-      );
-  }
-}
-
-/**
- * Platt and beta calibration one-vs-rest (output-calibrator.ts): each class's softmax probability
- * p_c, clipped to [1e-12, 1 - 1e-12] (binary-scores.ts), mapped by its own sigmoid
- *   Platt: q_c = sigma(a_c ln(p / (1 - p)) + b_c);   beta: q_c = sigma(a_c ln p - b_c ln(1 - p) + c_c),
- * then renormalised, returned as logs (floored at LOG_FLOOR as the app floors them) for the softmax
- * that follows.
- */
-function oneVsRestLogits(
-  b: GraphBuilder,
-  spec: Extract<CalibratorSpec, { method: 'platt' | 'beta' }>,
-  z: string,
-  k: number,
-): string {
-  const perClass = (value: (c: number) => number, what: string) =>
-    b.constant(
-      'double',
-      [k],
-      Array.from({ length: k }, (_, c) => value(c)),
-      what,
-    );
-  const p = b.clip(b.softmax(z), 'double', SCORE_EPS, 1 - SCORE_EPS);
-  const logP = b.op('Log', [p]);
-  const logNotP = b.op('Log', [b.op('Sub', [b.scalar('double', 1), p])]);
-  let argument: string;
-  if (spec.method === 'platt') {
-    const logit = b.op('Sub', [logP, logNotP]);
-    argument = b.op('Add', [
-      b.op('Mul', [logit, perClass((c) => spec.perClass[c]!.a, 'platt_a')]),
-      perClass((c) => spec.perClass[c]!.b, 'platt_b'),
-    ]);
-  } else {
-    argument = b.op('Add', [
-      b.op('Sub', [
-        b.op('Mul', [logP, perClass((c) => spec.perClass[c]!.a, 'beta_a')]),
-        b.op('Mul', [logNotP, perClass((c) => spec.perClass[c]!.b, 'beta_b')]),
-      ]),
-      perClass((c) => spec.perClass[c]!.c, 'beta_c'),
-    ]);
-  }
-  const q = b.op('Sigmoid', [argument]);
-  const normalised = b.op('Div', [q, b.sumLastAxis(q)]);
-  return b.op('Max', [b.op('Log', [normalised]), b.scalar('double', LOG_FLOOR)]);
 }
