@@ -65,7 +65,7 @@ export const BundleManifestSchema = z.strictObject({
   }),
   calibrator: CalibratorSpecSchema.nullable(),
   deploy: z.strictObject({
-    /** The ONNX step graph, or null with the reason (a calibrator not folded into graphs yet). */
+    /** The ONNX step graph, or null with the reason (a model the graph cannot take). */
     stepGraph: memberPath.nullable(),
     stepGraphNote: z.string().max(1024).nullable(),
     /** The Triton model repository's folder in the bundle and its model's name. */

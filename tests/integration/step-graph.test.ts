@@ -13,13 +13,10 @@ import { ModelProtoSchema } from 'onnx-buf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema, type ModelContract } from '../../src-shared/api/model-options';
 import { fitCalibrator, type CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
-import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
-import { allocateBatchMetadata } from '../../src-shared/trace/trace-builder';
 import { loadModel, type LoadedModel } from '../../src-main/core/inference/loaded-model';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
-import { openSourcePath } from '../../src-main/core/sources/open-source';
 import { buildStepGraph } from '../../src-main/core/deploy/step-graph';
 import {
   appReadout,
@@ -28,38 +25,7 @@ import {
   stepGraphReadout,
   type CheckFrames,
 } from '../../src-main/core/deploy/step-graph-check';
-
-const FRAMES = 240;
-
-/** The embedded stream, fitted to the model's input, clean for 120 frames then shot noise 5. */
-async function embeddedStream(input: InputSpec, irregular: boolean): Promise<CheckFrames & { labels: Int32Array }> {
-  const source = await openSourcePath('default', { target: input, labelNames: null });
-  const target = { width: input.width, height: input.height, channels: input.channels };
-  const schedule = {
-    kind: 'step' as const,
-    corruption: 'shot_noise' as const,
-    levels: [
-      { atFrame: 0, severity: 0 },
-      { atFrame: FRAMES / 2, severity: 5 },
-    ],
-  };
-  const preparer = createFramePreparer(target, schedule, 7);
-  const frameBytes = input.width * input.height * input.channels;
-  const frames = new Uint8Array(FRAMES * frameBytes);
-  const labels = new Int32Array(FRAMES);
-  for await (const batch of source.batches(FRAMES)) {
-    preparer.prepare(batch.frames, source.info, FRAMES, 0, batch.first, frames, allocateBatchMetadata(FRAMES));
-    labels.set(batch.labels!);
-    break;
-  }
-  const nominalDtSeconds = 1 / source.info.frameRateHz;
-  // irregular: intervals between 0.4 and 2.5 nominal ones (a dropped-frame camera)
-  const timestampsSeconds = new Float64Array(FRAMES);
-  for (let i = 1; i < FRAMES; i++)
-    timestampsSeconds[i] =
-      timestampsSeconds[i - 1]! + (irregular ? nominalDtSeconds * (0.4 + ((i * 7919) % 23) / 10.5) : nominalDtSeconds);
-  return { frames, count: FRAMES, timestampsSeconds, nominalDtSeconds, labels };
-}
+import { embeddedStepStream } from '../support/embedded-step-stream';
 
 interface Contracted {
   bytes: Uint8Array;
@@ -103,8 +69,8 @@ describe('the step graph reproduces the app frame by frame', () => {
   beforeAll(async () => {
     knobNative = await openModel(KNOB_NATIVE, DEFAULT_MODEL_PATH);
     input = knobNative.description.input;
-    regular = await embeddedStream(input, false);
-    irregular = await embeddedStream(input, true);
+    regular = await embeddedStepStream(input, false);
+    irregular = await embeddedStepStream(input, true);
   });
   afterAll(() => knobNative.close());
 

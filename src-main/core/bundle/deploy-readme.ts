@@ -72,8 +72,10 @@ names = [o.name for o in session.get_outputs()]
 ${feeds}
 \`\`\`
 
-Node: \`examples/deploy/node\` in the Knob Studio repository loads a bundle, checks it and runs
-this graph over a folder of images or a video's frames.
+Reference consumers in the Knob Studio repository load a bundle, check every member's SHA-256
+and run this graph: \`examples/deploy/node\` (onnxruntime-node, over a folder of images or a
+video's frames) and \`examples/deploy/python/run_step_graph.py\` (onnxruntime, over frames in a
+.npy file). In a browser, onnxruntime-web runs the same file.
 
 ## Triton Inference Server: deploy/triton
 

@@ -66,6 +66,15 @@ export async function appReadout(
   };
 }
 
+/**
+ * What the readout needs of an onnxruntime JavaScript API: onnxruntime-node's (the default), or
+ * onnxruntime-web's, which the tests pass to show the graph runs there unchanged.
+ */
+export interface OnnxRuntimeApi {
+  InferenceSession: Pick<typeof ort.InferenceSession, 'create'>;
+  Tensor: typeof ort.Tensor;
+}
+
 /** The step graph over the frames, one frame per call, the state carried between calls. */
 export async function stepGraphReadout(
   graph: Uint8Array,
@@ -73,8 +82,9 @@ export async function stepGraphReadout(
   spec: InputSpec,
   settings: GateSettings,
   classCount: number,
+  runtime: OnnxRuntimeApi = ort,
 ): Promise<Readout> {
-  const session = await ort.InferenceSession.create(graph);
+  const session = await runtime.InferenceSession.create(graph);
   try {
     const { count } = input;
     const frameBytes = spec.width * spec.height * spec.channels;
@@ -85,10 +95,10 @@ export async function stepGraphReadout(
       probabilities: new Float64Array(count * classCount),
     };
     let state = { g: settings.g0, v: 0, uPrev: settings.g0 };
-    const scalar = (x: number) => new ort.Tensor('float64', Float64Array.of(x), [1, 1]);
+    const scalar = (x: number) => new runtime.Tensor('float64', Float64Array.of(x), [1, 1]);
     for (let i = 0; i < count; i++) {
       const feeds: Record<string, ort.Tensor> = {
-        [STEP_INPUTS.frames]: new ort.Tensor(
+        [STEP_INPUTS.frames]: new runtime.Tensor(
           'uint8',
           input.frames.subarray(i * frameBytes, (i + 1) * frameBytes),
           shape,

@@ -19,8 +19,8 @@ import { GraphBuilder, valueInfo } from './graph-builder';
  * T0 and u* rule, or two classifiers' agreement), the gate (variant, discretisation, zeta, wn;
  * coefficients computed in the graph from dt, so irregular intervals behave as in the app), the
  * convex fusion and the output calibrator. Standard operators only (the user's model's opset), so
- * any ONNX runtime takes it; tested here in onnxruntime-node (onnxruntime-web, Python onnxruntime
- * and Triton cannot be run on the build machine).
+ * any ONNX runtime takes it; tested here in onnxruntime-node and onnxruntime-web (Python
+ * onnxruntime and Triton cannot be run on the build machine).
  *
  * Each batch element is one stream's next frame (as Triton's sequence batcher forms batches): the
  * gate state of a stream is carried by the caller from one call to the next.
