@@ -1,10 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The shell's tests run the real src-main/electron and preload against a fake 'electron' module
+  // (tests/support/fake-electron): no Electron binary can be had on the build machines.
+  resolve: {
+    alias: { electron: fileURLToPath(new URL('./tests/support/fake-electron/index.ts', import.meta.url)) },
+  },
   test: {
     include: [
       'tests/unit/**/*.test.ts',
       'tests/integration/**/*.test.ts',
+      'tests/shell/**/*.test.ts',
       'tests/e2e/**/*.test.ts',
       'tests/electron/**/*.test.ts',
     ],

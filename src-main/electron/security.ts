@@ -1,24 +1,86 @@
-import type { Session, WebFrameMain } from 'electron';
+import type { Session, WebContents, WebFrameMain } from 'electron';
+import { APP_ORIGIN } from './app-protocol';
 
 /**
- * Electron security checklist, applied to the app's session:
- * - permissions: only the camera ('media' with video alone) is ever granted; everything else,
- *   microphone included, is refused;
- * - IPC: requests are answered only for the app's own top frame (file:// build or the dev server).
+ * Electron's security checklist, as the shell applies it. One rule underlies every check here:
+ * the only trusted page is the app's own, the top frame at the app's origin (knob://app, served
+ * by app-protocol.ts; in development the electron-vite dev server's origin instead, which only
+ * an unpackaged app accepts). Requests over IPC, the frame port, permissions and navigation are
+ * all decided against that origin:
+ * - IPC: answered only for the app's top frame (not a subframe, not another origin);
+ * - permissions: the camera ('media', video only) for the app's top frame, nothing else for anyone;
+ * - navigation: none by the page, no redirect away from the app, no new window, no webview.
  */
-export function restrictPermissions(session: Session): void {
-  session.setPermissionRequestHandler((_webContents, permission, callback, details) => {
-    const mediaTypes = 'mediaTypes' in details ? (details.mediaTypes ?? []) : [];
-    callback(permission === 'media' && mediaTypes.length > 0 && mediaTypes.every((type) => type === 'video'));
-  });
-  session.setPermissionCheckHandler((_webContents, permission, _origin, details) => {
-    return permission === 'media' && details.mediaType === 'video';
-  });
+export interface TrustedOrigin {
+  /** The origin of the app's page: APP_ORIGIN, or the dev server's in an unpackaged development run. */
+  origin: string;
 }
 
-export function isTrustedFrame(frame: WebFrameMain | null, devServerUrl: string | undefined): boolean {
-  if (frame === null || frame.parent !== null) return false;
-  const url = new URL(frame.url);
-  if (url.protocol === 'file:') return true;
-  return devServerUrl !== undefined && url.origin === new URL(devServerUrl).origin;
+/**
+ * The app's origin for this run. ELECTRON_RENDERER_URL (electron-vite dev) is honoured only when
+ * the app is not packaged: in a packaged app an environment variable must not be able to point the
+ * window, and the whole API, at another page.
+ */
+export function trustedOrigin(isPackaged: boolean, devServerUrl: string | undefined): TrustedOrigin & { url: string } {
+  if (!isPackaged && devServerUrl !== undefined && URL.canParse(devServerUrl)) {
+    const url = new URL(devServerUrl);
+    const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && local) return { origin: url.origin, url: url.href };
+  }
+  return { origin: APP_ORIGIN, url: `${APP_ORIGIN}/index.html` };
+}
+
+/**
+ * Whether `url` is at the app's origin (unparsable URLs are not). Compared as scheme://host, not by
+ * URL.origin: Node's URL gives a custom scheme such as knob: the opaque origin 'null'.
+ */
+export function isAppUrl(url: string, trust: TrustedOrigin): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.host !== '' && `${parsed.protocol}//${parsed.host}` === trust.origin;
+  } catch {
+    return false;
+  }
+}
+
+/** The app's own top frame: no parent, at the app's origin. */
+export function isTrustedFrame(frame: WebFrameMain | null | undefined, trust: TrustedOrigin): boolean {
+  if (frame === null || frame === undefined || frame.parent !== null) return false;
+  return isAppUrl(frame.url, trust);
+}
+
+/** Permission requests and checks: the camera for the app's top frame, everything else refused. */
+export function restrictPermissions(session: Session, trust: TrustedOrigin): void {
+  session.setPermissionRequestHandler((_contents, permission, callback, details) => {
+    const mediaTypes = 'mediaTypes' in details ? (details.mediaTypes ?? []) : [];
+    const video = mediaTypes.length > 0 && mediaTypes.every((type) => type === 'video');
+    callback(permission === 'media' && video && details.isMainFrame && isAppUrl(details.requestingUrl, trust));
+  });
+  session.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) => {
+    const mainFrame = details.isMainFrame ?? false;
+    return (
+      permission === 'media' &&
+      details.mediaType === 'video' &&
+      mainFrame &&
+      isAppUrl(requestingOrigin, trust) &&
+      isAppUrl(details.requestingUrl ?? requestingOrigin, trust)
+    );
+  });
+  // No USB, HID, serial or Bluetooth device is ever offered to a page.
+  session.setDevicePermissionHandler(() => false);
+}
+
+/**
+ * No navigation by the page (top frame or subframe: the app never navigates, and these events fire
+ * only for navigations the page starts, not for the shell's own loadURL), no redirect away from
+ * the app, no new window, no webview.
+ */
+export function guardNavigation(contents: WebContents, trust: TrustedOrigin): void {
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-navigate', (event) => event.preventDefault());
+  contents.on('will-frame-navigate', (event) => event.preventDefault());
+  contents.on('will-redirect', (event) => {
+    if (!isAppUrl(event.url, trust)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
 }

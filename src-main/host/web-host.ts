@@ -7,7 +7,8 @@ import type { KnobBackend } from '../core/backend/knob-backend';
 import { toErrorPayload } from '../../src-shared/errors';
 import { reportError } from '../core/logging/internal-error';
 import { ApiConnection } from '../core/api/api-connection';
-import { readStaticFile, resolveStaticFile } from './static-files';
+import { contentSecurityPolicy, withMetaPolicy } from '../core/static/content-security-policy';
+import { readStaticFile, resolveStaticFile } from '../core/static/static-files';
 
 /** Largest WebSocket message accepted at all (binary camera frames later); above it ws closes the socket. */
 export const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -27,22 +28,6 @@ export interface WebHost {
   port: number;
   token: string;
   close(): Promise<void>;
-}
-
-function contentSecurityPolicy(port: number): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    `connect-src 'self' ws://${HOST}:${port}`,
-    "worker-src 'self' blob:",
-    "media-src 'self' blob: mediastream:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    "form-action 'none'",
-  ].join('; ');
 }
 
 function tokensMatch(expected: string, offered: string | null): boolean {
@@ -102,10 +87,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
-    const body = await readStaticFile(file.path);
+    const policy = contentSecurityPolicy({ connectSources: [`ws://${HOST}:${port}`] });
+    const raw = await readStaticFile(file.path);
+    const body = file.path.endsWith('.html') ? withMetaPolicy(raw.toString('utf8'), policy) : raw;
     response.writeHead(200, {
       'Content-Type': file.contentType,
-      'Content-Security-Policy': contentSecurityPolicy(port),
+      'Content-Security-Policy': policy,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-store',

@@ -5,9 +5,11 @@ import {
   IPC_FRAME_PORT_CHANNEL,
   IPC_OPEN_FILE_CHANNEL,
   IPC_REQUEST_CHANNEL,
+  type FileDialogResult,
   type KnobBridge,
 } from '../../src-shared/api/bridge';
 import type { EventEnvelope } from '../../src-shared/api/envelope';
+import { KnobError } from '../../src-shared/errors';
 
 /**
  * The only surface the sandboxed renderer gets (KnobBridge): requests, their cancellation, events,
@@ -15,19 +17,25 @@ import type { EventEnvelope } from '../../src-shared/api/envelope';
  * objects cross the bridge (Electron security checklist, items 2-4 and 20).
  */
 // Frames travel on their own MessagePort so a camera stream never queues behind requests; the
-// buffer is transferred, not copied.
+// buffer is transferred, not copied. The main process keeps one port per page: this load's
+// replaces (and closes) the port of the page before a reload.
 const frames = new MessageChannel();
 ipcRenderer.postMessage(IPC_FRAME_PORT_CHANNEL, null, [frames.port1]);
 
 const bridge: KnobBridge = {
-  openFileDialog: (purpose) => ipcRenderer.invoke(IPC_OPEN_FILE_CHANNEL, purpose),
+  openFileDialog: async (purpose) => {
+    const result = (await ipcRenderer.invoke(IPC_OPEN_FILE_CHANNEL, purpose)) as FileDialogResult;
+    if ('error' in result) throw KnobError.fromPayload(result.error);
+    return result.path;
+  },
   pathForFile: (file) => webUtils.getPathForFile(file as File),
   sendFrame: (packet) => {
     const copy = packet.slice();
     frames.port2.postMessage(copy, [copy.buffer]);
   },
   request: (message) => ipcRenderer.invoke(IPC_REQUEST_CHANNEL, message),
-  cancel: (message) => ipcRenderer.send(IPC_CANCEL_CHANNEL, message),
+  // a cancel is answered only when it is malformed; nothing waits for that answer here
+  cancel: (message) => void ipcRenderer.invoke(IPC_CANCEL_CHANNEL, message),
   onEvent: (listener) => {
     const wrapped = (_event: IpcRendererEvent, message: EventEnvelope): void => listener(message);
     ipcRenderer.on(IPC_EVENT_CHANNEL, wrapped);

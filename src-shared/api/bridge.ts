@@ -1,3 +1,4 @@
+import type { KnobErrorPayload } from '../errors';
 import type { CancelEnvelope, EventEnvelope, RequestEnvelope, ResponseEnvelope } from './envelope';
 
 /**
@@ -37,7 +38,25 @@ export interface DroppedFile {
   readonly size: number;
 }
 
-export type FileDialogPurpose = 'model' | 'dataset' | 'video' | 'trace' | 'settings';
+export const FILE_DIALOG_PURPOSES = ['model', 'dataset', 'video', 'trace', 'settings'] as const;
+export type FileDialogPurpose = (typeof FILE_DIALOG_PURPOSES)[number];
+
+/** A purpose the dialog knows (own keys only: 'toString' or '__proto__' are not purposes). */
+export function isFileDialogPurpose(value: unknown): value is FileDialogPurpose {
+  return typeof value === 'string' && (FILE_DIALOG_PURPOSES as readonly string[]).includes(value);
+}
+
+/** The file types the native open dialog offers for each purpose. */
+export const FILE_DIALOG_FILTERS: Record<FileDialogPurpose, ReadonlyArray<{ name: string; extensions: string[] }>> = {
+  model: [{ name: 'ONNX models', extensions: ['onnx'] }],
+  dataset: [{ name: 'Datasets', extensions: ['gz', 'idx', 'npz', 'npy', 'csv'] }],
+  video: [{ name: 'Videos', extensions: ['mp4', 'm4v', 'mkv', 'webm', 'avi', 'mov', 'y4m', 'mpg', 'mpeg', 'ogv'] }],
+  trace: [{ name: 'Knob traces (Arrow)', extensions: ['arrow', 'feather'] }],
+  settings: [{ name: 'Knob bundles and settings', extensions: ['zip', 'json'] }],
+};
+
+/** What the open-file channel answers: the chosen path (null when cancelled), or a typed error. */
+export type FileDialogResult = { path: string | null } | { error: KnobErrorPayload };
 
 export const IPC_REQUEST_CHANNEL = 'knob:request';
 export const IPC_EVENT_CHANNEL = 'knob:event';

@@ -15,7 +15,11 @@ let host: WebHost;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'knob-host-'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>');
+  // the built page's strict meta policy (connect-src 'self'), which the host rewrites
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'self'; connect-src 'self'" /><title>t</title>`,
+  );
   host = await startWebHost({ backend: new KnobBackend(), rendererDir: dir });
 });
 afterAll(async () => host.close());
@@ -67,7 +71,11 @@ describe('web host', () => {
     expect(host.token.length).toBeGreaterThanOrEqual(43);
     const page = await fetch(`http://127.0.0.1:${host.port}/`);
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const policy = page.headers.get('content-security-policy')!;
+    expect(policy).toContain("script-src 'self'");
+    // the page's own socket by its exact port, not any local port; the page's meta says the same
+    expect(policy).toContain(`connect-src 'self' ws://127.0.0.1:${host.port};`);
+    expect(await page.text()).toContain(`content="${policy.replace("; frame-ancestors 'none'", '')}"`);
     expect((await fetch(`http://127.0.0.1:${host.port}/..%2Fpackage.json`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${host.port}/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
   });

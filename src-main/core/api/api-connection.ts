@@ -1,3 +1,4 @@
+import { serialize } from 'node:v8';
 import { isApiMethod } from '../../../src-shared/api/contract';
 import {
   CancelEnvelopeSchema,
@@ -87,8 +88,23 @@ export class ApiConnection {
   }
 }
 
+/**
+ * The message as a value, within MAX_REQUEST_BYTES either way it comes: JSON text (a socket) is
+ * measured as UTF-8; a structured-clone object (IPC, already deserialised by Electron) by its size
+ * in V8's serialisation, the format that carried it.
+ */
 function parseMessage(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw;
+  if (typeof raw !== 'string') {
+    let bytes: number;
+    try {
+      bytes = serialize(raw).byteLength;
+    } catch {
+      throw new KnobError('BAD_REQUEST', 'request is not a plain value');
+    }
+    if (bytes > MAX_REQUEST_BYTES)
+      throw new KnobError('REQUEST_TOO_LARGE', `request of ${bytes} bytes exceeds ${MAX_REQUEST_BYTES}`);
+    return raw;
+  }
   if (raw.length > MAX_REQUEST_BYTES || Buffer.byteLength(raw, 'utf8') > MAX_REQUEST_BYTES) {
     throw new KnobError(
       'REQUEST_TOO_LARGE',

@@ -15,6 +15,7 @@ import { APP_NAME, APP_VERSION } from '../app-version';
 import { reportError } from '../logging/internal-error';
 import { silentLog, type BackendLog } from '../logging/logger';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
+import type { InferenceLauncher } from '../inference/inference-launcher';
 import { Session } from '../session/session';
 
 export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
@@ -26,6 +27,8 @@ export interface BackendOptions {
   checkContract?: boolean;
   /** Where recordings are kept as recent runs (the app's data folder); none are kept without it. */
   recentRuns?: RecentRunsStore | null;
+  /** How the inference process is started (default child_process.fork; the Electron shell's utilityProcess). */
+  inferenceLauncher?: InferenceLauncher;
 }
 
 /**
@@ -49,6 +52,7 @@ export class KnobBackend {
       emit: (event, data) => this.emit(event, data),
       logger: this.log.logger,
       recentRuns: options.recentRuns ?? null,
+      ...(options.inferenceLauncher === undefined ? {} : { inferenceLauncher: options.inferenceLauncher }),
     });
     this.handlers = createApiHandlers(this.session, {
       name: APP_NAME,

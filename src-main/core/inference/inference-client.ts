@@ -1,12 +1,10 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import { Correlator } from '../../../src-shared/api/correlator';
 import { KnobError } from '../../../src-shared/errors';
 import { checkUserFile } from '../files/user-files';
 import type { BranchOutputs } from './loaded-model';
-import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
+import { forkLauncher, type InferenceChild, type InferenceLauncher } from './inference-launcher';
+import type { ToInferenceProcess } from './inference-protocol';
 
 /**
  * The engine's handle on the inference process. A model error comes back as a typed error and the
@@ -24,6 +22,8 @@ export interface InferenceClientOptions {
   /** Consecutive crashes tolerated before the client gives up (default 5). */
   maxConsecutiveRestarts?: number;
   onRestart?: (notice: RestartNotice) => void;
+  /** How the process is started (default child_process.fork; Electron passes utilityProcess). */
+  launcher?: InferenceLauncher;
 }
 
 export interface TimedBranchOutputs extends BranchOutputs {
@@ -34,15 +34,8 @@ export interface TimedBranchOutputs extends BranchOutputs {
 const BASE_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 3200;
 
-/** The process entry: the TypeScript source through tsx when running from source, else the build's sibling. */
-function processEntry(): { path: string; execArgv: string[] } {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return { path: join(dirname(here), 'inference-process.ts'), execArgv: ['--import', 'tsx'] };
-  return { path: join(dirname(here), 'inference-process.js'), execArgv: [] };
-}
-
 export class InferenceClient {
-  private child: ChildProcess | null = null;
+  private child: InferenceChild | null = null;
   private ready: Promise<ModelDescription>;
   private readonly calls = new Correlator<BranchOutputs>();
   private consecutiveCrashes = 0;
@@ -86,48 +79,31 @@ export class InferenceClient {
   }
 
   private spawn(): Promise<ModelDescription> {
-    const entry = processEntry();
-    const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    this.child = child;
-    let stderrTail = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderrTail = (stderrTail + chunk.toString()).slice(-2000);
-    });
     return new Promise<ModelDescription>((resolve, reject) => {
       let loaded = false;
-      child.on('message', (message: FromInferenceProcess) => {
-        if (message.type === 'loaded') {
-          loaded = true;
-          stderrTail = ''; // start-up chatter (e.g. a GPU provider probing) is not a crash reason
-          this.described = message.description;
-          resolve(message.description);
-        } else if (message.type === 'load-failed') {
-          reject(KnobError.fromPayload(message.error));
-        } else if (message.type === 'result') {
-          this.consecutiveCrashes = 0;
-          const { type: _type, id, ...outputs } = message;
-          this.calls.resolve(id, outputs);
-        } else {
-          this.calls.reject(message.id, KnobError.fromPayload(message.error));
-        }
+      const child: InferenceChild = (this.options.launcher ?? forkLauncher)({
+        message: (message) => {
+          if (message.type === 'loaded') {
+            loaded = true;
+            this.described = message.description;
+            resolve(message.description);
+          } else if (message.type === 'load-failed') {
+            reject(KnobError.fromPayload(message.error));
+          } else if (message.type === 'result') {
+            this.consecutiveCrashes = 0;
+            const { type: _type, id, ...outputs } = message;
+            this.calls.resolve(id, outputs);
+          } else {
+            this.calls.reject(message.id, KnobError.fromPayload(message.error));
+          }
+        },
+        exit: (reason) => {
+          if (this.child === child) this.child = null;
+          if (!loaded) reject(new KnobError('INFERENCE_CRASHED', reason));
+          else this.onCrash(reason);
+        },
       });
-      child.on('error', (error) => {
-        if (!loaded) reject(new KnobError('INFERENCE_CRASHED', `inference process could not start: ${error.message}`));
-      });
-      child.on('exit', (code, signal) => {
-        if (this.child === child) this.child = null;
-        const lastLine = stderrTail.trim().split('\n').pop() ?? '';
-        const reason = `inference process exited (${signal ?? `code ${code}`})${lastLine ? `: ${lastLine}` : ''}`;
-        if (!loaded) {
-          reject(new KnobError('INFERENCE_CRASHED', reason));
-          return;
-        }
-        this.onCrash(reason);
-      });
+      this.child = child;
       child.send({ type: 'load', options: this.modelOptions } satisfies ToInferenceProcess);
     });
   }
@@ -195,11 +171,7 @@ export class InferenceClient {
     this.closed = true;
     const child = this.child;
     this.child = null;
-    if (child !== null && child.exitCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill();
-      await exited;
-    }
+    await child?.kill();
     this.calls.failAll(new KnobError('CANCELLED', 'inference client closed'));
   }
 }

@@ -3,10 +3,10 @@ import type { ModelDescription, ModelOptions } from '../../../src-shared/api/mod
 import { toErrorPayload } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
 import { cpuSessionLayout } from './session-layout';
+import { parentChannel } from './parent-channel';
 import type {
   FromInferenceProcess,
   FromInferenceWorker,
-  ToInferenceProcess,
   ToInferenceWorker,
 } from './inference-protocol';
 
@@ -40,8 +40,10 @@ let loaded = false;
 const waiting: Array<Extract<ToInferenceWorker, { type: 'run' }>> = [];
 let loadGeneration = 0;
 
+const parent = parentChannel();
+
 function send(message: FromInferenceProcess): void {
-  process.send?.(message);
+  parent.send(message);
 }
 
 function dispatch(): void {
@@ -124,7 +126,7 @@ function addCpuSessions(description: ModelDescription, options: ModelOptions, ge
   }
 }
 
-process.on('message', (message: ToInferenceProcess) => {
+parent.onMessage((message) => {
   switch (message.type) {
     case 'load':
       load(message.options);

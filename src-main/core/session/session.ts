@@ -34,6 +34,7 @@ import { buildBundle } from '../bundle/bundle-export';
 import { sha256Hex } from '../files/sha256';
 import { bundleModelOptions, readVerifiedBundle } from '../bundle/bundle-verify';
 import { InferenceClient } from '../inference/inference-client';
+import type { InferenceLauncher } from '../inference/inference-launcher';
 import { reportError } from '../logging/internal-error';
 import type { Logger } from '../logging/logger';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
@@ -91,6 +92,8 @@ export interface SessionOptions {
   logger: Logger;
   /** Where recordings are kept as recent runs; null keeps none (a recording is then only in memory). */
   recentRuns?: RecentRunsStore | null;
+  /** How the inference process is started (default child_process.fork; Electron's utilityProcess). */
+  inferenceLauncher?: InferenceLauncher;
 }
 
 export type SourceOpenParams = {
@@ -121,12 +124,14 @@ export class Session {
   private readonly emit: EmitEvent;
   private readonly logger: Logger;
   private readonly recentRuns: RecentRunsStore | null;
+  private readonly inferenceLauncher: InferenceLauncher | undefined;
   private keepTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: SessionOptions) {
     this.emit = options.emit;
     this.logger = options.logger;
     this.recentRuns = options.recentRuns ?? null;
+    this.inferenceLauncher = options.inferenceLauncher;
   }
 
   /** The whole session as the API describes it. */
@@ -358,6 +363,7 @@ export class Session {
       const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
       // Loaded before anything is torn down: a model that fails to load changes nothing.
       const client = await InferenceClient.start(resolved, {
+        ...(this.inferenceLauncher === undefined ? {} : { launcher: this.inferenceLauncher }),
         onRestart: (notice) => {
           this.logger.warn({ attempt: notice.attempt, delayMs: notice.delayMs }, notice.reason);
           this.reportBackground({

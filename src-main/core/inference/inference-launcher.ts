@@ -1,0 +1,93 @@
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
+
+/**
+ * How the engine starts the inference process: one interface, two implementations that speak the
+ * same protocol (inference-protocol.ts) with structured-clone messages. In Node (the CLI, browser
+ * mode, the tests) `forkLauncher` uses child_process.fork. In Electron a fork would run the Electron
+ * binary itself, which a packaged app with the RunAsNode fuse off refuses; the shell passes its
+ * utilityProcess launcher instead (src-main/electron/utility-inference.ts). The child's side of
+ * both is parent-channel.ts.
+ */
+export interface InferenceChild {
+  /** The process id once it runs (undefined before, and after it exits). */
+  readonly pid: number | undefined;
+  /** Whether messages can still be sent. */
+  readonly connected: boolean;
+  send(message: ToInferenceProcess): void;
+  /** Ends the process; resolves when it has exited. */
+  kill(): Promise<void>;
+}
+
+export interface InferenceChildEvents {
+  message(message: FromInferenceProcess): void;
+  /** The process ended (or never started): why, with the last line it wrote to stderr. */
+  exit(reason: string): void;
+}
+
+export type InferenceLauncher = (events: InferenceChildEvents) => InferenceChild;
+
+/** The inference process's entry: the TypeScript source through tsx when running from source, else the build's sibling. */
+export function inferenceProcessEntry(): { path: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return { path: join(dirname(here), 'inference-process.ts'), execArgv: ['--import', 'tsx'] };
+  return { path: join(dirname(here), 'inference-process.js'), execArgv: [] };
+}
+
+/** Keeps the last 2,000 characters a process wrote to stderr: the reason given when it dies. */
+export class StderrTail {
+  private text = '';
+  add(chunk: Buffer | string): void {
+    this.text = (this.text + chunk.toString()).slice(-2000);
+  }
+  /** Forgets start-up chatter (e.g. a GPU provider probing): it is not a crash reason. */
+  clear(): void {
+    this.text = '';
+  }
+  /** `what`, with the last line written to stderr after a colon when there is one. */
+  reason(what: string): string {
+    const lastLine = this.text.trim().split('\n').pop() ?? '';
+    return lastLine ? `${what}: ${lastLine}` : what;
+  }
+}
+
+/** child_process.fork with the 'advanced' serialisation (typed arrays travel as binary). */
+export const forkLauncher: InferenceLauncher = (events) => {
+  const entry = inferenceProcessEntry();
+  const child = fork(entry.path, [], {
+    execArgv: entry.execArgv,
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  const stderr = new StderrTail();
+  child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
+  let ended = false;
+  const end = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    events.exit(stderr.reason(reason));
+  };
+  child.on('message', (message: FromInferenceProcess) => {
+    if (message.type === 'loaded') stderr.clear();
+    events.message(message);
+  });
+  child.on('error', (error) => end(`inference process could not start: ${error.message}`));
+  child.on('exit', (code, signal) => end(`inference process exited (${signal ?? `code ${code}`})`));
+  return {
+    get pid() {
+      return child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
+    get connected() {
+      return child.connected;
+    },
+    send: (message) => void child.send(message),
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill();
+      await exited;
+    },
+  };
+};
