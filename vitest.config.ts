@@ -12,6 +12,7 @@ export default defineConfig({
       'tests/unit/**/*.test.ts',
       'tests/integration/**/*.test.ts',
       'tests/shell/**/*.test.ts',
+      'tests/packaging/**/*.test.ts',
       'tests/e2e/**/*.test.ts',
       'tests/electron/**/*.test.ts',
     ],

@@ -1,5 +1,6 @@
-// `npm start` runs this first. Install scripts are off (.npmrc), so the Electron binary is not
-// fetched by `npm ci`; on a machine with internet access this fetches it once, on first start.
+// `npm start` and `npm run dist` run this (after check-node-version.mjs). Install scripts are off
+// (.npmrc), so `npm ci` does not fetch the Electron binary; on a machine with internet access this
+// fetches it once.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

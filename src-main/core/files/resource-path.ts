@@ -4,21 +4,27 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The app's resources/ folder, wherever the code runs from: the sources (src-main/core/...), the
- * electron-vite build (out/main/...) or a packaged app (both inside app.asar). It is the nearest
- * ancestor holding resources/models/knob-fmnist.onnx (the shipped model), found once.
+ * electron-vite build (out/main/...) or a packaged app, whose code is in
+ * <resources>/app.asar/out/main and whose model and data are extra resources in
+ * <resources>/resources (electron-builder.yml). It is the nearest folder named resources/ holding
+ * models/knob-fmnist.onnx (the shipped model) in or above the code's folder, found once.
  */
 let root: string | null = null;
 
-function resourcesRoot(): string {
-  if (root !== null) return root;
-  let dir = dirname(fileURLToPath(import.meta.url));
+/** The resources folder for code in `startDirectory` (resourcesRoot's search, for any start). */
+export function resourcesRootFrom(startDirectory: string): string {
+  let dir = startDirectory;
   for (let depth = 0; depth < 8; depth++) {
-    if (existsSync(join(dir, 'resources', 'models', 'knob-fmnist.onnx'))) return (root = join(dir, 'resources'));
+    if (existsSync(join(dir, 'resources', 'models', 'knob-fmnist.onnx'))) return join(dir, 'resources');
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  throw new Error(`Knob Studio's resources folder was not found above ${fileURLToPath(import.meta.url)}`);
+  throw new Error(`Knob Studio's resources folder was not found above ${startDirectory}`);
+}
+
+function resourcesRoot(): string {
+  return (root ??= resourcesRootFrom(dirname(fileURLToPath(import.meta.url))));
 }
 
 export function resourcePath(...segments: string[]): string {
