@@ -5,15 +5,18 @@ import {
   IPC_FRAME_PORT_CHANNEL,
   IPC_OPEN_FILE_CHANNEL,
   IPC_REQUEST_CHANNEL,
+  IPC_SHELL_CHANNEL,
+  IPC_SHELL_READY_CHANNEL,
   type FileDialogResult,
   type KnobBridge,
+  type ShellCommand,
 } from '../../src-shared/api/bridge';
 import type { EventEnvelope } from '../../src-shared/api/envelope';
 import { KnobError } from '../../src-shared/errors';
 
 /**
  * The only surface the sandboxed renderer gets (KnobBridge): requests, their cancellation, events,
- * the frame path, the open dialog and dropped files' paths. No ipcRenderer, no Node, no Electron
+ * the frame path, the open dialog, dropped files' paths and the shell's commands. No ipcRenderer, no Node, no Electron
  * objects cross the bridge (Electron security checklist, items 2-4 and 20).
  */
 // Frames travel on their own MessagePort so a camera stream never queues behind requests; the
@@ -41,6 +44,14 @@ const bridge: KnobBridge = {
     ipcRenderer.on(IPC_EVENT_CHANNEL, wrapped);
     return () => {
       ipcRenderer.removeListener(IPC_EVENT_CHANNEL, wrapped);
+    };
+  },
+  onShellCommand: (listener) => {
+    const wrapped = (_event: IpcRendererEvent, command: ShellCommand): void => listener(command);
+    ipcRenderer.on(IPC_SHELL_CHANNEL, wrapped);
+    ipcRenderer.send(IPC_SHELL_READY_CHANNEL);
+    return () => {
+      ipcRenderer.removeListener(IPC_SHELL_CHANNEL, wrapped);
     };
   },
 };

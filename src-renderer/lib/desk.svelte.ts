@@ -9,6 +9,8 @@ import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
 import { listCameras, startCamera, type CameraCapture, type CameraDevice } from './camera-capture';
 import { StreamHistory } from './stream-history';
+import type { ShellCommand } from '../../src-shared/api/bridge';
+import { fileKindOf } from '../../src-shared/api/file-kinds';
 
 /**
  * The desk's state, shared by its panels: the session as the backend last described it (state,
@@ -103,6 +105,8 @@ export class Desk {
     runs: null,
     calibrators: null,
   });
+  /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
+  notice = $state<string | null>(null);
   busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators', boolean>>({
     model: false,
     source: false,
@@ -604,6 +608,53 @@ export class Desk {
     const result = await this.attempt('feedback', () => this.api.call('stream.label', { frame: u.frame, label }));
     if (result)
       this.feedback = `frame ${result.frame} labelled ${this.model?.labelNames[label] ?? label} (${result.labelledFrames} labelled frames)`;
+  }
+
+  /**
+   * Opens a file or folder by its kind (file-kinds.ts), as the desk's own controls would: a
+   * model, a bundle or settings file (imported), a trace, a video, a dataset or a folder of images.
+   * How the desktop shell opens what the operator drops on the window, passes to the app or picks
+   * in its menus.
+   */
+  async openPath(path: string): Promise<void> {
+    switch (fileKindOf(path)) {
+      case 'model':
+        return this.loadModel({ path });
+      case 'bundle':
+        return this.importFrom(path);
+      case 'trace':
+        return this.openTrace(path);
+      case 'video':
+        return this.openSource({ kind: 'video', path });
+      case 'dataset':
+        return this.openSource({ kind: 'dataset', path });
+      case 'folder':
+        return this.openSource({ kind: 'folder', path });
+    }
+  }
+
+  /** A recorded trace as the current recording (asking before one would be discarded). */
+  async openTrace(path: string): Promise<void> {
+    this.busy.source = true;
+    const trace = await this.attempt('source', () =>
+      this.discarding((discard) => this.api.call('trace.load', { path, discard })),
+    );
+    this.busy.source = false;
+    if (trace) this.resetView();
+  }
+
+  /** Does what the desktop shell asks (its menus, files opened with the app, a recovered crash). */
+  async runShellCommand(command: ShellCommand): Promise<void> {
+    switch (command.command) {
+      case 'open':
+        return this.openPath(command.path);
+      case 'export-bundle':
+        return this.exportTo(command.path);
+      case 'open-run':
+        return this.openRun(command.id);
+      case 'notice':
+        this.notice = command.message;
+    }
   }
 
   async exportTo(path: string): Promise<void> {

@@ -9,6 +9,8 @@
  * navigation guards, permissions and the app protocol are as Electron's security checklist asks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { MessagePort as NodeMessagePort } from 'node:worker_threads';
 import {
   IPC_CANCEL_CHANNEL,
@@ -17,12 +19,20 @@ import {
   IPC_REQUEST_CHANNEL,
   KNOB_BRIDGE_FUNCTIONS,
   type KnobBridge,
+  type ShellCommand,
 } from '../../src-shared/api/bridge';
 import { API_METHODS } from '../../src-shared/api/contract';
 import type { EventEnvelope, ResponseEnvelope } from '../../src-shared/api/envelope';
 import { encodeFramePacket } from '../../src-shared/api/frame-packet';
 import { MAX_REQUEST_BYTES } from '../../src-shared/api/envelope';
-import { fakeElectron, ipcRenderer, session, utilityProcess, type FakeBrowserWindow } from '../support/fake-electron';
+import {
+  app,
+  fakeElectron,
+  ipcRenderer,
+  session,
+  utilityProcess,
+  type FakeBrowserWindow,
+} from '../support/fake-electron';
 import { fashionMnistSample } from '../support/fashion-mnist';
 
 let window: FakeBrowserWindow;
@@ -44,7 +54,17 @@ async function nextEvent(match: (event: EventEnvelope) => boolean, what: string)
   return fakeElectron.until(() => events.find(match), what);
 }
 
+const MODEL_FILE = resolve('resources/models/knob-fmnist.onnx');
+const shellCommands: ShellCommand[] = [];
+const argv = process.argv;
+
 beforeAll(async () => {
+  // launched as `knob-studio <model file>`, with a window place saved by an earlier run
+  process.argv = [process.execPath, '.', MODEL_FILE, '--some-chromium-switch'];
+  writeFileSync(
+    join(app.getPath('userData'), 'window-state.json'),
+    JSON.stringify({ bounds: { x: 100, y: 80, width: 1300, height: 800 }, maximized: false }),
+  );
   await import('../../src-main/electron/main');
   fakeElectron.launch();
   window = await fakeElectron.until(() => fakeElectron.state.windows[0], 'the main window');
@@ -54,9 +74,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  process.argv = argv;
   await call('stream.stop').catch(() => undefined);
-  window.close();
-  (await import('../support/fake-electron')).app.emit('will-quit');
+  if (!window.isDestroyed()) window.close();
+  app.emit('will-quit');
 });
 
 describe('start-up', () => {
@@ -327,5 +348,153 @@ describe('the app protocol', () => {
       expect((await fakeElectron.fetch(url)).status, url).toBe(404);
     expect((await fakeElectron.fetch('knob://other/index.html')).status).toBe(404);
     expect((await fakeElectron.fetch('knob://app/index.html', { method: 'POST', body: 'x' })).status).toBe(405);
+  });
+});
+
+describe('what a desktop user expects of the shell', () => {
+  const menuItem = (path: string[]) => {
+    let items = (fakeElectron.state.applicationMenu as { items: Array<Record<string, unknown>> }).items;
+    let found: Record<string, unknown> | undefined;
+    for (const label of path) {
+      found = items.find((item) => item.label === label || item.role === label);
+      if (found === undefined) throw new Error(`no menu item ${path.join(' > ')}`);
+      items = (found.submenu ?? []) as Array<Record<string, unknown>>;
+    }
+    return found!;
+  };
+  const click = (path: string[]) => (menuItem(path).click as () => void)();
+  const nextCommand = (what: string, after = shellCommands.length) =>
+    fakeElectron.until(() => shellCommands[after], what);
+
+  it('the window comes back where it was left', () => {
+    expect(window.options).toMatchObject({ x: 100, y: 80, width: 1300, height: 800, minWidth: 1024, minHeight: 700 });
+  });
+
+  it('a file on the command line is opened once the page listens (not before)', async () => {
+    await new Promise((r) => setTimeout(r, 50));
+    bridge.onShellCommand((command) => shellCommands.push(command));
+    expect(await nextCommand('the command-line file', 0)).toEqual({ command: 'open', path: MODEL_FILE });
+    expect(shellCommands).toHaveLength(1); // not the switch, not the app's own folder
+  });
+
+  it('a second launch focuses the window and hands over its files', async () => {
+    const focused = window.focused;
+    const before = shellCommands.length;
+    app.emit(
+      'second-instance',
+      {},
+      ['/usr/bin/knob-studio', 'resources/data/t10k-images-idx3-ubyte.gz', 'missing.onnx', '--flag'],
+      process.cwd(),
+    );
+    expect(await nextCommand('the second launch file', before)).toEqual({
+      command: 'open',
+      path: resolve('resources/data/t10k-images-idx3-ubyte.gz'),
+    });
+    expect(window.focused).toBeGreaterThan(focused);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shellCommands).toHaveLength(before + 1);
+  });
+
+  it('the File menu opens models, sources, traces and bundles through native dialogs, and exports', async () => {
+    const labels = (menuItem(['&File']).submenu as Array<{ label?: string }>).map((item) => item.label).filter(Boolean);
+    expect(labels).toEqual([
+      'Open Model…',
+      'Open Source…',
+      'Open Trace…',
+      'Import Bundle or Settings…',
+      'Export Bundle…',
+      'Recent Runs',
+    ]);
+    const before = shellCommands.length;
+    fakeElectron.state.dialogAnswers.push('/data/other.onnx');
+    click(['&File', 'Open Model…']);
+    expect(await nextCommand('Open Model', before)).toEqual({ command: 'open', path: '/data/other.onnx' });
+    expect(fakeElectron.state.dialogCalls.at(-1)).toMatchObject({
+      kind: 'open',
+      options: { filters: [{ extensions: ['onnx'] }] },
+    });
+    fakeElectron.state.dialogAnswers.push('/data/clip.mp4');
+    click(['&File', 'Open Source…']);
+    expect(await nextCommand('Open Source', before + 1)).toEqual({ command: 'open', path: '/data/clip.mp4' });
+    expect((fakeElectron.state.dialogCalls.at(-1)!.options as { filters: unknown[] }).filters).toHaveLength(2);
+    fakeElectron.state.dialogAnswers.push('/out/tuned.knob.zip');
+    click(['&File', 'Export Bundle…']);
+    expect(await nextCommand('Export Bundle', before + 2)).toEqual({
+      command: 'export-bundle',
+      path: '/out/tuned.knob.zip',
+    });
+    expect(fakeElectron.state.dialogCalls.at(-1)).toMatchObject({
+      kind: 'save',
+      options: { defaultPath: 'tuned.knob.zip' },
+    });
+    click(['&File', 'Open Trace…']); // cancelled: nothing is sent
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shellCommands).toHaveLength(before + 3);
+  });
+
+  it('Recent Runs lists the kept runs and reopens one', async () => {
+    const item = await fakeElectron.until(
+      () => {
+        const runs = menuItem(['&File', 'Recent Runs']).submenu as Array<{ label: string; click?: () => void }>;
+        return runs.find((run) => run.click !== undefined);
+      },
+      'a recent run in the menu (the camera recording, kept when it stopped)',
+      20_000,
+    );
+    const before = shellCommands.length;
+    item.click!();
+    expect(await nextCommand('open-run', before)).toMatchObject({
+      command: 'open-run',
+      id: expect.stringMatching(/^run-/),
+    });
+  });
+
+  it('Help: the log folder, and About with the versions; development offers reload and devtools', async () => {
+    click(['help', 'Open Log Folder']);
+    expect(fakeElectron.state.openedPaths).toEqual([app.getPath('logs')]);
+    click(['help', 'About Knob Studio']);
+    const about = await fakeElectron.until(
+      () => fakeElectron.state.dialogCalls.find((call) => call.kind === 'message'),
+      'the About box',
+    );
+    expect(about.options).toMatchObject({ message: expect.stringMatching(/^Knob Studio \d+\.\d+\.\d+/) });
+    expect((about.options as { detail: string }).detail).toMatch(
+      /Node \d+\.\d+\.\d+\nV8 .*\nonnxruntime-node 1\.30\.0/,
+    );
+    const view = (menuItem(['&View']).submenu as Array<{ role?: string }>).map((item) => item.role);
+    expect(view).toContain('toggleDevTools'); // app.isPackaged is false here
+  });
+
+  it('a crashed page is reloaded, and told so once it listens again; the frame port of the new page replaces the old', async () => {
+    const before = shellCommands.length;
+    window.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    await fakeElectron.until(() => window.webContents.reloads === 1, 'the reload');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shellCommands).toHaveLength(before); // the old page is gone; the notice waits
+    const page = await fakeElectron.loadPage<KnobBridge>(window, PAGE_LOADS[1]!);
+    const received: ShellCommand[] = [];
+    page.api.onShellCommand((command) => received.push(command));
+    const notice = await fakeElectron.until(() => received[0], 'the notice');
+    expect(notice).toEqual({
+      command: 'notice',
+      message: 'The window stopped (crashed) and was reloaded; the session and its recordings are kept.',
+    });
+    bridge = page.api;
+    expect((await call('app.info')).ok).toBe(true);
+  });
+
+  it('closing the window saves its place for the next start', async () => {
+    window.setBounds({ x: 40, y: 30, width: 1200, height: 760 });
+    window.close();
+    const file = join(app.getPath('userData'), 'window-state.json');
+    await fakeElectron.until(
+      () => existsSync(file) && readFileSync(file, 'utf8').includes('"x": 40'),
+      'the saved window state',
+    );
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      bounds: { x: 40, y: 30, width: 1200, height: 760 },
+      maximized: false,
+    });
+    expect(fakeElectron.state.quitCalls).toBe(1);
   });
 });

@@ -4,11 +4,7 @@ import { toErrorPayload } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
 import { cpuSessionLayout } from './session-layout';
 import { parentChannel } from './parent-channel';
-import type {
-  FromInferenceProcess,
-  FromInferenceWorker,
-  ToInferenceWorker,
-} from './inference-protocol';
+import type { FromInferenceProcess, FromInferenceWorker, ToInferenceWorker } from './inference-protocol';
 
 /**
  * Entry point of the inference process (ARCHITECTURE.md: inference never blocks the caller's event

@@ -12,6 +12,7 @@ import {
 import type { FrameSource } from './frame-source';
 import { openVideoSource } from './video-source';
 import { hasUserFile } from '../files/user-files';
+import { VIDEO_EXTENSIONS } from '../../../src-shared/api/file-kinds';
 
 /**
  * One entry point from what a user names to a FrameSource. A source has a kind and, except for the
@@ -23,7 +24,6 @@ import { hasUserFile } from '../files/user-files';
  * A path that is not of the requested kind is refused with a typed error naming it. The command
  * line, which takes a bare path, detects the kind first (detectSourceKind).
  */
-export const VIDEO_EXTENSIONS = ['.mp4', '.m4v', '.mkv', '.webm', '.avi', '.mov', '.y4m', '.mpg', '.mpeg', '.ogv'];
 export const DEFAULT_DATASET_FRAME_RATE_HZ = 30;
 export type FileSourceKind = Exclude<SourceKind, 'camera'>;
 

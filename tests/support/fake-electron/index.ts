@@ -53,7 +53,10 @@ interface FakeState {
   singleInstance: boolean;
   quitCalls: number;
   ready: { promise: Promise<void>; resolve: () => void };
+  readyResolved: boolean;
   sandboxEnabled: boolean;
+  /** The work areas of the attached displays (screen.getAllDisplays). */
+  displays: Array<{ x: number; y: number; width: number; height: number }>;
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -82,7 +85,9 @@ const state: FakeState = (globalState[STATE_KEY] ??= {
   singleInstance: true,
   quitCalls: 0,
   ready: deferred(),
+  readyResolved: false,
   sandboxEnabled: false,
+  displays: [{ x: 0, y: 0, width: 1920, height: 1080 }],
 });
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -99,7 +104,7 @@ class FakeApp extends EventEmitter {
     return state.ready.promise;
   }
   isReady(): boolean {
-    return false;
+    return state.readyResolved;
   }
   getPath(name: string): string {
     let path = state.paths.get(name);
@@ -157,6 +162,7 @@ export class FakeWebContents extends EventEmitter {
   }
   reload(): void {
     this.reloads++;
+    this.emit('did-start-loading');
   }
   openDevTools(): void {
     this.devToolsOpened = true;
@@ -260,6 +266,7 @@ export class FakeBrowserWindow extends EventEmitter {
     this.destroyed = true;
     this.webContents.destroy();
     this.emit('closed');
+    if (FakeBrowserWindow.getAllWindows().length === 0) app.emit('window-all-closed');
   }
 }
 export const BrowserWindow = FakeBrowserWindow;
@@ -428,6 +435,12 @@ export const Menu = {
   },
 };
 
+export const screen = {
+  getAllDisplays() {
+    return state.displays.map((workArea) => ({ workArea, bounds: workArea }));
+  },
+};
+
 export const shell = {
   async openPath(path: string): Promise<string> {
     state.openedPaths.push(path);
@@ -494,6 +507,7 @@ export const fakeElectron = {
   state,
   /** Resolves app.whenReady(): the shell's start-up runs. */
   launch(): void {
+    state.readyResolved = true;
     state.ready.resolve();
   },
   /** Waits until `probe` holds (the shell's start-up is asynchronous). */
