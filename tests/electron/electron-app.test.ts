@@ -3,6 +3,7 @@
  * Electron binary is present; elsewhere each test is skipped with the reason (the build machines
  * cannot download the binary).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { _electron as electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -65,5 +66,33 @@ describe('Electron shell', () => {
     });
     expect(decisions.microphone).not.toBe('granted');
     expect(decisions.geolocation).not.toBe('granted');
+  });
+
+  it('the page is the app protocol, and plays the default stream', async (context) => {
+    requireElectron(context);
+    expect(window.url()).toBe('knob://app/index.html');
+    await expect
+      .poll(() => window.getByTestId('model-name').textContent(), { timeout: 20_000 })
+      .toBe('knob-fmnist.onnx');
+    await expect
+      .poll(() => window.getByTestId('source-name').textContent(), { timeout: 20_000 })
+      .toMatch(/embedded Fashion-MNIST/);
+    if (await window.getByTestId('play').isVisible()) await window.getByTestId('play').click();
+    await expect
+      .poll(async () => Number(await window.getByTestId('frames-processed').textContent()), { timeout: 20_000 })
+      .toBeGreaterThan(60);
+  });
+
+  it('File > Export Bundle writes a bundle through the save dialog', async (context) => {
+    requireElectron(context);
+    const bundle = resolve('test-output/electron/menu.knob.zip');
+    // the native dialog answered in the main process, then the real menu item clicked
+    await app!.evaluate(({ dialog, Menu }, path) => {
+      dialog.showSaveDialog = (async () => ({ canceled: false, filePath: path })) as typeof dialog.showSaveDialog;
+      const file = Menu.getApplicationMenu()!.items.find((item) => item.label === '&File' || item.label === 'File')!;
+      file.submenu!.items.find((item) => item.label === 'Export Bundle…')!.click();
+    }, bundle);
+    await expect.poll(() => window.getByTestId('export-result').isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(existsSync(bundle)).toBe(true);
   });
 });
