@@ -81,7 +81,7 @@ export class IpcBridge {
         error: toErrorPayload(
           new KnobError(
             'BAD_REQUEST',
-            `unknown file dialog purpose ${JSON.stringify(purpose)?.slice(0, 64) ?? typeof purpose}`,
+            `unknown file dialog purpose ${typeof purpose === 'string' ? JSON.stringify(purpose.slice(0, 64)) : `(a ${typeof purpose})`}`,
           ),
         ),
       };

@@ -152,7 +152,7 @@ describe('requests through the preload and the main handlers', () => {
       kind: 'open',
       options: { properties: ['openFile'], filters: [{ extensions: ['onnx'] }] },
     });
-    for (const purpose of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 42, null]) {
+    for (const purpose of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 42, null, 10n, 'x'.repeat(1e6)]) {
       await expect(bridge.openFileDialog(purpose as never)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     }
     expect(fakeElectron.state.dialogCalls).toHaveLength(1);
