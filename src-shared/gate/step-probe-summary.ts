@@ -1,0 +1,194 @@
+import { KnobError } from '../errors';
+import { percentileOfSorted } from '../metrics/order-statistics';
+import { seededRandom } from '../random';
+import type { GateSettings } from './gate-settings';
+import { sampledStepInfo, type SampledStepInfo } from './response-metrics';
+import { stepSeries } from './step-series';
+
+/**
+ * The step probe's statistics (issue 17) over R realisations of the same severity step (each a
+ * stream with its own corruption seed, recorded at the same knobs): per frame, g's mean, median and
+ * inter-quartile range across realisations and u*'s mean; the mean response normalised by the mean
+ * u* step,
+ *   y[t] = (mean g[t] - U_before) / (U_after - U_before),
+ * with U_before and U_after the mean u* over the frames before the step and from it to the end of
+ * the window; the step figures measured on y (python-control's step_info, response-metrics.ts) next
+ * to those of the discrete prediction (the app's own update from rest, stepSeries); and the
+ * percentile bootstrap over realisations: y's 95 % band carried around the prediction,
+ *   [pred + q_2.5(y* - y), pred + q_97.5(y* - y)],
+ * with the share of the frames from the step on where y lies inside it. The gate is linear, so the
+ * mean response is the step response of the mean input: a gate that behaves as its knobs say lies
+ * inside at about 95 % of the frames; a wrong prediction does not.
+ */
+export interface StepProbeInput {
+  /** g of each realisation over the window (equal lengths). */
+  g: Float64Array[];
+  /** u* of each realisation over the window. */
+  uStar: Float64Array[];
+  /** The first frame driven by the step (the window's frames before it are the baseline). */
+  stepFrame: number;
+  /** The frame interval, seconds. */
+  hSeconds: number;
+}
+
+export interface StepProbeSummary {
+  frames: number;
+  realisations: number;
+  meanG: Float64Array;
+  medianG: Float64Array;
+  q25G: Float64Array;
+  q75G: Float64Array;
+  meanUStar: Float64Array;
+  uBefore: number;
+  uAfter: number;
+  /** y[t] above; 0 before the step by construction of the baseline. */
+  normalised: Float64Array;
+  /** The discrete unit step response, 0 before the step frame. */
+  predicted: Float64Array;
+  bandLo: Float64Array;
+  bandHi: Float64Array;
+  /** Share of the frames from the step on where normalised lies within [bandLo, bandHi]. */
+  insideFraction: number;
+  /**
+   * The same over the transient only: from the step to the predicted 2 % settling time (at least
+   * 10 frames). The settled frames agree under any knobs, so this is the share that tells knobs apart.
+   */
+  insideFractionTransient: number;
+  transientFrames: number;
+  /** Step figures of y and of the prediction, from the step frame on (t = 0 there). */
+  measured: SampledStepInfo;
+  predictedInfo: SampledStepInfo;
+  bootstrap: { replicates: number; level: number; seed: number };
+}
+
+export interface StepProbeOptions {
+  replicates?: number;
+  level?: number;
+  seed?: number;
+}
+
+export function summariseStepProbe(
+  input: StepProbeInput,
+  settings: GateSettings,
+  options: StepProbeOptions = {},
+): StepProbeSummary {
+  const { g, uStar, stepFrame, hSeconds } = input;
+  const realisations = g.length;
+  const frames = g[0]?.length ?? 0;
+  if (realisations < 2 || uStar.length !== realisations)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the step probe needs at least 2 realisations of g and u*, got ${realisations}`,
+    );
+  if (g.some((series) => series.length !== frames) || uStar.some((series) => series.length !== frames))
+    throw new KnobError('INVALID_INPUT', 'every realisation must cover the same frames');
+  if (!(Number.isInteger(stepFrame) && stepFrame >= 1 && stepFrame < frames - 1))
+    throw new KnobError('INVALID_INPUT', `the step frame ${stepFrame} must leave frames before and after it`);
+  for (let r = 0; r < realisations; r++)
+    for (let t = 0; t < frames; t++)
+      if (!Number.isFinite(g[r]![t]!) || !Number.isFinite(uStar[r]![t]!))
+        throw new KnobError('INVALID_INPUT', `realisation ${r}, frame ${t}: g or u* is not finite`);
+
+  const everyone = Uint32Array.from({ length: realisations }, (_, r) => r);
+  const meanOf = (series: Float64Array[], chosen: Uint32Array, out: Float64Array) => {
+    out.fill(0);
+    for (const r of chosen) for (let t = 0; t < frames; t++) out[t] += series[r]![t]!;
+    for (let t = 0; t < frames; t++) out[t] /= chosen.length;
+    return out;
+  };
+  const levels = (u: Float64Array) => {
+    let before = 0;
+    let after = 0;
+    for (let t = 0; t < stepFrame; t++) before += u[t]!;
+    for (let t = stepFrame; t < frames; t++) after += u[t]!;
+    return { before: before / stepFrame, after: after / (frames - stepFrame) };
+  };
+  const normalisedInto = (meanG: Float64Array, meanU: Float64Array, out: Float64Array) => {
+    const { before, after } = levels(meanU);
+    if (Math.abs(after - before) < 1e-9)
+      throw new KnobError('INVALID_INPUT', 'u* does not step: the mean u* is the same before and after the step frame');
+    for (let t = 0; t < frames; t++) out[t] = (meanG[t]! - before) / (after - before);
+    return { before, after };
+  };
+
+  const meanG = meanOf(g, everyone, new Float64Array(frames));
+  const meanUStar = meanOf(uStar, everyone, new Float64Array(frames));
+  const normalised = new Float64Array(frames);
+  const { before: uBefore, after: uAfter } = normalisedInto(meanG, meanUStar, normalised);
+
+  // quantiles across realisations, frame by frame
+  const medianG = new Float64Array(frames);
+  const q25G = new Float64Array(frames);
+  const q75G = new Float64Array(frames);
+  const column = new Float64Array(realisations);
+  for (let t = 0; t < frames; t++) {
+    for (let r = 0; r < realisations; r++) column[r] = g[r]![t]!;
+    column.sort();
+    medianG[t] = percentileOfSorted(column, 0.5);
+    q25G[t] = percentileOfSorted(column, 0.25);
+    q75G[t] = percentileOfSorted(column, 0.75);
+  }
+
+  const predicted = new Float64Array(frames);
+  predicted.set(stepSeries(settings, { system: 'discrete', hSeconds, frames: frames - stepFrame }).g, stepFrame);
+
+  // percentile bootstrap over realisations of y* - y, frame by frame
+  const replicates = options.replicates ?? 1000;
+  const level = options.level ?? 0.95;
+  const seed = options.seed ?? 0;
+  const random = seededRandom(seed);
+  const deviations = new Float64Array(replicates * frames); // [frame][replicate]
+  const chosen = new Uint32Array(realisations);
+  const meanGb = new Float64Array(frames);
+  const meanUb = new Float64Array(frames);
+  const yb = new Float64Array(frames);
+  for (let b = 0; b < replicates; b++) {
+    for (let r = 0; r < realisations; r++) chosen[r] = Math.floor(random() * realisations);
+    meanOf(g, chosen, meanGb);
+    meanOf(uStar, chosen, meanUb);
+    normalisedInto(meanGb, meanUb, yb);
+    for (let t = 0; t < frames; t++) deviations[t * replicates + b] = yb[t]! - normalised[t]!;
+  }
+  const bandLo = new Float64Array(frames);
+  const bandHi = new Float64Array(frames);
+  const afterStep = (series: Float64Array) => series.subarray(stepFrame);
+  const times = Float64Array.from({ length: frames - stepFrame }, (_, i) => i * hSeconds);
+  const predictedInfo = sampledStepInfo(Float64Array.from(afterStep(predicted)), times);
+  const settlingFrames =
+    predictedInfo.settlingTimeSeconds === null ? frames : Math.round(predictedInfo.settlingTimeSeconds / hSeconds);
+  const transientFrames = Math.min(frames - stepFrame, Math.max(10, settlingFrames));
+
+  const alpha = (1 - level) / 2;
+  let inside = 0;
+  let insideTransient = 0;
+  for (let t = 0; t < frames; t++) {
+    const sorted = deviations.subarray(t * replicates, (t + 1) * replicates).sort();
+    bandLo[t] = predicted[t]! + percentileOfSorted(sorted, alpha);
+    bandHi[t] = predicted[t]! + percentileOfSorted(sorted, 1 - alpha);
+    const within = normalised[t]! >= bandLo[t]! && normalised[t]! <= bandHi[t]!;
+    if (t >= stepFrame && within) inside++;
+    if (t >= stepFrame && t < stepFrame + transientFrames && within) insideTransient++;
+  }
+
+  return {
+    frames,
+    realisations,
+    meanG,
+    medianG,
+    q25G,
+    q75G,
+    meanUStar,
+    uBefore,
+    uAfter,
+    normalised,
+    predicted,
+    bandLo,
+    bandHi,
+    insideFraction: inside / (frames - stepFrame),
+    insideFractionTransient: insideTransient / transientFrames,
+    transientFrames,
+    measured: sampledStepInfo(Float64Array.from(afterStep(normalised)), times),
+    predictedInfo,
+    bootstrap: { replicates, level, seed },
+  };
+}
