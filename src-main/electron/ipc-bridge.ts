@@ -1,6 +1,5 @@
 import {
   BrowserWindow,
-  dialog,
   ipcMain,
   type IpcMainEvent,
   type IpcMainInvokeEvent,
@@ -8,7 +7,6 @@ import {
   type WebContents,
 } from 'electron';
 import {
-  FILE_DIALOG_FILTERS,
   IPC_CANCEL_CHANNEL,
   IPC_EVENT_CHANNEL,
   IPC_FRAME_PORT_CHANNEL,
@@ -21,6 +19,7 @@ import type { ResponseEnvelope } from '../../src-shared/api/envelope';
 import { KnobError, toErrorPayload } from '../../src-shared/errors';
 import { ApiConnection } from '../core/api/api-connection';
 import type { KnobBackend } from '../core/backend/knob-backend';
+import { chooseFileToOpen } from './file-dialogs';
 import { isTrustedFrame, type TrustedOrigin } from './security';
 
 /**
@@ -39,6 +38,7 @@ export class IpcBridge {
   /** One API connection per window's contents: its calls in flight, cancelled when it goes away. */
   private readonly connections = new Map<number, ApiConnection>();
   private readonly framePorts = new Map<number, MessagePortMain>();
+  private readonly tracked = new Set<number>();
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -85,13 +85,7 @@ export class IpcBridge {
           ),
         ),
       };
-    const window = BrowserWindow.fromWebContents(event.sender);
-    const options: Electron.OpenDialogOptions = {
-      properties: ['openFile'],
-      filters: [...FILE_DIALOG_FILTERS[purpose]],
-    };
-    const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
-    return { path: result.canceled ? null : (result.filePaths[0] ?? null) };
+    return { path: await chooseFileToOpen(BrowserWindow.fromWebContents(event.sender), [purpose]) };
   }
 
   private framePort(event: IpcMainEvent): void {
@@ -106,6 +100,7 @@ export class IpcBridge {
     }
     if (port === undefined || event.ports.length !== 1)
       return reject(new KnobError('BAD_REQUEST', `the frame port message carries ${event.ports.length} ports, not 1`));
+    this.track(event.sender);
     const id = event.sender.id;
     this.framePorts.get(id)?.close();
     this.framePorts.set(id, port);
@@ -121,19 +116,36 @@ export class IpcBridge {
   }
 
   private connectionFor(contents: WebContents): ApiConnection {
+    this.track(contents);
     let connection = this.connections.get(contents.id);
     if (connection === undefined) {
-      const created = new ApiConnection(this.backend);
-      this.connections.set(contents.id, created);
-      contents.once('destroyed', () => {
-        created.close();
-        this.connections.delete(contents.id);
-        this.framePorts.get(contents.id)?.close();
-        this.framePorts.delete(contents.id);
-      });
-      connection = created;
+      connection = new ApiConnection(this.backend);
+      this.connections.set(contents.id, connection);
     }
     return connection;
+  }
+
+  /**
+   * Ends a page's connection and frame port when the page goes: a reload, a crashed renderer or
+   * closed contents. Its calls in flight are cancelled, and the next page starts afresh (its
+   * request ids start again at 1).
+   */
+  private track(contents: WebContents): void {
+    if (this.tracked.has(contents.id)) return;
+    this.tracked.add(contents.id);
+    const id = contents.id;
+    const end = () => {
+      this.connections.get(id)?.close();
+      this.connections.delete(id);
+      this.framePorts.get(id)?.close();
+      this.framePorts.delete(id);
+    };
+    contents.on('did-start-loading', end);
+    contents.on('render-process-gone', end);
+    contents.once('destroyed', () => {
+      end();
+      this.tracked.delete(id);
+    });
   }
 }
 

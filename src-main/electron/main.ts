@@ -2,7 +2,7 @@ import { app, BrowserWindow, dialog, Menu, protocol, screen, session, shell } fr
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { FILE_DIALOG_FILTERS, type FileDialogPurpose, type ShellCommand } from '../../src-shared/api/bridge';
+import type { FileDialogPurpose, ShellCommand } from '../../src-shared/api/bridge';
 import type { RecentRuns } from '../../src-shared/api/recent-runs';
 import { APP_NAME, APP_VERSION } from '../core/app-version';
 import { KnobBackend } from '../core/backend/knob-backend';
@@ -11,6 +11,7 @@ import { RecentRunsStore } from '../core/recent-runs/recent-runs-store';
 import { aboutText, appMenuTemplate } from './app-menu';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { shellPaths } from './build-paths';
+import { chooseFileToOpen } from './file-dialogs';
 import { filesToOpen } from './files-to-open';
 import { IpcBridge } from './ipc-bridge';
 import { guardNavigation, restrictPermissions, trustedOrigin } from './security';
@@ -27,12 +28,15 @@ import { readWindowState, usableWindowState, writeWindowState, type WindowState 
  */
 const { preload: PRELOAD, rendererDir: RENDERER_DIR } = shellPaths(import.meta.url);
 const MINIMUM_SIZE = { width: 1024, height: 700 };
+const QUIT_WAIT_MS = 10_000;
 const trust = trustedOrigin(app.isPackaged, process.env.ELECTRON_RENDERER_URL);
 const shellCommands = new ShellCommands(trust);
 let backend: KnobBackend | null = null;
 let bridge: IpcBridge | null = null;
 let log: BackendLog | null = null;
 let mainWindow: BrowserWindow | null = null;
+/** Writes the shell started (the window's place) that quitting waits for. */
+const pendingWrites = new Set<Promise<void>>();
 /** Set once start-up is done; files opened before it wait in `pendingFiles`. */
 let started = false;
 const pendingFiles: Array<{ args: string[]; workingDirectory: string }> = [];
@@ -62,12 +66,7 @@ function createWindow(saved: WindowState | null): BrowserWindow {
   guardNavigation(window.webContents, trust);
   shellCommands.track(window.webContents);
   recoverFromCrashes(window);
-  window.on('close', () => {
-    const state = { bounds: window.getNormalBounds(), maximized: window.isMaximized() };
-    writeWindowState(app.getPath('userData'), state).catch((error: unknown) =>
-      log?.logger.warn({ err: error }, 'the window state could not be saved'),
-    );
-  });
+  window.on('close', () => saveWindowState(window));
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null;
   });
@@ -75,11 +74,39 @@ function createWindow(saved: WindowState | null): BrowserWindow {
   return window;
 }
 
-/** A page that crashed or was killed is reloaded and told so; nothing the backend holds is lost. */
+/** Writes the window's place (quitting waits for the write). */
+function saveWindowState(window: BrowserWindow): void {
+  if (window.isDestroyed()) return;
+  const state = { bounds: window.getNormalBounds(), maximized: window.isMaximized() };
+  const write = writeWindowState(app.getPath('userData'), state).catch((error: unknown) =>
+    log?.logger.warn({ err: error }, 'the window state could not be saved'),
+  );
+  pendingWrites.add(write);
+  void write.finally(() => pendingWrites.delete(write));
+}
+
+/**
+ * A page that crashed or was killed is reloaded and told so; nothing the backend holds is lost. A
+ * page that keeps crashing (MAX_CRASHES within CRASH_WINDOW_MS) is not reloaded again: the operator
+ * is told, and the log has each crash.
+ */
+const MAX_CRASHES = 3;
+const CRASH_WINDOW_MS = 60_000;
 function recoverFromCrashes(window: BrowserWindow): void {
+  const crashes: number[] = [];
   window.webContents.on('render-process-gone', (_event, details) => {
     log?.logger.error({ reason: details.reason, exitCode: details.exitCode }, 'the window stopped');
     if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+    const now = Date.now();
+    crashes.push(now);
+    while (crashes.length > 0 && crashes[0]! < now - CRASH_WINDOW_MS) crashes.shift();
+    if (crashes.length > MAX_CRASHES) {
+      dialog.showErrorBox(
+        `${APP_NAME} stopped`,
+        `The window crashed ${crashes.length} times in a minute (last: ${details.reason}); it is not reloaded again. The log folder (Help menu) has the details. Your recordings are kept in the recent runs.`,
+      );
+      return;
+    }
     shellCommands.send(window, {
       command: 'notice',
       message: `The window stopped (${details.reason}) and was reloaded; the session and its recordings are kept.`,
@@ -91,13 +118,23 @@ function recoverFromCrashes(window: BrowserWindow): void {
   window.webContents.on('unresponsive', () => log?.logger.warn('the window is not responding'));
 }
 
-/** The window (created again if it was closed, as on macOS), shown and in front. */
+/**
+ * The window (created again if it was closed, as on macOS), shown and in front. Calls that overlap
+ * while it is being created (open-file and activate together, a second launch during start-up)
+ * share the one creation.
+ */
+let windowCreation: Promise<BrowserWindow> | null = null;
 async function showWindow(): Promise<BrowserWindow> {
-  mainWindow ??= createWindow(await savedWindowState());
-  if (mainWindow.isMinimized()) mainWindow.restore();
-  mainWindow.show();
-  mainWindow.focus();
-  return mainWindow;
+  if (mainWindow === null) {
+    windowCreation ??= savedWindowState().then((saved) => (mainWindow = createWindow(saved)));
+    await windowCreation;
+    windowCreation = null;
+  }
+  const window = mainWindow!;
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+  return window;
 }
 
 async function savedWindowState(): Promise<WindowState | null> {
@@ -113,10 +150,8 @@ async function command(make: (window: BrowserWindow) => Promise<ShellCommand | n
 
 function openWithDialog(purposes: FileDialogPurpose[]): void {
   void command(async (window) => {
-    const filters = purposes.flatMap((purpose) => FILE_DIALOG_FILTERS[purpose]);
-    const result = await dialog.showOpenDialog(window, { properties: ['openFile'], filters });
-    const path = result.canceled ? undefined : result.filePaths[0];
-    return path === undefined ? null : { command: 'open', path };
+    const path = await chooseFileToOpen(window, purposes);
+    return path === null ? null : { command: 'open', path };
   });
 }
 
@@ -218,16 +253,34 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     openFiles([path], '/');
   });
-  void app.whenReady().then(start);
+  // A start-up that fails says why and ends the process: a windowless process would keep the
+  // single-instance lock, and every later launch would hand its files to it and quit.
+  void app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => {
+      log?.logger.fatal({ err: error }, 'start-up failed');
+      dialog.showErrorBox(`${APP_NAME} could not start`, error instanceof Error ? error.message : String(error));
+      app.exit(1);
+    });
   app.on('activate', () => {
     if (started) void showWindow();
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  // The inference process must not outlive the app.
-  app.on('will-quit', () => {
+  // Quitting waits for the backend to close (a recording playing at quit is kept as a recent run;
+  // the inference process ends) and for the window's place to be written, at most QUIT_WAIT_MS.
+  let closing = false;
+  app.on('before-quit', (event) => {
+    if (closing) return;
+    closing = true;
+    event.preventDefault();
+    // app.exit closes the window without its 'close' event: its place is saved here
+    if (mainWindow !== null) saveWindowState(mainWindow);
+    const done = Promise.allSettled([backend?.close(), ...pendingWrites]);
+    const waited = new Promise((resolve) => setTimeout(resolve, QUIT_WAIT_MS));
     bridge?.close();
-    void backend?.close();
+    void Promise.race([done, waited]).then(() => app.exit(0));
   });
 }

@@ -40,6 +40,12 @@ export const utilityLauncher: InferenceLauncher = (events) => {
     send: (message) => child.postMessage(message),
     kill: async () => {
       if (!running) return;
+      // Electron's kill does nothing before the process has spawned (its pid is still unset)
+      if (child.pid === undefined)
+        await new Promise<void>((resolve) => {
+          child.once('spawn', () => resolve());
+          void exited.then(resolve);
+        });
       child.kill();
       await exited;
     },

@@ -19,9 +19,10 @@ import { KnobError } from '../../src-shared/errors';
  * the frame path, the open dialog, dropped files' paths and the shell's commands. No ipcRenderer, no Node, no Electron
  * objects cross the bridge (Electron security checklist, items 2-4 and 20).
  */
-// Frames travel on their own MessagePort so a camera stream never queues behind requests; the
-// buffer is transferred, not copied. The main process keeps one port per page: this load's
-// replaces (and closes) the port of the page before a reload.
+// Frames travel on their own MessagePort so a camera stream never queues behind requests. The packet
+// is cloned, not transferred: an ArrayBuffer in the transfer list of a message to a MessagePortMain
+// loses the message (electron/electron#34905). The main process keeps one port per page: this
+// load's replaces (and closes) the port of the page before a reload.
 const frames = new MessageChannel();
 ipcRenderer.postMessage(IPC_FRAME_PORT_CHANNEL, null, [frames.port1]);
 
@@ -32,13 +33,10 @@ const bridge: KnobBridge = {
     return result.path;
   },
   pathForFile: (file) => webUtils.getPathForFile(file as File),
-  sendFrame: (packet) => {
-    const copy = packet.slice();
-    frames.port2.postMessage(copy, [copy.buffer]);
-  },
+  sendFrame: (packet) => frames.port2.postMessage(packet),
   request: (message) => ipcRenderer.invoke(IPC_REQUEST_CHANNEL, message),
   // a cancel is answered only when it is malformed; nothing waits for that answer here
-  cancel: (message) => void ipcRenderer.invoke(IPC_CANCEL_CHANNEL, message),
+  cancel: (message) => void ipcRenderer.invoke(IPC_CANCEL_CHANNEL, message).catch(() => undefined),
   onEvent: (listener) => {
     const wrapped = (_event: IpcRendererEvent, message: EventEnvelope): void => listener(message);
     ipcRenderer.on(IPC_EVENT_CHANNEL, wrapped);

@@ -629,8 +629,17 @@ export class Desk {
       case 'dataset':
         return this.openSource({ kind: 'dataset', path });
       case 'folder':
-        return this.openSource({ kind: 'folder', path });
+        return this.openFolder(path);
     }
+  }
+
+  /** A folder: of images (an ImageFolder, a CSV manifest's) or, failing that, a NumPy dataset folder. */
+  private async openFolder(path: string): Promise<void> {
+    await this.openSource({ kind: 'folder', path });
+    const asImages = this.errors.source;
+    if (asImages === null) return;
+    await this.openSource({ kind: 'dataset', path });
+    if (this.errors.source !== null) this.errors.source = asImages;
   }
 
   /** A recorded trace as the current recording (asking before one would be discarded). */

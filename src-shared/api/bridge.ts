@@ -69,7 +69,7 @@ const withoutDots = (extensions: readonly string[]) => extensions.map((e) => e.s
 /** The file types the native open dialog offers for each purpose (file-kinds.ts). */
 export const FILE_DIALOG_FILTERS: Record<FileDialogPurpose, ReadonlyArray<{ name: string; extensions: string[] }>> = {
   model: [{ name: 'ONNX models', extensions: withoutDots(FILE_KIND_EXTENSIONS.model) }],
-  dataset: [{ name: 'Datasets', extensions: [...withoutDots(FILE_KIND_EXTENSIONS.dataset), 'csv'] }],
+  dataset: [{ name: 'Datasets (IDX, .npz)', extensions: withoutDots(FILE_KIND_EXTENSIONS.dataset) }],
   video: [{ name: 'Videos', extensions: withoutDots(FILE_KIND_EXTENSIONS.video) }],
   trace: [{ name: 'Knob traces (Arrow)', extensions: withoutDots(FILE_KIND_EXTENSIONS.trace) }],
   settings: [{ name: 'Knob bundles and settings', extensions: withoutDots(FILE_KIND_EXTENSIONS.bundle) }],

@@ -12,11 +12,15 @@ export const FILE_KIND_EXTENSIONS = {
   bundle: ['.zip', '.json'],
   trace: ['.arrow', '.feather'],
   video: VIDEO_EXTENSIONS,
-  /** IDX image files (gzipped or not), NumPy arrays; their labels are found beside them. */
-  dataset: ['.gz', '.idx', '.idx3', '.npz', '.npy'],
+  /** IDX image files (gzipped or not) and .npz arrays; their labels are found beside or inside them. */
+  dataset: ['.gz', '.idx', '.idx3', '.npz'],
 } as const;
 
-/** A kind above, or 'folder' (no known extension: a folder of images, an ImageFolder, a manifest). */
+/**
+ * A kind above, or 'folder' (no known extension): a folder of images, an ImageFolder, a CSV
+ * manifest's folder, or a NumPy folder (images.npy and labels.npy), which only the backend can tell
+ * apart (the desk tries it as an image folder, then as a dataset).
+ */
 export type FileKind = keyof typeof FILE_KIND_EXTENSIONS | 'folder';
 
 export function fileKindOf(path: string): FileKind {

@@ -108,6 +108,7 @@ function noEquivalent(why: string): never {
 function fromZohPoles([p, q]: [Complex, Complex], h: number): { zeta: number; wnRadPerSec: number } {
   if (p.im !== 0) {
     const r = Math.hypot(p.re, p.im);
+    if (!(r < 1)) noEquivalent('the poles lie on or outside the unit circle');
     const sigma = -Math.log(r) / h;
     const wd = Math.abs(Math.atan2(p.im, p.re)) / h;
     const wn = Math.hypot(sigma, wd);

@@ -8,8 +8,9 @@ import { KnobError } from '../errors';
  * which over whole periods is exactly the Fourier coefficient (a constant contributes nothing), so
  * H = Z_g / Z_u; magnitude |H| (also in dB, the gate's DC gain being 1) and phase arg H in degrees.
  * Standard errors by batch means: the window is cut into `batches` runs of whole periods, H is
- * estimated on each, and the spread of the batch estimates over sqrt(batches) is the error of
- * their mean. Harmonic distortion THD = sqrt(sum_{k=2..K} |Z_g(k f)|^2) / |Z_g(f)| says when the
+ * estimated on each, and the spread of the batch estimates over sqrt(batches) is taken as the
+ * error of the pooled estimate (the whole window's ratio, which their mean approximates). Pass the
+ * signals after the transient: the window is the last whole batches of what is given. Harmonic distortion THD = sqrt(sum_{k=2..K} |Z_g(k f)|^2) / |Z_g(f)| says when the
  * response stopped being linear (clipping); `nonlinear` flags it above `distortionLimit`.
  */
 export interface LockInOptions {
@@ -93,7 +94,8 @@ export function lockIn(u: ArrayLike<number>, g: ArrayLike<number>, options: Lock
   for (let i = 0; i < g.length; i++)
     if (!Number.isFinite(u[i]!) || !Number.isFinite(g[i]!))
       throw new KnobError('INVALID_INPUT', `sample ${i} is not finite`);
-  // the last `usable` batches, so the transient at the start is what is left out
+  // `batches` runs of `per` whole batches each, at the end of the signal (what is left out is
+  // at the start)
   const per = Math.floor(usable / batches);
   const samples = per * batches * batchSamples;
   const start = g.length - samples;
@@ -111,7 +113,10 @@ export function lockIn(u: ArrayLike<number>, g: ArrayLike<number>, options: Lock
   for (let b = 0; b < batches; b++) {
     const from = start + b * per * batchSamples;
     const count = per * batchSamples;
-    const hb = divide(complexAmplitude(g, from, count, f, rate), complexAmplitude(u, from, count, f, rate));
+    const zub = complexAmplitude(u, from, count, f, rate);
+    if (!(Math.hypot(zub[0], zub[1]) > 1e-9 * level))
+      throw new KnobError('INVALID_INPUT', `batch ${b} of the input has no component at ${f} Hz`);
+    const hb = divide(complexAmplitude(g, from, count, f, rate), zub);
     batchMagnitudes.push(Math.hypot(hb[0], hb[1]));
     // each batch's phase taken nearest the overall one (no wrap between them)
     let difference = Math.atan2(hb[1], hb[0]) - phase;
@@ -131,7 +136,10 @@ export function lockIn(u: ArrayLike<number>, g: ArrayLike<number>, options: Lock
     const z = complexAmplitude(g, start, samples, k * f, rate);
     harmonicPower += z[0] * z[0] + z[1] * z[1];
   }
-  const totalHarmonicDistortion = Math.sqrt(harmonicPower) / Math.hypot(fundamental[0], fundamental[1]);
+  // g with no response at f but harmonics is as non-linear as it gets; with neither, it is flat
+  const fundamentalAmplitude = Math.hypot(fundamental[0], fundamental[1]);
+  const totalHarmonicDistortion =
+    fundamentalAmplitude > 0 ? Math.sqrt(harmonicPower) / fundamentalAmplitude : harmonicPower > 0 ? Infinity : 0;
   return {
     frequencyHz: f,
     magnitude,

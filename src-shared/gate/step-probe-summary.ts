@@ -41,7 +41,7 @@ export interface StepProbeSummary {
   meanUStar: Float64Array;
   uBefore: number;
   uAfter: number;
-  /** y[t] above; 0 before the step by construction of the baseline. */
+  /** y[t] above (about 0 before the step once g has settled on the baseline). */
   normalised: Float64Array;
   /** The discrete unit step response, 0 before the step frame. */
   predicted: Float64Array;
@@ -60,6 +60,9 @@ export interface StepProbeSummary {
   predictedInfo: SampledStepInfo;
   bootstrap: { replicates: number; level: number; seed: number };
 }
+
+/** The smallest mean u* step that normalises (below it the mean u* does not step). */
+const MIN_STEP = 1e-9;
 
 export interface StepProbeOptions {
   replicates?: number;
@@ -105,7 +108,7 @@ export function summariseStepProbe(
   };
   const normalisedInto = (meanG: Float64Array, meanU: Float64Array, out: Float64Array) => {
     const { before, after } = levels(meanU);
-    if (Math.abs(after - before) < 1e-9)
+    if (Math.abs(after - before) < MIN_STEP)
       throw new KnobError('INVALID_INPUT', 'u* does not step: the mean u* is the same before and after the step frame');
     for (let t = 0; t < frames; t++) out[t] = (meanG[t]! - before) / (after - before);
     return { before, after };
@@ -143,9 +146,19 @@ export function summariseStepProbe(
   const meanUb = new Float64Array(frames);
   const yb = new Float64Array(frames);
   for (let b = 0; b < replicates; b++) {
-    for (let r = 0; r < realisations; r++) chosen[r] = Math.floor(random() * realisations);
-    meanOf(g, chosen, meanGb);
-    meanOf(uStar, chosen, meanUb);
+    // a resample of realisations whose mean u* happens not to step is drawn again (at most 100 times)
+    for (let attempt = 0; ; attempt++) {
+      for (let r = 0; r < realisations; r++) chosen[r] = Math.floor(random() * realisations);
+      meanOf(g, chosen, meanGb);
+      meanOf(uStar, chosen, meanUb);
+      const { before, after } = levels(meanUb);
+      if (Math.abs(after - before) >= MIN_STEP) break;
+      if (attempt === 100)
+        throw new KnobError(
+          'INVALID_INPUT',
+          'too few realisations of u* step for a bootstrap (resamples keep missing the step)',
+        );
+    }
     normalisedInto(meanGb, meanUb, yb);
     for (let t = 0; t < frames; t++) deviations[t * replicates + b] = yb[t]! - normalised[t]!;
   }

@@ -16,20 +16,12 @@ import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model
 import { utilityLauncher } from '../../src-main/electron/utility-inference';
 import { utilityProcess } from '../support/fake-electron';
 import { fashionMnistSample } from '../support/fashion-mnist';
+import { processAlive } from '../support/process-alive';
 
 const options = ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH, executionProviders: ['cpu'] });
 const sample = fashionMnistSample(16);
 const frames = new Uint8Array(16 * 784);
 sample.images.forEach((image, i) => frames.set(image, i * 784));
-
-const processAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const launchers: Array<[string, InferenceLauncher]> = [
   ['child_process.fork', forkLauncher],

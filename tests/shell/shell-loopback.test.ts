@@ -34,8 +34,10 @@ import {
   type FakeBrowserWindow,
 } from '../support/fake-electron';
 import { fashionMnistSample } from '../support/fashion-mnist';
+import { processAlive } from '../support/process-alive';
 
 let window: FakeBrowserWindow;
+let inferencePid: number | undefined;
 let bridge: KnobBridge;
 const events: EventEnvelope[] = [];
 let nextId = 1;
@@ -187,6 +189,8 @@ describe('the frame port', () => {
     const forks = utilityProcess.forks.length;
     expect(await call('model.load', { path: 'default', discard: true })).toMatchObject({ ok: true });
     expect(utilityProcess.forks.length).toBe(forks + 1);
+    inferencePid = utilityProcess.children.at(-1)?.pid;
+    expect(inferencePid).toBeGreaterThan(0);
     expect(await call('source.open', { kind: 'camera', frameRateHz: 30, discard: true })).toMatchObject({ ok: true });
     expect(await call('stream.start')).toMatchObject({ ok: true });
     const sample = fashionMnistSample(12);
@@ -496,5 +500,12 @@ describe('what a desktop user expects of the shell', () => {
       maximized: false,
     });
     expect(fakeElectron.state.quitCalls).toBe(1);
+  });
+
+  it('quitting waits for the backend to close: the inference process ends, then the app exits', async () => {
+    const inference = utilityProcess.forks.length;
+    expect(inference).toBeGreaterThan(0);
+    await fakeElectron.until(() => fakeElectron.state.exitCode === 0, 'the exit after the backend closed');
+    expect(processAlive(inferencePid!)).toBe(false);
   });
 });

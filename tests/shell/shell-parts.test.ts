@@ -20,6 +20,15 @@ describe('filesToOpen', () => {
       ),
     ).toEqual(['/home/u/a.onnx', '/home/u/data', '/abs/clip.mp4']);
     expect(filesToOpen(['/app'], '/', (p) => existing.has(p), '/app')).toEqual([]);
+    // a Linux desktop entry's %U: file:// URIs, percent-encoded
+    expect(
+      filesToOpen(
+        ['file:///abs/clip.mp4', 'file://other-host/x', 'file:///home/u/a%2Eonnx'],
+        '/',
+        (p) => existing.has(p),
+        '/app',
+      ),
+    ).toEqual(['/abs/clip.mp4', '/home/u/a.onnx']);
   });
 });
 

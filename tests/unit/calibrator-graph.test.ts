@@ -128,6 +128,11 @@ describe('binned maps read a value on an edge as the app does', () => {
     expect(worstDifference(graph, expected)).toBeLessThan(1e-12);
   });
 
+  it('isotonic maps of one point each (a constant map) read their one value', async () => {
+    const perClass = [0.3, 0.9].map((y) => ({ x: [0.5], y: [y] }));
+    await check({ method: 'isotonic', perClass });
+  });
+
   it('scaling-binning with an edge on the Platt output of the clipped score', async () => {
     const platt = { a: 0.9, b: -0.3 };
     const plateau = plattAt(platt, SCORE_EPS);

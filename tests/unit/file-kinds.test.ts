@@ -20,7 +20,7 @@ describe('fileKindOf', () => {
       ['/v/cam.y4m', 'video'],
       ['/d/t10k-images-idx3-ubyte.gz', 'dataset'],
       ['/d/test.npz', 'dataset'],
-      ['/d/images.npy', 'dataset'],
+      ['/d/images.npy', 'folder'], // a lone .npy is not a source; its folder is
       ['/d/photos', 'folder'],
       ['/d/photos/', 'folder'],
       ['/d/notes.txt', 'folder'],

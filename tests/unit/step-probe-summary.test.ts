@@ -69,6 +69,17 @@ describe('summariseStepProbe', () => {
     }
   });
 
+  it('two realisations, one of which does not step: the bootstrap draws again instead of failing', () => {
+    const flat = new Float64Array(FRAMES).fill(0.6);
+    const summary = summariseStepProbe(
+      { g: [data.g[0]!, flat], uStar: [data.uStar[0]!, flat], stepFrame: STEP, hSeconds: 1 / RATE },
+      made,
+      { replicates: 50 },
+    );
+    expect(summary.realisations).toBe(2);
+    expect(Number.isFinite(summary.bandLo[STEP + 10]!)).toBe(true);
+  });
+
   it('refuses what it cannot summarise, by name', () => {
     const base = { stepFrame: STEP, hSeconds: 1 / RATE };
     expect(() => summariseStepProbe({ g: [data.g[0]!], uStar: [data.uStar[0]!], ...base }, made)).toThrow(

@@ -101,8 +101,13 @@ function softplus(b: GraphBuilder, x: string): string {
 function sigmoid(b: GraphBuilder, x: string): string {
   const one = b.scalar('double', 1);
   const e = b.op('Exp', [b.op('Neg', [b.op('Abs', [x])])]); // e^{-|x|} <= 1, never overflows
-  const small = b.op('Div', [e, b.op('Add', [one, e])]);
-  return b.op('Where', [b.op('Less', [x, b.scalar('double', 0)]), small, b.op('Sub', [one, small])]);
+  const denominator = b.op('Add', [one, e]);
+  // x >= 0: 1 / (1 + e^{-x});  x < 0: e^{x} / (1 + e^{x}), as binary-scores.ts sigmoid
+  return b.op('Where', [
+    b.op('Less', [x, b.scalar('double', 0)]),
+    b.op('Div', [e, denominator]),
+    b.op('Div', [one, denominator]),
+  ]);
 }
 
 /**
@@ -342,7 +347,7 @@ function isotonicMap(b: GraphBuilder, perClass: Array<{ x: number[]; y: number[]
   const hi = b.op('Add', [lo, b.constant('int64', [], [1n], 'one')]);
   // one point past the last: x beyond it (x_last + 1 > any clipped s), y equal to it
   const xs = perClass.map((f) => [...f.x, f.x[f.x.length - 1]! + 1]);
-  const ys = perClass.map((f) => f.y);
+  const ys = perClass.map((f) => [...f.y, f.y[f.y.length - 1]!]);
   const last = (v: number[]) => v[v.length - 1]!;
   const xLo = gatherPerRow(b, xs, lo, last);
   const xHi = gatherPerRow(b, xs, hi, last);

@@ -73,7 +73,13 @@ export const forkLauncher: InferenceLauncher = (events) => {
     if (message.type === 'loaded') stderr.clear();
     events.message(message);
   });
-  child.on('error', (error) => end(`inference process could not start: ${error.message}`));
+  // 'error' also reports a failed send or kill of a running process; only one that never started
+  // is an exit (a running one that died reports 'exit' itself)
+  let spawned = false;
+  child.once('spawn', () => (spawned = true));
+  child.on('error', (error) => {
+    if (!spawned) end(`inference process could not start: ${error.message}`);
+  });
   child.on('exit', (code, signal) => end(`inference process exited (${signal ?? `code ${code}`})`));
   return {
     get pid() {

@@ -52,6 +52,7 @@ interface FakeState {
   paths: Map<string, string>;
   singleInstance: boolean;
   quitCalls: number;
+  exitCode: number | null;
   ready: { promise: Promise<void>; resolve: () => void };
   readyResolved: boolean;
   sandboxEnabled: boolean;
@@ -84,6 +85,7 @@ const state: FakeState = (globalState[STATE_KEY] ??= {
   paths: new Map(),
   singleInstance: true,
   quitCalls: 0,
+  exitCode: null,
   ready: deferred(),
   readyResolved: false,
   sandboxEnabled: false,
@@ -127,8 +129,16 @@ class FakeApp extends EventEmitter {
     return state.singleInstance;
   }
   setAboutPanelOptions(): void {}
+  /** As Electron's: 'before-quit' (which may prevent it), then 'will-quit'. */
   quit(): void {
     state.quitCalls++;
+    let prevented = false;
+    this.emit('before-quit', { preventDefault: () => (prevented = true) });
+    if (!prevented) this.emit('will-quit', { preventDefault() {} });
+  }
+  /** Ends at once (no quit events), with this exit code. */
+  exit(code = 0): void {
+    state.exitCode = code;
   }
   focus(): void {}
 }
@@ -494,9 +504,12 @@ class FakeUtilityProcess extends EventEmitter {
 
 export const utilityProcess = {
   forks: [] as Array<{ modulePath: string; options: unknown }>,
+  children: [] as FakeUtilityProcess[],
   fork(modulePath: string, args: string[] = [], options: Record<string, unknown> = {}) {
     utilityProcess.forks.push({ modulePath, options });
-    return new FakeUtilityProcess(modulePath, args, options);
+    const child = new FakeUtilityProcess(modulePath, args, options);
+    utilityProcess.children.push(child);
+    return child;
   },
 };
 
