@@ -99,24 +99,32 @@ export function lockIn(u: ArrayLike<number>, g: ArrayLike<number>, options: Lock
   const per = Math.floor(usable / batches);
   const samples = per * batches * batchSamples;
   const start = g.length - samples;
-  const zu = complexAmplitude(u, start, samples, f, rate);
+  // each signal's amplitude per batch, once; over the whole window it is their mean (equal lengths)
+  const count = per * batchSamples;
+  const amplitudes = (x: ArrayLike<number>) =>
+    Array.from({ length: batches }, (_, b) => complexAmplitude(x, start + b * count, count, f, rate));
+  const mean = (zs: Array<[number, number]>): [number, number] => [
+    zs.reduce((sum, z) => sum + z[0], 0) / zs.length,
+    zs.reduce((sum, z) => sum + z[1], 0) / zs.length,
+  ];
+  const zuBatches = amplitudes(u);
+  const zgBatches = amplitudes(g);
+  const zu = mean(zuBatches);
+  const zg = mean(zgBatches);
   // a constant input sums to rounding (1e-16 of its level), not to 0
   let level = 0;
   for (let n = start; n < g.length; n++) level = Math.max(level, Math.abs(u[n]!));
-  if (!(Math.hypot(zu[0], zu[1]) > 1e-9 * level))
-    throw new KnobError('INVALID_INPUT', `the input has no component at ${f} Hz`);
-  const h = divide(complexAmplitude(g, start, samples, f, rate), zu);
+  const hasComponent = (z: [number, number]) => Math.hypot(z[0], z[1]) > 1e-9 * level;
+  if (!hasComponent(zu)) throw new KnobError('INVALID_INPUT', `the input has no component at ${f} Hz`);
+  const h = divide(zg, zu);
   const magnitude = Math.hypot(h[0], h[1]);
   const phase = Math.atan2(h[1], h[0]);
   const batchMagnitudes: number[] = [];
   const batchPhases: number[] = [];
   for (let b = 0; b < batches; b++) {
-    const from = start + b * per * batchSamples;
-    const count = per * batchSamples;
-    const zub = complexAmplitude(u, from, count, f, rate);
-    if (!(Math.hypot(zub[0], zub[1]) > 1e-9 * level))
+    if (!hasComponent(zuBatches[b]!))
       throw new KnobError('INVALID_INPUT', `batch ${b} of the input has no component at ${f} Hz`);
-    const hb = divide(complexAmplitude(g, from, count, f, rate), zub);
+    const hb = divide(zgBatches[b]!, zuBatches[b]!);
     batchMagnitudes.push(Math.hypot(hb[0], hb[1]));
     // each batch's phase taken nearest the overall one (no wrap between them)
     let difference = Math.atan2(hb[1], hb[0]) - phase;
@@ -130,14 +138,13 @@ export function lockIn(u: ArrayLike<number>, g: ArrayLike<number>, options: Lock
   };
   const magnitudeStandardError = standardError(batchMagnitudes);
   // distortion of g's response: harmonics below Nyquist
-  const fundamental = complexAmplitude(g, start, samples, f, rate);
   let harmonicPower = 0;
   for (let k = 2; k <= (options.harmonics ?? 5) && k * f < rate / 2; k++) {
     const z = complexAmplitude(g, start, samples, k * f, rate);
     harmonicPower += z[0] * z[0] + z[1] * z[1];
   }
   // g with no response at f but harmonics is as non-linear as it gets; with neither, it is flat
-  const fundamentalAmplitude = Math.hypot(fundamental[0], fundamental[1]);
+  const fundamentalAmplitude = Math.hypot(zg[0], zg[1]);
   const totalHarmonicDistortion =
     fundamentalAmplitude > 0 ? Math.sqrt(harmonicPower) / fundamentalAmplitude : harmonicPower > 0 ? Infinity : 0;
   return {

@@ -106,18 +106,21 @@ export function summariseStepProbe(
     for (let t = stepFrame; t < frames; t++) after += u[t]!;
     return { before: before / stepFrame, after: after / (frames - stepFrame) };
   };
-  const normalisedInto = (meanG: Float64Array, meanU: Float64Array, out: Float64Array) => {
-    const { before, after } = levels(meanU);
-    if (Math.abs(after - before) < MIN_STEP)
-      throw new KnobError('INVALID_INPUT', 'u* does not step: the mean u* is the same before and after the step frame');
+  const normaliseInto = (
+    meanG: Float64Array,
+    { before, after }: { before: number; after: number },
+    out: Float64Array,
+  ) => {
     for (let t = 0; t < frames; t++) out[t] = (meanG[t]! - before) / (after - before);
-    return { before, after };
   };
 
   const meanG = meanOf(g, everyone, new Float64Array(frames));
   const meanUStar = meanOf(uStar, everyone, new Float64Array(frames));
   const normalised = new Float64Array(frames);
-  const { before: uBefore, after: uAfter } = normalisedInto(meanG, meanUStar, normalised);
+  const { before: uBefore, after: uAfter } = levels(meanUStar);
+  if (Math.abs(uAfter - uBefore) < MIN_STEP)
+    throw new KnobError('INVALID_INPUT', 'u* does not step: the mean u* is the same before and after the step frame');
+  normaliseInto(meanG, { before: uBefore, after: uAfter }, normalised);
 
   // quantiles across realisations, frame by frame
   const medianG = new Float64Array(frames);
@@ -147,19 +150,20 @@ export function summariseStepProbe(
   const yb = new Float64Array(frames);
   for (let b = 0; b < replicates; b++) {
     // a resample of realisations whose mean u* happens not to step is drawn again (at most 100 times)
+    let step = { before: 0, after: 0 };
     for (let attempt = 0; ; attempt++) {
       for (let r = 0; r < realisations; r++) chosen[r] = Math.floor(random() * realisations);
-      meanOf(g, chosen, meanGb);
       meanOf(uStar, chosen, meanUb);
-      const { before, after } = levels(meanUb);
-      if (Math.abs(after - before) >= MIN_STEP) break;
+      step = levels(meanUb);
+      if (Math.abs(step.after - step.before) >= MIN_STEP) break;
       if (attempt === 100)
         throw new KnobError(
           'INVALID_INPUT',
           'too few realisations of u* step for a bootstrap (resamples keep missing the step)',
         );
     }
-    normalisedInto(meanGb, meanUb, yb);
+    meanOf(g, chosen, meanGb);
+    normaliseInto(meanGb, step, yb);
     for (let t = 0; t < frames; t++) deviations[t * replicates + b] = yb[t]! - normalised[t]!;
   }
   const bandLo = new Float64Array(frames);
