@@ -14,11 +14,16 @@ import { stepSeries } from './step-series';
  * with U_before and U_after the mean u* over the frames before the step and from it to the end of
  * the window; the step figures measured on y (python-control's step_info, response-metrics.ts) next
  * to those of the discrete prediction (the app's own update from rest, stepSeries); and the
- * percentile bootstrap over realisations: y's 95 % band carried around the prediction,
- *   [pred + q_2.5(y* - y), pred + q_97.5(y* - y)],
- * with the share of the frames from the step on where y lies inside it. The gate is linear, so the
- * mean response is the step response of the mean input: a gate that behaves as its knobs say lies
- * inside at about 95 % of the frames; a wrong prediction does not.
+ * bootstrap over realisations of d* = y* - y, carried around the prediction, with the share of the
+ * frames from the step on where y lies inside it. Two bands (`band`):
+ * - `simultaneous` (default): the studentised max-|t| band, pred +- c s[t], with s[t] the bootstrap
+ *   standard deviation of d*[t] and c the `level` quantile over replicates of max_t |d*[t]| / s[t]
+ *   (frames from the step on). It covers the whole response at once with probability `level`, so a
+ *   gate that behaves as its knobs say lies inside at (almost) every frame;
+ * - `pointwise`: [pred + q_2.5(d*[t]), pred + q_97.5(d*[t])] frame by frame, which a correct gate
+ *   leaves at about 5 % of the frames by design (so "95 % of frames inside" is a coin flip).
+ * The gate is linear, so the mean response is the step response of the mean input; a wrong
+ * prediction leaves the band over the transient (insideFractionTransient).
  */
 export interface StepProbeInput {
   /** g of each realisation over the window (equal lengths). */
@@ -58,8 +63,10 @@ export interface StepProbeSummary {
   /** Step figures of y and of the prediction, from the step frame on (t = 0 there). */
   measured: SampledStepInfo;
   predictedInfo: SampledStepInfo;
-  bootstrap: { replicates: number; level: number; seed: number };
+  bootstrap: { replicates: number; level: number; seed: number; band: StepProbeBand; criticalValue: number | null };
 }
+
+export type StepProbeBand = 'simultaneous' | 'pointwise';
 
 /** The smallest mean u* step that normalises (below it the mean u* does not step). */
 const MIN_STEP = 1e-9;
@@ -68,6 +75,8 @@ export interface StepProbeOptions {
   replicates?: number;
   level?: number;
   seed?: number;
+  /** Default 'simultaneous'. */
+  band?: StepProbeBand;
 }
 
 export function summariseStepProbe(
@@ -175,13 +184,43 @@ export function summariseStepProbe(
     predictedInfo.settlingTimeSeconds === null ? frames : Math.round(predictedInfo.settlingTimeSeconds / hSeconds);
   const transientFrames = Math.min(frames - stepFrame, Math.max(10, settlingFrames));
 
+  const band = options.band ?? 'simultaneous';
   const alpha = (1 - level) / 2;
+  // bootstrap standard deviation per frame, floored so a frame the step never moves cannot divide by 0
+  const spread = new Float64Array(frames);
+  for (let t = 0; t < frames; t++) {
+    const row = deviations.subarray(t * replicates, (t + 1) * replicates);
+    let sum = 0;
+    let squares = 0;
+    for (const d of row) {
+      sum += d;
+      squares += d * d;
+    }
+    const mean = sum / replicates;
+    spread[t] = Math.max(Math.sqrt(Math.max(0, squares / replicates - mean * mean)), 1e-12);
+  }
+  let criticalValue: number | null = null;
+  if (band === 'simultaneous') {
+    const maxima = new Float64Array(replicates);
+    for (let b = 0; b < replicates; b++) {
+      let worst = 0;
+      for (let t = stepFrame; t < frames; t++)
+        worst = Math.max(worst, Math.abs(deviations[t * replicates + b]!) / spread[t]!);
+      maxima[b] = worst;
+    }
+    criticalValue = percentileOfSorted(maxima.sort(), level);
+  }
   let inside = 0;
   let insideTransient = 0;
   for (let t = 0; t < frames; t++) {
-    const sorted = deviations.subarray(t * replicates, (t + 1) * replicates).sort();
-    bandLo[t] = predicted[t]! + percentileOfSorted(sorted, alpha);
-    bandHi[t] = predicted[t]! + percentileOfSorted(sorted, 1 - alpha);
+    if (criticalValue !== null) {
+      bandLo[t] = predicted[t]! - criticalValue * spread[t]!;
+      bandHi[t] = predicted[t]! + criticalValue * spread[t]!;
+    } else {
+      const sorted = deviations.subarray(t * replicates, (t + 1) * replicates).sort();
+      bandLo[t] = predicted[t]! + percentileOfSorted(sorted, alpha);
+      bandHi[t] = predicted[t]! + percentileOfSorted(sorted, 1 - alpha);
+    }
     const within = normalised[t]! >= bandLo[t]! && normalised[t]! <= bandHi[t]!;
     if (t >= stepFrame && within) inside++;
     if (t >= stepFrame && t < stepFrame + transientFrames && within) insideTransient++;
@@ -206,6 +245,6 @@ export function summariseStepProbe(
     transientFrames,
     measured: sampledStepInfo(Float64Array.from(afterStep(normalised)), times),
     predictedInfo,
-    bootstrap: { replicates, level, seed },
+    bootstrap: { replicates, level, seed, band, criticalValue },
   };
 }

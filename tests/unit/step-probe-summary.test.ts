@@ -17,11 +17,15 @@ const RATE = 30;
 const FRAMES = 600;
 const STEP = 300;
 
-function realisations(settings: GateSettings, count = 32): { g: Float64Array[]; uStar: Float64Array[] } {
+function realisations(
+  settings: GateSettings,
+  count = 32,
+  firstSeed = 100,
+): { g: Float64Array[]; uStar: Float64Array[] } {
   const g: Float64Array[] = [];
   const uStar: Float64Array[] = [];
   for (let r = 0; r < count; r++) {
-    const random = seededRandom(100 + r);
+    const random = seededRandom(firstSeed + r);
     const u = Float64Array.from({ length: FRAMES }, (_, t) => (t < STEP ? 0.8 : 0.35) + (random() - 0.5) * 0.3);
     const out = new Float64Array(FRAMES);
     runGate(
@@ -67,6 +71,27 @@ describe('summariseStepProbe', () => {
       // the settled frames agree under any knobs; the transient tells them apart
       expect(summary.insideFractionTransient, JSON.stringify(other)).toBeLessThan(0.5);
     }
+  });
+
+  it('the simultaneous band holds the whole response at once; the pointwise one leaves about 5 % of frames', () => {
+    // 20 independent probes of the same gate: the studentised max-|t| band (the default) keeps 95 % of
+    // the frames inside nearly always; the pointwise band's share straddles 95 % by construction.
+    let simultaneousMet = 0;
+    let pointwiseShare = 0;
+    const probes = 20;
+    for (let k = 0; k < probes; k++) {
+      const probe = { ...realisations(made, 32, 1000 + 64 * k), stepFrame: STEP, hSeconds: 1 / RATE };
+      const simultaneous = summariseStepProbe(probe, made, { replicates: 300, seed: k });
+      expect(simultaneous.bootstrap.band).toBe('simultaneous');
+      expect(simultaneous.bootstrap.criticalValue).toBeGreaterThan(1.96);
+      if (simultaneous.insideFraction >= 0.95) simultaneousMet++;
+      const pointwise = summariseStepProbe(probe, made, { replicates: 300, seed: k, band: 'pointwise' });
+      expect(pointwise.bootstrap.criticalValue).toBeNull();
+      pointwiseShare += pointwise.insideFraction / probes;
+    }
+    expect(simultaneousMet).toBeGreaterThanOrEqual(18);
+    expect(pointwiseShare).toBeGreaterThan(0.8);
+    expect(pointwiseShare).toBeLessThan(0.99);
   });
 
   it('two realisations, one of which does not step: the bootstrap draws again instead of failing', () => {

@@ -33,6 +33,8 @@ export interface OfflineRunOptions {
   batchSize: number;
   inFlight?: number;
   maxFrames?: number;
+  /** The source frame the stream starts at (default 0); the stream's own frame count starts at 0. */
+  fromFrame?: number;
   /** Attempts per batch when the inference process dies under it (default 3). */
   attemptsPerBatch?: number;
   /** Keep the model's `features` output in the trace (the model must have one). */
@@ -89,7 +91,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   const restartsBefore = client.restarts;
   const started = performance.now();
   const limit = options.maxFrames ?? Infinity;
-  const total = Math.min(limit, source.info.frameCount ?? Infinity);
+  const total = Math.min(limit, (source.info.frameCount ?? Infinity) - (options.fromFrame ?? 0));
   const queue: Prepared[] = [];
   // Frame buffers of finished batches are reused (a batch's buffer is kept until it finishes, for a
   // resend after a crash): no 200 KB allocation per batch for the collector to chase.
@@ -141,7 +143,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
   };
 
   try {
-    for await (const batch of source.batches(options.batchSize)) {
+    for await (const batch of source.batches(options.batchSize, options.fromFrame ?? 0)) {
       if (options.signal?.aborted) throw new KnobError('CANCELLED', 'run cancelled');
       const count = Math.min(batch.count, limit - streamIndex);
       if (count <= 0) break;

@@ -1,0 +1,2 @@
+export * from './step-probe';
+export * from './frequency-probe';
