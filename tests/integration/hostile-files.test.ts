@@ -2,7 +2,10 @@
  * Special files and decompression bombs, through the CLI and the API, each measured:
  *  - a FIFO, an endless device, a folder and a /proc entry under the names of data files (models,
  *    traces, datasets, tables, settings, videos), and /proc as an output folder: a typed error
- *    naming the path within 2 s, the server still serving, the process's peak memory under 512 MB;
+ *    naming the path, without hanging, the server still serving, the process's peak memory under
+ *    512 MB. The refusal is a stat() before any read, so it takes milliseconds once the command's
+ *    modules are loaded; the bound below is only a hang guard, wide enough for a loaded CI machine
+ *    (npm test asserts no latency figures: an earlier 2 s bound failed at 2.2 s under load);
  *  - every kind of decompression bomb (zip by ratio, by declared size, by a lying header, too many
  *    entries; gzip IDX declaring enormous images, declaring more than it packs, holding more than it
  *    declares; PNG and JPEG headers declaring enormous images; deeply nested JSON): a typed error and
@@ -21,6 +24,8 @@ import { SPECIAL_KINDS, specialFile, writeBombs, type Bomb, type SpecialKind } f
 const dir = mkdtempSync(join(tmpdir(), 'knob-hostile-'));
 const LABELS = join(dir, 'labels.json');
 const PEAK_LIMIT_MB = 512;
+/** A hang guard, not a latency target: an endless device or a FIFO read would never finish. */
+const HANG_GUARD_MS = 20_000;
 const SPECIAL_MESSAGES: Record<SpecialKind, RegExp> = {
   fifo: /is a FIFO \(named pipe\), not a file/,
   device: /is a character device, not a file/,
@@ -85,7 +90,7 @@ async function expectRefusedApi(reply: Reply, path: string, message: RegExp, wit
 
 describe('special files under the names of data files', () => {
   for (const kind of SPECIAL_KINDS) {
-    it(`${kind}: refused by the CLI within 2 s, naming the path, peak memory under ${PEAK_LIMIT_MB} MB`, () => {
+    it(`${kind}: refused by the CLI without hanging, naming the path, peak memory under ${PEAK_LIMIT_MB} MB`, () => {
       const out = join(dir, `out-${kind}`);
       const cases: Array<[string[], string]> = [
         [['metrics', '--logits', specialFile(dir, kind, '.npz'), '--labels', LABELS], `${kind}.npz`],
@@ -107,10 +112,11 @@ describe('special files under the names of data files', () => {
           `${kind}-images-idx3-ubyte`,
         ],
       ];
-      for (const [args, name] of cases) expectRefusedCli(knob(...args), join(dir, name), SPECIAL_MESSAGES[kind], 2000);
+      for (const [args, name] of cases)
+        expectRefusedCli(knob(...args), join(dir, name), SPECIAL_MESSAGES[kind], HANG_GUARD_MS);
     }, 120_000);
 
-    it(`${kind}: refused by the API within 2 s, naming the path, the server still serving`, async () => {
+    it(`${kind}: refused by the API without hanging, naming the path, the server still serving`, async () => {
       const make = (extension: string): string => specialFile(dir, kind, `-api${extension}`);
       const attempts: Array<[string, unknown, string]> = [
         ['model.load', { path: make('.onnx'), discard: true }, `${kind}-api.onnx`],
@@ -125,7 +131,7 @@ describe('special files under the names of data files', () => {
           kind === 'folder' && method === 'bundle.import'
             ? /knob-settings\.json: cannot be read/
             : SPECIAL_MESSAGES[kind];
-        await expectRefusedApi(reply, join(dir, name), refusal, 2000);
+        await expectRefusedApi(reply, join(dir, name), refusal, HANG_GUARD_MS);
       }
     });
   }
@@ -148,7 +154,7 @@ describe('special files under the names of data files', () => {
       knob('replay', trace, '--out', '/proc/knob-output'),
       '/proc/knob-output',
       /is in \/proc or \/sys, not a place for output files/,
-      2000,
+      HANG_GUARD_MS,
     );
     await host.call('source.open', { kind: 'embedded', discard: true });
     expect((await host.call('stream.runOffline', { maxFrames: 16, discard: true }, 30_000)).ok).toBe(true);
@@ -156,13 +162,13 @@ describe('special files under the names of data files', () => {
       await host.call('bundle.export', { path: '/proc/knob-export.knob.zip' }),
       '/proc', // the folder it would go in is named
       /not a place for output files/,
-      2000,
+      HANG_GUARD_MS,
     );
     await expectRefusedApi(
       await host.call('trace.save', { path: '/proc/knob.arrow' }),
       '/proc',
       /not a place for output files/,
-      2000,
+      HANG_GUARD_MS,
     );
   }, 60_000);
 
