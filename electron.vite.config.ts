@@ -23,6 +23,7 @@ export default defineConfig({
           'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
           'bare-session-worker': resolve('src-main/core/engine/bare-session-worker.ts'),
           'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
+          'tuning-worker': resolve('src-main/core/tuning/tuning-worker.ts'),
         },
       },
     },

@@ -33,7 +33,8 @@ import {
  * frames, with bootstrap intervals; the spec it returns for applying is fitted on the fit frames
  * (k-fold: on all of them).
  */
-export const HeldOutSplitSchema = z.discriminatedUnion('kind', [
+/** The splits with one evaluation set (the tuner's too: src-shared/tuning). */
+export const SINGLE_SPLIT_SCHEMAS = [
   z.strictObject({ kind: z.literal('none') }),
   z.strictObject({
     kind: z.literal('random'),
@@ -41,6 +42,10 @@ export const HeldOutSplitSchema = z.discriminatedUnion('kind', [
     seed: z.number().int().nonnegative().max(0xffffffff).default(0),
   }),
   z.strictObject({ kind: z.literal('time'), evaluateFraction: z.number().gt(0).lt(1).default(0.3) }),
+] as const;
+
+export const HeldOutSplitSchema = z.discriminatedUnion('kind', [
+  ...SINGLE_SPLIT_SCHEMAS,
   z.strictObject({
     kind: z.literal('kfold'),
     folds: z.number().int().min(2).max(20).default(5),
@@ -138,7 +143,10 @@ export interface CalibratorComparison {
 }
 
 /** Which labelled rows fit, and which are evaluated (in time order within each), or k folds. */
-function splitRows(n: number, split: HeldOutSplit): { fit: number[]; evaluate: number[] } | { folds: number[][] } {
+export function splitRows(
+  n: number,
+  split: HeldOutSplit,
+): { fit: number[]; evaluate: number[] } | { folds: number[][] } {
   const all = Array.from({ length: n }, (_, i) => i);
   switch (split.kind) {
     case 'none':

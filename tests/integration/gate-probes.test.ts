@@ -7,9 +7,17 @@
  * frequencies, 0.25 to 10 Hz): magnitudes within two standard errors of the discrete theory wherever
  * no clipping was flagged, falling with frequency. (Measured here: 100 % of frames inside for all
  * three; the largest magnitude error 1.35 standard errors.)
+ *
+ * The paper's analyses on a shot-noise staircase (severity 0 to 5, 500 frames each): T_eff >= 1 on
+ * every frame where it is a theorem, and every frame below 1 listed with the K >= 3 reason; Spearman's
+ * rho between T_eff and severity positive; CSR < 1 on the disagreement subset. The issue's "T_eff >= 1
+ * on at least 99 % of frames" presumes two classes: with K = 10 and different runner-up classes the
+ * fused margin can exceed both branch margins (fusion/temperature.ts), and on this model that is
+ * about one frame in ten (the measured share is printed; README, "The paper's analyses").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
+import { paperAnalyses } from '../../src-shared/analysis';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
 import { summariseStepProbe } from '../../src-shared/gate/step-probe-summary';
 import {
@@ -23,6 +31,7 @@ import { replay } from '../../src-shared/trace/replay';
 import type { Trace } from '../../src-shared/trace/trace';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
+import { runOffline } from '../../src-main/core/engine/offline-run';
 import { recordFrequencyProbe, recordStepProbe } from '../../src-main/core/probes/probe-recording';
 import { openSourcePath } from '../../src-main/core/sources/open-source';
 
@@ -31,6 +40,8 @@ const stepPlan = parseStepProbePlan({});
 const frequencyPlan = parseFrequencyProbePlan({});
 let stepTraces: Trace[];
 let frequencyTraces: Trace[];
+let staircase: Trace;
+const STAIR_FRAMES = 500;
 
 beforeAll(async () => {
   client = await InferenceClient.start(
@@ -41,6 +52,18 @@ beforeAll(async () => {
   stepTraces = await recordStepProbe(stepPlan, { client, source, onProgress: () => progressCalls++ });
   expect(progressCalls).toBeGreaterThan(0);
   frequencyTraces = await recordFrequencyProbe(frequencyPlan, { client, source });
+  const levels = [0, 1, 2, 3, 4, 5].map((severity) => ({ atFrame: severity * STAIR_FRAMES, severity }));
+  const run = await runOffline({
+    client,
+    source,
+    schedule: { kind: 'step', corruption: 'shot_noise', levels },
+    streamSeed: 11,
+    settings: DEFAULT_GATE_SETTINGS,
+    batchSize: 256,
+    maxFrames: 6 * STAIR_FRAMES,
+  });
+  expect(run.error).toBeNull();
+  staircase = run.trace;
 }, 300_000);
 afterAll(() => client?.close());
 
@@ -111,5 +134,36 @@ describe('the frequency probe on the shipped model', () => {
     const result = frequencyProbeAt(frequencyTraces, frequencyPlan, { ...knobs(0.1), wnRadPerSec: 4 });
     expect(result.points.some((p) => p.clipped)).toBe(true);
     for (const p of result.points) expect(p.clipped).toBe(p.clippedFrames > 0);
+  });
+});
+
+describe("the paper's analyses on the shipped model (shot-noise staircase 0 to 5)", () => {
+  it('T_eff >= 1 wherever it is a theorem; every exception listed with the K >= 3 reason', () => {
+    const result = paperAnalyses(staircase, knobs(0.7), { permutations: 99 });
+    expect(result.frames).toBe(6 * STAIR_FRAMES);
+    console.log(
+      `T_eff >= 1 on ${(100 * result.teff.atLeastOneShare).toFixed(1)} % of ${result.frames} frames; ` +
+        `${result.teff.exceptionCount} exceptions, all K >= 3 with different top two; ` +
+        `Spearman(T_eff, severity) = ${result.teff.spearmanWithSeverity!.toFixed(3)}; ` +
+        `CSR on disagreement ${result.csr.disagreement!.mean.toFixed(3)}`,
+    );
+    expect(result.teff.atLeastOneShare).toBeCloseTo(1 - result.teff.exceptionCount / result.frames, 12);
+    expect(result.teff.exceptions.length).toBe(Math.min(100, result.teff.exceptionCount));
+    for (const exception of result.teff.exceptions) {
+      expect(exception.teff).toBeLessThan(1);
+      expect(exception.reason).toMatch(/^K = 10 >= 3 and the branches rank different top two/);
+    }
+    // every exception, not only the listed ones: the theorem holds on the rest
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': result.teff.exceptionCount, 'same-top-two': 0 });
+    for (const row of result.bySeverity!) expect(row.teff.frames).toBe(STAIR_FRAMES);
+  });
+
+  it("Spearman's rho between T_eff and severity is positive; CSR < 1 on the disagreement subset", () => {
+    const result = paperAnalyses(staircase, knobs(0.7), { permutations: 99 });
+    expect(result.teff.spearmanWithSeverity!).toBeGreaterThan(0);
+    expect(result.csr.disagreement!.mean).toBeLessThan(1);
+    expect(result.csr.disagreement!.belowOneShare).toBeGreaterThan(0.5);
+    expect(result.agreement!.disagree!.frames).toBe(result.csr.disagreement!.frames);
+    expect(result.oracleAdvantage!.aurocUStar).not.toBeNull();
   });
 });

@@ -1,0 +1,2 @@
+export * from './paper-analyses';
+export * from './spearman';

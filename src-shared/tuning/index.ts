@@ -1,0 +1,2 @@
+export * from './tuning-objective';
+export * from './tuning-search';

@@ -1,0 +1,194 @@
+import { KnobError } from '../errors';
+import { fuseRowInto } from '../fusion/convex-fusion';
+import { runGate } from '../gate/gate-kernel';
+import type { GateSettings } from '../gate/gate-settings';
+import { createGateState, resetGateState, type GateState } from '../gate/gate-state';
+import { binningIdentity } from '../metrics/binning';
+import { classwiseMetricsFromStatistics } from '../metrics/binned-metrics';
+import { expectedCalibrationError } from '../metrics/calibration-error';
+import { binnedStatistics, classwiseBinnedStatistics } from '../metrics/column-statistics';
+import { ECE_15_IDENTITY, type HeadlineStatistic } from '../metrics/headline-intervals';
+import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
+import { NLL_FROM_LOGITS } from '../metrics/proper-scores';
+import { scoreRowsInto, type TopLabelScores } from '../metrics/scores';
+import { resample } from '../metrics/bootstrap';
+import { smoothEce } from '../metrics/smooth-ece';
+import type { Trace } from '../trace/trace';
+
+/**
+ * The tuner's objective (issue 17): a calibration metric of the fused output on the evaluation
+ * frames of a trace, at one setting, by replay. The gate runs over the trace from its start (in
+ * continuous mode the frames before the evaluation part carry its state in), the evaluation frames'
+ * logits are fused (optionally divided by a temperature: the temperature-scaling calibrator) and
+ * scored by the metric suite's own row pass (scoreRowsInto), so a figure here is the one the desk
+ * shows for the same frames. Every buffer is allocated once per evaluator: evaluating a setting
+ * allocates nothing per frame.
+ */
+export const TUNING_METRICS = ['ece', 'ece-equal-mass', 'classwise-ece', 'nll', 'brier', 'smooth-ece'] as const;
+export type TuningMetric = (typeof TUNING_METRICS)[number];
+
+/** Each metric's exact variant, as the metric suite names it. */
+export const TUNING_METRIC_IDENTITIES: Record<TuningMetric, string> = {
+  ece: ECE_15_IDENTITY,
+  'ece-equal-mass': `ECE(top-label, ${binningIdentity(EQUAL_MASS_15)}, L1)`,
+  'classwise-ece': `ECE(classwise, ${binningIdentity(EQUAL_WIDTH_15)} per class, L1, mean over K classes)`,
+  nll: NLL_FROM_LOGITS,
+  brier: 'Brier(multiclass, sum over classes, mean over samples, range [0, 2])',
+  'smooth-ece': 'SmoothECE(top-label, reflected Gaussian kernel, automatic bandwidth, relplot grid)',
+};
+
+/** What the tuner varies: the gate settings and the output temperature (1: none). */
+export interface TuningPoint {
+  settings: GateSettings;
+  temperature: number;
+}
+
+/** Per-frame scores of the evaluation frames at one setting (views of the evaluator's buffers). */
+interface EvaluationScores {
+  probabilities: Float64Array;
+  sampleNll: Float64Array;
+  sampleBrier: Float64Array;
+  top: TopLabelScores;
+}
+
+export class TuningObjective {
+  readonly evaluationFrames: Int32Array;
+  readonly metric: TuningMetric;
+  private readonly trace: Trace;
+  private readonly lastFrame: number;
+  private readonly g: Float64Array;
+  private readonly v: Float64Array;
+  private readonly state: GateState;
+  private readonly fused: Float64Array;
+  private readonly labels: Int32Array;
+  private readonly scores: EvaluationScores;
+
+  /** `evaluationFrames`: labelled frame indices, increasing. */
+  constructor(trace: Trace, evaluationFrames: Int32Array, metric: TuningMetric) {
+    const n = evaluationFrames.length;
+    if (n === 0) throw new KnobError('INVALID_INPUT', 'the tuner has no labelled frames to evaluate on');
+    if (trace.labels === null) throw new KnobError('INVALID_INPUT', 'the trace has no labels: nothing to tune against');
+    const k = trace.classCount;
+    this.labels = new Int32Array(n);
+    for (let j = 0; j < n; j++) {
+      const frame = evaluationFrames[j]!;
+      if (j > 0 && frame <= evaluationFrames[j - 1]!)
+        throw new KnobError('INVALID_INPUT', 'evaluation frames must be increasing');
+      const label = trace.labels[frame]!;
+      if (!(label >= 0 && label < k))
+        throw new KnobError('INVALID_INPUT', `evaluation frame ${frame} has no label in 0..${k - 1}`);
+      this.labels[j] = label;
+    }
+    this.trace = trace;
+    this.evaluationFrames = evaluationFrames;
+    this.metric = metric;
+    this.lastFrame = evaluationFrames[n - 1]!;
+    this.g = new Float64Array(this.lastFrame + 1);
+    this.v = new Float64Array(this.lastFrame + 1);
+    this.state = createGateState(0.5);
+    this.fused = new Float64Array(n * k);
+    this.scores = {
+      probabilities: new Float64Array(n * k),
+      sampleNll: new Float64Array(n),
+      sampleBrier: new Float64Array(n),
+      top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
+    };
+  }
+
+  /** The metric at `point` (lower is better for every tuning metric). */
+  evaluate(point: TuningPoint): number {
+    this.scoreAt(point);
+    return metricOf(this.metric, this.scores, this.labels, this.trace.classCount, null);
+  }
+
+  /**
+   * The metric at `point` as a resample statistic, over copies of its per-frame scores (for the
+   * paired bootstrap of the improvement; the evaluator's buffers are reused by the next call).
+   */
+  statisticAt(point: TuningPoint): HeadlineStatistic {
+    this.scoreAt(point);
+    const kept: EvaluationScores = {
+      probabilities: this.scores.probabilities.slice(),
+      sampleNll: this.scores.sampleNll.slice(),
+      sampleBrier: this.scores.sampleBrier.slice(),
+      top: {
+        confidence: this.scores.top.confidence.slice(),
+        predicted: this.scores.top.predicted.slice(),
+        correct: this.scores.top.correct.slice(),
+      },
+    };
+    const { labels, metric } = this;
+    const k = this.trace.classCount;
+    return {
+      name: metric,
+      identity: TUNING_METRIC_IDENTITIES[metric],
+      lowerIsBetter: true,
+      evaluate: (indices) => metricOf(metric, kept, labels, k, indices),
+    };
+  }
+
+  private scoreAt({ settings, temperature }: TuningPoint): void {
+    if (!(temperature > 0 && Number.isFinite(temperature)))
+      throw new KnobError('INVALID_SETTINGS', `temperature must be positive and finite, got ${temperature}`);
+    const { trace, g, v, state, fused, evaluationFrames } = this;
+    const k = trace.classCount;
+    resetGateState(state, settings.g0);
+    runGate(settings, trace, 0, this.lastFrame + 1, state, { g, v });
+    const inverse = 1 / temperature;
+    for (let j = 0; j < evaluationFrames.length; j++) {
+      const frame = evaluationFrames[j]!;
+      fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g[frame]!, fused, j * k);
+      if (inverse !== 1) for (let c = j * k; c < (j + 1) * k; c++) fused[c]! *= inverse;
+    }
+    scoreRowsInto(fused, this.labels, k, 0, evaluationFrames.length, this.scores);
+  }
+}
+
+function metricOf(
+  metric: TuningMetric,
+  scores: EvaluationScores,
+  labels: Int32Array,
+  classCount: number,
+  indices: Uint32Array | null,
+): number {
+  const pick = <T extends Float64Array | Uint8Array>(values: T): T =>
+    indices === null ? values : (resample(values, indices) as T);
+  switch (metric) {
+    case 'nll':
+    case 'brier': {
+      const values = metric === 'nll' ? scores.sampleNll : scores.sampleBrier;
+      let sum = 0;
+      if (indices === null) for (let i = 0; i < values.length; i++) sum += values[i]!;
+      else for (let i = 0; i < indices.length; i++) sum += values[indices[i]!]!;
+      return sum / (indices?.length ?? values.length);
+    }
+    case 'ece':
+    case 'ece-equal-mass':
+      return expectedCalibrationError(
+        binnedStatistics(
+          pick(scores.top.confidence),
+          pick(scores.top.correct),
+          metric === 'ece' ? EQUAL_WIDTH_15 : EQUAL_MASS_15,
+        ),
+      );
+    case 'smooth-ece':
+      return smoothEce(pick(scores.top.confidence), pick(scores.top.correct)).value.value;
+    case 'classwise-ece': {
+      let probabilities = scores.probabilities;
+      let chosenLabels = labels;
+      if (indices !== null) {
+        probabilities = new Float64Array(indices.length * classCount);
+        chosenLabels = new Int32Array(indices.length);
+        for (let i = 0; i < indices.length; i++) {
+          const from = indices[i]! * classCount;
+          probabilities.set(scores.probabilities.subarray(from, from + classCount), i * classCount);
+          chosenLabels[i] = labels[indices[i]!]!;
+        }
+      }
+      const [perClass] = classwiseBinnedStatistics(probabilities, chosenLabels, classCount, 0, classCount, [
+        EQUAL_WIDTH_15,
+      ]);
+      return classwiseMetricsFromStatistics(perClass!, binningIdentity(EQUAL_WIDTH_15))[0]!.value;
+    }
+  }
+}

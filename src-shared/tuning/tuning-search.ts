@@ -1,0 +1,376 @@
+import { z } from 'zod';
+import type { CancelSignal } from '../cancel-signal';
+import { describeSplit, SINGLE_SPLIT_SCHEMAS, splitRows } from '../calibrators/calibrator-evaluation';
+import { KnobError } from '../errors';
+import { GATE_MODES, GATE_VARIANTS, TAU_MAX_SECONDS } from '../gate/gate-settings';
+import { discreteResponseMetrics } from '../gate/response-metrics';
+import { pairedDifferences, type PairedDifference } from '../metrics/headline-intervals';
+import type { Trace } from '../trace/trace';
+import { labelledFrames } from '../trace/trace-scores';
+import { parseWithSchema } from '../zod-issues';
+import { TUNING_METRIC_IDENTITIES, TUNING_METRICS, TuningObjective, type TuningPoint } from './tuning-objective';
+
+/**
+ * Auto-tuning by replay (issue 17): the knobs that minimise a calibration metric on the held-out
+ * frames of a recorded trace, subject to the operator's constraints on how the gate moves.
+ *
+ * 1. A coarse grid: zeta and wn log-spaced (second-order; wn only for ema; one point for instant),
+ *    times the modes, reset horizons and output temperatures asked for.
+ * 2. Local refinement, because a binned metric is rugged over the knobs (neighbouring settings
+ *    differ by a few per cent as frames cross bin edges) and one descent stops in a local minimum:
+ *    a 7 x 7 grid at a quarter of the spacing around each of the best `refineStarts` grid points
+ *    (default 8), then a compass search in (log zeta, log wn) from the best three found (compassFrom). The
+ *    search stays within the grid's ranges, and never takes an infeasible point.
+ * 3. The paired bootstrap interval of the improvement (best - current) on the evaluation frames,
+ *    so a "better" setting inside the noise is reported as indistinguishable.
+ *
+ * Constraints are on the discrete gate at the trace's frame interval (discreteResponseMetrics):
+ * the 2 % settling time, the overshoot and the -3 dB bandwidth. The sweep's grid is returned whole
+ * (the heat map), with the Pareto front of metric against settling time among feasible points.
+ */
+const range = (min: number, max: number, points: number) =>
+  z
+    .strictObject({
+      min: z.number().positive().default(min),
+      max: z.number().positive().default(max),
+      points: z.number().int().min(1).max(200).default(points),
+    })
+    .default({ min, max, points })
+    .refine((r) => r.min <= r.max, { message: 'min must not exceed max' });
+
+export const TuningRequestSchema = z.strictObject({
+  metric: z.enum(TUNING_METRICS).default('ece'),
+  split: z.discriminatedUnion('kind', [...SINGLE_SPLIT_SCHEMAS]).default({ kind: 'time', evaluateFraction: 0.3 }),
+  zeta: range(0.1, 4, 20).refine((r) => r.max <= 100, { message: 'zeta must stay within (0, 100]' }),
+  /** wn's grid; its default top is 0.8 x Nyquist in rad/s, capped at 60 (wnMax null). */
+  wnRadPerSec: z
+    .strictObject({
+      min: z.number().positive().default(0.5),
+      max: z.number().positive().max(1000).nullable().default(null),
+      points: z.number().int().min(1).max(200).default(20),
+    })
+    .default({ min: 0.5, max: null, points: 20 }),
+  variants: z.array(z.enum(GATE_VARIANTS)).min(1).max(3).optional(),
+  modes: z.array(z.enum(GATE_MODES)).min(1).max(2).optional(),
+  tauSeconds: z.array(z.number().gt(0).lte(TAU_MAX_SECONDS)).min(1).max(20).optional(),
+  temperatures: z.array(z.number().gt(0).lte(100)).min(1).max(50).optional(),
+  constraints: z
+    .strictObject({
+      maxSettlingSeconds: z.number().positive().optional(),
+      maxOvershootPercent: z.number().nonnegative().optional(),
+      minBandwidthHz: z.number().positive().optional(),
+    })
+    .default({}),
+  refine: z.boolean().default(true),
+  /** Grid points refined (a binned metric is rugged over the knobs: one start stops in a local minimum). */
+  refineStarts: z.number().int().min(1).max(50).default(8),
+  replicates: z.number().int().min(50).max(10_000).default(1000),
+  seed: z.number().int().nonnegative().max(0xffffffff).default(0),
+});
+export type TuningRequestInput = z.input<typeof TuningRequestSchema>;
+export type TuningRequest = z.output<typeof TuningRequestSchema>;
+export type TuningConstraints = TuningRequest['constraints'];
+
+export function parseTuningRequest(raw: unknown): TuningRequest {
+  return parseWithSchema(TuningRequestSchema, raw, {
+    code: 'INVALID_SETTINGS',
+    what: 'Invalid tuning request',
+    root: '(tune)',
+  });
+}
+
+/** A setting's figures: its metric on the evaluation frames and how its gate moves. */
+export interface TuningFigures {
+  metric: number;
+  settlingTimeSeconds: number | null;
+  overshootPercent: number;
+  bandwidthHz: number | null;
+}
+
+export interface TuningCandidate extends TuningFigures {
+  point: TuningPoint;
+  feasible: boolean;
+  /** The constraints it breaks, in words. */
+  violations: string[];
+  /** Where it came from. */
+  stage: 'current' | 'grid' | 'refine';
+}
+
+/** Evaluates settings (in order); the core runs them on two threads, tests and the desk's preview in one. */
+export type TuningEvaluator = (points: TuningPoint[]) => Promise<TuningFigures[]>;
+
+/** One setting's figures: the objective, then the discrete gate's step and frequency figures. */
+export function tuningFigures(objective: TuningObjective, point: TuningPoint, hSeconds: number): TuningFigures {
+  const metric = objective.evaluate(point);
+  const response = discreteResponseMetrics(point.settings, hSeconds, 'app');
+  return {
+    metric,
+    settlingTimeSeconds: response.settlingTimeSeconds,
+    overshootPercent: response.overshootPercent,
+    bandwidthHz: response.bandwidthHz,
+  };
+}
+
+/** The evaluation frames of `split` among the trace's labelled frames. */
+export function tuningEvaluationFrames(trace: Trace, split: TuningRequest['split']): Int32Array {
+  const labelled = labelledFrames(trace);
+  if (labelled.length < 20)
+    throw new KnobError('INVALID_INPUT', `the trace has ${labelled.length} labelled frames; tuning needs at least 20`);
+  const { evaluate } = splitRows(labelled.length, split) as { evaluate: number[] };
+  return Int32Array.from(evaluate, (i) => labelled[i]!);
+}
+
+export function violationsOf(figures: TuningFigures, constraints: TuningConstraints): string[] {
+  const out: string[] = [];
+  const { maxSettlingSeconds, maxOvershootPercent, minBandwidthHz } = constraints;
+  if (
+    maxSettlingSeconds !== undefined &&
+    !(figures.settlingTimeSeconds !== null && figures.settlingTimeSeconds <= maxSettlingSeconds)
+  )
+    out.push(`settling ${figures.settlingTimeSeconds?.toFixed(3) ?? '∞'} s > ${maxSettlingSeconds} s`);
+  if (maxOvershootPercent !== undefined && figures.overshootPercent > maxOvershootPercent)
+    out.push(`overshoot ${figures.overshootPercent.toFixed(2)} % > ${maxOvershootPercent} %`);
+  // the instant gate passes everything: no bandwidth limit below Nyquist (null)
+  if (minBandwidthHz !== undefined && figures.bandwidthHz !== null && figures.bandwidthHz < minBandwidthHz)
+    out.push(`bandwidth ${figures.bandwidthHz.toFixed(3)} Hz < ${minBandwidthHz} Hz`);
+  return out;
+}
+
+function logSpaced(min: number, max: number, points: number): number[] {
+  if (points === 1) return [Math.sqrt(min * max)];
+  return Array.from({ length: points }, (_, i) => min * (max / min) ** (i / (points - 1)));
+}
+
+/** The wn grid's top: 0.8 of Nyquist (rad/s), at most 60, unless given. */
+export function wnGridMax(request: TuningRequest, hSeconds: number): number {
+  return request.wnRadPerSec.max ?? Math.min(60, (0.8 * Math.PI) / hSeconds);
+}
+
+/** The coarse grid's points (zeta-major within each variant, mode, horizon and temperature). */
+export function tuningGrid(request: TuningRequest, current: TuningPoint, hSeconds: number): TuningPoint[] {
+  const zetas = logSpaced(request.zeta.min, request.zeta.max, request.zeta.points);
+  const wnMax = wnGridMax(request, hSeconds);
+  if (request.wnRadPerSec.min > wnMax)
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      `Invalid tuning request: wn min ${request.wnRadPerSec.min} is above its max ${wnMax}`,
+    );
+  const wns = logSpaced(request.wnRadPerSec.min, wnMax, request.wnRadPerSec.points);
+  const base = current.settings;
+  const points: TuningPoint[] = [];
+  for (const variant of request.variants ?? [base.variant])
+    for (const mode of request.modes ?? [base.mode])
+      for (const tauSeconds of mode === 'reset' ? (request.tauSeconds ?? [base.tauSeconds]) : [base.tauSeconds])
+        for (const temperature of request.temperatures ?? [current.temperature]) {
+          const settings = { ...base, variant, mode, tauSeconds };
+          if (variant === 'instant') points.push({ settings, temperature });
+          else if (variant === 'ema')
+            for (const wnRadPerSec of wns) points.push({ settings: { ...settings, wnRadPerSec }, temperature });
+          else
+            for (const zeta of zetas)
+              for (const wnRadPerSec of wns) points.push({ settings: { ...settings, zeta, wnRadPerSec }, temperature });
+        }
+  return points;
+}
+
+/** Feasible candidates no other feasible one beats on both metric and settling time (lower both). */
+export function paretoFront(candidates: TuningCandidate[]): TuningCandidate[] {
+  const settling = (c: TuningCandidate) => c.settlingTimeSeconds ?? Infinity;
+  const sorted = candidates
+    .filter((c) => c.feasible && Number.isFinite(c.metric))
+    .sort((a, b) => settling(a) - settling(b) || a.metric - b.metric);
+  const front: TuningCandidate[] = [];
+  let bestMetric = Infinity;
+  for (const candidate of sorted)
+    if (candidate.metric < bestMetric) {
+      front.push(candidate);
+      bestMetric = candidate.metric;
+    }
+  return front;
+}
+
+export interface TuningResult {
+  metric: TuningRequest['metric'];
+  identity: string;
+  split: string;
+  evaluationFrameCount: number;
+  constraints: TuningConstraints;
+  hSeconds: number;
+  current: TuningCandidate;
+  best: TuningCandidate;
+  /** The coarse grid, in tuningGrid order (the sweep's heat map). */
+  grid: TuningCandidate[];
+  /** The refinement's accepted steps, in order. */
+  refinement: TuningCandidate[];
+  pareto: TuningCandidate[];
+  /** best - current on the evaluation frames, paired bootstrap; verdict at 95 %. */
+  improvement: PairedDifference;
+  evaluations: number;
+  /** False when no grid point met the constraints (best is then the current setting). */
+  foundFeasible: boolean;
+}
+
+export interface TuningRunOptions {
+  evaluate?: TuningEvaluator;
+  onProgress?: (done: number, total: number, stage: string) => void;
+  signal?: CancelSignal;
+}
+
+/** Tunes `current` on `trace`; evaluation runs through `evaluate` (default: this thread). */
+export async function tune(
+  trace: Trace,
+  request: TuningRequest,
+  current: TuningPoint,
+  options: TuningRunOptions = {},
+): Promise<TuningResult> {
+  const hSeconds = trace.nominalDtSeconds;
+  const frames = tuningEvaluationFrames(trace, request.split);
+  const objective = new TuningObjective(trace, frames, request.metric);
+  const evaluate: TuningEvaluator =
+    options.evaluate ?? (async (points) => points.map((point) => tuningFigures(objective, point, hSeconds)));
+  const checkCancel = () => {
+    if (options.signal?.aborted) throw new KnobError('CANCELLED', 'tuning cancelled');
+  };
+  const candidate = (point: TuningPoint, figures: TuningFigures, stage: TuningCandidate['stage']): TuningCandidate => {
+    const violations = Number.isFinite(figures.metric)
+      ? violationsOf(figures, request.constraints)
+      : ['the metric is not finite here'];
+    return { ...figures, point, feasible: violations.length === 0, violations, stage };
+  };
+  let evaluations = 0;
+  const run = async (points: TuningPoint[], stage: TuningCandidate['stage']): Promise<TuningCandidate[]> => {
+    checkCancel();
+    const figures = await evaluate(points);
+    evaluations += points.length;
+    return points.map((point, i) => candidate(point, figures[i]!, stage));
+  };
+
+  const [currentCandidate] = await run([current], 'current');
+  const gridPoints = tuningGrid(request, current, hSeconds);
+  const grid: TuningCandidate[] = [];
+  // in chunks, for progress and cancellation
+  const chunk = 100;
+  for (let from = 0; from < gridPoints.length; from += chunk) {
+    grid.push(...(await run(gridPoints.slice(from, from + chunk), 'grid')));
+    options.onProgress?.(grid.length, gridPoints.length, 'grid');
+  }
+  const byMetric = (a: TuningCandidate, b: TuningCandidate) => a.metric - b.metric;
+  const feasible = grid.filter((c) => c.feasible).sort(byMetric);
+  let best: TuningCandidate | null = feasible[0] ?? null;
+  const foundFeasible = best !== null;
+  const refinement: TuningCandidate[] = [];
+  const movable = (c: TuningCandidate) => c.point.settings.variant !== 'instant';
+  if (request.refine && best !== null) {
+    const steps = gridSteps(request, hSeconds);
+    // a local grid at a quarter of the spacing around each of the best grid points
+    const zoomed: TuningCandidate[] = [];
+    for (const start of feasible.filter(movable).slice(0, request.refineStarts)) {
+      const tried = await run(zoomPoints(start.point, steps), 'refine');
+      zoomed.push(...tried.filter((c) => c.feasible));
+      options.onProgress?.(gridPoints.length, gridPoints.length, 'refine');
+    }
+    zoomed.sort(byMetric);
+    refinement.push(...zoomed.slice(0, request.refineStarts));
+    // then a compass search from the best three found so far
+    for (const start of [...zoomed.slice(0, 3), best].filter(movable).sort(byMetric).slice(0, 3)) {
+      const found = await compassFrom(start, steps, run);
+      refinement.push(...found);
+    }
+    for (const c of refinement) if (c.metric < best.metric) best = c;
+  }
+  const chosen = best ?? currentCandidate!;
+  checkCancel();
+  const improvement = pairedDifferences(
+    [objective.statisticAt(current)],
+    [objective.statisticAt(chosen.point)],
+    frames.length,
+    { replicates: request.replicates, seed: request.seed },
+  )[0]!;
+  return {
+    metric: request.metric,
+    identity: TUNING_METRIC_IDENTITIES[request.metric],
+    split: describeSplit(request.split),
+    evaluationFrameCount: frames.length,
+    constraints: request.constraints,
+    hSeconds,
+    current: currentCandidate!,
+    best: chosen,
+    grid,
+    refinement,
+    pareto: paretoFront([...grid, ...refinement]),
+    improvement,
+    evaluations,
+    foundFeasible,
+  };
+}
+
+/** The coarse grid's spacing in log zeta and log wn, and the ranges the search stays in. */
+interface GridSteps {
+  logZeta: number;
+  logWn: number;
+  zeta: [number, number];
+  wn: [number, number];
+}
+
+function gridSteps(request: TuningRequest, hSeconds: number): GridSteps {
+  const spacing = (min: number, max: number, points: number) => (points > 1 ? Math.log(max / min) / (points - 1) : 0.5);
+  const wnMax = wnGridMax(request, hSeconds);
+  return {
+    logZeta: spacing(request.zeta.min, request.zeta.max, request.zeta.points),
+    logWn: spacing(request.wnRadPerSec.min, wnMax, request.wnRadPerSec.points),
+    zeta: [request.zeta.min, request.zeta.max],
+    wn: [request.wnRadPerSec.min, wnMax],
+  };
+}
+
+/** `point` moved by (dz, dw) steps in log zeta and log wn, kept within the searched ranges. */
+function moved(point: TuningPoint, steps: GridSteps, dz: number, dw: number): TuningPoint {
+  const { settings, temperature } = point;
+  const within = (value: number, [min, max]: [number, number]) => Math.min(max, Math.max(min, value));
+  const zeta = within(settings.zeta * Math.exp(dz * steps.logZeta), steps.zeta);
+  const wnRadPerSec = within(settings.wnRadPerSec * Math.exp(dw * steps.logWn), steps.wn);
+  return { settings: { ...settings, zeta, wnRadPerSec }, temperature };
+}
+
+/** The 7 x 7 local grid at a quarter of the spacing around `point` (7 along wn for ema), less its centre. */
+function zoomPoints(point: TuningPoint, steps: GridSteps): TuningPoint[] {
+  const offsets = [-0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75];
+  const secondOrder = point.settings.variant === 'second-order';
+  const out: TuningPoint[] = [];
+  for (const dz of secondOrder ? offsets : [0])
+    for (const dw of offsets) if (dz !== 0 || dw !== 0) out.push(moved(point, steps, dz, dw));
+  return out;
+}
+
+/**
+ * Compass search in (log zeta, log wn) from `start`: its step starts at a quarter of the grid's
+ * spacing, doubles (up to the spacing) after a move and halves when no neighbour improves, down to
+ * 1/64 of the spacing, for at most COMPASS_ROUNDS rounds. Returns the accepted steps.
+ */
+const COMPASS_ROUNDS = 40;
+
+async function compassFrom(
+  start: TuningCandidate,
+  steps: GridSteps,
+  run: (points: TuningPoint[], stage: TuningCandidate['stage']) => Promise<TuningCandidate[]>,
+): Promise<TuningCandidate[]> {
+  const secondOrder = start.point.settings.variant === 'second-order';
+  const accepted: TuningCandidate[] = [];
+  let here = start;
+  let scale = 1 / 4;
+  for (let round = 0; round < COMPASS_ROUNDS && scale >= 1 / 64; round++) {
+    const neighbours: TuningPoint[] = [];
+    for (const dz of secondOrder ? [-1, 0, 1] : [0])
+      for (const dw of [-1, 0, 1])
+        if (dz !== 0 || dw !== 0) neighbours.push(moved(here.point, steps, dz * scale, dw * scale));
+    const better = (await run(neighbours, 'refine'))
+      .filter((c) => c.feasible && c.metric < here.metric)
+      .reduce<TuningCandidate | null>((b, c) => (b === null || c.metric < b.metric ? c : b), null);
+    if (better !== null) {
+      here = better;
+      accepted.push(better);
+      scale = Math.min(1, scale * 2);
+    } else scale /= 2;
+  }
+  return accepted;
+}

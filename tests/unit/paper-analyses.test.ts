@@ -1,0 +1,114 @@
+/**
+ * The paper's analyses (src-shared/analysis): Spearman's rho against scipy.stats.spearmanr (ties,
+ * +Infinity); T_eff >= 1 and CSR <= 1 for two classes (a theorem, so every frame), the K >= 3
+ * counterexample of fusion/temperature.ts listed as an exception with its reason; the oracle
+ * advantage's AUROC, the polarisation index and the by-severity grouping on traces whose answers are
+ * known in closed form.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { averageRanks, paperAnalyses, spearmanRho } from '../../src-shared/analysis';
+import { effectiveTemperature } from '../../src-shared/fusion/temperature';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { seededRandom } from '../../src-shared/random';
+import type { Trace } from '../../src-shared/trace/trace';
+import { syntheticTrace } from '../support/synthetic-trace';
+
+interface SpearmanCase {
+  name: string;
+  x: Array<number | string>;
+  y: Array<number | string>;
+  rho: number;
+}
+const reference = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/analysis/spearman.json', import.meta.url), 'utf8'),
+) as { cases: SpearmanCase[] };
+const numbers = (values: Array<number | string>) => Float64Array.from(values, Number);
+
+describe("Spearman's rho", () => {
+  for (const c of reference.cases)
+    it(`equals scipy.stats.spearmanr: ${c.name}`, () => {
+      expect(spearmanRho(numbers(c.x), numbers(c.y))).toBeCloseTo(c.rho, 12);
+    });
+
+  it('ranks ties by their average and +Infinity above every finite value', () => {
+    expect(Array.from(averageRanks([3, 1, Infinity, 1, 3]))).toEqual([3.5, 1.5, 5, 1.5, 3.5]);
+  });
+
+  it('is null for a constant variable and refuses NaN', () => {
+    expect(spearmanRho([1, 1, 1], [1, 2, 3])).toBeNull();
+    expect(() => spearmanRho([1, Number.NaN, 2], [1, 2, 3])).toThrow(/value 1 is NaN/);
+  });
+});
+
+function withSeverity(trace: Trace, severity: (frame: number) => number): Trace {
+  return {
+    ...trace,
+    metadata: {
+      severity: { kind: 'number', values: Float64Array.from({ length: trace.frameCount }, (_, i) => severity(i)) },
+    },
+  };
+}
+
+describe('the paper analyses', () => {
+  it('two classes: T_eff >= 1 and CSR <= 1 on every frame, grouped by severity', () => {
+    const random = seededRandom(5);
+    const trace = withSeverity(syntheticTrace({ frames: 1200, classCount: 2, seed: 3 }), () =>
+      Math.floor(random() * 6),
+    );
+    const result = paperAnalyses(trace, DEFAULT_GATE_SETTINGS, { permutations: 99 });
+    expect(result.teff.atLeastOneShare).toBe(1);
+    expect(result.teff.exceptions).toEqual([]);
+    expect(result.csr.overall.belowOneShare).toBeGreaterThan(0);
+    expect(result.teff.distribution.min).toBeGreaterThanOrEqual(1);
+    const rows = result.bySeverity!;
+    expect(rows.map((r) => r.severity)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(rows.reduce((sum, r) => sum + r.teff.frames, 0)).toBe(1200);
+    for (const row of rows) expect(row.teffAtLeastOneShare).toBe(1);
+    expect(result.teff.spearmanWithSeverity).not.toBeNull();
+    // the agreement subsets partition the labelled frames
+    expect(result.agreement!.agree!.frames + result.agreement!.disagree!.frames).toBe(1200);
+    expect(result.csr.agreement!.frames + result.csr.disagreement!.frames).toBe(1200);
+  });
+
+  it('K = 3 with different runner-ups: the fused margin exceeds both, listed with the K >= 3 reason', () => {
+    // fusion/temperature.ts: z_static = (2, 1, 0), z_dyn = (2, 0, 1.9), g = 0.5 -> margins 1, 0.1, 1.05
+    const trace = syntheticTrace({ frames: 4, classCount: 3, uRef: () => 0.5 });
+    trace.zStatic.set([2, 1, 0, 2, 1, 0, 3, 1, 0, 3, 1, 0]);
+    trace.zDyn.set([2, 0, 1.9, 2, 0, 1.9, 3, 2, 0, 3, 2, 0]);
+    const result = paperAnalyses(trace, DEFAULT_GATE_SETTINGS, { permutations: 9 }); // g0 = u* = 0.5: g stays 0.5
+    expect(result.teff.exceptionCount).toBe(2);
+    expect(result.teff.atLeastOneShare).toBe(0.5);
+    expect(result.teff.exceptions.map((e) => e.frame)).toEqual([0, 1]);
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 2, 'same-top-two': 0 });
+    expect(result.teff.exceptions[0]!.teff).toBeCloseTo(effectiveTemperature(1, 0.1, 1.05), 6);
+    expect(result.teff.exceptions[0]!.reason).toMatch(
+      /K = 3 >= 3 and the branches rank different top two \(static: class 0 > class 1; dynamic: class 0 > class 2\)/,
+    );
+    expect(result.teff.spearmanWithSeverity).toBeNull(); // no severity column
+    expect(result.bySeverity).toBeNull();
+  });
+
+  it('AUROC of u* for the oracle advantage is 1 when u* is high exactly where the dynamic branch is better', () => {
+    const trace = syntheticTrace({ frames: 200, classCount: 2, uRef: (i) => (i % 2 === 0 ? 0.8 : 0.2) });
+    for (let i = 0; i < 200; i++) {
+      trace.labels![i] = 0;
+      trace.zStatic.set([1, 0], 2 * i);
+      trace.zDyn.set(i % 2 === 0 ? [3, 0] : [0, 3], 2 * i); // better on even frames, worse on odd
+    }
+    const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, mode: 'reset' }, { permutations: 9 });
+    expect(result.oracleAdvantage!.advantaged).toBe(100);
+    expect(result.oracleAdvantage!.aurocUStar).toBe(1);
+  });
+
+  it('the polarisation index E|g - 0.5| of a gate resting at 0.9 is 0.4', () => {
+    const trace = syntheticTrace({ frames: 300, uRef: () => 0.9 });
+    const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, g0: 0.9 }, { permutations: 9 });
+    expect(result.polarisation.value).toBeCloseTo(0.4, 6);
+    expect(result.gateConditional).not.toBeNull();
+  });
+
+  it('refuses an empty trace with a typed error', () => {
+    expect(() => paperAnalyses(syntheticTrace({ frames: 0 }), DEFAULT_GATE_SETTINGS)).toThrow(/no frames/);
+  });
+});

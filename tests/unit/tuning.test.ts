@@ -1,0 +1,205 @@
+/**
+ * The tuner (src-shared/tuning): its objective is the metric suite's own figure for the same frames
+ * (every metric, with an output temperature too); the grid, the constraints and the Pareto front;
+ * a tune that respects its constraints, reports the paired interval of its improvement, says so when
+ * nothing is feasible, and stops when cancelled.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
+import { metricSuite } from '../../src-shared/metrics/metric-suite';
+import { scoresFromLogits } from '../../src-shared/metrics/scores';
+import { replay } from '../../src-shared/trace/replay';
+import {
+  paretoFront,
+  parseTuningRequest,
+  tune,
+  tuningEvaluationFrames,
+  tuningGrid,
+  TuningObjective,
+  TUNING_METRIC_IDENTITIES,
+  TUNING_METRICS,
+  violationsOf,
+  type TuningCandidate,
+} from '../../src-shared/tuning';
+import { syntheticTrace } from '../support/synthetic-trace';
+
+const trace = syntheticTrace({ frames: 3000, seed: 7, uRef: (i) => 0.5 + 0.45 * Math.sin(i / 40) });
+const current = { settings: DEFAULT_GATE_SETTINGS, temperature: 1 };
+
+/** The suite's figures for the fused output of the given frames at `settings`, logits divided by T. */
+function suiteAt(settings: GateSettings, temperature: number, frames: Int32Array) {
+  const { fusedLogits } = replay(trace, settings, { keepFusedLogits: true });
+  const k = trace.classCount;
+  const logits = new Float64Array(frames.length * k);
+  frames.forEach((frame, j) => {
+    for (let c = 0; c < k; c++) logits[j * k + c] = fusedLogits![frame * k + c]! / temperature;
+  });
+  const labels = Int32Array.from(frames, (frame) => trace.labels![frame]!);
+  return metricSuite(scoresFromLogits(logits, k, labels));
+}
+
+describe('the tuning objective', () => {
+  const frames = tuningEvaluationFrames(trace, { kind: 'time', evaluateFraction: 0.3 });
+
+  it('evaluates the last 30 % of the labelled frames by default (time-ordered)', () => {
+    expect(frames.length).toBe(900);
+    expect(frames[0]).toBe(2100);
+    expect(frames[899]).toBe(2999);
+  });
+
+  for (const temperature of [1, 1.7])
+    it(`equals the metric suite's figure of the same identity, every metric (temperature ${temperature})`, () => {
+      const settings = { ...DEFAULT_GATE_SETTINGS, zeta: 0.4, wnRadPerSec: 3 };
+      const suite = suiteAt(settings, temperature, frames);
+      for (const metric of TUNING_METRICS) {
+        const objective = new TuningObjective(trace, frames, metric);
+        const value = objective.evaluate({ settings, temperature });
+        const identity = TUNING_METRIC_IDENTITIES[metric].replace('K classes', `${trace.classCount} classes`);
+        const match =
+          metric === 'smooth-ece'
+            ? suite.find((m) => m.name === 'SmoothECE')
+            : suite.find((m) => m.identity === identity);
+        expect(match, metric).toBeDefined();
+        expect(value, metric).toBeCloseTo(match!.value, 12);
+      }
+    });
+
+  it('its resample statistic gives the value on all frames and differs on a resample', () => {
+    const objective = new TuningObjective(trace, frames, 'ece');
+    const statistic = objective.statisticAt(current);
+    expect(statistic.evaluate(null)).toBe(objective.evaluate(current));
+    const indices = Uint32Array.from({ length: frames.length }, (_, i) => Math.floor(i / 2));
+    expect(statistic.evaluate(indices)).not.toBe(statistic.evaluate(null));
+  });
+
+  it('refuses a trace without labels and a bad temperature', () => {
+    expect(() => new TuningObjective({ ...trace, labels: null }, frames, 'nll')).toThrow(/no labels/);
+    expect(() => new TuningObjective(trace, frames, 'nll').evaluate({ ...current, temperature: 0 })).toThrow(
+      /temperature must be positive/,
+    );
+  });
+});
+
+describe('the grid, the constraints and the Pareto front', () => {
+  it('20 x 20 log-spaced (zeta, wn) by default, up to 0.8 x Nyquist capped at 60 rad/s', () => {
+    const grid = tuningGrid(parseTuningRequest({}), current, 1 / 30);
+    expect(grid).toHaveLength(400);
+    const zetas = [...new Set(grid.map((p) => p.settings.zeta))];
+    const wns = [...new Set(grid.map((p) => p.settings.wnRadPerSec))];
+    expect(zetas[0]).toBeCloseTo(0.1, 12);
+    expect(zetas[19]).toBeCloseTo(4, 12);
+    expect(wns[0]).toBeCloseTo(0.5, 12);
+    expect(wns[19]).toBeCloseTo(60, 12);
+    expect(wns[1]! / wns[0]!).toBeCloseTo(wns[19]! / wns[18]!, 10);
+    // a slow stream: 0.8 of its Nyquist
+    const slow = tuningGrid(parseTuningRequest({}), current, 1 / 10);
+    expect(Math.max(...slow.map((p) => p.settings.wnRadPerSec))).toBeCloseTo(0.8 * Math.PI * 10, 10);
+  });
+
+  it('variants, modes, horizons and temperatures multiply the grid', () => {
+    const request = parseTuningRequest({
+      variants: ['second-order', 'ema', 'instant'],
+      modes: ['continuous', 'reset'],
+      tauSeconds: [0.25, 0.5],
+      temperatures: [1, 2],
+      zeta: { points: 4 },
+      wnRadPerSec: { points: 5 },
+    });
+    // per variant: continuous (1 horizon) + reset (2 horizons) = 3, times 2 temperatures
+    expect(tuningGrid(request, current, 1 / 30)).toHaveLength((4 * 5 + 5 + 1) * 3 * 2);
+  });
+
+  it('violations name the constraint and the value; the instant gate has no bandwidth limit', () => {
+    const constraints = { maxSettlingSeconds: 1, maxOvershootPercent: 5, minBandwidthHz: 2 };
+    const figures = { metric: 0.1, settlingTimeSeconds: 1.5, overshootPercent: 9, bandwidthHz: 1 };
+    expect(violationsOf(figures, constraints)).toEqual([
+      'settling 1.500 s > 1 s',
+      'overshoot 9.00 % > 5 %',
+      'bandwidth 1.000 Hz < 2 Hz',
+    ]);
+    expect(violationsOf({ ...figures, settlingTimeSeconds: null }, { maxSettlingSeconds: 10 })).toEqual([
+      'settling ∞ s > 10 s',
+    ]);
+    expect(
+      violationsOf({ metric: 0, settlingTimeSeconds: 0, overshootPercent: 0, bandwidthHz: null }, constraints),
+    ).toEqual([]);
+  });
+
+  it('the Pareto front: feasible, no member dominated by any feasible candidate', () => {
+    const c = (metric: number, settling: number, feasible = true) =>
+      ({ metric, settlingTimeSeconds: settling, overshootPercent: 0, bandwidthHz: 1, feasible }) as TuningCandidate;
+    const all = [c(0.5, 0.1), c(0.3, 0.5), c(0.4, 0.6), c(0.2, 2), c(0.1, 0.05, false), c(0.25, 3)];
+    const front = paretoFront(all);
+    expect(front.map((p) => [p.metric, p.settlingTimeSeconds])).toEqual([
+      [0.5, 0.1],
+      [0.3, 0.5],
+      [0.2, 2],
+    ]);
+  });
+});
+
+describe('tune', () => {
+  const request = parseTuningRequest({
+    metric: 'nll',
+    constraints: { maxSettlingSeconds: 1.5, maxOvershootPercent: 10 },
+    zeta: { points: 8 },
+    wnRadPerSec: { points: 8 },
+    replicates: 200,
+  });
+
+  it('improves on the current setting within its constraints, and gives the interval of the improvement', async () => {
+    const start = { settings: { ...DEFAULT_GATE_SETTINGS, zeta: 1, wnRadPerSec: 12 }, temperature: 1 };
+    const stages = new Set<string>();
+    const result = await tune(trace, request, start, { onProgress: (_, __, stage) => stages.add(stage) });
+    expect(stages).toEqual(new Set(['grid', 'refine']));
+    expect(result.grid).toHaveLength(64);
+    expect(result.foundFeasible).toBe(true);
+    expect(result.best.feasible).toBe(true);
+    expect(result.best.settlingTimeSeconds!).toBeLessThanOrEqual(1.5);
+    expect(result.best.overshootPercent).toBeLessThanOrEqual(10);
+    // the best is at least as good as every feasible point evaluated
+    for (const c of [...result.grid, ...result.refinement])
+      if (c.feasible) expect(result.best.metric).toBeLessThanOrEqual(c.metric);
+    expect(result.current.feasible).toBe(true);
+    expect(result.best.metric).toBeLessThanOrEqual(result.current.metric);
+    expect(result.improvement.difference).toBeCloseTo(result.best.metric - result.current.metric, 12);
+    expect(result.improvement.interval.lo).toBeLessThanOrEqual(result.improvement.difference);
+    expect(result.improvement.interval.hi).toBeGreaterThanOrEqual(result.improvement.difference);
+    expect(result.improvement.identity).toBe(TUNING_METRIC_IDENTITIES.nll);
+    expect(result.evaluations).toBeGreaterThan(64);
+  });
+
+  it('says when a setting is no better than the current one beyond the noise', async () => {
+    const result = await tune(trace, { ...request, refine: false }, current);
+    const again = await tune(trace, { ...request, refine: false }, result.best.point);
+    expect(again.improvement.difference).toBe(0);
+    expect(again.improvement.verdict).toBe('indistinguishable');
+  });
+
+  it('with constraints nothing meets, keeps the current setting and says so', async () => {
+    const impossible = parseTuningRequest({
+      constraints: { maxSettlingSeconds: 0.001 },
+      zeta: { points: 3 },
+      wnRadPerSec: { points: 3 },
+    });
+    const result = await tune(trace, impossible, current);
+    expect(result.foundFeasible).toBe(false);
+    expect(result.best.point).toBe(current);
+    expect(result.grid.every((c) => c.violations.length > 0)).toBe(true);
+  });
+
+  it('stops with CANCELLED when cancelled', async () => {
+    const controller = new AbortController();
+    const run = tune(trace, request, current, {
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
+    await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('refuses a bad request by field', () => {
+    expect(() => parseTuningRequest({ metric: 'accuracy' })).toThrow(/metric/);
+    expect(() => parseTuningRequest({ zeta: { min: 2, max: 1 } })).toThrow(/min must not exceed max/);
+    expect(() => parseTuningRequest({ constraints: { maxSettlingSeconds: -1 } })).toThrow(/maxSettlingSeconds/);
+  });
+});
