@@ -10,16 +10,20 @@ import { defaultLogDirectory } from '../core/logging/log-location';
 import { openLogFile, silentLog, type BackendLog } from '../core/logging/logger';
 import { GATE_USAGE, SCHEDULE_USAGE, UsageError } from './cli-args';
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
+import { TUNING_METRICS } from '../../src-shared/tuning';
+import { analyzeCommand } from './commands/analyze';
 import { benchCommand } from './commands/bench';
 import { calibrateCommand } from './commands/calibrate';
 import { corruptCommand } from './commands/corrupt';
 import { exportCommand } from './commands/export';
 import { metricsCommand } from './commands/metrics';
 import { modelCardCommand } from './commands/model-card';
+import { probeCommand } from './commands/probe';
 import { replayCommand } from './commands/replay';
 import { responseCommand } from './commands/response';
 import { runCommand } from './commands/run';
 import { tableCommand } from './commands/table';
+import { tuneCommand } from './commands/tune';
 import { verifyCommand } from './commands/verify';
 import { MODEL_USAGE } from './model-args';
 import { SCORES_INPUT_USAGE } from './scores-input';
@@ -96,6 +100,41 @@ const COMMAND_USAGE: Record<CommandName, string> = {
                (--out FILE.idx[.gz] | --out-dir DIR --format png) [--json]
       Writes a corrupted copy of an IDX image set. Corruptions: ${CORRUPTION_NAMES.join(', ')}.
 `,
+  probe: `  knob probe step|bode ${MODEL_USAGE}
+             [--source default|DATASET|FOLDER|VIDEO] [--corrupt NAME] [--frame-rate HZ] [--seed S]
+             step: [--realisations R] [--frames-per-level N] [--low S] [--high S]
+             bode: [--frequencies N] [--mean S] [--amplitude A]
+             ${GATE_USAGE} [--out DIR] [--json]
+      Measures how the gate really behaves on the model and the source (default: the embedded
+      test set, shot noise). step: R = 32 realisations of severity 1 -> 5 -> 1 (300 frames each,
+      one model pass each); the mean response normalised by the mean u* step, its 95 % simultaneous
+      bootstrap band, rise time, 2 % settling time and overshoot measured against the discrete and
+      continuous predictions of the knobs, and (zeta, wn) identified from the recorded (u*, g).
+      bode: sinusoidal severity at 8 log-spaced frequencies up to a third of the frame rate, whole
+      periods, transient discarded; lock-in magnitude and phase with batch-means standard errors
+      against the discrete theory, with a harmonic-distortion flag where clipping made g non-linear.
+      --out writes report.html with the figure (SVG and PNG beside it).
+`,
+  analyze: `  knob analyze TRACE.arrow [${GATE_USAGE}] [--permutations N] [--seed S] [--out DIR] [--json]
+      The paper's analyses on a trace: T_eff and CSR by severity with Spearman's rho, every frame
+      with T_eff < 1 and why (for K >= 3 it is not a theorem); reliability and ECE where the
+      branches agree and where they disagree; the AUROC of u* and of g for the oracle advantage;
+      the polarisation index E|g - 0.5|; the gate-conditional calibration test.
+`,
+  tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
+            [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]
+            [--split time|random|none] [--evaluate-fraction F] [--seed S]
+            [--zeta-range MIN:MAX:N] [--wn-range MIN:MAX:N] [--variants A,B] [--modes A,B] [--taus S,S]
+            [--temperatures T,T] [--coarse-only] [--threads N] [--replicates N]
+            [${GATE_USAGE}: the current setting] [--out DIR] [--json]
+      Tunes the knobs on a recorded trace by replay (the model does not run): the chosen metric on
+      the held-out frames (default: ECE on the last 30 %, time-ordered), over a zeta x wn grid
+      (20 x 20, log-spaced) then a local refinement, subject to the constraints on the discrete
+      gate's 2 % settling time, overshoot and bandwidth. Prints the best setting, its improvement
+      over the current one (the trace's settings, or those given) with a 95 % paired bootstrap
+      interval and a verdict, and the timing. --out writes report.html (heat map with the constraint
+      boundary, Pareto front), tuning.json and knob-settings.json (the best setting).
+`,
   'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
       Regenerates the model card of a Knob-native model on the embedded test set, its claims with
       95 % bootstrap intervals. --out-dir is created if needed and checked before the long work.
@@ -131,6 +170,9 @@ type CommandName =
   | 'bench'
   | 'response'
   | 'corrupt'
+  | 'probe'
+  | 'analyze'
+  | 'tune'
   | 'model-card';
 
 const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>> = {
@@ -144,6 +186,9 @@ const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>
   bench: benchCommand,
   response: responseCommand,
   corrupt: corruptCommand,
+  probe: probeCommand,
+  analyze: analyzeCommand,
+  tune: tuneCommand,
   'model-card': modelCardCommand,
 };
 

@@ -1,5 +1,5 @@
 import { decimateMinMax } from './decimate';
-import { escapeXml, f, line, svgDocument, text } from './svg';
+import { axisTitles, escapeXml, f, footnoteTexts, line, svgDocument, text } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { logTickLabel, logTicks, niceTicks, tickLabel } from './ticks';
 
@@ -20,8 +20,17 @@ export interface LineSeries {
   area?: boolean;
 }
 
+/** A shaded region between two curves (a confidence band), drawn behind the series. */
+export interface LineBand {
+  label: string;
+  x: ArrayLike<number>;
+  lo: ArrayLike<number>;
+  hi: ArrayLike<number>;
+}
+
 export interface LinePlotInput {
   series: LineSeries[];
+  bands?: LineBand[];
   xLabel: string;
   yLabel: string;
   yMin: number;
@@ -86,6 +95,7 @@ export function linePlotSvg(input: LinePlotInput): string {
     line(left, top + plotHeight, left + plotWidth, top + plotHeight, 'axis'),
     line(left, top, left, top + plotHeight, 'axis'),
   );
+  for (const band of input.bands ?? []) parts.push(bandPolygon(band, transform, xMin, xMax, left, plotWidth, py));
   const ordered = [...input.series.filter((s) => s.area), ...input.series.filter((s) => !s.area)];
   for (const s of ordered) {
     const points = decimateMinMax(Array.from(s.x, transform), s.y, xMin, xMax, Math.max(1, Math.round(plotWidth)));
@@ -105,6 +115,13 @@ export function linePlotSvg(input: LinePlotInput): string {
     }
   }
   let legendX = left;
+  for (const band of input.bands ?? []) {
+    parts.push(
+      `<rect x="${f(legendX)}" y="6" width="10" height="10" class="band"/>`,
+      text(legendX + 14, 15, band.label),
+    );
+    legendX += 24 + band.label.length * 6.8;
+  }
   for (const s of input.series) {
     parts.push(
       `<rect x="${f(legendX)}" y="6" width="10" height="10" class="legend-${s.role}"/>`,
@@ -112,19 +129,42 @@ export function linePlotSvg(input: LinePlotInput): string {
     );
     legendX += 24 + s.label.length * 6.2;
   }
-  parts.push(text(left + plotWidth / 2, top + plotHeight + 28, input.xLabel, 'text-anchor="middle"'));
   parts.push(
-    text(
-      11,
-      top + plotHeight / 2,
-      input.yLabel,
-      `text-anchor="middle" transform="rotate(-90 11 ${f(top + plotHeight / 2)})"`,
-    ),
-  );
-  (input.footnotes ?? []).forEach((note, i) =>
-    parts.push(
-      text(4, height - 4 - ((input.footnotes?.length ?? 1) - 1 - i) * 11, note, 'class="footnote" font-size="9"'),
-    ),
+    ...axisTitles({ left, top, width: plotWidth, height: plotHeight }, input.xLabel, input.yLabel),
+    ...footnoteTexts(input.footnotes ?? [], height),
   );
   return svgDocument(width, height, input.label, parts.join(''), figureStyle(input.palette));
+}
+
+/**
+ * A band as one polygon: per pixel column the lowest `lo` and the highest `hi` (so a long band
+ * keeps its full extent), the upper edge left to right and the lower edge back.
+ */
+function bandPolygon(
+  band: LineBand,
+  transform: (v: number) => number,
+  xMin: number,
+  xMax: number,
+  left: number,
+  plotWidth: number,
+  py: (v: number) => number,
+): string {
+  const columns = new Map<number, { lo: number; hi: number }>();
+  for (let i = 0; i < band.x.length; i++) {
+    const tx = transform(band.x[i]!);
+    const lo = band.lo[i]!;
+    const hi = band.hi[i]!;
+    if (!Number.isFinite(tx) || !Number.isFinite(lo) || !Number.isFinite(hi)) continue;
+    const column = Math.round(((tx - xMin) / (xMax - xMin)) * plotWidth);
+    const at = columns.get(column);
+    if (at === undefined) columns.set(column, { lo, hi });
+    else {
+      at.lo = Math.min(at.lo, lo);
+      at.hi = Math.max(at.hi, hi);
+    }
+  }
+  const ordered = [...columns.entries()].sort((a, b) => a[0] - b[0]);
+  const upper = ordered.map(([c, v]) => `${f(left + c)},${f(py(v.hi))}`);
+  const lower = ordered.reverse().map(([c, v]) => `${f(left + c)},${f(py(v.lo))}`);
+  return `<polygon points="${[...upper, ...lower].join(' ')}" class="band"><title>${escapeXml(band.label)}</title></polygon>`;
 }

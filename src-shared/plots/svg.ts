@@ -25,3 +25,23 @@ export function title(content: string): string {
 export function svgDocument(width: number, height: number, label: string, body: string, style: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(label)}" class="knob-figure"><style>${style}</style>${body}</svg>`;
 }
+
+/** The x axis title under a plot area and the y axis title turned along its left edge. */
+export function axisTitles(
+  plot: { left: number; top: number; width: number; height: number },
+  xLabel: string,
+  yLabel: string,
+): string[] {
+  const middle = plot.top + plot.height / 2;
+  return [
+    text(plot.left + plot.width / 2, plot.top + plot.height + 28, xLabel, 'text-anchor="middle"'),
+    text(11, middle, yLabel, `text-anchor="middle" transform="rotate(-90 11 ${f(middle)})"`),
+  ];
+}
+
+/** One line per footnote at the bottom of a figure `figureHeight` tall (11 px apart). */
+export function footnoteTexts(notes: string[], figureHeight: number): string[] {
+  return notes.map((note, i) =>
+    text(4, figureHeight - 4 - (notes.length - 1 - i) * 11, note, 'class="footnote" font-size="9"'),
+  );
+}

@@ -13,9 +13,8 @@ import type { TceResult } from '../../../src-shared/metrics/test-based-calibrati
 import type { L2CalibrationErrorInterval } from '../../../src-shared/metrics/calibration-error-interval';
 import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import { escapeXml } from '../../../src-shared/plots/svg';
-import { FIGURE_PALETTE } from '../../../src-shared/plots/svg-style';
 import type { OutputFile } from '../files/output-files';
-import { figurePng } from './figure-png';
+import { figureBlock, htmlDocument, reportPageFiles, type ReportFigure } from './html-document';
 import { provenanceRows, type Provenance } from './provenance';
 
 /**
@@ -47,12 +46,7 @@ export interface ReportInput {
   metrics: MetricValue[];
 }
 
-export interface ReportFigure {
-  /** File stem beside the report: figure-<name>.svg and .png. */
-  name: string;
-  caption: string;
-  svg: string;
-}
+export type { ReportFigure };
 
 export function reportFigures(input: ReportInput): ReportFigure[] {
   const figures: ReportFigure[] = [];
@@ -161,43 +155,23 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
     .join('\n');
   const figure = (name: string, heading: string, empty: string): string => {
     const found = figures.find((f) => f.name === name);
-    return `<h2>${heading}</h2>${found ? `<figure>${found.svg}<figcaption>${escapeXml(found.caption)} Also beside this report: figure-${name}.svg and figure-${name}.png.</figcaption></figure>` : `<p>${empty}</p>`}`;
+    return `<h2>${heading}</h2>${found ? figureBlock(found) : `<p>${empty}</p>`}`;
   };
-  const p = FIGURE_PALETTE;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title>
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<style>
-body{font:14px system-ui,sans-serif;margin:2em auto;max-width:960px;color:${p.text};padding:0 1em}
-h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em;break-after:avoid}
-figure{margin:0;break-inside:avoid}figure svg{max-width:100%;height:auto}figcaption{color:${p.muted};font-size:12px}
-table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 8px;border-bottom:1px solid ${p.grid};text-align:left;vertical-align:top}
-th[scope=row]{font-weight:600;white-space:nowrap}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.partial{padding:.5em 1em;border:2px solid #b3261e;color:#b3261e;font-weight:600}
-@media print{body{margin:0;max-width:none;font-size:11px}.partial{border-width:1px}}
-</style>
-</head><body>
-<h1>${escapeXml(input.title)}</h1>
-${input.partial === null ? '' : `<p class="partial" role="alert">${escapeXml(input.partial)}</p>`}
+  return htmlDocument(
+    input.title,
+    `${input.partial === null ? '' : `<p class="partial" role="alert">${escapeXml(input.partial)}</p>`}
 <h2>Provenance</h2>
 <table class="provenance">${provenance}</table>
 ${figure('gate', 'Gate and target', 'No frames.')}
 ${figure('reliability', 'Reliability of the fused output', 'No labelled frames: no reliability diagram.')}
 ${figure('tce', 'TCE view of the fused output', 'TCE not computed for this run (no labelled frames, or more than its per-prediction tests allow).')}
 <h2>Headline figures</h2>${input.headline.length ? `<table><tr><th>figure</th><th>value</th><th>95 % interval</th><th>identity</th></tr>${headline}</table>` : '<p>No labelled frames: no calibration figures.</p>'}
-<h2>Every metric</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${metrics}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}
-</body></html>
-`;
+<h2>Every metric</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${metrics}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}`,
+  );
 }
 
 /** report.html and its figures as SVG and PNG, as files to write with a run's other outputs. */
 export function reportFiles(input: ReportInput): OutputFile[] {
   const figures = reportFigures(input);
-  return [
-    { name: 'report.html', data: htmlReport(input, figures) },
-    ...figures.flatMap((figure) => [
-      { name: `figure-${figure.name}.svg`, data: figure.svg },
-      { name: `figure-${figure.name}.png`, data: figurePng(figure.svg) },
-    ]),
-  ];
+  return reportPageFiles(htmlReport(input, figures), figures);
 }

@@ -1,0 +1,82 @@
+import type { TuningCandidate, TuningResult } from '../tuning/tuning-search';
+import { heatmapSvg } from './heatmap-plot';
+import { linePlotSvg } from './line-plot';
+import type { FigurePalette } from './svg-style';
+
+/**
+ * The tuner's figures (issue 17's sweep view): the metric over the (zeta, wn) plane at the best
+ * setting's other parameters (variant second-order, mode, tau, temperature), refused points
+ * hatched with the constraint boundary drawn; and the Pareto front of the metric against the 2 %
+ * settling time.
+ */
+function sameSlice(a: TuningCandidate, b: TuningCandidate): boolean {
+  const [p, q] = [a.point, b.point];
+  return (
+    p.settings.mode === q.settings.mode &&
+    p.settings.tauSeconds === q.settings.tauSeconds &&
+    p.settings.discretization === q.settings.discretization &&
+    p.temperature === q.temperature
+  );
+}
+
+/** The grid's second-order points in the best setting's slice (empty when the grid has none). */
+export function sweepSlice(result: TuningResult): TuningCandidate[] {
+  return result.grid.filter((c) => c.point.settings.variant === 'second-order' && sameSlice(c, result.best));
+}
+
+export function tuningHeatmapSvg(result: TuningResult, options: { palette?: FigurePalette } = {}): string | null {
+  const slice = sweepSlice(result);
+  if (slice.length === 0) return null;
+  const marks = [result.current, result.best]
+    .filter((c) => c.point.settings.variant === 'second-order')
+    .map((c, i) => ({
+      x: c.point.settings.zeta,
+      y: c.point.settings.wnRadPerSec,
+      label: `${i === 0 ? 'current' : 'best'}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric.toPrecision(4)}`,
+      kind: (i === 0 ? 'current' : 'best') as 'current' | 'best',
+    }));
+  return heatmapSvg({
+    cells: slice.map((c) => ({
+      x: c.point.settings.zeta,
+      y: c.point.settings.wnRadPerSec,
+      value: c.metric,
+      allowed: c.feasible,
+      note: c.violations.join('; '),
+    })),
+    marks,
+    xLabel: 'zeta (stability)',
+    yLabel: 'wn (rad/s)',
+    valueLabel: result.metric,
+    label: `Held-out ${result.metric} over zeta and wn`,
+    footnotes: [result.identity, `hatched: breaks a constraint; x: current setting; ring: best found`],
+    palette: options.palette,
+  });
+}
+
+export function paretoPlotSvg(result: TuningResult, options: { palette?: FigurePalette } = {}): string | null {
+  const front = result.pareto.filter((c) => c.settlingTimeSeconds !== null);
+  if (front.length === 0) return null;
+  const metrics = front.map((c) => c.metric);
+  const lo = Math.min(...metrics);
+  const hi = Math.max(...metrics);
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 0.01;
+  return linePlotSvg({
+    series: [
+      {
+        label: `Pareto front (${front.length} settings)`,
+        role: 'dynamic',
+        x: front.map((c) => c.settlingTimeSeconds!),
+        y: metrics,
+      },
+    ],
+    xLabel: '2 % settling time (s)',
+    yLabel: `held-out ${result.metric}`,
+    yMin: lo - pad,
+    yMax: hi + pad,
+    width: 560,
+    height: 300,
+    label: `Pareto front of held-out ${result.metric} against settling time`,
+    footnotes: [result.identity],
+    palette: options.palette,
+  });
+}
