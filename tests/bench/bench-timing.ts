@@ -26,3 +26,19 @@ export function time(body: () => void, repeats = 7, warmup = 2): Timing {
 export function row(label: string, value: string): void {
   process.stdout.write(`  ${label.padEnd(58)} ${value}\n`);
 }
+
+/** Best and median of `repeats` awaited runs after one warm-up. */
+export async function timeAsync(
+  body: () => Promise<unknown>,
+  repeats: number,
+): Promise<{ bestMs: number; medianMs: number }> {
+  await body();
+  const samples: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const started = performance.now();
+    await body();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return { bestMs: samples[0]!, medianMs: samples[Math.floor(samples.length / 2)]! };
+}

@@ -10,24 +10,11 @@ import { smoothEce } from '../../src-shared/metrics/smooth-ece';
 import { CalibrationAccumulator } from '../../src-shared/metrics/streaming';
 import { syntheticClassifier } from '../support/synthetic-classifier';
 import { ParallelMetricSuite } from '../../src-main/core/metrics/parallel-metric-suite';
-import { row, time } from './bench-timing';
+import { row, time, timeAsync } from './bench-timing';
 import { NUMPY_PYTHON, NUMPY_SOFTMAX, numpyBestMs } from './numpy-reference';
 
 const SAMPLES = 1_000_000;
 const CLASSES = 10;
-
-/** Best and median of `repeats` awaited runs after one warm-up. */
-async function timeAsync(body: () => Promise<unknown>, repeats: number): Promise<{ bestMs: number; medianMs: number }> {
-  await body();
-  const samples: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const started = performance.now();
-    await body();
-    samples.push(performance.now() - started);
-  }
-  samples.sort((a, b) => a - b);
-  return { bestMs: samples[0]!, medianMs: samples[Math.floor(samples.length / 2)]! };
-}
 
 export async function runMetricsBench(): Promise<void> {
   process.stdout.write(`\nCalibration metrics: ${SAMPLES.toLocaleString('en')} samples x ${CLASSES} classes\n`);

@@ -6,6 +6,7 @@ import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
 import { runGateReplayBench } from './gate-replay.bench';
 import { runMetricsBench } from './metrics.bench';
+import { runTuningBench } from './tuning.bench';
 
 const benches: Record<string, () => void | Promise<void>> = {
   gate: runGateReplayBench,
@@ -14,6 +15,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   engine: runEngineBench,
   desk: runDeskBench,
   deploy: runDeployBench,
+  tuning: runTuningBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(
