@@ -36,7 +36,9 @@ type Area =
   | 'feedback'
   | 'export'
   | 'runs'
-  | 'calibrators';
+  | 'calibrators'
+  | 'probe'
+  | 'tune';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
@@ -104,14 +106,18 @@ export class Desk {
     export: null,
     runs: null,
     calibrators: null,
+    probe: null,
+    tune: null,
   });
   /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
   notice = $state<string | null>(null);
-  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators', boolean>>({
+  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators' | 'probe' | 'tune', boolean>>({
     model: false,
     source: false,
     metrics: false,
     calibrators: false,
+    probe: false,
+    tune: false,
   });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
@@ -134,10 +140,18 @@ export class Desk {
   /** Recent runs as the backend keeps them (null until listed), and the last comparison of two. */
   runs = $state.raw<RecentRuns | null>(null);
   runsComparison = $state.raw<ApiResult<'runs.compare'> | null>(null);
+  /** The step probe at the knobs it was last computed at (Probes tab), and its parameters. */
+  stepProbe = $state.raw<ApiResult<'probe.step'> | null>(null);
+  stepProbeParams = $state.raw<ApiParams<'probe.step'> | null>(null);
+  /** The last tune of the current recording (Tune tab). */
+  tuneResult = $state.raw<ApiResult<'tune.run'> | null>(null);
+  /** The knobs before the last applied tuning point: Undo restores them (null: nothing to undo). */
+  knobsBeforeApply = $state.raw<GateSettings | null>(null);
   /** The question on screen (a discard to confirm), answered through its buttons. */
   confirmation = $state.raw<Confirmation | null>(null);
   private camera: CameraCapture | null = null;
   private offlineRun: AbortController | null = null;
+  private probeRun: AbortController | null = null;
 
   private inFlight = false;
   private pending: Partial<GateSettings> | null = null;
@@ -304,6 +318,55 @@ export class Desk {
     if (result && result.recordingId === this.recordingId) this.calibratorComparison = result;
   }
 
+  /**
+   * The step probe at the current knobs: the first call records it through the model (progress on
+   * the work bar, cancellable there), later ones with the same parameters replay it.
+   */
+  async runStepProbe(params: ApiParams<'probe.step'>): Promise<void> {
+    this.busy.probe = true;
+    this.stepProbeParams = params;
+    const controller = new AbortController();
+    this.probeRun = controller;
+    const result = await this.attempt('probe', () =>
+      this.api.call('probe.step', params, { signal: controller.signal }),
+    );
+    this.probeRun = null;
+    this.busy.probe = false;
+    if (result) this.stepProbe = result;
+  }
+
+  cancelStepProbe(): void {
+    this.probeRun?.abort();
+  }
+
+  /** The step probe again at the knobs now, when its figures are of older knobs (a replay, no model). */
+  async refreshStepProbe(): Promise<void> {
+    if (this.stepProbeParams === null || this.busy.probe || this.stepProbe?.settingsVersion === this.version) return;
+    await this.runStepProbe(this.stepProbeParams);
+  }
+
+  /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
+  async runTune(params: ApiParams<'tune.run'>): Promise<void> {
+    this.busy.tune = true;
+    const result = await this.attempt('tune', () => this.api.call('tune.run', params));
+    this.busy.tune = false;
+    if (result && result.recordingId === this.recordingId) this.tuneResult = result;
+  }
+
+  /** Sets the knobs to a tuned point, remembering the ones it replaces for Undo. */
+  applyTuned(settings: GateSettings): void {
+    this.knobsBeforeApply = { ...this.gate };
+    this.changeKnobs(settings);
+  }
+
+  /** Restores the knobs the last applied tuning point replaced. */
+  undoTuned(): void {
+    if (this.knobsBeforeApply === null) return;
+    const previous = this.knobsBeforeApply;
+    this.knobsBeforeApply = null;
+    this.changeKnobs(previous);
+  }
+
   /** Applies a calibrator after fusion in every view (null switches it off). */
   async setCalibrator(spec: CalibratorSpec | null): Promise<void> {
     const knobs = await this.attempt('calibrators', () => this.api.call('calibrator.set', { calibrator: spec }));
@@ -381,6 +444,7 @@ export class Desk {
     this.metrics = null;
     this.compareResult = null;
     this.calibratorComparison = null;
+    this.tuneResult = null;
     this.scrubbed = null;
     this.offlineResult = null;
     this.history.clear();

@@ -4,6 +4,7 @@ import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
+import { StepProbeParamsSchema, StepProbeViewSchema, TuneParamsSchema, TuneViewSchema } from './measurements';
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
 import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
@@ -467,6 +468,19 @@ export const API_METHODS = {
     params: z.strictObject({ path: filePath, modelPath: filePath.optional(), discard }),
     result: ModelInfoSchema,
   },
+  /**
+   * The step probe at the current knobs (issue 17): R realisations of severity 1 -> 5 -> 1 of the
+   * corruption over the embedded test set at 30 fps, recorded through the model once (progress on
+   * 'work.progress'; cancelling the call stops it) and replayed at the knobs on every later call
+   * with the same parameters and model. Refused while the stream plays.
+   */
+  'probe.step': { params: StepProbeParamsSchema, result: StepProbeViewSchema },
+  /**
+   * Tunes the knobs on the current recording by replay (no model): the metric on its held-out
+   * frames over a (zeta, wn) grid and a local refinement, within the constraints, on the backend's
+   * tuning threads; the knobs do not change (the desk applies a point itself).
+   */
+  'tune.run': { params: TuneParamsSchema, result: TuneViewSchema },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

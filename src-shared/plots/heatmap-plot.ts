@@ -105,7 +105,7 @@ export function heatmapSvg(input: HeatmapInput): string {
     const hover = `${input.xLabel} ${formatValue(cell.x)}, ${input.yLabel} ${formatValue(cell.y)}: ${formatValue(cell.value)}${cell.allowed ? '' : ` (refused: ${cell.note ?? 'breaks a constraint'})`}`;
     const fill = Number.isFinite(cell.value) ? rampColour(fraction(cell.value)) : '#9aa3ad';
     parts.push(
-      `<rect x="${f(cx0)}" y="${f(cy0)}" width="${f(cx1 - cx0 + 0.4)}" height="${f(cy1 - cy0 + 0.4)}" fill="${fill}" class="heat-cell"><title>${escapeXml(hover)}</title></rect>`,
+      `<rect x="${f(cx0)}" y="${f(cy0)}" width="${f(cx1 - cx0 + 0.4)}" height="${f(cy1 - cy0 + 0.4)}" fill="${fill}" class="heat-cell" data-x="${cell.x}" data-y="${cell.y}"><title>${escapeXml(hover)}</title></rect>`,
     );
     if (!cell.allowed)
       parts.push(

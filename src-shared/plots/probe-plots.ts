@@ -8,25 +8,52 @@ import type { FigurePalette } from './svg-style';
  * step probe's normalised mean response with its bootstrap band over the discrete prediction, and
  * the frequency probe's measured magnitudes over the discrete theory curve (a Bode magnitude plot).
  */
+/** What the step probe's figure draws (the desk gets it through the API, the CLI from the result). */
+export interface StepProbeFigure {
+  /** Seconds since the step, per frame of the window. */
+  tSeconds: ArrayLike<number>;
+  measured: ArrayLike<number>;
+  predicted: ArrayLike<number>;
+  bandLo: ArrayLike<number>;
+  bandHi: ArrayLike<number>;
+  realisations: number;
+  /** "95 % simultaneous bootstrap band". */
+  bandLabel: string;
+  insideFraction: number;
+}
+
+export function stepProbeFigure(result: StepProbeResult): StepProbeFigure {
+  const { summary, stepFrame, hSeconds } = result;
+  return {
+    tSeconds: Float64Array.from(summary.normalised, (_, i) => (i - stepFrame) * hSeconds),
+    measured: summary.normalised,
+    predicted: summary.predicted,
+    bandLo: summary.bandLo,
+    bandHi: summary.bandHi,
+    realisations: summary.realisations,
+    bandLabel: `${Math.round(summary.bootstrap.level * 100)} % ${summary.bootstrap.band} bootstrap band`,
+    insideFraction: summary.insideFraction,
+  };
+}
+
 export function stepProbePlotSvg(
-  result: StepProbeResult,
+  figure: StepProbeFigure,
   options: { width?: number; palette?: FigurePalette } = {},
 ): string {
-  const { summary, stepFrame, hSeconds } = result;
-  const t = Float64Array.from(summary.normalised, (_, i) => (i - stepFrame) * hSeconds);
-  const band = summary.bootstrap.band === 'simultaneous' ? 'simultaneous' : 'pointwise';
-  const level = Math.round(summary.bootstrap.level * 100);
+  const t = figure.tSeconds;
   const series: LineSeries[] = [
-    { label: 'discrete prediction', role: 'target', x: t, y: summary.predicted },
-    { label: `measured mean (R = ${summary.realisations})`, role: 'dynamic', x: t, y: summary.normalised },
+    { label: 'discrete prediction', role: 'target', x: t, y: figure.predicted },
+    { label: `measured mean (R = ${figure.realisations})`, role: 'dynamic', x: t, y: figure.measured },
   ];
   let yMin = -0.2;
   let yMax = 1.2;
-  for (const v of summary.bandHi) if (Number.isFinite(v)) yMax = Math.max(yMax, v);
-  for (const v of summary.bandLo) if (Number.isFinite(v)) yMin = Math.min(yMin, v);
+  for (let i = 0; i < figure.bandHi.length; i++) {
+    if (Number.isFinite(figure.bandHi[i])) yMax = Math.max(yMax, figure.bandHi[i]!);
+    if (Number.isFinite(figure.bandLo[i])) yMin = Math.min(yMin, figure.bandLo[i]!);
+  }
   return linePlotSvg({
     series,
-    bands: [{ label: `${level} % ${band} bootstrap band`, x: t, lo: summary.bandLo, hi: summary.bandHi }],
+    bands: [{ label: figure.bandLabel, x: t, lo: figure.bandLo, hi: figure.bandHi }],
     xLabel: 'time since the step (s)',
     yLabel: 'g step, normalised by the mean u* step',
     yMin,
@@ -35,7 +62,7 @@ export function stepProbePlotSvg(
     height: 300,
     label: 'Step probe: normalised mean gate response, its bootstrap band and the discrete prediction',
     footnotes: [
-      `${summary.frames} frames of ${summary.realisations} realisations; inside the band at ${(100 * summary.insideFraction).toFixed(1)} % of the frames from the step on`,
+      `${t.length} frames of ${figure.realisations} realisations; inside the band at ${(100 * figure.insideFraction).toFixed(1)} % of the frames from the step on`,
     ],
     palette: options.palette,
   });

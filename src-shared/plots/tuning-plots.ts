@@ -1,4 +1,4 @@
-import type { TuningCandidate, TuningResult } from '../tuning/tuning-search';
+import type { TuningPoint } from '../tuning/tuning-objective';
 import { heatmapSvg } from './heatmap-plot';
 import { linePlotSvg } from './line-plot';
 import type { FigurePalette } from './svg-style';
@@ -7,9 +7,27 @@ import type { FigurePalette } from './svg-style';
  * The tuner's figures (issue 17's sweep view): the metric over the (zeta, wn) plane at the best
  * setting's other parameters (variant second-order, mode, tau, temperature), refused points
  * hatched with the constraint boundary drawn; and the Pareto front of the metric against the 2 %
- * settling time.
+ * settling time. They read a TuningResult, or the same fields as the API carries them (a metric that
+ * is not finite as null).
  */
-function sameSlice(a: TuningCandidate, b: TuningCandidate): boolean {
+export interface TuningFigureCandidate {
+  point: TuningPoint;
+  metric: number | null;
+  settlingTimeSeconds: number | null;
+  feasible: boolean;
+  violations: string[];
+}
+
+export interface TuningFigureInput {
+  metric: string;
+  identity: string;
+  current: TuningFigureCandidate;
+  best: TuningFigureCandidate;
+  grid: TuningFigureCandidate[];
+  pareto: TuningFigureCandidate[];
+}
+
+function sameSlice(a: TuningFigureCandidate, b: TuningFigureCandidate): boolean {
   const [p, q] = [a.point, b.point];
   return (
     p.settings.mode === q.settings.mode &&
@@ -20,11 +38,11 @@ function sameSlice(a: TuningCandidate, b: TuningCandidate): boolean {
 }
 
 /** The grid's second-order points in the best setting's slice (empty when the grid has none). */
-export function sweepSlice(result: TuningResult): TuningCandidate[] {
+export function sweepSlice(result: TuningFigureInput): TuningFigureCandidate[] {
   return result.grid.filter((c) => c.point.settings.variant === 'second-order' && sameSlice(c, result.best));
 }
 
-export function tuningHeatmapSvg(result: TuningResult, options: { palette?: FigurePalette } = {}): string | null {
+export function tuningHeatmapSvg(result: TuningFigureInput, options: { palette?: FigurePalette } = {}): string | null {
   const slice = sweepSlice(result);
   if (slice.length === 0) return null;
   const marks = [result.current, result.best]
@@ -32,14 +50,14 @@ export function tuningHeatmapSvg(result: TuningResult, options: { palette?: Figu
     .map((c, i) => ({
       x: c.point.settings.zeta,
       y: c.point.settings.wnRadPerSec,
-      label: `${i === 0 ? 'current' : 'best'}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric.toPrecision(4)}`,
+      label: `${i === 0 ? 'current' : 'best'}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric === null ? 'not finite' : c.metric.toPrecision(4)}`,
       kind: (i === 0 ? 'current' : 'best') as 'current' | 'best',
     }));
   return heatmapSvg({
     cells: slice.map((c) => ({
       x: c.point.settings.zeta,
       y: c.point.settings.wnRadPerSec,
-      value: c.metric,
+      value: c.metric ?? Number.NaN,
       allowed: c.feasible,
       note: c.violations.join('; '),
     })),
@@ -53,10 +71,10 @@ export function tuningHeatmapSvg(result: TuningResult, options: { palette?: Figu
   });
 }
 
-export function paretoPlotSvg(result: TuningResult, options: { palette?: FigurePalette } = {}): string | null {
-  const front = result.pareto.filter((c) => c.settlingTimeSeconds !== null);
+export function paretoPlotSvg(result: TuningFigureInput, options: { palette?: FigurePalette } = {}): string | null {
+  const front = result.pareto.filter((c) => c.settlingTimeSeconds !== null && c.metric !== null);
   if (front.length === 0) return null;
-  const metrics = front.map((c) => c.metric);
+  const metrics = front.map((c) => c.metric!);
   const lo = Math.min(...metrics);
   const hi = Math.max(...metrics);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 0.01;

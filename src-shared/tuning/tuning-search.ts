@@ -38,6 +38,13 @@ const range = (min: number, max: number, points: number) =>
     .default({ min, max, points })
     .refine((r) => r.min <= r.max, { message: 'min must not exceed max' });
 
+/** The operator's limits on the discrete gate's response (each optional). */
+export const TuningConstraintsSchema = z.strictObject({
+  maxSettlingSeconds: z.number().positive().optional(),
+  maxOvershootPercent: z.number().nonnegative().optional(),
+  minBandwidthHz: z.number().positive().optional(),
+});
+
 export const TuningRequestSchema = z.strictObject({
   metric: z.enum(TUNING_METRICS).default('ece'),
   split: z.discriminatedUnion('kind', [...SINGLE_SPLIT_SCHEMAS]).default({ kind: 'time', evaluateFraction: 0.3 }),
@@ -54,13 +61,7 @@ export const TuningRequestSchema = z.strictObject({
   modes: z.array(z.enum(GATE_MODES)).min(1).max(2).optional(),
   tauSeconds: z.array(z.number().gt(0).lte(TAU_MAX_SECONDS)).min(1).max(20).optional(),
   temperatures: z.array(z.number().gt(0).lte(100)).min(1).max(50).optional(),
-  constraints: z
-    .strictObject({
-      maxSettlingSeconds: z.number().positive().optional(),
-      maxOvershootPercent: z.number().nonnegative().optional(),
-      minBandwidthHz: z.number().positive().optional(),
-    })
-    .default({}),
+  constraints: TuningConstraintsSchema.default({}),
   refine: z.boolean().default(true),
   /** Grid points refined (a binned metric is rugged over the knobs: one start stops in a local minimum). */
   refineStarts: z.number().int().min(1).max(50).default(8),

@@ -80,20 +80,20 @@ describe('knob tune', () => {
       }
     expect(Number.isFinite(denseBest)).toBe(true);
     // the tuner's figure is the objective's own for its setting...
-    const best = { settings: tuned.best.settings, temperature: tuned.best.temperature };
+    const best = tuned.best.point;
     expect(objective.evaluate(best)).toBeCloseTo(tuned.best.metric, 12);
     // ...no worse than the dense grid's best by more than 1 %
     expect(tuned.best.metric, `tuner ${tuned.best.metric}, dense grid ${denseBest}`).toBeLessThanOrEqual(
       denseBest * 1.01,
     );
     // every constraint, from the discrete response of the setting it chose
-    const response = discreteResponseMetrics(tuned.best.settings, h, 'app');
+    const response = discreteResponseMetrics(tuned.best.point.settings, h, 'app');
     expect(response.settlingTimeSeconds!).toBeLessThanOrEqual(2);
     expect(response.overshootPercent).toBeLessThanOrEqual(5);
     expect(response.bandwidthHz!).toBeGreaterThanOrEqual(0.2);
     // the improvement's interval is paired and contains its difference
-    expect(tuned.improvement.interval.lo).toBeLessThanOrEqual(tuned.improvement.difference);
-    expect(tuned.improvement.interval.hi).toBeGreaterThanOrEqual(tuned.improvement.difference);
+    expect(tuned.improvement.lo).toBeLessThanOrEqual(tuned.improvement.difference);
+    expect(tuned.improvement.hi).toBeGreaterThanOrEqual(tuned.improvement.difference);
     expect(['better', 'worse', 'indistinguishable']).toContain(tuned.improvement.verdict);
 
     // the report: the heat map with its constraint boundary, the Pareto front, the best settings
@@ -101,7 +101,7 @@ describe('knob tune', () => {
     expect(html).toContain('class="constraint-boundary"');
     expect(html).toContain('Pareto front');
     const settings = JSON.parse(readFileSync(join(dir, 'tune', 'knob-settings.json'), 'utf8'));
-    expect(settings.gate.zeta).toBe(tuned.best.settings.zeta);
+    expect(settings.gate.zeta).toBe(tuned.best.point.settings.zeta);
   }, 120_000);
 
   it('prints its timing and the interval of its improvement', async () => {

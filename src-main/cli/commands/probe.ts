@@ -1,6 +1,6 @@
 import { checkScheduleForChannels, isCorruptionName, CORRUPTION_NAMES } from '../../../src-shared/corruptions';
 import { describeSettings } from '../../core/report/provenance';
-import { bodeProbePlotSvg, stepProbePlotSvg } from '../../../src-shared/plots/probe-plots';
+import { bodeProbePlotSvg, stepProbeFigure, stepProbePlotSvg } from '../../../src-shared/plots/probe-plots';
 import {
   frequencyProbeAt,
   parseFrequencyProbePlan,
@@ -195,7 +195,7 @@ export async function probeCommand(args: string[]): Promise<number> {
           name: 'step-probe',
           caption:
             'Mean gate response normalised by the mean u* step, its bootstrap band, and the discrete prediction of the knobs.',
-          svg: stepProbePlotSvg(result),
+          svg: stepProbePlotSvg(stepProbeFigure(result)),
         },
       };
       document = { probe: 'step', model: describeModel(model), source: source.info.description, ...result };

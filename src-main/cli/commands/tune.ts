@@ -3,6 +3,8 @@ import { readTraceFile } from '../../core/recording/trace-arrow';
 import { settingsFile } from '../../core/recording/settings-file';
 import { sectionReportFiles } from '../../core/report/section-report';
 import { tuneOnThreads } from '../../core/tuning/tuning-pool';
+import { tuningSummary } from '../../core/tuning/tuning-view';
+import { jsonText, printJson } from '../json-output';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { describeSettings } from '../../core/report/provenance';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
@@ -62,20 +64,6 @@ function describeConstraints(result: TuningResult): string {
     c.minBandwidthHz === undefined ? null : `bandwidth >= ${c.minBandwidthHz} Hz`,
   ].filter((p) => p !== null);
   return parts.length === 0 ? 'none' : parts.join(', ');
-}
-
-function candidateJson(c: TuningCandidate) {
-  return {
-    settings: c.point.settings,
-    temperature: c.point.temperature,
-    metric: c.metric,
-    settlingTimeSeconds: c.settlingTimeSeconds,
-    overshootPercent: c.overshootPercent,
-    bandwidthHz: c.bandwidthHz,
-    feasible: c.feasible,
-    violations: c.violations,
-    stage: c.stage,
-  };
 }
 
 /** knob tune TRACE: the knobs tuned on a recorded trace, by replay, on every core. */
@@ -164,30 +152,7 @@ export async function tuneCommand(args: string[]): Promise<number> {
   }
   const written = values.out === undefined ? [] : await writeTuningOutputs(values.out, result, positionals[0]!);
   if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify(
-        {
-          trace: positionals[0],
-          metric: result.metric,
-          identity: result.identity,
-          split: result.split,
-          evaluationFrames: result.evaluationFrameCount,
-          constraints: result.constraints,
-          foundFeasible: result.foundFeasible,
-          current: candidateJson(result.current),
-          best: candidateJson(result.best),
-          improvement: result.improvement,
-          pareto: result.pareto.map(candidateJson),
-          evaluations: result.evaluations,
-          gridPoints: result.grid.length,
-          threads: result.threads,
-          wallMs: result.wallMs,
-          files: written,
-        },
-        null,
-        1,
-      )}\n`,
-    );
+    printJson({ trace: positionals[0], ...tuningSummary(result), files: written });
     return 0;
   }
   for (const line of tuningSummaryLines(result, positionals[0]!)) process.stdout.write(`${line}\n`);
@@ -265,25 +230,7 @@ async function writeTuningOutputs(
   const best = result.best;
   return writeOutputFiles(dir, [
     ...report,
-    {
-      name: 'tuning.json',
-      data: `${JSON.stringify(
-        {
-          metric: result.metric,
-          identity: result.identity,
-          split: result.split,
-          constraints: result.constraints,
-          current: candidateJson(result.current),
-          best: candidateJson(best),
-          improvement: result.improvement,
-          grid: result.grid.map(candidateJson),
-          refinement: result.refinement.map(candidateJson),
-          pareto: result.pareto.map(candidateJson),
-        },
-        null,
-        1,
-      )}\n`,
-    },
+    { name: 'tuning.json', data: jsonText(tuningSummary(result)) },
     settingsFile({
       gate: best.point.settings,
       model: null,

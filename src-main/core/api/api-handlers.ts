@@ -54,5 +54,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'bundle.export': (params) => session.exportBundle(params.path, params.includeModel),
     'bundle.import': (params) => session.importSettings(params.path),
     'bundle.loadModel': (params) => session.loadBundleModel(params.path, params.modelPath, params.discard),
+    'probe.step': (params, call) => session.stepProbe(params, call),
+    'tune.run': (params, call) => session.tune(params, call),
   };
 }

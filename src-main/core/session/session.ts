@@ -1,7 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { ApiEvent, ApiEventData, ApiResult, Knobs, MetricsOptions } from '../../../src-shared/api/contract';
+import type {
+  ApiEvent,
+  ApiEventData,
+  ApiParsedParams,
+  ApiResult,
+  Knobs,
+  MetricsOptions,
+} from '../../../src-shared/api/contract';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
@@ -24,6 +31,7 @@ import { frameFeatures } from '../../../src-shared/trace/trace-scores';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { replay } from '../../../src-shared/trace/replay';
+import { parseTuningRequest } from '../../../src-shared/tuning';
 import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
@@ -47,6 +55,9 @@ import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Recording } from './recording';
+import { StepProbeRecordings } from '../probes/step-probe-recordings';
+import { tuneOnThreads } from '../tuning/tuning-pool';
+import { tuningSummary } from '../tuning/tuning-view';
 import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
 
 /**
@@ -117,6 +128,7 @@ export class Session {
   /** knobs.calibrator made ready to apply. */
   private outputCalibrator: Calibrator | null = null;
   private readonly playback = new Playback();
+  private readonly stepProbes = new StepProbeRecordings();
   private readonly metrics = new MetricsWorkerClient();
   private nextRecordingId = 1;
   private lastError: KnobErrorPayload | null = null;
@@ -832,6 +844,48 @@ export class Session {
     signal?: AbortSignal,
   ): Promise<ApiResult<'metrics.compare'>> {
     return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames);
+  }
+
+  // ---- measuring the gate (issue 17) ------------------------------------------------------------
+
+  /** The step probe at the current knobs: recorded through the model once, replayed after. */
+  async stepProbe(params: ApiParsedParams<'probe.step'>, call: CallContext): Promise<ApiResult<'probe.step'>> {
+    const kind = this.state.kind;
+    if (kind === 'playing' || kind === 'camera' || kind === 'offline-run')
+      throw new KnobError('NOT_AVAILABLE', 'the step probe runs the model: pause the stream first');
+    const model = this.requireModel();
+    const { gate, version } = this.knobs;
+    return this.stepProbes.viewAt(params, model, gate, version, call);
+  }
+
+  /** Tunes the knobs on the current recording by replay, on the tuning threads; the knobs stay. */
+  async tune(params: ApiParsedParams<'tune.run'>, call: CallContext): Promise<ApiResult<'tune.run'>> {
+    const recording = this.requireRecording();
+    const { gate, calibrator, version } = this.knobs;
+    if (calibrator !== null && calibrator.method !== 'temperature')
+      throw new KnobError(
+        'NOT_AVAILABLE',
+        `the tuner varies the gate with no calibrator or temperature scaling; switch ${describeCalibrator(calibrator)} off first`,
+      );
+    const { trace } = recording.copy();
+    const request = parseTuningRequest({
+      metric: params.metric,
+      constraints: params.constraints,
+      split:
+        params.split === 'none'
+          ? { kind: 'none' }
+          : params.split === 'random'
+            ? { kind: 'random', evaluateFraction: 0.3, seed: 0 }
+            : { kind: 'time', evaluateFraction: 0.3 },
+    });
+    const task = `tuning on ${trace.frameCount} recorded frames`;
+    const result = await tuneOnThreads(
+      trace,
+      request,
+      { settings: gate, temperature: calibrator?.method === 'temperature' ? calibrator.temperature : 1 },
+      { signal: call.signal, onProgress: (done, total) => call.progress(task, done, total) },
+    );
+    return { ...tuningSummary(result), recordingId: recording.id, settingsVersion: version };
   }
 
   /** The tuned-calibrator bundle of the current recording at the current knobs and calibrator. */

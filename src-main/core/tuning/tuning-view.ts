@@ -1,0 +1,43 @@
+import type { TuneCandidate, TuningSummary } from '../../../src-shared/api/measurements';
+import type { TuningCandidate, TuningResult } from '../../../src-shared/tuning';
+
+/** A tune as the API (tune.run) and `knob tune --json` carry it: numbers that are not finite as null. */
+const finiteOrNull = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
+
+function candidateView(c: TuningCandidate): TuneCandidate {
+  return {
+    point: { settings: c.point.settings, temperature: c.point.temperature },
+    metric: finiteOrNull(c.metric),
+    settlingTimeSeconds: finiteOrNull(c.settlingTimeSeconds),
+    overshootPercent: Number.isFinite(c.overshootPercent) ? c.overshootPercent : 0,
+    bandwidthHz: finiteOrNull(c.bandwidthHz),
+    feasible: c.feasible,
+    violations: c.violations,
+  };
+}
+
+export function tuningSummary(result: TuningResult & { threads: number; wallMs: number }): TuningSummary {
+  const d = result.improvement;
+  return {
+    metric: result.metric,
+    identity: result.identity,
+    split: result.split,
+    evaluationFrames: result.evaluationFrameCount,
+    constraints: result.constraints,
+    foundFeasible: result.foundFeasible,
+    current: candidateView(result.current),
+    best: candidateView(result.best),
+    grid: result.grid.map(candidateView),
+    pareto: result.pareto.map(candidateView),
+    improvement: {
+      difference: finiteOrNull(d.difference),
+      lo: d.interval.lo,
+      hi: d.interval.hi,
+      method: d.interval.identity,
+      verdict: d.verdict,
+    },
+    evaluations: result.evaluations,
+    threads: result.threads,
+    wallMs: result.wallMs,
+  };
+}

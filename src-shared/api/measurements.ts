@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { CORRUPTION_NAMES } from '../corruptions/corruption-table';
+import { GateSettingsSchema } from '../gate/gate-settings';
+import { TUNING_METRICS } from '../tuning/tuning-objective';
+import { TuningConstraintsSchema } from '../tuning/tuning-search';
+
+/**
+ * The desk's measurements of the gate (issue 17) as the API carries them: the step probe at the
+ * current knobs (recorded once through the model, replayed at every knob change) and a tune of the
+ * current recording. Numbers that are not finite travel as null.
+ */
+export const StepProbeParamsSchema = z.strictObject({
+  corruption: z.enum(CORRUPTION_NAMES).default('shot_noise'),
+  realisations: z.number().int().min(2).max(256).default(32),
+  framesPerLevel: z.number().int().min(20).max(3000).default(300),
+  seed: z.number().int().nonnegative().max(0xffffffff).default(0),
+});
+
+const nullableNumber = z.number().nullable();
+
+export const StepProbeViewSchema = z.strictObject({
+  settingsVersion: z.number().int().nonnegative(),
+  /** What was recorded: corruption, levels, realisations, frames per level, frame rate, source. */
+  description: z.string(),
+  /** Milliseconds the recording took through the model; null when this call reused it. */
+  recordMs: nullableNumber,
+  /** Milliseconds the replay at the current knobs took (no model). */
+  replayMs: z.number(),
+  tSeconds: z.array(z.number()),
+  measured: z.array(nullableNumber),
+  predicted: z.array(nullableNumber),
+  bandLo: z.array(nullableNumber),
+  bandHi: z.array(nullableNumber),
+  realisations: z.number().int(),
+  bandLabel: z.string(),
+  insideFraction: z.number(),
+  insideFractionTransient: z.number(),
+  uBefore: z.number(),
+  uAfter: z.number(),
+  /** Rise time, 2 % settling time and overshoot: measured, discrete and continuous predictions. */
+  rows: z.array(
+    z.strictObject({
+      name: z.string(),
+      unit: z.string(),
+      measured: nullableNumber,
+      discrete: nullableNumber,
+      continuous: nullableNumber,
+    }),
+  ),
+  identified: z.strictObject({ zeta: z.number(), wnRadPerSec: z.number() }).nullable(),
+  identificationNote: z.string().nullable(),
+  clippedFrames: z.number().int().nonnegative(),
+});
+export type StepProbeView = z.infer<typeof StepProbeViewSchema>;
+
+export const TuneParamsSchema = z.strictObject({
+  metric: z.enum(TUNING_METRICS).default('ece'),
+  constraints: TuningConstraintsSchema.default({}),
+  split: z.enum(['time', 'random', 'none']).default('time'),
+});
+
+export const TuneCandidateSchema = z.strictObject({
+  point: z.strictObject({ settings: GateSettingsSchema, temperature: z.number().positive() }),
+  metric: nullableNumber,
+  settlingTimeSeconds: nullableNumber,
+  overshootPercent: z.number(),
+  bandwidthHz: nullableNumber,
+  feasible: z.boolean(),
+  violations: z.array(z.string()),
+});
+export type TuneCandidate = z.infer<typeof TuneCandidateSchema>;
+
+/** A tune as `knob tune --json` writes it; the API's view adds the recording and settings version. */
+export const TuningSummarySchema = z.strictObject({
+  metric: z.enum(TUNING_METRICS),
+  identity: z.string(),
+  split: z.string(),
+  evaluationFrames: z.number().int().nonnegative(),
+  constraints: TuningConstraintsSchema,
+  foundFeasible: z.boolean(),
+  current: TuneCandidateSchema,
+  best: TuneCandidateSchema,
+  grid: z.array(TuneCandidateSchema),
+  pareto: z.array(TuneCandidateSchema),
+  /** best - current on the evaluation frames: paired bootstrap interval and the verdict at 95 %. */
+  improvement: z.strictObject({
+    difference: nullableNumber,
+    lo: z.number(),
+    hi: z.number(),
+    method: z.string(),
+    verdict: z.enum(['better', 'worse', 'indistinguishable']),
+  }),
+  evaluations: z.number().int().positive(),
+  threads: z.number().int().positive(),
+  wallMs: z.number(),
+});
+export type TuningSummary = z.infer<typeof TuningSummarySchema>;
+
+export const TuneViewSchema = TuningSummarySchema.extend({
+  recordingId: z.number().int().positive(),
+  settingsVersion: z.number().int().nonnegative(),
+});
+export type TuneView = z.infer<typeof TuneViewSchema>;

@@ -1,0 +1,90 @@
+/**
+ * Issue 17 in the desk (Debian's Chromium, browser mode, the real core and the shipped model):
+ * the Probes tab runs a step probe through the model and shows the measured and predicted curves
+ * with the discrete predictions of the knobs, and replays it (no model) when a knob turns; the
+ * Tune tab tunes the recording by replay, a Pareto point applies with one click, the knobs and the
+ * calibration figures change, and Undo restores both.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
+import type { BrowserMode } from '../support/browser-mode';
+import { recordFrames, startDesk, testIdText } from '../support/desk-page';
+
+let app: BrowserMode;
+
+beforeEach(async () => {
+  app = await startDesk();
+});
+afterEach(async () => app?.close());
+
+const text = (id: string): Promise<string> => testIdText(app, id);
+const knobs = async () => (await app.backend.handle('knobs.get', {})).gate;
+const predictedOvershoot = async () =>
+  discreteResponseMetrics(await knobs(), 1 / 30, 'app').overshootPercent.toFixed(3);
+
+describe('Measure panel', () => {
+  it('runs a step probe: measured and predicted curves, replayed at new knobs without the model', async () => {
+    await app.page.getByTestId('tab-probes').click();
+    await app.page.getByTestId('probe-realisations').fill('4');
+    await app.page.getByTestId('probe-run').click();
+    await expect.poll(() => app.page.getByTestId('probe-facts').isVisible(), { timeout: 60000 }).toBe(true);
+    expect(await text('probe-facts')).toMatch(
+      /shot noise 1 → 5 → 1, 4 realisations of 900 frames at 30 fps.*recorded in/,
+    );
+    const figure = app.page.getByTestId('step-probe-figure');
+    const svg = await figure.locator('svg').first().innerHTML();
+    expect(svg).toContain('measured mean (R = 4)');
+    expect(svg).toContain('discrete prediction');
+    expect(svg).toContain('simultaneous bootstrap band');
+    // the predictions are the knobs' own discrete figures
+    expect(await text('probe-predicted-overshoot')).toBe(await predictedOvershoot());
+    expect(await text('probe-identified')).toMatch(/Identified from the recorded \(u\*, g\): ζ \d/);
+    await app.screenshot('measure-step-probe');
+
+    // a knob change replays the recording at the new knobs: new predictions, no model pass
+    const before = await text('probe-predicted-overshoot');
+    await app.backend.handle('knobs.set', { gate: { zeta: 0.3 } });
+    await expect.poll(() => text('probe-predicted-overshoot'), { timeout: 20000 }).not.toBe(before);
+    expect(await text('probe-predicted-overshoot')).toBe(await predictedOvershoot());
+    await expect.poll(() => text('probe-facts')).toMatch(/; replayed at the knobs in \d+ ms/);
+    expect(app.pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('tunes the recording, applies a Pareto point (knobs and metrics change), and Undo restores them', async () => {
+    await recordFrames(app, 400);
+    await app.page.getByTestId('refresh-metrics').click();
+    await expect.poll(() => app.page.getByTestId('metrics-facts').isVisible(), { timeout: 20000 }).toBe(true);
+    const headline = () => app.page.locator('dl.headline').innerText();
+    // the full snapshot of the whole recording: with its bootstrap intervals, not stale
+    await expect.poll(headline, { timeout: 20000 }).toMatch(/\[\d/);
+    await expect.poll(() => app.page.getByTestId('metrics-stale').count()).toBe(0);
+    const metricsBefore = await headline();
+    const knobsBefore = await knobs();
+
+    await app.page.getByTestId('tab-tune').click();
+    await app.page.getByTestId('tune-run').click();
+    await expect.poll(() => app.page.getByTestId('tune-improvement').isVisible(), { timeout: 60000 }).toBe(true);
+    expect(await text('tune-improvement')).toMatch(/95 % paired interval \[/);
+    expect(await text('tune-facts')).toMatch(/\d+ settings in \d+\.\d\d s on \d thread/);
+    expect(await app.page.getByTestId('tune-heatmap').innerHTML()).toContain('class="constraint-boundary"');
+    await app.screenshot('measure-tune');
+
+    // a Pareto point, applied with one click
+    const row = app.page.getByTestId('tune-row-pareto-0');
+    const described = await row.locator('td.knobs').innerText();
+    await app.page.getByTestId('tune-apply-pareto-0').click();
+    await expect.poll(async () => (await knobs()).zeta, { timeout: 20000 }).not.toBe(knobsBefore.zeta);
+    const applied = await knobs();
+    expect(described).toContain(`ζ ${Number(applied.zeta.toPrecision(3))}`);
+    expect(described).toContain(`ωn ${Number(applied.wnRadPerSec.toPrecision(3))} rad/s`);
+    // the calibration figures follow (recomputed by replay while paused)
+    await expect.poll(headline, { timeout: 20000 }).not.toBe(metricsBefore);
+
+    // Undo: the knobs and the figures as they were
+    await app.page.getByTestId('tune-undo').click();
+    await expect.poll(async () => JSON.stringify(await knobs()), { timeout: 20000 }).toBe(JSON.stringify(knobsBefore));
+    await expect.poll(headline, { timeout: 20000 }).toBe(metricsBefore);
+    expect(await app.page.getByTestId('tune-undo').count()).toBe(0);
+    expect(app.pageErrors).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,77 @@
+/**
+ * The desk's measurement calls through the real backend and the shipped model (issue 17):
+ * `probe.step` records once per (parameters, model), replays at later knobs (no model: no
+ * recording time), records again for other parameters, and is refused while the stream plays;
+ * `tune.run` tunes the current recording by replay within the constraints and leaves the knobs
+ * alone; both refuse clearly without a model or a recording. Results are checked against the
+ * contract (KNOB_CHECK_CONTRACT is on in tests).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+
+const backend = new KnobBackend();
+afterAll(async () => backend.close());
+
+describe('probe.step and tune.run', () => {
+  it('refuse without a model or a recording, naming what is missing', async () => {
+    await expect(backend.handle('probe.step', {})).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/no model is loaded/),
+    });
+    await expect(backend.handle('tune.run', {})).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/no recording yet/),
+    });
+  });
+
+  it('the step probe records once, replays at new knobs, records again for new parameters', async () => {
+    await backend.handle('model.load', { path: 'default', executionProviders: ['cpu'] });
+    await backend.handle('source.open', { kind: 'embedded' });
+    const params = { realisations: 3, framesPerLevel: 60 };
+    const first = await backend.handle('probe.step', params);
+    expect(first.recordMs).not.toBeNull();
+    expect(first.tSeconds).toHaveLength(120);
+    expect(first.description).toMatch(/shot noise 1 → 5 → 1, 3 realisations of 180 frames at 30 fps/);
+    const knobs = await backend.handle('knobs.set', { gate: { zeta: 0.4, wnRadPerSec: 8 } });
+    const again = await backend.handle('probe.step', params);
+    expect(again.recordMs).toBeNull(); // a replay: the model did not run
+    expect(again.settingsVersion).toBe(knobs.version);
+    const overshoot = again.rows.find((r) => r.name === 'overshoot')!;
+    expect(overshoot.discrete).toBeCloseTo(discreteResponseMetrics(knobs.gate, 1 / 30, 'app').overshootPercent, 6);
+    expect(Math.abs(again.identified!.zeta / 0.4 - 1)).toBeLessThan(0.01);
+    const other = await backend.handle('probe.step', { ...params, realisations: 4 });
+    expect(other.recordMs).not.toBeNull();
+    expect(other.realisations).toBe(4);
+  }, 120_000);
+
+  it('the step probe is refused while the stream plays', async () => {
+    await backend.handle('stream.start', { discard: true });
+    await expect(backend.handle('probe.step', { realisations: 3, framesPerLevel: 60 })).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/pause the stream first/),
+    });
+    await backend.handle('stream.stop', {});
+  }, 60_000);
+
+  it('tune.run tunes the recording within the constraints and leaves the knobs alone', async () => {
+    await backend.handle('source.open', { kind: 'embedded', discard: true });
+    const run = await backend.handle('stream.runOffline', { maxFrames: 1500, discard: true });
+    expect(run.framesProcessed).toBe(1500);
+    const before = await backend.handle('knobs.get', {});
+    const tuned = await backend.handle('tune.run', {
+      metric: 'nll',
+      constraints: { maxSettlingSeconds: 1.5, maxOvershootPercent: 10 },
+    });
+    expect(tuned.evaluationFrames).toBe(450);
+    expect(tuned.foundFeasible).toBe(true);
+    expect(tuned.best.feasible).toBe(true);
+    expect(tuned.best.settlingTimeSeconds!).toBeLessThanOrEqual(1.5);
+    expect(tuned.best.overshootPercent).toBeLessThanOrEqual(10);
+    // no feasible grid point beats the refined best
+    for (const c of tuned.grid.filter((c) => c.feasible)) expect(tuned.best.metric!).toBeLessThanOrEqual(c.metric!);
+    expect(tuned.improvement.lo).toBeLessThanOrEqual(tuned.improvement.hi);
+    expect(tuned.pareto.length).toBeGreaterThan(0);
+    expect(await backend.handle('knobs.get', {})).toEqual(before);
+  }, 120_000);
+});
