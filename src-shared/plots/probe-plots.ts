@@ -16,6 +16,12 @@ export interface StepProbeFigure {
   predicted: ArrayLike<number>;
   bandLo: ArrayLike<number>;
   bandHi: ArrayLike<number>;
+  /** g itself over the realisations (not normalised): mean, median, quartiles, and the mean u*. */
+  meanG: ArrayLike<number>;
+  medianG: ArrayLike<number>;
+  q25G: ArrayLike<number>;
+  q75G: ArrayLike<number>;
+  meanUStar: ArrayLike<number>;
   realisations: number;
   /** "95 % simultaneous bootstrap band". */
   bandLabel: string;
@@ -30,6 +36,11 @@ export function stepProbeFigure(result: StepProbeResult): StepProbeFigure {
     predicted: summary.predicted,
     bandLo: summary.bandLo,
     bandHi: summary.bandHi,
+    meanG: summary.meanG,
+    medianG: summary.medianG,
+    q25G: summary.q25G,
+    q75G: summary.q75G,
+    meanUStar: summary.meanUStar,
     realisations: summary.realisations,
     bandLabel: `${Math.round(summary.bootstrap.level * 100)} % ${summary.bootstrap.band} bootstrap band`,
     insideFraction: summary.insideFraction,
@@ -64,6 +75,31 @@ export function stepProbePlotSvg(
     footnotes: [
       `${t.length} frames of ${figure.realisations} realisations; inside the band at ${(100 * figure.insideFraction).toFixed(1)} % of the frames from the step on`,
     ],
+    palette: options.palette,
+  });
+}
+
+/** g over the realisations as recorded: mean and median, the inter-quartile band, and the mean u*. */
+export function stepProbeRawPlotSvg(
+  figure: StepProbeFigure,
+  options: { width?: number; palette?: FigurePalette } = {},
+): string {
+  const t = figure.tSeconds;
+  return linePlotSvg({
+    series: [
+      { label: 'mean u*(t)', role: 'target', x: t, y: figure.meanUStar },
+      { label: 'median g(t)', role: 'static', x: t, y: figure.medianG },
+      { label: 'mean g(t)', role: 'dynamic', x: t, y: figure.meanG },
+    ],
+    bands: [{ label: 'g inter-quartile range', x: t, lo: figure.q25G, hi: figure.q75G }],
+    xLabel: 'time since the step (s)',
+    yLabel: 'gate g, target u*',
+    yMin: -0.1,
+    yMax: 1.1,
+    width: options.width ?? 900,
+    height: 260,
+    label: 'Step probe: the gate over the realisations (mean, median, inter-quartile range) and the mean target',
+    footnotes: [`${figure.realisations} realisations; quartiles and median per frame across realisations`],
     palette: options.palette,
   });
 }

@@ -1,6 +1,11 @@
 import { checkScheduleForChannels, isCorruptionName, CORRUPTION_NAMES } from '../../../src-shared/corruptions';
 import { describeSettings } from '../../core/report/provenance';
-import { bodeProbePlotSvg, stepProbeFigure, stepProbePlotSvg } from '../../../src-shared/plots/probe-plots';
+import {
+  bodeProbePlotSvg,
+  stepProbeFigure,
+  stepProbePlotSvg,
+  stepProbeRawPlotSvg,
+} from '../../../src-shared/plots/probe-plots';
 import {
   frequencyProbeAt,
   parseFrequencyProbePlan,
@@ -167,7 +172,7 @@ export async function probeCommand(args: string[]): Promise<number> {
     };
     const started = performance.now();
     let lines: string[];
-    let section: ReportSection;
+    let sections: ReportSection[];
     let document: unknown;
     if (kind === 'step') {
       const plan = parseStepProbePlan({
@@ -184,20 +189,31 @@ export async function probeCommand(args: string[]): Promise<number> {
       const recorded = `${plan.realisations} model passes, ${plan.realisations * stepProbeFrames(plan)} frames in ${((performance.now() - started) / 1000).toFixed(1)} s`;
       const result = stepProbeAt(traces, plan, settings);
       lines = stepLines(result, recorded);
-      section = {
-        heading: 'Step probe',
-        paragraphs: lines.filter((l) => !l.startsWith('  ')),
-        table: {
-          columns: ['figure', 'measured', 'discrete prediction', 'continuous prediction'],
-          rows: stepRows(result),
+      const figure = stepProbeFigure(result);
+      sections = [
+        {
+          heading: 'Step probe',
+          paragraphs: lines.filter((l) => !l.startsWith('  ')),
+          table: {
+            columns: ['figure', 'measured', 'discrete prediction', 'continuous prediction'],
+            rows: stepRows(result),
+          },
+          figure: {
+            name: 'step-probe',
+            caption:
+              'Mean gate response normalised by the mean u* step, its bootstrap band, and the discrete prediction of the knobs.',
+            svg: stepProbePlotSvg(figure),
+          },
         },
-        figure: {
-          name: 'step-probe',
-          caption:
-            'Mean gate response normalised by the mean u* step, its bootstrap band, and the discrete prediction of the knobs.',
-          svg: stepProbePlotSvg(stepProbeFigure(result)),
+        {
+          heading: 'The gate as recorded',
+          figure: {
+            name: 'step-probe-raw',
+            caption: 'Mean and median g over the realisations, its inter-quartile range, and the mean u*.',
+            svg: stepProbeRawPlotSvg(figure),
+          },
         },
-      };
+      ];
       document = { probe: 'step', model: describeModel(model), source: source.info.description, ...result };
     } else {
       const plan = parseFrequencyProbePlan({
@@ -214,16 +230,18 @@ export async function probeCommand(args: string[]): Promise<number> {
       const recorded = `${traces.length} model passes, ${frames} frames in ${((performance.now() - started) / 1000).toFixed(1)} s`;
       const result = frequencyProbeAt(traces, plan, settings);
       lines = bodeLines(result, recorded);
-      section = {
-        heading: 'Frequency probe',
-        paragraphs: lines.filter((l) => !l.startsWith('  ')),
-        table: { columns: BODE_COLUMNS, rows: bodeRows(result) },
-        figure: {
-          name: 'bode-probe',
-          caption: 'Measured magnitude of g relative to u* (lock-in, dB re DC) over the discrete theory curve.',
-          svg: bodeProbePlotSvg(result),
+      sections = [
+        {
+          heading: 'Frequency probe',
+          paragraphs: lines.filter((l) => !l.startsWith('  ')),
+          table: { columns: BODE_COLUMNS, rows: bodeRows(result) },
+          figure: {
+            name: 'bode-probe',
+            caption: 'Measured magnitude of g relative to u* (lock-in, dB re DC) over the discrete theory curve.',
+            svg: bodeProbePlotSvg(result),
+          },
         },
-      };
+      ];
       document = { probe: 'bode', model: describeModel(model), source: source.info.description, ...result };
     }
     progress.finish();
@@ -232,7 +250,7 @@ export async function probeCommand(args: string[]): Promise<number> {
         ? []
         : await writeOutputFiles(
             values.out,
-            sectionReportFiles(`${kind === 'step' ? 'Step' : 'Frequency'} probe`, [section]),
+            sectionReportFiles(`${kind === 'step' ? 'Step' : 'Frequency'} probe`, sections),
           );
     if (values.json) printJson({ ...(document as object), files: written });
     else for (const line of [...lines, ...written.map((w) => `wrote ${w}`)]) process.stdout.write(`${line}\n`);
