@@ -123,17 +123,19 @@ const COMMAND_USAGE: Record<CommandName, string> = {
 `,
   tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
             [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]
-            [--split time|random|none] [--evaluate-fraction F] [--seed S]
+            [--split time|random|none] [--evaluate-fraction F] [--search-on fit|held-out] [--seed S]
             [--zeta-range MIN:MAX:N] [--wn-range MIN:MAX:N] [--variants A,B] [--modes A,B] [--taus S,S]
             [--temperatures T,T] [--coarse-only] [--threads N] [--replicates N]
             [${GATE_USAGE}: the current setting] [--out DIR] [--json]
-      Tunes the knobs on a recorded trace by replay (the model does not run): the chosen metric on
-      the held-out frames (default: ECE on the last 30 %, time-ordered), over a zeta x wn grid
-      (20 x 20, log-spaced) then a local refinement, subject to the constraints on the discrete
-      gate's 2 % settling time, overshoot and bandwidth. Prints the best setting, its improvement
-      over the current one (the trace's settings, or those given) with a 95 % paired bootstrap
-      interval and a verdict, and the timing. --out writes report.html (heat map with the constraint
-      boundary, Pareto front), tuning.json and knob-settings.json (the best setting).
+      Tunes the knobs on a recorded trace by replay (the model does not run): minimises the chosen
+      metric on the first 70 % of the labelled frames (time-ordered; --split random|none), over a zeta x wn
+      grid (20 x 20, log-spaced) then a local refinement, subject to the constraints on the
+      discrete gate's 2 % settling time, overshoot and bandwidth, and judges the choice on the
+      held-out last 30 %: the best setting and its improvement over the current one (the trace's
+      settings, or those given) there, with a 95 % paired bootstrap interval and a verdict, and the
+      timing. --search-on held-out minimises on the held-out frames themselves (the interval is
+      then flattered by the choice, and the output says so). --out writes report.html (heat map
+      with the constraint boundary, Pareto front), tuning.json and knob-settings.json (the best).
 `,
   'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
       Regenerates the model card of a Knob-native model on the embedded test set, its claims with

@@ -143,10 +143,12 @@ export class Desk {
   /** The step probe at the knobs it was last computed at (Probes tab), and its parameters. */
   stepProbe = $state.raw<ApiResult<'probe.step'> | null>(null);
   stepProbeParams = $state.raw<ApiParams<'probe.step'> | null>(null);
+  frequencyProbe = $state.raw<ApiResult<'probe.frequency'> | null>(null);
+  frequencyProbeParams = $state.raw<ApiParams<'probe.frequency'> | null>(null);
   /** The last tune of the current recording (Tune tab). */
   tuneResult = $state.raw<ApiResult<'tune.run'> | null>(null);
-  /** The knobs before the last applied tuning point: Undo restores them (null: nothing to undo). */
-  knobsBeforeApply = $state.raw<GateSettings | null>(null);
+  /** The knobs each applied tuning point replaced, latest last: Undo restores them one by one. */
+  knobsBeforeApply = $state.raw<GateSettings[]>([]);
   /** The question on screen (a discard to confirm), answered through its buttons. */
   confirmation = $state.raw<Confirmation | null>(null);
   private camera: CameraCapture | null = null;
@@ -323,26 +325,41 @@ export class Desk {
    * the work bar, cancellable there), later ones with the same parameters replay it.
    */
   async runStepProbe(params: ApiParams<'probe.step'>): Promise<void> {
-    this.busy.probe = true;
-    this.stepProbeParams = params;
-    const controller = new AbortController();
-    this.probeRun = controller;
-    const result = await this.attempt('probe', () =>
-      this.api.call('probe.step', params, { signal: controller.signal }),
-    );
-    this.probeRun = null;
-    this.busy.probe = false;
-    if (result) this.stepProbe = result;
+    const result = await this.probe('probe.step', params);
+    if (result) [this.stepProbe, this.stepProbeParams] = [result, params];
   }
 
-  cancelStepProbe(): void {
+  /** The frequency probe at the current knobs, recorded once and replayed as the step probe is. */
+  async runFrequencyProbe(params: ApiParams<'probe.frequency'>): Promise<void> {
+    const result = await this.probe('probe.frequency', params);
+    if (result) [this.frequencyProbe, this.frequencyProbeParams] = [result, params];
+  }
+
+  /** Stops the probe being recorded (the parameters of the last one shown stay). */
+  cancelProbe(): void {
     this.probeRun?.abort();
   }
 
-  /** The step probe again at the knobs now, when its figures are of older knobs (a replay, no model). */
-  async refreshStepProbe(): Promise<void> {
-    if (this.stepProbeParams === null || this.busy.probe || this.stepProbe?.settingsVersion === this.version) return;
-    await this.runStepProbe(this.stepProbeParams);
+  /** The probes shown again at the knobs now, when they are of older knobs (a replay, no model). */
+  async refreshProbes(): Promise<void> {
+    if (this.busy.probe) return;
+    if (this.stepProbeParams !== null && this.stepProbe?.settingsVersion !== this.version)
+      await this.runStepProbe(this.stepProbeParams);
+    if (this.frequencyProbeParams !== null && this.frequencyProbe?.settingsVersion !== this.version)
+      await this.runFrequencyProbe(this.frequencyProbeParams);
+  }
+
+  private async probe<M extends 'probe.step' | 'probe.frequency'>(
+    method: M,
+    params: ApiParams<M>,
+  ): Promise<ApiResult<M> | null> {
+    this.busy.probe = true;
+    const controller = new AbortController();
+    this.probeRun = controller;
+    const result = await this.attempt('probe', () => this.api.call(method, params, { signal: controller.signal }));
+    this.probeRun = null;
+    this.busy.probe = false;
+    return result;
   }
 
   /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
@@ -355,15 +372,15 @@ export class Desk {
 
   /** Sets the knobs to a tuned point, remembering the ones it replaces for Undo. */
   applyTuned(settings: GateSettings): void {
-    this.knobsBeforeApply = { ...this.gate };
+    this.knobsBeforeApply = [...this.knobsBeforeApply, { ...this.gate }];
     this.changeKnobs(settings);
   }
 
   /** Restores the knobs the last applied tuning point replaced. */
   undoTuned(): void {
-    if (this.knobsBeforeApply === null) return;
-    const previous = this.knobsBeforeApply;
-    this.knobsBeforeApply = null;
+    const previous = this.knobsBeforeApply.at(-1);
+    if (previous === undefined) return;
+    this.knobsBeforeApply = this.knobsBeforeApply.slice(0, -1);
     this.changeKnobs(previous);
   }
 

@@ -217,9 +217,11 @@ export function paperAnalyses(
   let bySeverity: SeverityRow[] | null = null;
   let spearmanWithSeverity: number | null = null;
   if (severity !== null) {
-    const levels = [...new Set(Array.from(severity.subarray(0, n), (s) => Math.round(s)))].sort((a, b) => a - b);
+    // frames without a finite severity (a trace written by other tools) are left out of both
+    const rated = all.filter((i) => Number.isFinite(severity[i]!));
+    const levels = [...new Set(rated.map((i) => Math.round(severity[i]!)))].sort((a, b) => a - b);
     bySeverity = levels.map((level) => {
-      const frames = all.filter((i) => Math.round(severity[i]!) === level);
+      const frames = rated.filter((i) => Math.round(severity[i]!) === level);
       const values = Float64Array.from(frames, (i) => teff[i]!);
       return {
         severity: level,
@@ -239,8 +241,8 @@ export function paperAnalyses(
       };
     });
     spearmanWithSeverity = spearmanRho(
-      Float64Array.from(all, (i) => Math.round(severity[i]!)),
-      teff,
+      Float64Array.from(rated, (i) => Math.round(severity[i]!)),
+      Float64Array.from(rated, (i) => teff[i]!),
     );
   }
 

@@ -4,7 +4,14 @@ import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
-import { StepProbeParamsSchema, StepProbeViewSchema, TuneParamsSchema, TuneViewSchema } from './measurements';
+import {
+  FrequencyProbeParamsSchema,
+  FrequencyProbeViewSchema,
+  StepProbeParamsSchema,
+  StepProbeViewSchema,
+  TuneParamsSchema,
+  TuneViewSchema,
+} from './measurements';
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
 import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
@@ -475,6 +482,11 @@ export const API_METHODS = {
    * with the same parameters and model. Refused while the stream plays.
    */
   'probe.step': { params: StepProbeParamsSchema, result: StepProbeViewSchema },
+  /**
+   * The frequency probe at the current knobs: sinusoidal severity at log-spaced frequencies up to a
+   * third of 30 fps over the embedded test set, recorded and replayed as the step probe is.
+   */
+  'probe.frequency': { params: FrequencyProbeParamsSchema, result: FrequencyProbeViewSchema },
   /**
    * Tunes the knobs on the current recording by replay (no model): the metric on its held-out
    * frames over a (zeta, wn) grid and a local refinement, within the constraints, on the backend's

@@ -58,6 +58,42 @@ export const StepProbeViewSchema = z.strictObject({
 });
 export type StepProbeView = z.infer<typeof StepProbeViewSchema>;
 
+export const FrequencyProbeParamsSchema = z.strictObject({
+  corruption: z.enum(CORRUPTION_NAMES).default('shot_noise'),
+  frequencies: z.number().int().min(2).max(16).default(8),
+  seed: z.number().int().nonnegative().max(0xffffffff).default(0),
+});
+
+export const FrequencyProbeViewSchema = z.strictObject({
+  settingsVersion: z.number().int().nonnegative(),
+  description: z.string(),
+  recordMs: nullableNumber,
+  replayMs: z.number(),
+  /** The discretisation of the theory curve (the knobs'). */
+  discretization: z.string(),
+  theoryHz: z.array(z.number()),
+  theoryDb: z.array(nullableNumber),
+  points: z.array(
+    z.strictObject({
+      frequencyHz: z.number(),
+      magnitudeDb: nullableNumber,
+      magnitudeDbStandardError: nullableNumber,
+      theoryDb: nullableNumber,
+      /** |measured - theory| in the measurement's standard errors. */
+      errorInStandardErrors: nullableNumber,
+      phaseDeg: nullableNumber,
+      phaseDegStandardError: nullableNumber,
+      theoryPhaseDeg: nullableNumber,
+      /** Total harmonic distortion of g at this frequency (a share). */
+      harmonicDistortion: nullableNumber,
+      /** g left [0, 1] in the analysed window: the response is not linear there. */
+      clipped: z.boolean(),
+    }),
+  ),
+  lowPass: z.boolean(),
+});
+export type FrequencyProbeView = z.infer<typeof FrequencyProbeViewSchema>;
+
 export const TuneParamsSchema = z.strictObject({
   metric: z.enum(TUNING_METRICS).default('ece'),
   constraints: TuningConstraintsSchema.default({}),
@@ -66,9 +102,10 @@ export const TuneParamsSchema = z.strictObject({
 
 export const TuneCandidateSchema = z.strictObject({
   point: z.strictObject({ settings: GateSettingsSchema, temperature: z.number().positive() }),
+  /** The metric on the search frames (what the search minimised). */
   metric: nullableNumber,
   settlingTimeSeconds: nullableNumber,
-  overshootPercent: z.number(),
+  overshootPercent: nullableNumber,
   bandwidthHz: nullableNumber,
   feasible: z.boolean(),
   violations: z.array(z.string()),
@@ -80,18 +117,24 @@ export const TuningSummarySchema = z.strictObject({
   metric: z.enum(TUNING_METRICS),
   identity: z.string(),
   split: z.string(),
-  evaluationFrames: z.number().int().nonnegative(),
+  /** Frames the search minimised the metric on, and the held-out frames the result is reported on. */
+  searchFrameCount: z.number().int().nonnegative(),
+  heldOutFrameCount: z.number().int().nonnegative(),
+  /** The search minimised on the frames the result is reported on: the interval is flattered by the choice. */
+  searchedOnHeldOut: z.boolean(),
+  /** The metric of the current and the chosen setting on the held-out frames. */
+  heldOut: z.strictObject({ current: nullableNumber, best: nullableNumber }),
   constraints: TuningConstraintsSchema,
   foundFeasible: z.boolean(),
   current: TuneCandidateSchema,
   best: TuneCandidateSchema,
   grid: z.array(TuneCandidateSchema),
   pareto: z.array(TuneCandidateSchema),
-  /** best - current on the evaluation frames: paired bootstrap interval and the verdict at 95 %. */
+  /** best - current on the held-out frames: paired bootstrap interval and the verdict at 95 %. */
   improvement: z.strictObject({
     difference: nullableNumber,
-    lo: z.number(),
-    hi: z.number(),
+    lo: nullableNumber,
+    hi: nullableNumber,
     method: z.string(),
     verdict: z.enum(['better', 'worse', 'indistinguishable']),
   }),

@@ -136,8 +136,10 @@ export function heatmapSvg(input: HeatmapInput): string {
     line(left, top, left, top + plotHeight, 'axis'),
   );
   for (const mark of input.marks ?? []) {
-    const mx = px(Math.log10(mark.x));
-    const my = py(Math.log10(mark.y));
+    const [lx, ly] = [Math.log10(mark.x), Math.log10(mark.y)];
+    if (!(lx >= x0 && lx <= x1 && ly >= y0 && ly <= y1)) continue; // off the plane drawn
+    const mx = px(lx);
+    const my = py(ly);
     const shape =
       mark.kind === 'best'
         ? `<circle cx="${f(mx)}" cy="${f(my)}" r="6" fill="none" stroke="#ffffff" stroke-width="3"/><circle cx="${f(mx)}" cy="${f(my)}" r="6" fill="none" stroke="#16191d" stroke-width="1.5"/>`

@@ -104,28 +104,41 @@ export function stepProbeRawPlotSvg(
   });
 }
 
+/** What the Bode figure draws (the desk gets it through the API, the CLI from the result). */
+export interface BodeProbeFigure {
+  points: Array<{ frequencyHz: number; magnitudeDb: number; clipped: boolean }>;
+  theoryHz: ArrayLike<number>;
+  theoryDb: ArrayLike<number>;
+  discretization: string;
+}
+
+export function bodeProbeFigure(result: FrequencyProbeResult): BodeProbeFigure {
+  return {
+    points: result.points.map((p) => ({
+      frequencyHz: p.frequencyHz,
+      magnitudeDb: p.measured.magnitudeDb,
+      clipped: p.clipped,
+    })),
+    theoryHz: Float64Array.from(result.theoryCurve.wRadPerSec, (w) => w / (2 * Math.PI)),
+    theoryDb: result.theoryCurve.magnitudeDb,
+    discretization: result.settings.discretization,
+  };
+}
+
 export function bodeProbePlotSvg(
-  result: FrequencyProbeResult,
+  figure: BodeProbeFigure,
   options: { width?: number; palette?: FigurePalette } = {},
 ): string {
-  const theoryHz = Float64Array.from(result.theoryCurve.wRadPerSec, (w) => w / (2 * Math.PI));
-  const unclipped = result.points.filter((p) => !p.clipped);
-  const clipped = result.points.filter((p) => p.clipped);
-  const values = [...result.theoryCurve.magnitudeDb, ...result.points.map((p) => p.measured.magnitudeDb)].filter(
-    Number.isFinite,
-  );
+  const unclipped = figure.points.filter((p) => !p.clipped);
+  const clipped = figure.points.filter((p) => p.clipped);
+  const values = [...Array.from(figure.theoryDb), ...figure.points.map((p) => p.magnitudeDb)].filter(Number.isFinite);
   const series: LineSeries[] = [
-    {
-      label: `discrete theory (${result.settings.discretization})`,
-      role: 'target',
-      x: theoryHz,
-      y: result.theoryCurve.magnitudeDb,
-    },
+    { label: `discrete theory (${figure.discretization})`, role: 'target', x: figure.theoryHz, y: figure.theoryDb },
     {
       label: 'measured (lock-in)',
       role: 'dynamic',
       x: unclipped.map((p) => p.frequencyHz),
-      y: unclipped.map((p) => p.measured.magnitudeDb),
+      y: unclipped.map((p) => p.magnitudeDb),
     },
   ];
   if (clipped.length > 0)
@@ -133,7 +146,7 @@ export function bodeProbePlotSvg(
       label: 'clipped (non-linear)',
       role: 'static',
       x: clipped.map((p) => p.frequencyHz),
-      y: clipped.map((p) => p.measured.magnitudeDb),
+      y: clipped.map((p) => p.magnitudeDb),
     });
   return linePlotSvg({
     series,
@@ -146,7 +159,7 @@ export function bodeProbePlotSvg(
     height: 300,
     label: 'Frequency probe: measured magnitude against the discrete theory',
     footnotes: [
-      `lock-in estimates with batch-means standard errors; ${result.points.length} frequencies, whole periods, transient discarded`,
+      `lock-in estimates with batch-means standard errors; ${figure.points.length} frequencies, whole periods, transient discarded`,
     ],
     palette: options.palette,
   });

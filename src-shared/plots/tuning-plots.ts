@@ -45,13 +45,21 @@ export function sweepSlice(result: TuningFigureInput): TuningFigureCandidate[] {
 export function tuningHeatmapSvg(result: TuningFigureInput, options: { palette?: FigurePalette } = {}): string | null {
   const slice = sweepSlice(result);
   if (slice.length === 0) return null;
-  const marks = [result.current, result.best]
-    .filter((c) => c.point.settings.variant === 'second-order')
-    .map((c, i) => ({
+  // the current and the best setting, each marked only where it lies in the plane drawn
+  const inSlice = (c: TuningFigureCandidate) =>
+    c.point.settings.variant === 'second-order' && sameSlice(c, result.best);
+  const marks = (
+    [
+      ['current', result.current],
+      ['best', result.best],
+    ] as const
+  )
+    .filter(([, c]) => inSlice(c))
+    .map(([kind, c]) => ({
       x: c.point.settings.zeta,
       y: c.point.settings.wnRadPerSec,
-      label: `${i === 0 ? 'current' : 'best'}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric === null ? 'not finite' : c.metric.toPrecision(4)}`,
-      kind: (i === 0 ? 'current' : 'best') as 'current' | 'best',
+      label: `${kind}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric === null ? 'not finite' : c.metric.toPrecision(4)}`,
+      kind,
     }));
   return heatmapSvg({
     cells: slice.map((c) => ({

@@ -139,7 +139,9 @@ export function stepProbeAt(
       try {
         identified = identifySecondOrder(u, output.g, hSeconds, settings);
       } catch (error) {
-        identificationNote = (error as Error).message;
+        // the fit refuses a recording it cannot identify (a typed error); anything else is a defect
+        if (!(error instanceof KnobError)) throw error;
+        identificationNote = error.message;
       }
     }
     g.push(output.g.subarray(0, window));

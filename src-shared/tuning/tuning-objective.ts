@@ -52,7 +52,8 @@ interface EvaluationScores {
 }
 
 export class TuningObjective {
-  readonly evaluationFrames: Int32Array;
+  /** The labelled frames it scores, increasing. */
+  readonly frames: Int32Array;
   readonly metric: TuningMetric;
   private readonly trace: Trace;
   private readonly lastFrame: number;
@@ -63,16 +64,16 @@ export class TuningObjective {
   private readonly labels: Int32Array;
   private readonly scores: EvaluationScores;
 
-  /** `evaluationFrames`: labelled frame indices, increasing. */
-  constructor(trace: Trace, evaluationFrames: Int32Array, metric: TuningMetric) {
-    const n = evaluationFrames.length;
+  /** `frames`: labelled frame indices, increasing. */
+  constructor(trace: Trace, frames: Int32Array, metric: TuningMetric) {
+    const n = frames.length;
     if (n === 0) throw new KnobError('INVALID_INPUT', 'the tuner has no labelled frames to evaluate on');
     if (trace.labels === null) throw new KnobError('INVALID_INPUT', 'the trace has no labels: nothing to tune against');
     const k = trace.classCount;
     this.labels = new Int32Array(n);
     for (let j = 0; j < n; j++) {
-      const frame = evaluationFrames[j]!;
-      if (j > 0 && frame <= evaluationFrames[j - 1]!)
+      const frame = frames[j]!;
+      if (j > 0 && frame <= frames[j - 1]!)
         throw new KnobError('INVALID_INPUT', 'evaluation frames must be increasing');
       const label = trace.labels[frame]!;
       if (!(label >= 0 && label < k))
@@ -80,9 +81,9 @@ export class TuningObjective {
       this.labels[j] = label;
     }
     this.trace = trace;
-    this.evaluationFrames = evaluationFrames;
+    this.frames = frames;
     this.metric = metric;
-    this.lastFrame = evaluationFrames[n - 1]!;
+    this.lastFrame = frames[n - 1]!;
     this.g = new Float64Array(this.lastFrame + 1);
     this.v = new Float64Array(this.lastFrame + 1);
     this.state = createGateState(0.5);
@@ -130,17 +131,17 @@ export class TuningObjective {
   private scoreAt({ settings, temperature }: TuningPoint): void {
     if (!(temperature > 0 && Number.isFinite(temperature)))
       throw new KnobError('INVALID_SETTINGS', `temperature must be positive and finite, got ${temperature}`);
-    const { trace, g, v, state, fused, evaluationFrames } = this;
+    const { trace, g, v, state, fused, frames } = this;
     const k = trace.classCount;
     resetGateState(state, settings.g0);
     runGate(settings, trace, 0, this.lastFrame + 1, state, { g, v });
     const inverse = 1 / temperature;
-    for (let j = 0; j < evaluationFrames.length; j++) {
-      const frame = evaluationFrames[j]!;
+    for (let j = 0; j < frames.length; j++) {
+      const frame = frames[j]!;
       fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g[frame]!, fused, j * k);
       if (inverse !== 1) for (let c = j * k; c < (j + 1) * k; c++) fused[c]! *= inverse;
     }
-    scoreRowsInto(fused, this.labels, k, 0, evaluationFrames.length, this.scores);
+    scoreRowsInto(fused, this.labels, k, 0, frames.length, this.scores);
   }
 }
 

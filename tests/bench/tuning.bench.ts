@@ -18,7 +18,7 @@ import { parseStepProbePlan, stepProbeAt } from '../../src-shared/probes';
 import {
   parseTuningRequest,
   tune,
-  tuningEvaluationFrames,
+  tuningFrames,
   tuningGrid,
   TuningObjective,
   type TuningPoint,
@@ -105,7 +105,7 @@ export async function runTuningBench(): Promise<void> {
   const request = parseTuningRequest({ split: { kind: 'none' } });
   const current = { settings: DEFAULT_GATE_SETTINGS, temperature: 1 };
   const points = tuningGrid(request, current, trace.nominalDtSeconds);
-  const frames = tuningEvaluationFrames(trace, request.split);
+  const frames = tuningFrames(trace, request.split).search; // split none: every frame
 
   const objective = new TuningObjective(trace, frames, 'ece');
   const ours = new Float64Array(points.length);

@@ -1,7 +1,8 @@
 /**
  * Issue 17 in the desk (Debian's Chromium, browser mode, the real core and the shipped model):
  * the Probes tab runs a step probe through the model and shows the measured and predicted curves
- * with the discrete predictions of the knobs, and replays it (no model) when a knob turns; the
+ * with the discrete predictions of the knobs, and replays it (no model) when a knob turns, and a
+ * frequency probe's magnitudes over the discrete theory; the
  * Tune tab tunes the recording by replay, a Pareto point applies with one click, the knobs and the
  * calibration figures change, and Undo restores both.
  */
@@ -47,10 +48,21 @@ describe('Measure panel', () => {
     await expect.poll(() => text('probe-predicted-overshoot'), { timeout: 20000 }).not.toBe(before);
     expect(await text('probe-predicted-overshoot')).toBe(await predictedOvershoot());
     await expect.poll(() => text('probe-facts')).toMatch(/; replayed at the knobs in \d+ ms/);
+
+    // the frequency probe: measured magnitudes over the discrete theory, a row per frequency
+    await app.page.getByTestId('probe-frequencies').fill('3');
+    await app.page.getByTestId('probe-bode-run').click();
+    await expect.poll(() => app.page.getByTestId('bode-facts').isVisible(), { timeout: 60000 }).toBe(true);
+    expect(await text('bode-facts')).toMatch(/shot noise severity 3 ± 2, 3 frequencies at 30 fps/);
+    expect(await app.page.getByTestId('bode-table').locator('tbody tr').count()).toBe(3);
+    const bode = await app.page.getByTestId('bode-probe-figure').locator('svg').first().innerHTML();
+    expect(bode).toContain('discrete theory (zoh)');
+    expect(bode).toContain('measured (lock-in)');
     expect(app.pageErrors).toEqual([]);
   }, 120_000);
 
   it('tunes the recording, applies a Pareto point (knobs and metrics change), and Undo restores them', async () => {
+    await app.page.getByTestId('speed').selectOption('4');
     await recordFrames(app, 400);
     await app.page.getByTestId('refresh-metrics').click();
     await expect.poll(() => app.page.getByTestId('metrics-facts').isVisible(), { timeout: 20000 }).toBe(true);

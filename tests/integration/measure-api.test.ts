@@ -63,14 +63,16 @@ describe('probe.step and tune.run', () => {
       metric: 'nll',
       constraints: { maxSettlingSeconds: 1.5, maxOvershootPercent: 10 },
     });
-    expect(tuned.evaluationFrames).toBe(450);
+    expect(tuned.searchFrameCount).toBe(1050);
+    expect(tuned.heldOutFrameCount).toBe(450);
     expect(tuned.foundFeasible).toBe(true);
     expect(tuned.best.feasible).toBe(true);
     expect(tuned.best.settlingTimeSeconds!).toBeLessThanOrEqual(1.5);
     expect(tuned.best.overshootPercent).toBeLessThanOrEqual(10);
     // no feasible grid point beats the refined best
     for (const c of tuned.grid.filter((c) => c.feasible)) expect(tuned.best.metric!).toBeLessThanOrEqual(c.metric!);
-    expect(tuned.improvement.lo).toBeLessThanOrEqual(tuned.improvement.hi);
+    expect(tuned.improvement.lo!).toBeLessThanOrEqual(tuned.improvement.hi!);
+    expect(tuned.improvement.difference).toBeCloseTo(tuned.heldOut.best! - tuned.heldOut.current!, 12);
     expect(tuned.pareto.length).toBeGreaterThan(0);
     expect(await backend.handle('knobs.get', {})).toEqual(before);
   }, 120_000);

@@ -5,7 +5,9 @@
  * ends at viridis' ends.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_GATE_SETTINGS, type GateVariant } from '../../src-shared/gate';
 import { heatmapSvg, rampColour } from '../../src-shared/plots/heatmap-plot';
+import { tuningHeatmapSvg, type TuningFigureCandidate } from '../../src-shared/plots/tuning-plots';
 
 const cells = (allowed: (i: number, j: number) => boolean) =>
   [0.1, 1, 10].flatMap((x, i) => [1, 10].map((y, j) => ({ x, y, value: i + j, allowed: allowed(i, j) })));
@@ -67,5 +69,52 @@ describe('heatmapSvg', () => {
     expect(rampColour(1)).toBe('#fde725');
     expect(rampColour(0.5)).toBe('#21918c');
     expect(rampColour(Number.NaN)).toBe('#440154');
+  });
+
+  it('leaves out a mark off the plane drawn', () => {
+    const svg = heatmapSvg({
+      cells: cells(() => true),
+      marks: [{ x: 100, y: 1, label: 'far', kind: 'current' }],
+      xLabel: 'zeta',
+      yLabel: 'wn',
+      valueLabel: 'ece',
+      label: 'test',
+    });
+    expect(svg).not.toContain('mark-current');
+  });
+});
+
+describe('tuningHeatmapSvg', () => {
+  const candidate = (
+    zeta: number,
+    wnRadPerSec: number,
+    variant: GateVariant = 'second-order',
+  ): TuningFigureCandidate => ({
+    point: { settings: { ...DEFAULT_GATE_SETTINGS, variant, zeta, wnRadPerSec }, temperature: 1 },
+    metric: zeta / 10,
+    settlingTimeSeconds: 1,
+    feasible: true,
+    violations: [],
+  });
+  const grid = [0.5, 1].flatMap((zeta) => [2, 4].map((wn) => candidate(zeta, wn)));
+
+  it('marks the current and the best setting each as itself', () => {
+    const svg = tuningHeatmapSvg({
+      metric: 'ece',
+      identity: 'ECE',
+      current: grid[0]!,
+      best: grid[3]!,
+      grid,
+      pareto: [],
+    })!;
+    expect(svg).toMatch(/class="mark-current">.*<title>current: zeta 0\.500/);
+    expect(svg).toMatch(/class="mark-best">.*<title>best: zeta 1\.00/);
+  });
+
+  it('an ema current setting is not drawn on the (zeta, wn) plane, and the best is not mistaken for it', () => {
+    const ema = candidate(0.7, 3, 'ema');
+    const svg = tuningHeatmapSvg({ metric: 'ece', identity: 'ECE', current: ema, best: grid[3]!, grid, pareto: [] })!;
+    expect(svg).not.toContain('mark-current');
+    expect(svg).toMatch(/class="mark-best">.*<title>best: /);
   });
 });

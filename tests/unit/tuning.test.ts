@@ -13,7 +13,7 @@ import {
   paretoFront,
   parseTuningRequest,
   tune,
-  tuningEvaluationFrames,
+  tuningFrames,
   tuningGrid,
   TuningObjective,
   TUNING_METRIC_IDENTITIES,
@@ -39,9 +39,12 @@ function suiteAt(settings: GateSettings, temperature: number, frames: Int32Array
 }
 
 describe('the tuning objective', () => {
-  const frames = tuningEvaluationFrames(trace, { kind: 'time', evaluateFraction: 0.3 });
+  const { search, heldOut: frames } = tuningFrames(trace, { kind: 'time', evaluateFraction: 0.3 });
 
-  it('evaluates the last 30 % of the labelled frames by default (time-ordered)', () => {
+  it('searches on the first 70 % of the labelled frames and reports on the last 30 % (time-ordered)', () => {
+    expect(search.length).toBe(2100);
+    expect(search[0]).toBe(0);
+    expect(search[2099]).toBe(2099);
     expect(frames.length).toBe(900);
     expect(frames[0]).toBe(2100);
     expect(frames[899]).toBe(2999);
@@ -162,16 +165,27 @@ describe('tune', () => {
       if (c.feasible) expect(result.best.metric).toBeLessThanOrEqual(c.metric);
     expect(result.current.feasible).toBe(true);
     expect(result.best.metric).toBeLessThanOrEqual(result.current.metric);
-    expect(result.improvement.difference).toBeCloseTo(result.best.metric - result.current.metric, 12);
-    expect(result.improvement.interval.lo).toBeLessThanOrEqual(result.improvement.difference);
-    expect(result.improvement.interval.hi).toBeGreaterThanOrEqual(result.improvement.difference);
+    // the improvement is judged on the held-out frames, not on the frames that chose the setting
+    const heldOut = new TuningObjective(trace, tuningFrames(trace, request.split).heldOut, 'nll');
+    expect(result.heldOutFrameCount).toBe(900);
+    expect(result.searchFrameCount).toBe(2100);
+    expect(result.heldOut.current).toBeCloseTo(heldOut.evaluate(start), 12);
+    expect(result.heldOut.best).toBeCloseTo(heldOut.evaluate(result.best.point), 12);
+    expect(result.improvement.difference).toBeCloseTo(result.heldOut.best - result.heldOut.current, 12);
+    expect(result.improvement.interval.lo).toBeLessThanOrEqual(result.improvement.interval.hi);
     expect(result.improvement.identity).toBe(TUNING_METRIC_IDENTITIES.nll);
     expect(result.evaluations).toBeGreaterThan(64);
   });
 
-  it('says when a setting is no better than the current one beyond the noise', async () => {
-    const result = await tune(trace, { ...request, refine: false }, current);
-    const again = await tune(trace, { ...request, refine: false }, result.best.point);
+  it('the verdict follows the interval: better beyond the noise, else indistinguishable', async () => {
+    // from an output divided by a temperature of 5 (far too flat), a tuned setting at temperature 1
+    // is better on the held-out frames beyond the noise
+    const flat = { settings: DEFAULT_GATE_SETTINGS, temperature: 5 };
+    const better = await tune(trace, { ...request, refine: false, temperatures: [1] }, flat);
+    expect(better.improvement.interval.hi).toBeLessThan(0);
+    expect(better.improvement.verdict).toBe('better');
+    // from the tuned setting itself, nothing better is found: a zero difference is within the noise
+    const again = await tune(trace, { ...request, refine: false }, better.best.point);
     expect(again.improvement.difference).toBe(0);
     expect(again.improvement.verdict).toBe('indistinguishable');
   });

@@ -1,6 +1,7 @@
 import { checkScheduleForChannels, isCorruptionName, CORRUPTION_NAMES } from '../../../src-shared/corruptions';
 import { describeSettings } from '../../core/report/provenance';
 import {
+  bodeProbeFigure,
   bodeProbePlotSvg,
   stepProbeFigure,
   stepProbePlotSvg,
@@ -152,6 +153,25 @@ export async function probeCommand(args: string[]): Promise<number> {
       : numberInRange(values['frame-rate'], 'frame-rate', 30, { min: 0, max: 1000, aboveMin: true });
   const severity = (name: 'low' | 'high' | 'mean' | 'amplitude', fallback: number) =>
     numberInRange(values[name], name, fallback, { min: 0, max: 5 });
+  // the plans, checked before the model starts (the frame rate is the source's, known once it opens)
+  const stepInput = {
+    corruption,
+    lowSeverity: severity('low', 1),
+    highSeverity: severity('high', 5),
+    framesPerLevel: positiveInteger(values['frames-per-level'], 'frames-per-level', 300, 100_000),
+    realisations: positiveInteger(values.realisations, 'realisations', 32, 1024),
+    seed: seedOption(values.seed),
+  };
+  const frequencyInput = {
+    corruption,
+    meanSeverity: severity('mean', 3),
+    amplitude: numberInRange(values.amplitude, 'amplitude', 2, { min: 0, max: 2.5, aboveMin: true }),
+    frequencies: positiveInteger(values.frequencies, 'frequencies', 8, 32),
+    seed: seedOption(values.seed),
+  };
+  if (kind === 'step') parseStepProbePlan({ ...stepInput, frameRateHz: frameRateHz ?? 30 });
+  else parseFrequencyProbePlan({ ...frequencyInput, frameRateHz: frameRateHz ?? 30 });
+  const batchSize = positiveInteger(values.batch, 'batch', 256, 4096);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
   const interrupt = abortOnInterrupt();
   const progress = createProgress(`${kind} probe`, !values.json);
@@ -166,7 +186,7 @@ export async function probeCommand(args: string[]): Promise<number> {
     const common = {
       client,
       source,
-      batchSize: positiveInteger(values.batch, 'batch', 256, 4096),
+      batchSize,
       signal: interrupt.signal,
       onProgress: (done: number, total: number, label: string) => progress.update(done, total, label),
     };
@@ -175,15 +195,7 @@ export async function probeCommand(args: string[]): Promise<number> {
     let sections: ReportSection[];
     let document: unknown;
     if (kind === 'step') {
-      const plan = parseStepProbePlan({
-        corruption,
-        lowSeverity: severity('low', 1),
-        highSeverity: severity('high', 5),
-        framesPerLevel: positiveInteger(values['frames-per-level'], 'frames-per-level', 300, 100_000),
-        realisations: positiveInteger(values.realisations, 'realisations', 32, 1024),
-        frameRateHz: source.info.frameRateHz,
-        seed: seedOption(values.seed),
-      });
+      const plan = parseStepProbePlan({ ...stepInput, frameRateHz: source.info.frameRateHz });
       checkScheduleForChannels({ kind: 'constant', corruption, severity: 1 }, model.input.channels);
       const traces = await recordStepProbe(plan, common);
       const recorded = `${plan.realisations} model passes, ${plan.realisations * stepProbeFrames(plan)} frames in ${((performance.now() - started) / 1000).toFixed(1)} s`;
@@ -216,14 +228,7 @@ export async function probeCommand(args: string[]): Promise<number> {
       ];
       document = { probe: 'step', model: describeModel(model), source: source.info.description, ...result };
     } else {
-      const plan = parseFrequencyProbePlan({
-        corruption,
-        meanSeverity: severity('mean', 3),
-        amplitude: numberInRange(values.amplitude, 'amplitude', 2, { min: 0, max: 2.5, aboveMin: true }),
-        frequencies: positiveInteger(values.frequencies, 'frequencies', 8, 32),
-        frameRateHz: source.info.frameRateHz,
-        seed: seedOption(values.seed),
-      });
+      const plan = parseFrequencyProbePlan({ ...frequencyInput, frameRateHz: source.info.frameRateHz });
       checkScheduleForChannels({ kind: 'constant', corruption, severity: 1 }, model.input.channels);
       const traces = await recordFrequencyProbe(plan, common);
       const frames = traces.reduce((sum, t) => sum + t.frameCount, 0);
@@ -238,7 +243,7 @@ export async function probeCommand(args: string[]): Promise<number> {
           figure: {
             name: 'bode-probe',
             caption: 'Measured magnitude of g relative to u* (lock-in, dB re DC) over the discrete theory curve.',
-            svg: bodeProbePlotSvg(result),
+            svg: bodeProbePlotSvg(bodeProbeFigure(result)),
           },
         },
       ];

@@ -12,6 +12,7 @@ import { paretoPlotSvg, tuningHeatmapSvg } from '../../../src-shared/plots/tunin
 import {
   parseTuningRequest,
   type TuningCandidate,
+  tuningSplitOf,
   type TuningRequestInput,
   type TuningResult,
 } from '../../../src-shared/tuning';
@@ -53,7 +54,7 @@ function describeCandidate(result: TuningResult, c: TuningCandidate): string {
   const temperature = c.point.temperature === 1 ? '' : `, temperature ${Number(c.point.temperature.toPrecision(4))}`;
   const settling = c.settlingTimeSeconds === null ? 'no settling' : `settling ${c.settlingTimeSeconds.toFixed(3)} s`;
   const bandwidth = c.bandwidthHz === null ? 'no bandwidth limit' : `bandwidth ${c.bandwidthHz.toFixed(3)} Hz`;
-  return `${describeSettings(c.point.settings)}${temperature}: ${result.metric} ${formatMetricValue(result.identity, c.metric)} (${settling}, overshoot ${c.overshootPercent.toFixed(2)} %, ${bandwidth})`;
+  return `${describeSettings(c.point.settings)}${temperature}: ${result.metric} ${formatMetricValue(result.identity, c.metric)} on the search frames (${settling}, overshoot ${c.overshootPercent.toFixed(2)} %, ${bandwidth})`;
 }
 
 function describeConstraints(result: TuningResult): string {
@@ -77,6 +78,7 @@ export async function tuneCommand(args: string[]): Promise<number> {
       'max-overshoot': { type: 'string' },
       'min-bandwidth': { type: 'string' },
       split: { type: 'string' },
+      'search-on': { type: 'string' },
       'evaluate-fraction': { type: 'string' },
       seed: { type: 'string' },
       'zeta-range': { type: 'string' },
@@ -109,12 +111,8 @@ export async function tuneCommand(args: string[]): Promise<number> {
     values[name] === undefined ? undefined : numberOption(values[name], name, Number.NaN);
   const raw: TuningRequestInput = {
     metric: values.metric as TuningRequestInput['metric'],
-    split:
-      split === 'none'
-        ? { kind: 'none' }
-        : split === 'random'
-          ? { kind: 'random', evaluateFraction, seed: seedOption(values.seed) }
-          : { kind: 'time', evaluateFraction },
+    split: tuningSplitOf(split, evaluateFraction, seedOption(values.seed)),
+    searchOn: values['search-on'] as TuningRequestInput['searchOn'],
     zeta: rangeOption(values['zeta-range'], 'zeta-range'),
     wnRadPerSec: rangeOption(values['wn-range'], 'wn-range'),
     variants: listOption(values.variants, 'variants') as TuningRequestInput['variants'],
@@ -164,14 +162,15 @@ function tuningSummaryLines(result: TuningResult & { threads: number; wallMs: nu
   const d = result.improvement;
   const fmt = (v: number) => formatMetricValue(result.identity, v);
   return [
-    `tuned on ${trace}: ${result.split} (${result.evaluationFrameCount} frames evaluated)`,
+    `tuned on ${trace}: ${result.split}; searched on ${result.searchFrameCount} frames, reported on ${result.heldOutFrameCount}${result.searchedOnHeldOut ? ' (the same frames the search chose on: the interval below is flattered by the choice)' : ' held-out frames'}`,
     `metric:      ${result.identity}`,
     `constraints: ${describeConstraints(result)}`,
     `current:     ${describeCandidate(result, result.current)}`,
     result.foundFeasible
       ? `best:        ${describeCandidate(result, result.best)}`
       : `best:        no setting of the grid meets the constraints; the current setting is kept`,
-    `improvement: ${fmt(d.difference)} (best - current; 95 % paired bootstrap interval ${fmt(d.interval.lo)} to ${fmt(d.interval.hi)}, ${d.interval.replicates} resamples): ${d.verdict === 'indistinguishable' ? 'within the noise (indistinguishable from the current setting)' : d.verdict}`,
+    `held out:    current ${fmt(result.heldOut.current)}, best ${fmt(result.heldOut.best)}`,
+    `improvement: ${fmt(d.difference)} (best - current on the held-out frames; 95 % paired bootstrap interval ${fmt(d.interval.lo)} to ${fmt(d.interval.hi)}, ${d.interval.replicates} resamples): ${d.verdict === 'indistinguishable' ? 'within the noise (indistinguishable from the current setting)' : d.verdict}`,
     `search:      ${result.evaluations} settings (grid ${result.grid.length}, refinement ${result.evaluations - result.grid.length - 1}) on ${result.threads} thread(s) in ${(result.wallMs / 1000).toFixed(2)} s`,
   ];
 }

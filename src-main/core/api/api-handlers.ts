@@ -55,6 +55,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'bundle.import': (params) => session.importSettings(params.path),
     'bundle.loadModel': (params) => session.loadBundleModel(params.path, params.modelPath, params.discard),
     'probe.step': (params, call) => session.stepProbe(params, call),
+    'probe.frequency': (params, call) => session.frequencyProbe(params, call),
     'tune.run': (params, call) => session.tune(params, call),
   };
 }

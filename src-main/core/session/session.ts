@@ -31,7 +31,7 @@ import { frameFeatures } from '../../../src-shared/trace/trace-scores';
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { replay } from '../../../src-shared/trace/replay';
-import { parseTuningRequest } from '../../../src-shared/tuning';
+import { parseTuningRequest, tuningSplitOf } from '../../../src-shared/tuning';
 import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
@@ -55,7 +55,7 @@ import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Recording } from './recording';
-import { StepProbeRecordings } from '../probes/step-probe-recordings';
+import { DeskProbes } from '../probes/desk-probes';
 import { tuneOnThreads } from '../tuning/tuning-pool';
 import { tuningSummary } from '../tuning/tuning-view';
 import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
@@ -128,7 +128,7 @@ export class Session {
   /** knobs.calibrator made ready to apply. */
   private outputCalibrator: Calibrator | null = null;
   private readonly playback = new Playback();
-  private readonly stepProbes = new StepProbeRecordings();
+  private readonly probes = new DeskProbes();
   private readonly metrics = new MetricsWorkerClient();
   private nextRecordingId = 1;
   private lastError: KnobErrorPayload | null = null;
@@ -850,12 +850,25 @@ export class Session {
 
   /** The step probe at the current knobs: recorded through the model once, replayed after. */
   async stepProbe(params: ApiParsedParams<'probe.step'>, call: CallContext): Promise<ApiResult<'probe.step'>> {
+    const model = this.requireIdleModel('the step probe');
+    return this.probes.stepAt(params, model, this.knobs.gate, this.knobs.version, call);
+  }
+
+  /** The frequency probe at the current knobs: recorded through the model once, replayed after. */
+  async frequencyProbe(
+    params: ApiParsedParams<'probe.frequency'>,
+    call: CallContext,
+  ): Promise<ApiResult<'probe.frequency'>> {
+    const model = this.requireIdleModel('the frequency probe');
+    return this.probes.frequencyAt(params, model, this.knobs.gate, this.knobs.version, call);
+  }
+
+  /** The model, when no stream is using it (a probe runs it over its own streams). */
+  private requireIdleModel(what: string): InferenceClient {
     const kind = this.state.kind;
     if (kind === 'playing' || kind === 'camera' || kind === 'offline-run')
-      throw new KnobError('NOT_AVAILABLE', 'the step probe runs the model: pause the stream first');
-    const model = this.requireModel();
-    const { gate, version } = this.knobs;
-    return this.stepProbes.viewAt(params, model, gate, version, call);
+      throw new KnobError('NOT_AVAILABLE', `${what} runs the model: pause the stream first`);
+    return this.requireModel();
   }
 
   /** Tunes the knobs on the current recording by replay, on the tuning threads; the knobs stay. */
@@ -871,12 +884,7 @@ export class Session {
     const request = parseTuningRequest({
       metric: params.metric,
       constraints: params.constraints,
-      split:
-        params.split === 'none'
-          ? { kind: 'none' }
-          : params.split === 'random'
-            ? { kind: 'random', evaluateFraction: 0.3, seed: 0 }
-            : { kind: 'time', evaluateFraction: 0.3 },
+      split: tuningSplitOf(params.split),
     });
     const task = `tuning on ${trace.frameCount} recorded frames`;
     const result = await tuneOnThreads(

@@ -4,7 +4,7 @@ import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
   tune,
-  tuningEvaluationFrames,
+  tuningFrames,
   type TuningEvaluator,
   type TuningFigures,
   type TuningMetric,
@@ -42,6 +42,9 @@ class PoolThread {
         resolve({ ok: false, error: { code: error.code, message: error.message } });
     };
     worker.on('error', (error) => fail(new KnobError('INTERNAL', `a tuning thread failed: ${error.message}`)));
+    worker.on('messageerror', (error) =>
+      fail(new KnobError('INTERNAL', `a tuning thread's reply could not be read: ${error.message}`)),
+    );
     worker.on('exit', (code) => fail(new KnobError('INTERNAL', `a tuning thread exited (code ${code})`)));
   }
 
@@ -63,7 +66,8 @@ function tuningColumns(trace: Trace): Trace {
 
 export async function startTuningPool(
   trace: Trace,
-  evaluationFrames: Int32Array,
+  /** The frames the search scores (tuningFrames(...).search). */
+  frames: Int32Array,
   metric: TuningMetric,
   threads = Math.max(1, Math.min(availableParallelism(), 8)),
 ): Promise<TuningPool> {
@@ -76,7 +80,7 @@ export async function startTuningPool(
   };
   try {
     const columns = tuningColumns(trace);
-    await Promise.all(pool.map((thread) => thread.send({ kind: 'init', trace: columns, evaluationFrames, metric })));
+    await Promise.all(pool.map((thread) => thread.send({ kind: 'init', trace: columns, frames, metric })));
   } catch (error) {
     await close();
     throw error;
@@ -101,7 +105,7 @@ export async function tuneOnThreads(
   const started = performance.now();
   const pool = await startTuningPool(
     trace,
-    tuningEvaluationFrames(trace, request.split),
+    tuningFrames(trace, request.split, request.searchOn).search,
     request.metric,
     options.threads,
   );

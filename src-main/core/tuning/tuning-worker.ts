@@ -8,7 +8,7 @@ import { TuningObjective, tuningFigures, type TuningMetric, type TuningPoint } f
  * settings it is sent. Every message is answered in order with { ok, figures } or the error.
  */
 export type TuningWorkerRequest =
-  | { kind: 'init'; trace: Trace; evaluationFrames: Int32Array; metric: TuningMetric }
+  | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric }
   | { kind: 'evaluate'; points: TuningPoint[] };
 
 let objective: TuningObjective | null = null;
@@ -17,7 +17,7 @@ let hSeconds = 0;
 parentPort?.on('message', (request: TuningWorkerRequest) => {
   try {
     if (request.kind === 'init') {
-      objective = new TuningObjective(request.trace, request.evaluationFrames, request.metric);
+      objective = new TuningObjective(request.trace, request.frames, request.metric);
       hSeconds = request.trace.nominalDtSeconds;
       parentPort?.postMessage({ ok: true, figures: [] });
       return;

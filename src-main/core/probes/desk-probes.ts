@@ -1,0 +1,211 @@
+import type { z } from 'zod';
+import type {
+  FrequencyProbeParamsSchema,
+  FrequencyProbeView,
+  StepProbeParamsSchema,
+  StepProbeView,
+} from '../../../src-shared/api/measurements';
+import { KnobError } from '../../../src-shared/errors';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { bodeProbeFigure, stepProbeFigure } from '../../../src-shared/plots/probe-plots';
+import {
+  frequencyProbeAt,
+  parseFrequencyProbePlan,
+  parseStepProbePlan,
+  stepProbeAt,
+  stepProbeFrames,
+  type FrequencyProbePlan,
+  type StepProbePlan,
+} from '../../../src-shared/probes';
+import type { Trace } from '../../../src-shared/trace/trace';
+import type { CallContext } from '../api/call-context';
+import type { InferenceClient } from '../inference/inference-client';
+import { openSourcePath } from '../sources/open-source';
+import type { FrameSource } from '../sources/frame-source';
+import { recordFrequencyProbe, recordStepProbe, type ProbeRecordingOptions } from './probe-recording';
+import { RecordedOnce } from './recorded-once';
+
+/**
+ * The desk's probes: each probe's streams recorded through the model once per (parameters,
+ * model), over the embedded test set at 30 fps, then replayed at whatever knobs each later call
+ * has (a knob change costs a replay, no model pass). A call asking for what is being recorded waits
+ * for that recording instead of starting another.
+ */
+type StepProbeParams = z.output<typeof StepProbeParamsSchema>;
+type FrequencyProbeParams = z.output<typeof FrequencyProbeParamsSchema>;
+
+interface Recorded<P> {
+  plan: P;
+  traces: Trace[];
+  description: string;
+  recordMs: number;
+}
+
+const PROBE_FRAME_RATE_HZ = 30;
+
+const nullable = (values: ArrayLike<number>) => Array.from(values, (v) => (Number.isFinite(v) ? v : null));
+const finiteOrNull = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
+
+export class DeskProbes {
+  private readonly step = new RecordedOnce<Recorded<StepProbePlan>>('step probe');
+  private readonly frequency = new RecordedOnce<Recorded<FrequencyProbePlan>>('frequency probe');
+
+  async stepAt(
+    params: StepProbeParams,
+    client: InferenceClient,
+    settings: GateSettings,
+    settingsVersion: number,
+    call: CallContext,
+  ): Promise<StepProbeView> {
+    const { recorded, fresh } = await this.step.get(
+      JSON.stringify([params, client.description.sha256]),
+      call.signal,
+      (signal) =>
+        record(
+          client,
+          call,
+          signal,
+          parseStepProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+          'step probe',
+          recordStepProbe,
+          (plan, source) =>
+            `${plan.corruption.replaceAll('_', ' ')} ${plan.lowSeverity} → ${plan.highSeverity} → ${plan.lowSeverity}, ${plan.realisations} realisations of ${stepProbeFrames(plan)} frames at ${plan.frameRateHz} fps over ${source.info.description}`,
+        ),
+    );
+    const started = performance.now();
+    const result = stepProbeAt(recorded.traces, recorded.plan, settings);
+    const replayMs = performance.now() - started;
+    const figure = stepProbeFigure(result);
+    const { measured, predictedInfo } = result.summary;
+    const a = result.analytic;
+    const row = (
+      name: string,
+      unit: string,
+      pick: (info: {
+        riseTimeSeconds: number;
+        settlingTimeSeconds: number | null;
+        overshootPercent: number;
+      }) => number | null,
+    ) => ({
+      name,
+      unit,
+      measured: finiteOrNull(pick(measured)),
+      discrete: finiteOrNull(pick(predictedInfo)),
+      continuous: finiteOrNull(pick(a)),
+    });
+    return {
+      settingsVersion,
+      description: recorded.description,
+      recordMs: fresh ? recorded.recordMs : null,
+      replayMs,
+      tSeconds: Array.from(figure.tSeconds),
+      measured: nullable(figure.measured),
+      predicted: nullable(figure.predicted),
+      bandLo: nullable(figure.bandLo),
+      bandHi: nullable(figure.bandHi),
+      meanG: nullable(figure.meanG),
+      medianG: nullable(figure.medianG),
+      q25G: nullable(figure.q25G),
+      q75G: nullable(figure.q75G),
+      meanUStar: nullable(figure.meanUStar),
+      realisations: figure.realisations,
+      bandLabel: figure.bandLabel,
+      insideFraction: figure.insideFraction,
+      insideFractionTransient: result.summary.insideFractionTransient,
+      uBefore: result.summary.uBefore,
+      uAfter: result.summary.uAfter,
+      rows: [
+        row('rise time 10-90 %', 's', (i) => i.riseTimeSeconds),
+        row('2 % settling time', 's', (i) => i.settlingTimeSeconds),
+        row('overshoot', '%', (i) => i.overshootPercent),
+      ],
+      identified:
+        result.identified === null
+          ? null
+          : { zeta: result.identified.zeta, wnRadPerSec: result.identified.wnRadPerSec },
+      identificationNote: result.identificationNote,
+      clippedFrames: result.clippedFrames,
+    };
+  }
+
+  async frequencyAt(
+    params: FrequencyProbeParams,
+    client: InferenceClient,
+    settings: GateSettings,
+    settingsVersion: number,
+    call: CallContext,
+  ): Promise<FrequencyProbeView> {
+    const { recorded, fresh } = await this.frequency.get(
+      JSON.stringify([params, client.description.sha256]),
+      call.signal,
+      (signal) =>
+        record(
+          client,
+          call,
+          signal,
+          parseFrequencyProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+          'frequency probe',
+          recordFrequencyProbe,
+          (plan, source) =>
+            `${plan.corruption.replaceAll('_', ' ')} severity ${plan.meanSeverity} ± ${plan.amplitude}, ${plan.frequencies} frequencies at ${plan.frameRateHz} fps over ${source.info.description}`,
+        ),
+    );
+    const started = performance.now();
+    const result = frequencyProbeAt(recorded.traces, recorded.plan, settings);
+    const replayMs = performance.now() - started;
+    const figure = bodeProbeFigure(result);
+    return {
+      settingsVersion,
+      description: recorded.description,
+      recordMs: fresh ? recorded.recordMs : null,
+      replayMs,
+      discretization: figure.discretization,
+      theoryHz: Array.from(figure.theoryHz),
+      theoryDb: nullable(figure.theoryDb),
+      points: result.points.map((p) => ({
+        frequencyHz: p.frequencyHz,
+        magnitudeDb: finiteOrNull(p.measured.magnitudeDb),
+        magnitudeDbStandardError: finiteOrNull(p.measured.magnitudeDbStandardError),
+        theoryDb: finiteOrNull(p.theory.magnitudeDb),
+        errorInStandardErrors: finiteOrNull(p.magnitudeErrorInStandardErrors),
+        phaseDeg: finiteOrNull(p.measured.phaseDeg),
+        phaseDegStandardError: finiteOrNull(p.measured.phaseDegStandardError),
+        theoryPhaseDeg: finiteOrNull(p.theory.phaseDeg),
+        harmonicDistortion: finiteOrNull(p.measured.totalHarmonicDistortion),
+        clipped: p.clipped,
+      })),
+      lowPass: result.lowPass,
+    };
+  }
+}
+
+/** Records a probe's streams over the embedded test set, with progress and cancellation. */
+async function record<P>(
+  client: InferenceClient,
+  call: CallContext,
+  signal: AbortSignal,
+  plan: P,
+  what: string,
+  recordStreams: (plan: P, options: ProbeRecordingOptions) => Promise<Trace[]>,
+  describe: (plan: P, source: FrameSource) => string,
+): Promise<Recorded<P>> {
+  const source = await openSourcePath('default', {
+    target: client.description.input,
+    frameRateHz: PROBE_FRAME_RATE_HZ,
+    labelNames: client.description.labelNames,
+  });
+  const task = `${what}: recording through the model`;
+  const started = performance.now();
+  try {
+    const traces = await recordStreams(plan, {
+      client,
+      source,
+      signal,
+      onProgress: (done, total) => call.progress(task, done, total),
+    });
+    return { plan, traces, description: describe(plan, source), recordMs: performance.now() - started };
+  } catch (error) {
+    if (signal.aborted) throw new KnobError('CANCELLED', `the ${what} was cancelled`);
+    throw error;
+  }
+}
