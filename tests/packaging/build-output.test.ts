@@ -5,6 +5,7 @@
  * require knows only 'electron'; package.json's main is a built file; the renderer's page carries
  * the strict Content-Security-Policy.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +41,15 @@ describe('the build output', () => {
     const { main } = JSON.parse(readFileSync('package.json', 'utf8')) as { main: string };
     expect(main).toBe('out/main/index.js');
     expect(existsSync(main)).toBe(true);
-    for (const entry of ['inference-process', 'inference-worker', 'metrics-worker'])
+    // every worker the main process starts (startEntryWorker(import.meta.url, NAME)) is built beside it
+    const started = execFileSync('git', ['grep', '-ho', "startEntryWorker(import.meta.url, '[a-z-]*')", 'src-main'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .map((call) => /'([a-z-]+)'/.exec(call)![1]!);
+    expect(started).toContain('tuning-worker');
+    for (const entry of new Set(['inference-process', ...started]))
       expect(existsSync(`out/main/${entry}.js`), entry).toBe(true);
   });
 
