@@ -144,7 +144,7 @@ export async function runTuningBench(): Promise<void> {
   const timedRequest = parseTuningRequest({ constraints: { maxSettlingSeconds: 2, maxOvershootPercent: 5 } });
   const whole = await tuneOnThreads(trace, timedRequest, current);
   row(
-    'whole tune: grid + refinement, held-out 30 %, constraints',
+    'whole tune: grid + refinement on 70 %, judged on 30 %',
     `${whole.evaluations} settings in ${whole.wallMs.toFixed(0)} ms on ${whole.threads} threads (pool start included)`,
   );
   const serial = performance.now();
