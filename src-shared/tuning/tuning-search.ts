@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CancelSignal } from '../cancel-signal';
+import { untilCancelled, type CancelSignal } from '../cancel-signal';
 import { describeSplit, SINGLE_SPLIT_SCHEMAS, splitRows } from '../calibrators/calibrator-evaluation';
 import { KnobError } from '../errors';
 import { GATE_MODES, GATE_VARIANTS, TAU_MAX_SECONDS } from '../gate/gate-settings';
@@ -8,7 +8,13 @@ import { pairedDifferences, type PairedDifference } from '../metrics/headline-in
 import type { Trace } from '../trace/trace';
 import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';
-import { TUNING_METRIC_IDENTITIES, TUNING_METRICS, TuningObjective, type TuningPoint } from './tuning-objective';
+import {
+  TUNING_METRIC_IDENTITIES,
+  TUNING_METRICS,
+  TuningObjective,
+  type TuningMetric,
+  type TuningPoint,
+} from './tuning-objective';
 
 /**
  * Auto-tuning by replay (issue 17): the knobs that minimise a calibration metric on the held-out
@@ -273,8 +279,36 @@ export interface TuningResult {
   foundFeasible: boolean;
 }
 
+/**
+ * best - current of `metric` on `frames`, with its paired bootstrap interval (the same resamples for
+ * both) and the verdict at 95 %. The resampling is the slow part of a tune for the smooth and
+ * binned metrics (SmoothECE: seconds), so the core runs it on a tuning thread.
+ */
+export type ImprovementArgs = [
+  frames: Int32Array,
+  metric: TuningMetric,
+  current: TuningPoint,
+  best: TuningPoint,
+  resampling: { replicates: number; seed: number },
+];
+
+export function tuningImprovement(
+  trace: Trace,
+  ...[frames, metric, current, best, resampling]: ImprovementArgs
+): PairedDifference {
+  const objective = new TuningObjective(trace, frames, metric);
+  return pairedDifferences(
+    [objective.statisticAt(current)],
+    [objective.statisticAt(best)],
+    frames.length,
+    resampling,
+  )[0]!;
+}
+
 export interface TuningRunOptions {
   evaluate?: TuningEvaluator;
+  /** Computes the improvement (default: on this thread). */
+  improvement?: (...args: ImprovementArgs) => Promise<PairedDifference>;
   onProgress?: (done: number, total: number, stage: string) => void;
   signal?: CancelSignal;
 }
@@ -326,30 +360,37 @@ export async function tune(
   if (request.refine && best !== null) {
     const steps = gridSteps(request, hSeconds);
     // a local grid at a quarter of the spacing around each of the best grid points
+    const zoomStarts = feasible.filter(movable).slice(0, request.refineStarts);
+    // progress in refinement steps: each zoom, then each of (at most) three compass searches
+    const refineSteps = zoomStarts.length + 3;
     const zoomed: TuningCandidate[] = [];
-    for (const start of feasible.filter(movable).slice(0, request.refineStarts)) {
+    for (const [i, start] of zoomStarts.entries()) {
       const tried = await run(zoomPoints(start.point, steps), 'refine');
       zoomed.push(...tried.filter((c) => c.feasible));
-      options.onProgress?.(gridPoints.length, gridPoints.length, 'refine');
+      options.onProgress?.(i + 1, refineSteps, 'refine');
     }
     zoomed.sort(byMetric);
     refinement.push(...zoomed.slice(0, request.refineStarts));
     // then a compass search from the best three found so far
-    for (const start of [...zoomed.slice(0, 3), best].filter(movable).sort(byMetric).slice(0, 3)) {
+    const compassStarts = [...zoomed.slice(0, 3), best].filter(movable).sort(byMetric).slice(0, 3);
+    for (const [i, start] of compassStarts.entries()) {
       const found = await compassFrom(start, steps, run);
       refinement.push(...found);
+      options.onProgress?.(zoomStarts.length + i + 1, refineSteps, 'refine');
     }
     for (const c of refinement) if (c.metric < best.metric) best = c;
   }
   const chosen = best ?? currentCandidate!;
   checkCancel();
-  const heldOut = new TuningObjective(trace, frames.heldOut, request.metric);
-  const improvement = pairedDifferences(
-    [heldOut.statisticAt(current)],
-    [heldOut.statisticAt(chosen.point)],
-    frames.heldOut.length,
-    { replicates: request.replicates, seed: request.seed },
-  )[0]!;
+  const judge = options.improvement ?? (async (...args: ImprovementArgs) => tuningImprovement(trace, ...args));
+  const improvement = await untilCancelled(
+    judge(frames.heldOut, request.metric, current, chosen.point, {
+      replicates: request.replicates,
+      seed: request.seed,
+    }),
+    options.signal,
+    'tuning cancelled',
+  );
   return {
     metric: request.metric,
     identity: TUNING_METRIC_IDENTITIES[request.metric],

@@ -3,7 +3,8 @@
  * `probe.step` records once per (parameters, model), replays at later knobs (no model: no
  * recording time), records again for other parameters, and is refused while the stream plays;
  * `tune.run` tunes the current recording by replay within the constraints and leaves the knobs
- * alone; both refuse clearly without a model or a recording. Results are checked against the
+ * alone; both refuse clearly without a model or a recording; while a probe records, the stream
+ * cannot start. Results are checked against the
  * contract (KNOB_CHECK_CONTRACT is on in tests).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,19 @@ describe('probe.step and tune.run', () => {
     expect(other.recordMs).not.toBeNull();
     expect(other.realisations).toBe(4);
   }, 120_000);
+
+  it('while a probe records, playing and offline runs are refused, naming the probe', async () => {
+    const probing = backend.handle('probe.step', { realisations: 8, framesPerLevel: 300, seed: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(backend.handle('stream.start', {})).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/the step probe is recording through the model: cancel it or wait/),
+    });
+    await expect(backend.handle('stream.runOffline', { maxFrames: 10 })).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+    });
+    expect((await probing).recordMs).not.toBeNull();
+  }, 60_000);
 
   it('the step probe is refused while the stream plays', async () => {
     await backend.handle('stream.start', { discard: true });

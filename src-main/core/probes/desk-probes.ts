@@ -50,6 +50,11 @@ export class DeskProbes {
   private readonly step = new RecordedOnce<Recorded<StepProbePlan>>('step probe');
   private readonly frequency = new RecordedOnce<Recorded<FrequencyProbePlan>>('frequency probe');
 
+  /** What is recording through the model now, in words; null when nothing is. */
+  get recording(): string | null {
+    return this.step.recording ? 'the step probe' : this.frequency.recording ? 'the frequency probe' : null;
+  }
+
   async stepAt(
     params: StepProbeParams,
     client: InferenceClient,

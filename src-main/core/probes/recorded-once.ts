@@ -1,14 +1,4 @@
-import { KnobError } from '../../../src-shared/errors';
-
-/** `work`, or CANCELLED as soon as `signal` aborts (the work itself goes on for its other waiters). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(new KnobError('CANCELLED', `the ${what} was cancelled`));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new KnobError('CANCELLED', `the ${what} was cancelled`));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
+import { untilCancelled } from '../../../src-shared/cancel-signal';
 
 /**
  * One recording kept per kind of probe (the latest key's). A call asking for the key being
@@ -20,6 +10,11 @@ export class RecordedOnce<T> {
   private pending: { key: string; done: Promise<T>; controller: AbortController; waiters: number } | null = null;
 
   constructor(private readonly what: string) {}
+
+  /** A recording is under way (the model is busy with it). */
+  get recording(): boolean {
+    return this.pending !== null;
+  }
 
   /** The recording for `key`, and whether this call waited for it to be made (`fresh`). */
   async get(
@@ -45,7 +40,7 @@ export class RecordedOnce<T> {
     const pending = this.pending!;
     pending.waiters++;
     try {
-      return { recorded: await untilAborted(pending.done, signal, this.what), fresh: true };
+      return { recorded: await untilCancelled(pending.done, signal, `the ${this.what} was cancelled`), fresh: true };
     } finally {
       pending.waiters--;
       if (pending.waiters === 0 && signal.aborted) pending.controller.abort();

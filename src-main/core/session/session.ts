@@ -487,6 +487,7 @@ export class Session {
   async start(params: { speed?: number; loop?: boolean; discard: boolean }): Promise<SessionState> {
     return this.exclusive(async () => {
       assertAllowed('stream.start', this.state.kind);
+      this.refuseWhileProbing('playing');
       const model = this.requireModel();
       const source = sourceOf(this.state);
       if (source === null) throw new KnobError('NOT_AVAILABLE', 'no source is open (source.open first)');
@@ -625,6 +626,7 @@ export class Session {
   ): Promise<ApiResult<'stream.runOffline'>> {
     const { model, source, controller } = await this.exclusive(async () => {
       assertAllowed('offline.start', this.state.kind);
+      this.refuseWhileProbing('an offline run');
       await this.requireDiscardable('offline.start', params.discard);
       const model = this.requireModel();
       const source = sourceOf(this.state);
@@ -861,6 +863,13 @@ export class Session {
   ): Promise<ApiResult<'probe.frequency'>> {
     const model = this.requireIdleModel('the frequency probe');
     return this.probes.frequencyAt(params, model, this.knobs.gate, this.knobs.version, call);
+  }
+
+  /** A probe recording through the model keeps the model to itself until it ends or is cancelled. */
+  private refuseWhileProbing(what: string): void {
+    const probe = this.probes.recording;
+    if (probe !== null)
+      throw new KnobError('NOT_AVAILABLE', `${probe} is recording through the model: cancel it or wait before ${what}`);
   }
 
   /** The model, when no stream is using it (a probe runs it over its own streams). */

@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
+import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
   tune,
   tuningFrames,
+  type ImprovementArgs,
   type TuningEvaluator,
   type TuningFigures,
   type TuningMetric,
@@ -24,11 +26,13 @@ import type { TuningWorkerRequest } from './tuning-worker';
  */
 export interface TuningPool {
   evaluate: TuningEvaluator;
+  /** tuningImprovement on the first thread (the bootstrap takes seconds for SmoothECE). */
+  improvement: (...args: ImprovementArgs) => Promise<PairedDifference>;
   threads: number;
   close(): Promise<void>;
 }
 
-type Reply = { ok: true; figures: TuningFigures[] } | { ok: false; error: KnobErrorPayload };
+type Reply = { ok: true; value: unknown } | { ok: false; error: KnobErrorPayload };
 
 class PoolThread {
   private readonly waiting: Array<(reply: Reply) => void> = [];
@@ -48,14 +52,14 @@ class PoolThread {
     worker.on('exit', (code) => fail(new KnobError('INTERNAL', `a tuning thread exited (code ${code})`)));
   }
 
-  async send(request: TuningWorkerRequest): Promise<TuningFigures[]> {
+  async send(request: TuningWorkerRequest): Promise<unknown> {
     if (this.failure !== null) throw this.failure;
     const reply = await new Promise<Reply>((resolve) => {
       this.waiting.push(resolve);
       this.worker.postMessage(request);
     });
     if (!reply.ok) throw new KnobError(reply.error.code, reply.error.message);
-    return reply.figures;
+    return reply.value;
   }
 }
 
@@ -88,11 +92,17 @@ export async function startTuningPool(
   const evaluate: TuningEvaluator = async (points: TuningPoint[]) => {
     const shares = pool.map((_, t) => points.filter((_, i) => i % pool.length === t));
     const answers = await Promise.all(
-      pool.map((thread, t) => (shares[t]!.length === 0 ? [] : thread.send({ kind: 'evaluate', points: shares[t]! }))),
+      pool.map((thread, t) =>
+        shares[t]!.length === 0
+          ? []
+          : (thread.send({ kind: 'evaluate', points: shares[t]! }) as Promise<TuningFigures[]>),
+      ),
     );
     return points.map((_, i) => answers[i % pool.length]![Math.floor(i / pool.length)]!);
   };
-  return { evaluate, threads, close };
+  const improvement = (...args: ImprovementArgs) =>
+    pool[0]!.send({ kind: 'improvement', args }) as Promise<PairedDifference>;
+  return { evaluate, improvement, threads, close };
 }
 
 /** tune() with its settings evaluated on the pool's threads; the pool is closed after. */
@@ -110,7 +120,11 @@ export async function tuneOnThreads(
     options.threads,
   );
   try {
-    const result = await tune(trace, request, current, { ...options, evaluate: pool.evaluate });
+    const result = await tune(trace, request, current, {
+      ...options,
+      evaluate: pool.evaluate,
+      improvement: pool.improvement,
+    });
     return { ...result, threads: pool.threads, wallMs: performance.now() - started };
   } finally {
     await pool.close();

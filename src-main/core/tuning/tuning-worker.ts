@@ -1,30 +1,43 @@
 import { parentPort } from 'node:worker_threads';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { TuningObjective, tuningFigures, type TuningMetric, type TuningPoint } from '../../../src-shared/tuning';
+import {
+  TuningObjective,
+  tuningFigures,
+  tuningImprovement,
+  type ImprovementArgs,
+  type TuningMetric,
+  type TuningPoint,
+} from '../../../src-shared/tuning';
 
 /**
  * One thread of the tuning pool (tuning-pool.ts): holds the trace and its objective, evaluates the
- * settings it is sent. Every message is answered in order with { ok, figures } or the error.
+ * settings it is sent, and computes a tune's improvement with its bootstrap (the slow part for the
+ * smooth and binned metrics). Every message is answered in order with { ok, value } or the error.
  */
 export type TuningWorkerRequest =
   | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric }
-  | { kind: 'evaluate'; points: TuningPoint[] };
+  | { kind: 'evaluate'; points: TuningPoint[] }
+  | { kind: 'improvement'; args: ImprovementArgs };
 
+let trace: Trace | null = null;
 let objective: TuningObjective | null = null;
-let hSeconds = 0;
+
+function answer(request: TuningWorkerRequest): unknown {
+  if (request.kind === 'init') {
+    trace = request.trace;
+    objective = new TuningObjective(request.trace, request.frames, request.metric);
+    return null;
+  }
+  if (trace === null || objective === null)
+    throw new Error(`the tuning worker was asked to ${request.kind} before init`);
+  if (request.kind === 'improvement') return tuningImprovement(trace, ...request.args);
+  return request.points.map((point) => tuningFigures(objective!, point, trace!.nominalDtSeconds));
+}
 
 parentPort?.on('message', (request: TuningWorkerRequest) => {
   try {
-    if (request.kind === 'init') {
-      objective = new TuningObjective(request.trace, request.frames, request.metric);
-      hSeconds = request.trace.nominalDtSeconds;
-      parentPort?.postMessage({ ok: true, figures: [] });
-      return;
-    }
-    if (objective === null) throw new Error('the tuning worker was asked to evaluate before init');
-    const figures = request.points.map((point) => tuningFigures(objective!, point, hSeconds));
-    parentPort?.postMessage({ ok: true, figures });
+    parentPort?.postMessage({ ok: true, value: answer(request) });
   } catch (error) {
     parentPort?.postMessage({ ok: false, error: toErrorPayload(error) });
   }
