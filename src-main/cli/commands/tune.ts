@@ -54,7 +54,13 @@ function describeCandidate(result: TuningResult, c: TuningCandidate): string {
   const temperature = c.point.temperature === 1 ? '' : `, temperature ${Number(c.point.temperature.toPrecision(4))}`;
   const settling = c.settlingTimeSeconds === null ? 'no settling' : `settling ${c.settlingTimeSeconds.toFixed(3)} s`;
   const bandwidth = c.bandwidthHz === null ? 'no bandwidth limit' : `bandwidth ${c.bandwidthHz.toFixed(3)} Hz`;
-  return `${describeSettings(c.point.settings)}${temperature}: ${result.metric} ${formatMetricValue(result.identity, c.metric)} on the search frames (${settling}, overshoot ${c.overshootPercent.toFixed(2)} %, ${bandwidth})`;
+  // 4 significant digits on screen; tuning.json and knob-settings.json keep the exact values
+  const shown = {
+    ...c.point.settings,
+    zeta: Number(c.point.settings.zeta.toPrecision(4)),
+    wnRadPerSec: Number(c.point.settings.wnRadPerSec.toPrecision(4)),
+  };
+  return `${describeSettings(shown)}${temperature}: ${result.metric} ${formatMetricValue(result.identity, c.metric)} on the search frames (${settling}, overshoot ${c.overshootPercent.toFixed(2)} %, ${bandwidth})`;
 }
 
 function describeConstraints(result: TuningResult): string {
