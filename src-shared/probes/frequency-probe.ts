@@ -64,6 +64,11 @@ export function parseFrequencyProbePlan(raw: unknown): FrequencyProbePlan {
 }
 
 /** Frames per period of each test frequency, longest first (distinct whole numbers, log-spaced). */
+/** The plan in words: "shot noise severity 3 ± 2, 8 frequencies at 30 fps". */
+export function describeFrequencyProbePlan(plan: FrequencyProbePlan): string {
+  return `${plan.corruption.replaceAll('_', ' ')} severity ${plan.meanSeverity} ± ${plan.amplitude}, ${plan.frequencies} frequencies at ${plan.frameRateHz} fps`;
+}
+
 export function probePeriodsFrames(plan: FrequencyProbePlan): number[] {
   const count = plan.frequencies;
   const periods: number[] = [];

@@ -53,6 +53,11 @@ export function stepProbeFrames(plan: StepProbePlan): number {
   return 3 * plan.framesPerLevel;
 }
 
+/** The plan in words, for the desk and the reports: "shot noise 1 → 5 → 1, 32 realisations of 900 frames at 30 fps". */
+export function describeStepProbePlan(plan: StepProbePlan): string {
+  return `${plan.corruption.replaceAll('_', ' ')} ${plan.lowSeverity} → ${plan.highSeverity} → ${plan.lowSeverity}, ${plan.realisations} realisations of ${stepProbeFrames(plan)} frames at ${plan.frameRateHz} fps`;
+}
+
 export function stepProbeSchedule(plan: StepProbePlan): CorruptionSchedule {
   return {
     kind: 'step',

@@ -8,6 +8,8 @@ import {
   stepProbeRawPlotSvg,
 } from '../../../src-shared/plots/probe-plots';
 import {
+  describeFrequencyProbePlan,
+  describeStepProbePlan,
   frequencyProbeAt,
   parseFrequencyProbePlan,
   parseStepProbePlan,
@@ -71,7 +73,7 @@ function stepLines(result: StepProbeResult, recorded: string): string[] {
     .map(([name, ...cells]) => `  ${name!.padEnd(24)}${cells.map((c) => c!.padStart(12)).join('')}`)
     .join('\n');
   return [
-    `step probe: ${plan.corruption.replaceAll('_', ' ')} ${plan.lowSeverity} -> ${plan.highSeverity} -> ${plan.lowSeverity}, ${plan.realisations} realisations of ${stepProbeFrames(plan)} frames at ${plan.frameRateHz} fps (${recorded})`,
+    `step probe: ${describeStepProbePlan(plan)} (${recorded})`,
     `knobs: ${describeSettings(result.settings)}`,
     `u* step: mean ${s.uBefore.toFixed(3)} -> ${s.uAfter.toFixed(3)}; the response is normalised by it`,
     table,
@@ -113,7 +115,7 @@ function bodeLines(result: FrequencyProbeResult, recorded: string): string[] {
     .map((cells) => `  ${cells.map((c, i) => c.padStart(BODE_WIDTHS[i]!)).join('')}`)
     .join('\n');
   return [
-    `frequency probe: ${plan.corruption.replaceAll('_', ' ')} severity ${plan.meanSeverity} ± ${plan.amplitude}, ${result.points.length} frequencies at ${plan.frameRateHz} fps (${recorded})`,
+    `frequency probe: ${describeFrequencyProbePlan(plan)} (${recorded})`,
     `knobs: ${describeSettings(result.settings)}; theory: the discrete (${result.settings.discretization}) update at the frame rate`,
     table,
     `low-pass: ${result.lowPass ? 'yes' : 'no'} (the highest unclipped frequency below the lowest by more than 2 standard errors)`,

@@ -40,7 +40,7 @@ function rangeOption(
   return { min: min!, max: max!, points: points! };
 }
 
-/** "a,b,c" -> a list (numbers when `numeric`). */
+/** "a,b,c" -> a list of its items. */
 function listOption(value: string | undefined, name: string): string[] | undefined {
   if (value === undefined) return undefined;
   const items = value.split(',').map((s) => s.trim());

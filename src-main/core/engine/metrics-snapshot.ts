@@ -1,3 +1,4 @@
+import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import {
   compareCalibrators,
@@ -62,8 +63,7 @@ export interface RecentRunTrace {
   run: RunsComparison['a']['run'];
 }
 
-const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
-const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finite(m.value) });
+const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finiteOrNull(m.value) });
 const intervalEntries = (intervals: Record<string, BootstrapInterval>) =>
   Object.entries(intervals).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity }));
 
@@ -121,11 +121,11 @@ function diagramEntry(diagram: ReliabilityDiagram) {
       lo: b.lo,
       hi: b.hi,
       count: b.count,
-      meanConfidence: finite(b.meanConfidence),
-      accuracy: finite(b.accuracy),
-      gap: finite(b.gap),
-      wilsonLo: finite(b.wilsonLo),
-      wilsonHi: finite(b.wilsonHi),
+      meanConfidence: finiteOrNull(b.meanConfidence),
+      accuracy: finiteOrNull(b.accuracy),
+      gap: finiteOrNull(b.gap),
+      wilsonLo: finiteOrNull(b.wilsonLo),
+      wilsonHi: finiteOrNull(b.wilsonHi),
     })),
   };
 }
@@ -327,9 +327,9 @@ function differenceEntry(d: PairedDifference): Comparison['differences'][number]
   return {
     name: d.name,
     identity: d.identity,
-    a: finite(d.a),
-    b: finite(d.b),
-    difference: finite(d.difference),
+    a: finiteOrNull(d.a),
+    b: finiteOrNull(d.b),
+    difference: finiteOrNull(d.difference),
     lo: d.interval.lo,
     hi: d.interval.hi,
     method: d.interval.identity,
@@ -352,9 +352,9 @@ export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsCom
       ? []
       : meanOverGroups([statistics], [count]).map((f) => ({
           ...f,
-          value: finite(f.value),
-          lo: finite(f.lo),
-          hi: finite(f.hi),
+          value: finiteOrNull(f.value),
+          lo: finiteOrNull(f.lo),
+          hi: finiteOrNull(f.hi),
         }));
   return {
     a: { run: a.run, figures: figures(statisticsA, runA.frames.length) },
@@ -403,7 +403,7 @@ export function compareOutputCalibrators(
     { features: featuresOfFrames(run.trace, run.frames) },
   );
   const figures = (list: HeadlineFigure[]) =>
-    list.map((f) => ({ ...f, value: finite(f.value), lo: finite(f.lo), hi: finite(f.hi) }));
+    list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));
   return {
     recordingId: basis.recordingId,
     settingsVersion: basis.version,
@@ -413,7 +413,7 @@ export function compareOutputCalibrators(
     before: figures(comparison.before),
     methods: comparison.methods.map((m) => ({
       ...m,
-      report: { ...m.report, objective: finite(m.report.objective) },
+      report: { ...m.report, objective: finiteOrNull(m.report.objective) },
       figures: figures(m.figures),
     })),
   };

@@ -1,3 +1,4 @@
+import { finiteOrNull, finiteOrNullArray } from '../../../src-shared/api/finite-or-null';
 import type { z } from 'zod';
 import type {
   FrequencyProbeParamsSchema,
@@ -13,7 +14,8 @@ import {
   parseFrequencyProbePlan,
   parseStepProbePlan,
   stepProbeAt,
-  stepProbeFrames,
+  describeFrequencyProbePlan,
+  describeStepProbePlan,
   type FrequencyProbePlan,
   type StepProbePlan,
 } from '../../../src-shared/probes';
@@ -43,9 +45,6 @@ interface Recorded<P> {
 
 const PROBE_FRAME_RATE_HZ = 30;
 
-const nullable = (values: ArrayLike<number>) => Array.from(values, (v) => (Number.isFinite(v) ? v : null));
-const finiteOrNull = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
-
 export class DeskProbes {
   private readonly step = new RecordedOnce<Recorded<StepProbePlan>>('step probe');
   private readonly frequency = new RecordedOnce<Recorded<FrequencyProbePlan>>('frequency probe');
@@ -73,8 +72,7 @@ export class DeskProbes {
           parseStepProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
           'step probe',
           recordStepProbe,
-          (plan, source) =>
-            `${plan.corruption.replaceAll('_', ' ')} ${plan.lowSeverity} → ${plan.highSeverity} → ${plan.lowSeverity}, ${plan.realisations} realisations of ${stepProbeFrames(plan)} frames at ${plan.frameRateHz} fps over ${source.info.description}`,
+          (plan, source) => `${describeStepProbePlan(plan)} over ${source.info.description}`,
         ),
     );
     const started = performance.now();
@@ -104,15 +102,15 @@ export class DeskProbes {
       recordMs: fresh ? recorded.recordMs : null,
       replayMs,
       tSeconds: Array.from(figure.tSeconds),
-      measured: nullable(figure.measured),
-      predicted: nullable(figure.predicted),
-      bandLo: nullable(figure.bandLo),
-      bandHi: nullable(figure.bandHi),
-      meanG: nullable(figure.meanG),
-      medianG: nullable(figure.medianG),
-      q25G: nullable(figure.q25G),
-      q75G: nullable(figure.q75G),
-      meanUStar: nullable(figure.meanUStar),
+      measured: finiteOrNullArray(figure.measured),
+      predicted: finiteOrNullArray(figure.predicted),
+      bandLo: finiteOrNullArray(figure.bandLo),
+      bandHi: finiteOrNullArray(figure.bandHi),
+      meanG: finiteOrNullArray(figure.meanG),
+      medianG: finiteOrNullArray(figure.medianG),
+      q25G: finiteOrNullArray(figure.q25G),
+      q75G: finiteOrNullArray(figure.q75G),
+      meanUStar: finiteOrNullArray(figure.meanUStar),
       realisations: figure.realisations,
       bandLabel: figure.bandLabel,
       insideFraction: figure.insideFraction,
@@ -151,8 +149,7 @@ export class DeskProbes {
           parseFrequencyProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
           'frequency probe',
           recordFrequencyProbe,
-          (plan, source) =>
-            `${plan.corruption.replaceAll('_', ' ')} severity ${plan.meanSeverity} ± ${plan.amplitude}, ${plan.frequencies} frequencies at ${plan.frameRateHz} fps over ${source.info.description}`,
+          (plan, source) => `${describeFrequencyProbePlan(plan)} over ${source.info.description}`,
         ),
     );
     const started = performance.now();
@@ -166,7 +163,7 @@ export class DeskProbes {
       replayMs,
       discretization: figure.discretization,
       theoryHz: Array.from(figure.theoryHz),
-      theoryDb: nullable(figure.theoryDb),
+      theoryDb: finiteOrNullArray(figure.theoryDb),
       points: result.points.map((p) => ({
         frequencyHz: p.frequencyHz,
         magnitudeDb: finiteOrNull(p.measured.magnitudeDb),

@@ -1,8 +1,8 @@
+import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import type { TuneCandidate, TuningSummary } from '../../../src-shared/api/measurements';
 import type { TuningCandidate, TuningResult } from '../../../src-shared/tuning';
 
 /** A tune as the API (tune.run) and `knob tune --json` carry it: numbers that are not finite as null. */
-const finiteOrNull = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
 
 function candidateView(c: TuningCandidate): TuneCandidate {
   return {
