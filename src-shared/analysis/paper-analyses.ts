@@ -20,8 +20,8 @@ import { spearmanRho } from './spearman';
 /**
  * The paper's analyses (arXiv 2602.22702, E-1 and E-2) on any trace at any settings:
  * - T_eff and CSR per frame (fusion/temperature.ts) with their distributions by corruption severity
- *   and Spearman's rho between T_eff and severity (Figure 3a-b). T_eff >= 1 is not a theorem for
- *   K >= 3 (ARCHITECTURE.md, "The gate"): every frame below 1 is listed with its reason;
+ *   and Spearman's rho between T_eff and severity (Figure 3a-b). T_eff >= 1 is a theorem only under
+ *   conditions (ARCHITECTURE.md, "The gate"): every frame below 1 is counted and listed with the reason;
  * - the fused output's reliability and ECE where the branches' top-1 classes agree and where they
  *   disagree (Figure 3c);
  * - the oracle advantage (the dynamic branch gives the true class a higher probability than the
@@ -61,12 +61,16 @@ export interface SeverityRow {
 export interface TeffException {
   frame: number;
   teff: number;
-  /** 'different-top-two': K >= 3 and the branches rank different top-two classes (the fused margin can exceed both); 'same-top-two': rounding. */
+  /**
+   * 'different-top-two': K >= 3, the branches rank different top-two classes and neither branch's
+   * runner-ups are all equal, so the fused margin can exceed both (fusion/temperature.ts);
+   * 'rounding': a condition of the theorem T_eff >= 1 holds, so the frame is below 1 by rounding.
+   */
   kind: TeffExceptionKind;
   reason: string;
 }
 
-export type TeffExceptionKind = 'different-top-two' | 'same-top-two';
+export type TeffExceptionKind = 'different-top-two' | 'rounding';
 
 export interface SubsetCalibration {
   frames: number;
@@ -159,25 +163,48 @@ function topTwo(z: ArrayLike<number>, offset: number, classCount: number): [numb
   return [first, second];
 }
 
+/** Whether every logit of the row but its highest is equal (the runner-ups are flat). */
+function runnerUpsAllEqual(z: ArrayLike<number>, offset: number, classCount: number, top: number): boolean {
+  let runnerUp = NaN;
+  for (let k = 0; k < classCount; k++) {
+    if (k === top) continue;
+    if (Number.isNaN(runnerUp)) runnerUp = z[offset + k]!;
+    else if (z[offset + k] !== runnerUp) return false;
+  }
+  return true;
+}
+
+/**
+ * Why a frame has T_eff < 1. The theorem T_eff >= 1 (fusion/temperature.ts) holds when K = 2, when
+ * both branches rank the same two classes on top, or when either branch's runner-ups are all equal
+ * (the fused margin against some class is then at most a convex combination of the branch margins);
+ * a frame below 1 under any of these is rounding.
+ */
 function exceptionOf(trace: Trace, frame: number, teff: number): TeffException {
   const k = trace.classCount;
-  const [s1, s2] = topTwo(trace.zStatic, frame * k, k);
-  const [d1, d2] = topTwo(trace.zDyn, frame * k, k);
+  const offset = frame * k;
+  const [s1, s2] = topTwo(trace.zStatic, offset, k);
+  const [d1, d2] = topTwo(trace.zDyn, offset, k);
   const names = trace.labelNames;
   const name = (c: number) => names[c] ?? `class ${c}`;
-  if (k >= 3 && new Set([s1, s2, d1, d2]).size > 2)
+  const theorem =
+    k < 3
+      ? `K = ${k}`
+      : new Set([s1, s2, d1, d2]).size <= 2
+        ? 'both branches rank the same two classes on top'
+        : runnerUpsAllEqual(trace.zStatic, offset, k, s1)
+          ? "the static branch's runner-ups are all equal"
+          : runnerUpsAllEqual(trace.zDyn, offset, k, d1)
+            ? "the dynamic branch's runner-ups are all equal"
+            : null;
+  if (theorem === null)
     return {
       frame,
       teff,
       kind: 'different-top-two',
       reason: `K = ${k} >= 3 and the branches rank different top two (static: ${name(s1)} > ${name(s2)}; dynamic: ${name(d1)} > ${name(d2)}), so the fused margin can exceed both`,
     };
-  return {
-    frame,
-    teff,
-    kind: 'same-top-two',
-    reason: 'both branches rank the same two classes on top: T_eff < 1 here is rounding',
-  };
+  return { frame, teff, kind: 'rounding', reason: `${theorem}: T_eff < 1 here is rounding` };
 }
 
 export function paperAnalyses(
@@ -201,7 +228,7 @@ export function paperAnalyses(
 
   // T_eff below 1, with the reason
   let exceptionCount = 0;
-  const exceptionKinds: Record<TeffExceptionKind, number> = { 'different-top-two': 0, 'same-top-two': 0 };
+  const exceptionKinds: Record<TeffExceptionKind, number> = { 'different-top-two': 0, rounding: 0 };
   const exceptions: TeffException[] = [];
   for (let i = 0; i < n; i++)
     if (teff[i]! < 1) {

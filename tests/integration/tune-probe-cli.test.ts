@@ -217,7 +217,7 @@ describe('knob probe and knob analyze', () => {
     expect(result.status, result.stderr).toBe(0);
     const analyses = JSON.parse(result.stdout);
     expect(analyses.frames).toBe(10_000);
-    expect(analyses.teff.exceptionKinds['same-top-two']).toBe(0);
+    expect(analyses.teff.exceptionKinds.rounding).toBe(0);
     expect(analyses.csr.disagreement.mean).toBeLessThan(1);
     expect(analyses.oracleAdvantage.aurocUStar).toBeGreaterThan(0.5);
     expect(analyses.bySeverity.length).toBeGreaterThan(1);

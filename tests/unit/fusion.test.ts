@@ -137,6 +137,29 @@ describe('effective temperature and confidence shrinkage', () => {
     );
   });
 
+  it("T_eff >= 1 and CSR <= 1 for any K and any other branch when one branch's runner-ups are all equal", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 3, max: 12 }),
+        fc.integer({ min: 0, max: 11 }),
+        fc.double({ min: 0, max: 20, noNaN: true }),
+        logit,
+        fc.array(logit, { minLength: 12, maxLength: 12 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        (k, topClass, marginFlat, runnerUp, other, g, flatIsStatic) => {
+          // the shipped model's static branch: its top logit, and every other class at one value
+          const flat = Array.from({ length: k }, (_, c) => (c === topClass % k ? runnerUp + marginFlat : runnerUp));
+          const zOther = other.slice(0, k);
+          const { ms, md, mf } = flatIsStatic ? fusedMargins(flat, zOther, g) : fusedMargins(zOther, flat, g);
+          expect(effectiveTemperature(ms, md, mf)).toBeGreaterThanOrEqual(1 - 1e-12);
+          expect(confidenceShrinkageRatio(ms, md, mf)).toBeLessThanOrEqual(1 + 1e-12);
+        },
+      ),
+      FC,
+    );
+  });
+
   it('for K >= 3 with different runner-ups T_eff < 1 can happen (documented limit of the definition)', () => {
     const { ms, md, mf } = fusedMargins([2, 1, 0], [2, 0, 1.9], 0.5);
     expect(ms).toBe(1);

@@ -80,13 +80,29 @@ describe('the paper analyses', () => {
     expect(result.teff.exceptionCount).toBe(2);
     expect(result.teff.atLeastOneShare).toBe(0.5);
     expect(result.teff.exceptions.map((e) => e.frame)).toEqual([0, 1]);
-    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 2, 'same-top-two': 0 });
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 2, rounding: 0 });
     expect(result.teff.exceptions[0]!.teff).toBeCloseTo(effectiveTemperature(1, 0.1, 1.05), 6);
     expect(result.teff.exceptions[0]!.reason).toMatch(
       /K = 3 >= 3 and the branches rank different top two \(static: class 0 > class 1; dynamic: class 0 > class 2\)/,
     );
     expect(result.teff.spearmanWithSeverity).toBeNull(); // no severity column
     expect(result.bySeverity).toBeNull();
+  });
+
+  it("a flat static branch (runner-ups all equal, as the shipped model's) leaves only rounding below 1", () => {
+    // Exact in float32; g = 0.3 exactly (reset mode, u* = g0). Equal branch margins 53.375: the fused
+    // margin is their convex combination, 53.375, computed as 53.37500000000001 -> T_eff = 1 - 1e-16.
+    const trace = syntheticTrace({ frames: 2, classCount: 3, uRef: () => 0.3 });
+    trace.zStatic.set([106.25, 52.875, 52.875, 106.25, 52.875, 52.875]);
+    trace.zDyn.set([67.5, 13.125, 14.125, 67.5, 14.125, 13.125]);
+    const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, mode: 'reset', g0: 0.3 }, { permutations: 9 });
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 0, rounding: 2 });
+    for (const exception of result.teff.exceptions) expect(1 - exception.teff).toBeLessThan(1e-12);
+    // frame 0: the dynamic runner-up is class 2, the static one (lowest index on ties) class 1
+    expect(result.teff.exceptions.map((e) => e.reason)).toEqual([
+      "the static branch's runner-ups are all equal: T_eff < 1 here is rounding",
+      'both branches rank the same two classes on top: T_eff < 1 here is rounding',
+    ]);
   });
 
   it('AUROC of u* for the oracle advantage is 1 when u* is high exactly where the dynamic branch is better', () => {

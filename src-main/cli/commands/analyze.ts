@@ -17,7 +17,7 @@ const quartiles = (d: Distribution) => `${n3(d.q25)} / ${n3(d.median)} / ${n3(d.
 function analysisLines(a: PaperAnalyses, trace: string): string[] {
   const lines = [
     `analyses of ${trace}: ${a.frames} frames (${a.labelledFrames} labelled) at ${describeSettings(a.settings)}`,
-    `T_eff >= 1 on ${pct(a.teff.atLeastOneShare)} of frames; ${a.teff.exceptionCount} below 1 (${a.teff.exceptionKinds['different-top-two']} where K >= 3 and the branches rank different top two, ${a.teff.exceptionKinds['same-top-two']} by rounding)`,
+    `T_eff >= 1 on ${pct(a.teff.atLeastOneShare)} of frames; ${a.teff.exceptionCount} below 1 (${a.teff.exceptionKinds['different-top-two']} where K >= 3 and the branches rank different top two, ${a.teff.exceptionKinds.rounding} by rounding)`,
     `T_eff quartiles ${quartiles(a.teff.distribution)}; Spearman's rho with severity: ${a.teff.spearmanWithSeverity === null ? 'none (no severity column, or constant)' : n3(a.teff.spearmanWithSeverity)}`,
     `CSR mean: all ${n3(a.csr.overall.mean)}, branches agree ${n3(a.csr.agreement?.mean)}, disagree ${n3(a.csr.disagreement?.mean)} (${a.csr.disagreement?.frames ?? 0} frames, ${pct(a.csr.disagreement?.belowOneShare ?? 0)} below 1)`,
     `${a.polarisation.identity}: ${n3(a.polarisation.value)}`,
