@@ -13,7 +13,8 @@
  * rho between T_eff and severity positive; CSR < 1 on the disagreement subset. The issue's "T_eff >= 1
  * on at least 99 % of frames" presumes two classes: with K = 10 and different runner-up classes the
  * fused margin can exceed both branch margins (fusion/temperature.ts), and on this model that is
- * about one frame in ten (the measured share is printed; README, "The paper's analyses").
+ * about one frame in ten (the measured share is printed; README, "The paper's analyses"). A model
+ * with a flat static branch meets it on every frame, less well calibrated (tools/train/README.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
@@ -154,7 +155,7 @@ describe("the paper's analyses on the shipped model (shot-noise staircase 0 to 5
       expect(exception.reason).toMatch(/^K = 10 >= 3 and the branches rank different top two/);
     }
     // every exception, not only the listed ones: the theorem holds on the rest
-    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': result.teff.exceptionCount, 'same-top-two': 0 });
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': result.teff.exceptionCount, rounding: 0 });
     for (const row of result.bySeverity!) expect(row.teff.frames).toBe(STAIR_FRAMES);
   });
 

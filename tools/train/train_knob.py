@@ -16,6 +16,11 @@ auxiliary target 1[dynamic loss < static loss], on clean and corrupted images. T
 carry one learned scale exp(s), trained by the fused loss alone: label smoothing keeps the static
 logits small, and without the scale the dynamic branch outvotes the static one at any moderate u*.
 The test set is never used here.
+
+`--static-runner-ups flat` trains the alternative static output (not the shipped model): the same top
+class and top-label probability, the rest of the probability shared evenly by the other classes. With
+one branch in this form T_eff = max(m_static, m_dyn) / m_fuse >= 1 for any number of classes; on
+the shipped architecture it costs calibration (tools/train/README.md has the measured card).
 """
 import argparse
 import gzip
@@ -106,9 +111,32 @@ class Stream(nn.Module):
         return features, self.head(self.drop(features))
 
 
+def flatten_runner_ups(z):
+    """The same top class and top-label probability, the rest of the probability shared evenly by the
+    other classes (log-probabilities; ties at the top all stay). With one branch whose runner-ups are
+    all equal, T_eff >= 1 for any K (src-shared/fusion/temperature.ts)."""
+    log_p = F.log_softmax(z, dim=1)
+    top = log_p.max(dim=1, keepdim=True).values
+    is_top = log_p == top
+    rest_mass = (log_p.exp() * (~is_top)).sum(dim=1, keepdim=True).clamp_min(1e-30)
+    return torch.where(is_top, top, torch.log(rest_mass / (z.shape[1] - 1)))
+
+
+def margin(z):
+    top_two = z.topk(2, dim=1).values
+    return top_two[:, 0] - top_two[:, 1]
+
+
+def teff_below_one(z_static, z_dyn, g):
+    """Where the fused margin exceeds both branch margins, i.e. T_eff < 1."""
+    fused = (1 - g) * z_static + g * z_dyn
+    return margin(fused) > torch.maximum(margin(z_static), margin(z_dyn))
+
+
 class KnobNet(nn.Module):
-    def __init__(self):
+    def __init__(self, flat_static_runner_ups=False):
         super().__init__()
+        self.flat_static_runner_ups = flat_static_runner_ups
         self.stem = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2))
         self.static = Stream()
         self.dynamic = Stream()
@@ -122,10 +150,15 @@ class KnobNet(nn.Module):
         h = self.stem(x)
         fs, z_static_raw = self.static(h)
         fd, z_dyn = self.dynamic(h)
-        z_static = z_static_raw * torch.exp(self.static_log_scale)
+        z_static = self.static_output(z_static_raw)
         gate_in = torch.cat([fs.detach(), fd.detach(), self.stats_norm(image_statistics(x))], dim=1)
         u_ref = torch.sigmoid(self.gate(gate_in))
         return z_static, z_dyn, u_ref, z_static_raw, torch.cat([fs, fd], dim=1)
+
+    def static_output(self, z_static_raw):
+        """The static branch as fused and exported, from its head's logits (which its own loss trains)."""
+        z = flatten_runner_ups(z_static_raw) if self.flat_static_runner_ups else z_static_raw
+        return z * torch.exp(self.static_log_scale)
 
 
 class Exported(nn.Module):
@@ -149,6 +182,7 @@ def main():
     parser.add_argument('--per-condition', type=int, default=1200)
     parser.add_argument('--seed', type=int, default=20261130)
     parser.add_argument('--log', default=None)
+    parser.add_argument('--static-runner-ups', choices=['free', 'flat'], default='free')
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -165,12 +199,12 @@ def main():
     corr_y = corr_y.astype(np.int64)
     print(f'data ready in {time.time() - started:.0f} s: {len(train_x)} clean, {len(corr_x)} corrupted, {len(val_x)} validation', flush=True)
 
-    net = KnobNet()
+    net = KnobNet(flat_static_runner_ups=args.static_runner_ups == 'flat')
     optimizer = torch.optim.Adam(net.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 128
     steps_per_epoch = len(corr_x) // batch
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=args.epochs * steps_per_epoch)
-    log = {'seed': args.seed, 'epochs': [], 'train_corruptions': TRAIN_CORRUPTIONS, 'held_out_corruptions': HELD_OUT_CORRUPTIONS,
+    log = {'seed': args.seed, 'static_runner_ups': args.static_runner_ups, 'epochs': [], 'train_corruptions': TRAIN_CORRUPTIONS, 'held_out_corruptions': HELD_OUT_CORRUPTIONS,
            'per_condition': args.per_condition, 'recipe': __doc__}
     rng = np.random.default_rng(args.seed)
     for epoch in range(args.epochs):
@@ -188,7 +222,7 @@ def main():
             loss_dyn = F.cross_entropy(z_dyn[:n_clean], y[:n_clean])
             loss_static = F.cross_entropy(z_static_raw[n_clean:], y[n_clean:], label_smoothing=0.1)
             # The branch features stay detached from the fused loss; only the static scale learns from it.
-            zs = z_static_raw.detach() * torch.exp(net.static_log_scale)
+            zs = net.static_output(z_static_raw.detach())
             zd = z_dyn.detach()
             fused = (1 - u) * zs + u * zd
             loss_fused = F.cross_entropy(fused, y)
@@ -216,7 +250,9 @@ def main():
                       'val_acc_static': (zs.argmax(1) == vy).float().mean().item(),
                       'val_acc_dynamic': (zd.argmax(1) == vy).float().mean().item(),
                       'val_acc_fused': (fused.argmax(1) == vy).float().mean().item(),
-                      'val_mean_u': u.mean().item(), 'elapsed_s': time.time() - started}
+                      'val_mean_u': u.mean().item(),
+                      'val_teff_below_1_at_u': teff_below_one(zs, zd, u).float().mean().item(),
+                      'elapsed_s': time.time() - started}
         log['epochs'].append(record)
         print(json.dumps(record), flush=True)
 
@@ -235,7 +271,8 @@ def main():
         'knob.features': json.dumps({'name': 'features', 'width': 2 * FEATURES,
                                      'layer': 'penultimate: the static and dynamic streams fc ReLU features, concatenated'}),
         'knob.training': json.dumps({'seed': args.seed, 'epochs': args.epochs, 'train_corruptions': TRAIN_CORRUPTIONS,
-                                     'held_out_corruptions': HELD_OUT_CORRUPTIONS}),
+                                     'held_out_corruptions': HELD_OUT_CORRUPTIONS,
+                                     **({'static_runner_ups': 'flat'} if net.flat_static_runner_ups else {})}),
     }
     for key, value in metadata.items():
         entry = model.metadata_props.add()
