@@ -89,19 +89,34 @@ describe('the paper analyses', () => {
     expect(result.bySeverity).toBeNull();
   });
 
-  it("a flat static branch (runner-ups all equal, as the shipped model's) leaves only rounding below 1", () => {
-    // Exact in float32; g = 0.3 exactly (reset mode, u* = g0). Equal branch margins 53.375: the fused
-    // margin is their convex combination, 53.375, computed as 53.37500000000001 -> T_eff = 1 - 1e-16.
-    const trace = syntheticTrace({ frames: 2, classCount: 3, uRef: () => 0.3 });
-    trace.zStatic.set([106.25, 52.875, 52.875, 106.25, 52.875, 52.875]);
-    trace.zDyn.set([67.5, 13.125, 14.125, 67.5, 14.125, 13.125]);
-    const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, mode: 'reset', g0: 0.3 }, { permutations: 9 });
-    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 0, rounding: 2 });
-    for (const exception of result.teff.exceptions) expect(1 - exception.teff).toBeLessThan(1e-12);
-    // frame 0: the dynamic runner-up is class 2, the static one (lowest index on ties) class 1
-    expect(result.teff.exceptions.map((e) => e.reason)).toEqual([
+  it('a branch with flat runner-ups (as --static-runner-ups flat trains) leaves only rounding below 1', () => {
+    // Logits and g are float32 values, so the trace holds them exactly; reset mode with u* = g0 keeps
+    // g = g0. Both branch margins are equal, so the fused margin is their convex combination, which
+    // float64 arithmetic lands just above them: T_eff = 1 - 3e-15 (found by a seeded search).
+    const exceptionsOf = (g0: number, zStatic: number[], zDyn: number[]) => {
+      const trace = syntheticTrace({ frames: 2, classCount: 3, uRef: () => g0 });
+      trace.zStatic.set(zStatic);
+      trace.zDyn.set(zDyn);
+      const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, mode: 'reset', g0 }, { permutations: 9 });
+      expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 0, rounding: 2 });
+      for (const exception of result.teff.exceptions) expect(1 - exception.teff).toBeLessThan(1e-12);
+      return result.teff.exceptions.map((e) => e.reason);
+    };
+    const flat = [18.00982093811035, 17.33123016357422, 17.33123016357422];
+    const other = [2.742570638656616, 1.0639798641204834, 2.0639798641204834];
+    // frame 0: the dynamic runner-up is class 2, the static one (lowest index on ties) class 1;
+    // frame 1: the same logits with the dynamic runner-up moved to class 1
+    expect(exceptionsOf(Math.fround(0.1), [...flat, ...flat], [...other, other[0]!, other[2]!, other[1]!])).toEqual([
       "the static branch's runner-ups are all equal: T_eff < 1 here is rounding",
       'both branches rank the same two classes on top: T_eff < 1 here is rounding',
+    ]);
+    const flatDyn = [13.574949264526367, 11.739299774169922, 11.739299774169922];
+    const otherStatic = [20.52883529663086, 17.693185806274414, 18.693185806274414];
+    expect(
+      exceptionsOf(Math.fround(0.015270940028131008), [...otherStatic, ...otherStatic], [...flatDyn, ...flatDyn]),
+    ).toEqual([
+      "the dynamic branch's runner-ups are all equal: T_eff < 1 here is rounding",
+      "the dynamic branch's runner-ups are all equal: T_eff < 1 here is rounding",
     ]);
   });
 

@@ -18,7 +18,8 @@ logits small, and without the scale the dynamic branch outvotes the static one a
 The test set is never used here.
 
 `--static-runner-ups flat` trains the alternative static output (not the shipped model): the same top
-class and top-label probability, the rest of the probability shared evenly by the other classes. With
+class and, before the learned scale, top-label probability, the rest of the probability shared
+evenly by the other classes. With
 one branch in this form T_eff = max(m_static, m_dyn) / m_fuse >= 1 for any number of classes; on
 the shipped architecture it costs calibration (tools/train/README.md has the measured card).
 """
@@ -112,12 +113,13 @@ class Stream(nn.Module):
 
 
 def flatten_runner_ups(z):
-    """The same top class and top-label probability, the rest of the probability shared evenly by the
-    other classes (log-probabilities; ties at the top all stay). With one branch whose runner-ups are
-    all equal, T_eff >= 1 for any K (src-shared/fusion/temperature.ts)."""
+    """The same top class (the first on ties) and top-label log-probability, the rest of the
+    probability shared evenly by the other classes. With one branch whose runner-ups are all equal,
+    T_eff >= 1 for any K (src-shared/fusion/temperature.ts); the learned scale applied afterwards keeps
+    them equal."""
     log_p = F.log_softmax(z, dim=1)
-    top = log_p.max(dim=1, keepdim=True).values
-    is_top = log_p == top
+    is_top = F.one_hot(log_p.argmax(dim=1), z.shape[1]).bool()
+    top = (log_p * is_top).sum(dim=1, keepdim=True)
     rest_mass = (log_p.exp() * (~is_top)).sum(dim=1, keepdim=True).clamp_min(1e-30)
     return torch.where(is_top, top, torch.log(rest_mass / (z.shape[1] - 1)))
 
