@@ -1,7 +1,7 @@
 import type { Calibrator } from '../calibrators/output-calibrator';
 import { KnobError } from '../errors';
 import { clampGate } from '../fusion/convex-fusion';
-import { argmaxRow, logSumExpRow } from '../fusion/logits';
+import { argmaxRow, logSumExpRow, marginRow } from '../fusion/logits';
 import { fusionDiagnosticsInto } from '../fusion/temperature';
 import type { GateSettings } from '../gate/gate-settings';
 import { expectedCalibrationError } from '../metrics/calibration-error';
@@ -64,7 +64,8 @@ export interface TeffException {
   /**
    * 'different-top-two': K >= 3, the branches rank different top-two classes and neither branch's
    * runner-ups are all equal, so the fused margin can exceed both (fusion/temperature.ts);
-   * 'rounding': a condition of the theorem T_eff >= 1 holds, so the frame is below 1 by rounding.
+   * 'rounding': a condition of the theorem T_eff >= 1 holds, or the fused margin exceeds the branch
+   * margins by no more than float64 rounding, so the frame is below 1 by rounding.
    */
   kind: TeffExceptionKind;
   reason: string;
@@ -174,11 +175,24 @@ function runnerUpsAllEqual(z: ArrayLike<number>, offset: number, classCount: num
   return true;
 }
 
+/** The largest |logit| of a frame in either branch: the scale of the fused margin's rounding error. */
+function logitScale(trace: Trace, offset: number, classCount: number): number {
+  let scale = 0;
+  for (let k = 0; k < classCount; k++)
+    scale = Math.max(scale, Math.abs(trace.zStatic[offset + k]!), Math.abs(trace.zDyn[offset + k]!));
+  return scale;
+}
+
+/** How many units in the last place of the logits' scale the fused margin may exceed both branch margins by as rounding. */
+const ROUNDING_ULPS = 16;
+
 /**
  * Why a frame has T_eff < 1. The theorem T_eff >= 1 (fusion/temperature.ts) holds when K = 2, when
  * both branches rank the same two classes on top, or when either branch's runner-ups are all equal
  * (the fused margin against some class is then at most a convex combination of the branch margins);
- * a frame below 1 under any of these is rounding.
+ * a frame below 1 under any of these is rounding. So is one whose fused margin exceeds the larger
+ * branch margin by no more than the rounding of float64 arithmetic on its logits (the margins can
+ * be equal in exact arithmetic without any condition holding).
  */
 function exceptionOf(trace: Trace, frame: number, teff: number): TeffException {
   const k = trace.classCount;
@@ -197,14 +211,24 @@ function exceptionOf(trace: Trace, frame: number, teff: number): TeffException {
           : runnerUpsAllEqual(trace.zDyn, offset, k, d1)
             ? "the dynamic branch's runner-ups are all equal"
             : null;
-  if (theorem === null)
+  if (theorem !== null) return { frame, teff, kind: 'rounding', reason: `${theorem}: T_eff < 1 here is rounding` };
+  const scale = logitScale(trace, offset, k);
+  const branchMargin = Math.max(marginRow(trace.zStatic, offset, k), marginRow(trace.zDyn, offset, k));
+  // T_eff = 0 (both branch margins 0, the fused one not) is never rounding
+  const excess = teff > 0 ? branchMargin / teff - branchMargin : Infinity;
+  if (excess <= ROUNDING_ULPS * Number.EPSILON * scale)
     return {
       frame,
       teff,
-      kind: 'different-top-two',
-      reason: `K = ${k} >= 3 and the branches rank different top two (static: ${name(s1)} > ${name(s2)}; dynamic: ${name(d1)} > ${name(d2)}), so the fused margin can exceed both`,
+      kind: 'rounding',
+      reason: `the fused margin exceeds both branch margins by ${excess.toExponential(1)}, within float64 rounding of logits up to ${scale.toPrecision(3)} in size: T_eff < 1 here is rounding`,
     };
-  return { frame, teff, kind: 'rounding', reason: `${theorem}: T_eff < 1 here is rounding` };
+  return {
+    frame,
+    teff,
+    kind: 'different-top-two',
+    reason: `K = ${k} >= 3 and the branches rank different top two (static: ${name(s1)} > ${name(s2)}; dynamic: ${name(d1)} > ${name(d2)}), so the fused margin can exceed both`,
+  };
 }
 
 export function paperAnalyses(

@@ -120,6 +120,22 @@ describe('the paper analyses', () => {
     ]);
   });
 
+  it('equal margins in exact arithmetic with no condition of the theorem: rounding, not a K >= 3 exception', () => {
+    // Both branches put class 0 one D above class 1 (D exact in float32), but rank different runner-ups
+    // and neither is flat; at this g the fused margin is D exactly in exact arithmetic, and float64
+    // lands it a few ulp above (found by a seeded search).
+    const g0 = Math.fround(0.022415759041905403);
+    const trace = syntheticTrace({ frames: 1, classCount: 3, uRef: () => g0 });
+    trace.zStatic.set([-15.830266952514648, -16.770591735839844, -20.23415184020996]);
+    trace.zDyn.set([3.2810351848602295, 2.340710401535034, 2.602725028991699]);
+    const result = paperAnalyses(trace, { ...DEFAULT_GATE_SETTINGS, mode: 'reset', g0 }, { permutations: 9 });
+    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': 0, rounding: 1 });
+    expect(1 - result.teff.exceptions[0]!.teff).toBeLessThan(1e-12);
+    expect(result.teff.exceptions[0]!.reason).toMatch(
+      /^the fused margin exceeds both branch margins by \d\.\de-1\d, within float64 rounding of logits up to 20\.2 in size/,
+    );
+  });
+
   it('AUROC of u* for the oracle advantage is 1 when u* is high exactly where the dynamic branch is better', () => {
     const trace = syntheticTrace({ frames: 200, classCount: 2, uRef: (i) => (i % 2 === 0 ? 0.8 : 0.2) });
     for (let i = 0; i < 200; i++) {
