@@ -8,6 +8,7 @@ import {
 import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
 import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { readSettingsFile } from '../core/recording/settings-file';
+import type { TraceFile } from '../core/recording/trace-arrow';
 
 /**
  * Options shared by the `knob` commands: gate settings, corruption schedules, numbers. A bad value
@@ -116,6 +117,17 @@ export async function settingsFromArgs(
     tustinPrewarp: values.prewarp === undefined ? base.tustinPrewarp : Boolean(values.prewarp),
   });
   return { gate, calibrator: file?.calibrator ?? null };
+}
+
+/**
+ * The settings for a recorded trace: the options over the settings the trace was recorded with, so
+ * a command given no knob options reproduces the run.
+ */
+export function settingsOverTrace(
+  values: Values,
+  file: TraceFile,
+): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null }> {
+  return settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
 }
 
 /** The gate settings of `settingsFromArgs` alone. */

@@ -1,12 +1,18 @@
 import { paperAnalyses, type Distribution, type PaperAnalyses } from '../../../src-shared/analysis';
 import { checkCalibratorFor, compileCalibrator } from '../../../src-shared/calibrators';
-import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { describeSettings } from '../../core/report/provenance';
 import { sectionReportFiles, type ReportSection } from '../../core/report/section-report';
-import { GATE_OPTIONS, parseCommandArgs, positiveInteger, seedOption, settingsFromArgs, UsageError } from '../cli-args';
+import {
+  GATE_OPTIONS,
+  parseCommandArgs,
+  positiveInteger,
+  seedOption,
+  settingsOverTrace,
+  UsageError,
+} from '../cli-args';
 import { printJson } from '../json-output';
 
 const n3 = (v: number | null | undefined) =>
@@ -102,7 +108,7 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob analyze takes one trace file');
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]!);
-  const { gate: settings, calibrator } = await settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);
   const analyses = paperAnalyses(file.trace, settings, {
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),

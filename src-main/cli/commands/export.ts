@@ -1,14 +1,13 @@
 import { basename } from 'node:path';
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
-import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { buildBundle } from '../../core/bundle/bundle-export';
 import { writeOutputFile } from '../../core/files/output-files';
 import { readUserFile } from '../../core/files/user-files';
 import { loadModel } from '../../core/inference/loaded-model';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
-import { GATE_OPTIONS, parseCommandArgs, settingsFromArgs, UsageError } from '../cli-args';
+import { GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /**
@@ -31,7 +30,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   if (!out.endsWith('.knob.zip')) throw new UsageError('--out must end in .knob.zip (NAME.knob.zip names the bundle)');
   const name = basename(out).slice(0, -'.knob.zip'.length);
   const file = await readTraceFile(values.trace);
-  const { gate, calibrator } = await settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const { gate, calibrator } = await settingsOverTrace(values, file);
   // the description and the file are what a bundle needs: opened on the CPU, no GPU provider probed
   const model = await loadModel({ ...modelOptionsFromArgs(values), executionProviders: ['cpu'] });
   try {

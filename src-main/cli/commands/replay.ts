@@ -1,9 +1,8 @@
-import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
-import { GATE_OPTIONS, settingsFromArgs, UsageError, parseCommandArgs } from '../cli-args';
+import { GATE_OPTIONS, settingsOverTrace, UsageError, parseCommandArgs } from '../cli-args';
 import { printRunSummary } from './run-summary';
 
 /** knob replay TRACE: the run's outputs again from a recorded trace, with any settings, no model. */
@@ -21,8 +20,7 @@ export async function replayCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob replay takes one trace file');
   if (!values.out) throw new UsageError('--out DIR is required');
   const file = await readTraceFile(positionals[0]);
-  // Unspecified settings are those the trace was recorded with, so a bare replay reproduces the run.
-  const { gate: settings, calibrator } = await settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);
   const analysis = analyseRun(file.trace, settings, calibrator);
   // The model, source and schedule are those the trace was made with, when the trace says so.

@@ -5,7 +5,6 @@ import { sectionReportFiles } from '../../core/report/section-report';
 import { tuneOnThreads } from '../../core/tuning/tuning-pool';
 import { tuningSummary } from '../../core/tuning/tuning-view';
 import { jsonText, printJson } from '../json-output';
-import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { describeSettings } from '../../core/report/provenance';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import { paretoPlotSvg, tuningHeatmapSvg } from '../../../src-shared/plots/tuning-plots';
@@ -22,7 +21,7 @@ import {
   parseCommandArgs,
   positiveInteger,
   seedOption,
-  settingsFromArgs,
+  settingsOverTrace,
   UsageError,
 } from '../cli-args';
 import { abortOnInterrupt } from '../interrupt';
@@ -104,7 +103,7 @@ export async function tuneCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob tune takes one trace file');
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]!);
-  const { gate: current, calibrator } = await settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const { gate: current, calibrator } = await settingsOverTrace(values, file);
   if (calibrator !== null && calibrator.method !== 'temperature')
     throw new UsageError(
       `knob tune varies the gate and a temperature only; the settings' calibrator is '${calibrator.method}'`,
