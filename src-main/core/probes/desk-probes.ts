@@ -17,13 +17,14 @@ import {
   describeFrequencyProbePlan,
   describeStepProbePlan,
   type FrequencyProbePlan,
+  type FrequencyProbeResult,
   type StepProbePlan,
+  type StepProbeResult,
 } from '../../../src-shared/probes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../api/call-context';
 import type { InferenceClient } from '../inference/inference-client';
 import { openSourcePath } from '../sources/open-source';
-import type { FrameSource } from '../sources/frame-source';
 import { recordFrequencyProbe, recordStepProbe, type ProbeRecordingOptions } from './probe-recording';
 import { RecordedOnce } from './recorded-once';
 
@@ -45,9 +46,58 @@ interface Recorded<P> {
 
 const PROBE_FRAME_RATE_HZ = 30;
 
+/** What differs between the desk's probes: the plan, how its streams are recorded, and the replay. */
+interface ProbeKind<Params, Plan, Result> {
+  what: string;
+  plan: (params: Params) => Plan;
+  recordStreams: (plan: Plan, options: ProbeRecordingOptions) => Promise<Trace[]>;
+  describe: (plan: Plan) => string;
+  at: (traces: Trace[], plan: Plan, settings: GateSettings) => Result;
+}
+
+const STEP_PROBE: ProbeKind<StepProbeParams, StepProbePlan, StepProbeResult> = {
+  what: 'step probe',
+  plan: (params) => parseStepProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+  recordStreams: recordStepProbe,
+  describe: describeStepProbePlan,
+  at: stepProbeAt,
+};
+
+const FREQUENCY_PROBE: ProbeKind<FrequencyProbeParams, FrequencyProbePlan, FrequencyProbeResult> = {
+  what: 'frequency probe',
+  plan: (params) => parseFrequencyProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+  recordStreams: recordFrequencyProbe,
+  describe: describeFrequencyProbePlan,
+  at: frequencyProbeAt,
+};
+
+/** One probe kind's recordings, made once per (parameters, model) and replayed at any knobs. */
+class ProbeReplays<Params, Plan, Result> {
+  private readonly once: RecordedOnce<Recorded<Plan>>;
+
+  constructor(private readonly kind: ProbeKind<Params, Plan, Result>) {
+    this.once = new RecordedOnce(kind.what);
+  }
+
+  get recording(): boolean {
+    return this.once.recording;
+  }
+
+  async at(params: Params, client: InferenceClient, settings: GateSettings, call: CallContext) {
+    const { recorded, fresh } = await this.once.get(
+      JSON.stringify([params, client.description.sha256]),
+      call.signal,
+      (signal) => record(client, call, signal, this.kind.plan(params), this.kind),
+    );
+    const started = performance.now();
+    const result = this.kind.at(recorded.traces, recorded.plan, settings);
+    return { recorded, recordMs: fresh ? recorded.recordMs : null, result, replayMs: performance.now() - started };
+  }
+}
+
 export class DeskProbes {
-  private readonly step = new RecordedOnce<Recorded<StepProbePlan>>('step probe');
-  private readonly frequency = new RecordedOnce<Recorded<FrequencyProbePlan>>('frequency probe');
+  private readonly step = new ProbeReplays(STEP_PROBE);
+  private readonly frequency = new ProbeReplays(FREQUENCY_PROBE);
 
   /** What is recording through the model now, in words; null when nothing is. */
   get recording(): string | null {
@@ -61,23 +111,7 @@ export class DeskProbes {
     settingsVersion: number,
     call: CallContext,
   ): Promise<StepProbeView> {
-    const { recorded, fresh } = await this.step.get(
-      JSON.stringify([params, client.description.sha256]),
-      call.signal,
-      (signal) =>
-        record(
-          client,
-          call,
-          signal,
-          parseStepProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
-          'step probe',
-          recordStepProbe,
-          (plan, source) => `${describeStepProbePlan(plan)} over ${source.info.description}`,
-        ),
-    );
-    const started = performance.now();
-    const result = stepProbeAt(recorded.traces, recorded.plan, settings);
-    const replayMs = performance.now() - started;
+    const { recorded, recordMs, result, replayMs } = await this.step.at(params, client, settings, call);
     const figure = stepProbeFigure(result);
     const { measured, predictedInfo } = result.summary;
     const a = result.analytic;
@@ -99,7 +133,7 @@ export class DeskProbes {
     return {
       settingsVersion,
       description: recorded.description,
-      recordMs: fresh ? recorded.recordMs : null,
+      recordMs,
       replayMs,
       tSeconds: Array.from(figure.tSeconds),
       measured: finiteOrNullArray(figure.measured),
@@ -138,28 +172,12 @@ export class DeskProbes {
     settingsVersion: number,
     call: CallContext,
   ): Promise<FrequencyProbeView> {
-    const { recorded, fresh } = await this.frequency.get(
-      JSON.stringify([params, client.description.sha256]),
-      call.signal,
-      (signal) =>
-        record(
-          client,
-          call,
-          signal,
-          parseFrequencyProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
-          'frequency probe',
-          recordFrequencyProbe,
-          (plan, source) => `${describeFrequencyProbePlan(plan)} over ${source.info.description}`,
-        ),
-    );
-    const started = performance.now();
-    const result = frequencyProbeAt(recorded.traces, recorded.plan, settings);
-    const replayMs = performance.now() - started;
+    const { recorded, recordMs, result, replayMs } = await this.frequency.at(params, client, settings, call);
     const figure = bodeProbeFigure(result);
     return {
       settingsVersion,
       description: recorded.description,
-      recordMs: fresh ? recorded.recordMs : null,
+      recordMs,
       replayMs,
       discretization: figure.discretization,
       theoryHz: Array.from(figure.theoryHz),
@@ -182,15 +200,13 @@ export class DeskProbes {
 }
 
 /** Records a probe's streams over the embedded test set, with progress and cancellation. */
-async function record<P>(
+async function record<Plan>(
   client: InferenceClient,
   call: CallContext,
   signal: AbortSignal,
-  plan: P,
-  what: string,
-  recordStreams: (plan: P, options: ProbeRecordingOptions) => Promise<Trace[]>,
-  describe: (plan: P, source: FrameSource) => string,
-): Promise<Recorded<P>> {
+  plan: Plan,
+  { what, recordStreams, describe }: Pick<ProbeKind<unknown, Plan, unknown>, 'what' | 'recordStreams' | 'describe'>,
+): Promise<Recorded<Plan>> {
   const source = await openSourcePath('default', {
     target: client.description.input,
     frameRateHz: PROBE_FRAME_RATE_HZ,
@@ -205,7 +221,12 @@ async function record<P>(
       signal,
       onProgress: (done, total) => call.progress(task, done, total),
     });
-    return { plan, traces, description: describe(plan, source), recordMs: performance.now() - started };
+    return {
+      plan,
+      traces,
+      description: `${describe(plan)} over ${source.info.description}`,
+      recordMs: performance.now() - started,
+    };
   } catch (error) {
     if (signal.aborted) throw new KnobError('CANCELLED', `the ${what} was cancelled`);
     throw error;
