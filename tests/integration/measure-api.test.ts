@@ -46,7 +46,7 @@ describe('probe.step and tune.run', () => {
     expect(other.realisations).toBe(4);
   }, 120_000);
 
-  it('while a probe records, playing and offline runs are refused, naming the probe', async () => {
+  it('while a probe records, playing, offline runs and loading a model are refused, naming the probe', async () => {
     const probing = backend.handle('probe.step', { realisations: 8, framesPerLevel: 300, seed: 5 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(backend.handle('stream.start', {})).rejects.toMatchObject({
@@ -55,6 +55,15 @@ describe('probe.step and tune.run', () => {
     });
     await expect(backend.handle('stream.runOffline', { maxFrames: 10 })).rejects.toMatchObject({
       code: 'NOT_AVAILABLE',
+    });
+    // refused up front, not by closing the model under the probe
+    await expect(
+      backend.handle('model.load', { path: 'default', executionProviders: ['cpu'], discard: true }),
+    ).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(
+        /the step probe is recording through the model: cancel it or wait before loading a model/,
+      ),
     });
     expect((await probing).recordMs).not.toBeNull();
   }, 60_000);

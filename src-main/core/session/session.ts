@@ -371,6 +371,7 @@ export class Session {
   async loadModel(options: ModelOptions, discard: boolean): Promise<ModelDescription> {
     return this.exclusive(async () => {
       assertAllowed('model.load', this.state.kind);
+      this.refuseWhileProbing('loading a model');
       await this.requireDiscardable('model.load', discard);
       const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
       // Loaded before anything is torn down: a model that fails to load changes nothing.
