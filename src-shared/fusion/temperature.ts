@@ -12,7 +12,7 @@ import { marginRow, type LogitArray } from './logits';
  * - T_eff >= 1 and CSR <= 1 hold for two classes; for any K when both branches rank the same two
  *   classes on top; and for any K when either branch's runner-ups are all equal (then the fused
  *   margin against the other branch's top class, or its runner-up, is at most a convex combination of
- *   the two margins; `train_knob.py --static-runner-ups flat` trains a static branch of this form).
+ *   the two margins; `train_knob.py` trains the shipped model's dynamic branch in this form).
  *   Otherwise, for K >= 3 with different runner-up classes, the fused margin can exceed both branch
  *   margins (e.g. z_static = (2, 1, 0), z_dyn = (2, 0, 1.9), g = 0.5 gives m = (1, 0.1) -> 1.05), so
  *   T_eff < 1 is a real reading, not an error.

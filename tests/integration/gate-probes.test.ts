@@ -6,15 +6,14 @@
  * the frames, and a wrong prediction leaves it over the transient. The frequency probe (8
  * frequencies, 0.25 to 10 Hz): magnitudes within two standard errors of the discrete theory wherever
  * no clipping was flagged, falling with frequency. (Measured here: 100 % of frames inside for all
- * three; the largest magnitude error 1.35 standard errors.)
+ * three; the largest magnitude error 0.65 standard errors.)
  *
- * The paper's analyses on a shot-noise staircase (severity 0 to 5, 500 frames each): T_eff >= 1 on
- * every frame where it is a theorem, and every frame below 1 listed with the K >= 3 reason; Spearman's
- * rho between T_eff and severity positive; CSR < 1 on the disagreement subset. The issue's "T_eff >= 1
- * on at least 99 % of frames" presumes two classes: with K = 10 and different runner-up classes the
- * fused margin can exceed both branch margins (fusion/temperature.ts), and on this model that is
- * about one frame in ten (the measured share is printed; README, "The paper's analyses"). A model
- * with a flat static branch meets it on every frame, less well calibrated (tools/train/README.md).
+ * The paper's analyses on a shot-noise staircase (severity 0 to 5, 500 frames each): T_eff >= 1 on at
+ * least 99 % of frames, every exception listed with its reason; Spearman's rho between T_eff and
+ * severity positive; CSR < 1 on the disagreement subset. T_eff >= 1 is a theorem for K = 10 only under
+ * conditions (fusion/temperature.ts); the shipped model's dynamic branch reports its top class and
+ * confidence with its runner-ups all equal (tools/train/README.md), which is one of them, so here it
+ * holds on every frame and an exception could only be rounding.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
@@ -139,23 +138,29 @@ describe('the frequency probe on the shipped model', () => {
 });
 
 describe("the paper's analyses on the shipped model (shot-noise staircase 0 to 5)", () => {
-  it('T_eff >= 1 wherever it is a theorem; every exception listed with the K >= 3 reason', () => {
+  it("T_eff >= 1 on at least 99 % of frames: the dynamic branch's runner-ups are flat on every frame", () => {
     const result = paperAnalyses(staircase, knobs(0.7), { permutations: 99 });
     expect(result.frames).toBe(6 * STAIR_FRAMES);
     console.log(
       `T_eff >= 1 on ${(100 * result.teff.atLeastOneShare).toFixed(1)} % of ${result.frames} frames; ` +
-        `${result.teff.exceptionCount} exceptions, all K >= 3 with different top two; ` +
+        `${result.teff.exceptionCount} exceptions (${JSON.stringify(result.teff.exceptionKinds)}); ` +
         `Spearman(T_eff, severity) = ${result.teff.spearmanWithSeverity!.toFixed(3)}; ` +
         `CSR on disagreement ${result.csr.disagreement!.mean.toFixed(3)}`,
     );
+    expect(result.teff.atLeastOneShare).toBeGreaterThanOrEqual(0.99);
     expect(result.teff.atLeastOneShare).toBeCloseTo(1 - result.teff.exceptionCount / result.frames, 12);
     expect(result.teff.exceptions.length).toBe(Math.min(100, result.teff.exceptionCount));
+    // the theorem's condition holds on every frame, so no exception is of the K >= 3 kind
+    expect(result.teff.exceptionKinds['different-top-two']).toBe(0);
     for (const exception of result.teff.exceptions) {
       expect(exception.teff).toBeLessThan(1);
-      expect(exception.reason).toMatch(/^K = 10 >= 3 and the branches rank different top two/);
+      expect(exception.reason).toMatch(/the dynamic branch's runner-ups are all equal: T_eff < 1 here is rounding/);
     }
-    // every exception, not only the listed ones: the theorem holds on the rest
-    expect(result.teff.exceptionKinds).toEqual({ 'different-top-two': result.teff.exceptionCount, rounding: 0 });
+    const k = staircase.classCount;
+    for (let i = 0; i < staircase.frameCount; i++) {
+      const row = Array.from(staircase.zDyn.subarray(i * k, (i + 1) * k)).sort((a, b) => b - a);
+      expect(new Set(row.slice(1)).size, `frame ${i}`).toBe(1);
+    }
     for (const row of result.bySeverity!) expect(row.teff.frames).toBe(STAIR_FRAMES);
   });
 

@@ -148,7 +148,7 @@ describe('effective temperature and confidence shrinkage', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.boolean(),
         (k, topClass, marginFlat, runnerUp, other, g, flatIsStatic) => {
-          // a branch as `train_knob.py --static-runner-ups flat` trains it: its top, every other class at one value
+          // a branch as `train_knob.py` trains the dynamic one: its top, every other class at one value
           const flat = Array.from({ length: k }, (_, c) => (c === topClass % k ? runnerUp + marginFlat : runnerUp));
           const zOther = other.slice(0, k);
           const { ms, md, mf } = flatIsStatic ? fusedMargins(flat, zOther, g) : fusedMargins(zOther, flat, g);

@@ -89,7 +89,7 @@ describe('the paper analyses', () => {
     expect(result.bySeverity).toBeNull();
   });
 
-  it('a branch with flat runner-ups (as --static-runner-ups flat trains) leaves only rounding below 1', () => {
+  it('a branch with flat runner-ups (as train_knob.py trains the dynamic one) leaves only rounding below 1', () => {
     // Logits and g are float32 values, so the trace holds them exactly; reset mode with u* = g0 keeps
     // g = g0. Both branch margins are equal, so the fused margin is their convex combination, which
     // float64 arithmetic lands just above them: T_eff = 1 - 3e-15 (found by a seeded search).
