@@ -477,14 +477,15 @@ export const API_METHODS = {
   },
   /**
    * The step probe at the current knobs (issue 17): R realisations of severity 1 -> 5 -> 1 of the
-   * corruption over the embedded test set at 30 fps, recorded through the model once (progress on
-   * 'work.progress'; cancelling the call stops it) and replayed at the knobs on every later call
-   * with the same parameters and model. Refused while the stream plays.
+   * corruption over the embedded test set at 30 fps, or over the open file source at its frame rate
+   * (`over`), recorded through the model once (progress on 'work.progress'; cancelling the call
+   * stops it) and replayed at the knobs on every later call with the same parameters, stream and
+   * model. Refused while the stream plays.
    */
   'probe.step': { params: StepProbeParamsSchema, result: StepProbeViewSchema },
   /**
    * The frequency probe at the current knobs: sinusoidal severity at log-spaced frequencies up to a
-   * third of 30 fps over the embedded test set, recorded and replayed as the step probe is.
+   * third of the frame rate, over the same streams as the step probe, recorded and replayed as it is.
    */
   'probe.frequency': { params: FrequencyProbeParamsSchema, result: FrequencyProbeViewSchema },
   /**

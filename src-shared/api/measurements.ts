@@ -9,7 +9,16 @@ import { TuningConstraintsSchema } from '../tuning/tuning-search';
  * current knobs (recorded once through the model, replayed at every knob change) and a tune of the
  * current recording. Numbers that are not finite travel as null.
  */
+/**
+ * What a desk probe records over: the embedded test set at 30 fps, or the session's open file
+ * source (a dataset, image folder or video: its frames at its own frame rate, under the probe's own
+ * corruption schedule, not the source's).
+ */
+export const PROBE_SOURCES = ['embedded', 'open-source'] as const;
+export type ProbeSourceKind = (typeof PROBE_SOURCES)[number];
+
 export const StepProbeParamsSchema = z.strictObject({
+  over: z.enum(PROBE_SOURCES).default('embedded'),
   corruption: z.enum(CORRUPTION_NAMES).default('shot_noise'),
   realisations: z.number().int().min(2).max(256).default(32),
   framesPerLevel: z.number().int().min(20).max(3000).default(300),
@@ -59,6 +68,7 @@ export const StepProbeViewSchema = z.strictObject({
 export type StepProbeView = z.infer<typeof StepProbeViewSchema>;
 
 export const FrequencyProbeParamsSchema = z.strictObject({
+  over: z.enum(PROBE_SOURCES).default('embedded'),
   corruption: z.enum(CORRUPTION_NAMES).default('shot_noise'),
   frequencies: z.number().int().min(2).max(16).default(8),
   seed: z.number().int().nonnegative().max(0xffffffff).default(0),

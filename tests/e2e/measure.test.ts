@@ -1,6 +1,7 @@
 /**
  * Issue 17 in the desk (Debian's Chromium, browser mode, the real core and the shipped model):
- * the Probes tab runs a step probe through the model and shows the measured and predicted curves
+ * the Probes tab offers the open file source as well as the embedded set, runs a step probe
+ * through the model and shows the measured and predicted curves
  * with the discrete predictions of the knobs, and replays it (no model) when a knob turns, and a
  * frequency probe's magnitudes over the discrete theory; the
  * Tune tab tunes the recording by replay, a Pareto point applies with one click, the knobs and the
@@ -26,6 +27,10 @@ const predictedOvershoot = async () =>
 describe('Measure panel', () => {
   it('runs a step probe: measured and predicted curves, replayed at new knobs without the model', async () => {
     await app.page.getByTestId('tab-probes').click();
+    // the desk opened a file source (the embedded set), so the probes may record over it too
+    const overOpen = app.page.getByTestId('probe-over').locator('option[value="open-source"]');
+    expect(await overOpen.isDisabled()).toBe(false);
+    expect(await overOpen.textContent()).toMatch(/the open source \(30 fps\)/);
     await app.page.getByTestId('probe-realisations').fill('4');
     await app.page.getByTestId('probe-run').click();
     await expect.poll(() => app.page.getByTestId('probe-facts').isVisible(), { timeout: 60000 }).toBe(true);

@@ -5,11 +5,17 @@
  * `tune.run` tunes the current recording by replay within the constraints and leaves the knobs
  * alone; both refuse clearly without a model or a recording; while a probe records, the stream
  * cannot start. Results are checked against the
- * contract (KNOB_CHECK_CONTRACT is on in tests).
+ * contract (KNOB_CHECK_CONTRACT is on in tests). The probes also record over the open file source
+ * (a real video at its own frame rate) and refuse a camera.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { fashionMnistSample } from '../support/fashion-mnist';
 
 const backend = new KnobBackend();
 afterAll(async () => backend.close());
@@ -98,5 +104,67 @@ describe('probe.step and tune.run', () => {
     expect(tuned.improvement.difference).toBeCloseTo(tuned.heldOut.best! - tuned.heldOut.current!, 12);
     expect(tuned.pareto.length).toBeGreaterThan(0);
     expect(await backend.handle('knobs.get', {})).toEqual(before);
+  }, 120_000);
+
+  it('probes over the open source: a 25 fps video at its own frame rate; a camera or no source is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knob-probe-video-'));
+    try {
+      await backend.handle('model.load', { path: 'default', executionProviders: ['cpu'], discard: true });
+      await expect(backend.handle('probe.frequency', { over: 'open-source' })).rejects.toMatchObject({
+        code: 'NOT_AVAILABLE',
+        message: 'the frequency probe over the open source: no source is open',
+      });
+      await backend.handle('source.open', { kind: 'camera', discard: true });
+      await expect(backend.handle('probe.step', { over: 'open-source' })).rejects.toMatchObject({
+        code: 'NOT_AVAILABLE',
+        message: expect.stringMatching(/the step probe over the open source: .* is live; a probe needs a file source/),
+      });
+      // a real video: 240 test images as 25 fps lossless grayscale frames
+      const video = join(dir, 'field-recording.avi');
+      const { images } = fashionMnistSample(240);
+      execFileSync(
+        'ffmpeg',
+        ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', '28x28', '-r', '25'].concat([
+          '-i',
+          '-',
+          '-c:v',
+          'ffv1',
+          '-pix_fmt',
+          'gray',
+          video,
+        ]),
+        { input: Buffer.concat(images) },
+      );
+      await backend.handle('source.open', { kind: 'video', path: video, discard: true });
+      const params = { over: 'open-source' as const, realisations: 2, framesPerLevel: 30 };
+      const first = await backend.handle('probe.step', params);
+      expect(first.recordMs).not.toBeNull();
+      expect(first.description).toMatch(
+        /2 realisations of 90 frames at 25 fps over field-recording\.avi \(video 28 x 28 at 25\.000 fps, 240 frames/,
+      );
+      expect(first.tSeconds[1]! - first.tSeconds[0]!).toBeCloseTo(1 / 25, 9);
+      const knobs = await backend.handle('knobs.get', {});
+      expect(Math.abs(first.identified!.zeta / knobs.gate.zeta - 1)).toBeLessThan(0.01);
+      // the same stream again is a replay; the embedded set with the same parameters is another recording
+      expect((await backend.handle('probe.step', params)).recordMs).toBeNull();
+      const embedded = await backend.handle('probe.step', { ...params, over: 'embedded' });
+      expect(embedded.recordMs).not.toBeNull();
+      expect(embedded.description).toMatch(/at 30 fps over embedded Fashion-MNIST test set/);
+      // too short for the frequency probe: a typed error naming what it needs
+      await expect(backend.handle('probe.frequency', { over: 'open-source' })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/the frequency probe needs \d+ frames .*; the source has 240/),
+      });
+      // Matroska does not state its frame count: refused with the file named, not guessed
+      const mkv = join(dir, 'no-count.mkv');
+      execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', video, '-c', 'copy', mkv]);
+      await backend.handle('source.open', { kind: 'video', path: mkv, discard: true });
+      await expect(backend.handle('probe.step', params)).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/^no-count\.mkv \(video .*\): a probe needs a source whose length is known/),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

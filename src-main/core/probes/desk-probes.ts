@@ -24,18 +24,24 @@ import {
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../api/call-context';
 import type { InferenceClient } from '../inference/inference-client';
+import type { FrameSource } from '../sources/frame-source';
+import { sourceName } from '../sources/source-name';
 import { openSourcePath } from '../sources/open-source';
 import { recordFrequencyProbe, recordStepProbe, type ProbeRecordingOptions } from './probe-recording';
 import { RecordedOnce } from './recorded-once';
 
 /**
- * The desk's probes: each probe's streams recorded through the model once per (parameters,
- * model), over the embedded test set at 30 fps, then replayed at whatever knobs each later call
- * has (a knob change costs a replay, no model pass). A call asking for what is being recorded waits
- * for that recording instead of starting another.
+ * The desk's probes: each probe's streams recorded through the model once per (parameters, source,
+ * model), over the embedded test set at 30 fps or the session's open file source at its own frame
+ * rate, then replayed at whatever knobs each later call has (a knob change costs a replay, no
+ * model pass). A call asking for what is being recorded waits for that recording instead of
+ * starting another.
  */
 type StepProbeParams = z.output<typeof StepProbeParamsSchema>;
 type FrequencyProbeParams = z.output<typeof FrequencyProbeParamsSchema>;
+
+/** What a probe records over: the embedded test set, or the open file source (the session's). */
+export type ProbeSource = { kind: 'embedded' } | { kind: 'open-source'; source: FrameSource };
 
 interface Recorded<P> {
   plan: P;
@@ -44,12 +50,13 @@ interface Recorded<P> {
   recordMs: number;
 }
 
-const PROBE_FRAME_RATE_HZ = 30;
+/** The embedded test set's frame rate for the probes (the CLI's default too). */
+const EMBEDDED_FRAME_RATE_HZ = 30;
 
 /** What differs between the desk's probes: the plan, how its streams are recorded, and the replay. */
 interface ProbeKind<Params, Plan, Result> {
   what: string;
-  plan: (params: Params) => Plan;
+  plan: (params: Params, frameRateHz: number) => Plan;
   recordStreams: (plan: Plan, options: ProbeRecordingOptions) => Promise<Trace[]>;
   describe: (plan: Plan) => string;
   at: (traces: Trace[], plan: Plan, settings: GateSettings) => Result;
@@ -57,7 +64,7 @@ interface ProbeKind<Params, Plan, Result> {
 
 const STEP_PROBE: ProbeKind<StepProbeParams, StepProbePlan, StepProbeResult> = {
   what: 'step probe',
-  plan: (params) => parseStepProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+  plan: ({ over: _, ...params }, frameRateHz) => parseStepProbePlan({ ...params, frameRateHz }),
   recordStreams: recordStepProbe,
   describe: describeStepProbePlan,
   at: stepProbeAt,
@@ -65,13 +72,24 @@ const STEP_PROBE: ProbeKind<StepProbeParams, StepProbePlan, StepProbeResult> = {
 
 const FREQUENCY_PROBE: ProbeKind<FrequencyProbeParams, FrequencyProbePlan, FrequencyProbeResult> = {
   what: 'frequency probe',
-  plan: (params) => parseFrequencyProbePlan({ ...params, frameRateHz: PROBE_FRAME_RATE_HZ }),
+  plan: ({ over: _, ...params }, frameRateHz) => parseFrequencyProbePlan({ ...params, frameRateHz }),
   recordStreams: recordFrequencyProbe,
   describe: describeFrequencyProbePlan,
   at: frequencyProbeAt,
 };
 
-/** One probe kind's recordings, made once per (parameters, model) and replayed at any knobs. */
+/** Tells open sources apart in the recordings' keys: a source opened again is a new one. */
+const sourceIds = new WeakMap<FrameSource, number>();
+let sourcesSeen = 0;
+
+function sourceKey(over: ProbeSource): string {
+  if (over.kind === 'embedded') return 'embedded';
+  let id = sourceIds.get(over.source);
+  if (id === undefined) sourceIds.set(over.source, (id = ++sourcesSeen));
+  return `open-source ${id}`;
+}
+
+/** One probe kind's recordings, made once per (parameters, source, model) and replayed at any knobs. */
 class ProbeReplays<Params, Plan, Result> {
   private readonly once: RecordedOnce<Recorded<Plan>>;
 
@@ -83,11 +101,11 @@ class ProbeReplays<Params, Plan, Result> {
     return this.once.recording;
   }
 
-  async at(params: Params, client: InferenceClient, settings: GateSettings, call: CallContext) {
+  async at(params: Params, over: ProbeSource, client: InferenceClient, settings: GateSettings, call: CallContext) {
     const { recorded, fresh } = await this.once.get(
-      JSON.stringify([params, client.description.sha256]),
+      JSON.stringify([params, sourceKey(over), client.description.sha256]),
       call.signal,
-      (signal) => record(client, call, signal, this.kind.plan(params), this.kind),
+      (signal) => record(client, call, signal, params, over, this.kind),
     );
     const started = performance.now();
     const result = this.kind.at(recorded.traces, recorded.plan, settings);
@@ -106,12 +124,13 @@ export class DeskProbes {
 
   async stepAt(
     params: StepProbeParams,
+    over: ProbeSource,
     client: InferenceClient,
     settings: GateSettings,
     settingsVersion: number,
     call: CallContext,
   ): Promise<StepProbeView> {
-    const { recorded, recordMs, result, replayMs } = await this.step.at(params, client, settings, call);
+    const { recorded, recordMs, result, replayMs } = await this.step.at(params, over, client, settings, call);
     const figure = stepProbeFigure(result);
     const { measured, predictedInfo } = result.summary;
     const a = result.analytic;
@@ -167,12 +186,13 @@ export class DeskProbes {
 
   async frequencyAt(
     params: FrequencyProbeParams,
+    over: ProbeSource,
     client: InferenceClient,
     settings: GateSettings,
     settingsVersion: number,
     call: CallContext,
   ): Promise<FrequencyProbeView> {
-    const { recorded, recordMs, result, replayMs } = await this.frequency.at(params, client, settings, call);
+    const { recorded, recordMs, result, replayMs } = await this.frequency.at(params, over, client, settings, call);
     const figure = bodeProbeFigure(result);
     return {
       settingsVersion,
@@ -199,19 +219,24 @@ export class DeskProbes {
   }
 }
 
-/** Records a probe's streams over the embedded test set, with progress and cancellation. */
-async function record<Plan>(
+/** Records a probe's streams over its source, at that source's frame rate, with progress and cancellation. */
+async function record<Params, Plan>(
   client: InferenceClient,
   call: CallContext,
   signal: AbortSignal,
-  plan: Plan,
-  { what, recordStreams, describe }: Pick<ProbeKind<unknown, Plan, unknown>, 'what' | 'recordStreams' | 'describe'>,
+  params: Params,
+  over: ProbeSource,
+  { what, plan: planOf, recordStreams, describe }: ProbeKind<Params, Plan, unknown>,
 ): Promise<Recorded<Plan>> {
-  const source = await openSourcePath('default', {
-    target: client.description.input,
-    frameRateHz: PROBE_FRAME_RATE_HZ,
-    labelNames: client.description.labelNames,
-  });
+  const source =
+    over.kind === 'open-source'
+      ? over.source
+      : await openSourcePath('default', {
+          target: client.description.input,
+          frameRateHz: EMBEDDED_FRAME_RATE_HZ,
+          labelNames: client.description.labelNames,
+        });
+  const plan = planOf(params, source.info.frameRateHz);
   const task = `${what}: recording through the model`;
   const started = performance.now();
   try {
@@ -224,7 +249,7 @@ async function record<Plan>(
     return {
       plan,
       traces,
-      description: `${describe(plan)} over ${source.info.description}`,
+      description: `${describe(plan)} over ${sourceName(source.info)}`,
       recordMs: performance.now() - started,
     };
   } catch (error) {

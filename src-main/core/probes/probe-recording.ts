@@ -16,6 +16,7 @@ import type { Trace } from '../../../src-shared/trace/trace';
 import { runOffline } from '../engine/offline-run';
 import type { InferenceClient } from '../inference/inference-client';
 import type { FrameSource } from '../sources/frame-source';
+import { sourceName } from '../sources/source-name';
 
 /**
  * Records a probe's streams through the model, once: each is an offline run (offline-run.ts) of a
@@ -43,12 +44,13 @@ function sourceFramesFor(source: FrameSource, frameRateHz: number): number {
   if (source.info.frameCount === null)
     throw new KnobError(
       'INVALID_INPUT',
-      `${source.info.description}: a probe needs a source with a known length (not a camera)`,
+      `${sourceName(source.info)}: a probe needs a source whose length is known (not a camera; a video whose ` +
+        `container does not state its frame count can be remuxed to .mp4 or .avi)`,
     );
   if (Math.abs(source.info.frameRateHz - frameRateHz) > 1e-9 * frameRateHz)
     throw new KnobError(
       'INVALID_INPUT',
-      `${source.info.description} plays at ${source.info.frameRateHz} fps; the probe was planned at ${frameRateHz} fps`,
+      `${sourceName(source.info)} plays at ${source.info.frameRateHz} fps; the probe was planned at ${frameRateHz} fps`,
     );
   return source.info.frameCount;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../../../src-shared/api/contract';
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import type { ProbeSourceKind } from '../../../src-shared/api/measurements';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import {
@@ -55,7 +56,7 @@ import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Recording } from './recording';
-import { DeskProbes } from '../probes/desk-probes';
+import { DeskProbes, type ProbeSource } from '../probes/desk-probes';
 import { tuneOnThreads } from '../tuning/tuning-pool';
 import { tuningSummary } from '../tuning/tuning-view';
 import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
@@ -854,7 +855,8 @@ export class Session {
   /** The step probe at the current knobs: recorded through the model once, replayed after. */
   async stepProbe(params: ApiParsedParams<'probe.step'>, call: CallContext): Promise<ApiResult<'probe.step'>> {
     const model = this.requireIdleModel('the step probe');
-    return this.probes.stepAt(params, model, this.knobs.gate, this.knobs.version, call);
+    const over = this.probeSource(params.over, 'the step probe');
+    return this.probes.stepAt(params, over, model, this.knobs.gate, this.knobs.version, call);
   }
 
   /** The frequency probe at the current knobs: recorded through the model once, replayed after. */
@@ -863,7 +865,21 @@ export class Session {
     call: CallContext,
   ): Promise<ApiResult<'probe.frequency'>> {
     const model = this.requireIdleModel('the frequency probe');
-    return this.probes.frequencyAt(params, model, this.knobs.gate, this.knobs.version, call);
+    const over = this.probeSource(params.over, 'the frequency probe');
+    return this.probes.frequencyAt(params, over, model, this.knobs.gate, this.knobs.version, call);
+  }
+
+  /** What a probe records over: the embedded test set, or the open source when it is a file. */
+  private probeSource(over: ProbeSourceKind, what: string): ProbeSource {
+    if (over === 'embedded') return { kind: 'embedded' };
+    const source = sourceOf(this.state);
+    if (source === null) throw new KnobError('NOT_AVAILABLE', `${what} over the open source: no source is open`);
+    if (source.frames === null)
+      throw new KnobError(
+        'NOT_AVAILABLE',
+        `${what} over the open source: ${source.info.description} is live; a probe needs a file source (its streams are replayed from chosen frames)`,
+      );
+    return { kind: 'open-source', source: source.frames };
   }
 
   /** A probe recording through the model keeps the model to itself until it ends or is cancelled. */
