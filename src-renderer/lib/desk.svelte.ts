@@ -335,6 +335,18 @@ export class Desk {
     if (result) [this.frequencyProbe, this.frequencyProbeParams] = [result, params];
   }
 
+  /**
+   * Forgets the probes shown that were recorded through a model or over a source now replaced, so
+   * that a knob change replays what is shown instead of recording anew (a model pass nobody asked
+   * for). A new model replaces every recording; a new source those over the open source.
+   */
+  private dropProbes(which: 'all' | 'open-source'): void {
+    if (which === 'all' || this.stepProbeParams?.over === 'open-source')
+      [this.stepProbe, this.stepProbeParams] = [null, null];
+    if (which === 'all' || this.frequencyProbeParams?.over === 'open-source')
+      [this.frequencyProbe, this.frequencyProbeParams] = [null, null];
+  }
+
   /** Stops the probe being recorded (the parameters of the last one shown stay). */
   cancelProbe(): void {
     this.probeRun?.abort();
@@ -421,7 +433,10 @@ export class Desk {
       this.discarding((discard) => this.api.call('model.load', { ...params, discard })),
     );
     this.busy.model = false;
-    if (model) this.resetView();
+    if (model) {
+      this.resetView();
+      this.dropProbes('all');
+    }
   }
 
   async openSource(params: {
@@ -441,6 +456,7 @@ export class Desk {
     if (source) {
       this.sourceGeneration++;
       this.resetView();
+      this.dropProbes('open-source');
     }
   }
 

@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
 import type { BrowserMode } from '../support/browser-mode';
-import { recordFrames, startDesk, testIdText } from '../support/desk-page';
+import { openSourceAndWait, recordFrames, startDesk, testIdText } from '../support/desk-page';
 
 let app: BrowserMode;
 
@@ -63,6 +63,15 @@ describe('Measure panel', () => {
     const bode = await app.page.getByTestId('bode-probe-figure').locator('svg').first().innerHTML();
     expect(bode).toContain('discrete theory (zoh)');
     expect(bode).toContain('measured (lock-in)');
+
+    // over the open source: another stream, so a new recording (the same stream would replay)
+    await app.page.getByTestId('probe-over').selectOption('open-source');
+    await app.page.getByTestId('probe-run').click();
+    await expect.poll(() => text('probe-facts'), { timeout: 60000 }).toMatch(/at 30 fps over .*; recorded in/);
+    // opening a source forgets the probe over the old one: a knob change must not record anew
+    await openSourceAndWait(app);
+    await expect.poll(() => app.page.getByTestId('probe-facts').count()).toBe(0);
+    expect(await app.page.getByTestId('bode-facts').isVisible()).toBe(true); // over the embedded set: kept
     expect(app.pageErrors).toEqual([]);
   }, 120_000);
 

@@ -74,6 +74,18 @@ describe('probe.step and tune.run', () => {
     expect((await probing).recordMs).not.toBeNull();
   }, 60_000);
 
+  it('while a model loads, probes are refused rather than record through the model being replaced', async () => {
+    const loading = backend.handle('model.load', { path: 'default', executionProviders: ['cpu'], discard: true });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await expect(backend.handle('probe.step', { realisations: 2, framesPerLevel: 20 })).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: 'the step probe runs the model: a model is loading; wait for it',
+    });
+    await loading;
+    expect((await backend.handle('probe.step', { realisations: 2, framesPerLevel: 20 })).recordMs).not.toBeNull();
+    await backend.handle('source.open', { kind: 'embedded' }); // for the next test, as before the load
+  }, 60_000);
+
   it('the step probe is refused while the stream plays', async () => {
     await backend.handle('stream.start', { discard: true });
     await expect(backend.handle('probe.step', { realisations: 3, framesPerLevel: 60 })).rejects.toMatchObject({
@@ -145,7 +157,10 @@ describe('probe.step and tune.run', () => {
       expect(first.tSeconds[1]! - first.tSeconds[0]!).toBeCloseTo(1 / 25, 9);
       const knobs = await backend.handle('knobs.get', {});
       expect(Math.abs(first.identified!.zeta / knobs.gate.zeta - 1)).toBeLessThan(0.01);
-      // the same stream again is a replay; the embedded set with the same parameters is another recording
+      // the same source again is a replay; the file opened anew, or the embedded set, is another recording
+      expect((await backend.handle('probe.step', params)).recordMs).toBeNull();
+      await backend.handle('source.open', { kind: 'video', path: video, discard: true });
+      expect((await backend.handle('probe.step', params)).recordMs).not.toBeNull();
       expect((await backend.handle('probe.step', params)).recordMs).toBeNull();
       const embedded = await backend.handle('probe.step', { ...params, over: 'embedded' });
       expect(embedded.recordMs).not.toBeNull();

@@ -22,8 +22,9 @@ probability and shares the rest of the probability evenly among the other classe
 the head before this step. With one branch in this form T_eff = max(m_static, m_dyn) / m_fuse >= 1
 for any number of classes, the paper's "induced smoothing", which issue 17 asks of the shipped model.
 `--dynamic-runner-ups free` trains the earlier recipe (a free dynamic head), and
-`--static-runner-ups flat` the same form on the static branch instead (its top-label probability
-kept before the learned scale); tools/train/README.md has the measured card of each.
+`--dynamic-runner-ups free --static-runner-ups flat` the same form on the static branch instead (its
+top-label probability kept before the learned scale; `--static-runner-ups flat` alone flattens both);
+tools/train/README.md has the measured card of each.
 """
 import argparse
 import gzip
@@ -244,7 +245,7 @@ def main():
             # The fused loss carries most of the gate's signal (weight 8): u* must get low on inputs where
             # the dynamic stream errs for the fusion to follow the static one; the oracle-advantage
             # target is noisy on corrupted inputs, so it weighs little (0.25). Measured on the model
-            # card: weights (1, 1) gave a fused mean over corruptions of 86.96 %, (3, 0.5) 87.26 %,
+            # card (with free dynamic runner-ups, the recipe before 2026-12-01): weights (1, 1) gave a fused mean over corruptions of 86.96 %, (3, 0.5) 87.26 %,
             # (3, 0.5) with the static scale 87.53 %, (8, 0.25) with it 87.62 % (static 87.60 %).
             loss = loss_dyn + loss_static + FUSED_WEIGHT * loss_fused + AUX_WEIGHT * loss_aux
             optimizer.zero_grad()

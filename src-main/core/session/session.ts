@@ -130,6 +130,8 @@ export class Session {
   private outputCalibrator: Calibrator | null = null;
   private readonly playback = new Playback();
   private readonly probes = new DeskProbes();
+  /** A model.load between its checks and the old model's close: probes are refused meanwhile. */
+  private modelLoading = false;
   private readonly metrics = new MetricsWorkerClient();
   private nextRecordingId = 1;
   private lastError: KnobErrorPayload | null = null;
@@ -373,26 +375,34 @@ export class Session {
     return this.exclusive(async () => {
       assertAllowed('model.load', this.state.kind);
       this.refuseWhileProbing('loading a model');
-      await this.requireDiscardable('model.load', discard);
-      const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
-      // Loaded before anything is torn down: a model that fails to load changes nothing.
-      const client = await InferenceClient.start(resolved, {
-        ...(this.inferenceLauncher === undefined ? {} : { launcher: this.inferenceLauncher }),
-        onRestart: (notice) => {
-          this.logger.warn({ attempt: notice.attempt, delayMs: notice.delayMs }, notice.reason);
-          this.reportBackground({
-            code: 'INFERENCE_CRASHED',
-            message: `${notice.reason}; restarting in ${notice.delayMs} ms`,
-          });
-        },
-      });
-      await this.stopLive();
-      const previous = modelOf(this.state);
-      this.playback.resetClock();
-      this.playback.position = 0;
-      this.lastError = null;
-      this.enter({ kind: 'ready', model: client, source: null }, 'model.load');
-      await previous?.close();
+      // From here until the old model is closed, probes are refused (they do not queue behind this):
+      // one would record through the old model and have it closed under it.
+      this.modelLoading = true;
+      let client: InferenceClient;
+      try {
+        await this.requireDiscardable('model.load', discard);
+        const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
+        // Loaded before anything is torn down: a model that fails to load changes nothing.
+        client = await InferenceClient.start(resolved, {
+          ...(this.inferenceLauncher === undefined ? {} : { launcher: this.inferenceLauncher }),
+          onRestart: (notice) => {
+            this.logger.warn({ attempt: notice.attempt, delayMs: notice.delayMs }, notice.reason);
+            this.reportBackground({
+              code: 'INFERENCE_CRASHED',
+              message: `${notice.reason}; restarting in ${notice.delayMs} ms`,
+            });
+          },
+        });
+        await this.stopLive();
+        const previous = modelOf(this.state);
+        this.playback.resetClock();
+        this.playback.position = 0;
+        this.lastError = null;
+        this.enter({ kind: 'ready', model: client, source: null }, 'model.load');
+        await previous?.close();
+      } finally {
+        this.modelLoading = false;
+      }
       // A calibrator fitted for another number of classes cannot apply to this model.
       const calibrator = this.knobs.calibrator;
       const classes = calibrator === null ? null : calibratorClassCount(calibrator);
@@ -891,6 +901,8 @@ export class Session {
 
   /** The model, when no stream is using it (a probe runs it over its own streams). */
   private requireIdleModel(what: string): InferenceClient {
+    if (this.modelLoading)
+      throw new KnobError('NOT_AVAILABLE', `${what} runs the model: a model is loading; wait for it`);
     const kind = this.state.kind;
     if (kind === 'playing' || kind === 'camera' || kind === 'offline-run')
       throw new KnobError('NOT_AVAILABLE', `${what} runs the model: pause the stream first`);
