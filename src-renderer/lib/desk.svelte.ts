@@ -38,7 +38,8 @@ type Area =
   | 'runs'
   | 'calibrators'
   | 'probe'
-  | 'tune';
+  | 'tune'
+  | 'analysis';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
 
@@ -108,16 +109,18 @@ export class Desk {
     calibrators: null,
     probe: null,
     tune: null,
+    analysis: null,
   });
   /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
   notice = $state<string | null>(null);
-  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators' | 'probe' | 'tune', boolean>>({
+  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators' | 'probe' | 'tune' | 'analysis', boolean>>({
     model: false,
     source: false,
     metrics: false,
     calibrators: false,
     probe: false,
     tune: false,
+    analysis: false,
   });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
@@ -147,6 +150,8 @@ export class Desk {
   frequencyProbeParams = $state.raw<ApiParams<'probe.frequency'> | null>(null);
   /** The last tune of the current recording (Tune tab). */
   tuneResult = $state.raw<ApiResult<'tune.run'> | null>(null);
+  /** The paper's analyses of the current recording (Analyses tab), at the knobs of `settingsVersion`. */
+  analyses = $state.raw<ApiResult<'analysis.run'> | null>(null);
   /** The knobs each applied tuning point replaced, latest last: Undo restores them one by one. */
   knobsBeforeApply = $state.raw<GateSettings[]>([]);
   /** The question on screen (a discard to confirm), answered through its buttons. */
@@ -375,6 +380,14 @@ export class Desk {
   }
 
   /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
+  /** The paper's analyses of the current recording at the knobs now, by replay (no model). */
+  async runAnalyses(): Promise<void> {
+    this.busy.analysis = true;
+    const result = await this.attempt('analysis', () => this.api.call('analysis.run', {}));
+    this.busy.analysis = false;
+    if (result && result.recordingId === this.recordingId) this.analyses = result;
+  }
+
   async runTune(params: ApiParams<'tune.run'>): Promise<void> {
     this.busy.tune = true;
     const result = await this.attempt('tune', () => this.api.call('tune.run', params));
@@ -478,6 +491,7 @@ export class Desk {
     this.compareResult = null;
     this.calibratorComparison = null;
     this.tuneResult = null;
+    this.analyses = null;
     this.scrubbed = null;
     this.offlineResult = null;
     this.history.clear();

@@ -1,2 +1,3 @@
 export * from './paper-analyses';
 export * from './spearman';
+export * from './analysis-text';

@@ -5,6 +5,8 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
 import {
+  AnalysesParamsSchema,
+  AnalysesViewSchema,
   FrequencyProbeParamsSchema,
   FrequencyProbeViewSchema,
   StepProbeParamsSchema,
@@ -494,6 +496,12 @@ export const API_METHODS = {
    * tuning threads; the knobs do not change (the desk applies a point itself).
    */
   'tune.run': { params: TuneParamsSchema, result: TuneViewSchema },
+  /**
+   * The paper's analyses (T_eff and CSR by severity, agreement subsets, oracle advantage,
+   * polarisation, gate-conditional calibration) of the current recording at the current knobs, by
+   * replay (no model); the same figures and words as `knob analyze`.
+   */
+  'analysis.run': { params: AnalysesParamsSchema, result: AnalysesViewSchema },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

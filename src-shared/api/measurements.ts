@@ -159,3 +159,28 @@ export const TuneViewSchema = TuningSummarySchema.extend({
   settingsVersion: z.number().int().nonnegative(),
 });
 export type TuneView = z.infer<typeof TuneViewSchema>;
+
+/** The paper's analyses of the current recording at the current knobs (`analysis.run`). */
+export const AnalysesParamsSchema = z.strictObject({
+  /** Permutations of the gate-conditional test. */
+  permutations: z.number().int().min(19).max(100_000).default(999),
+});
+
+const AnalysisTableSchema = z.strictObject({ columns: z.array(z.string()), rows: z.array(z.array(z.string())) });
+
+export const AnalysesViewSchema = z.strictObject({
+  recordingId: z.number().int().positive(),
+  settingsVersion: z.number().int().nonnegative(),
+  frames: z.number().int().positive(),
+  labelledFrames: z.number().int().nonnegative(),
+  /** The summary in the words `knob analyze` prints (analysis-text.ts). */
+  lines: z.array(z.string()),
+  /** T_eff and CSR by severity; null when the recording has no severity column. */
+  bySeverity: AnalysisTableSchema.nullable(),
+  /** The first frames with T_eff < 1 and their reasons (of `exceptionCount`). */
+  exceptions: AnalysisTableSchema,
+  exceptionCount: z.number().int().nonnegative(),
+  /** Milliseconds the analyses took (a replay and the statistics; no model). */
+  wallMs: z.number(),
+});
+export type AnalysesView = z.infer<typeof AnalysesViewSchema>;

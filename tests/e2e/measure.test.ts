@@ -5,7 +5,8 @@
  * with the discrete predictions of the knobs, and replays it (no model) when a knob turns, and a
  * frequency probe's magnitudes over the discrete theory; the
  * Tune tab tunes the recording by replay, a Pareto point applies with one click, the knobs and the
- * calibration figures change, and Undo restores both.
+ * calibration figures change, and Undo restores both; the Analyses tab shows the paper's analyses of
+ * the recording.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
@@ -111,6 +112,17 @@ describe('Measure panel', () => {
     await expect.poll(async () => JSON.stringify(await knobs()), { timeout: 20000 }).toBe(JSON.stringify(knobsBefore));
     await expect.poll(headline, { timeout: 20000 }).toBe(metricsBefore);
     expect(await app.page.getByTestId('tune-undo').count()).toBe(0);
+
+    // the paper's analyses of the same recording, by replay
+    await app.page.getByTestId('tab-analyses').click();
+    await app.page.getByTestId('analyses-run').click();
+    await expect.poll(() => app.page.getByTestId('analyses-facts').isVisible(), { timeout: 30000 }).toBe(true);
+    expect(await text('analyses-facts')).toMatch(/^\d+ frames \(\d+ labelled\)/);
+    const lines = await text('analyses-lines');
+    expect(lines).toMatch(/T_eff >= 1 on 100\.0 % of frames; 0 below 1/); // the shipped model's flat dynamic branch
+    expect(lines).toMatch(/Spearman's rho with severity: -?\d\.\d{3}/);
+    expect(lines).toMatch(/AUROC of u\* \d\.\d{3}/);
+    expect(await app.page.getByTestId('analyses-severity').locator('tbody tr').count()).toBeGreaterThan(1);
     expect(app.pageErrors).toEqual([]);
   }, 120_000);
 });

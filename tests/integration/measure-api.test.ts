@@ -13,7 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { analysisSummaryLines, paperAnalyses, severityTable } from '../../src-shared/analysis';
 import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { fashionMnistSample } from '../support/fashion-mnist';
 
@@ -27,6 +29,10 @@ describe('probe.step and tune.run', () => {
       message: expect.stringMatching(/no model is loaded/),
     });
     await expect(backend.handle('tune.run', {})).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/no recording yet/),
+    });
+    await expect(backend.handle('analysis.run', {})).rejects.toMatchObject({
       code: 'NOT_AVAILABLE',
       message: expect.stringMatching(/no recording yet/),
     });
@@ -117,6 +123,36 @@ describe('probe.step and tune.run', () => {
     expect(tuned.pareto.length).toBeGreaterThan(0);
     expect(await backend.handle('knobs.get', {})).toEqual(before);
   }, 120_000);
+
+  it("analysis.run: the paper's analyses of the recording, in the words and figures of knob analyze", async () => {
+    const levels = [0, 1, 2, 3, 4, 5].map((severity) => ({ atFrame: severity * 100, severity }));
+    await backend.handle('source.open', {
+      kind: 'embedded',
+      schedule: { kind: 'step', corruption: 'shot_noise', levels },
+      discard: true,
+    });
+    await backend.handle('stream.runOffline', { maxFrames: 600, discard: true });
+    const knobs = await backend.handle('knobs.get', {});
+    const view = await backend.handle('analysis.run', { permutations: 99 });
+    expect(view.settingsVersion).toBe(knobs.version);
+    expect(view.frames).toBe(600);
+    expect(view.labelledFrames).toBe(600);
+    expect(view.bySeverity!.rows.map((row) => row[0])).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(view.exceptionCount).toBe(0);
+    // the same as knob analyze on the saved recording
+    const dir = mkdtempSync(join(tmpdir(), 'knob-analyses-'));
+    try {
+      const path = join(dir, 'staircase.arrow');
+      await backend.handle('trace.save', { path });
+      const { trace } = await readTraceFile(path);
+      const offline = paperAnalyses(trace, knobs.gate, { permutations: 99 });
+      expect(view.lines).toEqual(analysisSummaryLines(offline));
+      expect(view.bySeverity).toEqual(severityTable(offline));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(view.lines[0]).toMatch(/^T_eff >= 1 on 100\.0 % of frames; 0 below 1/);
+  }, 60_000);
 
   it('probes over the open source: a 25 fps video at its own frame rate; a camera or no source is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'knob-probe-video-'));

@@ -1,4 +1,11 @@
-import { paperAnalyses, type Distribution, type PaperAnalyses } from '../../../src-shared/analysis';
+import {
+  analysisNumber,
+  analysisSummaryLines,
+  exceptionTable,
+  paperAnalyses,
+  severityTable,
+  type PaperAnalyses,
+} from '../../../src-shared/analysis';
 import { checkCalibratorFor, compileCalibrator } from '../../../src-shared/calibrators';
 import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
@@ -15,59 +22,22 @@ import {
 } from '../cli-args';
 import { printJson } from '../json-output';
 
-const n3 = (v: number | null | undefined) =>
-  v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(3);
-const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
-const quartiles = (d: Distribution) => `${n3(d.q25)} / ${n3(d.median)} / ${n3(d.q75)}`;
-
 function analysisLines(a: PaperAnalyses, trace: string): string[] {
-  const lines = [
+  return [
     `analyses of ${trace}: ${a.frames} frames (${a.labelledFrames} labelled) at ${describeSettings(a.settings)}`,
-    `T_eff >= 1 on ${pct(a.teff.atLeastOneShare)} of frames; ${a.teff.exceptionCount} below 1 (${a.teff.exceptionKinds['different-top-two']} where K >= 3 and the branches rank different top two, ${a.teff.exceptionKinds.rounding} by rounding)`,
-    `T_eff quartiles ${quartiles(a.teff.distribution)}; Spearman's rho with severity: ${a.teff.spearmanWithSeverity === null ? 'none (no severity column, or constant)' : n3(a.teff.spearmanWithSeverity)}`,
-    `CSR mean: all ${n3(a.csr.overall.mean)}, branches agree ${n3(a.csr.agreement?.mean)}, disagree ${n3(a.csr.disagreement?.mean)} (${a.csr.disagreement?.frames ?? 0} frames, ${pct(a.csr.disagreement?.belowOneShare ?? 0)} below 1)`,
-    `${a.polarisation.identity}: ${n3(a.polarisation.value)}`,
+    ...analysisSummaryLines(a),
   ];
-  if (a.agreement !== null)
-    lines.push(
-      `ECE where the branches agree: ${n3(a.agreement.agree?.ece)} (${a.agreement.agree?.frames ?? 0} frames); disagree: ${n3(a.agreement.disagree?.ece)} (${a.agreement.disagree?.frames ?? 0} frames)`,
-    );
-  if (a.oracleAdvantage !== null)
-    lines.push(
-      `oracle advantage on ${a.oracleAdvantage.advantaged} of ${a.oracleAdvantage.frames} labelled frames; AUROC of u* ${n3(a.oracleAdvantage.aurocUStar)}, of g ${n3(a.oracleAdvantage.aurocGate)}`,
-    );
-  if (a.gateConditional !== null)
-    lines.push(
-      `gate-conditional calibration: statistic ${n3(a.gateConditional.statistic)}, permutation p ${n3(a.gateConditional.pValue)} (${a.gateConditional.permutations} permutations), effect size ${n3(a.gateConditional.effectSize)}; ${a.gateConditional.identity}`,
-    );
-  return lines;
 }
 
 function reportSections(a: PaperAnalyses, lines: string[]): ReportSection[] {
   const sections: ReportSection[] = [{ heading: 'Summary', paragraphs: lines }];
-  if (a.bySeverity !== null)
-    sections.push({
-      heading: 'T_eff and CSR by severity',
-      table: {
-        columns: ['severity', 'frames', 'T_eff q25 / median / q75', 'T_eff >= 1', 'CSR mean', 'CSR mean (disagree)'],
-        rows: a.bySeverity.map((r) => [
-          String(r.severity),
-          String(r.teff.frames),
-          quartiles(r.teff),
-          pct(r.teffAtLeastOneShare),
-          n3(r.csr.overall.mean),
-          n3(r.csr.disagreement?.mean),
-        ]),
-      },
-    });
+  const bySeverity = severityTable(a);
+  if (bySeverity !== null) sections.push({ heading: 'T_eff and CSR by severity', table: bySeverity });
   if (a.teff.exceptions.length > 0)
     sections.push({
       heading: 'Frames with T_eff < 1',
       paragraphs: [`The first ${a.teff.exceptions.length} of ${a.teff.exceptionCount}.`],
-      table: {
-        columns: ['frame', 'T_eff', 'reason'],
-        rows: a.teff.exceptions.map((e) => [String(e.frame), n3(e.teff), e.reason]),
-      },
+      table: exceptionTable(a),
     });
   for (const [name, subset] of [
     ['agree', a.agreement?.agree],
@@ -78,7 +48,7 @@ function reportSections(a: PaperAnalyses, lines: string[]): ReportSection[] {
         heading: `Reliability where the branches ${name}`,
         figure: {
           name: `reliability-${name}`,
-          caption: `${subset.reliability.identity}; ${subset.frames} frames, ECE ${n3(subset.ece)}.`,
+          caption: `${subset.reliability.identity}; ${subset.frames} frames, ECE ${analysisNumber(subset.ece)}.`,
           svg: reliabilityPlotSvg({
             identity: subset.reliability.identity,
             bins: subset.reliability.bins,
