@@ -24,6 +24,7 @@ export default defineConfig({
           'bare-session-worker': resolve('src-main/core/engine/bare-session-worker.ts'),
           'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
           'tuning-worker': resolve('src-main/core/tuning/tuning-worker.ts'),
+          'analysis-worker': resolve('src-main/core/analysis/analysis-worker.ts'),
         },
       },
     },

@@ -12,7 +12,6 @@ import type {
 import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { ProbeSourceKind } from '../../../src-shared/api/measurements';
-import { analysisSummaryLines, exceptionTable, paperAnalyses, severityTable } from '../../../src-shared/analysis';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
 import {
@@ -58,6 +57,7 @@ import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { Recording } from './recording';
 import { DeskProbes, type ProbeSource } from '../probes/desk-probes';
+import { analyseOnThread } from '../analysis/analysis-thread';
 import { tuneOnThreads } from '../tuning/tuning-pool';
 import { tuningSummary } from '../tuning/tuning-view';
 import { assertAllowed, transitionOf, type SessionEvent } from './transitions';
@@ -912,25 +912,18 @@ export class Session {
 
   /**
    * The paper's analyses of the current recording at the current knobs (and output calibrator), by
-   * replay: a few hundred milliseconds for 10,000 frames, so on this thread like the metrics.
+   * replay on a thread of their own (the stream keeps playing meanwhile).
    */
-  analyse(params: ApiParsedParams<'analysis.run'>): ApiResult<'analysis.run'> {
+  async analyse(params: ApiParsedParams<'analysis.run'>): Promise<ApiResult<'analysis.run'>> {
     const recording = this.requireRecording();
     const { trace } = recording.copy();
+    const { gate, calibrator, version } = this.knobs;
     const started = performance.now();
-    const analyses = paperAnalyses(trace, this.knobs.gate, {
-      calibrator: this.outputCalibrator,
-      permutations: params.permutations,
-    });
+    const answer = await analyseOnThread({ trace, settings: gate, calibrator, permutations: params.permutations });
     return {
       recordingId: recording.id,
-      settingsVersion: this.knobs.version,
-      frames: analyses.frames,
-      labelledFrames: analyses.labelledFrames,
-      lines: analysisSummaryLines(analyses),
-      bySeverity: severityTable(analyses),
-      exceptions: exceptionTable(analyses),
-      exceptionCount: analyses.teff.exceptionCount,
+      settingsVersion: version,
+      ...answer,
       wallMs: performance.now() - started,
     };
   }

@@ -1,6 +1,4 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
-import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
@@ -16,6 +14,7 @@ import {
   type TuningRunOptions,
 } from '../../../src-shared/tuning';
 import { startEntryWorker } from '../workers/entry-worker';
+import { RequestThread } from '../workers/request-thread';
 import type { TuningWorkerRequest } from './tuning-worker';
 
 /**
@@ -32,37 +31,6 @@ export interface TuningPool {
   close(): Promise<void>;
 }
 
-type Reply = { ok: true; value: unknown } | { ok: false; error: KnobErrorPayload };
-
-class PoolThread {
-  private readonly waiting: Array<(reply: Reply) => void> = [];
-  private failure: KnobError | null = null;
-
-  constructor(readonly worker: Worker) {
-    worker.on('message', (reply: Reply) => this.waiting.shift()?.(reply));
-    const fail = (error: KnobError) => {
-      this.failure = error;
-      for (const resolve of this.waiting.splice(0))
-        resolve({ ok: false, error: { code: error.code, message: error.message } });
-    };
-    worker.on('error', (error) => fail(new KnobError('INTERNAL', `a tuning thread failed: ${error.message}`)));
-    worker.on('messageerror', (error) =>
-      fail(new KnobError('INTERNAL', `a tuning thread's reply could not be read: ${error.message}`)),
-    );
-    worker.on('exit', (code) => fail(new KnobError('INTERNAL', `a tuning thread exited (code ${code})`)));
-  }
-
-  async send(request: TuningWorkerRequest): Promise<unknown> {
-    if (this.failure !== null) throw this.failure;
-    const reply = await new Promise<Reply>((resolve) => {
-      this.waiting.push(resolve);
-      this.worker.postMessage(request);
-    });
-    if (!reply.ok) throw new KnobError(reply.error.code, reply.error.message);
-    return reply.value;
-  }
-}
-
 /** Only what the objective reads travels to the threads (not the features or metadata). */
 function tuningColumns(trace: Trace): Trace {
   return { ...trace, metadata: {}, features: undefined };
@@ -77,7 +45,7 @@ export async function startTuningPool(
 ): Promise<TuningPool> {
   const pool = Array.from(
     { length: threads },
-    () => new PoolThread(startEntryWorker(import.meta.url, 'tuning-worker')),
+    () => new RequestThread<TuningWorkerRequest>(startEntryWorker(import.meta.url, 'tuning-worker'), 'a tuning thread'),
   );
   const close = async () => {
     await Promise.all(pool.map((thread) => thread.worker.terminate()));
