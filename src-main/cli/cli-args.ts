@@ -5,7 +5,12 @@ import {
   parseCorruptionSchedule,
   type CorruptionSchedule,
 } from '../../src-shared/corruptions';
-import { DEFAULT_GATE_SETTINGS, parseGateSettings, type GateSettings } from '../../src-shared/gate';
+import {
+  DEFAULT_GATE_SETTINGS,
+  FRAME_RATE_RANGE_HZ,
+  parseGateSettings,
+  type GateSettings,
+} from '../../src-shared/gate';
 import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { readSettingsFile } from '../core/recording/settings-file';
 import type { TraceFile } from '../core/recording/trace-arrow';
@@ -66,6 +71,11 @@ export function numberInRange(
     throw new UsageError(`--${name} must be ${kind} ${bounds}, got '${String(value)}'`);
   }
   return parsed;
+}
+
+/** A frame rate option (--fps, --frame-rate) within the range every schema accepts (accepted-ranges.ts). */
+export function frameRateOption(value: Values[string], name: string, fallback: number): number {
+  return numberInRange(value, name, fallback, FRAME_RATE_RANGE_HZ);
 }
 
 export function positiveInteger(value: Values[string], name: string, fallback: number, max = 2 ** 31 - 1): number {

@@ -17,6 +17,7 @@ import {
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
 import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
+import { FrameRateHzSchema } from '../gate/accepted-ranges';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -48,7 +49,7 @@ export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
   /** The file or folder, for every kind but 'embedded' and 'camera'; it must be of that kind. */
   path: filePath.optional(),
-  frameRateHz: z.number().positive().max(1000).optional(),
+  frameRateHz: FrameRateHzSchema.optional(),
   /** Any source can carry a corruption schedule (applied to model-sized frames), with its seed. */
   schedule: CorruptionScheduleSchema.optional(),
   seed: z.number().int().nonnegative().max(0xffffffff).optional(),

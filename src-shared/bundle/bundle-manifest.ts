@@ -6,6 +6,7 @@ import { InputSpecSchema } from '../frames/input-spec';
 import { CERTAINTY_RULES } from '../fusion/gate-target';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { parseWithSchema } from '../zod-issues';
+import { FrameRateHzSchema } from '../gate/accepted-ranges';
 
 /**
  * manifest.json of a tuned-calibrator bundle (NAME.knob.zip, issue 15): everything needed to run
@@ -40,7 +41,7 @@ export const BundleManifestSchema = z.strictObject({
   gate: GateSettingsSchema,
   timing: z.strictObject({
     /** The frame rate the stream was tuned at; its interval is the first frame's dt. */
-    frameRateHz: z.number().positive().max(10_000),
+    frameRateHz: FrameRateHzSchema,
     /** How frame intervals enter: the step graph computes the coefficients from each frame's dt. */
     irregularIntervals: z.literal('coefficients from each frame interval dt'),
   }),

@@ -3,6 +3,7 @@ import { KnobError } from '../errors';
 import { parseWithSchema } from '../zod-issues';
 import { seededRandom } from '../random';
 import { CORRUPTION_NAMES, corruptionUnavailable, type CorruptionName } from './corruption-table';
+import { FrameRateHzSchema } from '../gate/accepted-ranges';
 
 /**
  * Corruption schedules over a stream: which corruption and severity each frame gets. Severity 0 is
@@ -37,7 +38,7 @@ export const CorruptionScheduleSchema = z.discriminatedUnion('kind', [
       mean: severity,
       amplitude: z.number().min(0).max(5),
       frequencyHz: z.number().positive(),
-      frameRateHz: z.number().positive().max(1000),
+      frameRateHz: FrameRateHzSchema,
       phaseRad: z.number().min(-1000).max(1000).default(0),
     })
     // Frames sample the modulation: above half the frame rate it would alias into another frequency.

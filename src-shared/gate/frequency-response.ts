@@ -1,3 +1,4 @@
+import { KnobError } from '../errors';
 import type { GateSettings } from './gate-settings';
 import { C_BLEND, C_P11, C_P12, C_P21, C_P22, COEFFICIENT_COUNT, stepCoefficientsInto } from './step-coefficients';
 
@@ -92,6 +93,9 @@ function discreteComplex(coefficients: Float64Array, hSeconds: number, w: number
 
 export type ResponseSystem = 'continuous' | 'discrete';
 
+/** How far past Nyquist a discrete series may ask (32 x this many unwrap steps at most). */
+export const MAX_UNWRAP_NYQUISTS = 1024;
+
 export interface FrequencyResponseOptions {
   /** Which system: the continuous gate or the discretised update at interval hSeconds. */
   system: ResponseSystem;
@@ -101,9 +105,9 @@ export interface FrequencyResponseOptions {
 }
 
 /**
- * Bode series over increasing frequencies wRadPerSec (must be > 0 and increasing).
- * Phase unwrapping needs successive points less than 180 degrees apart; the series is evaluated on
- * a dense internal grid from near DC so any requested grid is safe.
+ * Bode series over increasing frequencies wRadPerSec (non-negative and increasing).
+ * The discrete phase is unwrapped on a dense internal grid from DC (successive points less than 180
+ * degrees apart), so any requested grid is safe; the continuous phase needs no unwrapping.
  */
 export function frequencyResponseSeries(
   settings: GateSettings,
@@ -118,16 +122,33 @@ export function frequencyResponseSeries(
   if (discrete) stepCoefficientsInto(settings, options.hSeconds, coefficients);
   const shiftToScipy = discrete && (options.convention ?? 'app') === 'scipy' && settings.discretization === 'zoh';
   const value = new Float64Array(2);
-  const evaluate = (w: number): void => {
-    if (discrete) discreteComplex(coefficients, options.hSeconds, w, value);
-    else continuousComplex(settings, w, value);
-  };
-  // Unwrap: walk from near DC in steps small enough that the phase cannot jump by 180 degrees.
-  const maxStep = discrete ? Math.PI / (32 * options.hSeconds) : settings.wnRadPerSec / 32;
+  const evaluate = (w: number): void => discreteComplex(coefficients, options.hSeconds, w, value);
+  // The continuous gate's phase lies in (-180, 0] degrees (a second-order low-pass): atan2's
+  // principal value is already unwrapped, so no walk is needed, whatever w / wn is.
+  if (!discrete) {
+    for (let i = 0; i < n; i++) {
+      continuousComplex(settings, wRadPerSec[i], value);
+      magnitudeDb[i] = 20 * Math.log10(Math.hypot(value[0], value[1]));
+      phaseDeg[i] = (Math.atan2(value[1], value[0]) * 180) / Math.PI;
+    }
+    return { wRadPerSec: Float64Array.from(wRadPerSec), magnitudeDb, phaseDeg };
+  }
+  // Discrete: unwrap by walking from DC in steps of Nyquist / 32, small enough that the phase cannot
+  // jump by 180 degrees. The walk is bounded: frequencies past MAX_UNWRAP_NYQUISTS x Nyquist (aliases
+  // of lower ones) are refused rather than walked to.
+  const maxStep = Math.PI / (32 * options.hSeconds);
+  const highest = n === 0 ? 0 : wRadPerSec[n - 1];
+  if (!(highest <= (MAX_UNWRAP_NYQUISTS * Math.PI) / options.hSeconds))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `frequency ${highest} rad/s is not within ${MAX_UNWRAP_NYQUISTS} x Nyquist (${Math.PI / options.hSeconds} rad/s) of the frame interval ${options.hSeconds} s`,
+    );
   let wPrev = 0;
   let phasePrev = 0;
   for (let i = 0; i < n; i++) {
     const wTarget = wRadPerSec[i];
+    if (!(wTarget >= wPrev))
+      throw new KnobError('INVALID_INPUT', `frequencies must be non-negative and increasing (at index ${i})`);
     let w = wPrev;
     while (w < wTarget) {
       w = Math.min(wTarget, w + maxStep);

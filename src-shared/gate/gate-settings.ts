@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { parseWithSchema } from '../zod-issues';
+import { numberInAcceptedRange, TAU_RANGE_SECONDS, WN_RANGE_RAD_PER_SEC, ZETA_RANGE } from './accepted-ranges';
 
 /**
  * Gate settings (ARCHITECTURE.md "The gate").
  *
- * Documented limits: zeta in (0, 100], wn in (0, 1000] rad/s, tau in (0, 3600] s, g0 in [0, 1].
- * Outside them the coefficients lose precision or overflow, so settings are refused with a typed
- * error instead of producing NaN later.
+ * Accepted ranges (accepted-ranges.ts): zeta in [1e-3, 100], wn in [1e-3, 1000] rad/s, tau in
+ * [1e-3, 3600] s, g0 in [0, 1]. Outside them the response figures stop meaning anything and their
+ * searches stop being bounded, so settings are refused with a typed error naming the field and its
+ * range, wherever they enter (all of them go through this schema).
  */
 export const GATE_VARIANTS = ['instant', 'ema', 'second-order'] as const;
 export type GateVariant = (typeof GATE_VARIANTS)[number];
@@ -24,20 +26,16 @@ export type GateDiscretization = (typeof GATE_DISCRETIZATIONS)[number];
 export const GATE_MODES = ['continuous', 'reset'] as const;
 export type GateMode = (typeof GATE_MODES)[number];
 
-export const ZETA_MAX = 100;
-export const WN_MAX_RAD_PER_SEC = 1000;
-export const TAU_MAX_SECONDS = 3600;
-
 export const GateSettingsSchema = z.strictObject({
   variant: z.enum(GATE_VARIANTS),
   discretization: z.enum(GATE_DISCRETIZATIONS),
   /** Tustin only: pre-warp the bilinear map so the response is exact at wn (needs wn dt < pi). */
   tustinPrewarp: z.boolean(),
   mode: z.enum(GATE_MODES),
-  zeta: z.number().gt(0).lte(ZETA_MAX),
-  wnRadPerSec: z.number().gt(0).lte(WN_MAX_RAD_PER_SEC),
+  zeta: numberInAcceptedRange('zeta', ZETA_RANGE),
+  wnRadPerSec: numberInAcceptedRange('wn', WN_RANGE_RAD_PER_SEC),
   /** Reset mode: horizon of constant input after which the gate is read. */
-  tauSeconds: z.number().gt(0).lte(TAU_MAX_SECONDS),
+  tauSeconds: numberInAcceptedRange('tau', TAU_RANGE_SECONDS),
   /** Rest value: the state at stream start (continuous) or before every sample (reset). */
   g0: z.number().gte(0).lte(1),
 });

@@ -1,3 +1,4 @@
+export * from './accepted-ranges';
 export * from './gate-settings';
 export * from './gate-state';
 export * from './gate-kernel';

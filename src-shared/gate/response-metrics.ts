@@ -1,3 +1,5 @@
+import { KnobError } from '../errors';
+import { FRAME_INTERVAL_RANGE_SECONDS, isInRange, outOfRangeMessage } from './accepted-ranges';
 import type { GateSettings } from './gate-settings';
 import { magnitudeAt, type DiscreteConvention } from './frequency-response';
 import { continuousStepAt, stepSeries } from './step-series';
@@ -45,6 +47,23 @@ function solveMonotone(f: (t: number) => number, target: number, lo: number, hi:
   return 0.5 * (lo + hi);
 }
 
+/**
+ * The first of start, 2 start, 4 start, ... where the rising f reaches target. Capped at
+ * MAX_BRACKET_DOUBLINGS: over the accepted ranges the slowest pole, wn / (2 zeta) >= 5e-6 rad/s,
+ * needs about 30 doublings from 1 / wn; past the cap the bracket is Infinity (the figure is then
+ * "beyond any time"), never a loop.
+ */
+export const MAX_BRACKET_DOUBLINGS = 200;
+
+function doublingBracket(f: (t: number) => number, target: number, start: number): number {
+  let hi = start;
+  for (let i = 0; i < MAX_BRACKET_DOUBLINGS; i++) {
+    if (f(hi) >= target) return hi;
+    hi *= 2;
+  }
+  return Infinity;
+}
+
 /** Analytic figures of the continuous gate. */
 export function continuousResponseMetrics(settings: GateSettings): ResponseMetrics {
   const { variant, zeta, wnRadPerSec: wn } = settings;
@@ -85,8 +104,7 @@ export function continuousResponseMetrics(settings: GateSettings): ResponseMetri
   const wd = underdamped ? wn * Math.sqrt(1 - zeta * zeta) : 0;
   const peakTime = underdamped ? Math.PI / wd : null;
   // Monotone bracket for the rise: up to the first peak, or far enough for an over-damped system.
-  let riseHi = peakTime ?? 1 / wn;
-  while (peakTime === null && step(riseHi) < 0.99) riseHi *= 2;
+  const riseHi = peakTime ?? doublingBracket(step, 0.99, 1 / wn);
   const t10 = solveMonotone(step, 0.1, 0, riseHi);
   const t90 = solveMonotone(step, 0.9, 0, riseHi);
 
@@ -94,18 +112,20 @@ export function continuousResponseMetrics(settings: GateSettings): ResponseMetri
   if (underdamped) {
     // Extrema of g - 1 at t_k = k pi / wd with magnitude exp(-sigma t_k). The response leaves the
     // band for the last time between the last extremum outside it and the next one.
+    // k is analytic (the largest with exp(-sigma k pi / wd) > band); the loops only correct its
+    // rounding by a step or two, so they are capped rather than trusted to end. With zeta >= 1e-3
+    // k stays below 1,250 (accepted-ranges.ts): at zeta ~ 1e-16, k + 1 === k and an uncapped
+    // correction never ended (issue 26).
     const halfPeriod = Math.PI / wd;
     let k = Math.floor(Math.log(1 / SETTLING_BAND) / (sigma * halfPeriod));
-    while (k > 0 && Math.exp(-sigma * k * halfPeriod) <= SETTLING_BAND) k--;
-    while (Math.exp(-sigma * (k + 1) * halfPeriod) > SETTLING_BAND) k++;
+    for (let i = 0; i < 4 && k > 0 && Math.exp(-sigma * k * halfPeriod) <= SETTLING_BAND; i++) k--;
+    for (let i = 0; i < 4 && Math.exp(-sigma * (k + 1) * halfPeriod) > SETTLING_BAND; i++) k++;
     const lo = k * halfPeriod;
     const hi = (k + 1) * halfPeriod;
     const target = k === 0 ? 1 - SETTLING_BAND : 1 + (k % 2 === 1 ? SETTLING_BAND : -SETTLING_BAND);
     settling = solveMonotone(step, target, lo, hi);
   } else {
-    let hi = riseHi;
-    while (step(hi) < 1 - SETTLING_BAND) hi *= 2;
-    settling = solveMonotone(step, 1 - SETTLING_BAND, 0, hi);
+    settling = solveMonotone(step, 1 - SETTLING_BAND, 0, doublingBracket(step, 1 - SETTLING_BAND, riseHi));
   }
 
   // |G|^2 = 1 / ((1 - x)^2 + 4 zeta^2 x), x = (w/wn)^2; solve |G|^2 = 10^(-0.3) for x.
@@ -138,7 +158,9 @@ export function continuousResponseMetrics(settings: GateSettings): ResponseMetri
  * sample i.
  */
 export interface SampledStepInfo {
-  riseTimeSeconds: number;
+  /** null when the samples never reach 90 % (the rise is beyond their horizon). */
+  riseTimeSeconds: number | null;
+  /** null when the samples end outside the band (settling is beyond their horizon). */
   settlingTimeSeconds: number | null;
   peakValue: number;
   peakTimeSeconds: number;
@@ -164,7 +186,7 @@ export function sampledStepInfo(
   const settledIndex = lastOutside + 1;
   const peakValue = Math.abs(y[peakIndex]);
   return {
-    riseTimeSeconds: lower >= 0 && upper >= 0 ? tSeconds[upper] - tSeconds[lower] : Number.NaN,
+    riseTimeSeconds: lower >= 0 && upper >= 0 ? tSeconds[upper] - tSeconds[lower] : null,
     settlingTimeSeconds: settledIndex < y.length ? tSeconds[settledIndex] : null,
     peakValue,
     peakTimeSeconds: tSeconds[peakIndex],
@@ -181,20 +203,33 @@ export function sampledStepInfo(
 export interface DiscreteResponseMetrics extends SampledStepInfo {
   convention: DiscreteConvention;
   hSeconds: number;
+  /**
+   * Time of the last frame the step figures are read from: max(5 x the continuous settling time,
+   * 20 frames), at most MAX_RESPONSE_FRAMES frames. A figure past it is null ("beyond it").
+   */
+  horizonSeconds: number;
   bandwidthRadPerSec: number | null;
   bandwidthHz: number | null;
   resonantPeak: number;
   resonantFrequencyRadPerSec: number | null;
 }
 
+/** The most frames a discrete step response is read from (a bounded cost for any knobs). */
+export const MAX_RESPONSE_FRAMES = 200_000;
+
 export function discreteResponseMetrics(
   settings: GateSettings,
   hSeconds: number,
   convention: DiscreteConvention = 'app',
 ): DiscreteResponseMetrics {
+  if (!isInRange(hSeconds, FRAME_INTERVAL_RANGE_SECONDS))
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      outOfRangeMessage(`frame interval (${hSeconds} s)`, FRAME_INTERVAL_RANGE_SECONDS),
+    );
   const continuous = continuousResponseMetrics(settings);
   const horizon = Math.max(5 * continuous.settlingTimeSeconds, 20 * hSeconds);
-  const frames = Math.min(200_000, Math.ceil(horizon / hSeconds) + 1);
+  const frames = Math.min(MAX_RESPONSE_FRAMES, Math.ceil(horizon / hSeconds) + 1);
   const series = stepSeries(settings, { system: 'discrete', hSeconds, frames, convention });
   const info = sampledStepInfo(series.g, series.tSeconds);
 
@@ -237,6 +272,7 @@ export function discreteResponseMetrics(
     ...info,
     convention,
     hSeconds,
+    horizonSeconds: series.tSeconds[series.tSeconds.length - 1]!,
     bandwidthRadPerSec: bandwidth,
     bandwidthHz: bandwidth === null ? null : bandwidth / (2 * Math.PI),
     resonantPeak: peakM,

@@ -9,6 +9,7 @@ import { discreteResponseMetrics } from '../gate/response-metrics';
 import { replay } from '../trace/replay';
 import type { Trace } from '../trace/trace';
 import { parseWithSchema } from '../zod-issues';
+import { FrameRateHzSchema } from '../gate/accepted-ranges';
 
 /**
  * The frequency probe (issue 17): for each test frequency a stream whose severity is modulated
@@ -32,7 +33,7 @@ export const FrequencyProbePlanSchema = z.strictObject({
   frequencies: z.number().int().min(2).max(32).default(8),
   /** The longest period in frames (default 120: 0.25 Hz at 30 fps). */
   longestPeriodFrames: z.number().int().min(4).max(10_000).default(120),
-  frameRateHz: z.number().positive().max(1000).default(30),
+  frameRateHz: FrameRateHzSchema.default(30),
   /** Frames recorded before the analysis window, for the gate's transient (default 300). */
   settleFrames: z.number().int().min(0).max(100_000).default(300),
   /** Batch-means batches of the lock-in (default 8). */
@@ -174,7 +175,8 @@ export function frequencyProbeAt(
       measured,
       theory,
       magnitudeErrorDb,
-      magnitudeErrorInStandardErrors: magnitudeErrorDb / measured.magnitudeDbStandardError,
+      // a noiseless stream has a zero standard error: an exact match is then 0 errors, not 0 / 0
+      magnitudeErrorInStandardErrors: magnitudeErrorDb === 0 ? 0 : magnitudeErrorDb / measured.magnitudeDbStandardError,
       clippedFrames,
       clipped: clippedFrames > 0,
       transientDiscarded: settling !== null && settling <= plan.settleFrames * hSeconds,

@@ -15,6 +15,7 @@ import { seededRandom } from '../random';
 import { replay } from '../trace/replay';
 import type { Trace } from '../trace/trace';
 import { parseWithSchema } from '../zod-issues';
+import { FrameRateHzSchema } from '../gate/accepted-ranges';
 
 /**
  * The step probe (issue 17): R realisations of a severity step low -> high -> low of one corruption
@@ -31,7 +32,7 @@ export const StepProbePlanSchema = z.strictObject({
   /** Frames at each level: low, high, then low again (default 300, 10 s at 30 fps). */
   framesPerLevel: z.number().int().min(20).max(100_000).default(300),
   realisations: z.number().int().min(2).max(1024).default(32),
-  frameRateHz: z.number().positive().max(1000).default(30),
+  frameRateHz: FrameRateHzSchema.default(30),
   seed: z.number().int().min(0).max(0xffffffff).default(0),
 });
 export type StepProbePlanInput = z.input<typeof StepProbePlanSchema>;

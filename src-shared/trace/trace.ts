@@ -1,4 +1,5 @@
 import { KnobError } from '../errors';
+import { FRAME_INTERVAL_RANGE_SECONDS, isInRange, outOfRangeMessage } from '../gate/accepted-ranges';
 
 /**
  * A Trace: what the model said about each frame of a stream, in columns (ARCHITECTURE.md).
@@ -63,8 +64,12 @@ export function validateTrace(trace: Trace): void {
   if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);
   if (trace.labels !== null && trace.labels.length < n)
     fail(`labels has ${trace.labels.length} values for ${n} frames`);
-  if (!(trace.nominalDtSeconds > 0 && trace.nominalDtSeconds < Infinity)) {
-    fail(`nominalDtSeconds ${trace.nominalDtSeconds} is not positive and finite`);
+  // the nominal interval is the source's frame rate (accepted-ranges.ts); the gaps between
+  // recorded frames may be anything positive and finite (a paused camera)
+  if (!isInRange(trace.nominalDtSeconds, FRAME_INTERVAL_RANGE_SECONDS)) {
+    fail(
+      `nominalDtSeconds ${trace.nominalDtSeconds}: ${outOfRangeMessage('the nominal frame interval', FRAME_INTERVAL_RANGE_SECONDS)}`,
+    );
   }
   const t = trace.timestampsSeconds;
   for (let i = 0; i < n; i++) {

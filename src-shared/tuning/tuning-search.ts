@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { untilCancelled, type CancelSignal } from '../cancel-signal';
 import { describeSplit, SINGLE_SPLIT_SCHEMAS, splitRows } from '../calibrators/calibrator-evaluation';
 import { KnobError } from '../errors';
-import { GATE_MODES, GATE_VARIANTS, TAU_MAX_SECONDS } from '../gate/gate-settings';
+import {
+  numberInAcceptedRange,
+  TAU_RANGE_SECONDS,
+  WN_RANGE_RAD_PER_SEC,
+  ZETA_RANGE,
+  type AcceptedRange,
+} from '../gate/accepted-ranges';
+import { GATE_MODES, GATE_VARIANTS } from '../gate/gate-settings';
 import { discreteResponseMetrics } from '../gate/response-metrics';
 import { pairedDifferences, type PairedDifference } from '../metrics/headline-intervals';
 import type { Trace } from '../trace/trace';
@@ -34,11 +41,12 @@ import {
  * the 2 % settling time, the overshoot and the -3 dB bandwidth. The sweep's grid is returned whole
  * (the heat map), with the Pareto front of metric against settling time among feasible points.
  */
-const range = (min: number, max: number, points: number) =>
+/** A grid axis within the knob's accepted range (so every grid point is a setting the gate accepts). */
+const range = (field: string, accepted: AcceptedRange, min: number, max: number, points: number) =>
   z
     .strictObject({
-      min: z.number().positive().default(min),
-      max: z.number().positive().default(max),
+      min: numberInAcceptedRange(`${field} min`, accepted).default(min),
+      max: numberInAcceptedRange(`${field} max`, accepted).default(max),
       points: z.number().int().min(1).max(200).default(points),
     })
     .default({ min, max, points })
@@ -65,19 +73,19 @@ export const TuningRequestSchema = z
      * is; the result says so).
      */
     searchOn: z.enum(['fit', 'held-out']).default('fit'),
-    zeta: range(0.1, 4, 20).refine((r) => r.max <= 100, { message: 'zeta must stay within (0, 100]' }),
+    zeta: range('zeta', ZETA_RANGE, 0.1, 4, 20),
     /** wn's grid; its default top is 0.8 x Nyquist in rad/s, capped at 60 (wnMax null). */
     wnRadPerSec: z
       .strictObject({
-        min: z.number().positive().default(0.5),
-        max: z.number().positive().max(1000).nullable().default(null),
+        min: numberInAcceptedRange('wn min', WN_RANGE_RAD_PER_SEC).default(0.5),
+        max: numberInAcceptedRange('wn max', WN_RANGE_RAD_PER_SEC).nullable().default(null),
         points: z.number().int().min(1).max(200).default(20),
       })
       .default({ min: 0.5, max: null, points: 20 })
       .refine((r) => r.max === null || r.min <= r.max, { message: 'min must not exceed max' }),
     variants: z.array(z.enum(GATE_VARIANTS)).min(1).max(3).optional(),
     modes: z.array(z.enum(GATE_MODES)).min(1).max(2).optional(),
-    tauSeconds: z.array(z.number().gt(0).lte(TAU_MAX_SECONDS)).min(1).max(20).optional(),
+    tauSeconds: z.array(numberInAcceptedRange('tau', TAU_RANGE_SECONDS)).min(1).max(20).optional(),
     temperatures: z.array(z.number().gt(0).lte(100)).min(1).max(50).optional(),
     constraints: TuningConstraintsSchema.default({}),
     refine: z.boolean().default(true),

@@ -107,13 +107,15 @@ describe('electron-builder --linux dir', () => {
       expect(existsSync(join(root, file)), file).toBe(true);
   });
 
-  it('the fuses: no RunAsNode, NODE_OPTIONS or inspect; the app only from its asar; cookies encrypted', async () => {
+  it('the fuses: no RunAsNode, NODE_OPTIONS or inspect; the app only from its asar, integrity-checked; cookies encrypted', async () => {
     const wire = await getCurrentFuseWire(join(unpacked, 'knob-studio'));
     const on = (fuse: FuseV1Options) => String.fromCharCode(wire[fuse] as number) === '1';
     expect(on(FuseV1Options.RunAsNode)).toBe(false);
     expect(on(FuseV1Options.EnableNodeOptionsEnvironmentVariable)).toBe(false);
     expect(on(FuseV1Options.EnableNodeCliInspectArguments)).toBe(false);
     expect(on(FuseV1Options.OnlyLoadAppFromAsar)).toBe(true);
+    // off in the stub's wire (Electron's default), so only the packaging turns it on
+    expect(on(FuseV1Options.EnableEmbeddedAsarIntegrityValidation)).toBe(true);
     expect(on(FuseV1Options.EnableCookieEncryption)).toBe(true);
     expect(on(FuseV1Options.GrantFileProtocolExtraPrivileges)).toBe(false);
   });

@@ -151,7 +151,7 @@ describe('discrete step metrics at h = 1/30 (python-control step_info, 151 sampl
     const series = stepSeries(s, { system: 'discrete', hSeconds: h, frames: 150, convention: 'scipy' });
     expect(series.g.length).toBe(151);
     const info = sampledStepInfo(series.g, series.tSeconds);
-    expectPrinted(info.riseTimeSeconds, '0.366666667');
+    expectPrinted(info.riseTimeSeconds!, '0.366666667');
     expectPrinted(info.settlingTimeSeconds!, '1.0');
     expectPrinted(info.peakValue, '1.045987892');
     expectPrinted(info.peakTimeSeconds, '0.733333333');
@@ -159,7 +159,7 @@ describe('discrete step metrics at h = 1/30 (python-control step_info, 151 sampl
   });
   it('app convention: peak and settling one frame earlier, rise unchanged', () => {
     const app = discreteResponseMetrics(s, h, 'app');
-    expectPrinted(app.riseTimeSeconds, '0.366666667');
+    expectPrinted(app.riseTimeSeconds!, '0.366666667');
     expectPrinted(app.settlingTimeSeconds! + h, '1.0');
     expectPrinted(app.peakTimeSeconds + h, '0.733333333');
     expectPrinted(app.peakValue, '1.045987892');

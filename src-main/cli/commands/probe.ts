@@ -25,6 +25,7 @@ import { sectionReportFiles, type ReportSection } from '../../core/report/sectio
 import { openSourcePath } from '../../core/sources/open-source';
 import {
   GATE_OPTIONS,
+  frameRateOption,
   numberInRange,
   parseCommandArgs,
   positiveInteger,
@@ -150,9 +151,7 @@ export async function probeCommand(args: string[]): Promise<number> {
   const { gate: settings } = await settingsFromArgs(values);
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const frameRateHz =
-    values['frame-rate'] === undefined
-      ? undefined
-      : numberInRange(values['frame-rate'], 'frame-rate', 30, { min: 0, max: 1000, aboveMin: true });
+    values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
   const severity = (name: 'low' | 'high' | 'mean' | 'amplitude', fallback: number) =>
     numberInRange(values[name], name, fallback, { min: 0, max: 5 });
   // the plans, checked before the model starts (the frame rate is the source's, known once it opens)

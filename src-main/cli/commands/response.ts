@@ -1,5 +1,5 @@
 import { continuousResponseMetrics, discreteResponseMetrics } from '../../../src-shared/gate';
-import { GATE_OPTIONS, gateSettingsFromArgs, numberInRange, UsageError, parseCommandArgs } from '../cli-args';
+import { frameRateOption, GATE_OPTIONS, gateSettingsFromArgs, parseCommandArgs } from '../cli-args';
 
 /** knob response: step and frequency figures of the gate, continuous and at the frame rate. */
 export async function responseCommand(args: string[]): Promise<number> {
@@ -9,8 +9,7 @@ export async function responseCommand(args: string[]): Promise<number> {
     json: { type: 'boolean', default: false },
   });
   const settings = await gateSettingsFromArgs(values);
-  const fps = numberInRange(values.fps, 'fps', 30, { min: 0, max: 10_000, aboveMin: true });
-  if (!(fps > 0)) throw new UsageError('--fps must be positive');
+  const fps = frameRateOption(values.fps, 'fps', 30);
   const continuous = continuousResponseMetrics(settings);
   const discrete = discreteResponseMetrics(settings, 1 / fps, 'app');
   if (values.json) {

@@ -10,7 +10,7 @@ import {
   GATE_OPTIONS,
   settingsFromArgs,
   MAX_BATCH,
-  numberInRange,
+  frameRateOption,
   positiveInteger,
   SCHEDULE_OPTIONS,
   scheduleFromArgs,
@@ -42,10 +42,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const { gate: settings, calibrator } = await settingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
-    values['frame-rate'] === undefined
-      ? undefined
-      : numberInRange(values['frame-rate'], 'frame-rate', 30, { min: 0, max: 1000, aboveMin: true });
-  if (frameRateHz !== undefined && !(frameRateHz > 0)) throw new UsageError('--frame-rate must be positive');
+    values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
   const batchSize = positiveInteger(values.batch, 'batch', 256, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
   const client = await InferenceClient.start(modelOptions, {

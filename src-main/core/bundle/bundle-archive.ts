@@ -15,7 +15,7 @@ import { inputLimit, RATIO_EXEMPT_BYTES } from '../files/input-limits';
  * that names the archive and the entry: too many entries, path traversal, absolute paths,
  * backslashes, symbolic links, duplicate names (also ones that differ only in case, which collide
  * on case-insensitive disks), a declared size over the per-entry or total limit, and a
- * compression ratio over the limit. While inflating, an entry that yields more bytes than it
+ * compression ratio over the limit (per entry, and over the whole archive). While inflating, an entry that yields more bytes than it
  * declared is refused as soon as it does, so no more is held than the limits allow.
  */
 export interface ArchiveLimits {
@@ -45,22 +45,37 @@ export interface ArchiveMember {
 }
 
 export function writeArchive(members: readonly ArchiveMember[]): Uint8Array {
-  const entries: Record<string, [Uint8Array, { level: 0 | 6; mtime: Date }]> = {};
+  // no prototype: a member named 'constructor' or '__proto__' is a name like any other
+  const entries: Record<string, [Uint8Array, { level: 0 | 6; mtime: Date }]> = Object.create(null);
   for (const { path, bytes } of members) {
     checkMemberName(path, 'the bundle being written');
-    if (path in entries) throw new KnobError('INVALID_INPUT', `the bundle being written has '${path}' twice`);
+    if (Object.hasOwn(entries, path)) throw new KnobError('INVALID_INPUT', `the bundle being written has '${path}' twice`);
     // already-compressed members (ONNX weights, PNG) are stored: deflating them costs time for nothing
     entries[path] = [bytes, { level: /\.(png|onnx)$/.test(path) ? 0 : 6, mtime: FIXED_TIME }];
   }
   return zipSync(entries);
 }
 
-/** Every member of the archive, after every check; `source` names the archive in messages. */
-export async function readArchive(
+/** An archive whose directory passed every check; members are inflated one at a time, on request. */
+export interface CheckedArchive {
+  /** Every entry's name and declared (uncompressed) size, in the archive's order. */
+  readonly declaredBytes: ReadonlyMap<string, number>;
+  /** One member's bytes, refused before inflating when it declares more than `maxBytes`. */
+  inflate(name: string, maxBytes: number): Promise<Uint8Array>;
+}
+
+/**
+ * Reads the central directory and refuses a hostile archive before anything is inflated: too many
+ * entries, a bad or duplicate name, a link, encryption, a declared size over the per-entry or total
+ * limit, a compression ratio over the limit for one entry or for all of them together (many small
+ * entries of zeros are each exempt from the per-entry ratio, not in sum). Entries `select` rejects
+ * are checked by name and kind only, and cannot be inflated.
+ */
+export async function openArchive(
   bytes: Uint8Array,
   source: string,
   options: { limits?: ArchiveLimits; select?: (name: string) => boolean } = {},
-): Promise<Map<string, Uint8Array>> {
+): Promise<CheckedArchive> {
   const limits = options.limits ?? archiveLimits();
   const refuse = (message: string): never => {
     throw new KnobError('INVALID_INPUT', `${source}: ${message}`);
@@ -76,8 +91,7 @@ export async function readArchive(
   }
   if (zip.entryCount > limits.maxEntries)
     refuse(`holds more than ${limits.maxEntries} entries (raise it with --input-limit entries=COUNT)`);
-  // First every entry's metadata, refusing before anything is inflated.
-  const entries: Array<{ entry: yauzl.Entry; name: string }> = [];
+  const entries = new Map<string, yauzl.Entry>();
   const seen = new Map<string, string>();
   let total = 0;
   for await (const entry of zip.eachEntry()) {
@@ -113,10 +127,33 @@ export async function readArchive(
       refuse(
         `entry '${name}' unpacks ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its packed size, over the limit of ${limits.maxCompressionRatio} (a decompression bomb?)`,
       );
-    entries.push({ entry, name });
+    if (total > RATIO_EXEMPT_BYTES && total > limits.maxCompressionRatio * bytes.byteLength)
+      refuse(
+        `unpacks ${Math.round(total / bytes.byteLength)} times its ${bytes.byteLength} bytes in all by entry '${name}', over the limit of ${limits.maxCompressionRatio} (a decompression bomb?)`,
+      );
+    entries.set(name, entry);
   }
+  return {
+    declaredBytes: new Map([...entries].map(([name, entry]) => [name, entry.uncompressedSize])),
+    inflate: (name, maxBytes) => {
+      const entry = entries.get(name);
+      if (entry === undefined) return refuse(`has no entry '${name}'`);
+      if (entry.uncompressedSize > maxBytes)
+        refuse(`entry '${name}' declares ${entry.uncompressedSize} bytes, more than the ${maxBytes} allowed for it`);
+      return inflateEntry(zip, entry, name, refuse);
+    },
+  };
+}
+
+/** Every member the archive holds (or those `select` keeps), after every check of openArchive. */
+export async function readArchive(
+  bytes: Uint8Array,
+  source: string,
+  options: { limits?: ArchiveLimits; select?: (name: string) => boolean } = {},
+): Promise<Map<string, Uint8Array>> {
+  const archive = await openArchive(bytes, source, options);
   const members = new Map<string, Uint8Array>();
-  for (const { entry, name } of entries) members.set(name, await inflateEntry(zip, entry, name, refuse));
+  for (const [name, size] of archive.declaredBytes) members.set(name, await archive.inflate(name, size));
   return members;
 }
 

@@ -19,6 +19,13 @@ import { KnobError } from '../../../src-shared/errors';
  *   ratio          unpacked / packed size of an entry over 16M    100
  *   pixels         pixels of one decoded image                    40000000
  *   folder         files listed in one image folder               1000000
+ *   manifest       a bundle's manifest.json, read before any      8M
+ *                  other member is unpacked
+ *   text           one text field read from a file (a label, a    4096
+ *                  class name, a metadata value, a source), in
+ *                  UTF-16 code units: a file of a few megabytes
+ *                  must not become a label every report and API
+ *                  message repeats
  */
 export const INPUT_LIMIT_KINDS = [
   'model',
@@ -34,6 +41,8 @@ export const INPUT_LIMIT_KINDS = [
   'ratio',
   'pixels',
   'folder',
+  'manifest',
+  'text',
 ] as const;
 export type InputLimitKind = (typeof INPUT_LIMIT_KINDS)[number];
 export type FileKind = Extract<
@@ -58,6 +67,8 @@ export const DEFAULT_INPUT_LIMITS: Readonly<Record<InputLimitKind, number>> = Ob
   ratio: 100,
   pixels: 40_000_000,
   folder: 1_000_000,
+  manifest: 8 * MIB,
+  text: 4096,
 });
 
 /** Entries at most this big are exempt from the ratio limit (small files of zeros are normal). */

@@ -138,7 +138,7 @@ export class DeskProbes {
       name: string,
       unit: string,
       pick: (info: {
-        riseTimeSeconds: number;
+        riseTimeSeconds: number | null;
         settlingTimeSeconds: number | null;
         overshootPercent: number;
       }) => number | null,
