@@ -9,6 +9,7 @@ import { reportError } from '../core/logging/internal-error';
 import { ApiConnection } from '../core/api/api-connection';
 import { contentSecurityPolicy, withMetaPolicy } from '../core/static/content-security-policy';
 import { readStaticFile, resolveStaticFile } from '../core/static/static-files';
+import { DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_MAX_SOCKETS, limitConnections } from './connection-limits';
 
 /** Largest WebSocket message accepted at all (binary camera frames later); above it ws closes the socket. */
 export const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -20,6 +21,10 @@ export interface WebHostOptions {
   rendererDir: string;
   /** 0 picks a free port. */
   port?: number;
+  /** Connections open at once, of every kind (DEFAULT_MAX_SOCKETS; see connection-limits.ts). */
+  maxSockets?: number;
+  /** A connection that is not an authenticated API socket by then is closed (DEFAULT_AUTH_TIMEOUT_MS). */
+  authTimeoutMs?: number;
 }
 
 export interface WebHost {
@@ -40,7 +45,9 @@ function tokensMatch(expected: string, offered: string | null): boolean {
 /**
  * Browser mode: serves the built renderer and the typed API over a WebSocket, on 127.0.0.1 only.
  * The API socket requires the per-run token (random, 256 bits) and refuses foreign Host and Origin
- * headers, so another web page or a DNS-rebinding attack cannot drive the backend.
+ * headers, so another web page or a DNS-rebinding attack cannot drive the backend. Connections are
+ * capped and unauthenticated ones timed out (connection-limits.ts), so a local flood of idle sockets
+ * cannot use up the process's file descriptors.
  */
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const rendererDir = resolve(options.rendererDir);
@@ -50,6 +57,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     serveStatic(request, response).catch((error: unknown) => failRequest(response, error));
+  });
+  const guard = limitConnections(server, {
+    maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
+    authTimeoutMs: options.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS,
   });
   // A request line or headers Node cannot parse: 400 and the connection closes; the server carries on.
   server.on('clientError', (_error, socket) => {
@@ -117,7 +128,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       if (request.headers.host !== allowedHost) return refuse('403 Forbidden');
       if (origin !== undefined && origin !== `http://${allowedHost}`) return refuse('403 Forbidden');
       if (!tokensMatch(token, url.searchParams.get('token'))) return refuse('401 Unauthorized');
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        guard.authenticated(socket);
+        wss.emit('connection', ws, request);
+      });
     } catch (error) {
       reportError(options.backend.log.logger, error, { during: 'a WebSocket upgrade' });
       refuse('400 Bad Request');
@@ -173,7 +187,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       unsubscribe();
       for (const ws of sockets) ws.terminate();
       wss.close();
-      await new Promise<void>((done) => server.close(() => done()));
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      // idle and unauthenticated connections too, rather than waiting for their timeouts
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -1,0 +1,177 @@
+/**
+ * Local denial of service against the browser-mode host, bounded (src-main/host/connection-limits.ts):
+ * a flood of idle TCP connections on 127.0.0.1 gets at most the cap of them accepted, the rest closed
+ * at once; connections that never authenticate are closed after the timeout (waited for by their
+ * 'close' events, with a bounded wait, never timed); an authenticated API socket keeps its answers
+ * coming all along, and the freed slots take new clients.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { startWebHost, type WebHost } from '../../src-main/host/web-host';
+
+const FLOOD = 200;
+/** Long enough never to fire in a test that is about the cap. */
+const NEVER_MS = 10 * 60_000;
+/** The bound on every wait here: a hang guard, not a latency figure. */
+const WAIT_MS = 30_000;
+
+const hosts: WebHost[] = [];
+const backends: KnobBackend[] = [];
+const clients: Array<Socket | WebSocket> = [];
+afterEach(async () => {
+  for (const client of clients.splice(0))
+    if (client instanceof WebSocket) client.terminate();
+    else client.destroy();
+  await Promise.all(hosts.splice(0).map((host) => host.close()));
+  await Promise.all(backends.splice(0).map((backend) => backend.close()));
+});
+
+async function host(maxSockets: number, authTimeoutMs: number): Promise<WebHost> {
+  const dir = mkdtempSync(join(tmpdir(), 'knob-host-limits-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>');
+  const backend = new KnobBackend();
+  backends.push(backend);
+  const started = await startWebHost({ backend, rendererDir: dir, maxSockets, authTimeoutMs });
+  hosts.push(started);
+  return started;
+}
+
+/** Settles with `promise`, or fails naming `what` after WAIT_MS. */
+function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${WAIT_MS} ms`)), WAIT_MS);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
+interface RawClient {
+  socket: Socket;
+  /** Resolves when the server has closed it (the client never closes it itself in these tests). */
+  closed: Promise<void>;
+  isClosed: () => boolean;
+}
+
+/** A raw TCP connection that sends `bytes` (nothing: an idle socket) and then waits. */
+function rawClient(port: number, bytes = ''): RawClient {
+  const socket = tcpConnect({ host: '127.0.0.1', port });
+  clients.push(socket);
+  let closedYet = false;
+  // a close by the server may come as a reset; either way it is a close
+  socket.on('error', () => undefined);
+  if (bytes !== '') socket.once('connect', () => socket.write(bytes));
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closedYet = true;
+      resolve();
+    }),
+  );
+  return { socket, closed, isClosed: () => closedYet };
+}
+
+function connected(client: RawClient): Promise<void> {
+  return new Promise((resolve) => {
+    if (client.socket.readyState === 'open' || client.isClosed()) resolve();
+    else client.socket.once('connect', () => resolve());
+    void client.closed.then(() => resolve());
+  });
+}
+
+function apiSocket(target: WebHost): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${target.port}/api?token=${encodeURIComponent(target.token)}`);
+    clients.push(ws);
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+/**
+ * An API socket once the host has seen a slot freed: the client's own close comes before the
+ * server has read it, so a few tries (bounded) may meet a still-full host.
+ */
+async function apiSocketOnceFreed(target: WebHost): Promise<WebSocket> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await apiSocket(target);
+    } catch (error) {
+      if (attempt === 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+let nextId = 1;
+function call(ws: WebSocket, method: string): Promise<{ ok: boolean }> {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData): void => {
+      const message = JSON.parse(data.toString()) as { id?: number; ok: boolean };
+      if (message.id !== id) return;
+      ws.off('message', onMessage);
+      resolve(message);
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ id, method }));
+  });
+}
+
+describe('the browser-mode host under a flood of local connections', () => {
+  it(`accepts at most its cap of ${FLOOD} idle sockets, closes the rest at once, and keeps answering its desk`, async () => {
+    const cap = 16;
+    const target = await host(cap, NEVER_MS);
+    const desk = await apiSocket(target);
+    const flood = Array.from({ length: FLOOD }, () => rawClient(target.port));
+    await bounded(Promise.all(flood.map(connected)), 'connection settled');
+    // The desk holds one slot: all but cap - 1 of the flood are closed by the server.
+    const refused = FLOOD - (cap - 1);
+    await bounded(
+      (async () => {
+        while (flood.filter((c) => c.isClosed()).length < refused)
+          await Promise.race(flood.filter((c) => !c.isClosed()).map((c) => c.closed));
+      })(),
+      'refusals',
+    );
+    expect((await call(desk, 'app.info')).ok).toBe(true);
+    // The timeout is far away: the accepted ones are still open, exactly cap - 1 of them.
+    const open = flood.filter((c) => !c.isClosed());
+    expect(open).toHaveLength(cap - 1);
+    // A full host refuses a new desk too, until a slot is freed.
+    await expect(apiSocket(target)).rejects.toThrow();
+    open[0]!.socket.destroy();
+    await open[0]!.closed;
+    const second = await apiSocketOnceFreed(target);
+    expect((await call(second, 'app.info')).ok).toBe(true);
+    expect((await call(desk, 'knobs.get')).ok).toBe(true);
+  });
+
+  it('closes connections that do not authenticate within the timeout; an authenticated socket stays', async () => {
+    const target = await host(16, 300);
+    const desk = await apiSocket(target);
+    const idle = Array.from({ length: 10 }, () => rawClient(target.port));
+    // and the slow-headers kind: a request that never ends its headers (Node's own limit is 60 s)
+    const slowHeaders = rawClient(target.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await bounded(Promise.all([...idle, slowHeaders].map((c) => c.closed)), 'timeout close');
+    expect(desk.readyState).toBe(WebSocket.OPEN);
+    expect((await call(desk, 'app.info')).ok).toBe(true);
+    // a page request still gets its answer (the timeout closes idle connections, not requests)
+    const page = await fetch(`http://127.0.0.1:${target.port}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>t</title>');
+  });
+
+  it('frees the slots of timed-out connections for new clients', async () => {
+    const cap = 8;
+    const target = await host(cap, 300);
+    const squatters = Array.from({ length: cap }, () => rawClient(target.port));
+    await bounded(Promise.all(squatters.map((c) => c.closed)), 'timeout close');
+    const desk = await apiSocketOnceFreed(target);
+    expect((await call(desk, 'app.info')).ok).toBe(true);
+  });
+});
