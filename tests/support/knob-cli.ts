@@ -12,13 +12,16 @@ export function knob(...args: string[]): Promise<{ status: number | null; stdout
   });
 }
 
-/** A failure as the CLI reports one: exit 1 and exactly one 'knob:' line on stderr, matching `pattern`. */
-export function knobFailureLine(result: { status: number | null; stderr: string }): string {
+/**
+ * A failure as the CLI reports one: exactly one 'knob:' line on stderr and exit 1 (a failure) or,
+ * with `status` 2, bad usage (an option's value out of its range).
+ */
+export function knobFailureLine(result: { status: number | null; stderr: string }, status: 1 | 2 = 1): string {
   const lines = result.stderr
     .trim()
     .split('\n')
     .filter((l) => l.startsWith('knob:'));
-  if (result.status !== 1 || lines.length !== 1)
-    throw new Error(`expected one 'knob:' line and exit 1, got ${result.status}:\n${result.stderr}`);
+  if (result.status !== status || lines.length !== 1)
+    throw new Error(`expected one 'knob:' line and exit ${status}, got ${result.status}:\n${result.stderr}`);
   return lines[0]!;
 }
