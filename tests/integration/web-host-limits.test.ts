@@ -5,6 +5,7 @@
  * 'close' events, with a bounded wait, never timed); an authenticated API socket keeps its answers
  * coming all along, and the freed slots take new clients.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { DEFAULT_MAX_SOCKETS } from '../../src-main/host/connection-limits';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
 
 const FLOOD = 200;
@@ -23,7 +25,9 @@ const WAIT_MS = 30_000;
 const hosts: WebHost[] = [];
 const backends: KnobBackend[] = [];
 const clients: Array<Socket | WebSocket> = [];
+const children: ChildProcess[] = [];
 afterEach(async () => {
+  for (const child of children.splice(0)) child.kill();
   for (const client of clients.splice(0))
     if (client instanceof WebSocket) client.terminate();
     else client.destroy();
@@ -39,6 +43,26 @@ async function host(maxSockets: number, authTimeoutMs: number): Promise<WebHost>
   const started = await startWebHost({ backend, rendererDir: dir, maxSockets, authTimeoutMs });
   hosts.push(started);
   return started;
+}
+
+/**
+ * The host in a process of its own with `descriptors` file descriptors at most (ulimit -n), as a
+ * user's shell might leave it; resolves with its address once it listens.
+ */
+function hostProcess(descriptors: number): Promise<{ child: ChildProcess; address: Address }> {
+  const child = spawn(
+    'bash',
+    ['-c', `ulimit -n ${descriptors} && exec "$0" --import tsx tests/support/host-process.ts`, process.execPath],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  children.push(child);
+  return bounded(
+    new Promise((resolve, reject) => {
+      child.once('message', (message) => resolve({ child, address: message as Address }));
+      child.once('exit', (code) => reject(new Error(`the host process exited (${code}) before listening`)));
+    }),
+    'host process',
+  );
 }
 
 /** Settles with `promise`, or fails naming `what` after WAIT_MS. */
@@ -74,6 +98,17 @@ function rawClient(port: number, bytes = ''): RawClient {
   return { socket, closed, isClosed: () => closedYet };
 }
 
+/** Waits (bounded) until the server has closed `count` of `flood`. */
+function refusals(flood: RawClient[], count: number): Promise<void> {
+  const closedCount = (): number => flood.filter((c) => c.isClosed()).length;
+  return bounded(
+    (async () => {
+      while (closedCount() < count) await Promise.race(flood.filter((c) => !c.isClosed()).map((c) => c.closed));
+    })(),
+    `${count} refusals`,
+  );
+}
+
 function connected(client: RawClient): Promise<void> {
   return new Promise((resolve) => {
     if (client.socket.readyState === 'open' || client.isClosed()) resolve();
@@ -82,7 +117,9 @@ function connected(client: RawClient): Promise<void> {
   });
 }
 
-function apiSocket(target: WebHost): Promise<WebSocket> {
+type Address = Pick<WebHost, 'port' | 'token'>;
+
+function apiSocket(target: Address): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${target.port}/api?token=${encodeURIComponent(target.token)}`);
     clients.push(ws);
@@ -96,7 +133,7 @@ function apiSocket(target: WebHost): Promise<WebSocket> {
  * An API socket once the host has seen a slot freed: the client's own close comes before the
  * server has read it, so a few tries (bounded) may meet a still-full host.
  */
-async function apiSocketOnceFreed(target: WebHost): Promise<WebSocket> {
+async function apiSocketOnceFreed(target: Address): Promise<WebSocket> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await apiSocket(target);
@@ -108,7 +145,11 @@ async function apiSocketOnceFreed(target: WebHost): Promise<WebSocket> {
 }
 
 let nextId = 1;
-function call(ws: WebSocket, method: string): Promise<{ ok: boolean }> {
+function call(
+  ws: WebSocket,
+  method: string,
+  params: unknown = {},
+): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
   const id = nextId++;
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData): void => {
@@ -118,7 +159,7 @@ function call(ws: WebSocket, method: string): Promise<{ ok: boolean }> {
       resolve(message);
     };
     ws.on('message', onMessage);
-    ws.send(JSON.stringify({ id, method }));
+    ws.send(JSON.stringify({ id, method, params }));
   });
 }
 
@@ -130,14 +171,7 @@ describe('the browser-mode host under a flood of local connections', () => {
     const flood = Array.from({ length: FLOOD }, () => rawClient(target.port));
     await bounded(Promise.all(flood.map(connected)), 'connection settled');
     // The desk holds one slot: all but cap - 1 of the flood are closed by the server.
-    const refused = FLOOD - (cap - 1);
-    await bounded(
-      (async () => {
-        while (flood.filter((c) => c.isClosed()).length < refused)
-          await Promise.race(flood.filter((c) => !c.isClosed()).map((c) => c.closed));
-      })(),
-      'refusals',
-    );
+    await refusals(flood, FLOOD - (cap - 1));
     expect((await call(desk, 'app.info')).ok).toBe(true);
     // The timeout is far away: the accepted ones are still open, exactly cap - 1 of them.
     const open = flood.filter((c) => !c.isClosed());
@@ -164,6 +198,20 @@ describe('the browser-mode host under a flood of local connections', () => {
     const page = await fetch(`http://127.0.0.1:${target.port}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>t</title>');
+  });
+
+  it(`a host process with 128 descriptors still opens files with ${FLOOD} idle connections on its port`, async () => {
+    // About 28 descriptors are the process's own; without the cap the flood took the other 100.
+    const { address } = await hostProcess(128);
+    const desk = await apiSocket(address);
+    const flood = Array.from({ length: FLOOD }, () => rawClient(address.port));
+    await bounded(Promise.all(flood.map(connected)), 'connection settled');
+    await refusals(flood, FLOOD - (DEFAULT_MAX_SOCKETS - 1));
+    // The open gets a descriptor and finds no file, rather than failing with EMFILE.
+    const missing = join(mkdtempSync(join(tmpdir(), 'knob-no-model-')), 'm.onnx');
+    const reply = await call(desk, 'model.load', { path: missing });
+    expect(reply.error).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(reply.error!.message).toContain('does not exist');
   });
 
   it('frees the slots of timed-out connections for new clients', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
+import { descriptorExhaustion } from './descriptor-exhaustion';
 
 /**
  * Outputs are written so that a failure leaves nothing behind. The folder is checked first: its
@@ -21,6 +22,8 @@ const VIRTUAL_ROOTS = ['/proc', '/sys'];
 
 function outputError(path: string, error: unknown, doing: string): KnobError {
   if (error instanceof KnobError) return error;
+  const exhausted = descriptorExhaustion(path, error, doing);
+  if (exhausted !== null) return exhausted;
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   return new KnobError('INVALID_INPUT', `${path}: cannot ${doing} (${code})`);
 }

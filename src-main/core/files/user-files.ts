@@ -2,6 +2,7 @@ import { constants, type Dirent, type Stats } from 'node:fs';
 import { open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
+import { descriptorExhaustion } from './descriptor-exhaustion';
 import { formatBytes, inputLimit, type FileKind } from './input-limits';
 
 /**
@@ -27,6 +28,8 @@ function typeOf(stats: Stats): string {
 
 function failed(path: string, error: unknown, doing: string): KnobError {
   if (error instanceof KnobError) return error;
+  const exhausted = descriptorExhaustion(path, error, doing);
+  if (exhausted !== null) return exhausted;
   const code = (error as NodeJS.ErrnoException).code;
   const reason =
     code === 'ENOENT'
