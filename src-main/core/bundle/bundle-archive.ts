@@ -49,7 +49,11 @@ export function writeArchive(members: readonly ArchiveMember[]): Uint8Array {
   const entries: Record<string, [Uint8Array, { level: 0 | 6; mtime: Date }]> = Object.create(null);
   for (const { path, bytes } of members) {
     checkMemberName(path, 'the bundle being written');
-    if (Object.hasOwn(entries, path)) throw new KnobError('INVALID_INPUT', `the bundle being written has '${path}' twice`);
+    // fflate's zipSync copies the names into a plain object, where this one would set its prototype
+    if (path === '__proto__')
+      throw new KnobError('INVALID_INPUT', `the bundle being written has a member named '__proto__'`);
+    if (Object.hasOwn(entries, path))
+      throw new KnobError('INVALID_INPUT', `the bundle being written has '${path}' twice`);
     // already-compressed members (ONNX weights, PNG) are stored: deflating them costs time for nothing
     entries[path] = [bytes, { level: /\.(png|onnx)$/.test(path) ? 0 : 6, mtime: FIXED_TIME }];
   }

@@ -4,19 +4,22 @@ import { join } from 'node:path';
 import { ModelOptionsSchema, type ModelOptions } from '../../../src-shared/api/model-options';
 import { MANIFEST_MEMBER, parseBundleManifest, type BundleManifest } from '../../../src-shared/bundle/bundle-manifest';
 import { KnobError } from '../../../src-shared/errors';
+import { parseJsonText } from '../../../src-shared/json-text';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
 import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { appReadout, EQUIVALENCE_TOLERANCE, readoutDifferences, stepGraphReadout } from '../deploy/step-graph-check';
+import { inputLimit } from '../files/input-limits';
 import { readUserFile } from '../files/user-files';
 import { loadModel } from '../inference/loaded-model';
 import { openSourcePath } from '../sources/open-source';
-import { readArchive } from './bundle-archive';
+import { openArchive } from './bundle-archive';
 import { sha256Hex } from '../files/sha256';
 
 /**
  * knob verify, and the desk's import: is a bundle what its manifest says? The archive's own checks
  * (bundle-archive.ts), the manifest's schema and format version, every member's SHA-256 and size
- * (and no member the manifest does not list), the model's hash against a file the user gives, and
+ * (and no member the manifest does not list; the manifest is read and checked before any other
+ * member is inflated, and members only up to the sizes it declares), the model's hash against a file the user gives, and
  * the step graph against the app on the first frames of the embedded stream. A failed check throws
  * with its reason; what passed is returned line by line.
  */
@@ -31,39 +34,51 @@ export interface VerifiedBundle {
 export const VERIFY_FRAMES = 24;
 
 export async function readVerifiedBundle(bytes: Uint8Array, source: string): Promise<VerifiedBundle> {
-  const members = await readArchive(bytes, source);
-  const manifestBytes = members.get(MANIFEST_MEMBER);
-  if (manifestBytes === undefined) throw new KnobError('INVALID_INPUT', `${source}: no ${MANIFEST_MEMBER}`);
-  let raw: unknown;
+  const archive = await openArchive(bytes, source);
+  const refuse = (message: string): never => {
+    throw new KnobError('INVALID_INPUT', `${source}: ${message}`);
+  };
+  // The manifest first, on its own small limit: nothing else is inflated before it is checked.
+  if (!archive.declaredBytes.has(MANIFEST_MEMBER)) refuse(`no ${MANIFEST_MEMBER}`);
+  const manifestBytes = await archive.inflate(MANIFEST_MEMBER, inputLimit('manifest'));
+  let text: string;
   try {
-    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(manifestBytes));
-  } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${source}: ${MANIFEST_MEMBER} is not JSON (${error instanceof Error ? error.message : String(error)})`,
-    );
+    text = new TextDecoder('utf-8', { fatal: true }).decode(manifestBytes);
+  } catch {
+    return refuse(`${MANIFEST_MEMBER} is not UTF-8 text`);
   }
-  const manifest = parseBundleManifest(raw, source);
+  const manifest = parseBundleManifest(parseJsonText(text, `${source}: ${MANIFEST_MEMBER}`), source);
+  const listed = new Map(Object.entries(manifest.members));
+  // Only what the manifest lists, each exactly the size it declares, all within one budget.
+  let budget = 0;
+  for (const [path, expected] of listed) {
+    const declared = archive.declaredBytes.get(path);
+    if (declared === undefined) refuse(`member '${path}' is listed but missing`);
+    if (declared !== expected.bytes)
+      refuse(`member '${path}' declares ${declared} bytes in the archive, not the ${expected.bytes} of the manifest`);
+    budget += expected.bytes;
+  }
+  if (budget > inputLimit('decompressed'))
+    refuse(
+      `the manifest lists ${budget} bytes of members, more than ${inputLimit('decompressed')} (raise it with --input-limit decompressed=SIZE)`,
+    );
+  for (const path of archive.declaredBytes.keys())
+    if (path !== MANIFEST_MEMBER && !listed.has(path)) refuse(`member '${path}' is not listed in the manifest`);
+  const members = new Map<string, Uint8Array>([[MANIFEST_MEMBER, manifestBytes]]);
+  for (const [path, expected] of listed) {
+    const member = await archive.inflate(path, expected.bytes);
+    if (member.length !== expected.bytes || sha256Hex(member) !== expected.sha256)
+      refuse(`member '${path}' does not match its SHA-256 in the manifest`);
+    members.set(path, member);
+  }
+  for (const file of manifest.model.files)
+    if (file.member !== null && listed.get(file.member)?.sha256 !== file.sha256)
+      refuse(`the bundled ${file.fileName} is not the model the manifest names`);
   const checks = [
     `archive: ${members.size} members, none hostile`,
     `manifest: format ${manifest.formatVersion}, schema valid`,
+    `hashes: all ${listed.size} members match their SHA-256`,
   ];
-  for (const [path, expected] of Object.entries(manifest.members)) {
-    const member = members.get(path);
-    if (member === undefined) throw new KnobError('INVALID_INPUT', `${source}: member '${path}' is listed but missing`);
-    if (member.length !== expected.bytes || sha256Hex(member) !== expected.sha256)
-      throw new KnobError('INVALID_INPUT', `${source}: member '${path}' does not match its SHA-256 in the manifest`);
-  }
-  for (const path of members.keys())
-    if (path !== MANIFEST_MEMBER && !(path in manifest.members))
-      throw new KnobError('INVALID_INPUT', `${source}: member '${path}' is not listed in the manifest`);
-  for (const file of manifest.model.files)
-    if (file.member !== null && manifest.members[file.member]?.sha256 !== file.sha256)
-      throw new KnobError(
-        'INVALID_INPUT',
-        `${source}: the bundled ${file.fileName} is not the model the manifest names`,
-      );
-  checks.push(`hashes: all ${Object.keys(manifest.members).length} members match their SHA-256`);
   return { manifest, members, checks };
 }
 

@@ -96,7 +96,8 @@ export async function readNpzFile(path: string, kind: FileKind): Promise<Record<
   const bytes = await readUserFile(path, kind);
   // only the arrays are unpacked; every entry is checked (bundle-archive.ts)
   const entries = await readArchive(bytes, path, { select: (name) => name.endsWith('.npy') });
-  const arrays: Record<string, NpyArray> = {};
+  // no prototype: an array named 'constructor' or '__proto__' is a name, not an inherited property
+  const arrays: Record<string, NpyArray> = Object.create(null);
   for (const [name, data] of entries) arrays[name.slice(0, -4)] = parseNpy(data, `${path}:${name}`);
   if (Object.keys(arrays).length === 0)
     throw new KnobError('INVALID_INPUT', `${path}: the archive holds no .npy arrays`);

@@ -26,7 +26,8 @@ const METADATA_PROPS = 14;
 
 export function readOnnxMetadata(bytes: Uint8Array, source: string): OnnxMetadata {
   const reader = new BinaryReader(bytes);
-  const metadata: OnnxMetadata = { producerName: '', opsetVersion: null, properties: {} };
+  // properties without a prototype: a key from the file ('__proto__', 'constructor') stays data
+  const metadata: OnnxMetadata = { producerName: '', opsetVersion: null, properties: Object.create(null) };
   let sawIrVersion = false;
   let sawGraph = false;
   try {
