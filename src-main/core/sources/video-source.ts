@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { KnobError } from '../../../src-shared/errors';
 import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { checkUserFile } from '../files/user-files';
+import { ffmpegInputArgs, refusedDemuxer, refusedDemuxerReason } from './ffmpeg-input';
 import type { FrameSource } from './frame-source';
 
 /**
@@ -9,7 +10,9 @@ import type { FrameSource } from './frame-source';
  * each frame to the model's input size with its area filter and converts it to grey or RGB, so only
  * model-sized frames cross the pipe; its showinfo filter reports each frame's presentation time,
  * which becomes the frame's timestamp (variable frame rates stay variable). A PTS that does not
- * increase (broken muxing) is moved one nominal frame period after its predecessor.
+ * increase (broken muxing) is moved one nominal frame period after its predecessor. Both programs
+ * get the file as data only: an absolute file: path, the file protocol and container demuxers
+ * alone (ffmpeg-input.ts).
  */
 interface Probe {
   width: number;
@@ -74,7 +77,7 @@ async function probe(path: string, programs: { ffprobe: string }): Promise<Probe
       'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames',
       '-of',
       'json',
-      path,
+      ...ffmpegInputArgs(path, null),
     ],
     PROBE_TIMEOUT_MS,
   );
@@ -87,6 +90,8 @@ async function probe(path: string, programs: { ffprobe: string }): Promise<Probe
       return undefined;
     }
   })();
+  const demuxer = refusedDemuxer(result.stderr);
+  if (demuxer !== null) throw new KnobError('INVALID_INPUT', `${path}: not opened: ${refusedDemuxerReason(demuxer)}`);
   if (result.code !== 0 || stream === undefined) {
     const reason = result.stderr.trim().split('\n').pop() || 'no video stream';
     throw new KnobError('INVALID_INPUT', `${path}: not a readable video (${reason})`);
@@ -137,8 +142,7 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
         '-hide_banner',
         '-nostdin',
         '-nostats',
-        '-i',
-        path,
+        ...ffmpegInputArgs(path, '-i'),
         '-an',
         '-vf',
         `scale=${width}:${height}:flags=area,format=${channels === 1 ? 'gray' : 'rgb24'},showinfo`,
