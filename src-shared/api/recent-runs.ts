@@ -9,10 +9,11 @@ import { RECORDING_ORIGINS, SourceKindSchema } from './session-state';
  * (source, model, settings, when) and where the source was when it was kept, so a reopened run (or
  * a reload of the app) continues where it left off.
  */
-export const RECENT_RUN_ID = /^run-\d{8}T\d{6}Z-\d{1,9}$/;
+/** run-<UTC second>-<12 random hex digits>; folders from before keep their run-<second>-<counter> ids. */
+export const RECENT_RUN_ID = /^run-\d{8}T\d{6}Z-(?:\d{1,9}|[0-9a-f]{12})$/;
 
 export const RecentRunSchema = z.strictObject({
-  /** The run's file stem in the folder (run-YYYYMMDDTHHMMSSZ-N). */
+  /** The run's file stem in the folder (run-YYYYMMDDTHHMMSSZ-XXXXXXXXXXXX). */
   id: z.string().regex(RECENT_RUN_ID),
   keptAt: z.string(),
   description: z.string().max(4096),

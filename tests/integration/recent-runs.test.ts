@@ -9,11 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../src-shared/api/contract';
-import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
-import { replay } from '../../src-shared/trace/replay';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
-import { RecentRunsStore, type KeepRequest } from '../../src-main/core/recent-runs/recent-runs-store';
-import { unknownProvenance } from '../../src-main/core/report/provenance';
+import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
+import { keepRequest } from '../support/recent-run-request';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const backends: KnobBackend[] = [];
@@ -21,27 +19,7 @@ afterEach(async () => {
   await Promise.all(backends.splice(0).map((b) => b.close()));
 });
 
-function request(frames: number, seed: number, id: string | null = null): KeepRequest {
-  const trace = syntheticTrace({ frames, seed });
-  return {
-    trace,
-    run: { settings: DEFAULT_GATE_SETTINGS, output: replay(trace, DEFAULT_GATE_SETTINGS) },
-    provenance: unknownProvenance('synthetic', 'test'),
-    id,
-    description: {
-      description: `synthetic ${seed}`,
-      origin: 'offline',
-      model: null,
-      source: null,
-      schedule: null,
-      seed: 0,
-      settings: DEFAULT_GATE_SETTINGS,
-      frameCount: frames,
-      labelledFrameCount: frames,
-      position: null,
-    },
-  };
-}
+const request = keepRequest;
 
 describe('the recent-runs folder', () => {
   it('keeps runs newest first, removes the oldest past the size limit, and reads a run back', async () => {

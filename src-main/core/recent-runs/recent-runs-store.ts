@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -16,6 +17,7 @@ import { readUserText } from '../files/user-files';
 import { writeOutputFile } from '../files/output-files';
 import { encodeTraceFile, readTraceFile, type RecordedRun, type TraceFile } from '../recording/trace-arrow';
 import type { StoredProvenance } from '../report/provenance';
+import { withFolderLock, type FolderLockOptions } from './folder-lock';
 
 /**
  * The recent-runs folder: each kept recording is a trace file (<id>.arrow, its entry and its
@@ -23,6 +25,12 @@ import type { StoredProvenance } from '../report/provenance';
  * newest first in index.json, with the folder's size limit in limit.json. Keeping a run that takes
  * the folder past its limit removes the oldest runs first; a limit of 0 keeps nothing. Every write
  * is atomic (a crash leaves the previous file), and a damaged index is rebuilt from the files.
+ *
+ * Several processes may share the folder (two browser-mode hosts, the desktop app and a host):
+ * run ids carry 48 random bits besides the time, so two processes never pick the same one, and
+ * every change reads the index and limit afresh, changes them and writes them back under the
+ * folder's lock (folder-lock.ts), so no process overwrites another's runs. describe() and find()
+ * give the folder as this process last read it (at each change, or refresh()).
  */
 export const DEFAULT_RECENT_RUNS_LIMIT_BYTES = 1024 ** 3;
 
@@ -50,36 +58,64 @@ function compactTime(date: Date): string {
     .replace(/\.\d+Z$/, 'Z');
 }
 
+/** run-<UTC second>-<12 hex digits>: readable, sorted by time, unique across processes. */
+function newRunId(now: Date): string {
+  return `run-${compactTime(now)}-${randomBytes(6).toString('hex')}`;
+}
+
+/** What the folder holds now: its limit (null: none set) and its runs, from the index or the files. */
+async function readFolder(
+  folder: string,
+  logger: Logger | null,
+): Promise<{ limitBytes: number | null; runs: RecentRun[]; rewrite: boolean }> {
+  const limit = await readJson(join(folder, LIMIT_FILE), LimitSchema);
+  const index = await readJson(join(folder, INDEX_FILE), IndexSchema);
+  const listed = index?.runs ?? (await rebuildIndex(folder, logger));
+  const present = new Set((await readdir(folder)).filter((name) => name.endsWith('.arrow')));
+  const runs = listed.filter((run) => present.has(`${run.id}.arrow`));
+  return { limitBytes: limit?.limitBytes ?? null, runs, rewrite: index === null || runs.length !== listed.length };
+}
+
+export interface RecentRunsOptions {
+  defaultLimitBytes?: number;
+  logger?: Logger;
+  /** The folder lock's timings (tests). */
+  lock?: FolderLockOptions;
+}
+
 export class RecentRunsStore {
   private queue: Promise<unknown> = Promise.resolve();
-  private counter = 0;
+  private limitBytes: number;
+  private runs: RecentRun[] = [];
 
   private constructor(
     readonly folder: string,
-    private limitBytes: number,
-    private runs: RecentRun[],
+    private readonly defaultLimitBytes: number,
     private readonly logger: Logger | null,
-  ) {}
+    private readonly lockOptions: FolderLockOptions,
+  ) {
+    this.limitBytes = defaultLimitBytes;
+  }
 
   /** Opens (creating) the folder; its index, or one rebuilt from its trace files. */
-  static async open(
-    folder: string,
-    options: { defaultLimitBytes?: number; logger?: Logger } = {},
-  ): Promise<RecentRunsStore> {
+  static async open(folder: string, options: RecentRunsOptions = {}): Promise<RecentRunsStore> {
     await mkdir(folder, { recursive: true });
-    const logger = options.logger ?? null;
-    const limit = await readJson(join(folder, LIMIT_FILE), LimitSchema);
-    const index = await readJson(join(folder, INDEX_FILE), IndexSchema);
-    const runs = index?.runs ?? (await rebuildIndex(folder, logger));
-    const present = new Set((await readdir(folder)).filter((name) => name.endsWith('.arrow')));
     const store = new RecentRunsStore(
       folder,
-      limit?.limitBytes ?? options.defaultLimitBytes ?? DEFAULT_RECENT_RUNS_LIMIT_BYTES,
-      runs.filter((run) => present.has(`${run.id}.arrow`)),
-      logger,
+      options.defaultLimitBytes ?? DEFAULT_RECENT_RUNS_LIMIT_BYTES,
+      options.logger ?? null,
+      options.lock ?? {},
     );
-    if (index === null || store.runs.length !== runs.length) await store.writeIndex();
+    await store.locked(async () => undefined);
     return store;
+  }
+
+  /** Reads the folder again (another process may have kept or removed runs since). */
+  async refresh(): Promise<RecentRuns> {
+    const { limitBytes, runs } = await readFolder(this.folder, this.logger);
+    this.limitBytes = limitBytes ?? this.defaultLimitBytes;
+    this.runs = runs;
+    return this.describe();
   }
 
   describe(): RecentRuns {
@@ -101,10 +137,11 @@ export class RecentRunsStore {
    * cannot hold it: the folder then keeps nothing of it.
    */
   keep(request: KeepRequest): Promise<RecentRun | null> {
-    return this.serial(async () => {
+    return this.locked(async () => {
       const now = new Date();
+      // a run another process removed since is kept as a new one
       const existing = request.id === null ? null : this.find(request.id);
-      const id = existing?.id ?? `run-${compactTime(now)}-${++this.counter}`;
+      const id = existing?.id ?? newRunId(now);
       const entry = { ...request.description, id, keptAt: now.toISOString() };
       const bytes = encodeTraceFile(request.trace, request.run, {
         provenance: request.provenance,
@@ -126,13 +163,15 @@ export class RecentRunsStore {
 
   /** The run's trace file, read and checked like any trace the operator opens. */
   async read(id: string): Promise<{ run: RecentRun; file: TraceFile }> {
+    // one that another process kept since this one last read the folder
+    if (this.find(id) === null) await this.refresh();
     const run = this.find(id);
     if (run === null) throw new KnobError('NOT_AVAILABLE', `no recent run '${id}' (it may have been removed)`);
     return { run, file: await readTraceFile(this.path(id)) };
   }
 
   setLimit(limitBytes: number): Promise<RecentRuns> {
-    return this.serial(async () => {
+    return this.locked(async () => {
       this.limitBytes = limitBytes;
       await writeOutputFile(join(this.folder, LIMIT_FILE), `${JSON.stringify({ limitBytes })}\n`);
       await this.evict();
@@ -170,7 +209,27 @@ export class RecentRunsStore {
     );
   }
 
-  /** One change at a time: keeps and limit changes never interleave their file writes. */
+  /**
+   * A change to the folder: one at a time in this process, under the folder's lock across
+   * processes, on the folder as it is now (read afresh; written back when it was found damaged).
+   */
+  private locked<T>(work: () => Promise<T>): Promise<T> {
+    return this.serial(() =>
+      withFolderLock(
+        this.folder,
+        async () => {
+          const { limitBytes, runs, rewrite } = await readFolder(this.folder, this.logger);
+          this.limitBytes = limitBytes ?? this.defaultLimitBytes;
+          this.runs = runs;
+          if (rewrite) await this.writeIndex();
+          return work();
+        },
+        this.lockOptions,
+      ),
+    );
+  }
+
+  /** One change at a time in this process: keeps and limit changes never interleave their file writes. */
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
