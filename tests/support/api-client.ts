@@ -12,6 +12,8 @@ export interface HostProcess {
   socket: WebSocket;
   call(method: string, params?: unknown, timeoutMs?: number): Promise<Reply>;
   peakRssMb(): Promise<number>;
+  /** The host's threads now and its CPU time so far (microseconds). */
+  usage(): Promise<{ threads: number; cpuMicros: number }>;
   stop(): Promise<void>;
 }
 
@@ -66,8 +68,20 @@ export async function startHostProcess(): Promise<HostProcess> {
         child.send('peak');
       });
     },
+    usage() {
+      return new Promise((resolve) => {
+        const onMessage = (message: unknown) => {
+          if (typeof message !== 'object' || message === null || !('threads' in message)) return;
+          child.off('message', onMessage);
+          resolve(message as { threads: number; cpuMicros: number });
+        };
+        child.on('message', onMessage);
+        child.send('usage');
+      });
+    },
     async stop() {
       socket.close();
+      if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.send('stop');
       await exited;

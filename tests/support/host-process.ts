@@ -1,10 +1,11 @@
 /**
  * The browser-mode host in a process of its own, for tests that attack it and measure it: it starts
  * the backend and the WebSocket host on 127.0.0.1, sends { port, token } to its parent over IPC, and
- * answers 'peak' with its peak resident memory (getrusage's ru_maxrss, kilobytes). Started with
+ * answers 'peak' with its peak resident memory (getrusage's ru_maxrss, kilobytes) and 'usage' with
+ * its thread count and CPU time. Started with
  * child_process.fork(..., { execArgv: ['--import', 'tsx'] }).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
@@ -16,6 +17,12 @@ const backend = new KnobBackend();
 const host = await startWebHost({ backend, rendererDir });
 process.on('message', (message: unknown) => {
   if (message === 'peak') process.send?.({ peakRssKb: process.resourceUsage().maxRSS });
+  // the process's threads (Linux: one entry per thread) and CPU time so far, for tests that check
+  // abandoned work is stopped
+  if (message === 'usage') {
+    const cpu = process.cpuUsage();
+    process.send?.({ threads: readdirSync('/proc/self/task').length, cpuMicros: cpu.user + cpu.system });
+  }
   if (message === 'stop') void Promise.all([host.close(), backend.close()]).then(() => process.exit(0));
 });
 process.send?.({ port: host.port, token: host.token });

@@ -1,5 +1,6 @@
 import { serialize } from 'node:v8';
-import { isApiMethod } from '../../../src-shared/api/contract';
+import { isApiMethod, type ApiMethod } from '../../../src-shared/api/contract';
+import { untilCancelled } from '../../../src-shared/cancel-signal';
 import {
   CancelEnvelopeSchema,
   MAX_REQUEST_BYTES,
@@ -11,6 +12,13 @@ import { KnobError, toErrorPayload } from '../../../src-shared/errors';
 import { describeIssues } from '../../../src-shared/zod-issues';
 import type { KnobBackend } from '../backend/knob-backend';
 import type { CallContext } from './call-context';
+import { checkResponseSize } from './message-size';
+
+/**
+ * Methods a connection runs one at a time (each holds a thread of its own for seconds): a second
+ * call waits for the first to settle (issue 26).
+ */
+const ONE_AT_A_TIME: ReadonlySet<ApiMethod> = new Set<ApiMethod>(['analysis.run']);
 
 /** Progress events of one call at most this often (the UI needs no more). */
 const PROGRESS_INTERVAL_MS = 100;
@@ -19,10 +27,13 @@ const PROGRESS_INTERVAL_MS = 100;
  * One client's link to the backend (a WebSocket, or a window's IPC): turns each untrusted message
  * (JSON text from a socket, or a structured-clone object from IPC) into at most one response, and
  * keeps the calls in flight so that `{ cancel: id }` aborts that call's work, and closing the
- * connection aborts them all. Never throws: every failure becomes `{ ok: false, error }`.
+ * connection aborts them all. Never throws: every failure becomes `{ ok: false, error }`. An answer
+ * over MAX_RESPONSE_BYTES (message-size.ts) is refused as REQUEST_TOO_LARGE, never sent.
  */
 export class ApiConnection {
   private readonly inFlight = new Map<RequestId, AbortController>();
+  /** The last call of each ONE_AT_A_TIME method, settled when it has. */
+  private readonly turns = new Map<ApiMethod, Promise<void>>();
 
   constructor(private readonly backend: KnobBackend) {}
 
@@ -47,7 +58,11 @@ export class ApiConnection {
       this.inFlight.set(id, controller);
       const context = this.context(id, controller.signal);
       try {
-        const result = await this.backend.call(method, envelope.data.params, context);
+        const params = envelope.data.params;
+        const result = ONE_AT_A_TIME.has(method)
+          ? await this.inTurn(method, controller.signal, () => this.backend.call(method, params, context))
+          : await this.backend.call(method, params, context);
+        checkResponseSize(method, result);
         return { id, ok: true, result };
       } finally {
         this.inFlight.delete(id);
@@ -55,6 +70,26 @@ export class ApiConnection {
       }
     } catch (error) {
       return { id, ok: false, error: toErrorPayload(error) };
+    }
+  }
+
+  /**
+   * Runs `work` after the connection's previous call of `method` has settled: a second call waits
+   * (cancellable while it waits) rather than being refused, so the desk's "cancel the old one, start
+   * the new one" never races the old thread's end.
+   */
+  private async inTurn<T>(method: ApiMethod, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const previous = this.turns.get(method) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.turns.set(method, tail);
+    try {
+      await untilCancelled(previous, signal, `${method} (waiting for the one before it)`);
+      return await work();
+    } finally {
+      release();
+      if (this.turns.get(method) === tail) this.turns.delete(method);
     }
   }
 

@@ -57,6 +57,6 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'probe.step': (params, call) => session.stepProbe(params, call),
     'probe.frequency': (params, call) => session.frequencyProbe(params, call),
     'tune.run': (params, call) => session.tune(params, call),
-    'analysis.run': (params) => session.analyse(params),
+    'analysis.run': (params, call) => session.analyse(params, call.signal),
   };
 }

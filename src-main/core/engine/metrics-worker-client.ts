@@ -77,7 +77,16 @@ export class MetricsWorkerClient {
     const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [message.trace];
     return this.calls.call(
       (id) => worker.postMessage({ ...message, id } as MetricsRequest, traces.flatMap(transferables)),
-      { signal, what },
+      {
+        signal,
+        what,
+        // The worker computes one request at a time and cannot be interrupted: a cancelled call that
+        // leaves nothing else waiting ends it (the next call starts a fresh one), so abandoned work
+        // stops instead of running on. With other calls waiting it finishes, and its answer is dropped.
+        onCancel: () => {
+          if (this.calls.size === 0 && this.worker === worker) void this.close();
+        },
+      },
     );
   }
 

@@ -914,12 +914,15 @@ export class Session {
    * The paper's analyses of the current recording at the current knobs (and output calibrator), by
    * replay on a thread of their own (the stream keeps playing meanwhile).
    */
-  async analyse(params: ApiParsedParams<'analysis.run'>): Promise<ApiResult<'analysis.run'>> {
+  async analyse(params: ApiParsedParams<'analysis.run'>, signal?: AbortSignal): Promise<ApiResult<'analysis.run'>> {
     const recording = this.requireRecording();
     const { trace } = recording.copy();
     const { gate, calibrator, version } = this.knobs;
     const started = performance.now();
-    const answer = await analyseOnThread({ trace, settings: gate, calibrator, permutations: params.permutations });
+    const answer = await analyseOnThread(
+      { trace, settings: gate, calibrator, permutations: params.permutations },
+      signal,
+    );
     return {
       recordingId: recording.id,
       settingsVersion: version,

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
@@ -42,6 +43,8 @@ export async function startTuningPool(
   frames: Int32Array,
   metric: TuningMetric,
   threads = Math.max(1, Math.min(availableParallelism(), 8)),
+  /** Aborting ends every thread at once; whatever waits on them answers CANCELLED. */
+  signal?: CancelSignal,
 ): Promise<TuningPool> {
   const pool = Array.from(
     { length: threads },
@@ -52,7 +55,7 @@ export async function startTuningPool(
   };
   try {
     const columns = tuningColumns(trace);
-    await Promise.all(pool.map((thread) => thread.send({ kind: 'init', trace: columns, frames, metric })));
+    await Promise.all(pool.map((thread) => thread.send({ kind: 'init', trace: columns, frames, metric }, signal)));
   } catch (error) {
     await close();
     throw error;
@@ -63,13 +66,13 @@ export async function startTuningPool(
       pool.map((thread, t) =>
         shares[t]!.length === 0
           ? []
-          : (thread.send({ kind: 'evaluate', points: shares[t]! }) as Promise<TuningFigures[]>),
+          : (thread.send({ kind: 'evaluate', points: shares[t]! }, signal) as Promise<TuningFigures[]>),
       ),
     );
     return points.map((_, i) => answers[i % pool.length]![Math.floor(i / pool.length)]!);
   };
   const improvement = (...args: ImprovementArgs) =>
-    pool[0]!.send({ kind: 'improvement', args }) as Promise<PairedDifference>;
+    pool[0]!.send({ kind: 'improvement', args }, signal) as Promise<PairedDifference>;
   return { evaluate, improvement, threads, close };
 }
 
@@ -86,6 +89,7 @@ export async function tuneOnThreads(
     tuningFrames(trace, request.split, request.searchOn).search,
     request.metric,
     options.threads,
+    options.signal,
   );
   try {
     const result = await tune(trace, request, current, {
