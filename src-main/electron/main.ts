@@ -14,7 +14,7 @@ import { shellPaths } from './build-paths';
 import { chooseFileToOpen } from './file-dialogs';
 import { filesToOpen } from './files-to-open';
 import { IpcBridge } from './ipc-bridge';
-import { guardNavigation, restrictPermissions, trustedOrigin } from './security';
+import { guardEverything, restrictPermissions, trustedOrigin } from './security';
 import { ShellCommands } from './shell-commands';
 import { utilityLauncher } from './utility-inference';
 import { readWindowState, usableWindowState, writeWindowState, type WindowState } from './window-state';
@@ -63,7 +63,6 @@ function createWindow(saved: WindowState | null): BrowserWindow {
   });
   if (saved?.maximized) window.maximize();
   window.once('ready-to-show', () => window.show());
-  guardNavigation(window.webContents, trust);
   shellCommands.track(window.webContents);
   recoverFromCrashes(window);
   window.on('close', () => saveWindowState(window));
@@ -244,6 +243,8 @@ if (!app.requestSingleInstanceLock()) {
   // Privileged schemes are registered before the app is ready (Electron's rule).
   registerAppScheme(protocol);
   app.enableSandbox();
+  // navigation and permission guards on every window and web contents, this one and any later
+  guardEverything(app, trust);
   app.on('second-instance', (_event, argv, workingDirectory) => {
     if (started) void showWindow();
     openFiles(argv.slice(1), workingDirectory);

@@ -1,4 +1,4 @@
-import type { Session, WebContents, WebFrameMain } from 'electron';
+import type { App, Session, WebContents, WebFrameMain } from 'electron';
 import { APP_ORIGIN } from './app-protocol';
 
 /**
@@ -10,6 +10,8 @@ import { APP_ORIGIN } from './app-protocol';
  * - IPC: answered only for the app's top frame (not a subframe, not another origin);
  * - permissions: the camera ('media', video only) for the app's top frame, nothing else for anyone;
  * - navigation: none by the page, no redirect away from the app, no new window, no webview.
+ * The navigation and permission rules hold for every web contents and session the app creates
+ * (guardEverything), not only the main window's.
  */
 export interface TrustedOrigin {
   /** The origin of the app's page: APP_ORIGIN, or the dev server's in an unpackaged development run. */
@@ -83,4 +85,24 @@ export function guardNavigation(contents: WebContents, trust: TrustedOrigin): vo
     if (!isAppUrl(event.url, trust)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
+}
+
+/**
+ * The guards for every web contents the app ever creates (the main window's, any later window's,
+ * DevTools', anything a library opens) and for every session, before any of them loads a page:
+ * Electron emits these events as each is created. Sessions already made (the default one) are
+ * restricted by their caller.
+ */
+export function guardEverything(app: App, trust: TrustedOrigin): void {
+  const restricted = new WeakSet<Session>();
+  const restrict = (session: Session): void => {
+    if (restricted.has(session)) return;
+    restricted.add(session);
+    restrictPermissions(session, trust);
+  };
+  app.on('session-created', restrict);
+  app.on('web-contents-created', (_event, contents) => {
+    guardNavigation(contents, trust);
+    restrict(contents.session);
+  });
 }

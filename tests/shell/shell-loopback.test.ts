@@ -35,6 +35,7 @@ import {
 } from '../support/fake-electron';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { processAlive } from '../support/process-alive';
+import { expectNavigationGuarded } from '../support/shell-guards';
 
 let window: FakeBrowserWindow;
 let inferencePid: number | undefined;
@@ -322,15 +323,7 @@ describe('permissions', () => {
 
 describe('navigation and new windows', () => {
   it('the page cannot navigate any frame, redirect away, open windows or attach webviews', () => {
-    const contents = window.webContents;
-    for (const url of ['https://example.com/', 'file:///etc/passwd', 'knob://app/other.html'])
-      for (const event of ['will-navigate', 'will-frame-navigate'])
-        expect(contents.fireNavigation(event, url), `${event} ${url}`).toBe(true);
-    expect(contents.fireNavigation('will-redirect', 'https://example.com/')).toBe(true);
-    expect(contents.fireNavigation('will-redirect', 'knob://app/index.html')).toBe(false);
-    expect(contents.fireNavigation('will-attach-webview', 'https://example.com/')).toBe(true);
-    expect(contents.windowOpenHandler!({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
-    expect(contents.windowOpenHandler!({ url: 'knob://app/index.html' })).toEqual({ action: 'deny' });
+    expectNavigationGuarded(window.webContents);
   });
 });
 

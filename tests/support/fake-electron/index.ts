@@ -8,89 +8,25 @@
  * - ipcRenderer.postMessage transfers real MessagePorts (Node's), wrapped as MessagePortMain;
  * - contextBridge records what the preload exposes; BrowserWindow, webContents, session, protocol,
  *   dialog and Menu record their options and handlers for the tests to read and call;
+ * - as in Electron, app emits 'web-contents-created' for every webContents as it is made (before
+ *   anything loads in it) and 'session-created' for every session after the default one; a
+ *   webContents has the session its window's webPreferences name (session or partition);
  * - utilityProcess.fork starts a real Node child in which process.parentPort exists
  *   (parent-port-shim.mjs), so the inference process runs its utility-process side.
  * State lives on globalThis: a test that re-imports the preload (a page reload) shares it.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { MessagePort as NodeMessagePort } from 'node:worker_threads';
+import { join } from 'node:path';
+import { FakeMessagePortMain } from './message-ports';
 
-export interface FakeFrame {
-  url: string;
-  parent: FakeFrame | null;
-  origin: string;
-}
+export { FakeMessagePortMain, MessageChannelMain } from './message-ports';
+export { utilityProcess } from './utility-process';
 
-type Handler = (event: unknown, ...args: unknown[]) => unknown;
-type Listener = (event: unknown, ...args: unknown[]) => void;
+import { state, type FakeFrame, type Handler, type Listener, type RendererContext } from './fake-state';
 
-interface RendererContext {
-  contents: FakeWebContents;
-  frame: FakeFrame;
-  listeners: Array<{ channel: string; listener: Listener }>;
-}
-
-interface FakeState {
-  handlers: Map<string, Handler>;
-  mainListeners: Map<string, Listener[]>;
-  exposed: Map<string, unknown>;
-  windows: FakeBrowserWindow[];
-  nextContentsId: number;
-  renderer: RendererContext | null;
-  renderers: RendererContext[];
-  protocolHandlers: Map<string, (request: Request) => Promise<Response> | Response>;
-  privilegedSchemes: unknown[];
-  applicationMenu: unknown;
-  dialogCalls: Array<{ kind: string; options: unknown }>;
-  dialogAnswers: unknown[];
-  openedPaths: string[];
-  paths: Map<string, string>;
-  singleInstance: boolean;
-  quitCalls: number;
-  exitCode: number | null;
-  ready: { promise: Promise<void>; resolve: () => void };
-  readyResolved: boolean;
-  sandboxEnabled: boolean;
-  /** The work areas of the attached displays (screen.getAllDisplays). */
-  displays: Array<{ x: number; y: number; width: number; height: number }>;
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-const STATE_KEY = Symbol.for('knob.fake-electron');
-const globalState = globalThis as unknown as Record<symbol, FakeState | undefined>;
-const state: FakeState = (globalState[STATE_KEY] ??= {
-  handlers: new Map(),
-  mainListeners: new Map(),
-  exposed: new Map(),
-  windows: [],
-  nextContentsId: 1,
-  renderer: null,
-  renderers: [],
-  protocolHandlers: new Map(),
-  privilegedSchemes: [],
-  applicationMenu: null,
-  dialogCalls: [],
-  dialogAnswers: [],
-  openedPaths: [],
-  paths: new Map(),
-  singleInstance: true,
-  quitCalls: 0,
-  exitCode: null,
-  ready: deferred(),
-  readyResolved: false,
-  sandboxEnabled: false,
-  displays: [{ x: 0, y: 0, width: 1920, height: 1080 }],
-});
+export type { FakeFrame } from './fake-state';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -148,12 +84,19 @@ export const app = new FakeApp();
 
 export class FakeWebContents extends EventEmitter {
   readonly id = state.nextContentsId++;
+  readonly session: FakeSession;
   readonly mainFrame: FakeFrame = { url: 'about:blank', parent: null, origin: 'null' };
   windowOpenHandler: ((details: { url: string }) => { action: string }) | null = null;
   loadedUrls: string[] = [];
   private destroyed = false;
   reloads = 0;
   devToolsOpened = false;
+
+  constructor(contentsSession: FakeSession = session.defaultSession) {
+    super();
+    this.session = contentsSession;
+    app.emit('web-contents-created', { preventDefault() {} }, this);
+  }
 
   setWindowOpenHandler(handler: (details: { url: string }) => { action: string }): void {
     this.windowOpenHandler = handler;
@@ -208,7 +151,7 @@ interface Bounds {
 }
 
 export class FakeBrowserWindow extends EventEmitter {
-  readonly webContents = new FakeWebContents();
+  readonly webContents: FakeWebContents;
   readonly options: Record<string, unknown>;
   shown = false;
   focused = 0;
@@ -220,6 +163,11 @@ export class FakeBrowserWindow extends EventEmitter {
   constructor(options: Record<string, unknown> = {}) {
     super();
     this.options = options;
+    const preferences = (options.webPreferences ?? {}) as { session?: FakeSession; partition?: string };
+    this.webContents = new FakeWebContents(
+      preferences.session ??
+        (preferences.partition === undefined ? session.defaultSession : session.fromPartition(preferences.partition)),
+    );
     this.bounds = {
       x: (options.x as number | undefined) ?? 0,
       y: (options.y as number | undefined) ?? 0,
@@ -282,35 +230,6 @@ export class FakeBrowserWindow extends EventEmitter {
 export const BrowserWindow = FakeBrowserWindow;
 
 // ---- IPC ------------------------------------------------------------------------------------------
-
-/** Electron's MessagePortMain over a real (Node) MessagePort: 'message' events carry { data, ports }. */
-export class FakeMessagePortMain extends EventEmitter {
-  constructor(readonly port: NodeMessagePort | MessagePort) {
-    super();
-    const node = port as NodeMessagePort;
-    node.on('message', (data: unknown) => this.emit('message', { data, ports: [] }));
-    node.on('close', () => this.emit('close'));
-  }
-  postMessage(message: unknown, transfer?: unknown[]): void {
-    (this.port as NodeMessagePort).postMessage(message, transfer as never);
-  }
-  start(): void {
-    (this.port as NodeMessagePort).start();
-  }
-  close(): void {
-    (this.port as NodeMessagePort).close();
-  }
-}
-
-export class MessageChannelMain {
-  readonly port1: FakeMessagePortMain;
-  readonly port2: FakeMessagePortMain;
-  constructor() {
-    const channel = new MessageChannel();
-    this.port1 = new FakeMessagePortMain(channel.port1);
-    this.port2 = new FakeMessagePortMain(channel.port2);
-  }
-}
 
 function currentRenderer(): RendererContext {
   if (state.renderer === null) throw new Error('fake electron: no renderer is running (load the preload first)');
@@ -404,7 +323,20 @@ class FakeSession {
     this.devicePermissionHandler = handler;
   }
 }
-export const session = { defaultSession: new FakeSession() };
+const partitions = new Map<string, FakeSession>();
+export const session = {
+  defaultSession: new FakeSession(),
+  /** One session per partition name, made (and announced) on first use. */
+  fromPartition(partition: string): FakeSession {
+    let made = partitions.get(partition);
+    if (made === undefined) {
+      made = new FakeSession();
+      partitions.set(partition, made);
+      app.emit('session-created', made);
+    }
+    return made;
+  },
+};
 
 export const protocol = {
   registerSchemesAsPrivileged(schemes: unknown[]): void {
@@ -455,61 +387,6 @@ export const shell = {
   async openPath(path: string): Promise<string> {
     state.openedPaths.push(path);
     return '';
-  },
-};
-
-// ---- utilityProcess ----------------------------------------------------------------------------
-
-const PARENT_PORT_SHIM = join(dirname(fileURLToPath(import.meta.url)), 'parent-port-shim.mjs');
-
-class FakeUtilityProcess extends EventEmitter {
-  private readonly child: ChildProcess;
-  readonly stdout: NodeJS.ReadableStream | null;
-  readonly stderr: NodeJS.ReadableStream | null;
-  private exited = false;
-
-  constructor(
-    modulePath: string,
-    args: string[],
-    options: { execArgv?: string[]; stdio?: unknown; env?: NodeJS.ProcessEnv },
-  ) {
-    super();
-    const pipe = (at: number) =>
-      Array.isArray(options.stdio) ? options.stdio[at] === 'pipe' : options.stdio === 'pipe';
-    this.child = fork(modulePath, args, {
-      execArgv: [...(options.execArgv ?? []), '--import', PARENT_PORT_SHIM],
-      serialization: 'advanced',
-      stdio: ['ignore', pipe(1) ? 'pipe' : 'ignore', pipe(2) ? 'pipe' : 'ignore', 'ipc'],
-      ...(options.env === undefined ? {} : { env: options.env }),
-    });
-    this.stdout = this.child.stdout;
-    this.stderr = this.child.stderr;
-    this.child.on('spawn', () => this.emit('spawn'));
-    this.child.on('message', (message) => this.emit('message', message));
-    this.child.on('exit', (code) => {
-      this.exited = true;
-      this.emit('exit', code ?? 1);
-    });
-  }
-  get pid(): number | undefined {
-    return this.exited ? undefined : this.child.pid;
-  }
-  postMessage(message: unknown): void {
-    this.child.send(message as never);
-  }
-  kill(): boolean {
-    return this.child.kill();
-  }
-}
-
-export const utilityProcess = {
-  forks: [] as Array<{ modulePath: string; options: unknown }>,
-  children: [] as FakeUtilityProcess[],
-  fork(modulePath: string, args: string[] = [], options: Record<string, unknown> = {}) {
-    utilityProcess.forks.push({ modulePath, options });
-    const child = new FakeUtilityProcess(modulePath, args, options);
-    utilityProcess.children.push(child);
-    return child;
   },
 };
 
