@@ -5,6 +5,7 @@ import { ModelSidecarSchema, type ModelOptions, type ModelSidecar } from '../../
 import { KnobError } from '../../../src-shared/errors';
 import { parseJsonText } from '../../../src-shared/json-text';
 import { describeIssues, parseWithSchema } from '../../../src-shared/zod-issues';
+import { checkTextField } from '../files/text-fields';
 import { hasUserFile, readUserText } from '../files/user-files';
 import { InputSpecSchema, type InputSpec, type InputSpecSource } from '../../../src-shared/frames/input-spec';
 import type { OnnxMetadata } from './onnx-metadata';
@@ -157,6 +158,8 @@ export function resolveLabels(
         : fromMetadata !== null
           ? { names: fromMetadata, source: 'metadata' }
           : { names: Array.from({ length: classCount }, (_, k) => `class ${k}`), source: 'generated' };
+  const file = resolved.source === 'sidecar' ? sidecarPath(options.path) : options.path;
+  resolved.names.forEach((name, i) => checkTextField(name, file, `label name ${i} (${resolved.source})`));
   if (resolved.names.length !== classCount) {
     throw new KnobError(
       'INVALID_INPUT',

@@ -4,6 +4,7 @@ import { CalibratorSpecSchema, type CalibratorSpec } from '../../../src-shared/c
 import { KnobError } from '../../../src-shared/errors';
 import { GateSettingsSchema, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { parseJsonText } from '../../../src-shared/json-text';
+import { checkTextField } from '../files/text-fields';
 import { describeIssues } from '../../../src-shared/zod-issues';
 import type { OutputFile } from '../files/output-files';
 import { isUserFolder, readUserText } from '../files/user-files';
@@ -70,6 +71,8 @@ export async function readSettingsFile(path: string): Promise<SettingsFile> {
       `${file}: settings format version ${version} is newer than this app reads (${SETTINGS_FORMAT_VERSION})`,
     );
   }
+  const model = (raw as { model?: unknown } | null)?.model;
+  if (typeof model === 'string') checkTextField(model, file, 'the settings.model');
   const parsed = SettingsFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${describeIssues(parsed.error.issues)})`);

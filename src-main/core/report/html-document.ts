@@ -1,6 +1,8 @@
 import { escapeXml } from '../../../src-shared/plots/svg';
 import { FIGURE_PALETTE } from '../../../src-shared/plots/svg-style';
 import { figurePng } from './figure-png';
+import { KnobError } from '../../../src-shared/errors';
+import { formatBytes } from '../files/input-limits';
 import type { OutputFile } from '../files/output-files';
 
 /**
@@ -41,8 +43,20 @@ export function figureBlock(figure: ReportFigure): string {
   return `<figure>${figure.svg}<figcaption>${escapeXml(figure.caption)} Also beside this report: figure-${figure.name}.svg and figure-${figure.name}.png.</figcaption></figure>`;
 }
 
+/**
+ * The most a report page and its SVG figures may hold together. A real report is well under a
+ * megabyte (figures are decimated to their pixel columns); a 20 MB label once made a 360 MB report.
+ */
+export const MAX_REPORT_BYTES = 32 * 1024 * 1024;
+
 /** report.html and each figure as SVG and PNG, as files to write with a command's other outputs. */
 export function reportPageFiles(html: string, figures: ReportFigure[]): OutputFile[] {
+  const bytes = [html, ...figures.map((f) => f.svg)].reduce((n, text) => n + Buffer.byteLength(text, 'utf8'), 0);
+  if (bytes > MAX_REPORT_BYTES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the report would be ${formatBytes(bytes)}, over the limit of ${formatBytes(MAX_REPORT_BYTES)} (a label, name or metadata value too long?)`,
+    );
   return [
     { name: 'report.html', data: html },
     ...figures.flatMap((figure) => [

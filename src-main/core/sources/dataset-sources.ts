@@ -4,6 +4,7 @@ import { basename, extname, join } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
 import { readIdxFile } from '../datasets/idx-file';
 import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
+import { checkTextField } from '../files/text-fields';
 import { hasUserFile, isUserFolder, listUserFolder, readUserText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
@@ -213,7 +214,10 @@ function parseManifest(text: string, source: string): Array<{ path: string; labe
         'INVALID_INPUT',
         `${source}: row ${i + 2} has ${row.length} cells, the header ${header.length}`,
       );
-    return { path: row[pathColumn], label: row[labelColumn] };
+    return {
+      path: checkTextField(row[pathColumn], source, `row ${i + 2}'s path`),
+      label: checkTextField(row[labelColumn], source, `row ${i + 2}'s label`),
+    };
   });
 }
 
