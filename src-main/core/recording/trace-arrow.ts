@@ -7,10 +7,10 @@ import {
   Int32,
   makeData,
   RecordBatch,
+  RecordBatchReader,
   Schema,
   Struct,
   Table,
-  tableFromIPC,
   tableToIPC,
   Uint32,
   Utf8,
@@ -31,7 +31,9 @@ import {
   type Trace,
 } from '../../../src-shared/trace/trace';
 import { writeOutputFile } from '../files/output-files';
+import { checkTextField, checkTextTree } from '../files/text-fields';
 import { readUserFile } from '../files/user-files';
+import { checkTraceRows, checkTraceSchema } from './trace-schema';
 
 /**
  * Traces as Apache Arrow IPC files (the Feather v2 format: pandas.read_feather, polars and DuckDB
@@ -205,8 +207,9 @@ function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Arra
 }
 
 /**
- * Reads and checks a trace file. Every failure is a typed error naming the file: not Arrow, not a
- * Knob trace, a newer format, more frames declared than the file holds, invalid stored settings, or
+ * Reads and checks a trace file. Every failure is a typed error naming the file: not Arrow, a column
+ * the app does not write or of another type (trace-schema.ts, before any column is read), rows the
+ * file cannot hold, a text field over the text limit, not a Knob trace, a newer format, more frames declared than the file holds, invalid stored settings, or
  * content the gate cannot run on (non-finite logits, a label outside the classes, time that does
  * not increase), found up front rather than half-way through a replay.
  */
@@ -234,8 +237,21 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
 function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
   let table: Table;
   try {
-    table = tableFromIPC(bytes);
+    // The schema first (the file's footer or first message): every column known and of its type,
+    // before any record batch is read; then each batch's rows within what the file can hold.
+    const reader = RecordBatchReader.from(bytes);
+    reader.open();
+    const bytesPerRow = checkTraceSchema(reader.schema, path);
+    const batches: RecordBatch[] = [];
+    let rows = 0;
+    for (const batch of reader) {
+      rows += batch.numRows;
+      checkTraceRows(rows, bytesPerRow, bytes.length, path);
+      batches.push(batch);
+    }
+    table = new Table(reader.schema, batches);
   } catch (error) {
+    if (error instanceof KnobError) throw error;
     throw new KnobError('INVALID_TRACE', `${path}: not an Arrow IPC trace file (${(error as Error).message})`);
   }
   const meta = table.schema.metadata;
@@ -262,6 +278,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
   const labelNames = parseJson(META.labelNames, null);
   if (!Array.isArray(labelNames) || labelNames.some((l) => typeof l !== 'string'))
     throw new KnobError('INVALID_TRACE', `${path}: label names missing from the schema metadata`);
+  labelNames.forEach((name: string, i) => checkTextField(name, path, `label name ${i}`));
   const n = table.numRows;
   const k = labelNames.length;
   // Each frame holds at least its two float32 logit rows: a table declaring more than the file can
@@ -303,6 +320,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
         const value = String(vector.get(i));
         let code = index.get(value);
         if (code === undefined) {
+          checkTextField(value, path, `a value of column '${field.name}'`);
           code = dictionary.push(value) - 1;
           index.set(value, code);
         }
@@ -349,7 +367,9 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
       },
     };
   }
-  return { trace, run, context: (parseJson(META.context, {}) ?? {}) as Record<string, unknown> };
+  const context = (parseJson(META.context, {}) ?? {}) as Record<string, unknown>;
+  checkTextTree(context, path, 'the run context');
+  return { trace, run, context };
 }
 
 function storedSettings(raw: unknown, path: string): GateSettings {
