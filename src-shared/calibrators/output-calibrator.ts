@@ -13,6 +13,8 @@ import { compilePts, fitPts, PTS_MAX_INPUTS } from './parameterized-temperature-
 import { fitDirichlet } from './dirichlet-calibration';
 import { compileDac, fitDac } from './density-aware-calibration';
 import { FeatureBankSchema } from './feature-bank';
+import { numberInAcceptedRange, TEMPERATURE_RANGE } from '../gate/accepted-ranges';
+import { checkAffineShape, checkBinEdges, checkIsotonicKnots } from './calibrator-spec-rules';
 import { compileProcal, fitProcal } from './proximity-informed-calibration';
 
 /**
@@ -59,17 +61,22 @@ const numbers = z.array(z.number().refine(Number.isFinite, 'not a finite number'
 const Edges = z.strictObject({ edges: numbers, values: numbers });
 
 export const CalibratorSpecSchema = z.discriminatedUnion('method', [
-  z.strictObject({ method: z.literal('temperature'), temperature: z.number().positive() }),
-  z.strictObject({ method: z.literal('vector'), weights: numbers, bias: numbers }),
-  z.strictObject({ method: z.literal('matrix'), weights: numbers, bias: numbers }),
   z.strictObject({
-    method: z.literal('dirichlet'),
-    /** K x K row-major, applied to ln p (p the softmax of the logits). */
-    weights: numbers,
-    bias: numbers,
-    offDiagonal: z.number().nonnegative(),
-    intercept: z.number().nonnegative(),
+    method: z.literal('temperature'),
+    temperature: numberInAcceptedRange('temperature', TEMPERATURE_RANGE),
   }),
+  z.strictObject({ method: z.literal('vector'), weights: numbers, bias: numbers }).superRefine(checkAffineShape),
+  z.strictObject({ method: z.literal('matrix'), weights: numbers, bias: numbers }).superRefine(checkAffineShape),
+  z
+    .strictObject({
+      method: z.literal('dirichlet'),
+      /** K x K row-major, applied to ln p (p the softmax of the logits). */
+      weights: numbers,
+      bias: numbers,
+      offDiagonal: z.number().nonnegative(),
+      intercept: z.number().nonnegative(),
+    })
+    .superRefine(checkAffineShape),
   z
     .strictObject({
       method: z.literal('pts'),
@@ -148,17 +155,25 @@ export const CalibratorSpecSchema = z.discriminatedUnion('method', [
     method: z.literal('beta'),
     perClass: z.array(z.strictObject({ a: z.number(), b: z.number(), c: z.number(), m: z.number().nullable() })),
   }),
-  z.strictObject({ method: z.literal('isotonic'), perClass: z.array(z.strictObject({ x: numbers, y: numbers })) }),
-  z.strictObject({
-    method: z.literal('histogram-binning'),
-    edgeRule: z.enum(['left-closed', 'right-closed', 'one-in-extra-bin']),
-    /** Each class's equal-mass bins (their edges) and the mean outcome in each. */
-    perClass: z.array(Edges),
-  }),
-  z.strictObject({
-    method: z.literal('scaling-binning'),
-    perClass: z.array(Edges.extend({ platt: z.strictObject({ a: z.number(), b: z.number() }) })),
-  }),
+  z
+    .strictObject({ method: z.literal('isotonic'), perClass: z.array(z.strictObject({ x: numbers, y: numbers })) })
+    .superRefine((spec, context) => spec.perClass.forEach((f, c) => checkIsotonicKnots(f, ['perClass', c], context))),
+  z
+    .strictObject({
+      method: z.literal('histogram-binning'),
+      edgeRule: z.enum(['left-closed', 'right-closed', 'one-in-extra-bin']),
+      /** Each class's equal-mass bins (their edges) and the mean outcome in each. */
+      perClass: z.array(Edges),
+    })
+    .superRefine((spec, context) =>
+      spec.perClass.forEach((f, c) => checkBinEdges(f, spec.edgeRule === 'one-in-extra-bin', ['perClass', c], context)),
+    ),
+  z
+    .strictObject({
+      method: z.literal('scaling-binning'),
+      perClass: z.array(Edges.extend({ platt: z.strictObject({ a: z.number(), b: z.number() }) })),
+    })
+    .superRefine((spec, context) => spec.perClass.forEach((f, c) => checkBinEdges(f, false, ['perClass', c], context))),
 ]);
 export type CalibratorSpec = z.infer<typeof CalibratorSpecSchema>;
 

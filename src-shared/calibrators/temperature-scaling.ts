@@ -2,6 +2,7 @@ import { KnobError } from '../errors';
 import { expNonPositive } from '../fusion/exp-non-positive';
 import type { LogitArray } from '../fusion/logits';
 import type { FitReport } from './fit-report';
+import { TEMPERATURE_RANGE } from '../gate/accepted-ranges';
 
 /**
  * Temperature scaling (Guo et al. 2017): p = softmax(z / T), T > 0 minimising the NLL on
@@ -119,10 +120,11 @@ export function fitTemperature(
   }
   const data: Prepared = { logits, labels, k, rowMax };
   if (slopeAtZero / n >= 0) {
-    // The labels disagree with the logits' order: the NLL keeps falling as T grows without bound.
-    const [nll] = nllAndDerivatives(data, 1e-12);
+    // The labels disagree with the logits' order: the NLL keeps falling as T grows without bound;
+    // the fit stops at the largest accepted temperature (accepted-ranges.ts).
+    const [nll] = nllAndDerivatives(data, 1 / TEMPERATURE_RANGE.max);
     return {
-      params: { temperature: 1e12 },
+      params: { temperature: TEMPERATURE_RANGE.max },
       report: { method: 'temperature scaling', objectiveName: 'NLL', objective: nll, iterations: 0, converged: false },
     };
   }
@@ -139,8 +141,10 @@ export function fitTemperature(
     warmPasses += warm.iterations;
   }
   const { beta, nll, iterations, converged } = newtonOnBeta(data, start, 1, 1e-10);
+  // within the accepted range, so the spec it makes is one every reader takes
+  const temperature = Math.min(TEMPERATURE_RANGE.max, Math.max(TEMPERATURE_RANGE.min, 1 / beta));
   return {
-    params: { temperature: 1 / beta },
+    params: { temperature },
     report: {
       method:
         warmPasses === 0

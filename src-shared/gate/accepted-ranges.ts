@@ -29,6 +29,11 @@ export const ZETA_RANGE: AcceptedRange = Object.freeze({ min: 1e-3, max: 100, un
 export const WN_RANGE_RAD_PER_SEC: AcceptedRange = Object.freeze({ min: 1e-3, max: 1000, unit: 'rad/s' });
 export const TAU_RANGE_SECONDS: AcceptedRange = Object.freeze({ min: 1e-3, max: 3600, unit: 's' });
 export const FRAME_RATE_RANGE_HZ: AcceptedRange = Object.freeze({ min: 0.01, max: 1000, unit: 'Hz' });
+/**
+ * An output temperature (temperature scaling, the tuner's temperatures): logits divided by T in
+ * [1e-3, 1e3]. 5e-324 once made every logit infinite; past 1e3 the softmax is uniform to float32.
+ */
+export const TEMPERATURE_RANGE: AcceptedRange = Object.freeze({ min: 1e-3, max: 1e3, unit: '' });
 export const FRAME_INTERVAL_RANGE_SECONDS: AcceptedRange = Object.freeze({
   min: 1 / FRAME_RATE_RANGE_HZ.max,
   max: 1 / FRAME_RATE_RANGE_HZ.min,

@@ -5,6 +5,7 @@ import { KnobError } from '../errors';
 import {
   numberInAcceptedRange,
   TAU_RANGE_SECONDS,
+  TEMPERATURE_RANGE,
   WN_RANGE_RAD_PER_SEC,
   ZETA_RANGE,
   type AcceptedRange,
@@ -86,7 +87,7 @@ export const TuningRequestSchema = z
     variants: z.array(z.enum(GATE_VARIANTS)).min(1).max(3).optional(),
     modes: z.array(z.enum(GATE_MODES)).min(1).max(2).optional(),
     tauSeconds: z.array(numberInAcceptedRange('tau', TAU_RANGE_SECONDS)).min(1).max(20).optional(),
-    temperatures: z.array(z.number().gt(0).lte(100)).min(1).max(50).optional(),
+    temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).min(1).max(50).optional(),
     constraints: TuningConstraintsSchema.default({}),
     refine: z.boolean().default(true),
     /** Grid points refined (a binned metric is rugged over the knobs: one start stops in a local minimum). */

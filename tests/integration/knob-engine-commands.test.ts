@@ -471,7 +471,7 @@ describe('hostile input to knob run and replay', () => {
     // A negative value reaches the range check that names the option, not the parser's "unknown option '-1'".
     const negative = await knob('response', '--zeta', '-1');
     expect(negative.status).toBe(2);
-    expect(negative.stderr).toMatch(/zeta: Too small/);
+    expect(negative.stderr).toMatch(/zeta: zeta must lie in \[0\.001, 100\]/);
     expect(negative.stderr).not.toMatch(/Unknown option/i);
     const seed = await knob('run', '--source', 'default', '--out', join(dir, 'neg'), '--seed', '-5');
     expect(seed.status).toBe(2);

@@ -14,6 +14,7 @@ import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { APP_VERSION } from '../app-version';
+import { formatBytes, inputLimit } from '../files/input-limits';
 import { sha256Hex } from '../files/sha256';
 import { buildStepGraph } from '../deploy/step-graph';
 import { tritonRepository } from '../deploy/triton-repository';
@@ -158,6 +159,13 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   };
   // What is written is what a reader accepts.
   parseBundleManifest(manifest, `${name}.knob.zip`);
-  add(MANIFEST_MEMBER, `${JSON.stringify(manifest, null, 1)}\n`);
+  const manifestText = `${JSON.stringify(manifest, null, 1)}\n`;
+  const manifestBytes = Buffer.byteLength(manifestText, 'utf8');
+  if (manifestBytes > inputLimit('manifest'))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${name}.knob.zip: its manifest (with the calibrator) would be ${formatBytes(manifestBytes)}, over the manifest limit of ${formatBytes(inputLimit('manifest'))} that reading the bundle applies (raise it with --input-limit manifest=SIZE or KNOB_INPUT_LIMITS)`,
+    );
+  add(MANIFEST_MEMBER, manifestText);
   return { bytes: writeArchive(members), manifest };
 }

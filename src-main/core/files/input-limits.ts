@@ -11,7 +11,8 @@ import { KnobError } from '../../../src-shared/errors';
  *   image          one PNG or JPEG file                           64M
  *   trace          an Arrow trace                                 4G
  *   table          logits, probabilities or labels (.json .csv)   1G
- *   settings       a settings file or a model's sidecar           1M
+ *   settings       a settings file or a model's sidecar           64M (a calibrator's feature bank or
+ *                  isotonic maps fitted on hours of frames; the writer refuses past it)
  *   bundle         a tuned-calibrator bundle (NAME.knob.zip)      2G
  *   video          a video file (decoded as a stream)             64G
  *   decompressed   what one archive or gzip stream may unpack to  2G
@@ -59,7 +60,7 @@ export const DEFAULT_INPUT_LIMITS: Readonly<Record<InputLimitKind, number>> = Ob
   image: 64 * MIB,
   trace: 4 * GIB,
   table: GIB,
-  settings: MIB,
+  settings: 64 * MIB,
   bundle: 2 * GIB,
   video: 64 * GIB,
   decompressed: 2 * GIB,

@@ -6,6 +6,7 @@ import { GateSettingsSchema, type GateSettings } from '../../../src-shared/gate/
 import { parseJsonText } from '../../../src-shared/json-text';
 import { checkTextField } from '../files/text-fields';
 import { describeIssues } from '../../../src-shared/zod-issues';
+import { formatBytes, inputLimit } from '../files/input-limits';
 import type { OutputFile } from '../files/output-files';
 import { isUserFolder, readUserText } from '../files/user-files';
 
@@ -50,7 +51,15 @@ export function settingsFile(settings: {
     calibrator: settings.calibrator ?? null,
     exportedAt: new Date().toISOString(),
   } satisfies z.input<typeof SettingsFileSchema>;
-  return { name: SETTINGS_FILE_NAME, data: `${JSON.stringify(content, null, 1)}\n` };
+  const data = `${JSON.stringify(content, null, 1)}\n`;
+  // never write a file that readSettingsFile would refuse (a large feature bank or isotonic map)
+  const bytes = Buffer.byteLength(data, 'utf8');
+  if (bytes > inputLimit('settings'))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the settings file would be ${formatBytes(bytes)}, over the settings limit of ${formatBytes(inputLimit('settings'))} that reading it applies (raise it with --input-limit settings=SIZE or KNOB_INPUT_LIMITS)`,
+    );
+  return { name: SETTINGS_FILE_NAME, data };
 }
 
 /** Reads a settings file, or the one inside an exported folder; typed errors name the file, never quote it. */
