@@ -76,14 +76,16 @@ export async function analyzeCommand(args: string[]): Promise<number> {
     true,
   );
   if (positionals.length !== 1) throw new UsageError('knob analyze takes one trace file');
+  const permutations = positiveInteger(values.permutations, 'permutations', 999, 100_000);
+  const seed = seedOption(values.seed);
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]!);
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);
   const analyses = paperAnalyses(file.trace, settings, {
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
-    permutations: positiveInteger(values.permutations, 'permutations', 999, 100_000),
-    seed: seedOption(values.seed),
+    permutations,
+    seed,
   });
   const lines = analysisLines(analyses, positionals[0]!);
   const written =

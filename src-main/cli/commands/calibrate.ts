@@ -12,7 +12,14 @@ import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import { writeOutputFile } from '../../core/files/output-files';
 import { settingsFile } from '../../core/recording/settings-file';
-import { gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption, UsageError } from '../cli-args';
+import {
+  checkOutputFile,
+  gateSettingsFromArgs,
+  numberInRange,
+  parseCommandArgs,
+  seedOption,
+  UsageError,
+} from '../cli-args';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 
 /**
@@ -114,6 +121,9 @@ export async function calibrateCommand(args: string[]): Promise<number> {
   if (values.branch !== undefined && values.trace === undefined)
     throw new UsageError('--branch applies to --trace (files hold one output)');
   const split = splitFromArgs(values);
+  // what --out needs, before the frames are read and the calibrators fitted
+  const outGate = values.out === undefined ? undefined : await gateSettingsFromArgs(values, DEFAULT_GATE_SETTINGS);
+  if (values.out !== undefined) await checkOutputFile(values.out);
   const subjects = await readScoresInput(values);
   const {
     subject,
@@ -135,8 +145,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
       : a,
   );
   if (values.out !== undefined) {
-    const gate = await gateSettingsFromArgs(values, DEFAULT_GATE_SETTINGS);
-    const file = settingsFile({ gate, model: null, calibrator: best.spec });
+    const file = settingsFile({ gate: outGate!, model: null, calibrator: best.spec });
     await writeOutputFile(values.out, file.data);
   }
   if (values.json) {

@@ -1,6 +1,7 @@
 import { CORRUPTION_NAMES, isCorruptionName } from '../../../src-shared/corruptions';
 import { corruptDataset } from '../../core/datasets/corrupt-dataset';
-import { numberInRange, positiveInteger, seedOption, UsageError, parseCommandArgs } from '../cli-args';
+import { checkOutputFolder } from '../../core/files/output-files';
+import { checkOutputFile, numberInRange, positiveInteger, seedOption, UsageError, parseCommandArgs } from '../cli-args';
 
 /** knob corrupt: a corrupted copy of an IDX image set (IDX or PNG). */
 export async function corruptCommand(args: string[]): Promise<number> {
@@ -29,17 +30,23 @@ export async function corruptCommand(args: string[]): Promise<number> {
     throw new UsageError(
       format === 'png' ? '--out-dir is required for PNG output' : '--out is required for IDX output',
     );
+  const seed = seedOption(values.seed);
+  const offset =
+    values.offset === undefined
+      ? undefined
+      : numberInRange(values.offset, 'offset', 0, { min: 0, max: 2 ** 31 - 1, integer: true });
+  const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
+  // before the images are read: a PNG folder, or the folder of the IDX file
+  if (format === 'png') await checkOutputFolder(out);
+  else await checkOutputFile(out);
   const progress = !values.json && process.stderr.isTTY;
   const result = await corruptDataset({
     imagesPath: values.input,
     corruption: values.corruption,
     severity,
-    seed: seedOption(values.seed),
-    offset:
-      values.offset === undefined
-        ? undefined
-        : numberInRange(values.offset, 'offset', 0, { min: 0, max: 2 ** 31 - 1, integer: true }),
-    limit: values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1),
+    seed,
+    offset,
+    limit,
     out,
     format,
     onProgress: progress ? (done, total) => process.stderr.write(`\rcorrupting ${done}/${total}`) : undefined,

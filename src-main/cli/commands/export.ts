@@ -7,7 +7,7 @@ import { readUserFile } from '../../core/files/user-files';
 import { loadModel } from '../../core/inference/loaded-model';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
-import { GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
+import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /**
@@ -29,10 +29,12 @@ export async function exportCommand(args: string[]): Promise<number> {
   const out = String(values.out);
   if (!out.endsWith('.knob.zip')) throw new UsageError('--out must end in .knob.zip (NAME.knob.zip names the bundle)');
   const name = basename(out).slice(0, -'.knob.zip'.length);
+  const modelOptions = { ...modelOptionsFromArgs(values), executionProviders: ['cpu' as const] };
+  await checkOutputFile(out);
   const file = await readTraceFile(values.trace);
   const { gate, calibrator } = await settingsOverTrace(values, file);
   // the description and the file are what a bundle needs: opened on the CPU, no GPU provider probed
-  const model = await loadModel({ ...modelOptionsFromArgs(values), executionProviders: ['cpu'] });
+  const model = await loadModel(modelOptions);
   try {
     const description = model.description;
     if (calibrator !== null) checkCalibratorFor(calibrator, description.classCount);

@@ -79,15 +79,17 @@ function parseMetricsArgs(args: string[]) {
 
 export async function metricsCommand(args: string[]): Promise<number> {
   const { values } = parseMetricsArgs(args);
-  const subjects = await readScoresInput(values);
   const presets = (values.preset ?? []) as string[];
   for (const preset of presets)
     if (!(PRESET_NAMES as readonly string[]).includes(preset))
       throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}`);
+  // the selection checks --bins, --binning and --edges before any input is read (the suite's helper
+  // thread starts on first use)
   const parallel = new ParallelMetricSuite();
   const selection = metricSelection(values, presets as PresetName[], parallel);
   const results = [];
   try {
+    const subjects = await readScoresInput(values);
     for (const { subject, scores } of subjects) {
       const top = topLabelScores(scores);
       results.push({

@@ -1,3 +1,4 @@
+import { checkOutputFolder } from '../../core/files/output-files';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
@@ -19,6 +20,7 @@ export async function replayCommand(args: string[]): Promise<number> {
   );
   if (positionals.length !== 1) throw new UsageError('knob replay takes one trace file');
   if (!values.out) throw new UsageError('--out DIR is required');
+  await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]);
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);

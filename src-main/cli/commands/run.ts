@@ -1,6 +1,8 @@
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
 import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
+import { FRAME_RATE_RANGE_HZ } from '../../../src-shared/gate';
+import { checkOutputFolder } from '../../core/files/output-files';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { openSourcePath } from '../../core/sources/open-source';
 import { runOffline } from '../../core/engine/offline-run';
@@ -45,6 +47,10 @@ export async function runCommand(args: string[]): Promise<number> {
     values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
   const batchSize = positiveInteger(values.batch, 'batch', 256, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
+  // the schedule's options now, at the highest frame rate (the source's, known once it opens, is
+  // checked below), and the output folder: neither waits for the model to start
+  scheduleFromArgs(values, FRAME_RATE_RANGE_HZ.max);
+  await checkOutputFolder(values.out);
   const client = await InferenceClient.start(modelOptions, {
     onRestart: (notice) => {
       if (!values.json)

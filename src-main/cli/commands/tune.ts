@@ -102,12 +102,6 @@ export async function tuneCommand(args: string[]): Promise<number> {
   );
   if (positionals.length !== 1) throw new UsageError('knob tune takes one trace file');
   if (values.out !== undefined) await checkOutputFolder(values.out);
-  const file = await readTraceFile(positionals[0]!);
-  const { gate: current, calibrator } = await settingsOverTrace(values, file);
-  if (calibrator !== null && calibrator.method !== 'temperature')
-    throw new UsageError(
-      `knob tune varies the gate and a temperature only; the settings' calibrator is '${calibrator.method}'`,
-    );
   const split = values.split ?? 'time';
   if (split !== 'time' && split !== 'random' && split !== 'none')
     throw new UsageError(`--split must be time, random or none, got '${split}'`);
@@ -135,6 +129,13 @@ export async function tuneCommand(args: string[]): Promise<number> {
   };
   const request = parseTuningRequest(raw);
   const threads = values.threads === undefined ? undefined : positiveInteger(values.threads, 'threads', 2, 64);
+  // the options are checked above, before the trace is read
+  const file = await readTraceFile(positionals[0]!);
+  const { gate: current, calibrator } = await settingsOverTrace(values, file);
+  if (calibrator !== null && calibrator.method !== 'temperature')
+    throw new UsageError(
+      `knob tune varies the gate and a temperature only; the settings' calibrator is '${calibrator.method}'`,
+    );
   const progress = createProgress('tune', !values.json);
   const interrupt = abortOnInterrupt();
   let result: Awaited<ReturnType<typeof tuneOnThreads>>;

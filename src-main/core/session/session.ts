@@ -37,7 +37,7 @@ import type { CallContext } from '../api/call-context';
 import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
-import { writeOutputFile } from '../files/output-files';
+import { checkOutputFolder, writeOutputFile } from '../files/output-files';
 import { readUserFile } from '../files/user-files';
 import { buildBundle } from '../bundle/bundle-export';
 import { sha256Hex } from '../files/sha256';
@@ -790,6 +790,7 @@ export class Session {
     assertAllowed('trace.save', this.state.kind);
     const recording = this.requireRecording();
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    await checkOutputFolder(dirname(path)); // before the recording is copied and encoded
     const revision = recording.revision;
     const { trace, output } = recording.copy();
     await writeTraceFile(path, trace, { settings: this.knobs.gate, output }, { provenance: recording.provenance });
@@ -960,6 +961,7 @@ export class Session {
   async exportBundle(path: string, includeModel: boolean): Promise<ApiResult<'bundle.export'>> {
     const recording = this.requireRecording();
     const model = this.requireModel().description;
+    await checkOutputFolder(dirname(path)); // before the recording is copied and the bundle built
     const { trace } = recording.copy();
     const { gate, calibrator } = this.knobs;
     const bundle = buildBundle({
