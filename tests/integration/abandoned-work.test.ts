@@ -4,7 +4,7 @@
  * host's worker threads end and its CPU goes quiet, each seen through bounded waits on the host
  * process's own thread count and CPU time (no latency is asserted). `analysis.run` answers the
  * cancel envelope with CANCELLED, and a connection runs one analysis at a time: a second one waits
- * for the first and then runs.
+ * for the first and then runs, also when a waiter between them was cancelled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -24,6 +24,8 @@ async function rawClient(): Promise<{
   socket: WebSocket;
   send(message: unknown): void;
   reply(id: number, timeoutMs?: number): Promise<RawReply>;
+  /** Reply ids in the order they arrived. */
+  arrived: number[];
 }> {
   const socket = new WebSocket(`ws://127.0.0.1:${host.port}/api?token=${encodeURIComponent(host.token)}`);
   await new Promise((resolve, reject) => {
@@ -31,16 +33,19 @@ async function rawClient(): Promise<{
     socket.once('error', reject);
   });
   const replies = new Map<number, RawReply>();
+  const arrived: number[] = [];
   const waiting = new Map<number, (reply: RawReply) => void>();
   socket.on('message', (data) => {
     const message = JSON.parse(data.toString()) as Partial<RawReply>;
     if (typeof message.id !== 'number') return;
     const reply = message as RawReply;
     replies.set(reply.id, reply);
+    arrived.push(reply.id);
     waiting.get(reply.id)?.(reply);
   });
   return {
     socket,
+    arrived,
     send: (message) => socket.send(JSON.stringify(message)),
     reply: (id, timeoutMs = 120_000) =>
       replies.has(id)
@@ -128,6 +133,39 @@ describe('work the caller abandons stops', () => {
       expect(second.ok, second.error?.message).toBe(true);
       const released = await eventually((now) => now.threads <= idleThreads, 60_000);
       expect(released.held, `threads ${released.last.threads}, idle ${idleThreads}`).toBe(true);
+    } finally {
+      client.socket.close();
+    }
+  }, 180_000);
+
+  it("a cancelled metrics call ends its worker without failing the next client's call", async () => {
+    const client = await rawClient();
+    try {
+      client.send({ id: 1, method: 'metrics.snapshot', params: { detail: 'full' } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      client.send({ cancel: 1 });
+      expect((await client.reply(1)).error?.code).toBe('CANCELLED');
+      // at once, on the other connection: the old worker's exit must not fail this call
+      const next = await host.call('metrics.snapshot', { detail: 'light' }, 120_000);
+      expect(next.ok, next.error?.message).toBe(true);
+    } finally {
+      client.socket.close();
+    }
+  }, 180_000);
+
+  it('a waiter cancelled while the first analysis runs does not let the next one start beside it', async () => {
+    const client = await rawClient();
+    try {
+      client.send({ id: 1, method: 'analysis.run', params: { permutations: 100_000 } });
+      client.send({ id: 2, method: 'analysis.run', params: { permutations: 19 } });
+      client.send({ id: 3, method: 'analysis.run', params: { permutations: 19 } });
+      client.send({ cancel: 2 });
+      expect((await client.reply(2)).error?.code).toBe('CANCELLED');
+      const [first, third] = [await client.reply(1), await client.reply(3)];
+      expect(first.ok, first.error?.message).toBe(true);
+      expect(third.ok, third.error?.message).toBe(true);
+      // the third waited for the first (it takes far less alone, so it would have answered first)
+      expect(client.arrived).toEqual([2, 1, 3]);
     } finally {
       client.socket.close();
     }

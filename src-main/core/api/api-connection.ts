@@ -84,12 +84,16 @@ export class ApiConnection {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = previous.then(() => mine);
     this.turns.set(method, tail);
+    // forgotten only once the whole chain has settled: a waiter cancelled while an earlier call
+    // still runs must not let the next call start beside it
+    void tail.then(() => {
+      if (this.turns.get(method) === tail) this.turns.delete(method);
+    });
     try {
       await untilCancelled(previous, signal, `${method} (waiting for the one before it)`);
       return await work();
     } finally {
       release();
-      if (this.turns.get(method) === tail) this.turns.delete(method);
     }
   }
 

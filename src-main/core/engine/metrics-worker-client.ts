@@ -63,7 +63,10 @@ export class MetricsWorkerClient {
       else this.calls.reject(reply.id, KnobError.fromPayload(reply.error));
     });
     const fail = (reason: string): void => {
-      if (this.worker === worker) this.worker = null;
+      // A worker already ended by close() fails nothing here: close() settled its calls, and the
+      // table may by now hold calls sent to the worker that replaced it.
+      if (this.worker !== worker) return;
+      this.worker = null;
       this.calls.failAll(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
     };
     worker.on('error', (error) => fail(error.message));
@@ -156,6 +159,8 @@ export class MetricsWorkerClient {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (worker !== null) await worker.terminate();
+    if (worker === null) return;
+    this.calls.failAll(new KnobError('INTERNAL', 'metrics worker stopped: closed'));
+    await worker.terminate();
   }
 }
