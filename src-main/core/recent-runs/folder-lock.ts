@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
@@ -12,9 +12,12 @@ import { KnobError } from '../../../src-shared/errors';
  * that hung; holders keep it for one index update, milliseconds to a few seconds). Waiting is
  * bounded: after `waitMs` the caller gets NOT_AVAILABLE to retry.
  *
- * Taking over renames the stale file aside first and checks it is the one judged stale, so two
- * processes that judge the same lock stale at once do not both end up holding the lock; a fresh
- * lock moved aside by mistake in that instant is put back.
+ * Taking over renames the stale file aside first and checks it is the one judged stale. A lock
+ * moved aside by mistake in that instant (a second process judged the same stale lock) is not put
+ * back: its holder may have released it meanwhile, and putting it back would leave a lock nobody
+ * releases. A holder keeps its lock fresh (a heartbeat rewrites its time every staleMs / 3 while
+ * the lock is still its own), so a long hold (a large trace on a slow disk) is never judged stale
+ * while its process lives and runs.
  */
 export const LOCK_FILE = 'index.lock';
 export const DEFAULT_LOCK_STALE_MS = 60_000;
@@ -80,18 +83,14 @@ async function isStale(path: string, text: string, staleMs: number): Promise<boo
   return Date.now() - owner.createdAtMs > staleMs;
 }
 
-/** Removes a stale lock (`judged`: its text when judged stale), unless it is no longer that one. */
-async function breakStaleLock(path: string, judged: string): Promise<void> {
+/** Removes a stale lock. */
+async function breakStaleLock(path: string): Promise<void> {
   const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
   try {
     await rename(path, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
-  }
-  if ((await readLock(aside)) !== judged) {
-    // A new holder's lock replaced the stale one between the read and the rename: put it back.
-    await link(aside, path).catch(() => undefined);
   }
   await rm(aside, { force: true });
 }
@@ -139,15 +138,31 @@ export async function withFolderLock<T>(
     // released in between: try again at once
     if (held === null) continue;
     if (await isStale(path, held, staleMs)) {
-      await breakStaleLock(path, held);
+      await breakStaleLock(path);
       continue;
     }
     await new Promise((resolve) => setTimeout(resolve, delayMs * (0.5 + Math.random())));
     delayMs = Math.min(MAX_RETRY_DELAY_MS, delayMs * 2);
   }
+  // one beat at a time, and none after the release (a late write would recreate the lock)
+  let beat: Promise<void> = Promise.resolve();
+  const heartbeat = setInterval(() => {
+    beat = beat
+      .then(async () => {
+        if ((await readLock(path)) !== text) return;
+        owner.createdAtMs = Date.now();
+        const next = JSON.stringify(owner);
+        await writeFile(path, next);
+        text = next;
+      })
+      .catch(() => undefined);
+  }, staleMs / 3);
+  heartbeat.unref();
   try {
     return await work();
   } finally {
+    clearInterval(heartbeat);
+    await beat;
     // Only our own lock: had we been judged stale and replaced, the file is the new holder's.
     if ((await readLock(path).catch(() => null)) === text) await rm(path, { force: true });
   }
