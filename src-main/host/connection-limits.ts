@@ -15,7 +15,9 @@ import type { Duplex } from 'node:stream';
  *   its response). The page's own static requests finish long before that; a browser opens a new
  *   connection when it needs one.
  * An authenticated WebSocket stays open however long it lives, so the desk keeps working while
- * someone floods the port; a flood can delay a new desk's connection by at most about the timeout.
+ * someone floods the port. A new desk (or a reload) competes for the slots the flood frees: a
+ * program that reconnects in a tight loop can keep it out as long as the flood lasts (what is
+ * bounded is the host's descriptors and the open desk's service, not a new client's wait).
  */
 export const DEFAULT_MAX_SOCKETS = 64;
 export const DEFAULT_AUTH_TIMEOUT_MS = 5_000;
