@@ -111,11 +111,14 @@ export class RecentRunsStore {
   }
 
   /** Reads the folder again (another process may have kept or removed runs since). */
-  async refresh(): Promise<RecentRuns> {
-    const { limitBytes, runs } = await readFolder(this.folder, this.logger);
-    this.limitBytes = limitBytes ?? this.defaultLimitBytes;
-    this.runs = runs;
-    return this.describe();
+  refresh(): Promise<RecentRuns> {
+    // in the queue: a listing read before a keep of this process finished must not replace its result
+    return this.serial(async () => {
+      const { limitBytes, runs } = await readFolder(this.folder, this.logger);
+      this.limitBytes = limitBytes ?? this.defaultLimitBytes;
+      this.runs = runs;
+      return this.describe();
+    });
   }
 
   describe(): RecentRuns {

@@ -292,8 +292,10 @@ export class Session {
     }, 1000);
   }
 
-  recentRunsList(): RecentRuns {
-    return this.recentRuns?.describe() ?? { enabled: false, folder: null, limitBytes: 0, usedBytes: 0, runs: [] };
+  /** The folder as it is now: another process (a second host on the same folder) may have kept runs. */
+  async recentRunsList(): Promise<RecentRuns> {
+    if (this.recentRuns === null) return { enabled: false, folder: null, limitBytes: 0, usedBytes: 0, runs: [] };
+    return this.recentRuns.refresh();
   }
 
   private requireRecentRuns(): RecentRunsStore {
