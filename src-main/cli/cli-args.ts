@@ -26,7 +26,7 @@ import type { TraceFile } from '../core/recording/trace-arrow';
 export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
 /** A number written with a leading minus ("-1", "-0.5", "-.5", "-1e-3", "-Infinity"). */
 const NEGATIVE_NUMBER = /^-(\d|\.\d|Infinity$)/;

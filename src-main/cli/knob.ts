@@ -9,6 +9,7 @@ import { reportError } from '../core/logging/internal-error';
 import { defaultLogDirectory } from '../core/logging/log-location';
 import { openLogFile, silentLog, type BackendLog } from '../core/logging/logger';
 import { GATE_USAGE, SCHEDULE_USAGE, UsageError } from './cli-args';
+import { SOURCE_USAGE } from './source-args';
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { TUNING_METRICS } from '../../src-shared/tuning';
 import { analyzeCommand } from './commands/analyze';
@@ -35,7 +36,7 @@ import { SCORES_INPUT_USAGE } from './scores-input';
 /** Each command's usage, printed by `knob COMMAND --help` and, together, by `knob --help`. */
 const COMMAND_USAGE: Record<CommandName, string> = {
   run: `  knob run ${MODEL_USAGE}
-           --source default|DATASET|FOLDER|VIDEO --out DIR
+           ${SOURCE_USAGE} --out DIR
            ${SCHEDULE_USAGE}
            ${GATE_USAGE}
            [--frame-rate HZ] [--batch N] [--limit N] [--record-features] [--intervals] [--json]
@@ -43,7 +44,11 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
       Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
       images.npy/labels.npy, an ImageFolder (class = folder name), a folder with manifest.csv
-      (path,label), a folder of PNG/JPEG images, or a video file (decoded by ffmpeg on PATH).
+      (path,label for class names, or path,label_index for class indices), a folder of PNG/JPEG
+      images, or a video file (decoded by ffmpeg on PATH). Class names are matched to the model's
+      labels by name (case, spaces, _ and - folded); a name the model does not know is an error
+      unless --class-map FILE maps it ('folder -> model label' lines, or a JSON object). A model
+      without label metadata takes the folders in sorted order, and the run says so.
       --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
       --record-features keeps the model's 'features' output in the trace (for the dac and procal
       calibrators; about 0.8 KB a frame for the shipped model).
@@ -101,7 +106,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       Writes a corrupted copy of an IDX image set. Corruptions: ${CORRUPTION_NAMES.join(', ')}.
 `,
   probe: `  knob probe step|bode ${MODEL_USAGE}
-             [--source default|DATASET|FOLDER|VIDEO] [--corrupt NAME] [--frame-rate HZ] [--seed S]
+             [${SOURCE_USAGE}] [--corrupt NAME] [--frame-rate HZ] [--seed S]
              step: [--realisations R] [--frames-per-level N] [--low S] [--high S]
              bode: [--frequencies N] [--mean S] [--amplitude A]
              ${GATE_USAGE} [--out DIR] [--json]

@@ -459,6 +459,7 @@ export class Desk {
     schedule?: CorruptionScheduleInput;
     seed?: number;
     recordFeatures?: boolean;
+    classMap?: string;
   }): Promise<void> {
     this.stopCamera();
     this.busy.source = true;

@@ -58,6 +58,19 @@ export const SourceOpenParamsSchema = z.strictObject({
    * the shipped model), for density- and proximity-aware calibration; the model needs a features output.
    */
   recordFeatures: z.boolean().optional(),
+  /**
+   * A class map file (`source name -> model label`, text or JSON) for a labelled folder or manifest
+   * whose class names are not the model's (issue 27: classes are matched by name, never by order).
+   */
+  classMap: filePath.optional(),
+  /** The camera the renderer opened: its device label and capture resolution (provenance). */
+  camera: z
+    .strictObject({
+      deviceLabel: z.string().max(4096),
+      width: z.number().int().positive().max(65_536),
+      height: z.number().int().positive().max(65_536),
+    })
+    .optional(),
   discard,
 });
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
+import { ClassMappingSchema } from '../labels/class-names';
 import { ModelDescriptionSchema } from './model-options';
+import { SourceIdentitySchema } from './source-identity';
 
 /**
  * What the session is doing, as every view sees it (docs/ARCHITECTURE.md, "Session states"):
@@ -37,6 +39,10 @@ export const SourceInfoSchema = z.strictObject({
   labelNames: z.array(z.string()).nullable(),
   /** Where timestamps come from: the container's presentation times, a declared rate, or capture. */
   timestampSource: z.enum(['pts', 'declared-rate', 'capture']),
+  /** The file, folder or camera it is, with its hash (null for a source opened before it was known). */
+  identity: SourceIdentitySchema.nullable(),
+  /** How the source's class names became the model's classes (null: no class names, or labels by index). */
+  classMapping: ClassMappingSchema.nullable(),
 });
 export type SourceInfo = z.infer<typeof SourceInfoSchema>;
 

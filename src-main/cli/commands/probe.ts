@@ -22,7 +22,6 @@ import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-fil
 import { InferenceClient } from '../../core/inference/inference-client';
 import { recordFrequencyProbe, recordStepProbe } from '../../core/probes/probe-recording';
 import { sectionReportFiles, type ReportSection } from '../../core/report/section-report';
-import { openSourcePath } from '../../core/sources/open-source';
 import {
   GATE_OPTIONS,
   frameRateOption,
@@ -35,6 +34,7 @@ import {
 } from '../cli-args';
 import { abortOnInterrupt } from '../interrupt';
 import { printJson } from '../json-output';
+import { SOURCE_OPTIONS, openSourceFromArgs } from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 
@@ -131,6 +131,7 @@ export async function probeCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(rest, {
     ...MODEL_OPTIONS,
     ...GATE_OPTIONS,
+    ...SOURCE_OPTIONS,
     source: { type: 'string', default: 'default' },
     corrupt: { type: 'string' },
     'frame-rate': { type: 'string' },
@@ -179,11 +180,7 @@ export async function probeCommand(args: string[]): Promise<number> {
   try {
     const model = client.description;
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
-    const source = await openSourcePath(values.source!, {
-      target: model.input,
-      frameRateHz,
-      labelNames: model.labelNames,
-    });
+    const source = await openSourceFromArgs(values, model, frameRateHz);
     const common = {
       client,
       source,

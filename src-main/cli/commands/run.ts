@@ -4,7 +4,6 @@ import { KnobError } from '../../../src-shared/errors';
 import { FRAME_RATE_RANGE_HZ } from '../../../src-shared/gate';
 import { checkOutputFolder } from '../../core/files/output-files';
 import { InferenceClient } from '../../core/inference/inference-client';
-import { openSourcePath } from '../../core/sources/open-source';
 import { runOffline } from '../../core/engine/offline-run';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { runProvenance } from '../../core/report/provenance';
@@ -20,6 +19,7 @@ import {
   UsageError,
   parseCommandArgs,
 } from '../cli-args';
+import { SOURCE_OPTIONS, openSourceFromArgs } from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 import { printRunSummary } from './run-summary';
@@ -30,7 +30,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...MODEL_OPTIONS,
     ...GATE_OPTIONS,
     ...SCHEDULE_OPTIONS,
-    source: { type: 'string' },
+    ...SOURCE_OPTIONS,
     out: { type: 'string' },
     'frame-rate': { type: 'string' },
     batch: { type: 'string' },
@@ -63,11 +63,7 @@ export async function runCommand(args: string[]): Promise<number> {
     const model = client.description;
     if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
-    const source = await openSourcePath(values.source, {
-      target: model.input,
-      frameRateHz,
-      labelNames: model.labelNames,
-    });
+    const source = await openSourceFromArgs(values, model, frameRateHz);
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);
     try {
       checkScheduleForChannels(schedule, model.input.channels);
@@ -89,7 +85,7 @@ export async function runCommand(args: string[]): Promise<number> {
     progress.finish();
     const provenance = runProvenance({
       model,
-      source: `${source.info.description} (timestamps: ${source.info.timestampSource})`,
+      source: source.info,
       schedule,
       seed: seedOption(values.seed),
       origin: 'offline run (knob run)',

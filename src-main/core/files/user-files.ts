@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, type Dirent, type Stats } from 'node:fs';
 import { open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -113,6 +114,38 @@ export async function readUserFile(path: string, kind: FileKind): Promise<Uint8A
       filled += bytesRead;
     }
     return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  } catch (error) {
+    throw failed(path, error, 'be read');
+  } finally {
+    await handle.close();
+  }
+}
+
+const HASH_CHUNK_BYTES = 1 << 20;
+
+/**
+ * The file's size and SHA-256, read in 1 MiB chunks (a video of hours is never held in memory),
+ * checked as above; progress in bytes, CANCELLED when `signal` aborts between chunks.
+ */
+export async function hashUserFile(
+  path: string,
+  kind: FileKind,
+  options: { onProgress?: (doneBytes: number, totalBytes: number) => void; signal?: AbortSignal } = {},
+): Promise<{ sizeBytes: number; sha256: string }> {
+  const { handle, size } = await openRegularFile(path, kind);
+  try {
+    const hash = createHash('sha256');
+    const chunk = new Uint8Array(HASH_CHUNK_BYTES);
+    let done = 0;
+    for (;;) {
+      if (options.signal?.aborted) throw new KnobError('CANCELLED', `${path}: hashing cancelled`);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, done);
+      if (bytesRead === 0) break;
+      hash.update(chunk.subarray(0, bytesRead));
+      done += bytesRead;
+      options.onProgress?.(done, size);
+    }
+    return { sizeBytes: done, sha256: hash.digest('hex') };
   } catch (error) {
     throw failed(path, error, 'be read');
   } finally {

@@ -4,6 +4,9 @@ import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/cal
 import { CorruptionScheduleSchema, describeSchedule, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { APP_NAME, APP_VERSION } from '../app-version';
+import type { SourceInfo } from '../../../src-shared/api/session-state';
+import { describeSourceIdentity, SourceIdentitySchema } from '../../../src-shared/api/source-identity';
+import { ClassMappingSchema, describeClassMapping } from '../../../src-shared/labels/class-names';
 
 /**
  * What a trace's caller knew when it was made (model and its SHA-256, source, corruption schedule
@@ -20,6 +23,10 @@ export const StoredProvenanceSchema = z.strictObject({
     adapter: true,
   }).nullable(),
   source: z.string().max(4096),
+  /** The source's file, folder or camera with its hash (null: not recorded, a trace from before issue 27). */
+  sourceIdentity: SourceIdentitySchema.nullable().default(null),
+  /** How the source's class names became the model's classes (null: labels were class indices, or none). */
+  classMapping: ClassMappingSchema.nullable().default(null),
   /**
    * The corruption schedule and stream seed in force from each frame on (a live recording's edits
    * add entries); null when unknown.
@@ -58,7 +65,7 @@ export function storedProvenanceOf(context: Record<string, unknown>): StoredProv
 /** The stored provenance of a trace made now, from the model and source that make it. */
 export function runProvenance(run: {
   model: ModelDescription | null;
-  source: string;
+  source: SourceInfo;
   schedule: CorruptionSchedule | null;
   seed: number;
   origin: string;
@@ -75,7 +82,9 @@ export function runProvenance(run: {
             executionProvider: m.executionProvider,
             adapter: m.adapter,
           },
-    source: run.source,
+    source: `${run.source.description} (timestamps: ${run.source.timestampSource})`,
+    sourceIdentity: run.source.identity,
+    classMapping: run.source.classMapping,
     schedule: run.schedule === null ? null : [{ fromFrame: 0, schedule: run.schedule, seed: run.seed }],
     origin: run.origin,
   };
@@ -83,7 +92,7 @@ export function runProvenance(run: {
 
 /** The provenance of a trace whose origin is not recorded (a trace file from elsewhere). */
 export function unknownProvenance(source: string, origin: string): StoredProvenance {
-  return { model: null, source, schedule: null, origin };
+  return { model: null, source, sourceIdentity: null, classMapping: null, schedule: null, origin };
 }
 
 export function describeSettings(s: GateSettings): string {
@@ -107,6 +116,8 @@ export const PROVENANCE_ROWS = [
   'contract',
   'execution provider',
   'source',
+  'source file',
+  'class names',
   'frames',
   'corruption schedule',
   'seed',
@@ -127,6 +138,11 @@ export function provenanceRows(p: Provenance): Array<[string, string]> {
     contract: model === null ? 'unknown' : `${model.contract}${adapter}`,
     'execution provider': model === null ? 'unknown' : model.executionProvider,
     source: p.source,
+    'source file': describeSourceIdentity(p.sourceIdentity),
+    'class names':
+      p.classMapping === null
+        ? 'none by name (labels are class indices, or there are none)'
+        : describeClassMapping(p.classMapping),
     frames: `${p.frames} (${p.labelledFrames} labelled)`,
     'corruption schedule':
       p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => describeSchedule(h.schedule)),

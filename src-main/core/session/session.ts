@@ -13,7 +13,7 @@ import { decodeFramePacket } from '../../../src-shared/api/frame-packet';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
 import type { ProbeSourceKind } from '../../../src-shared/api/measurements';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
-import type { SessionState, SessionStateKind, SourceInfo, SourceKind } from '../../../src-shared/api/session-state';
+import type { SessionState, SessionStateKind, SourceInfo } from '../../../src-shared/api/session-state';
 import {
   calibratorClassCount,
   calibratorFeatureWidth,
@@ -49,9 +49,10 @@ import type { Logger } from '../logging/logger';
 import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
+import { readClassMapFile } from '../sources/class-map-file';
 import { runProvenance, storedProvenanceOf, unknownProvenance } from '../report/provenance';
 import type { FrameSource } from '../sources/frame-source';
-import { openSource } from '../sources/open-source';
+import { modelLabelOptions, openSource } from '../sources/open-source';
 import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
@@ -109,15 +110,7 @@ export interface SessionOptions {
   inferenceLauncher?: InferenceLauncher;
 }
 
-export type SourceOpenParams = {
-  kind: SourceKind;
-  path?: string;
-  frameRateHz?: number;
-  schedule?: CorruptionSchedule;
-  seed?: number;
-  recordFeatures?: boolean;
-  discard: boolean;
-};
+export type SourceOpenParams = ApiParsedParams<'source.open'>;
 
 const modelOf = (s: State): InferenceClient | null => ('model' in s ? s.model : null);
 const sourceOf = (s: State): OpenedSource | null => ('source' in s ? s.source : null);
@@ -442,6 +435,8 @@ export class Session {
       const input = model.description.input;
       checkScheduleForChannels(schedule, input.channels);
       let opened: OpenedSource;
+      if (params.camera !== undefined && params.kind !== 'camera')
+        throw new KnobError('BAD_REQUEST', 'camera: only a camera source takes a device description');
       if (params.kind === 'camera') {
         if (params.path !== undefined) throw new KnobError('BAD_REQUEST', 'a camera source takes no path');
         const info: SourceInfo = {
@@ -456,6 +451,8 @@ export class Session {
           hasLabels: false,
           labelNames: null,
           timestampSource: 'capture',
+          identity: params.camera === undefined ? null : { kind: 'camera', ...params.camera },
+          classMapping: null,
         };
         opened = { info, frames: null, schedule, seed, featureWidth };
       } else {
@@ -464,7 +461,10 @@ export class Session {
           {
             target: input,
             frameRateHz: params.frameRateHz,
-            labelNames: model.description.labelNames,
+            ...modelLabelOptions(
+              model.description,
+              params.classMap === undefined ? null : await readClassMapFile(params.classMap),
+            ),
             signal: call.signal,
             onProgress: (done, total) => call.progress(`opening ${params.path ?? params.kind}`, done, total),
           },
@@ -519,7 +519,7 @@ export class Session {
             description: `live: ${source.info.description}`,
             provenance: runProvenance({
               model: model.description,
-              source: source.info.description,
+              source: source.info,
               schedule: source.schedule,
               seed: source.seed,
               origin: source.frames === null ? 'live recording (camera)' : 'live recording (file played in the desk)',
@@ -683,7 +683,7 @@ export class Session {
             description: `offline run: ${frames.info.description}`,
             provenance: runProvenance({
               model: model.description,
-              source: frames.info.description,
+              source: frames.info,
               schedule: source.schedule,
               seed: source.seed,
               origin: 'offline run (desk)',

@@ -1,24 +1,35 @@
 import { existsSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
+import type { SourceIdentity } from '../../../src-shared/api/source-identity';
 import { KnobError } from '../../../src-shared/errors';
+import { matchClassNames, type ClassMap, type ClassMapping } from '../../../src-shared/labels/class-names';
 import { readIdxFile } from '../datasets/idx-file';
 import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
 import { checkTextField } from '../files/text-fields';
-import { hasUserFile, isUserFolder, listUserFolder, readUserText } from '../files/user-files';
+import { sha256Hex } from '../files/sha256';
+import { hasUserFile, isUserFolder, listUserFolder, readUserFile } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
+import { fileIdentity, folderIdentity } from './source-identity';
 
 /**
  * Labelled and unlabelled image collections: IDX pairs (the embedded Fashion-MNIST test set),
  * NumPy arrays (.npz, or a folder with images.npy and labels.npy), ImageFolder (one subfolder per
- * class, class = folder name, sorted), a CSV manifest (manifest.csv: path,label) and a plain folder
- * of images (unlabelled). Timestamps come from the declared frame rate.
+ * class, named for it), a CSV manifest (manifest.csv: path and label columns, or path and
+ * label_index for class indices) and a plain folder of images (unlabelled). Class names (folders,
+ * a manifest's labels) are matched to the model's labels by name (src-shared/labels/class-names.ts),
+ * never by order; IDX and NumPy labels are class indices by their format. Timestamps come from the
+ * declared frame rate.
  */
 export interface DatasetOptions {
   frameRateHz: number;
-  /** Label names when the files carry only indices (IDX, NumPy). */
+  /** The model's label names (what class indices mean, and what class names are matched to). */
   labelNames?: string[] | null;
+  /** False when the model's labels were generated (no label metadata): names then go in sorted order. */
+  labelsFromMetadata?: boolean;
+  /** Source name -> model label, for names that are not the model's. */
+  classMap?: ClassMap | null;
   /** Decoding an image folder reports progress per file and stops (CANCELLED) when aborted. */
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
@@ -31,8 +42,12 @@ function info(
   geometry: { width: number; height: number; channels: 1 | 3 },
   labelNames: string[] | null,
   options: DatasetOptions,
+  identity: SourceIdentity,
+  classMapping: ClassMapping | null = null,
 ): SourceInfo {
   return {
+    identity,
+    classMapping,
     kind,
     path,
     description,
@@ -95,6 +110,7 @@ export async function openIdxSource(
       geometry,
       options.labelNames ?? null,
       options,
+      await fileIdentity(imagesPath, 'dataset', options),
     ),
     images.data,
     labels,
@@ -125,7 +141,8 @@ const NPZ_LABEL_KEYS = ['labels', 'y', 'y_test', 'Y'];
 export async function openNumpySource(path: string, options: DatasetOptions): Promise<FrameSource> {
   let images: NpyArray | undefined;
   let labels: NpyArray | undefined;
-  if (path.toLowerCase().endsWith('.npz')) {
+  const isNpz = path.toLowerCase().endsWith('.npz');
+  if (isNpz) {
     const arrays = await readNpzFile(path, 'dataset');
     images = NPZ_IMAGE_KEYS.map((k) => arrays[k]).find((a) => a !== undefined);
     labels = NPZ_LABEL_KEYS.map((k) => arrays[k]).find((a) => a !== undefined);
@@ -151,6 +168,7 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
       geometry,
       options.labelNames ?? null,
       options,
+      await fileIdentity(isNpz ? path : join(path, 'images.npy'), 'dataset', options),
     ),
     imageBytes(images, path),
     labelArray,
@@ -162,9 +180,14 @@ async function decodeAll(
   files: string[],
   source: string,
   options: DatasetOptions,
-): Promise<{ frames: Uint8Array; geometry: { width: number; height: number; channels: 1 | 3 } }> {
+): Promise<{
+  frames: Uint8Array;
+  geometry: { width: number; height: number; channels: 1 | 3 };
+  hashes: Array<{ path: string; sizeBytes: number; sha256: string }>;
+}> {
   if (files.length === 0) throw new KnobError('INVALID_INPUT', `${source}: no PNG or JPEG images found`);
   const decoded: DecodedImage[] = [];
+  const hashes: Array<{ path: string; sizeBytes: number; sha256: string }> = [];
   for (const [index, file] of files.entries()) {
     if (options.signal?.aborted)
       throw new KnobError('CANCELLED', `${source}: opening cancelled after ${index} of ${files.length} images`);
@@ -178,6 +201,7 @@ async function decodeAll(
       );
     }
     decoded.push(image);
+    hashes.push({ path: file, ...image.file });
   }
   const channels: 1 | 3 = decoded.some((d) => d.channels === 3) ? 3 : 1;
   const { width, height } = decoded[0];
@@ -189,89 +213,147 @@ async function decodeAll(
       for (let p = 0; p < width * height; p++)
         frames.fill(image.data[p], i * frameBytes + p * 3, i * frameBytes + p * 3 + 3);
   });
-  return { frames, geometry: { width, height, channels } };
+  return { frames, geometry: { width, height, channels }, hashes };
 }
 
 const isImage = (name: string): boolean => IMAGE_EXTENSIONS.includes(extname(name).toLowerCase());
 
-/** Minimal CSV: header row with path and label columns, comma-separated, optional double quotes. */
-function parseManifest(text: string, source: string): Array<{ path: string; label: string }> {
+interface ManifestRow {
+  path: string;
+  /** A class name, or (a `label_index` column) a class index as text. */
+  label: string;
+}
+
+/**
+ * Minimal CSV: a header row naming a `path` column and a `label` column (class names) or a
+ * `label_index` column (class indices: numbers count as indices only when the column says so);
+ * comma-separated, optional double quotes.
+ */
+function parseManifest(text: string, source: string): { rows: ManifestRow[]; byIndex: boolean } {
   const rows = text
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')
     .map((line) => line.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')));
   const header = rows.shift() ?? [];
   const pathColumn = header.indexOf('path');
-  const labelColumn = header.indexOf('label');
-  if (pathColumn < 0 || labelColumn < 0)
+  const nameColumn = header.indexOf('label');
+  const indexColumn = header.indexOf('label_index');
+  if (pathColumn < 0 || nameColumn < 0 === indexColumn < 0)
     throw new KnobError(
       'INVALID_INPUT',
-      `${source}: the header must name 'path' and 'label' columns (has ${header.join(', ')})`,
+      `${source}: the header must name a 'path' column and one of 'label' (class names) or 'label_index' (class indices) (has ${header.join(', ')})`,
     );
-  return rows.map((row, i) => {
+  const labelColumn = nameColumn >= 0 ? nameColumn : indexColumn;
+  const parsed = rows.map((row, i) => {
     if (row.length !== header.length)
       throw new KnobError(
         'INVALID_INPUT',
         `${source}: row ${i + 2} has ${row.length} cells, the header ${header.length}`,
       );
-    return {
-      path: checkTextField(row[pathColumn], source, `row ${i + 2}'s path`),
-      label: checkTextField(row[labelColumn], source, `row ${i + 2}'s label`),
-    };
+    const label = checkTextField(row[labelColumn], source, `row ${i + 2}'s label`);
+    if (indexColumn >= 0 && !/^\d+$/u.test(label))
+      throw new KnobError('INVALID_INPUT', `${source}: row ${i + 2}'s label_index '${label}' is not a class index`);
+    return { path: checkTextField(row[pathColumn], source, `row ${i + 2}'s path`), label };
   });
+  return { rows: parsed, byIndex: indexColumn >= 0 };
+}
+
+/**
+ * The model classes of a source's class names, by name (class-names.ts); with no model labels at
+ * all (a bundle check) the names themselves are the classes, in sorted order.
+ */
+function classMappingFor(names: string[], options: DatasetOptions, where: string): ClassMapping {
+  const modelNames = options.labelNames ?? null;
+  return matchClassNames(
+    names,
+    modelNames === null
+      ? { names: [...names].sort(), fromMetadata: false }
+      : { names: modelNames, fromMetadata: options.labelsFromMetadata ?? true },
+    options.classMap ?? null,
+    where,
+  );
+}
+
+function labelledFolder(
+  dir: string,
+  description: string,
+  decoded: Awaited<ReturnType<typeof decodeAll>>,
+  identity: SourceIdentity,
+  names: string[],
+  perFile: string[],
+  options: DatasetOptions,
+  where: string,
+): FrameSource {
+  const mapping = classMappingFor(names, options, where);
+  const indexOf = new Map(mapping.pairs.map((p) => [p.sourceName, p.modelIndex]));
+  const labelNames = options.labelNames ?? [...names].sort();
+  return inMemorySource(
+    info('folder', dir, description, decoded.geometry, labelNames, options, identity, mapping),
+    decoded.frames,
+    Int32Array.from(perFile, (name) => indexOf.get(name)!),
+  );
 }
 
 export async function openImageFolderSource(dir: string, options: DatasetOptions): Promise<FrameSource> {
   const entries = await listUserFolder(dir);
   const manifest = join(dir, 'manifest.csv');
   if (await hasUserFile(dir, 'manifest.csv')) {
-    const rows = parseManifest(await readUserText(manifest, 'table'), manifest);
-    const names = [...new Set(rows.map((r) => r.label))].sort();
-    const numeric = rows.every((r) => /^\d+$/.test(r.label));
-    const labelNames = numeric ? (options.labelNames ?? null) : names;
-    const labels = Int32Array.from(rows, (r) => (numeric ? Number(r.label) : names.indexOf(r.label)));
-    const { frames, geometry } = await decodeAll(
-      rows.map((r) => join(dir, r.path)),
-      dir,
-      options,
-    );
-    return inMemorySource(
-      info('folder', dir, `CSV manifest, ${rows.length} images`, geometry, labelNames, options),
-      frames,
-      checkLabels(labels, rows.length, labelNames?.length ?? null, manifest),
-    );
+    const manifestBytes = await readUserFile(manifest, 'table');
+    const { rows, byIndex } = parseManifest(new TextDecoder('utf-8').decode(manifestBytes), manifest);
+    const files = rows.map((r) => join(dir, r.path));
+    const decoded = await decodeAll(files, dir, options);
+    const identity = folderIdentity(dir, [
+      { path: manifest, sizeBytes: manifestBytes.length, sha256: sha256Hex(manifestBytes) },
+      ...decoded.hashes,
+    ]);
+    const description = `CSV manifest, ${rows.length} images`;
+    if (byIndex) {
+      const labelNames = options.labelNames ?? null;
+      return inMemorySource(
+        info('folder', dir, description, decoded.geometry, labelNames, options, identity),
+        decoded.frames,
+        checkLabels(
+          rows.map((r) => Number(r.label)),
+          rows.length,
+          labelNames?.length ?? null,
+          manifest,
+        ),
+      );
+    }
+    const names = [...new Set(rows.map((r) => r.label))];
+    const perFile = rows.map((r) => r.label);
+    return labelledFolder(dir, description, decoded, identity, names, perFile, options, manifest);
   }
   const classDirs = entries.filter((e) => e.isDirectory());
   if (classDirs.length > 0) {
     const files: string[] = [];
-    const labels: number[] = [];
-    for (const [index, classDir] of classDirs.entries()) {
+    const perFile: string[] = [];
+    for (const classDir of classDirs) {
       const names = (await listUserFolder(join(dir, classDir.name))).map((e) => e.name).filter(isImage);
       for (const name of names) {
         files.push(join(dir, classDir.name, name));
-        labels.push(index);
+        perFile.push(classDir.name);
       }
     }
-    const { frames, geometry } = await decodeAll(files, dir, options);
-    const labelNames = classDirs.map((d) => d.name);
-    return inMemorySource(
-      info(
-        'folder',
-        dir,
-        `ImageFolder, ${files.length} images in ${labelNames.length} classes`,
-        geometry,
-        labelNames,
-        options,
-      ),
-      frames,
-      Int32Array.from(labels),
-    );
+    const decoded = await decodeAll(files, dir, options);
+    const identity = folderIdentity(dir, decoded.hashes);
+    const names = [...new Set(perFile)];
+    const description = `ImageFolder, ${files.length} images in ${names.length} classes`;
+    return labelledFolder(dir, description, decoded, identity, names, perFile, options, `${dir} (ImageFolder)`);
   }
   const files = entries.filter((e) => e.isFile() && isImage(e.name)).map((e) => join(dir, e.name));
-  const { frames, geometry } = await decodeAll(files, dir, options);
+  const decoded = await decodeAll(files, dir, options);
   return inMemorySource(
-    info('folder', dir, `${files.length} images, unlabelled`, geometry, options.labelNames ?? null, options),
-    frames,
+    info(
+      'folder',
+      dir,
+      `${files.length} images, unlabelled`,
+      decoded.geometry,
+      options.labelNames ?? null,
+      options,
+      folderIdentity(dir, decoded.hashes),
+    ),
+    decoded.frames,
     null,
   );
 }

@@ -2,6 +2,7 @@ import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { KnobError } from '../../../src-shared/errors';
 import { inputLimit } from '../files/input-limits';
+import { sha256Hex } from '../files/sha256';
 import { readUserFile } from '../files/user-files';
 
 /**
@@ -49,8 +50,17 @@ function checkPixels(width: number, height: number, path: string): void {
   }
 }
 
-export async function decodeImageFile(path: string): Promise<DecodedImage> {
+/** A decoded file with the size and SHA-256 of its bytes as read (the folder's identity is made of them). */
+export interface DecodedImageFile extends DecodedImage {
+  file: { sizeBytes: number; sha256: string };
+}
+
+export async function decodeImageFile(path: string): Promise<DecodedImageFile> {
   const bytes = await readUserFile(path, 'image');
+  return { ...decodeImageBytes(bytes, path), file: { sizeBytes: bytes.length, sha256: sha256Hex(bytes) } };
+}
+
+function decodeImageBytes(bytes: Uint8Array, path: string): DecodedImage {
   const lower = path.toLowerCase();
   if (lower.endsWith('.png')) {
     const { width, height } = pngDimensions(bytes, path);

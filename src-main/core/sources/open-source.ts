@@ -10,6 +10,8 @@ import {
   openNumpySource,
 } from './dataset-sources';
 import type { FrameSource } from './frame-source';
+import type { ClassMap } from '../../../src-shared/labels/class-names';
+import type { ModelDescription } from '../../../src-shared/api/model-options';
 import { openVideoSource } from './video-source';
 import { hasUserFile } from '../files/user-files';
 import { VIDEO_EXTENSIONS } from '../../../src-shared/api/file-kinds';
@@ -33,9 +35,21 @@ export interface OpenSourceOptions {
   /** Declared frame rate for sources without their own timestamps (default 30 Hz). */
   frameRateHz?: number;
   labelNames?: string[] | null;
+  /** False when the model's labels were generated rather than read from its metadata. */
+  labelsFromMetadata?: boolean;
+  /** Source class name -> model label (class-names.ts), for folders whose names are not the model's. */
+  classMap?: ClassMap | null;
   /** Progress and cancellation of slow opens (image folders are decoded file by file). */
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
+}
+
+/** What a source needs to know of the model's labels: their names, whether they are its own, a class map. */
+export function modelLabelOptions(
+  model: Pick<ModelDescription, 'labelNames' | 'labelsSource'>,
+  classMap: ClassMap | null,
+): Pick<OpenSourceOptions, 'labelNames' | 'labelsFromMetadata' | 'classMap'> {
+  return { labelNames: model.labelNames, labelsFromMetadata: model.labelsSource !== 'generated', classMap };
 }
 
 function isIdxPath(path: string): boolean {
@@ -63,9 +77,16 @@ export async function openSource(
   source: { kind: FileSourceKind; path?: string },
   options: OpenSourceOptions,
 ): Promise<FrameSource> {
+  if (options.classMap && source.kind !== 'folder')
+    throw new KnobError(
+      'INVALID_INPUT',
+      `a class map applies to a folder source (class folders or a manifest), not to a ${source.kind} source`,
+    );
   const dataset = {
     frameRateHz: options.frameRateHz ?? DEFAULT_DATASET_FRAME_RATE_HZ,
     labelNames: options.labelNames ?? null,
+    labelsFromMetadata: options.labelsFromMetadata,
+    classMap: options.classMap ?? null,
     onProgress: options.onProgress,
     signal: options.signal,
   };
@@ -113,7 +134,12 @@ export async function openSource(
           `${path}: not a video file (expected one of ${VIDEO_EXTENSIONS.join(' ')})`,
         );
       }
-      return openVideoSource(path, { target: options.target, frameRateHz: options.frameRateHz });
+      return openVideoSource(path, {
+        target: options.target,
+        frameRateHz: options.frameRateHz,
+        onProgress: options.onProgress,
+        signal: options.signal,
+      });
   }
 }
 

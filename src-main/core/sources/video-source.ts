@@ -4,6 +4,7 @@ import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { checkUserFile } from '../files/user-files';
 import { ffmpegInputArgs, refusedDemuxer, refusedDemuxerReason } from './ffmpeg-input';
 import type { FrameSource } from './frame-source';
+import { fileIdentity } from './source-identity';
 
 /**
  * Video files decoded by the ffmpeg found on PATH (Debian: apt-get install ffmpeg). ffmpeg scales
@@ -111,6 +112,9 @@ export interface VideoSourceOptions {
   frameRateHz?: number;
   ffmpeg?: string;
   ffprobe?: string;
+  /** Progress of hashing the file (its identity), in bytes; CANCELLED when aborted. */
+  onProgress?: (doneBytes: number, totalBytes: number) => void;
+  signal?: AbortSignal;
 }
 
 const SHOWINFO = /n:\s*(\d+)\s+pts:\s*-?\d+\s+pts_time:\s*(-?[0-9.eE+-]+)/;
@@ -120,6 +124,7 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
   await checkUserFile(path, 'video');
   const ffmpeg = options.ffmpeg ?? 'ffmpeg';
   const info = await probe(path, { ffprobe: options.ffprobe ?? 'ffprobe' });
+  const identity = await fileIdentity(path, 'video', options);
   const { width, height, channels } = options.target;
   const frameRateHz = options.frameRateHz ?? info.frameRateHz;
   const frameBytes = width * height * channels;
@@ -136,6 +141,8 @@ export async function openVideoSource(path: string, options: VideoSourceOptions)
       hasLabels: false,
       frameRateHz,
       timestampSource: 'pts',
+      identity,
+      classMapping: null,
     },
     async *batches(maxCount, fromFrame = 0) {
       const args = [

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { basename, relative } from 'node:path';
+import type { SourceIdentity } from '../../../src-shared/api/source-identity';
+import { hashUserFile } from '../files/user-files';
+import type { FileKind } from '../files/input-limits';
+
+/**
+ * The identity of a source as it is opened (src-shared/api/source-identity.ts): a file hashed in
+ * chunks as it is read, a folder by the hash of its sorted file list with each file's hash (taken
+ * from the bytes decoded, so no file is read twice).
+ */
+export interface IdentityOptions {
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export async function fileIdentity(
+  path: string,
+  kind: FileKind,
+  options: IdentityOptions = {},
+): Promise<SourceIdentity> {
+  const { sizeBytes, sha256 } = await hashUserFile(path, kind, options);
+  return { kind: 'file', name: basename(path), sizeBytes, sha256 };
+}
+
+/** A folder from the files it was read from, each with its size and SHA-256 as read. */
+export function folderIdentity(
+  folder: string,
+  files: ReadonlyArray<{ path: string; sizeBytes: number; sha256: string }>,
+): SourceIdentity {
+  const lines = files.map((f) => `${relative(folder, f.path).split('\\').join('/')}\t${f.sha256}`).sort();
+  const sha256 = createHash('sha256').update(lines.join('\n')).digest('hex');
+  const sizeBytes = files.reduce((sum, f) => sum + f.sizeBytes, 0);
+  return { kind: 'folder', name: basename(folder), fileCount: files.length, sizeBytes, sha256 };
+}
