@@ -16,7 +16,7 @@ import type { Trace } from '../../../src-shared/trace/trace';
 import { APP_VERSION } from '../app-version';
 import { formatBytes, inputLimit } from '../files/input-limits';
 import { sha256Hex } from '../files/sha256';
-import { buildStepGraph } from '../deploy/step-graph';
+import { buildStepGraph, type StepGraphOptions } from '../deploy/step-graph';
 import { tritonRepository } from '../deploy/triton-repository';
 import { analyseRun, runOutputFiles } from '../engine/run-outputs';
 import type { StoredProvenance } from '../report/provenance';
@@ -85,23 +85,16 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   }
 
   // The step graph and its Triton repository (a model the graph cannot take leaves both out, saying why).
-  let stepGraph: Uint8Array | null = null;
-  let stepGraphNote: string | null = null;
-  try {
-    stepGraph = buildStepGraph({
-      model: input.modelFiles[0]!,
-      ...(input.modelFiles.length > 1 ? { secondModel: input.modelFiles[1]! } : {}),
-      contract: model.contract,
-      adapter: model.adapter,
-      input: model.input,
-      gate,
-      calibrator,
-      classCount: model.classCount,
-    });
-  } catch (error) {
-    if (!(error instanceof KnobError)) throw error;
-    stepGraphNote = `no step graph: ${error.message}`;
-  }
+  const { graph: stepGraph, note: stepGraphNote } = bundleStepGraph({
+    model: input.modelFiles[0]!,
+    ...(input.modelFiles.length > 1 ? { secondModel: input.modelFiles[1]! } : {}),
+    contract: model.contract,
+    adapter: model.adapter,
+    input: model.input,
+    gate,
+    calibrator,
+    classCount: model.classCount,
+  });
   const tritonRoot = 'deploy/triton';
   if (stepGraph !== null) {
     add('deploy/step.onnx', stepGraph);
@@ -168,4 +161,24 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
     );
   add(MANIFEST_MEMBER, manifestText);
   return { bytes: writeArchive(members), manifest };
+}
+
+/**
+ * The rule for a bundle's step graph, which export follows and `knob verify` holds a bundle to:
+ * a bundle has the step graph whenever its models and settings can be composed into one (every
+ * contract, whatever the models name their values); it goes without one only when the builder
+ * refuses them (custom operator domains, an opset before 13, a model count that does not fit the
+ * contract, not one image input, a classifier without exactly one output, a single classifier
+ * without its adapter, a Knob-native model without its outputs, a feature calibrator on a model
+ * without features), and then says why in deploy.stepGraphNote.
+ */
+export function bundleStepGraph(
+  options: StepGraphOptions,
+): { graph: Uint8Array; note: null } | { graph: null; note: string } {
+  try {
+    return { graph: buildStepGraph(options), note: null };
+  } catch (error) {
+    if (!(error instanceof KnobError)) throw error;
+    return { graph: null, note: `no step graph: ${error.message}` };
+  }
 }

@@ -8,20 +8,24 @@ import { parseJsonText } from '../../../src-shared/json-text';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
 import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { appReadout, EQUIVALENCE_TOLERANCE, readoutDifferences, stepGraphReadout } from '../deploy/step-graph-check';
+import type { StepGraphOptions } from '../deploy/step-graph';
 import { inputLimit } from '../files/input-limits';
 import { readUserFile } from '../files/user-files';
 import { loadModel } from '../inference/loaded-model';
 import { openSourcePath } from '../sources/open-source';
 import { openArchive } from './bundle-archive';
+import { bundleStepGraph } from './bundle-export';
 import { sha256Hex } from '../files/sha256';
 
 /**
  * knob verify, and the desk's import: is a bundle what its manifest says? The archive's own checks
  * (bundle-archive.ts), the manifest's schema and format version, every member's SHA-256 and size
  * (and no member the manifest does not list; the manifest is read and checked before any other
- * member is inflated, and members only up to the sizes it declares), the model's hash against a file the user gives, and
- * the step graph against the app on the first frames of the embedded stream. A failed check throws
- * with its reason; what passed is returned line by line.
+ * member is inflated, and members only up to the sizes it declares), the model's hash against a file the user gives,
+ * the deploy section's promise (the step graph and Triton repository it names are there, and a
+ * bundle without a step graph is one whose model export could not compose: bundleStepGraph's
+ * rule), and the step graph against the app on the first frames of the embedded stream. A failed
+ * check throws with its reason; what passed is returned line by line.
  */
 export interface VerifiedBundle {
   manifest: BundleManifest;
@@ -82,6 +86,11 @@ export async function readVerifiedBundle(bytes: Uint8Array, source: string): Pro
   return { manifest, members, checks };
 }
 
+/** A verified bundle, and whether its step graph was run against the app (the line in `checks` says why not). */
+export interface FullyVerifiedBundle extends VerifiedBundle {
+  equivalenceChecked: boolean;
+}
+
 /**
  * The whole verification. `modelPaths`: files to hold against the manifest's model hashes (and to
  * run the equivalence with when the bundle leaves the model out).
@@ -90,7 +99,7 @@ export async function verifyBundle(
   bytes: Uint8Array,
   source: string,
   modelPaths: string[] = [],
-): Promise<VerifiedBundle> {
+): Promise<FullyVerifiedBundle> {
   const verified = await readVerifiedBundle(bytes, source);
   const { manifest, members, checks } = verified;
   const models: Array<Uint8Array | null> = manifest.model.files.map((f) =>
@@ -112,12 +121,79 @@ export async function verifyBundle(
     models[i] = given;
     checks.push(`model: ${path} is ${file.fileName} (SHA-256 matches)`);
   }
-  if (manifest.deploy.stepGraph === null)
-    checks.push(`equivalence: not checked (${manifest.deploy.stepGraphNote ?? 'no step graph'})`);
-  else if (models.some((m) => m === null))
+  const refuse = (message: string): never => {
+    throw new KnobError('INVALID_INPUT', `${source}: ${message}`);
+  };
+  const { stepGraph, stepGraphNote } = checkDeployMembers(manifest, refuse);
+  const given = models.every((m) => m !== null) ? (models as Uint8Array[]) : null;
+  if (stepGraph === null) {
+    if (given === null) {
+      checks.push(
+        `equivalence: not checked (${stepGraphNote}; the model is not in the bundle: give it with --model to confirm that no step graph can be built for it)`,
+      );
+      return { ...verified, equivalenceChecked: false };
+    }
+    // the exporter's own rule: no step graph only where it cannot build one
+    const rebuilt = bundleStepGraph(stepGraphOptionsOf(manifest, given));
+    if (rebuilt.graph !== null)
+      refuse(
+        `the bundle has no step graph, but export builds one for its model and settings (the manifest says "${stepGraphNote}"); export the bundle again`,
+      );
+    checks.push(`equivalence: not checked (${rebuilt.note})`);
+    return { ...verified, equivalenceChecked: false };
+  }
+  checks.push(`deploy: step graph ${stepGraph} and its Triton repository present`);
+  if (given === null) {
     checks.push('equivalence: not checked (the model is not in the bundle; give it with --model to check)');
-  else checks.push(await equivalence(manifest, members.get(manifest.deploy.stepGraph)!, models as Uint8Array[]));
-  return verified;
+    return { ...verified, equivalenceChecked: false };
+  }
+  checks.push(await equivalence(manifest, members.get(stepGraph)!, given));
+  return { ...verified, equivalenceChecked: true };
+}
+
+/**
+ * The deploy section against the members: the step graph it names is a member, the Triton
+ * repository comes with it (its config and the same graph as its model), and no step graph comes
+ * with its reason. Returns the step graph's member (or null) and the note.
+ */
+function checkDeployMembers(
+  manifest: BundleManifest,
+  refuse: (message: string) => never,
+): { stepGraph: string; stepGraphNote: string | null } | { stepGraph: null; stepGraphNote: string } {
+  const { stepGraph, stepGraphNote, triton } = manifest.deploy;
+  const member = (path: string) => (Object.hasOwn(manifest.members, path) ? manifest.members[path]! : null);
+  if (stepGraph === null) {
+    if (triton !== null)
+      refuse(`the manifest names a Triton repository (${triton.root}) but no step graph (deploy.stepGraph is null)`);
+    if (stepGraphNote === null)
+      refuse('the manifest has no step graph and no deploy.stepGraphNote saying why (export always gives one of them)');
+    return { stepGraph, stepGraphNote };
+  }
+  const graph = member(stepGraph);
+  if (graph === null) refuse(`the manifest names the step graph '${stepGraph}', which is not a member of the bundle`);
+  if (triton === null)
+    refuse(`the manifest names the step graph '${stepGraph}' but no Triton repository (export writes both)`);
+  const repository = `${triton.root}/${triton.modelName}`;
+  if (member(`${repository}/config.pbtxt`) === null)
+    refuse(`the Triton repository has no member '${repository}/config.pbtxt'`);
+  if (member(`${repository}/1/model.onnx`)?.sha256 !== graph.sha256)
+    refuse(`the Triton repository's '${repository}/1/model.onnx' is missing or not the step graph '${stepGraph}'`);
+  return { stepGraph, stepGraphNote };
+}
+
+/** What the step graph of a bundle is built from: its models and the manifest's settings. */
+function stepGraphOptionsOf(manifest: BundleManifest, models: Uint8Array[]): StepGraphOptions {
+  const { contract, adapter, input, classCount } = manifest.model;
+  return {
+    model: models[0]!,
+    ...(models.length > 1 ? { secondModel: models[1]! } : {}),
+    contract,
+    adapter,
+    input,
+    gate: manifest.gate,
+    calibrator: manifest.calibrator,
+    classCount,
+  };
 }
 
 /** Options that open the bundle's model files at `paths` as the bundle describes it. */

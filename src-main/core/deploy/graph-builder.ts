@@ -5,6 +5,7 @@ import {
   TensorProto_DataType,
   TensorProtoSchema,
   ValueInfoProtoSchema,
+  type GraphProto,
   type NodeProto,
   type TensorProto,
   type ValueInfoProto,
@@ -13,7 +14,7 @@ import {
 /**
  * Nodes and constants of an ONNX graph, written against ONNX's own schema (onnx-buf), for the
  * graphs Knob Studio composes around a user's model (step-graph.ts). Every name it makes starts
- * with its prefix, so it cannot collide with the model's own values (step-graph.ts checks).
+ * with its prefix; the models' own names are moved apart from it by renameApart.
  *
  * Operators whose signature changed between opsets are written for the graph's opset: ReduceSum
  * takes its axes as an input from opset 13, ReduceMax from opset 18.
@@ -157,4 +158,59 @@ export function valueInfo(name: string, type: ElementType, shape: Array<number |
     },
   };
   return create(ValueInfoProtoSchema, init);
+}
+
+/**
+ * Gives graphs that are composed into one distinct names, in place: every name of a graph (node
+ * inputs, outputs and names, initializers, graph inputs, outputs and value infos, in its subgraphs
+ * too, so an If or Loop body still finds the outer values it reads) takes the graph's prefix, and
+ * one that is then taken (in `reserved`, starting with `reservedPrefix`, or an earlier graph's) is
+ * written model/NAME, with _1, _2, ... after it until it is free. The one mechanism for a second
+ * model (prefixed) and for a model whose names are the composing graph's (the PyTorch default
+ * `logits`, say). Returns each graph's map from its own names to the composed ones.
+ */
+export function renameApart(
+  graphs: Array<{ graph: GraphProto; prefix: string }>,
+  reserved: ReadonlySet<string>,
+  reservedPrefix: string,
+): Array<Map<string, string>> {
+  const taken = new Set(reserved);
+  const isTaken = (name: string) => taken.has(name) || name.startsWith(reservedPrefix);
+  return graphs.map(({ graph, prefix }) => {
+    const own = new Set<string>();
+    mapNames(graph, (name) => {
+      own.add(name);
+      return name;
+    });
+    const renames = new Map<string, string>();
+    const clashing: string[] = [];
+    for (const name of own)
+      if (isTaken(prefix + name)) clashing.push(name);
+      else renames.set(name, prefix + name);
+    for (const name of renames.values()) taken.add(name);
+    for (const name of clashing) {
+      let candidate = `model/${prefix}${name}`;
+      for (let i = 1; isTaken(candidate); i++) candidate = `model/${prefix}${name}_${i}`;
+      taken.add(candidate);
+      renames.set(name, candidate);
+    }
+    mapNames(graph, (name) => renames.get(name)!);
+    return renames;
+  });
+}
+
+/** Replaces every non-empty name of a graph and its subgraphs by `rename`'s (an empty name is an omitted input). */
+function mapNames(graph: GraphProto, rename: (name: string) => string): void {
+  const map = (name: string) => (name === '' ? '' : rename(name));
+  for (const node of graph.node) {
+    node.input = node.input.map(map);
+    node.output = node.output.map(map);
+    node.name = map(node.name);
+    for (const a of node.attribute)
+      for (const sub of a.g === undefined ? a.graphs : [a.g, ...a.graphs]) mapNames(sub, rename);
+  }
+  for (const t of graph.initializer) t.name = map(t.name);
+  for (const t of graph.sparseInitializer) if (t.values !== undefined) t.values.name = map(t.values.name);
+  for (const v of [...graph.input, ...graph.output, ...graph.valueInfo]) v.name = map(v.name);
+  for (const q of graph.quantizationAnnotation) q.tensorName = map(q.tensorName);
 }

@@ -9,7 +9,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
 import { FEATURES_OUTPUT } from '../inference/loaded-model';
 import { calibratorMap } from './calibrator-graph';
-import { GraphBuilder, valueInfo } from './graph-builder';
+import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
 /**
  * The ONNX step graph of a tuned calibrator (issue 15): one model that takes a batch of 8-bit frames
@@ -66,13 +66,14 @@ export const STEP_STATE = [
 ] as const;
 
 const PREFIX = 'knob::';
+/** The step graph's public names (the deployment contract); a model's own names are moved apart from them. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...Object.values(STEP_INPUTS), ...Object.values(STEP_OUTPUTS)]);
 
 export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const first = parseModel(options.model, 'the model');
   const second = options.secondModel === undefined ? null : parseModel(options.secondModel, 'the second model');
   if ((options.contract === 'two-classifiers') !== (second !== null))
     throw new KnobError('INVALID_INPUT', 'the two-classifiers contract takes two models, the others one');
-  if (second !== null) renameValues(second.graph!, 'second::');
   const opset = Math.max(opsetOf(first), second === null ? 0 : opsetOf(second));
   if (opset < 13)
     throw new KnobError(
@@ -83,13 +84,21 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const k = options.classCount;
   const continuous = options.gate.mode === 'continuous';
 
+  // The models' names apart from the step graph's and from each other (the second one's prefixed),
+  // the models otherwise unchanged.
+  const models = second === null ? [first.graph!] : [first.graph!, second.graph!];
+  const renames = renameApart(
+    models.map((graph, i) => ({ graph, prefix: i === 0 ? '' : 'second::' })),
+    RESERVED_NAMES,
+    PREFIX,
+  );
+
   // Frames to each model's input tensor (the app's own lookup table, frame-to-tensor.ts), then the
   // models' nodes, then everything after them: the nodes stay in topological order.
   const pixels = preprocess(b, options.input);
-  const models = second === null ? [first.graph!] : [first.graph!, second.graph!];
   for (const graph of models) b.op('Identity', [pixels], {}, modelInputName(graph));
   const beforeModels = b.nodes.length;
-  const branches = contractOutputs(b, options, models, k);
+  const branches = contractOutputs(b, options, models, renames[0]!, k);
 
   // Gate (float64, as the app computes it).
   const uStar = b.op('Cast', [branches.uRef], { to: TO_DOUBLE });
@@ -124,7 +133,6 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
 
   const { width, height, channels } = options.input;
   const state = (name: string) => valueInfo(name, 'double', ['N', 1]);
-  checkNamesFree(models);
   const composed = create(ModelProtoSchema, {
     irVersion: first.irVersion > 7n ? first.irVersion : 7n,
     producerName: 'knob-studio',
@@ -190,42 +198,6 @@ function modelInputName(graph: GraphProto): string {
 }
 
 /**
- * Gives every value of a graph a prefix (the second classifier's, whose exported names would
- * collide with the first's). A graph with subgraphs (If, Loop, Scan) is refused: their bodies may
- * name outer values, and renaming them is not done here.
- */
-function renameValues(graph: GraphProto, prefix: string): void {
-  const rename = (name: string): string => (name === '' ? '' : prefix + name);
-  for (const node of graph.node) {
-    if (node.attribute.some((a) => a.g !== undefined || a.graphs.length > 0))
-      throw new KnobError(
-        'INVALID_INPUT',
-        `the second model has control flow (${node.opType}); the step graph cannot compose it`,
-      );
-    node.input = node.input.map(rename);
-    node.output = node.output.map(rename);
-    node.name = rename(node.name);
-  }
-  for (const t of graph.initializer) t.name = rename(t.name);
-  for (const v of [...graph.input, ...graph.output, ...graph.valueInfo]) v.name = rename(v.name);
-}
-
-/** Refuses models that already use a name of the step graph's inputs, outputs or prefix. */
-function checkNamesFree(graphs: GraphProto[]): void {
-  const reserved = new Set<string>([...Object.values(STEP_INPUTS), ...Object.values(STEP_OUTPUTS)]);
-  for (const graph of graphs)
-    for (const name of [
-      ...graph.node.flatMap((n) => [...n.input, ...n.output]),
-      ...graph.initializer.map((t) => t.name),
-    ])
-      if (reserved.has(name) || name.startsWith(PREFIX))
-        throw new KnobError(
-          'INVALID_INPUT',
-          `the model has a value named '${name}', which the step graph needs for its own; rename it in the model`,
-        );
-}
-
-/**
  * uint8 frames [N, H, W, C] to the model's input, x = (lo + (b / 255) (hi - lo) - mean_c) / std_c
  * (frame-to-tensor.ts), as the affine map b s_c + o_c in float32: within two float32 roundings of
  * the app's values (it tabulates them in float64), which moves the fused probabilities by less
@@ -267,19 +239,28 @@ function contractOutputs(
   b: GraphBuilder,
   options: StepGraphOptions,
   models: GraphProto[],
+  firstRenames: ReadonlyMap<string, string>,
   k: number,
 ): { zStatic: string; zDyn: string; uRef: string; features: string | null } {
   const outputsOf = (graph: GraphProto) => graph.output.map((o) => o.name);
-  const first = outputsOf(models[0]!);
   if (options.contract === 'knob-native') {
-    for (const name of ['z_static', 'z_dyn', 'u_ref'])
-      if (!first.includes(name)) throw new KnobError('INVALID_INPUT', `the Knob-native model has no output '${name}'`);
+    // the first model's output by its own name, as it is named in the composed graph
+    const first = outputsOf(models[0]!);
+    const output = (name: string): string | null => {
+      const renamed = firstRenames.get(name);
+      return renamed !== undefined && first.includes(renamed) ? renamed : null;
+    };
+    const required = (name: string): string => {
+      const found = output(name);
+      if (found === null) throw new KnobError('INVALID_INPUT', `the Knob-native model has no output '${name}'`);
+      return found;
+    };
     // u_ref may come as [N] or [N, 1]
     return {
-      zStatic: 'z_static',
-      zDyn: 'z_dyn',
-      uRef: b.op('Reshape', ['u_ref', b.constant('int64', [2], [-1n, 1n], 'shape')]),
-      features: first.includes(FEATURES_OUTPUT) ? FEATURES_OUTPUT : null,
+      zStatic: required('z_static'),
+      zDyn: required('z_dyn'),
+      uRef: b.op('Reshape', [required('u_ref'), b.constant('int64', [2], [-1n, 1n], 'shape')]),
+      features: output(FEATURES_OUTPUT),
     };
   }
   const logitsOf = (graph: GraphProto, what: string): string => {
