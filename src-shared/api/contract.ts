@@ -139,9 +139,28 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
   severity: true,
 }).extend({ image: StreamUpdateSchema.shape.image.nullable() });
 
-const MetricEntrySchema = z.strictObject({ name: z.string(), identity: z.string(), value: z.number().nullable() });
+const MetricEntrySchema = z.strictObject({
+  name: z.string(),
+  identity: z.string(),
+  value: z.number().nullable(),
+  /** Present (value null) when the metric needs more labelled frames than the window has. */
+  unavailable: z
+    .strictObject({
+      reason: z.literal('not enough frames'),
+      needed: z.number().int().positive(),
+      got: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
 /** An interval of the value with this identity, and how it was computed. */
-const IntervalSchema = z.strictObject({ identity: z.string(), lo: z.number(), hi: z.number(), method: z.string() });
+const IntervalSchema = z.strictObject({
+  identity: z.string(),
+  lo: z.number(),
+  hi: z.number(),
+  method: z.string(),
+  /** Set when the interval was widened to contain its value, saying why. */
+  note: z.string().optional(),
+});
 
 const ReliabilityDiagramSchema = z.strictObject({
   identity: z.string(),
@@ -181,6 +200,8 @@ export const HeadlineFigureSchema = z.strictObject({
   lo: z.number().nullable(),
   hi: z.number().nullable(),
   method: z.string(),
+  /** Set when the interval was widened to contain its value, saying why. */
+  note: z.string().optional(),
 });
 
 export const CalibratorComparisonSchema = z.strictObject({

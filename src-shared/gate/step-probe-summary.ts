@@ -1,3 +1,4 @@
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { percentileOfSorted } from '../metrics/order-statistics';
 import { seededRandom } from '../random';
@@ -63,6 +64,15 @@ export interface StepProbeSummary {
   /** Step figures of y and of the prediction, from the step frame on (t = 0 there). */
   measured: SampledStepInfo;
   predictedInfo: SampledStepInfo;
+  /**
+   * Whether y ever leaves its noise band after the step: |y[t] - y_before| > z s[t] at some frame
+   * t from the step on, with s[t] the bootstrap standard deviation of y[t] (across realisations)
+   * and z the two-sided normal quantile at `level` Bonferroni-corrected over those frames. When it
+   * never does, the response is below the noise floor: no rise or settling time is measured from
+   * it (they are null in `measured`, and `note` says so), rather than the time the noise last
+   * crossed the 2 % band.
+   */
+  noiseFloor: { belowNoiseFloor: boolean; z: number; note: string | null };
   bootstrap: { replicates: number; level: number; seed: number; band: StepProbeBand; criticalValue: number | null };
 }
 
@@ -226,6 +236,8 @@ export function summariseStepProbe(
     if (t >= stepFrame && t < stepFrame + transientFrames && within) insideTransient++;
   }
 
+  const noiseFloor = noiseFloorOf(normalised, spread, stepFrame, level);
+  const measuredInfo = sampledStepInfo(Float64Array.from(afterStep(normalised)), times);
   return {
     frames,
     realisations,
@@ -243,8 +255,37 @@ export function summariseStepProbe(
     insideFraction: inside / (frames - stepFrame),
     insideFractionTransient: insideTransient / transientFrames,
     transientFrames,
-    measured: sampledStepInfo(Float64Array.from(afterStep(normalised)), times),
+    measured: noiseFloor.belowNoiseFloor
+      ? { ...measuredInfo, riseTimeSeconds: null, settlingTimeSeconds: null }
+      : measuredInfo,
     predictedInfo,
+    noiseFloor,
     bootstrap: { replicates, level, seed, band, criticalValue },
+  };
+}
+
+/** Does y leave its noise band from the step on (see StepProbeSummary.noiseFloor)? */
+export function noiseFloorOf(
+  normalised: Float64Array,
+  spread: Float64Array,
+  stepFrame: number,
+  level: number,
+): StepProbeSummary['noiseFloor'] {
+  const frames = normalised.length;
+  const z = normalQuantile(1 - (1 - level) / (2 * (frames - stepFrame)), 0, 1);
+  let baseline = 0;
+  for (let t = 0; t < stepFrame; t++) baseline += normalised[t]! / stepFrame;
+  let largest = 0;
+  for (let t = stepFrame; t < frames; t++) {
+    const ratio = Math.abs(normalised[t]! - baseline) / spread[t]!;
+    if (ratio > z) return { belowNoiseFloor: false, z, note: null };
+    largest = Math.max(largest, ratio);
+  }
+  return {
+    belowNoiseFloor: true,
+    z,
+    note:
+      `below the noise floor: the mean response never leaves its noise band after the step (largest ` +
+      `|y - y_before| ${largest.toFixed(2)} bootstrap standard deviations, band ${z.toFixed(2)}); no rise or settling time`,
   };
 }

@@ -1,7 +1,9 @@
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
-import { bootstrapInterval, type BootstrapInterval } from './bootstrap';
+import { seededRandom } from '../random';
+import type { BootstrapInterval } from './bootstrap';
+import { biasCorrectedBasicInterval } from './interval-variants';
 import { metric, type MetricValue } from './metric-value';
 import { checkScoresAndOutcomes } from './test-based-calibration-error';
 
@@ -179,15 +181,19 @@ export function l2CeUStatisticMetric(confidence: Float64Array, correct: Uint8Arr
 }
 
 /**
- * Both intervals of the estimate side by side: the asymptotic one and the percentile bootstrap
- * (resampling the samples; sqrt(max(0, .)) is monotone, so its percentiles are those of T).
+ * Both intervals of the estimate side by side: the asymptotic one and a bootstrap one (resampling
+ * the samples). A resample repeats samples, and a repeated sample's pairs with itself add r_i^2 to
+ * the U-statistic, so the resamples' T* are biased upward: the bootstrap interval is the
+ * bias-corrected basic one (interval-variants.ts), widened to the estimate if it lies below it
+ * (`note` says so).
  */
 export function l2CeIntervalsWithBootstrap(
   confidence: Float64Array,
   correct: Uint8Array,
   spec: BinningSpec,
   level = 0.95,
-): { asymptotic: L2CalibrationErrorInterval; bootstrap: BootstrapInterval } {
+  options: { replicates?: number; seed?: number } = {},
+): { asymptotic: L2CalibrationErrorInterval; bootstrap: BootstrapInterval & { note?: string } } {
   checkPairs(confidence, correct);
   const bins = assignBins(confidence, spec);
   const asymptotic = l2CalibrationErrorIntervalFromSums(
@@ -195,16 +201,18 @@ export function l2CeIntervalsWithBootstrap(
     level,
     binningIdentity(spec),
   );
-  const bootstrap = bootstrapInterval(
-    confidence.length,
-    (indices) =>
-      Math.sqrt(
-        Math.max(
-          0,
-          debiasedSquaredL2FromSums(residualBinSums(confidence, correct, bins.binOf, bins.binCount, indices)),
-        ),
-      ),
-    { level },
-  );
-  return { asymptotic, bootstrap };
+  const replicates = options.replicates ?? 200;
+  const seed = options.seed ?? 0;
+  const random = seededRandom(seed);
+  const n = confidence.length;
+  const indices = new Uint32Array(n);
+  const draws = new Float64Array(replicates);
+  for (let r = 0; r < replicates; r++) {
+    for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
+    const squared = debiasedSquaredL2FromSums(residualBinSums(confidence, correct, bins.binOf, bins.binCount, indices));
+    draws[r] = Math.sqrt(Math.max(0, squared));
+  }
+  const i = biasCorrectedBasicInterval(asymptotic.estimate, draws, level, `${replicates} resamples, seed ${seed}`);
+  const bootstrap = { lo: i.lo, hi: i.hi, level, replicates, seed, identity: i.method };
+  return { asymptotic, bootstrap: i.note === undefined ? bootstrap : { ...bootstrap, note: i.note } };
 }

@@ -4,6 +4,12 @@ import { resample, type BootstrapInterval } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import { percentileOfSorted } from './order-statistics';
+import {
+  biasCorrectedBasicInterval,
+  containingPercentile,
+  proportionInterval,
+  type FigureInterval,
+} from './interval-variants';
 import { NLL_FROM_LOGITS, sampleBrierOfRow, sampleNllFromLogits } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
 
@@ -18,6 +24,10 @@ import type { ClassScores, TopLabelScores } from './scores';
  *   indistinguishable from A at the level (the interval excludes 0, or not).
  * Each resample re-bins the resampled confidences, so an interval covers the estimator as computed.
  * Percentiles interpolate linearly between order statistics (numpy's 'linear').
+ * A figure's own interval (headlineFigures, meanOverGroups, bootstrapIntervalsOf) follows its
+ * statistic's `interval` (interval-variants.ts): accuracy the Wilson score interval, binned ECE the
+ * bias-corrected basic bootstrap, the rest the percentile bootstrap; each contains its estimate,
+ * or is widened to it and says why (`note`).
  */
 export interface HeadlineStatistic {
   name: string;
@@ -26,6 +36,11 @@ export interface HeadlineStatistic {
   lowerIsBetter: boolean;
   /** The statistic on the resample given by `indices` (all samples, in order, when null). */
   evaluate(indices: Uint32Array | null): number;
+  /**
+   * The figure's own interval: 'wilson' for a proportion (a mean of 0/1 values), 'bias-corrected'
+   * for an estimator >= 0 biased upward (binned ECE); absent: the percentile bootstrap.
+   */
+  interval?: 'wilson' | 'bias-corrected';
 }
 
 /** The mean of per-sample values as a resample statistic (a rate, a mean score). */
@@ -75,7 +90,13 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
     return expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15));
   };
   return [
-    { name: 'accuracy', identity: 'accuracy(top-1)', lowerIsBetter: false, evaluate: meanOver(top.correct) },
+    {
+      name: 'accuracy',
+      identity: 'accuracy(top-1)',
+      lowerIsBetter: false,
+      evaluate: meanOver(top.correct),
+      interval: 'wilson',
+    },
     {
       name: 'NLL',
       identity:
@@ -91,7 +112,7 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
       lowerIsBetter: true,
       evaluate: meanOver(brier),
     },
-    { name: 'ECE', identity: ECE_15_IDENTITY, lowerIsBetter: true, evaluate: ece },
+    { name: 'ECE', identity: ECE_15_IDENTITY, lowerIsBetter: true, evaluate: ece, interval: 'bias-corrected' },
   ];
 }
 
@@ -186,25 +207,75 @@ function soleStratum(statistics: HeadlineStatistic[], sampleCount: number): Stra
   return { sampleCount, weight: 1, evaluate: (j, indices) => statistics[j].evaluate(indices) };
 }
 
-/** Percentile-bootstrap intervals of each statistic, keyed by the identity of its value. */
+/**
+ * The interval of one statistic combined over strata (its value and resampled draws), by the
+ * statistic's own variant (`HeadlineStatistic.interval`).
+ */
+function figureInterval(
+  statistic: HeadlineStatistic,
+  combined: { value: number; draws: Float64Array },
+  strata: Stratum[],
+  options: ResamplingOptions,
+  what: string,
+): FigureInterval {
+  const level = options.level ?? 0.95;
+  const resampling = `${what}${options.replicates ?? 200} resamples, seed ${options.seed ?? 0}`;
+  if (statistic.interval === 'wilson' && combined.value >= 0 && combined.value <= 1) {
+    // Kish's effective sample size of a weighted mean of proportions: n itself for one group
+    const effective = 1 / strata.reduce((sum, s) => sum + (s.weight * s.weight) / s.sampleCount, 0);
+    return proportionInterval(
+      combined.value,
+      strata.length === 1 ? strata[0].sampleCount : effective,
+      level,
+      strata.length,
+    );
+  }
+  if (statistic.interval === 'bias-corrected' && combined.value >= 0)
+    return biasCorrectedBasicInterval(combined.value, combined.draws, level, resampling);
+  const i = interval(combined.draws, options, what);
+  return containingPercentile(combined.value, i.lo, i.hi, i.identity);
+}
+
+/** A statistic's interval as the snapshot keys them: a bootstrap interval's fields, and `note`. */
+export interface KeyedInterval extends BootstrapInterval {
+  note?: string;
+}
+
+/** Each statistic's own interval (figureInterval), keyed by the identity of its value. */
 export function bootstrapIntervalsOf(
   statistics: HeadlineStatistic[],
   sampleCount: number,
   options: ResamplingOptions = {},
-): Record<string, BootstrapInterval> {
-  const combined = stratifiedDraws([soleStratum(statistics, sampleCount)], statistics.length, options);
-  return Object.fromEntries(statistics.map((s, j) => [s.identity, interval(combined[j].draws, options, '')]));
+): Record<string, KeyedInterval> {
+  const strata = [soleStratum(statistics, sampleCount)];
+  const combined = stratifiedDraws(strata, statistics.length, options);
+  return Object.fromEntries(
+    statistics.map((s, j) => {
+      const i = figureInterval(s, combined[j], strata, options, '');
+      const keyed: KeyedInterval = {
+        lo: i.lo,
+        hi: i.hi,
+        level: options.level ?? 0.95,
+        replicates: options.replicates ?? 200,
+        seed: options.seed ?? 0,
+        identity: i.method,
+      };
+      return [s.identity, i.note === undefined ? keyed : { ...keyed, note: i.note }];
+    }),
+  );
 }
 
-/** One headline figure with its percentile-bootstrap interval. */
+/** One headline figure with its interval. */
 export interface HeadlineFigure {
   name: string;
   identity: string;
   value: number;
   lo: number;
   hi: number;
-  /** How the interval was drawn (level, method, resamples, seed). */
+  /** How the interval was made (level, method, resamples, seed): each figure its own. */
   method: string;
+  /** Set when the interval had to be widened to contain the value, saying why. */
+  note?: string;
 }
 
 /**
@@ -220,9 +291,10 @@ export function headlineFigures(
 }
 
 /**
- * Each statistic's mean over groups (conditions), with a stratified bootstrap interval (every
- * group resampled within itself): the figures of a table that averages over conditions. The
- * groups' statistic lists are in the same order.
+ * Each statistic's mean over groups (conditions), with its interval from a stratified bootstrap
+ * (every group resampled within itself) or, for a proportion, Wilson's with Kish's effective n:
+ * the figures of a table that averages over conditions. The groups' statistic lists are in the
+ * same order.
  */
 export function meanOverGroups(
   groups: HeadlineStatistic[][],
@@ -234,8 +306,16 @@ export function meanOverGroups(
   const combined = stratifiedDraws(strata, groups[0].length, options);
   const what = groups.length > 1 ? `stratified (${groups.length} groups) ` : '';
   return groups[0].map((s, j) => {
-    const i = interval(combined[j].draws, options, what);
-    return { name: s.name, identity: s.identity, value: combined[j].value, lo: i.lo, hi: i.hi, method: i.identity };
+    const i = figureInterval(s, combined[j], strata, options, what);
+    const figure = {
+      name: s.name,
+      identity: s.identity,
+      value: combined[j].value,
+      lo: i.lo,
+      hi: i.hi,
+      method: i.method,
+    };
+    return i.note === undefined ? figure : { ...figure, note: i.note };
   });
 }
 

@@ -1,4 +1,4 @@
-import type { BinningSpec } from './binning';
+import { binningIdentity, type BinningSpec } from './binning';
 import {
   CLASSWISE_METRICS_PER_BINNING,
   classwiseMetrics,
@@ -7,7 +7,7 @@ import {
   topLabelPerClassMetrics,
 } from './binned-metrics';
 import { cumulativeCalibrationTests } from './cumulative-tests';
-import type { MetricValue } from './metric-value';
+import { notEnoughFrames, type MetricValue } from './metric-value';
 import { mmce } from './mmce';
 import { accuracy, multiclassBrier, negativeLogLikelihood, topLabelBrier } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
@@ -16,7 +16,12 @@ import { rankOutcomes } from './ranked-outcomes';
 import { auroc, selectiveRisk } from './selective';
 import { smoothEce } from './smooth-ece';
 import { l2CeUStatisticMetric } from './calibration-error-interval';
-import { testBasedCalibrationError, tceMetric } from './test-based-calibration-error';
+import {
+  TCE_DEFAULT_MIN_BIN_SIZE,
+  tceIdentity,
+  testBasedCalibrationError,
+  tceMetric,
+} from './test-based-calibration-error';
 
 /**
  * The full metric set, and named presets that reproduce each public library's default so a number
@@ -104,10 +109,28 @@ export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: Me
   ];
   if (options.includeMmce)
     tasks.unshift({ key: 'mmce', run: () => [mmce(top.confidence, top.correct, options.seed ?? 0)] });
-  if (options.includeTce && top.confidence.length > 10) {
-    tasks.unshift({ key: 'tce', run: () => [tceMetric(testBasedCalibrationError(top.confidence, top.correct))] });
+  if (options.includeTce) {
+    const n = top.confidence.length;
+    tasks.unshift({
+      key: 'tce',
+      run: () => [
+        n > TCE_DEFAULT_MIN_BIN_SIZE
+          ? tceMetric(testBasedCalibrationError(top.confidence, top.correct))
+          : tceNotEnoughFrames(n),
+      ],
+    });
   }
   return tasks;
+}
+
+/** TCE on too few samples: it needs more than its minimum bin size (default settings). */
+export function tceNotEnoughFrames(sampleCount: number): MetricValue {
+  return notEnoughFrames(
+    'TCE',
+    tceIdentity(0.05, TCE_DEFAULT_MIN_BIN_SIZE, 1000),
+    TCE_DEFAULT_MIN_BIN_SIZE + 1,
+    sampleCount,
+  );
 }
 
 /** The suite in its order from the tasks' results (by key). */
@@ -204,6 +227,19 @@ export function presetMetrics(
         ),
       );
     case 'kumar-debiased-l2-15':
+      // the preset is 15 equal-mass bins exactly (the library's default): fewer samples than bins
+      // is reported as not enough frames, not binned otherwise
+      if (scores.sampleCount < EQUAL_MASS_15.bins) {
+        const binning = binningIdentity(EQUAL_MASS_15);
+        const short = (name: string, identity: string) =>
+          notEnoughFrames(name, identity, EQUAL_MASS_15.bins, scores.sampleCount);
+        return tag([
+          short('debiased L2-CE', `CE(top-label, ${binning}, L2 debiased, Kumar et al. 2019)`),
+          ...(positiveClass
+            ? []
+            : [short('marginal debiased L2-CE', `CE(marginal, ${binning} per class, L2 debiased, Kumar et al. 2019)`)]),
+        ]);
+      }
       return tag([
         ...topLabelBinnedMetrics(pairs, EQUAL_MASS_15).filter((m) => m.name === 'debiased L2-CE'),
         ...(positiveClass

@@ -99,13 +99,16 @@ function quartileOfSorted(sorted: Float64Array, from: number, to: number, q: num
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (position - lo);
 }
 
+/** TCE's default minimum bin size: it needs more samples than this. */
+export const TCE_DEFAULT_MIN_BIN_SIZE = 10;
+
 export function testBasedCalibrationError(
   scores: Float64Array,
   outcomes: Uint8Array,
   options: TceOptions = {},
 ): TceResult {
   const alpha = options.alpha ?? 0.05;
-  const minBinSize = options.minBinSize ?? 10;
+  const minBinSize = options.minBinSize ?? TCE_DEFAULT_MIN_BIN_SIZE;
   const maxBinSize = options.maxBinSize ?? 1000;
   const n = scores.length;
   if (!(alpha > 0 && alpha < 1)) throw new KnobError('INVALID_INPUT', `TCE alpha must be in (0, 1), got ${alpha}`);

@@ -106,7 +106,7 @@ describe('the engine through the API', () => {
     expect(intervals).toHaveLength(6);
     expect(intervals.filter((i) => i.identity.includes('U-statistic')).map((i) => i.method)).toEqual([
       expect.stringMatching(/asymptotic interval \(Sun et al\. 2024\)/),
-      expect.stringMatching(/percentile bootstrap/),
+      expect.stringMatching(/bias-corrected basic bootstrap/),
     ]);
     expect(snapshot.result!.smooth).not.toBeNull();
     const light = await call('metrics.snapshot', { detail: 'light', groupBy: 'severity', lastFrames: 10 });

@@ -3,11 +3,11 @@ import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning
 import { ParallelMetricSuite } from '../../core/metrics/parallel-metric-suite';
 import { EQUAL_WIDTH_15, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
-import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import { unavailableText, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { formatPValue } from '../../../src-shared/metrics/metric-format';
-import { headlineLines } from '../headline-lines';
+import { headlineLines, notComputedLines } from '../headline-lines';
 import { positiveInteger, UsageError, parseCommandArgs } from '../cli-args';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 
@@ -118,8 +118,11 @@ export async function metricsCommand(args: string[]): Promise<number> {
     lines.push(`${result.subject}: ${result.samples} samples, ${result.classes} classes`);
     for (const m of result.metrics)
       lines.push(
-        `${(/P-value/.test(m.identity) ? formatPValue(m.value) : m.value.toPrecision(6)).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
+        m.unavailable !== undefined
+          ? `${'—'.padStart(12)}  ${m.identity} (${unavailableText(m.unavailable)})`
+          : `${(/P-value/.test(m.identity) ? formatPValue(m.value) : m.value.toPrecision(6)).padStart(12)}  ${m.identity}${m.approximation ? ` (${m.approximation})` : ''}`,
       );
+    lines.push(...notComputedLines(result.metrics));
     if (result.headline) lines.push(...headlineLines(result.headline));
     if (result.l2CeIntervals) {
       const { asymptotic, bootstrap } = result.l2CeIntervals;
@@ -128,6 +131,7 @@ export async function metricsCommand(args: string[]): Promise<number> {
         `${asymptotic.estimate.toPrecision(6).padStart(12)}  ${asymptotic.valueIdentity}`,
         `${''.padStart(12)}  ${range(asymptotic.lo, asymptotic.hi)} ${asymptotic.identity}; ${asymptotic.regime} regime`,
         `${''.padStart(12)}  ${range(bootstrap.lo, bootstrap.hi)} ${bootstrap.identity}`,
+        ...(bootstrap.note === undefined ? [] : [`${''.padStart(12)}  note: ${bootstrap.note}`]),
       );
     }
   }

@@ -78,6 +78,7 @@ function stepLines(result: StepProbeResult, recorded: string): string[] {
     `knobs: ${describeSettings(result.settings)}`,
     `u* step: mean ${s.uBefore.toFixed(3)} -> ${s.uAfter.toFixed(3)}; the response is normalised by it`,
     table,
+    ...(s.noiseFloor.note === null ? [] : [`measured: ${s.noiseFloor.note}`]),
     `inside the ${band}: ${(100 * s.insideFraction).toFixed(1)} % of the frames from the step on (${(100 * s.insideFractionTransient).toFixed(1)} % of the ${s.transientFrames} transient frames)`,
     result.identified === null
       ? `identified: none (${result.identificationNote ?? 'no fit'})`

@@ -4,7 +4,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { LatencyReport } from '../../core/engine/latency-recorder';
 import type { RunAnalysis, RunOutputFiles } from '../../core/engine/run-outputs';
 import type { SourceInfo } from '../../core/sources/frame-source';
-import { headlineLines } from '../headline-lines';
+import { headlineLines, notComputedLines } from '../headline-lines';
 
 /** The few lines `knob run` and `knob replay` print, or the same as one JSON object. */
 export interface RunSummary {
@@ -56,6 +56,7 @@ export function printRunSummary(json: boolean, summary: RunSummary): void {
     lines.push(
       `fused accuracy ${(accuracy * 100).toFixed(2)} %, ECE ${ece?.toFixed(4)} (top-label, 15 equal-width bins)`,
     );
+  lines.push(...notComputedLines(summary.analysis.metrics.fused));
   if (summary.intervals) lines.push(...headlineLines(summary.analysis.headline));
   const total = summary.latency?.total;
   if (total)

@@ -20,13 +20,16 @@ import {
   pairedDifferences,
   type HeadlineFigure,
   type HeadlineStatistic,
+  type KeyedInterval,
   type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
-import { EQUAL_WIDTH_15, metricSuite } from '../../../src-shared/metrics/metric-suite';
+import { EQUAL_WIDTH_15, metricSuite, tceNotEnoughFrames } from '../../../src-shared/metrics/metric-suite';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
-import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
-import { testBasedCalibrationError } from '../../../src-shared/metrics/test-based-calibration-error';
+import {
+  TCE_DEFAULT_MIN_BIN_SIZE,
+  testBasedCalibrationError,
+} from '../../../src-shared/metrics/test-based-calibration-error';
 import {
   smoothCurveArrays,
   confidenceHistogram,
@@ -63,9 +66,20 @@ export interface RecentRunTrace {
   run: RunsComparison['a']['run'];
 }
 
-const entry = (m: MetricValue) => ({ name: m.name, identity: m.identity, value: finiteOrNull(m.value) });
-const intervalEntries = (intervals: Record<string, BootstrapInterval>) =>
-  Object.entries(intervals).map(([identity, i]) => ({ identity, lo: i.lo, hi: i.hi, method: i.identity }));
+const entry = (m: MetricValue) => ({
+  name: m.name,
+  identity: m.identity,
+  value: finiteOrNull(m.value),
+  ...(m.unavailable === undefined ? {} : { unavailable: m.unavailable }),
+});
+const intervalEntries = (intervals: Record<string, KeyedInterval>) =>
+  Object.entries(intervals).map(([identity, i]) => ({
+    identity,
+    lo: i.lo,
+    hi: i.hi,
+    method: i.identity,
+    ...(i.note === undefined ? {} : { note: i.note }),
+  }));
 
 /** Resamples for the intervals of each group (fewer than the headline's: there are many groups). */
 const GROUP_REPLICATES = 100;
@@ -210,7 +224,13 @@ function l2CeIntervals(top: TopLabelScores): Snapshot['intervals'] {
   const { asymptotic, bootstrap } = l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15);
   return [
     { identity: asymptotic.valueIdentity, lo: asymptotic.lo, hi: asymptotic.hi, method: asymptotic.identity },
-    { identity: asymptotic.valueIdentity, lo: bootstrap.lo, hi: bootstrap.hi, method: bootstrap.identity },
+    {
+      identity: asymptotic.valueIdentity,
+      lo: bootstrap.lo,
+      hi: bootstrap.hi,
+      method: bootstrap.identity,
+      ...(bootstrap.note === undefined ? {} : { note: bootstrap.note }),
+    },
   ];
 }
 
@@ -219,7 +239,7 @@ function l2CeIntervals(top: TopLabelScores): Snapshot['intervals'] {
  * costs one exact test per distinct prediction: left out beyond TCE_RUN_LIMIT frames, as in runs).
  */
 function tceEntry(top: TopLabelScores): Snapshot['tce'] {
-  if (top.confidence.length <= 10 || top.confidence.length > TCE_RUN_LIMIT) return null;
+  if (top.confidence.length <= TCE_DEFAULT_MIN_BIN_SIZE || top.confidence.length > TCE_RUN_LIMIT) return null;
   const result = testBasedCalibrationError(top.confidence, top.correct);
   return { identity: result.identity, value: result.value, bins: result.bins };
 }
@@ -267,7 +287,14 @@ function snapshotOf(
   return {
     ...base,
     labelledFrameCount: run.frames.length,
-    values: [...metricSuite(scores).map(entry), ...(tce === null ? [] : [tceValue(tce)])],
+    values: [
+      ...metricSuite(scores).map(entry),
+      ...(tce !== null
+        ? [tceValue(tce)]
+        : resampled && scores.sampleCount <= TCE_DEFAULT_MIN_BIN_SIZE
+          ? [entry(tceNotEnoughFrames(scores.sampleCount))]
+          : []),
+    ],
     intervals: resampled
       ? [...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)), ...l2CeIntervals(top)]
       : [],
