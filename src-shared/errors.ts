@@ -15,6 +15,11 @@ export const KNOB_ERROR_CODES = [
   'NOT_AVAILABLE',
   /** The transition would discard a recording with unsaved work: save it, or repeat with `discard: true`. */
   'WOULD_DISCARD',
+  /**
+   * The output calibrator was fitted on another model than the one being loaded: the caller decides
+   * (model.load's `calibrator: 'keep' | 'drop'`); nothing was changed.
+   */
+  'CALIBRATOR_OF_ANOTHER_MODEL',
   /** The inference process died or could not be restarted; the stream keeps its gate state. */
   'INFERENCE_CRASHED',
   'MISSING_PROGRAM',

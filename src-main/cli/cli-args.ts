@@ -17,6 +17,8 @@ import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { KnobError } from '../../src-shared/errors';
 import { checkOutputFolder } from '../core/files/output-files';
 import { readSettingsFile } from '../core/recording/settings-file';
+import { checkSettingsModel } from '../core/recording/model-binding';
+import { storedProvenanceOf } from '../core/report/provenance';
 import type { TraceFile } from '../core/recording/trace-arrow';
 
 /**
@@ -106,6 +108,7 @@ export function seedOption(value: Values[string]): number {
 
 export const GATE_OPTIONS = {
   settings: { type: 'string' },
+  'allow-other-model': { type: 'boolean', default: false },
   zeta: { type: 'string' },
   wn: { type: 'string' },
   variant: { type: 'string' },
@@ -117,17 +120,18 @@ export const GATE_OPTIONS = {
 } as const satisfies Options;
 
 export const GATE_USAGE =
-  '[--settings knob-settings.json] [--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
+  '[--settings knob-settings.json [--allow-other-model]] [--zeta Z] [--wn W rad/s] [--variant instant|ema|second-order] [--mode continuous|reset] [--discretization zoh|tustin] [--tau S] [--g0 G] [--prewarp]';
 
 /**
  * Settings from the command line over a base: the settings file the desk exported (--settings, a
  * file or the export folder) when given, else `recorded` (a trace's run settings) or the defaults;
- * with the file's output calibrator (null without a file, or when it has none).
+ * with the file's output calibrator (null without a file, or when it has none) and the model it was
+ * tuned with, which the command checks once its model is known (`checkSettingsForModel`).
  */
 export async function settingsFromArgs(
   values: Values,
   recorded: GateSettings = DEFAULT_GATE_SETTINGS,
-): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null }> {
+): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null; settingsModel: string[] | null }> {
   const file = typeof values.settings === 'string' ? await readSettingsFile(values.settings) : null;
   const base = file?.gate ?? recorded;
   const gate = parseGateSettings({
@@ -141,18 +145,37 @@ export async function settingsFromArgs(
     g0: numberOption(values.g0, 'g0', base.g0),
     tustinPrewarp: values.prewarp === undefined ? base.tustinPrewarp : Boolean(values.prewarp),
   });
-  return { gate, calibrator: file?.calibrator ?? null };
+  return { gate, calibrator: file?.calibrator ?? null, settingsModel: file?.modelSha256 ?? null };
+}
+
+/** A --settings file tuned with another model is refused unless --allow-other-model (model-binding.ts). */
+export function checkSettingsForModel(
+  values: Values,
+  settingsModel: string[] | null,
+  model: { paths: string[]; sha256: string[] },
+): void {
+  checkSettingsModel(
+    String(values.settings),
+    settingsModel,
+    model,
+    values['allow-other-model'] === true,
+    'pass --allow-other-model to apply it anyway',
+  );
 }
 
 /**
  * The settings for a recorded trace: the options over the settings the trace was recorded with, so
- * a command given no knob options reproduces the run.
+ * a command given no knob options reproduces the run; a settings file tuned with another model than
+ * the trace's is refused unless --allow-other-model.
  */
-export function settingsOverTrace(
+export async function settingsOverTrace(
   values: Values,
   file: TraceFile,
 ): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null }> {
-  return settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const settings = await settingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+  const traceModel = storedProvenanceOf(file.context)?.model ?? null;
+  if (traceModel !== null) checkSettingsForModel(values, settings.settingsModel, traceModel);
+  return settings;
 }
 
 /** The gate settings of `settingsFromArgs` alone. */

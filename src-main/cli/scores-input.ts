@@ -1,12 +1,12 @@
 import { KnobError } from '../../src-shared/errors';
-import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { scoresFromLogits, scoresFromProbabilities, type ClassScores } from '../../src-shared/metrics/scores';
 import { replay } from '../../src-shared/trace/replay';
 import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
 import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
-import { GATE_OPTIONS, gateSettingsFromArgs, UsageError } from './cli-args';
+import { GATE_OPTIONS, settingsOverTrace, UsageError } from './cli-args';
+import { storedProvenanceOf } from '../core/report/provenance';
 
 /**
  * What `knob metrics` and `knob calibrate` score: (logits or probabilities, labels) from files, or
@@ -28,6 +28,8 @@ export interface ScoresSubject {
   scores: ClassScores;
   /** The model's features of the same frames, when a trace recorded them. */
   features?: RowFeatures | null;
+  /** The model a trace was recorded with (null: unknown, or not a trace). */
+  model?: { paths: string[]; sha256: string[] } | null;
 }
 
 async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
@@ -62,7 +64,8 @@ export async function readScoresInput(
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
     const file = await readTraceFile(trace);
-    const settings = await gateSettingsFromArgs(values, file.run?.settings ?? DEFAULT_GATE_SETTINGS);
+    const { gate: settings } = await settingsOverTrace(values, file);
+    const model = storedProvenanceOf(file.context)?.model ?? null;
     const output = replay(file.trace, settings, { keepFusedLogits: true });
     const frames = labelledFrames(file.trace);
     const features = featuresOfFrames(file.trace, frames);
@@ -71,13 +74,20 @@ export async function readScoresInput(
         subject: `fused output of ${trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
         scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
         features,
+        model,
       },
       {
         subject: `static branch of ${trace}`,
         scores: scoresOfFrames(file.trace, file.trace.zStatic, frames),
         features,
+        model,
       },
-      { subject: `dynamic branch of ${trace}`, scores: scoresOfFrames(file.trace, file.trace.zDyn, frames), features },
+      {
+        subject: `dynamic branch of ${trace}`,
+        scores: scoresOfFrames(file.trace, file.trace.zDyn, frames),
+        features,
+        model,
+      },
     ];
   }
   const logits = values.logits as string | undefined;

@@ -77,6 +77,8 @@ export interface Confirmation {
   title: string;
   message: string;
   confirmLabel: string;
+  /** The other answer's label (default Cancel); Escape gives that answer too. */
+  cancelLabel: string;
   answer(confirmed: boolean): void;
 }
 
@@ -139,6 +141,14 @@ export class Desk {
   cameraDeviceId = $state<string | null>(null);
   /** The output calibrator every view applies after fusion (null: none), and the last comparison of calibrators. */
   calibrator = $state.raw<CalibratorSpec | null>(null);
+  /** The SHA-256 of the model the calibrator was fitted on (model binding: shown when it is not the loaded one). */
+  calibratorModel = $state.raw<string[] | null>(null);
+  /** The applied calibrator belongs to another model than the loaded one (kept by the operator's choice). */
+  get calibratorOfAnotherModel(): boolean {
+    const fitted = this.calibratorModel;
+    const loaded = this.model?.sha256 ?? null;
+    return this.calibrator !== null && fitted !== null && loaded !== null && fitted.join('+') !== loaded.join('+');
+  }
   calibratorComparison = $state.raw<ApiResult<'calibrator.compare'> | null>(null);
   /** Recent runs as the backend keeps them (null until listed), and the last comparison of two. */
   runs = $state.raw<RecentRuns | null>(null);
@@ -208,13 +218,14 @@ export class Desk {
   }
 
   /** Asks the operator; resolves with the answer. */
-  confirm(title: string, message: string, confirmLabel: string): Promise<boolean> {
+  confirm(title: string, message: string, confirmLabel: string, cancelLabel = 'Cancel'): Promise<boolean> {
     this.confirmation?.answer(false);
     return new Promise((resolve) => {
       this.confirmation = {
         title,
         message,
         confirmLabel,
+        cancelLabel,
         answer: (confirmed) => {
           this.confirmation = null;
           resolve(confirmed);
@@ -239,6 +250,20 @@ export class Desk {
         'Discard it',
       );
       return confirmed ? work(true) : null;
+    }
+  }
+
+  /**
+   * Runs a model load that may meet an output calibrator fitted on another model: first without a
+   * choice; when the backend asks, the operator keeps it on the new model or drops it (Escape drops).
+   */
+  private async choosingCalibrator<T>(work: (choice: 'keep' | 'drop' | undefined) => Promise<T>): Promise<T> {
+    try {
+      return await work(undefined);
+    } catch (error) {
+      if (!(error instanceof KnobError && error.code === 'CALIBRATOR_OF_ANOTHER_MODEL')) throw error;
+      const keep = await this.confirm('Keep the output calibrator?', error.message, 'Keep it', 'Drop it');
+      return work(keep ? 'keep' : 'drop');
     }
   }
 
@@ -443,7 +468,9 @@ export class Desk {
   async loadModel(params: ApiParams<'model.load'>): Promise<void> {
     this.busy.model = true;
     const model = await this.attempt('model', () =>
-      this.discarding((discard) => this.api.call('model.load', { ...params, discard })),
+      this.choosingCalibrator((calibrator) =>
+        this.discarding((discard) => this.api.call('model.load', { ...params, discard, calibrator })),
+      ),
     );
     this.busy.model = false;
     if (model) {
@@ -800,12 +827,15 @@ export class Desk {
     if (bundle === null) return;
     this.busy.model = true;
     const model = await this.attempt('export', () =>
-      this.discarding((discard) =>
-        this.api.call('bundle.loadModel', {
-          path: bundle.bundlePath,
-          ...(modelPath === undefined ? {} : { modelPath }),
-          discard,
-        }),
+      this.choosingCalibrator((calibrator) =>
+        this.discarding((discard) =>
+          this.api.call('bundle.loadModel', {
+            path: bundle.bundlePath,
+            ...(modelPath === undefined ? {} : { modelPath }),
+            discard,
+            calibrator,
+          }),
+        ),
       ),
     );
     this.busy.model = false;
@@ -884,11 +914,17 @@ export class Desk {
   }
 
   // Knobs: latest wins; while one knobs.set is in flight, further changes merge and follow it.
-  private applyKnobs(next: { gate: GateSettings; calibrator: CalibratorSpec | null; version: number }): void {
+  private applyKnobs(next: {
+    gate: GateSettings;
+    calibrator: CalibratorSpec | null;
+    calibratorModel: string[] | null;
+    version: number;
+  }): void {
     if (next.version < this.version) return;
     const changed = next.version !== this.version;
     this.version = next.version;
     this.calibrator = next.calibrator;
+    this.calibratorModel = next.calibratorModel;
     // Paused, the gate chart follows the knobs: the recording replayed at them (replay is fast).
     if (changed && this.session?.recording != null && !this.running) void this.loadSeries();
     if (!this.inFlight && this.pending === null) this.gate = next.gate;

@@ -34,10 +34,22 @@ import { FrameRateHzSchema } from '../gate/accepted-ranges';
 const filePath = z.string().min(1).max(4096);
 const discard = z.boolean().default(false);
 
+/**
+ * What to do with an output calibrator fitted on another model when a model loads: keep it applied
+ * to the new model's output, or drop it. Without a choice such a load answers
+ * CALIBRATOR_OF_ANOTHER_MODEL and changes nothing (issue 27: never applied silently).
+ */
+const calibratorChoice = z.enum(['keep', 'drop']).optional();
+
 export const KnobsSchema = z.strictObject({
   gate: GateSettingsSchema,
   /** The output calibrator applied after fusion to every view; null for none. */
   calibrator: CalibratorSpecSchema.nullable(),
+  /**
+   * The SHA-256 of each file of the model the calibrator was fitted on or imported for (null with
+   * no calibrator): a model switch compares it with the new model's.
+   */
+  calibratorModel: z.array(z.string().regex(/^[0-9a-f]{64}$/u)).nullable(),
   /** Incremented on every accepted change (gate or calibrator); every output records the version it used. */
   version: z.number().int().nonnegative(),
 });
@@ -192,7 +204,7 @@ export const PairedDifferenceSchema = z.strictObject({
   verdict: z.enum(['better', 'worse', 'indistinguishable']),
 });
 
-/** A headline figure with its bootstrap interval (value null when not finite). */
+/** A headline figure with its interval (value null when not finite; `method` says which interval). */
 export const HeadlineFigureSchema = z.strictObject({
   name: z.string(),
   identity: z.string(),
@@ -338,7 +350,10 @@ export const API_METHODS = {
   /** Partial update; the reply is the whole new setting with its version. */
   'knobs.set': { params: z.strictObject({ gate: GateSettingsSchema.partial() }), result: KnobsSchema },
   /** Loads a model: the source closes and the current recording is replaced by none. */
-  'model.load': { params: ModelOptionsSchema.extend({ discard }), result: ModelInfoSchema },
+  'model.load': {
+    params: ModelOptionsSchema.extend({ discard, calibrator: calibratorChoice }),
+    result: ModelInfoSchema,
+  },
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
   /** Opens a source of the given kind (a path of another kind is refused); the current recording is replaced by none. */
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
@@ -509,7 +524,7 @@ export const API_METHODS = {
    * one the bundle names.
    */
   'bundle.loadModel': {
-    params: z.strictObject({ path: filePath, modelPath: filePath.optional(), discard }),
+    params: z.strictObject({ path: filePath, modelPath: filePath.optional(), discard, calibrator: calibratorChoice }),
     result: ModelInfoSchema,
   },
   /**

@@ -294,7 +294,9 @@ describe('the hostile-input corpus', () => {
     );
     const settings = writeVariants(
       'settings',
-      new TextEncoder().encode(settingsFile({ gate: DEFAULT_GATE_SETTINGS, model: null }).data as string),
+      new TextEncoder().encode(
+        settingsFile({ gate: DEFAULT_GATE_SETTINGS, model: null, modelSha256: null }).data as string,
+      ),
       (v) => `${v}.json`,
       (b) => b.fill(0x7b, 0, 100),
     );

@@ -121,6 +121,7 @@ describe('the API contract', () => {
     vi.spyOn(backend.session, 'getKnobs').mockReturnValue({
       gate: DEFAULT_GATE_SETTINGS,
       calibrator: null,
+      calibratorModel: null,
       version: -1,
     });
     await expect(backend.handle('knobs.get', {})).rejects.toMatchObject({
@@ -135,7 +136,12 @@ describe('the API contract', () => {
     const seen: string[] = [];
     backend.subscribe((event) => seen.push(event));
     expect(() =>
-      backend.emit('knobs.changed', { gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: 1.5 }),
+      backend.emit('knobs.changed', {
+        gate: DEFAULT_GATE_SETTINGS,
+        calibrator: null,
+        calibratorModel: null,
+        version: 1.5,
+      }),
     ).toThrow(/the knobs\.changed event breaks the API contract: data\.version/);
     expect(seen).toEqual([]);
     await backend.close();

@@ -129,6 +129,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     subject,
     scores,
     features = null,
+    model = null,
   } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])];
   // --method all: the feature methods only where the frames have features (said in the output)
   const skipped = method === 'all' && features === null ? requested.filter(needsFeatures) : [];
@@ -145,7 +146,12 @@ export async function calibrateCommand(args: string[]): Promise<number> {
       : a,
   );
   if (values.out !== undefined) {
-    const file = settingsFile({ gate: outGate!, model: null, calibrator: best.spec });
+    const file = settingsFile({
+      gate: outGate!,
+      model: model?.paths.join(' + ') ?? null,
+      modelSha256: model?.sha256 ?? null,
+      calibrator: best.spec,
+    });
     await writeOutputFile(values.out, file.data);
   }
   if (values.json) {

@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
-import { KnobError } from '../../../src-shared/errors';
 import { buildBundle } from '../../core/bundle/bundle-export';
 import { writeOutputFile } from '../../core/files/output-files';
 import { readUserFile } from '../../core/files/user-files';
 import { loadModel } from '../../core/inference/loaded-model';
+import { checkTraceRecordedWith } from '../../core/recording/model-binding';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
 import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
@@ -39,11 +39,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     const description = model.description;
     if (calibrator !== null) checkCalibratorFor(calibrator, description.classCount);
     const recorded = storedProvenanceOf(file.context);
-    if (recorded?.model && recorded.model.sha256.join() !== description.sha256.join())
-      throw new KnobError(
-        'INVALID_INPUT',
-        `${values.trace}: recorded with another model (${recorded.model.paths.join(' + ')}, SHA-256 ${recorded.model.sha256[0]!.slice(0, 12)}...), not ${description.paths.join(' + ')}`,
-      );
+    checkTraceRecordedWith(values.trace, recorded, description);
     const origin = `export of ${values.trace}`;
     const provenance = recorded === null ? unknownProvenance(`trace ${values.trace}`, origin) : { ...recorded, origin };
     const modelFiles = await Promise.all(description.paths.map((path) => readUserFile(path, 'model')));

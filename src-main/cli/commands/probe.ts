@@ -30,6 +30,7 @@ import {
   positiveInteger,
   seedOption,
   settingsFromArgs,
+  checkSettingsForModel,
   UsageError,
 } from '../cli-args';
 import { abortOnInterrupt } from '../interrupt';
@@ -150,7 +151,7 @@ export async function probeCommand(args: string[]): Promise<number> {
   });
   const corruption = values.corrupt ?? 'shot_noise';
   if (!isCorruptionName(corruption)) throw new UsageError(`--corrupt must be one of ${CORRUPTION_NAMES.join(', ')}`);
-  const { gate: settings } = await settingsFromArgs(values);
+  const { gate: settings, settingsModel } = await settingsFromArgs(values);
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const frameRateHz =
     values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
@@ -180,6 +181,7 @@ export async function probeCommand(args: string[]): Promise<number> {
   const progress = createProgress(`${kind} probe`, !values.json);
   try {
     const model = client.description;
+    checkSettingsForModel(values, settingsModel, model);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
     const source = await openSourceFromArgs(values, model, frameRateHz);
     const common = {

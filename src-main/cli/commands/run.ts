@@ -10,6 +10,7 @@ import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
   settingsFromArgs,
+  checkSettingsForModel,
   MAX_BATCH,
   frameRateOption,
   positiveInteger,
@@ -41,7 +42,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   if (!values.source) throw new UsageError('--source is required (default, a dataset, folder or video path)');
   if (!values.out) throw new UsageError('--out DIR is required');
-  const { gate: settings, calibrator } = await settingsFromArgs(values);
+  const { gate: settings, calibrator, settingsModel } = await settingsFromArgs(values);
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
     values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
@@ -61,6 +62,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   try {
     const model = client.description;
+    checkSettingsForModel(values, settingsModel, model);
     if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
     const source = await openSourceFromArgs(values, model, frameRateHz);

@@ -1,5 +1,6 @@
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
 import { readTraceFile } from '../../core/recording/trace-arrow';
+import { storedProvenanceOf } from '../../core/report/provenance';
 import { settingsFile } from '../../core/recording/settings-file';
 import { sectionReportFiles } from '../../core/report/section-report';
 import { tuneOnThreads } from '../../core/tuning/tuning-pool';
@@ -154,7 +155,10 @@ export async function tuneCommand(args: string[]): Promise<number> {
     progress.finish();
     interrupt.dispose();
   }
-  const written = values.out === undefined ? [] : await writeTuningOutputs(values.out, result, positionals[0]!);
+  const written =
+    values.out === undefined
+      ? []
+      : await writeTuningOutputs(values.out, result, positionals[0]!, storedProvenanceOf(file.context)?.model ?? null);
   if (values.json) {
     printJson({ trace: positionals[0], ...tuningSummary(result), files: written });
     return 0;
@@ -185,6 +189,7 @@ async function writeTuningOutputs(
   dir: string,
   result: TuningResult & { threads: number; wallMs: number },
   trace: string,
+  model: { paths: string[]; sha256: string[] } | null,
 ): Promise<string[]> {
   const heatmap = tuningHeatmapSvg(result);
   const pareto = paretoPlotSvg(result);
@@ -238,7 +243,8 @@ async function writeTuningOutputs(
     { name: 'tuning.json', data: jsonText(tuningSummary(result)) },
     settingsFile({
       gate: best.point.settings,
-      model: null,
+      model: model?.paths.join(' + ') ?? null,
+      modelSha256: model?.sha256 ?? null,
       calibrator: best.point.temperature === 1 ? null : { method: 'temperature', temperature: best.point.temperature },
     }),
   ]);

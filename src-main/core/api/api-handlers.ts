@@ -26,7 +26,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'session.get': () => session.describe(),
     'knobs.get': () => session.getKnobs(),
     'knobs.set': (params) => session.setKnobs(params.gate),
-    'model.load': ({ discard, ...options }) => session.loadModel(options, discard),
+    'model.load': ({ discard, calibrator, ...options }) => session.loadModel(options, discard, calibrator),
     'model.info': () => session.modelInfo(),
     'source.open': (params, call) => session.openSource(params, call),
     'source.configure': (params) => session.configureSource(params.schedule, params.seed),
@@ -53,7 +53,8 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'metrics.compare': (params, call) => session.compare(params.a, params.b, params.lastFrames, call.signal),
     'bundle.export': (params) => session.exportBundle(params.path, params.includeModel),
     'bundle.import': (params) => session.importSettings(params.path),
-    'bundle.loadModel': (params) => session.loadBundleModel(params.path, params.modelPath, params.discard),
+    'bundle.loadModel': (params) =>
+      session.loadBundleModel(params.path, params.modelPath, params.discard, params.calibrator),
     'probe.step': (params, call) => session.stepProbe(params, call),
     'probe.frequency': (params, call) => session.frequencyProbe(params, call),
     'tune.run': (params, call) => session.tune(params, call),

@@ -13,7 +13,7 @@ import { isUserFolder, readUserText } from '../files/user-files';
 /**
  * knob-settings.json, the one module that reads and writes it: the exported knob settings (until
  * the tuned-calibrator bundle replaces it), format 1:
- *   { format: 'knob-settings', formatVersion, gate, model, calibrator?, exportedAt }
+ *   { format: 'knob-settings', formatVersion, gate, model, modelSha256?, calibrator?, exportedAt }
  * `calibrator` (optional, null for none) is the output calibrator applied after fusion.
  */
 export const SETTINGS_FILE_NAME = 'knob-settings.json';
@@ -24,6 +24,13 @@ const SettingsFileSchema = z.object({
   formatVersion: z.number().int().positive(),
   gate: GateSettingsSchema,
   model: z.string().nullable(),
+  /** The SHA-256 of each model file the settings were tuned with (absent in files from before issue 27). */
+  modelSha256: z
+    .array(z.string().regex(/^[0-9a-f]{64}$/u))
+    .min(1)
+    .max(2)
+    .nullable()
+    .optional(),
   calibrator: CalibratorSpecSchema.nullable().optional(),
   exportedAt: z.string().optional(),
 });
@@ -33,6 +40,8 @@ export interface SettingsFile {
   gate: GateSettings;
   /** The model the settings were tuned with (its path or paths), when known. */
   model: string | null;
+  /** Its files' SHA-256, when known: the settings belong to that model (model-binding.ts). */
+  modelSha256: string[] | null;
   /** The output calibrator applied after fusion; null for none. */
   calibrator: CalibratorSpec | null;
 }
@@ -41,6 +50,7 @@ export interface SettingsFile {
 export function settingsFile(settings: {
   gate: GateSettings;
   model: string | null;
+  modelSha256: string[] | null;
   calibrator?: CalibratorSpec | null;
 }): OutputFile {
   const content = {
@@ -48,6 +58,7 @@ export function settingsFile(settings: {
     formatVersion: SETTINGS_FORMAT_VERSION,
     gate: settings.gate,
     model: settings.model,
+    modelSha256: settings.modelSha256,
     calibrator: settings.calibrator ?? null,
     exportedAt: new Date().toISOString(),
   } satisfies z.input<typeof SettingsFileSchema>;
@@ -86,5 +97,11 @@ export async function readSettingsFile(path: string): Promise<SettingsFile> {
   if (!parsed.success) {
     throw new KnobError('INVALID_INPUT', `${file}: not a Knob settings file (${describeIssues(parsed.error.issues)})`);
   }
-  return { path: file, gate: parsed.data.gate, model: parsed.data.model, calibrator: parsed.data.calibrator ?? null };
+  return {
+    path: file,
+    gate: parsed.data.gate,
+    model: parsed.data.model,
+    modelSha256: parsed.data.modelSha256 ?? null,
+    calibrator: parsed.data.calibrator ?? null,
+  };
 }

@@ -38,7 +38,8 @@ import { LivePipeline, type LiveUpdate } from '../engine/live-pipeline';
 import { MetricsWorkerClient } from '../engine/metrics-worker-client';
 import { runOffline } from '../engine/offline-run';
 import { checkOutputFolder, writeOutputFile } from '../files/output-files';
-import { readUserFile } from '../files/user-files';
+import { hashUserFile, readUserFile } from '../files/user-files';
+import { checkTraceRecordedWith, describeModelHash, sameModel } from '../recording/model-binding';
 import { buildBundle } from '../bundle/bundle-export';
 import { sha256Hex } from '../files/sha256';
 import { bundleModelOptions, readVerifiedBundle } from '../bundle/bundle-verify';
@@ -119,7 +120,7 @@ const pipelineOf = (s: State): LivePipeline | null => ('pipeline' in s ? s.pipel
 
 export class Session {
   private state: State = { kind: 'no-model' };
-  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, calibrator: null, version: 0 };
+  private knobs: Knobs = { gate: DEFAULT_GATE_SETTINGS, calibrator: null, calibratorModel: null, version: 0 };
   /** knobs.calibrator made ready to apply. */
   private outputCalibrator: Calibrator | null = null;
   private readonly playback = new Playback();
@@ -367,17 +368,23 @@ export class Session {
     }
   }
 
-  async loadModel(options: ModelOptions, discard: boolean): Promise<ModelDescription> {
+  async loadModel(
+    options: ModelOptions,
+    discard: boolean,
+    calibratorChoice?: 'keep' | 'drop',
+  ): Promise<ModelDescription> {
     return this.exclusive(async () => {
       assertAllowed('model.load', this.state.kind);
       this.refuseWhileProbing('loading a model');
+      const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
+      // before anything starts: a calibrator of another model is the caller's decision (model-binding.ts)
+      const keepCalibrator = await this.calibratorChoiceFor(resolved, calibratorChoice);
       // From here until the old model is closed, probes are refused (they do not queue behind this):
       // one would record through the old model and have it closed under it.
       this.modelLoading = true;
       let client: InferenceClient;
       try {
         await this.requireDiscardable('model.load', discard);
-        const resolved = options.path === 'default' ? { ...options, path: DEFAULT_MODEL_PATH } : options;
         // Loaded before anything is torn down: a model that fails to load changes nothing.
         client = await InferenceClient.start(resolved, {
           ...(this.inferenceLauncher === undefined ? {} : { launcher: this.inferenceLauncher }),
@@ -402,7 +409,8 @@ export class Session {
       // A calibrator fitted for another number of classes cannot apply to this model.
       const calibrator = this.knobs.calibrator;
       const classes = calibrator === null ? null : calibratorClassCount(calibrator);
-      if (classes !== null && classes !== client.description.classCount) this.setCalibrator(null);
+      if (calibrator !== null && (!keepCalibrator || (classes !== null && classes !== client.description.classCount)))
+        this.setCalibrator(null);
       this.logger.info(
         {
           paths: client.description.paths,
@@ -413,6 +421,24 @@ export class Session {
       );
       return client.description;
     });
+  }
+
+  /**
+   * Whether the output calibrator stays on after loading `options`: yes when there is none or it
+   * belongs to that model (same SHA-256); otherwise only when the caller chose 'keep', and without a
+   * choice the load is refused (CALIBRATOR_OF_ANOTHER_MODEL) before anything changes.
+   */
+  private async calibratorChoiceFor(options: ModelOptions, choice: 'keep' | 'drop' | undefined): Promise<boolean> {
+    const { calibrator, calibratorModel } = this.knobs;
+    if (calibrator === null || choice === 'keep') return true;
+    if (choice === 'drop') return false;
+    const paths = options.secondPath === undefined ? [options.path] : [options.path, options.secondPath];
+    const hashes = await Promise.all(paths.map(async (path) => (await hashUserFile(path, 'model')).sha256));
+    if (calibratorModel !== null && sameModel(calibratorModel, hashes)) return true;
+    throw new KnobError(
+      'CALIBRATOR_OF_ANOTHER_MODEL',
+      `the output calibrator (${describeCalibrator(calibrator)}) was fitted on ${calibratorModel === null ? 'a model not recorded' : `another model (${describeModelHash(calibratorModel)})`}, not ${paths.join(' + ')} (${describeModelHash(hashes)}): keep it on the new model or drop it`,
+    );
   }
 
   modelInfo(): ModelDescription | null {
@@ -963,6 +989,8 @@ export class Session {
   async exportBundle(path: string, includeModel: boolean): Promise<ApiResult<'bundle.export'>> {
     const recording = this.requireRecording();
     const model = this.requireModel().description;
+    // the same rule and message as knob export (model-binding.ts)
+    checkTraceRecordedWith(recording.path ?? recording.description, recording.provenance, model);
     await checkOutputFolder(dirname(path)); // before the recording is copied and the bundle built
     const { trace } = recording.copy();
     const { gate, calibrator } = this.knobs;
@@ -998,7 +1026,7 @@ export class Session {
         : file.model === current
           ? 'same model as the one loaded'
           : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
-    const knobs = this.applyImported(file.gate, file.calibrator);
+    const knobs = this.applyImported(file.gate, file.calibrator, file.modelSha256 ?? undefined);
     return {
       knobs,
       verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}; ${calibratorNote(file.calibrator)}`,
@@ -1014,7 +1042,11 @@ export class Session {
     const modelNote = matchesLoaded
       ? 'same model as the one loaded'
       : `tuned with ${file.fileName} (SHA-256 ${file.sha256.slice(0, 12)}...), ${loaded === null ? 'no model is loaded' : 'not the loaded model'}${file.member === null ? '' : '; the bundle holds it'}`;
-    const knobs = this.applyImported(manifest.gate, manifest.calibrator);
+    const knobs = this.applyImported(
+      manifest.gate,
+      manifest.calibrator,
+      manifest.model.files.map((f) => f.sha256),
+    );
     return {
       knobs,
       verification: `bundle sound (format ${manifest.formatVersion}; ${checks.length} checks, ${members.size} members, hashes match); ${modelNote}; ${calibratorNote(manifest.calibrator)}`,
@@ -1027,7 +1059,12 @@ export class Session {
    * the bundle's own copy (written once into the app's data folder, named by its SHA-256), or a
    * file the user located, refused unless its SHA-256 is the bundle's.
    */
-  async loadBundleModel(path: string, modelPath: string | undefined, discard: boolean): Promise<ModelDescription> {
+  async loadBundleModel(
+    path: string,
+    modelPath: string | undefined,
+    discard: boolean,
+    calibratorChoice?: 'keep' | 'drop',
+  ): Promise<ModelDescription> {
     const { manifest, members } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
     const { files } = manifest.model;
     const paths: string[] = [];
@@ -1050,7 +1087,7 @@ export class Session {
         paths.push(await this.bundleModelCopy(file.sha256, members.get(file.member)!));
       }
     }
-    return this.loadModel(bundleModelOptions(manifest, paths), discard);
+    return this.loadModel(bundleModelOptions(manifest, paths), discard, calibratorChoice);
   }
 
   /** A bundle's model as a file in the data folder (beside the recent runs), named by its hash. */
@@ -1071,10 +1108,10 @@ export class Session {
    * against the loaded model before anything is applied, so a calibrator for another model changes
    * nothing.
    */
-  private applyImported(gate: GateSettings, calibrator: CalibratorSpec | null): Knobs {
+  private applyImported(gate: GateSettings, calibrator: CalibratorSpec | null, fittedOn?: string[]): Knobs {
     if (calibrator !== null) checkCalibratorFor(calibrator, this.requireModel().description.classCount);
     this.applyGate(gate);
-    return this.setCalibrator(calibrator);
+    return this.setCalibrator(calibrator, fittedOn);
   }
 
   private modelName(): string | null {
@@ -1122,8 +1159,13 @@ export class Session {
     return this.outputCalibrator;
   }
 
-  setCalibrator(spec: CalibratorSpec | null): Knobs {
-    if (spec !== null) checkCalibratorFor(spec, this.requireModel().description.classCount);
+  /**
+   * `fittedOn` is the model the calibrator belongs to (its files' SHA-256): by default the loaded
+   * one (a calibrator fitted in the desk, on this model's recording); an import names its own.
+   */
+  setCalibrator(spec: CalibratorSpec | null, fittedOn?: string[]): Knobs {
+    const model = spec === null ? null : this.requireModel().description;
+    if (spec !== null) checkCalibratorFor(spec, model!.classCount);
     const featureWidth = spec === null ? null : calibratorFeatureWidth(spec);
     if (featureWidth !== null) {
       // only a recording that carries the model's features can feed such a calibrator
@@ -1141,7 +1183,8 @@ export class Session {
         );
     }
     this.outputCalibrator = spec === null ? null : compileCalibrator(spec);
-    this.knobs = { ...this.knobs, calibrator: spec, version: this.knobs.version + 1 };
+    const calibratorModel = spec === null ? null : (fittedOn ?? model!.sha256);
+    this.knobs = { ...this.knobs, calibrator: spec, calibratorModel, version: this.knobs.version + 1 };
     pipelineOf(this.state)?.setSettings(this.knobs.gate, this.knobs.version, this.outputCalibrator);
     recordingOf(this.state)?.setCalibrator(this.outputCalibrator);
     this.logger.info(
