@@ -39,7 +39,8 @@ const COMMAND_USAGE: Record<CommandName, string> = {
            ${SOURCE_USAGE} --out DIR
            ${SCHEDULE_USAGE}
            ${GATE_USAGE}
-           [--frame-rate HZ] [--batch N] [--limit N] [--record-features] [--intervals] [--json]
+           [--label-file FILE.csv|FILE.json] [--frame-rate HZ] [--batch N] [--limit N] [--record-features]
+           [--intervals] [--json]
       Runs the model over the source once and writes DIR/trace.arrow (Arrow IPC, readable by
       pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
       Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
@@ -49,6 +50,10 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       labels by name (case, spaces, _ and - folded); a name the model does not know is an error
       unless --class-map FILE maps it ('folder -> model label' lines, or a JSON object). A model
       without label metadata takes the folders in sorted order, and the run says so.
+      --label-file FILE labels the frames the source left unlabelled (a video, a plain folder): CSV or
+      JSON rows keyed by frame (frame, or start_frame,end_frame) or time in seconds (time, or
+      start_time,end_time), with a label (a class name) or label_index column; a frame the source
+      labelled is never replaced. The trace keeps which labels were imported.
       --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
       --record-features keeps the model's 'features' output in the trace (for the dac and procal
       calibrators; about 0.8 KB a frame for the shipped model).
@@ -106,7 +111,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
       Writes a corrupted copy of an IDX image set. Corruptions: ${CORRUPTION_NAMES.join(', ')}.
 `,
   probe: `  knob probe step|bode ${MODEL_USAGE}
-             [${SOURCE_USAGE}] [--corrupt NAME] [--frame-rate HZ] [--seed S]
+             [--source default|DATASET|FOLDER|VIDEO [--class-map FILE]] [--corrupt NAME] [--frame-rate HZ] [--seed S]
              step: [--realisations R] [--frames-per-level N] [--low S] [--high S]
              bode: [--frequencies N] [--mean S] [--amplitude A]
              ${GATE_USAGE} [--out DIR] [--json]

@@ -3,7 +3,8 @@ import type { KnobApi } from '../../src-shared/api/client';
 import type { ModelDescription } from '../../src-shared/api/model-options';
 import type { RecentRun, RecentRuns } from '../../src-shared/api/recent-runs';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../src-shared/calibrators';
-import type { SessionState, SourceInfo, SourceKind } from '../../src-shared/api/session-state';
+import type { RecordingSummary, SessionState, SourceInfo, SourceKind } from '../../src-shared/api/session-state';
+import { Labelling, type LabelEdit } from './labelling.svelte';
 import type { CorruptionScheduleInput } from '../../src-shared/corruptions/schedule';
 import { KnobError } from '../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
@@ -33,7 +34,6 @@ type Area =
   | 'metrics'
   | 'connection'
   | 'compare'
-  | 'feedback'
   | 'export'
   | 'runs'
   | 'calibrators'
@@ -105,7 +105,6 @@ export class Desk {
     metrics: null,
     connection: null,
     compare: null,
-    feedback: null,
     export: null,
     runs: null,
     calibrators: null,
@@ -129,7 +128,8 @@ export class Desk {
   readonly history = new StreamHistory(1800);
   compareResult = $state.raw<ApiResult<'metrics.compare'> | null>(null);
   slots = $state<{ a: GateSettings | null; b: GateSettings | null }>({ a: null, b: null });
-  feedback = $state<string | null>(null);
+  /** Labelling mode, corrections with undo, the metrics' choice of labels, label files (labelling.svelte.ts). */
+  readonly labelling: Labelling;
   exported = $state.raw<ApiResult<'bundle.export'> | null>(null);
   imported = $state<string | null>(null);
   /** The last imported bundle's model, to load when it is not the one loaded. */
@@ -173,7 +173,16 @@ export class Desk {
   private inFlight = false;
   private pending: Partial<GateSettings> | null = null;
 
-  constructor(private readonly api: KnobApi) {}
+  constructor(private readonly api: KnobApi) {
+    this.labelling = new Labelling({
+      api,
+      shownFrame: () => this.scrubbed ?? this.update,
+      classCount: () => this.model?.classCount ?? 0,
+      layers: () => this.session?.recording?.labels ?? null,
+      labelName: (classIndex) => this.model?.labelNames[classIndex] ?? String(classIndex),
+      adopt: (recording, edit) => this.adoptLabels(recording, edit),
+    });
+  }
 
   get model(): ModelDescription | null {
     return this.session?.model ?? null;
@@ -664,8 +673,13 @@ export class Desk {
     const recorded = this.framesProcessed;
     if (this.metricsWindow === null && m.frameCount !== recorded)
       return `computed on ${m.frameCount} frames, ${recorded} are recorded`;
+    if (this.metricsLabelsRevision !== this.labelsRevision) return 'labels changed since';
     return null;
   }
+
+  /** Counts label steps (corrections, undo, import, the metrics' choice), so metrics know when labels moved. */
+  labelsRevision = $state(0);
+  private metricsLabelsRevision = $state(0);
 
   /** Why the A/B result on screen is out of date: slots changed or frames recorded since. */
   get compareStale(): string | null {
@@ -696,6 +710,7 @@ export class Desk {
       return;
     }
     this.busy.metrics = true;
+    const labelsRevision = this.labelsRevision;
     const snapshot = await this.attempt('metrics', () =>
       this.api.call('metrics.snapshot', {
         lastFrames: this.metricsWindow ?? undefined,
@@ -704,7 +719,10 @@ export class Desk {
       }),
     );
     this.busy.metrics = false;
-    if (snapshot && snapshot.recordingId === this.recordingId) this.metrics = snapshot;
+    if (snapshot && snapshot.recordingId === this.recordingId) {
+      this.metrics = snapshot;
+      this.metricsLabelsRevision = labelsRevision;
+    }
     const queued = this.refreshQueued;
     this.refreshQueued = null;
     if (queued !== null) await this.refreshMetrics(queued);
@@ -738,15 +756,19 @@ export class Desk {
     }
   }
 
-  /** Operator feedback on the frame on screen: its true class (the predicted one for "right"). */
-  async labelCurrent(kind: 'right' | 'class', classIndex?: number): Promise<void> {
-    const u = this.scrubbed ?? this.update;
-    if (u === null) return;
-    const label = kind === 'right' ? u.top[0]?.classIndex : classIndex;
-    if (label === undefined) return;
-    const result = await this.attempt('feedback', () => this.api.call('stream.label', { frame: u.frame, label }));
-    if (result)
-      this.feedback = `frame ${result.frame} labelled ${this.model?.labelNames[label] ?? label} (${result.labelledFrames} labelled frames)`;
+  /**
+   * A label step's result: the recording's new summary, and the frame on screen shows the label the
+   * metrics now read; the views recompute (a paused desk) or follow the stream.
+   */
+  private adoptLabels(recording: RecordingSummary, edit: LabelEdit | null): void {
+    const session = this.session;
+    if (session?.recording == null || recording.id !== session.recording.id) return;
+    this.session = { ...session, recording };
+    this.labelsRevision++;
+    if (edit !== null) {
+      if (this.scrubbed?.frame === edit.frame) this.scrubbed = { ...this.scrubbed, label: edit.label };
+      if (this.update?.frame === edit.frame) this.update = { ...this.update, label: edit.label };
+    }
   }
 
   /**

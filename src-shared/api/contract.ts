@@ -18,6 +18,8 @@ import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
 import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
 import { FrameRateHzSchema } from '../gate/accepted-ranges';
+import { SourceIdentitySchema } from './source-identity';
+import { ClassMappingSchema } from '../labels/class-names';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -56,6 +58,17 @@ export const KnobsSchema = z.strictObject({
 export type Knobs = z.infer<typeof KnobsSchema>;
 
 export const ModelInfoSchema = ModelDescriptionSchema;
+
+/** A frame's labels after a correction step: the truth, the operator's correction, what the metrics read. */
+const LabelEditSchema = z.strictObject({
+  frame: z.number().int(),
+  truth: z.number().int(),
+  correction: z.number().int(),
+  /** The label the metrics read now (the correction over the truth when they use corrections). */
+  label: z.number().int(),
+  labelledFrames: z.number().int(),
+  recording: RecordingSummarySchema,
+});
 
 export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
@@ -403,10 +416,33 @@ export const API_METHODS = {
   },
   /** A new, empty live recording (the source position stays). */
   'recording.reset': { params: z.strictObject({ discard }), result: SessionStateSchema },
-  /** Operator feedback on a recorded frame: its true class (-1 clears it); every view uses it at once. */
+  /**
+   * The operator's correction of a recorded frame (-1 takes it away): a layer over the truth, never
+   * into it (issue 27), undoable; every view uses it at once when the metrics read corrections.
+   */
   'stream.label': {
     params: z.strictObject({ frame: frameIndex, label: z.number().int().min(-1) }),
-    result: z.strictObject({ frame: z.number().int(), label: z.number().int(), labelledFrames: z.number().int() }),
+    result: LabelEditSchema,
+  },
+  /** Takes back the last correction (null: none to undo). */
+  'labels.undo': { params: empty, result: LabelEditSchema.nullable() },
+  'labels.redo': { params: empty, result: LabelEditSchema.nullable() },
+  /** Whether the metrics read the corrections over the truth, or the truth alone (a visible choice). */
+  'labels.useCorrections': { params: z.strictObject({ use: z.boolean() }), result: RecordingSummarySchema },
+  /**
+   * Per-frame labels from a CSV or JSON file (by frame index or timestamp, ranges allowed) as the
+   * truth of the frames the source left unlabelled; a frame the source labelled is never replaced.
+   */
+  'labels.import': {
+    params: z.strictObject({ path: filePath, classMap: filePath.optional() }),
+    result: z.strictObject({
+      framesLabelled: z.number().int().nonnegative(),
+      rows: z.number().int().nonnegative(),
+      key: z.enum(['frame', 'time']),
+      file: SourceIdentitySchema,
+      classMapping: ClassMappingSchema.nullable(),
+      recording: RecordingSummarySchema,
+    }),
   },
   /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
   'trace.frame': { params: z.strictObject({ frame: frameIndex }), result: RecordedFrameSchema },

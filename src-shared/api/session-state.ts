@@ -67,6 +67,19 @@ export const RecordingSummarySchema = z.strictObject({
    * none: density- and proximity-aware calibrators need them.
    */
   featureWidth: z.number().int().positive().nullable(),
+  /**
+   * The label layers (issue 27): frames labelled by the source and by an imported file (the truth),
+   * the operator's corrections (a layer of their own), whether the metrics read the corrections,
+   * and whether a correction can be undone or redone.
+   */
+  labels: z.strictObject({
+    fromSource: z.number().int().nonnegative(),
+    imported: z.number().int().nonnegative(),
+    corrections: z.number().int().nonnegative(),
+    useCorrections: z.boolean(),
+    canUndo: z.boolean(),
+    canRedo: z.boolean(),
+  }),
 });
 export type RecordingSummary = z.infer<typeof RecordingSummarySchema>;
 

@@ -8,8 +8,11 @@ import type { MetadataColumn, Trace } from './trace';
  */
 export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' | 'copy'): Trace {
   const k = trace.classCount;
-  const cut = <T extends Float32Array | Float64Array | Int32Array>(array: T, start: number, end: number): T =>
-    (mode === 'view' ? array.subarray(start, end) : array.slice(start, end)) as T;
+  const cut = <T extends Float32Array | Float64Array | Int32Array | Uint8Array>(
+    array: T,
+    start: number,
+    end: number,
+  ): T => (mode === 'view' ? array.subarray(start, end) : array.slice(start, end)) as T;
   const column = (c: MetadataColumn): MetadataColumn =>
     c.kind === 'category'
       ? { kind: 'category', codes: cut(c.codes, from, to), dictionary: [...c.dictionary] }
@@ -30,6 +33,16 @@ export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' 
           features: {
             width: trace.features.width,
             values: cut(trace.features.values, from * trace.features.width, to * trace.features.width),
+          },
+        }),
+    ...(trace.labelLayers === undefined
+      ? {}
+      : {
+          labelLayers: {
+            truth: cut(trace.labelLayers.truth, from, to),
+            origin: cut(trace.labelLayers.origin, from, to),
+            operator: cut(trace.labelLayers.operator, from, to),
+            useCorrections: trace.labelLayers.useCorrections,
           },
         }),
   };

@@ -1,4 +1,5 @@
 import { KnobError } from '../errors';
+import type { LabelLayerColumns } from '../labels/label-layers';
 import { FRAME_INTERVAL_RANGE_SECONDS, isInRange, outOfRangeMessage } from '../gate/accepted-ranges';
 
 /**
@@ -34,6 +35,12 @@ export interface Trace {
    * proximity-aware calibrators need it; nothing else reads it.
    */
   features?: TraceFeatures;
+  /**
+   * The label layers (src-shared/labels/label-layers.ts) when the recording has imported labels or
+   * operator corrections: `labels` is then the effective column the metrics read, and a trace file
+   * keeps the truth in its `label` column with the corrections beside it (never over it).
+   */
+  labelLayers?: LabelLayerColumns;
 }
 
 export interface TraceFeatures {

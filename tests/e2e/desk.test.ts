@@ -140,19 +140,29 @@ describe('the desk in browser mode', () => {
     await app.screenshot('desk-compare');
   });
 
-  it('operator feedback: hotkeys label the frame on screen and the metrics use it', async () => {
+  it('operator feedback: hotkeys work only in labelling mode, correct the frame on screen and the metrics use it', async () => {
     await recordStep(30);
-    const trace = (): Promise<{ labelled: number }> =>
-      app.backend.handle('metrics.snapshot', {}).then((m) => ({ labelled: m.labelledFrameCount }));
+    const corrections = (): Promise<number> =>
+      app.backend.handle('session.get', {}).then((s) => s.recording!.labels.corrections);
     await app.page.locator('body').click({ position: { x: 5, y: 890 } });
     const frame = Number(await text('live-frame-index'));
+    // outside labelling mode a bare digit changes nothing
+    await app.page.keyboard.press('3');
+    await app.page.keyboard.press('x');
+    expect(await app.page.getByText('Wrong: press the digit of the true class.').isVisible()).toBe(false);
+    expect(await corrections()).toBe(0);
+    expect(await app.page.getByTestId('labelling-banner').isVisible()).toBe(false);
+    await app.page.getByTestId('labelling-mode').click();
+    await expect.poll(() => app.page.getByTestId('labelling-banner').isVisible()).toBe(true);
+    await app.page.locator('body').click({ position: { x: 5, y: 890 } });
     await app.page.keyboard.press('x');
     await expect.poll(() => app.page.getByText('Wrong: press the digit of the true class.').isVisible()).toBe(true);
     await app.page.keyboard.press('3');
-    await expect.poll(() => text('feedback')).toMatch(new RegExp(`frame ${frame} labelled Dress`));
-    await app.page.keyboard.press('c');
-    await expect.poll(() => text('feedback')).toMatch(new RegExp(`frame ${frame} labelled`));
-    expect((await trace()).labelled).toBeGreaterThan(0);
+    await expect.poll(() => text('feedback')).toMatch(new RegExp(`frame ${frame} corrected: corrected to Dress`));
+    expect(await text('live-label-layers')).toMatch(/operator's correction: Dress/);
+    expect(await corrections()).toBe(1);
+    await app.page.keyboard.press('Escape');
+    await expect.poll(() => app.page.getByTestId('labelling-banner').isVisible()).toBe(false);
     await app.screenshot('desk-feedback');
   });
 

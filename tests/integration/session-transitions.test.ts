@@ -266,7 +266,7 @@ describe('the recording through the API', () => {
     const seen = events.length;
     const trueClass = sample.labels[2];
     const result = await backend.handle('stream.label', { frame: 2, label: trueClass });
-    expect(result).toEqual({ frame: 2, label: trueClass, labelledFrames: 1 });
+    expect(result).toMatchObject({ frame: 2, truth: -1, correction: trueClass, label: trueClass, labelledFrames: 1 });
     // The very next event carries the label: counts and rolling figures over that one frame.
     const next = events.slice(seen).find((e) => e.event === 'recording.changed');
     expect(next).toBeDefined();

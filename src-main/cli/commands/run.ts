@@ -20,7 +20,7 @@ import {
   UsageError,
   parseCommandArgs,
 } from '../cli-args';
-import { SOURCE_OPTIONS, openSourceFromArgs } from '../source-args';
+import { LABEL_OPTIONS, SOURCE_OPTIONS, importLabelsFromArgs, openSourceFromArgs } from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 import { printRunSummary } from './run-summary';
@@ -32,6 +32,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...GATE_OPTIONS,
     ...SCHEDULE_OPTIONS,
     ...SOURCE_OPTIONS,
+    ...LABEL_OPTIONS,
     out: { type: 'string' },
     'frame-rate': { type: 'string' },
     batch: { type: 'string' },
@@ -94,7 +95,10 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
-    const analysis = analyseRun(result.trace, settings, calibrator);
+    const labelled = await importLabelsFromArgs(values, result.trace, model);
+    if (labelled.entry !== null) provenance.labelImports.push(labelled.entry);
+    const trace = labelled.trace;
+    const analysis = analyseRun(trace, settings, calibrator);
     const partial =
       result.error === null
         ? null
@@ -106,7 +110,7 @@ export async function runCommand(args: string[]): Promise<number> {
                 ? (limit ?? source.info.frameCount)
                 : Math.min(limit, source.info.frameCount),
           };
-    const files = await writeRunOutputs(values.out, result.trace, settings, analysis, provenance, partial);
+    const files = await writeRunOutputs(values.out, trace, settings, analysis, provenance, partial);
     printRunSummary(values.json === true, {
       intervals: values.intervals === true,
       files,

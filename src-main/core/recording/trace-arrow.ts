@@ -20,6 +20,7 @@ import {
   type Vector,
 } from 'apache-arrow';
 import { KnobError } from '../../../src-shared/errors';
+import { LABEL_ORIGINS, LabelLayers } from '../../../src-shared/labels/label-layers';
 import { parseJsonText } from '../../../src-shared/json-text';
 import { parseGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { ReplayOutput } from '../../../src-shared/trace/replay';
@@ -42,7 +43,9 @@ import { checkTraceRows, checkTraceSchema } from './trace-schema';
  *   label (int32, null when unknown), corruption (dictionary<utf8>), severity, continuous_severity,
  *   corruption_seed, source_frame (float64), and, when the file records a run, the outputs of the
  *   run's settings: g, v (float64, unclamped gate state), top1 (int32), confidence (float64),
- *   settings_version (uint32).
+ *   settings_version (uint32). A recording with imported labels or operator corrections adds
+ *   label_origin (int32: 0 none, 1 the source's, 2 imported) and operator_label (int32, null where
+ *   the operator corrected nothing); `label` stays the truth (issue 27: corrections never overwrite it).
  * Schema metadata: knob.trace.format_version, label names, nominal dt, and the run's settings.
  * A file from a newer format version is refused with a typed error rather than misread.
  */
@@ -51,6 +54,7 @@ const META = {
   labelNames: 'knob.trace.label_names',
   nominalDt: 'knob.trace.nominal_dt_s',
   hasLabels: 'knob.trace.has_labels',
+  useCorrections: 'knob.trace.labels_use_corrections',
   settings: 'knob.run.settings',
   context: 'knob.run.context',
 } as const;
@@ -99,8 +103,13 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
     ['z_static', rowsOf(trace.zStatic.subarray(0, n * k), k)],
     ['z_dyn', rowsOf(trace.zDyn.subarray(0, n * k), k)],
     ['u_ref', primitive(new Float32(), trace.uRef.subarray(0, n))],
-    ['label', labelData(trace.labels === null ? null : trace.labels.subarray(0, n), n)],
+    // the truth: with label layers, corrections go beside it (operator_label), never into it
+    ['label', labelData(trace.labelLayers?.truth.subarray(0, n) ?? trace.labels?.subarray(0, n) ?? null, n)],
   ];
+  if (trace.labelLayers !== undefined) {
+    columns.push(['label_origin', primitive(new Int32(), Int32Array.from(trace.labelLayers.origin.subarray(0, n)))]);
+    columns.push(['operator_label', labelData(trace.labelLayers.operator.subarray(0, n), n)]);
+  }
   for (const [name, column] of Object.entries(trace.metadata)) {
     if (column.kind === 'number') columns.push([name, primitive(new Float64(), column.values.subarray(0, n))]);
     else {
@@ -133,8 +142,11 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
     [META.hasLabels, String(trace.labels !== null)],
     [META.context, JSON.stringify(context)],
   ]);
+  if (trace.labelLayers !== undefined) metadata.set(META.useCorrections, String(trace.labelLayers.useCorrections));
   if (run !== null) metadata.set(META.settings, JSON.stringify(run.settings));
-  const fields = columns.map(([name, data]) => new Field(name, data.type, name === 'label'));
+  const fields = columns.map(
+    ([name, data]) => new Field(name, data.type, name === 'label' || name === 'operator_label'),
+  );
   const schema = new Schema(fields, metadata);
   const struct = makeData({
     type: new Struct(fields),
@@ -143,6 +155,39 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
     children: columns.map(([, data]) => data),
   });
   return new Table(schema, [new RecordBatch(schema, struct)]);
+}
+
+/**
+ * A trace file's label layers: the truth was read into `labels`; the corrections and origins
+ * beside it are checked like the labels, and `labels` becomes the effective column again.
+ */
+function restoreLabelLayers(trace: Trace, table: Table, meta: Map<string, string>, path: string): void {
+  const n = trace.frameCount;
+  const k = trace.classCount;
+  const truth = trace.labels ?? new Int32Array(n).fill(UNKNOWN_LABEL);
+  const originVector = column(table, 'label_origin', path);
+  const operatorVector = column(table, 'operator_label', path);
+  const origin = new Uint8Array(n);
+  const operator = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const code = Number(originVector.get(i));
+    if (!(Number.isInteger(code) && code >= 0 && code < LABEL_ORIGINS.length))
+      throw new KnobError('INVALID_TRACE', `${path}: label_origin ${code} of frame ${i} is not a label origin`);
+    origin[i] = code;
+    const value = operatorVector.get(i) as number | null;
+    operator[i] = value === null ? UNKNOWN_LABEL : value;
+    if (!(Number.isInteger(operator[i]) && operator[i]! >= UNKNOWN_LABEL && operator[i]! < k))
+      throw new KnobError('INVALID_TRACE', `${path}: operator_label ${operator[i]} of frame ${i} is not a class index`);
+  }
+  const layers = new LabelLayers(n, truth, {
+    origin,
+    operator,
+    useCorrections: meta.get(META.useCorrections) !== 'false',
+  });
+  const labels = new Int32Array(n);
+  layers.effectiveInto(labels);
+  trace.labels = labels;
+  trace.labelLayers = layers.columns();
 }
 
 /** The bytes of a trace file (written alone, or with other outputs as one group). */
@@ -308,6 +353,8 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     'confidence',
     'settings_version',
     'features',
+    'label_origin',
+    'operator_label',
   ]);
   for (const field of table.schema.fields) {
     if (reserved.has(field.name)) continue;
@@ -344,6 +391,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     metadata,
     nominalDtSeconds: Number(meta.get(META.nominalDt) ?? NaN),
   };
+  if (table.getChild('operator_label') !== null) restoreLabelLayers(trace, table, meta, path);
   const featuresField = table.schema.fields.find((f) => f.name === 'features');
   if (featuresField !== undefined) {
     const width = featuresField.type instanceof FixedSizeList ? featuresField.type.listSize : 0;

@@ -30,6 +30,8 @@ const COLUMNS: Readonly<Record<string, { type: ColumnType; required: boolean }>>
   top1: { type: 'int32', required: false },
   confidence: { type: 'float64', required: false },
   settings_version: { type: 'uint32', required: false },
+  label_origin: { type: 'int32', required: false },
+  operator_label: { type: 'int32', required: false },
 });
 
 /** The columns a trace may hold, in the order the app writes them. */

@@ -27,6 +27,11 @@ export const StoredProvenanceSchema = z.strictObject({
   sourceIdentity: SourceIdentitySchema.nullable().default(null),
   /** How the source's class names became the model's classes (null: labels were class indices, or none). */
   classMapping: ClassMappingSchema.nullable().default(null),
+  /** Label files imported into the recording (each with its hash and the frames it labelled). */
+  labelImports: z
+    .array(z.strictObject({ file: SourceIdentitySchema, frames: z.number().int().nonnegative() }))
+    .max(1000)
+    .default([]),
   /**
    * The corruption schedule and stream seed in force from each frame on (a live recording's edits
    * add entries); null when unknown.
@@ -85,6 +90,7 @@ export function runProvenance(run: {
     source: `${run.source.description} (timestamps: ${run.source.timestampSource})`,
     sourceIdentity: run.source.identity,
     classMapping: run.source.classMapping,
+    labelImports: [],
     schedule: run.schedule === null ? null : [{ fromFrame: 0, schedule: run.schedule, seed: run.seed }],
     origin: run.origin,
   };
@@ -92,7 +98,7 @@ export function runProvenance(run: {
 
 /** The provenance of a trace whose origin is not recorded (a trace file from elsewhere). */
 export function unknownProvenance(source: string, origin: string): StoredProvenance {
-  return { model: null, source, sourceIdentity: null, classMapping: null, schedule: null, origin };
+  return { model: null, source, sourceIdentity: null, classMapping: null, labelImports: [], schedule: null, origin };
 }
 
 export function describeSettings(s: GateSettings): string {
@@ -118,6 +124,7 @@ export const PROVENANCE_ROWS = [
   'source',
   'source file',
   'class names',
+  'label files',
   'frames',
   'corruption schedule',
   'seed',
@@ -143,6 +150,10 @@ export function provenanceRows(p: Provenance): Array<[string, string]> {
       p.classMapping === null
         ? 'none by name (labels are class indices, or there are none)'
         : describeClassMapping(p.classMapping),
+    'label files':
+      p.labelImports.length === 0
+        ? 'none imported'
+        : p.labelImports.map((l) => `${describeSourceIdentity(l.file)}: ${l.frames} frames`).join('; '),
     frames: `${p.frames} (${p.labelledFrames} labelled)`,
     'corruption schedule':
       p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => describeSchedule(h.schedule)),

@@ -12,6 +12,7 @@ import type { Calibrator } from '../../../src-shared/calibrators/output-calibrat
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { StoredProvenance } from '../report/provenance';
 import { FrameImageRing, type FrameImage } from './frame-image-ring';
+import { LabelLayers, type LabelEdit } from '../../../src-shared/labels/label-layers';
 
 /**
  * The current recording: the trace (what the model said about each frame) with the run's outputs,
@@ -46,6 +47,8 @@ export class Recording {
   private readonly fixed: { trace: Trace; output: ReplayOutput } | null;
   private readonly images: FrameImageRing | null;
   private window!: SlidingWindowCalibration;
+  /** The truth and the operator's corrections (label-layers.ts); trace.labels is their effective column. */
+  private readonly layers: LabelLayers;
   private labelled = 0;
   private changedSinceSave: boolean;
   /** Counts changes (frames, labels): a copy taken at one revision saves only that revision. */
@@ -66,6 +69,11 @@ export class Recording {
     this.builder = 'builder' in source ? source.builder : null;
     this.images = 'builder' in source ? source.images : null;
     this.fixed = 'builder' in source ? null : source;
+    const saved = 'builder' in source ? undefined : source.trace.labelLayers;
+    this.layers =
+      saved === undefined
+        ? new LabelLayers(this.trace.frameCount, this.trace.labels)
+        : new LabelLayers(this.trace.frameCount, saved.truth, saved);
     const k = this.trace.classCount;
     this.fused = new Float64Array(k);
     this.probabilities = new Float64Array(k);
@@ -133,7 +141,13 @@ export class Recording {
       unsaved: this.changedSinceSave,
       path: this.path,
       featureWidth: this.trace.features?.width ?? null,
+      labels: this.layers.counted(),
     };
+  }
+
+  /** A label file was imported into the recording: the provenance names it. */
+  noteLabelImport(entry: StoredProvenance['labelImports'][number]): void {
+    this.provenance.labelImports.push(structuredClone(entry));
   }
 
   /** A live recording's corruption schedule changes from frame `fromFrame` on (its provenance says so). */
@@ -171,6 +185,7 @@ export class Recording {
     this.images.keep(index, image);
     this.changedSinceSave = true;
     this.revision++;
+    this.layers.append(label[0]!);
     if (label[0] !== UNKNOWN_LABEL) {
       this.labelled++;
       this.pushToWindow(index);
@@ -178,25 +193,54 @@ export class Recording {
     return index;
   }
 
-  /** The true class of a recorded frame (-1 clears it). Returns the number of labelled frames. */
-  setLabel(frame: number, label: number): number {
+  /**
+   * The operator's class for a recorded frame (-1 takes the correction away): a layer over the
+   * truth, never into it, undoable. Returns the frame's labels after it.
+   */
+  correctLabel(frame: number, label: number): LabelEdit {
     const trace = this.trace;
-    if (!(Number.isInteger(frame) && frame >= 0 && frame < trace.frameCount)) {
-      throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (0..${trace.frameCount - 1})`);
-    }
     if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < trace.classCount)) {
       throw new KnobError(
         'INVALID_INPUT',
         `label ${label} is not a class index (0..${trace.classCount - 1}, or -1 to clear)`,
       );
     }
-    const labels = trace.labels!;
-    if (labels[frame] === label) return this.labelled;
-    labels[frame] = label;
+    return this.labelsChanged(this.layers.correct(frame, label));
+  }
+
+  undoLabel(): LabelEdit | null {
+    return this.labelsChanged(this.layers.undo());
+  }
+
+  redoLabel(): LabelEdit | null {
+    return this.labelsChanged(this.layers.redo());
+  }
+
+  /** Whether the metrics read the operator's corrections over the truth (a visible choice). */
+  useCorrections(use: boolean): void {
+    if (this.layers.useCorrections === use) return;
+    this.layers.useCorrections = use;
+    this.layers.effectiveInto(this.trace.labels!);
+    this.labelsChanged(null);
+  }
+
+  /** Imported labels as the truth of frames the source left unlabelled (never over the source's). */
+  importLabels(frames: Int32Array, classIndices: Int32Array, where: string): void {
+    this.layers.importTruth(frames, classIndices, where);
+    this.layers.effectiveInto(this.trace.labels!);
+    this.labelsChanged(null);
+  }
+
+  labelsOf(frame: number): LabelEdit {
+    return this.layers.at(frame);
+  }
+
+  private labelsChanged<T extends LabelEdit | null>(edit: T): T {
+    if (edit !== null) this.trace.labels![edit.frame] = edit.effective;
     this.changedSinceSave = true;
     this.revision++;
     this.recountLabels();
-    return this.labelled;
+    return edit;
   }
 
   /** Exact accuracy and mean confidence of the fused output over the last labelled frames. */
@@ -211,8 +255,13 @@ export class Recording {
 
   /** A copy of the trace and outputs, owned by the caller (saving, or a transfer to a worker). */
   copy(): { trace: Trace; output: ReplayOutput } {
+    const counts = this.layers.counted();
+    const layered = counts.imported > 0 || counts.corrections > 0 || !counts.useCorrections;
     return {
-      trace: sliceTrace(this.trace, 0, this.frameCount, 'copy'),
+      trace: {
+        ...sliceTrace(this.trace, 0, this.frameCount, 'copy'),
+        ...(layered ? { labelLayers: this.layers.columns(this.frameCount) } : {}),
+      },
       output: copyReplayOutput(this.output, this.frameCount),
     };
   }

@@ -51,6 +51,8 @@ import { DEFAULT_MODEL_PATH } from '../model-card/default-model';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import { readClassMapFile } from '../sources/class-map-file';
+import { readLabelFile } from '../recording/label-import';
+import type { LabelEdit } from '../../../src-shared/labels/label-layers';
 import { runProvenance, storedProvenanceOf, unknownProvenance } from '../report/provenance';
 import type { FrameSource } from '../sources/frame-source';
 import { modelLabelOptions, openSource } from '../sources/open-source';
@@ -746,14 +748,63 @@ export class Session {
 
   // ---- the recording -----------------------------------------------------------------------
 
-  /** Operator feedback: the true class of a recorded frame; every view sees it at once. */
+  /**
+   * The operator's correction of a recorded frame: its own layer over the truth (label-layers.ts),
+   * undoable; every view sees it at once when the metrics read corrections.
+   */
   label(frame: number, label: number): ApiResult<'stream.label'> {
+    return this.labelStep((recording) => recording.correctLabel(frame, label))!;
+  }
+
+  undoLabel(): ApiResult<'labels.undo'> {
+    return this.labelStep((recording) => recording.undoLabel());
+  }
+
+  redoLabel(): ApiResult<'labels.redo'> {
+    return this.labelStep((recording) => recording.redoLabel());
+  }
+
+  useCorrections(use: boolean): ApiResult<'labels.useCorrections'> {
+    this.labelStep((recording) => (recording.useCorrections(use), null));
+    return this.requireRecording().summary();
+  }
+
+  /** Labels from a file for the frames the source left unlabelled (label-import.ts). */
+  async importLabels(path: string, classMapPath: string | undefined): Promise<ApiResult<'labels.import'>> {
     assertAllowed('recording.label', this.state.kind);
     const recording = this.requireRecording();
-    const labelledFrames = recording.setLabel(frame, label);
+    const classMap = classMapPath === undefined ? null : await readClassMapFile(classMapPath);
+    const labelsFromMetadata = (modelOf(this.state)?.description.labelsSource ?? 'metadata') !== 'generated';
+    const read = await readLabelFile(path, recording.trace, recording.frameCount, labelsFromMetadata, classMap);
+    this.labelStep((r) => (r.importLabels(read.imported.frames, read.imported.classIndices, path), null));
+    recording.noteLabelImport({ file: read.file, frames: read.imported.frames.length });
+    return {
+      framesLabelled: read.imported.frames.length,
+      rows: read.imported.rows,
+      key: read.imported.key,
+      file: read.file,
+      classMapping: read.imported.mapping,
+      recording: recording.summary(),
+    };
+  }
+
+  /** One change of the current recording's labels, then what every view needs to follow it. */
+  private labelStep(step: (recording: Recording) => LabelEdit | null): ApiResult<'labels.undo'> {
+    assertAllowed('recording.label', this.state.kind);
+    const recording = this.requireRecording();
+    const edit = step(recording);
     this.emit('recording.changed', { recording: recording.summary(), rolling: recording.rolling() });
     if (this.state.kind === 'paused') this.keepSoon();
-    return { frame, label, labelledFrames };
+    return edit === null
+      ? null
+      : {
+          frame: edit.frame,
+          truth: edit.truth,
+          correction: edit.correction,
+          label: edit.effective,
+          labelledFrames: recording.labelledFrameCount,
+          recording: recording.summary(),
+        };
   }
 
   /** The gate over the whole recording at the current knobs, decimated to `maxPoints` frames. */
