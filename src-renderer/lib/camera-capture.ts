@@ -21,6 +21,8 @@ export async function listCameras(): Promise<CameraDevice[]> {
 export interface CameraCapture {
   stop(): void;
   readonly framesSent: number;
+  /** The device as the browser reports it once capturing: its label and the capture resolution. */
+  readonly device: { deviceLabel: string; width: number; height: number };
 }
 
 export async function startCamera(options: {
@@ -40,6 +42,13 @@ export async function startCamera(options: {
   video.playsInline = true;
   video.srcObject = stream;
   await video.play();
+  const track = stream.getVideoTracks()[0];
+  const settings = track?.getSettings() ?? {};
+  const device = {
+    deviceLabel: (track?.label ?? '').slice(0, 4096),
+    width: Math.max(1, Math.round(settings.width ?? video.videoWidth)),
+    height: Math.max(1, Math.round(settings.height ?? video.videoHeight)),
+  };
   const worker = new Worker(new URL('./frame-downscale.worker.ts', import.meta.url), { type: 'module' });
   let busy = false;
   let sent = 0;
@@ -75,5 +84,6 @@ export async function startCamera(options: {
     get framesSent() {
       return sent;
     },
+    device,
   };
 }

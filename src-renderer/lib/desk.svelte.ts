@@ -559,6 +559,9 @@ export class Desk {
           send: (packet) => this.api.sendFrame(packet),
         }),
       );
+      // The source's provenance names the device as it captures (label and resolution).
+      const capture = this.camera;
+      if (capture !== null) await this.attempt('source', () => this.api.call('source.describeCamera', capture.device));
       // Device labels are only readable once the camera permission was granted.
       void this.refreshCameras();
     }

@@ -70,6 +70,13 @@ const LabelEditSchema = z.strictObject({
   recording: RecordingSummarySchema,
 });
 
+/** A camera as the renderer knows it once it captures: the device's label and the capture resolution. */
+const CameraDescriptionSchema = z.strictObject({
+  deviceLabel: z.string().max(4096),
+  width: z.number().int().positive().max(65_536),
+  height: z.number().int().positive().max(65_536),
+});
+
 export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
   /** The file or folder, for every kind but 'embedded' and 'camera'; it must be of that kind. */
@@ -89,13 +96,7 @@ export const SourceOpenParamsSchema = z.strictObject({
    */
   classMap: filePath.optional(),
   /** The camera the renderer opened: its device label and capture resolution (provenance). */
-  camera: z
-    .strictObject({
-      deviceLabel: z.string().max(4096),
-      width: z.number().int().positive().max(65_536),
-      height: z.number().int().positive().max(65_536),
-    })
-    .optional(),
+  camera: CameraDescriptionSchema.optional(),
   discard,
 });
 
@@ -374,6 +375,11 @@ export const API_METHODS = {
    * Changes the open source's corruption schedule (and seed) in place: a running stream uses it from
    * the next frame, and each frame records the corruption it got.
    */
+  /**
+   * The camera source's device, known once the renderer captures (its label needs the camera
+   * permission, its resolution the stream): the source and the live recording's provenance name it.
+   */
+  'source.describeCamera': { params: CameraDescriptionSchema, result: SourceInfoSchema },
   'source.configure': {
     params: z.strictObject({
       schedule: CorruptionScheduleSchema,

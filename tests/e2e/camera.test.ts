@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedProvenanceOf } from '../../src-main/core/report/provenance';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import type { BrowserMode } from '../support/browser-mode';
 import { openSourceAndWait, startDesk } from '../support/desk-page';
@@ -64,6 +65,13 @@ describe('camera through the fake capture device', () => {
     const path = join(dir, 'camera.arrow');
     await app.backend.handle('trace.save', { path });
     const file = await readTraceFile(path);
+    // the recording names the device it came from: the fake device's label and the clip's resolution
+    const identity = storedProvenanceOf(file.context)!.sourceIdentity;
+    expect(identity).toMatchObject({ kind: 'camera', width: SIDE, height: SIDE });
+    expect((identity as { deviceLabel: string }).deviceLabel.length).toBeGreaterThan(0);
+    expect(await app.page.getByTestId('source-identity').innerText()).toMatch(
+      new RegExp(`camera '.+' at ${SIDE} x ${SIDE}`),
+    );
     const top1 = Array.from(file.run!.output.top1);
     const trousers = top1.filter((c) => c === TROUSER).length;
     const bags = top1.filter((c) => c === BAG).length;

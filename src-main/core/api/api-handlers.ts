@@ -30,6 +30,7 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'model.info': () => session.modelInfo(),
     'source.open': (params, call) => session.openSource(params, call),
     'source.configure': (params) => session.configureSource(params.schedule, params.seed),
+    'source.describeCamera': (params) => session.describeCamera(params),
     'stream.start': (params) => session.start(params),
     'stream.stop': () => session.stop(),
     'stream.playback': (params) => session.setPlayback(params),

@@ -145,6 +145,11 @@ export class Recording {
     };
   }
 
+  /** The live source's identity, known only once it captures (a camera's device): the provenance names it. */
+  noteSourceIdentity(identity: NonNullable<StoredProvenance['sourceIdentity']>): void {
+    this.provenance.sourceIdentity = structuredClone(identity);
+  }
+
   /** A label file was imported into the recording: the provenance names it. */
   noteLabelImport(entry: StoredProvenance['labelImports'][number]): void {
     this.provenance.labelImports.push(structuredClone(entry));

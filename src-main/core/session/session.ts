@@ -509,6 +509,21 @@ export class Session {
     });
   }
 
+  /** The camera's device label and capture resolution, once the renderer captures: provenance. */
+  describeCamera(camera: { deviceLabel: string; width: number; height: number }): SourceInfo {
+    const state = this.state;
+    const source = sourceOf(state);
+    if (source === null || source.info.kind !== 'camera')
+      throw new KnobError('NOT_AVAILABLE', 'the open source is not a camera (source.open with kind camera first)');
+    const identity = { kind: 'camera' as const, ...camera };
+    const described = { ...source, info: { ...source.info, identity } };
+    if (state.kind !== 'no-model') this.state = { ...state, source: described } as State;
+    const recording = recordingOf(this.state);
+    if (recording !== null && recording.appendable) recording.noteSourceIdentity(identity);
+    this.emitState();
+    return described.info;
+  }
+
   /** A new corruption schedule for the open source; a running stream applies it from its next frame. */
   async configureSource(schedule: CorruptionSchedule, seed?: number): Promise<SessionState> {
     return this.exclusive(async () => {
