@@ -54,17 +54,10 @@ export async function openSourceFromArgs(
 export async function importLabelsFromArgs(
   values: Values,
   trace: Trace,
-  model: ModelDescription,
 ): Promise<{ trace: Trace; entry: StoredProvenance['labelImports'][number] | null }> {
   if (typeof values['label-file'] !== 'string') return { trace, entry: null };
   const path = values['label-file'];
-  const read = await readLabelFile(
-    path,
-    trace,
-    trace.frameCount,
-    model.labelsSource !== 'generated',
-    await classMapOf(values),
-  );
+  const read = await readLabelFile(path, trace, trace.frameCount, await classMapOf(values));
   return {
     trace: traceWithImportedLabels(trace, read.imported, path),
     entry: { file: read.file, frames: read.imported.frames.length },

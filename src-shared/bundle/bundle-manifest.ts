@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MODEL_CONTRACTS } from '../api/model-options';
+import { SourceIdentitySchema } from '../api/source-identity';
+import { ClassMappingSchema } from '../labels/class-names';
 import { CalibratorSpecSchema } from '../calibrators/output-calibrator';
 import { KnobError } from '../errors';
 import { InputSpecSchema } from '../frames/input-spec';
@@ -77,6 +79,10 @@ export const BundleManifestSchema = z.strictObject({
   provenance: z.strictObject({
     appVersion: z.string().max(64),
     source: z.string().max(4096),
+    /** The source file, folder or camera with its hash (null: not recorded with the trace). */
+    sourceIdentity: SourceIdentitySchema.nullable().default(null),
+    /** How the source's class names became the model's classes (null: none by name). */
+    classMapping: ClassMappingSchema.nullable().default(null),
     origin: z.string().max(4096),
     frames: z.number().int().nonnegative(),
     /** SHA-256 of the trace the setting was tuned on (its Arrow file as Knob Studio writes it). */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
+import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { storedProvenanceOf } from '../../src-main/core/report/provenance';
 import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-dataset';
@@ -69,10 +70,20 @@ describe('class names by name through knob run', () => {
       ],
     });
     expect(provenance.sourceIdentity).toMatchObject({ kind: 'folder', name: 'by-name', fileCount: 18 });
+    const sha = (provenance.sourceIdentity as { sha256: string }).sha256;
     const report = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(report).toContain((provenance.sourceIdentity as { sha256: string }).sha256);
+    expect(report).toContain(sha);
     expect(report).toContain('Ankle_boot -&gt; Ankle boot (9)');
-  });
+
+    // the bundle names the source too: in its manifest and in the report it carries
+    const bundle = join(dir, 'by-name.knob.zip');
+    const exported = await knob('export', '--trace', join(out, 'trace.arrow'), '--model', 'default', '--out', bundle);
+    expect(exported.status, exported.stderr).toBe(0);
+    const { manifest, members } = await readVerifiedBundle(readFileSync(bundle), bundle);
+    expect(manifest.provenance.sourceIdentity).toEqual(provenance.sourceIdentity);
+    expect(manifest.provenance.classMapping).toEqual(provenance.classMapping);
+    expect(new TextDecoder().decode(members.get(manifest.report!.html)!)).toContain(sha);
+  }, 120_000);
 
   it('a folder name the model does not know is refused, listing both sets; --class-map maps it', async () => {
     const root = imageFolder('unknown', { kitty: 6, Bag: 8 }, 3);

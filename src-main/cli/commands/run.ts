@@ -95,7 +95,7 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
-    const labelled = await importLabelsFromArgs(values, result.trace, model);
+    const labelled = await importLabelsFromArgs(values, result.trace);
     if (labelled.entry !== null) provenance.labelImports.push(labelled.entry);
     const trace = labelled.trace;
     const analysis = analyseRun(trace, settings, calibrator);

@@ -144,6 +144,8 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
     provenance: {
       appVersion: APP_VERSION,
       source: input.provenance.source,
+      sourceIdentity: input.provenance.sourceIdentity,
+      classMapping: input.provenance.classMapping,
       origin: input.provenance.origin,
       frames: trace.frameCount,
       traceSha256,

@@ -22,7 +22,6 @@ export async function readLabelFile(
   path: string,
   trace: Pick<Trace, 'timestampsSeconds' | 'labelNames'>,
   frameCount: number,
-  labelsFromMetadata: boolean,
   classMap: ClassMap | null,
 ): Promise<{ file: SourceIdentity; imported: LabelImport }> {
   const format = labelFileFormatOf(path);
@@ -35,7 +34,9 @@ export async function readLabelFile(
       frameCount,
       timestampsSeconds: trace.timestampsSeconds.subarray(0, frameCount),
       labelNames: trace.labelNames,
-      labelsFromMetadata,
+      // always by name, even against generated labels ('0', '1', ...): a file naming only some
+      // classes in sorted order would shift them (a name the model lacks is refused instead)
+      labelsFromMetadata: true,
     },
     classMap,
     path,

@@ -789,8 +789,7 @@ export class Session {
     assertAllowed('recording.label', this.state.kind);
     const recording = this.requireRecording();
     const classMap = classMapPath === undefined ? null : await readClassMapFile(classMapPath);
-    const labelsFromMetadata = (modelOf(this.state)?.description.labelsSource ?? 'metadata') !== 'generated';
-    const read = await readLabelFile(path, recording.trace, recording.frameCount, labelsFromMetadata, classMap);
+    const read = await readLabelFile(path, recording.trace, recording.frameCount, classMap);
     this.labelStep((r) => (r.importLabels(read.imported.frames, read.imported.classIndices, path), null));
     recording.noteLabelImport({ file: read.file, frames: read.imported.frames.length });
     return {
