@@ -1,5 +1,7 @@
 import type { ModelDescription } from '../../src-shared/api/model-options';
-import type { ClassMap } from '../../src-shared/labels/class-names';
+import { describeClassMapping, type ClassMap } from '../../src-shared/labels/class-names';
+import type { SourceInfo } from '../../src-shared/api/session-state';
+import { describeSourceIdentity } from '../../src-shared/api/source-identity';
 import type { Trace } from '../../src-shared/trace/trace';
 import { readLabelFile, traceWithImportedLabels } from '../core/recording/label-import';
 import type { StoredProvenance } from '../core/report/provenance';
@@ -62,4 +64,11 @@ export async function importLabelsFromArgs(
     trace: traceWithImportedLabels(trace, read.imported, path),
     entry: { file: read.file, frames: read.imported.frames.length },
   };
+}
+
+/** What a run says about its source before it starts: the file and its hash, how classes were matched. */
+export function describeSourceLines(info: SourceInfo): string {
+  const lines = [`source: ${describeSourceIdentity(info.identity)}`];
+  if (info.classMapping !== null) lines.push(`classes: ${describeClassMapping(info.classMapping)}`);
+  return lines.map((line) => `${line}\n`).join('');
 }

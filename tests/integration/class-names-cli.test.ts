@@ -15,6 +15,7 @@ import { storedProvenanceOf } from '../../src-main/core/report/provenance';
 import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-dataset';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { knob, knobFailureLine } from '../support/knob-cli';
+import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-class-names-'));
 const sample = fashionMnistSample(200);
@@ -126,6 +127,20 @@ describe('class names by name through knob run', () => {
       join(dir, 'nf'),
     );
     expect(knobFailureLine(notAFolder)).toMatch(/a class map applies to a folder source/);
+  });
+
+  it('a model without label metadata takes the folders in sorted order, and says so', async () => {
+    const root = imageFolder('no-metadata', { sneaker: 7, bag: 8 }, 2);
+    const model = join(dir, 'plain.onnx');
+    writeFileSync(model, linearClassifier(classMeanWeights(sample.images, sample.labels, 10, 4)));
+    const out = join(dir, 'no-metadata-out');
+    const result = await knob('run', '--model', model, '--source', root, '--out', out);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /classes: 2 classes taken in sorted order as classes 0, 1, \.\.\. \(the model has no label metadata\): bag -> class 0 \(0\), sneaker -> class 1 \(1\)/,
+    );
+    expect(result.stderr).toMatch(/source: no-metadata \(4 files, \d+ bytes, SHA-256 of the file list [0-9a-f]{64}\)/);
+    expect((await runLabels(out)).labels).toEqual([0, 0, 1, 1]);
   });
 
   it('a manifest: names by name, numbers only as indices under a label_index column', async () => {

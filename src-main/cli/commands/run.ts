@@ -20,7 +20,13 @@ import {
   UsageError,
   parseCommandArgs,
 } from '../cli-args';
-import { LABEL_OPTIONS, SOURCE_OPTIONS, importLabelsFromArgs, openSourceFromArgs } from '../source-args';
+import {
+  LABEL_OPTIONS,
+  SOURCE_OPTIONS,
+  describeSourceLines,
+  importLabelsFromArgs,
+  openSourceFromArgs,
+} from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 import { printRunSummary } from './run-summary';
@@ -67,6 +73,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
     const source = await openSourceFromArgs(values, model, frameRateHz);
+    if (!values.json) process.stderr.write(describeSourceLines(source.info));
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);
     try {
       checkScheduleForChannels(schedule, model.input.channels);
