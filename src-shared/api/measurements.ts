@@ -61,6 +61,11 @@ export const StepProbeViewSchema = z.strictObject({
       continuous: nullableNumber,
     }),
   ),
+  /**
+   * Why the measured rise and settling times are null, when they are: the mean response never
+   * leaves its noise band after the step (step-probe-summary.ts noiseFloor); null otherwise.
+   */
+  measuredNote: z.string().nullable(),
   identified: z.strictObject({ zeta: z.number(), wnRadPerSec: z.number() }).nullable(),
   identificationNote: z.string().nullable(),
   clippedFrames: z.number().int().nonnegative(),

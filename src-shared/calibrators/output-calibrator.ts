@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { KnobError } from '../errors';
 import { logSumExpRow, type LogitArray } from '../fusion/logits';
 import { affineLogitRowInto, fitAffineLogitScaling } from './affine-logit-scaling';
-import { betaAt, fitBeta } from './beta-calibration';
+import { checkFitInput, checkRowFeatures, type RowFeatures } from './fit-input';
 import type { FitReport } from './fit-report';
-import { fitHistogramBinning, histogramBinningAt } from './histogram-binning';
-import { fitIsotonic, isotonicAt } from './isotonic-regression';
-import { fitPlatt, plattAt } from './platt-scaling';
-import { fitScalingBinning, scalingBinningAt } from './scaling-binning';
+import { fitOneVsRest, oneVsRestMaps } from './one-vs-rest';
+import { withProbabilityFloor } from './probability-floor';
 import { fitTemperature } from './temperature-scaling';
 import { compilePts, fitPts, PTS_MAX_INPUTS } from './parameterized-temperature-scaling';
 import { fitDirichlet } from './dirichlet-calibration';
@@ -23,8 +21,9 @@ import { compileProcal, fitProcal } from './proximity-informed-calibration';
  * export, the API carry it). Methods on the logits: temperature, vector and matrix scaling. Methods
  * for binary scores are applied one-vs-rest, as scikit-learn's CalibratedClassifierCV does: class
  * k's probability p_k is mapped by its own fitted map f_k (fitted on (p_k, y = k)) and the row is
- * renormalised, q = f(p) / sum f(p) (uniform when every f_k is 0). The output is log q, so anything
- * that takes logits (softmax, every metric) reads calibrated probabilities unchanged.
+ * renormalised, q = f(p) / sum f(p) (uniform when every f_k is 0), then raised to the probability
+ * floor of 1e-6 (probability-floor.ts). The output is log q, so anything that takes logits
+ * (softmax, every metric) reads calibrated probabilities unchanged.
  */
 export const CALIBRATION_METHODS = [
   'temperature',
@@ -264,48 +263,12 @@ export interface Calibrator {
   ): void;
 }
 
-type OneVsRest = (c: number, p: number) => number;
 /** Methods that map the row of logits (or of ln p) before a final softmax; the rest are one-vs-rest. */
 const ROW_METHODS = ['temperature', 'vector', 'matrix', 'dirichlet', 'pts', 'dac', 'procal'] as const;
 type RowSpec = Extract<CalibratorSpec, { method: (typeof ROW_METHODS)[number] }>;
-type OneVsRestSpec = Exclude<CalibratorSpec, RowSpec>;
 
 function isRowSpec(spec: CalibratorSpec): spec is RowSpec {
   return (ROW_METHODS as readonly string[]).includes(spec.method);
-}
-
-function oneVsRest(spec: OneVsRestSpec): OneVsRest {
-  switch (spec.method) {
-    case 'platt':
-      return (c, p) => plattAt(spec.perClass[c], p);
-    case 'beta':
-      return (c, p) => betaAt(spec.perClass[c], p);
-    case 'isotonic': {
-      const maps = spec.perClass.map((f) => ({ x: Float64Array.from(f.x), y: Float64Array.from(f.y) }));
-      return (c, p) => isotonicAt(maps[c], p);
-    }
-    case 'histogram-binning': {
-      const maps = spec.perClass.map((f) => ({
-        spec: {
-          scheme: 'equal-mass' as const,
-          bins: f.values.length,
-          massEdges: 'midpoint' as const,
-          edgeRule: spec.edgeRule,
-        },
-        edges: Float64Array.from(f.edges),
-        values: Float64Array.from(f.values),
-      }));
-      return (c, p) => histogramBinningAt(maps[c], p);
-    }
-    case 'scaling-binning': {
-      const maps = spec.perClass.map((f) => ({
-        platt: f.platt,
-        edges: Float64Array.from(f.edges),
-        values: Float64Array.from(f.values),
-      }));
-      return (c, p) => scalingBinningAt(maps[c], p);
-    }
-  }
 }
 
 function missingFeatures(spec: CalibratorSpec): never {
@@ -315,7 +278,15 @@ function missingFeatures(spec: CalibratorSpec): never {
   );
 }
 
+/**
+ * The spec made ready to apply, its method's probability floor after every row (probability-floor.ts:
+ * the one-vs-rest methods never give a probability below 1e-6; the deployed graph floors alike).
+ */
 export function compileCalibrator(spec: CalibratorSpec): Calibrator {
+  return withProbabilityFloor(compileRows(spec));
+}
+
+function compileRows(spec: CalibratorSpec): Calibrator {
   if (spec.method === 'procal') {
     const procal = compileProcal(spec);
     return {
@@ -328,7 +299,7 @@ export function compileCalibrator(spec: CalibratorSpec): Calibrator {
     };
   }
   if (!isRowSpec(spec)) {
-    const perClass = oneVsRest(spec);
+    const perClass = oneVsRestMaps(spec);
     return {
       spec,
       featureWidth: null,
@@ -406,11 +377,7 @@ function logitMap(spec: Exclude<RowSpec, { method: 'procal' }>): LogitMap {
   }
 }
 
-/** The model's features of the rows a calibrator is fitted on or applied to (n x width). */
-export interface RowFeatures {
-  width: number;
-  values: Float32Array;
-}
+export type { RowFeatures } from './fit-input';
 
 /** Calibrated log-probabilities of every row (n x k, row-major); feature methods need `features`. */
 export function calibrateLogits(
@@ -441,50 +408,6 @@ export function checkFeaturesFor(calibrator: Calibrator, features: RowFeatures |
       'INVALID_SETTINGS',
       `the calibrator was fitted on ${calibrator.featureWidth} features per frame; these frames have ${features.width}`,
     );
-}
-
-/** Class k's probability and outcome over the rows: the data of its one-vs-rest fit. */
-function classColumn(logits: LogitArray, labels: Int32Array, k: number, c: number): [Float64Array, Uint8Array] {
-  const n = labels.length;
-  const p = new Float64Array(n);
-  const y = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    p[i] = Math.exp(logits[i * k + c] - logSumExpRow(logits, i * k, k));
-    y[i] = labels[i] === c ? 1 : 0;
-  }
-  return [p, y];
-}
-
-/**
- * What every fit needs of its input, checked once before any method sees it: K >= 2 classes, K
- * finite logits and one label in 0..K-1 per row, and the features (when given) finite, a whole
- * number of them per row. A fit never runs on input that would make its parameters NaN.
- */
-function checkFitInput(logits: LogitArray, labels: Int32Array, k: number, features: RowFeatures | null): void {
-  const fail = (message: string): never => {
-    throw new KnobError('INVALID_INPUT', message);
-  };
-  const n = labels.length;
-  if (!Number.isInteger(k) || k < 2) fail(`calibrators need at least two classes, got ${k}`);
-  if (logits.length !== n * k) fail(`${logits.length} logits do not make ${n} rows of ${k}`);
-  for (let i = 0; i < n; i++)
-    if (!(Number.isInteger(labels[i]) && labels[i] >= 0 && labels[i] < k))
-      fail(`label ${labels[i]} of row ${i} is outside 0..${k - 1}`);
-  for (let i = 0; i < logits.length; i++)
-    if (!Number.isFinite(logits[i])) fail(`logit ${i % k} of row ${Math.floor(i / k)} is not finite (${logits[i]})`);
-  if (features !== null) checkRowFeatures(features, n);
-}
-
-/** Features of `rows` rows: a positive whole width, that many finite values a row. */
-function checkRowFeatures(features: RowFeatures, rows: number): void {
-  const { width, values } = features;
-  if (!Number.isInteger(width) || width < 1)
-    throw new KnobError('INVALID_INPUT', `features need a positive whole width, got ${width}`);
-  if (values.length < rows * width)
-    throw new KnobError('INVALID_INPUT', `${values.length} feature values do not make ${rows} rows of ${width}`);
-  for (let i = 0; i < rows * width; i++)
-    if (!Number.isFinite(values[i]))
-      throw new KnobError('INVALID_INPUT', `feature ${i % width} of row ${Math.floor(i / width)} is not finite`);
 }
 
 /** Fits one method on (logits, labels) (and the rows' features, for the feature methods). */
@@ -541,53 +464,7 @@ export function fitCalibrator(
         report: fit.report,
       };
     }
-    default: {
-      const columns = Array.from({ length: k }, (_, c) => classColumn(logits, labels, k, c));
-      const reports: FitReport[] = [];
-      const keep = <T extends { report: FitReport }>(fit: T): T => (reports.push(fit.report), fit);
-      const spec = ((): CalibratorSpec => {
-        switch (method) {
-          case 'platt':
-            return { method, perClass: columns.map(([p, y]) => keep(fitPlatt(p, y)).params) };
-          case 'beta':
-            return { method, perClass: columns.map(([p, y]) => keep(fitBeta(p, y)).params) };
-          case 'isotonic':
-            return {
-              method,
-              perClass: columns.map(([p, y]) => {
-                const { params } = keep(fitIsotonic(p, y));
-                return { x: Array.from(params.x), y: Array.from(params.y) };
-              }),
-            };
-          case 'histogram-binning':
-            return {
-              method,
-              edgeRule: 'right-closed',
-              perClass: columns.map(([p, y]) => {
-                const { params } = keep(fitHistogramBinning(p, y));
-                return { edges: Array.from(params.edges), values: Array.from(params.values) };
-              }),
-            };
-          case 'scaling-binning':
-            return {
-              method,
-              perClass: columns.map(([p, y]) => {
-                const { params } = keep(fitScalingBinning(p, y));
-                return { platt: params.platt, edges: Array.from(params.edges), values: Array.from(params.values) };
-              }),
-            };
-        }
-      })();
-      return {
-        spec,
-        report: {
-          method: `${reports[0].method}, one-vs-rest over ${k} classes`,
-          objectiveName: `${reports[0].objectiveName} (mean over classes)`,
-          objective: reports.reduce((sum, r) => sum + r.objective, 0) / reports.length,
-          iterations: Math.max(...reports.map((r) => r.iterations)),
-          converged: reports.every((r) => r.converged),
-        },
-      };
-    }
+    default:
+      return fitOneVsRest(method, logits, labels, k);
   }
 }

@@ -31,9 +31,14 @@ export function probabilityFloorOf(method: CalibrationMethod): number {
   }
 }
 
+/** The floor a row of k probabilities gets: at most 1 / (2k), so the row can carry it. */
+export function rowProbabilityFloor(floor: number, k: number): number {
+  return Math.min(floor, 1 / (2 * k));
+}
+
 /** Applies the floor to one row of log-probabilities `out[offset .. offset + k)` in place. */
 export function floorLogProbabilitiesInto(out: Float64Array, offset: number, k: number, floor: number): void {
-  const eps = Math.min(floor, 1 / (2 * k));
+  const eps = rowProbabilityFloor(floor, k);
   const logEps = Math.log(eps);
   let raised = 0;
   let kept = 0;

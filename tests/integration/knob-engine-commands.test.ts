@@ -290,23 +290,59 @@ describe('knob table and knob bench', () => {
   it('knob table with its default corruptions works on the grayscale model, with intervals', async () => {
     const result = await knob('table', '--images-per-condition', '20', '--intervals', '--json');
     expect(result.status, result.stderr).toBe(0);
+    type Interval = { lo: number; hi: number; method: string };
     const table = JSON.parse(result.stdout) as {
       conditions: number;
       corruptions: string[];
       rows: Array<{
         accuracy: number;
         ece: number;
-        intervals: { accuracy: { lo: number; hi: number }; method: string };
+        nll: number;
+        intervals: { accuracy: Interval; ece: Interval; nll: Interval };
       }>;
     };
     // Every corruption a grayscale frame can take; the colour ones (saturate) are not among them.
     expect(table.corruptions).not.toContain('saturate');
     expect(table.conditions).toBe(table.corruptions.length * 5);
+    const groups = table.conditions;
     for (const row of table.rows) {
-      expect(row.intervals.accuracy.lo).toBeLessThanOrEqual(row.accuracy);
-      expect(row.intervals.accuracy.hi).toBeGreaterThanOrEqual(row.accuracy);
-      expect(row.intervals.method).toMatch(/stratified \(\d+ groups\) percentile bootstrap/);
+      // each figure's interval contains its estimate and names its own method
+      for (const figure of ['accuracy', 'ece', 'nll'] as const) {
+        expect(row.intervals[figure].lo).toBeLessThanOrEqual(row[figure]);
+        expect(row.intervals[figure].hi).toBeGreaterThanOrEqual(row[figure]);
+      }
+      // Kish's effective n of equal groups of 20 is their total (printed to 6 significant figures)
+      expect(row.intervals.accuracy.method).toMatch(
+        new RegExp(
+          `^95 % Wilson score interval of the mean over ${groups} groups, .* \\(Kish\\) = ${groups * 20}(\\.0+)?$`,
+        ),
+      );
+      expect(row.intervals.ece.method).toMatch(
+        new RegExp(`^95 % bias-corrected basic bootstrap .*, stratified \\(${groups} groups\\) 200 resamples, seed 0$`),
+      );
+      expect(row.intervals.nll.method).toBe(
+        `95 % stratified (${groups} groups) percentile bootstrap, 200 resamples, seed 0`,
+      );
     }
+  });
+
+  it('knob table with fewer frames per condition than 15 equal-mass bins: the debiased L2-CE not computed, and why', async () => {
+    const args = ['table', '--images-per-condition', '10', '--corruptions', 'fog'];
+    const result = await knob(...args, '--json');
+    expect(result.status, result.stderr).toBe(0);
+    const table = JSON.parse(result.stdout) as {
+      rows: Array<{ ece: number; debiasedL2Ce: number | null; unavailable?: { debiasedL2Ce: unknown } }>;
+    };
+    for (const row of table.rows) {
+      expect(row.debiasedL2Ce).toBeNull();
+      expect(row.unavailable).toEqual({ debiasedL2Ce: { reason: 'not enough frames', needed: 15, got: 10 } });
+      expect(Number.isFinite(row.ece)).toBe(true);
+    }
+    const markdown = await knob(...args);
+    expect(markdown.status, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toContain(
+      'debiased L2-CE not computed (—): not enough frames: needs 15, got 10 frames per condition.',
+    );
   });
 
   it('knob bench reports bare vs engine throughput, the gate share and live latency from one run', async () => {

@@ -53,6 +53,10 @@ describe('probe.step and tune.run', () => {
     const overshoot = again.rows.find((r) => r.name === 'overshoot')!;
     expect(overshoot.discrete).toBeCloseTo(discreteResponseMetrics(knobs.gate, 1 / 30, 'app').overshootPercent, 6);
     expect(Math.abs(again.identified!.zeta / 0.4 - 1)).toBeLessThan(0.01);
+    // the response stands out of its noise: its rise time measured, and no noise-floor note (below
+    // the floor rise and settling would be null and measuredNote would say so: short-and-floored.test.ts)
+    expect(again).toHaveProperty('measuredNote', null);
+    expect(again.rows.find((r) => r.name === 'rise time 10-90 %')!.measured).not.toBeNull();
     const other = await backend.handle('probe.step', { ...params, realisations: 4 });
     expect(other.recordMs).not.toBeNull();
     expect(other.realisations).toBe(4);

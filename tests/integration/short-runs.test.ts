@@ -30,8 +30,10 @@ describe('knob run on a short recording', () => {
     const text = await knob(...SHIPPED, '--limit', String(limit), '--out', out);
     expect(text.status, text.stderr).toBe(0);
     expect(text.stdout).toMatch(
-      new RegExp(`not computed \\(2\\): CE\\(top-label, 15 equal-mass.*not enough frames: needs 15, got ${limit}`),
+      new RegExp(`not computed \\(3\\): CE\\(top-label, 15 equal-mass.*not enough frames: needs 15, got ${limit}`),
     );
+    // TCE too, named with what it needs (more frames than its minimum bin size of 10)
+    expect(text.stdout).toMatch(new RegExp(`; TCE\\(top-label.* — not enough frames: needs 11, got ${limit}$`, 'm'));
     const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as {
       fused?: Array<{ name: string; unavailable?: { needed: number; got: number } }>;
     };

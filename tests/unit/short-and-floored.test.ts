@@ -5,8 +5,8 @@
  * leaves its noise band.
  */
 import { describe, expect, it } from 'vitest';
-import { compileCalibrator, fitCalibrator, type CalibratorSpec } from '../../src-shared/calibrators';
-import { PROBABILITY_FLOOR, withProbabilityFloor } from '../../src-shared/calibrators/probability-floor';
+import { calibrateLogits, fitCalibrator } from '../../src-shared/calibrators';
+import { PROBABILITY_FLOOR } from '../../src-shared/calibrators/probability-floor';
 import { isotonicAt } from '../../src-shared/calibrators/isotonic-regression';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
 import { summariseStepProbe } from '../../src-shared/gate/step-probe-summary';
@@ -15,31 +15,7 @@ import { scoresFromLogits } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
 import { metricsSnapshot } from '../../src-main/core/engine/metrics-snapshot';
 import { syntheticTrace } from '../support/synthetic-trace';
-
-/** Logits whose class 0 is sure (p ~ 0.99) on frames it is never the label of: isotonic maps them to 0. */
-function zeroProne(n: number, seed: number) {
-  const k = 3;
-  const random = seededRandom(seed);
-  const logits = new Float64Array(n * k);
-  const labels = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    labels[i] = Math.floor(random() * k);
-    for (let c = 0; c < k; c++) logits[i * k + c] = c === labels[i] ? 2 + random() : random();
-  }
-  return { logits, labels, k };
-}
-
-/**
- * Every row through the floored calibrator (withProbabilityFloor(compileCalibrator(spec)): what
- * compileCalibrator itself returns once the deployed graph floors the same way).
- */
-function calibrateLogits(spec: CalibratorSpec, logits: Float64Array, k: number): Float64Array {
-  const calibrator = withProbabilityFloor(compileCalibrator(spec));
-  const out = new Float64Array(logits.length);
-  const scratch = new Float64Array(k);
-  for (let o = 0; o < logits.length; o += k) calibrator.rowInto(logits, o, k, out, o, scratch);
-  return out;
-}
+import { confidentlyWrong, zeroProne } from '../support/zero-prone';
 
 const meanNll = (logProbabilities: Float64Array, labels: Int32Array, k: number) =>
   labels.reduce((sum, y, i) => sum - logProbabilities[i * k + y], 0) / labels.length;
@@ -50,12 +26,8 @@ describe('the probability floor', () => {
     (method) => {
       const fit = zeroProne(400, 1);
       const spec = fitCalibrator(method, fit.logits, fit.labels, fit.k).spec;
-      // a held-out frame whose true class the training data made impossible (a confident wrong answer)
-      const test = zeroProne(200, 2);
-      for (let i = 0; i < 20; i++) {
-        const y = test.labels[i];
-        for (let c = 0; c < test.k; c++) test.logits[i * test.k + c] = c === y ? -4 : 3;
-      }
+      // held-out frames whose true class the training data made impossible (confident wrong answers)
+      const test = confidentlyWrong(200, 2, 20);
       const out = calibrateLogits(spec, test.logits, test.k);
       const probabilities = Array.from(out, Math.exp);
       expect(Math.min(...probabilities)).toBeGreaterThanOrEqual(PROBABILITY_FLOOR * (1 - 1e-12));

@@ -3,6 +3,7 @@ import { DAC_MIN_TEMPERATURE, DAC_SCORE_OFFSET } from '../../../src-shared/calib
 import { featureBankOf, type FeatureBankSpec } from '../../../src-shared/calibrators/feature-bank';
 import { LOG_FLOOR, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { MIN_TEMPERATURE as PTS_MIN_TEMPERATURE } from '../../../src-shared/calibrators/parameterized-temperature-scaling';
+import { probabilityFloorOf, rowProbabilityFloor } from '../../../src-shared/calibrators/probability-floor';
 import { PROCAL_TOP_MARGIN } from '../../../src-shared/calibrators/proximity-informed-calibration';
 import { KnobError } from '../../../src-shared/errors';
 import type { GraphBuilder } from './graph-builder';
@@ -238,8 +239,9 @@ type OneVsRestSpec = Extract<
 
 /**
  * The one-vs-rest methods (output-calibrator.ts): each class's softmax probability p_c mapped by its
- * own fitted map, the row renormalised (uniform when every map gives 0), returned as logs floored at
- * LOG_FLOOR. Platt and beta read p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts):
+ * own fitted map, the row renormalised (uniform when every map gives 0), raised to the probability
+ * floor (probability-floor.ts, 1e-6) as the app's compileCalibrator does, returned as logs. Platt
+ * and beta read p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts):
  *   Platt: sigma(a ln(p / (1 - p)) + b);   beta: sigma(a ln p - b ln(1 - p) + c);
  * isotonic: linear between its points, clipped outside (isotonic-regression.ts); histogram binning:
  * the bin's value; scaling-binning: Platt, then the bin's value (right-closed bins).
@@ -326,7 +328,24 @@ function oneVsRestLogProbabilities(b: GraphBuilder, spec: OneVsRestSpec, z: stri
   const kept = b.op('Max', [q, c(0)]);
   const sum = b.sumLastAxis(kept);
   const normalised = b.op('Where', [b.op('Greater', [sum, c(0)]), b.op('Div', [kept, sum]), c(1 / k)]);
-  return b.op('Max', [b.op('Log', [normalised]), c(LOG_FLOOR)]);
+  const floored = probabilityFloor(b, normalised, rowProbabilityFloor(probabilityFloorOf(spec.method), k));
+  return b.op('Max', [b.op('Log', [floored]), c(LOG_FLOOR)]);
+}
+
+/**
+ * The app's probability floor (probability-floor.ts floorLogProbabilitiesInto) on a row q [N, K]
+ * of probabilities summing to 1, in linear space before the Log: each q_k < eps raised to eps and
+ * the others scaled by (1 - m eps) / (the sum of the others), m the number raised; a row with none
+ * below eps kept as it is (the app leaves it bit for bit).
+ */
+function probabilityFloor(b: GraphBuilder, q: string, eps: number): string {
+  const c = (value: number) => b.scalar('double', value);
+  const below = b.op('Less', [q, c(eps)]);
+  const raised = b.sumLastAxis(b.op('Cast', [below], { to: TO_DOUBLE }));
+  const others = b.sumLastAxis(b.op('Where', [below, c(0), q]));
+  const scale = b.op('Div', [b.op('Sub', [c(1), b.op('Mul', [raised, c(eps)])]), others]);
+  const kept = b.op('Where', [b.op('Greater', [raised, c(0)]), b.op('Mul', [q, scale]), q]);
+  return b.op('Where', [below, c(eps), kept]);
 }
 
 /**

@@ -3,6 +3,12 @@ import { KnobError } from '../../../src-shared/errors';
 import { GATE_VARIANT_LABELS, GATE_VARIANTS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metrics';
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
+import {
+  notEnoughFrames,
+  unavailableText,
+  type MetricValue,
+  type NotEnoughFrames,
+} from '../../../src-shared/metrics/metric-value';
 import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
 import { topLabelScores } from '../../../src-shared/metrics/scores';
 import {
@@ -24,8 +30,11 @@ import { runOffline } from './offline-run';
  * variants fused at the given settings in reset mode. Figures are means over the conditions of the
  * per-condition values. Latency per frame = the model's inference per frame (batched, as measured
  * in this run) + the method's gate + fusion time per frame (none for Static and Dynamic).
- * With `intervals`, accuracy, ECE and NLL carry 95 % stratified bootstrap intervals of the mean
- * over conditions (each condition's frames resampled within it).
+ * With `intervals`, accuracy, ECE and NLL carry 95 % intervals of the mean over conditions, each
+ * labelled with its own method (meanOverGroups): accuracy Wilson's (Kish's effective n), ECE the
+ * stratified bias-corrected basic bootstrap, NLL the stratified percentile bootstrap (each
+ * condition's frames resampled within it). The debiased L2-CE needs at least 15 frames per
+ * condition (its 15 equal-mass bins): with fewer it is null and `unavailable` says why.
  */
 export const TABLE_METRIC_IDENTITIES = {
   ece: 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)',
@@ -37,17 +46,24 @@ export interface TableRow {
   method: string;
   accuracy: number;
   error: number;
-  debiasedL2Ce: number;
+  /** Null when a condition has fewer frames than its 15 equal-mass bins (`unavailable` says so). */
+  debiasedL2Ce: number | null;
   ece: number;
   nll: number;
   latencyMsPerFrame: number;
-  /** 95 % stratified bootstrap intervals of the means over conditions (with `intervals`). */
-  intervals?: { accuracy: Interval; ece: Interval; nll: Interval; method: string };
+  /** 95 % intervals of the means over conditions, each with its own method (with `intervals`). */
+  intervals?: { accuracy: Interval; ece: Interval; nll: Interval };
+  /** The figures not computed, and why. */
+  unavailable?: { debiasedL2Ce: NotEnoughFrames };
 }
 
 export interface Interval {
   lo: number;
   hi: number;
+  /** The exact variant: level, method, resamples, seed (or Wilson's effective n). */
+  method: string;
+  /** Set when the interval was widened to contain its estimate, saying why. */
+  note?: string;
 }
 
 export interface ResetTable {
@@ -61,7 +77,8 @@ export interface ResetTable {
 
 interface Figures {
   accuracy: number;
-  debiasedL2Ce: number;
+  /** NaN with `unavailable` on fewer frames than its bins. */
+  debiasedL2Ce: MetricValue;
   ece: number;
   nll: number;
   /** The headline statistics of this condition, kept for the intervals. */
@@ -72,12 +89,19 @@ interface Figures {
 function figures(trace: Trace, logits: Float32Array | Float64Array, keepStatistics: boolean): Figures {
   const scores = scoresOfFrames(trace, logits, labelledFrames(trace));
   const top = topLabelScores(scores);
-  const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) =>
-    values.find((m) => m.name === name)!.value;
+  const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) => values.find((m) => m.name === name)!;
   return {
     accuracy: accuracy(top).value,
-    ece: find(topLabelBinnedMetrics(top, EQUAL_WIDTH_15), 'ECE'),
-    debiasedL2Ce: find(topLabelBinnedMetrics(top, EQUAL_MASS_15), 'debiased L2-CE'),
+    ece: find(topLabelBinnedMetrics(top, EQUAL_WIDTH_15), 'ECE').value,
+    debiasedL2Ce:
+      scores.sampleCount < EQUAL_MASS_15.bins
+        ? notEnoughFrames(
+            'debiased L2-CE',
+            TABLE_METRIC_IDENTITIES.debiasedL2Ce,
+            EQUAL_MASS_15.bins,
+            scores.sampleCount,
+          )
+        : find(topLabelBinnedMetrics(top, EQUAL_MASS_15), 'debiased L2-CE'),
     nll: negativeLogLikelihood(scores).value,
     statistics: keepStatistics ? headlineStatistics(scores, top) : null,
     sampleCount: scores.sampleCount,
@@ -103,6 +127,8 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
   const source = await openSource({ kind: 'embedded' }, { target: model.input, labelNames: model.labelNames });
   const methods = ['Static', 'Dynamic', ...GATE_VARIANTS.map((v) => GATE_VARIANT_LABELS[v])];
   const sums = methods.map(() => ({ accuracy: 0, debiasedL2Ce: 0, ece: 0, nll: 0, gateMs: 0 }));
+  // the fewest frames a condition had where the debiased L2-CE needed more (null: none short)
+  const short = methods.map((): NotEnoughFrames | null => null);
   const keep = options.intervals === true;
   const perCondition = methods.map(() => ({ statistics: [] as HeadlineStatistic[][], counts: [] as number[] }));
   let inferenceMs = 0;
@@ -137,7 +163,9 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
       ];
       perMethod.forEach((m, i) => {
         sums[i].accuracy += m.figures.accuracy;
-        sums[i].debiasedL2Ce += m.figures.debiasedL2Ce;
+        sums[i].debiasedL2Ce += m.figures.debiasedL2Ce.value;
+        const unavailable = m.figures.debiasedL2Ce.unavailable;
+        if (unavailable !== undefined && (short[i] === null || unavailable.got < short[i].got)) short[i] = unavailable;
         sums[i].ece += m.figures.ece;
         sums[i].nll += m.figures.nll;
         sums[i].gateMs += m.gateMs;
@@ -157,31 +185,31 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
     imagesPerCondition: options.imagesPerCondition,
     corruptions,
     identities: TABLE_METRIC_IDENTITIES,
-    rows: methods.map((method, i) => ({
-      method,
-      accuracy: sums[i].accuracy / conditions,
-      error: 1 - sums[i].accuracy / conditions,
-      debiasedL2Ce: sums[i].debiasedL2Ce / conditions,
-      ece: sums[i].ece / conditions,
-      nll: sums[i].nll / conditions,
-      latencyMsPerFrame: inferencePerFrame + sums[i].gateMs / frames,
-      intervals: keep ? rowIntervals(perCondition[i].statistics, perCondition[i].counts) : undefined,
-    })),
+    rows: methods.map((method, i) => {
+      const row: TableRow = {
+        method,
+        accuracy: sums[i].accuracy / conditions,
+        error: 1 - sums[i].accuracy / conditions,
+        debiasedL2Ce: short[i] === null ? sums[i].debiasedL2Ce / conditions : null,
+        ece: sums[i].ece / conditions,
+        nll: sums[i].nll / conditions,
+        latencyMsPerFrame: inferencePerFrame + sums[i].gateMs / frames,
+        intervals: keep ? rowIntervals(perCondition[i].statistics, perCondition[i].counts) : undefined,
+      };
+      return short[i] === null ? row : { ...row, unavailable: { debiasedL2Ce: short[i] } };
+    }),
   };
 }
 
+/** Each figure's interval with its own method (accuracy Wilson's, ECE and NLL their bootstraps'). */
 function rowIntervals(statistics: HeadlineStatistic[][], counts: number[]): TableRow['intervals'] {
   const figures = meanOverGroups(statistics, counts);
-  const of = (identity: string): Interval => {
-    const figure = figures.find((f) => f.identity === identity)!;
-    return { lo: figure.lo, hi: figure.hi };
+  const of = (name: string): Interval => {
+    const figure = figures.find((f) => f.name === name)!;
+    const interval = { lo: figure.lo, hi: figure.hi, method: figure.method };
+    return figure.note === undefined ? interval : { ...interval, note: figure.note };
   };
-  return {
-    accuracy: of('accuracy(top-1)'),
-    ece: of(TABLE_METRIC_IDENTITIES.ece),
-    nll: of(figures[1].identity),
-    method: figures[0].method,
-  };
+  return { accuracy: of('accuracy'), ece: of('ECE'), nll: of('NLL') };
 }
 
 export function resetTableMarkdown(table: ResetTable): string {
@@ -197,17 +225,39 @@ export function resetTableMarkdown(table: ResetTable): string {
         interval ? ` [${format(interval.lo)}, ${format(interval.hi)}]` : '';
       const pct = (v: number) => (v * 100).toFixed(2);
       const four = (v: number) => v.toFixed(4);
-      return `| ${r.method} | ${pct(r.accuracy)} %${range(i?.accuracy, pct)} | ${pct(r.error)} % | ${four(r.debiasedL2Ce)} | ${four(r.ece)}${range(i?.ece, four)} | ${four(r.nll)}${range(i?.nll, four)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`;
+      const l2 = r.debiasedL2Ce === null ? '—' : four(r.debiasedL2Ce);
+      return `| ${r.method} | ${pct(r.accuracy)} %${range(i?.accuracy, pct)} | ${pct(r.error)} % | ${l2} | ${four(r.ece)}${range(i?.ece, four)} | ${four(r.nll)}${range(i?.nll, four)} | ${(r.latencyMsPerFrame * 1000).toFixed(2)} µs |`;
     }),
     '',
     `debiased L2-CE: ${table.identities.debiasedL2Ce}; ECE: ${table.identities.ece}; NLL: ${table.identities.nll}.`,
-    ...(table.rows[0]?.intervals ? [`Intervals in brackets: ${table.rows[0].intervals.method}.`] : []),
-    ...(table.rows.some((r) => r.intervals && r.intervals.ece.lo > r.ece)
-      ? [
-          'ECE intervals above their estimate: binned ECE is biased upward and resampling (which duplicates frames) adds to the bias when bins hold few frames; compare methods by their paired differences, or read the debiased L2-CE.',
-        ]
-      : []),
+    ...shortLines(table.rows),
+    ...intervalLines(table.rows),
     "Latency: batched inference per frame in this run plus the method's gate + fusion per frame.",
   ];
   return `${lines.join('\n')}\n`;
 }
+
+/** The figures not computed ('—' in the table), and why. */
+function shortLines(rows: TableRow[]): string[] {
+  const short = rows.find((r) => r.unavailable !== undefined)?.unavailable;
+  return short === undefined
+    ? []
+    : [`debiased L2-CE not computed (—): ${unavailableText(short.debiasedL2Ce)} frames per condition.`];
+}
+
+/** Each figure's interval method (the first row's: every row's are alike), and any widened interval's note. */
+function intervalLines(rows: TableRow[]): string[] {
+  const first = rows[0]?.intervals;
+  if (first === undefined) return [];
+  const notes = rows.flatMap((r) =>
+    (['accuracy', 'ece', 'nll'] as const).flatMap((f) =>
+      r.intervals?.[f].note === undefined ? [] : [`${r.method} ${FIGURE_NAMES[f]}: ${r.intervals[f].note}.`],
+    ),
+  );
+  return [
+    `Intervals in brackets: accuracy, ${first.accuracy.method}; ECE, ${first.ece.method}; NLL, ${first.nll.method}.`,
+    ...notes,
+  ];
+}
+
+const FIGURE_NAMES = { accuracy: 'accuracy', ece: 'ECE', nll: 'NLL' } as const;

@@ -1,9 +1,16 @@
 import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
-import { EQUAL_WIDTH_15, metricSuite, PRESET_NAMES, presetMetrics } from '../../../src-shared/metrics/metric-suite';
+import {
+  EQUAL_WIDTH_15,
+  metricSuite,
+  PRESET_NAMES,
+  presetMetrics,
+  tceNotEnoughFrames,
+} from '../../../src-shared/metrics/metric-suite';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import {
+  TCE_DEFAULT_MIN_BIN_SIZE,
   tceMetric,
   testBasedCalibrationError,
   type TceResult,
@@ -43,7 +50,10 @@ export interface RunAnalysis {
   reliability: ReliabilityDiagram | null;
   smooth: SmoothReliabilityCurve | null;
   histogram: { edges: Float64Array; counts: Float64Array } | null;
-  /** TCE of the fused output with its bins (null without labels or beyond TCE_RUN_LIMIT frames). */
+  /**
+   * TCE of the fused output with its bins (null without labels, on TCE_DEFAULT_MIN_BIN_SIZE frames
+   * or fewer, where metrics.fused names it not computed, or beyond TCE_RUN_LIMIT frames).
+   */
   tce: TceResult | null;
   /** The fused output's debiased L2-CE (U-statistic) with its asymptotic and bootstrap intervals. */
   l2CeIntervals: ReturnType<typeof l2CeIntervalsWithBootstrap> | null;
@@ -82,16 +92,16 @@ export function analyseRun(
   ];
   const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
   const fusedTop = topLabelScores(fusedScores);
+  const tooFew = frames.length <= TCE_DEFAULT_MIN_BIN_SIZE;
   const tce =
-    frames.length > 10 && frames.length <= TCE_RUN_LIMIT
-      ? testBasedCalibrationError(fusedTop.confidence, fusedTop.correct)
-      : null;
+    !tooFew && frames.length <= TCE_RUN_LIMIT ? testBasedCalibrationError(fusedTop.confidence, fusedTop.correct) : null;
+  const tceValue = tce !== null ? [tceMetric(tce)] : tooFew ? [tceNotEnoughFrames(frames.length)] : [];
   return {
     calibrator,
     output,
     labelledFrameCount: frames.length,
     metrics: {
-      fused: [...all(fusedScores, fusedTop), ...(tce === null ? [] : [tceMetric(tce)])],
+      fused: [...all(fusedScores, fusedTop), ...tceValue],
       static: all(scoresOfFrames(trace, trace.zStatic, frames)),
       dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
     },

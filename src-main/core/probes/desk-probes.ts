@@ -175,6 +175,7 @@ export class DeskProbes {
         row('2 % settling time', 's', (i) => i.settlingTimeSeconds),
         row('overshoot', '%', (i) => i.overshootPercent),
       ],
+      measuredNote: result.summary.noiseFloor.note,
       identified:
         result.identified === null
           ? null
