@@ -20,6 +20,7 @@ import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKin
 import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
+import { TuningBoundsSchema } from '../tuning/knob-ranges';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -457,8 +458,11 @@ export const API_METHODS = {
   'trace.load': { params: z.strictObject({ path: filePath, discard }), result: TraceSummarySchema },
   /**
    * The gate over the whole recording, replayed at the current knobs: time, g, u* and severity at
-   * up to `maxPoints` frames (min/max of g per time column, so no excursion is lost). What the desk
-   * draws for a recording it did not watch live (an offline run, a loaded trace, a recent run).
+   * up to `maxPoints` frames (min/max of g per time column, so no excursion is lost), with the
+   * rolling accuracy and mean confidence the live stream would have shown at those knobs (and the
+   * output calibrator) at the same frames: null before the first labelled frame. What the desk
+   * draws for a recording it did not watch live (an offline run, a loaded trace, a recent run),
+   * and for any recording once the knobs move while paused.
    */
   'recording.series': {
     params: z.strictObject({ maxPoints: z.number().int().min(100).max(100_000).default(1800) }),
@@ -470,6 +474,10 @@ export const API_METHODS = {
       g: z.array(z.number()),
       uRef: z.array(z.number()),
       severity: z.array(z.number()),
+      rollingAccuracy: z.array(z.number().nullable()),
+      rollingConfidence: z.array(z.number().nullable()),
+      /** The rolling window: the last this many labelled frames. */
+      rollingWindowFrames: z.number().int().positive(),
     }),
   },
   /**
@@ -587,7 +595,14 @@ export const API_METHODS = {
    * frames over a (zeta, wn) grid and a local refinement, within the constraints, on the backend's
    * tuning threads; the knobs do not change (the desk applies a point itself).
    */
-  'tune.run': { params: TuneParamsSchema, result: TuneViewSchema },
+  /**
+   * Tunes the knobs on the current recording by replay. `within`: bounds every setting tried and
+   * reported stays inside (the desk sends its knobs' ranges, DESK_KNOB_RANGES).
+   */
+  'tune.run': {
+    params: TuneParamsSchema.extend({ within: TuningBoundsSchema.optional() }),
+    result: TuneViewSchema,
+  },
   /**
    * The paper's analyses (T_eff and CSR by severity, agreement subsets, oracle advantage,
    * polarisation, gate-conditional calibration) of the current recording at the current knobs, by

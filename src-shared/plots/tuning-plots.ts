@@ -4,7 +4,7 @@ import { linePlotSvg } from './line-plot';
 import type { FigurePalette } from './svg-style';
 
 /**
- * The tuner's figures (issue 17's sweep view): the metric over the (zeta, wn) plane at the best
+ * The tuner's figures (issue 17's sweep view): the metric on the search frames over the (zeta, wn) plane at the best
  * setting's other parameters (variant second-order, mode, tau, temperature), refused points
  * hatched with the constraint boundary drawn; and the Pareto front of the metric against the 2 %
  * settling time. They read a TuningResult, or the same fields as the API carries them (a metric that
@@ -25,6 +25,24 @@ export interface TuningFigureInput {
   best: TuningFigureCandidate;
   grid: TuningFigureCandidate[];
   pareto: TuningFigureCandidate[];
+  /** The frames each candidate's metric is on (the search's), and the split that chose them. */
+  searchFrameCount?: number;
+  split?: string;
+  searchedOnHeldOut?: boolean;
+}
+
+/**
+ * Which frames the grid's and the Pareto front's metric is on, in words: the search frames (what
+ * the search minimised), not the held-out ones the result is reported on, unless the search ran
+ * on those. The heat map, the Pareto plot and the desk's table all say it the same way.
+ */
+export function tuningFramesLabel(
+  result: Pick<TuningFigureInput, 'searchFrameCount' | 'split' | 'searchedOnHeldOut'>,
+): string {
+  const frames =
+    result.searchFrameCount === undefined ? 'the search frames' : `${result.searchFrameCount} search frames`;
+  const which = result.searchedOnHeldOut === true ? `${frames} (the held-out ones)` : frames;
+  return result.split === undefined ? which : `${which}, ${result.split}`;
 }
 
 function sameSlice(a: TuningFigureCandidate, b: TuningFigureCandidate): boolean {
@@ -73,8 +91,11 @@ export function tuningHeatmapSvg(result: TuningFigureInput, options: { palette?:
     xLabel: 'zeta (stability)',
     yLabel: 'wn (rad/s)',
     valueLabel: result.metric,
-    label: `Held-out ${result.metric} over zeta and wn`,
-    footnotes: [result.identity, `hatched: breaks a constraint; x: current setting; ring: best found`],
+    label: `${result.metric} over zeta and wn on ${tuningFramesLabel(result)}`,
+    footnotes: [
+      `${result.identity} on ${tuningFramesLabel(result)}`,
+      `hatched: breaks a constraint; x: current setting; ring: best found`,
+    ],
     palette: options.palette,
   });
 }
@@ -96,13 +117,13 @@ export function paretoPlotSvg(result: TuningFigureInput, options: { palette?: Fi
       },
     ],
     xLabel: '2 % settling time (s)',
-    yLabel: `held-out ${result.metric}`,
+    yLabel: `${result.metric} (search frames)`,
     yMin: lo - pad,
     yMax: hi + pad,
     width: 560,
     height: 300,
-    label: `Pareto front of held-out ${result.metric} against settling time`,
-    footnotes: [result.identity],
+    label: `Pareto front of ${result.metric} on ${tuningFramesLabel(result)} against settling time`,
+    footnotes: [`${result.identity} on ${tuningFramesLabel(result)}`],
     palette: options.palette,
   });
 }

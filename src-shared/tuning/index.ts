@@ -1,2 +1,3 @@
 export * from './tuning-objective';
 export * from './tuning-search';
+export * from './knob-ranges';

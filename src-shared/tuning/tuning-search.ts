@@ -16,6 +16,7 @@ import { pairedDifferences, type PairedDifference } from '../metrics/headline-in
 import type { Trace } from '../trace/trace';
 import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';
+import { TuningBoundsSchema } from './knob-ranges';
 import {
   TUNING_METRIC_IDENTITIES,
   TUNING_METRICS,
@@ -88,6 +89,11 @@ export const TuningRequestSchema = z
     modes: z.array(z.enum(GATE_MODES)).min(1).max(2).optional(),
     tauSeconds: z.array(numberInAcceptedRange('tau', TAU_RANGE_SECONDS)).min(1).max(20).optional(),
     temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).min(1).max(50).optional(),
+    /**
+     * Bounds every setting tried and reported stays inside (the desk sends its knobs' ranges,
+     * knob-ranges.ts): the grid's zeta and wn ranges are cut to them.
+     */
+    within: TuningBoundsSchema.optional(),
     constraints: TuningConstraintsSchema.default({}),
     refine: z.boolean().default(true),
     /** Grid points refined (a binned metric is rugged over the knobs: one start stops in a local minimum). */
@@ -210,7 +216,8 @@ export function violationsOf(figures: TuningFigures, constraints: TuningConstrai
 
 function logSpaced(min: number, max: number, points: number): number[] {
   if (points === 1) return [Math.sqrt(min * max)];
-  return Array.from({ length: points }, (_, i) => min * (max / min) ** (i / (points - 1)));
+  // the ends exactly (a bound's max, not one ulp past it)
+  return Array.from({ length: points }, (_, i) => (i === points - 1 ? max : min * (max / min) ** (i / (points - 1))));
 }
 
 /** The wn grid's top: 0.8 of Nyquist (rad/s), at most 60, unless given. */
@@ -218,16 +225,37 @@ export function wnGridMax(request: TuningRequest, hSeconds: number): number {
   return request.wnRadPerSec.max ?? Math.min(60, (0.8 * Math.PI) / hSeconds);
 }
 
+/**
+ * The zeta and wn ranges the grid spans and the search stays in: the request's (wn's top by
+ * wnGridMax), cut to its `within` bounds.
+ */
+export function searchRanges(
+  request: TuningRequest,
+  hSeconds: number,
+): { zeta: [number, number]; wn: [number, number] } {
+  const cut = (name: string, min: number, max: number, bound: { min: number; max: number } | undefined) => {
+    const range: [number, number] =
+      bound === undefined ? [min, max] : [Math.max(min, bound.min), Math.min(max, bound.max)];
+    if (range[0] > range[1])
+      throw new KnobError(
+        'INVALID_SETTINGS',
+        bound === undefined
+          ? `Invalid tuning request: ${name} min ${min} is above its max ${max}`
+          : `Invalid tuning request: the ${name} grid [${min}, ${max}] lies outside the bounds [${bound.min}, ${bound.max}]`,
+      );
+    return range;
+  };
+  return {
+    zeta: cut('zeta', request.zeta.min, request.zeta.max, request.within?.zeta),
+    wn: cut('wn', request.wnRadPerSec.min, wnGridMax(request, hSeconds), request.within?.wnRadPerSec),
+  };
+}
+
 /** The coarse grid's points (zeta-major within each variant, mode, horizon and temperature). */
 export function tuningGrid(request: TuningRequest, current: TuningPoint, hSeconds: number): TuningPoint[] {
-  const zetas = logSpaced(request.zeta.min, request.zeta.max, request.zeta.points);
-  const wnMax = wnGridMax(request, hSeconds);
-  if (request.wnRadPerSec.min > wnMax)
-    throw new KnobError(
-      'INVALID_SETTINGS',
-      `Invalid tuning request: wn min ${request.wnRadPerSec.min} is above its max ${wnMax}`,
-    );
-  const wns = logSpaced(request.wnRadPerSec.min, wnMax, request.wnRadPerSec.points);
+  const ranges = searchRanges(request, hSeconds);
+  const zetas = logSpaced(ranges.zeta[0], ranges.zeta[1], request.zeta.points);
+  const wns = logSpaced(ranges.wn[0], ranges.wn[1], request.wnRadPerSec.points);
   const base = current.settings;
   const points: TuningPoint[] = [];
   for (const variant of request.variants ?? [base.variant])
@@ -431,12 +459,12 @@ interface GridSteps {
 
 function gridSteps(request: TuningRequest, hSeconds: number): GridSteps {
   const spacing = (min: number, max: number, points: number) => (points > 1 ? Math.log(max / min) / (points - 1) : 0.5);
-  const wnMax = wnGridMax(request, hSeconds);
+  const { zeta, wn } = searchRanges(request, hSeconds);
   return {
-    logZeta: spacing(request.zeta.min, request.zeta.max, request.zeta.points),
-    logWn: spacing(request.wnRadPerSec.min, wnMax, request.wnRadPerSec.points),
-    zeta: [request.zeta.min, request.zeta.max],
-    wn: [request.wnRadPerSec.min, wnMax],
+    logZeta: spacing(zeta[0], zeta[1], request.zeta.points),
+    logWn: spacing(wn[0], wn[1], request.wnRadPerSec.points),
+    zeta,
+    wn,
   };
 }
 

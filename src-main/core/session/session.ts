@@ -59,7 +59,8 @@ import { modelLabelOptions, openSource } from '../sources/open-source';
 import type { FrameImage } from './frame-image-ring';
 import { Playback, type PlaybackEnd } from './playback';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
-import { Recording } from './recording';
+import { Recording, ROLLING_WINDOW_FRAMES } from './recording';
+import { rollingSeries } from '../../../src-shared/metrics/rolling-series';
 import { DeskProbes, type ProbeSource } from '../probes/desk-probes';
 import { analyseOnThread } from '../analysis/analysis-thread';
 import { tuneOnThreads } from '../tuning/tuning-pool';
@@ -825,10 +826,12 @@ export class Session {
   recordingSeries(maxPoints: number): ApiResult<'recording.series'> {
     const recording = this.requireRecording();
     const trace = recording.trace;
-    const output = replay({ ...trace, frameCount: recording.frameCount }, this.knobs.gate);
+    const recorded = { ...trace, frameCount: recording.frameCount };
+    const output = replay(recorded, this.knobs.gate);
     const t = trace.timestampsSeconds.subarray(0, recording.frameCount);
     const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
     const severity = trace.metadata.severity;
+    const rolling = rollingSeries(recorded, output.g, this.outputCalibrator, ROLLING_WINDOW_FRAMES, kept);
     return {
       recordingId: recording.id,
       settingsVersion: this.knobs.version,
@@ -837,6 +840,9 @@ export class Session {
       g: kept.map((i) => output.g[i]),
       uRef: kept.map((i) => trace.uRef[i]),
       severity: kept.map((i) => (severity?.kind === 'number' ? severity.values[i] : 0)),
+      rollingAccuracy: rolling.accuracy,
+      rollingConfidence: rolling.confidence,
+      rollingWindowFrames: ROLLING_WINDOW_FRAMES,
     };
   }
 
@@ -1039,6 +1045,7 @@ export class Session {
       metric: params.metric,
       constraints: params.constraints,
       split: tuningSplitOf(params.split),
+      within: params.within,
     });
     const task = `tuning on ${trace.frameCount} recorded frames`;
     const result = await tuneOnThreads(

@@ -1,0 +1,52 @@
+import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibrator';
+import { fuseRowInto } from '../fusion/convex-fusion';
+import { softmaxRowInto } from '../fusion/logits';
+import { UNKNOWN_LABEL, type Trace } from '../trace/trace';
+import { SlidingWindowCalibration } from './streaming';
+
+/**
+ * The rolling figures over a recording as the live stream showed them, but at gate values `g` (a
+ * replay at other knobs): after each frame, the exact top-1 accuracy and mean top-label confidence
+ * of the output (fused at g, then calibrated when a calibrator is given) over the last
+ * `windowFrames` labelled frames, read at the ascending frame indices `at` (the chart's decimated
+ * frames). Null where no labelled frame precedes the index. The same window (SlidingWindowCalibration)
+ * and figures (accuracyAndConfidence) as the live stream's rolling readout.
+ */
+export function rollingSeries(
+  trace: Trace,
+  g: ArrayLike<number>,
+  calibrator: Calibrator | null,
+  windowFrames: number,
+  at: readonly number[],
+): { accuracy: (number | null)[]; confidence: (number | null)[] } {
+  const k = trace.classCount;
+  const labels = trace.labels;
+  const window = new SlidingWindowCalibration(windowFrames, { classCount: k });
+  const fused = new Float64Array(k);
+  const probabilities = new Float64Array(k);
+  const features = trace.features ?? null;
+  if (calibrator !== null) checkFeaturesFor(calibrator, features);
+  const accuracy: (number | null)[] = [];
+  const confidence: (number | null)[] = [];
+  const frames = Math.min(trace.frameCount, g.length);
+  let next = 0;
+  for (let frame = 0; frame < frames && next < at.length; frame++) {
+    const label = labels?.[frame] ?? UNKNOWN_LABEL;
+    if (label !== UNKNOWN_LABEL) {
+      fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g[frame], fused, 0);
+      // calibrated log-probabilities: their softmax is the calibrated probabilities
+      if (calibrator !== null)
+        calibrator.rowInto(fused, 0, k, fused, 0, probabilities, features?.values, frame * (features?.width ?? 0));
+      softmaxRowInto(fused, 0, k, probabilities, 0);
+      window.push(probabilities, 0, label);
+    }
+    for (; next < at.length && at[next] === frame; next++) {
+      const figures = window.accumulator.accuracyAndConfidence('rolling');
+      accuracy.push(figures.find((m) => m.name === 'accuracy')?.value ?? null);
+      confidence.push(figures.find((m) => m.name === 'mean confidence')?.value ?? null);
+    }
+  }
+  if (next < at.length)
+    throw new RangeError(`rolling series: frame indices must ascend within the ${frames} frames (${at[next]})`);
+  return { accuracy, confidence };
+}
