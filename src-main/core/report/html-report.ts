@@ -164,7 +164,7 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
 <table class="provenance">${provenance}</table>
 ${figure('gate', 'Gate and target', 'No frames.')}
 ${figure('reliability', 'Reliability of the fused output', 'No labelled frames: no reliability diagram.')}
-${figure('tce', 'TCE view of the fused output', 'TCE not computed for this run (no labelled frames, or more than its per-prediction tests allow).')}
+${figure('tce', 'TCE view of the fused output', 'TCE not computed for this run (10 labelled frames or fewer, or more than its per-prediction tests allow).')}
 <h2>Headline figures</h2>${input.headline.length ? `<table><tr><th>figure</th><th>value</th><th>95 % interval</th><th>identity</th></tr>${headline}</table>` : '<p>No labelled frames: no calibration figures.</p>'}
 <h2>Every metric</h2>${input.metrics.length ? `<table><tr><th>metric</th><th>value</th><th>identity</th></tr>\n${metrics}</table>` : '<p>No labelled frames: no calibration metrics.</p>'}`,
   );
