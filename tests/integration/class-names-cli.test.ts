@@ -75,6 +75,7 @@ describe('class names by name through knob run', () => {
     const report = readFileSync(join(out, 'report.html'), 'utf8');
     expect(report).toContain(sha);
     expect(report).toContain('Ankle_boot -&gt; Ankle boot (9)');
+    expect(report).toContain('18 (18 labelled): source frames 0 to 17'); // the slice of the source used
 
     // the bundle names the source too: in its manifest and in the report it carries
     const bundle = join(dir, 'by-name.knob.zip');

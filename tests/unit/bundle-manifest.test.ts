@@ -40,7 +40,15 @@ const manifest: BundleManifest = {
     readme: 'deploy/README.md',
   },
   report: { metrics: 'report/metrics.json', html: 'report/report.html' },
-  provenance: { appVersion: '0.1.0', source: 'embedded', origin: 'test', frames: 300, traceSha256: hash },
+  provenance: {
+    appVersion: '0.1.0',
+    source: 'embedded',
+    sourceIdentity: null,
+    classMapping: null,
+    origin: 'test',
+    frames: 300,
+    traceSha256: hash,
+  },
   members: { 'model/knob-fmnist.onnx': { sha256: hash, bytes: 559133 } },
 };
 

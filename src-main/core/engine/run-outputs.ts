@@ -30,7 +30,7 @@ import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
 import { encodeTraceFile } from '../recording/trace-arrow';
 import { reportFiles, type ReportInput } from '../report/html-report';
-import { provenanceRows, type Provenance, type StoredProvenance } from '../report/provenance';
+import { provenanceRows, sourceFramesOf, type Provenance, type StoredProvenance } from '../report/provenance';
 
 /**
  * What `knob run`, `knob replay` and the desk's export leave in their output folder, from (trace,
@@ -142,6 +142,7 @@ export function runOutputFiles(
     ...source,
     frames: trace.frameCount,
     labelledFrames: analysis.labelledFrameCount,
+    sourceFrames: sourceFramesOf(trace),
     settings,
     calibrator: analysis.calibrator,
     createdAt: new Date().toISOString(),

@@ -4,6 +4,7 @@ import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/cal
 import { CorruptionScheduleSchema, describeSchedule, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { APP_NAME, APP_VERSION } from '../app-version';
+import type { Trace } from '../../../src-shared/trace/trace';
 import type { SourceInfo } from '../../../src-shared/api/session-state';
 import { describeSourceIdentity, SourceIdentitySchema } from '../../../src-shared/api/source-identity';
 import { ClassMappingSchema, describeClassMapping } from '../../../src-shared/labels/class-names';
@@ -55,10 +56,26 @@ export type StoredProvenance = z.infer<typeof StoredProvenanceSchema>;
 export interface Provenance extends StoredProvenance {
   frames: number;
   labelledFrames: number;
+  /** The slice of the source the frames are (its first and last source frame), when recorded. */
+  sourceFrames: { first: number; last: number } | null;
   settings: GateSettings;
   /** The output calibrator the figures are of (null: the fused output as it is). */
   calibrator: CalibratorSpec | null;
   createdAt: string;
+}
+
+/** The first and last source frame a trace's frames came from (its `source_frame` column), when it has one. */
+export function sourceFramesOf(trace: Pick<Trace, 'frameCount' | 'metadata'>): { first: number; last: number } | null {
+  const column = trace.metadata.source_frame;
+  if (column?.kind !== 'number' || trace.frameCount === 0) return null;
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < trace.frameCount; i++) {
+    const frame = column.values[i]!;
+    if (frame < first) first = frame;
+    if (frame > last) last = frame;
+  }
+  return Number.isFinite(first) ? { first, last } : null;
 }
 
 /** The provenance kept in a trace file's context, or null when it has none or it is malformed. */
@@ -154,7 +171,7 @@ export function provenanceRows(p: Provenance): Array<[string, string]> {
       p.labelImports.length === 0
         ? 'none imported'
         : p.labelImports.map((l) => `${describeSourceIdentity(l.file)}: ${l.frames} frames`).join('; '),
-    frames: `${p.frames} (${p.labelledFrames} labelled)`,
+    frames: `${p.frames} (${p.labelledFrames} labelled)${p.sourceFrames === null ? '' : `: source frames ${p.sourceFrames.first} to ${p.sourceFrames.last}`}`,
     'corruption schedule':
       p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => describeSchedule(h.schedule)),
     seed: p.schedule === null ? 'unknown' : describeHistory(p.schedule, (h) => String(h.seed)),
