@@ -12,6 +12,9 @@ import { listCameras, startCamera, type CameraCapture, type CameraDevice } from 
 import { StreamHistory } from './stream-history';
 import type { ShellCommand } from '../../src-shared/api/bridge';
 import { fileKindOf } from '../../src-shared/api/file-kinds';
+import { errorText } from './desk-errors';
+import { Tuning } from './tuning.svelte';
+import { ReplayedViews } from './replayed-views.svelte';
 
 /**
  * The desk's state, shared by its panels: the session as the backend last described it (state,
@@ -38,7 +41,6 @@ type Area =
   | 'runs'
   | 'calibrators'
   | 'probe'
-  | 'tune'
   | 'analysis';
 
 const SETTINGS_KEY = 'knob-studio.settings.v1';
@@ -58,13 +60,7 @@ export const FIRST_START_SCHEDULE: CorruptionScheduleInput = {
   ],
 };
 
-/** An error as the operator reads it: the message, and for a defect the id of its log line. */
-export function errorText(error: unknown): string {
-  if (error instanceof KnobError && error.errorId !== undefined) {
-    return `${error.message} (internal error ${error.errorId}; details in the log)`;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
+export { errorText };
 
 type Rolling = ApiEventData<'stream.update'>['rolling'];
 
@@ -109,18 +105,16 @@ export class Desk {
     runs: null,
     calibrators: null,
     probe: null,
-    tune: null,
     analysis: null,
   });
   /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
   notice = $state<string | null>(null);
-  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators' | 'probe' | 'tune' | 'analysis', boolean>>({
+  busy = $state<Record<'model' | 'source' | 'metrics' | 'calibrators' | 'probe' | 'analysis', boolean>>({
     model: false,
     source: false,
     metrics: false,
     calibrators: false,
     probe: false,
-    tune: false,
     analysis: false,
   });
   /** Bumped on every update so charts know to redraw (the history itself is not reactive). */
@@ -158,12 +152,12 @@ export class Desk {
   stepProbeParams = $state.raw<ApiParams<'probe.step'> | null>(null);
   frequencyProbe = $state.raw<ApiResult<'probe.frequency'> | null>(null);
   frequencyProbeParams = $state.raw<ApiParams<'probe.frequency'> | null>(null);
-  /** The last tune of the current recording (Tune tab). */
-  tuneResult = $state.raw<ApiResult<'tune.run'> | null>(null);
+  /** The Tune tab: the last tune of the current recording, Apply inside the knobs' ranges, Undo (tuning.svelte.ts). */
+  readonly tuning: Tuning;
+  /** The charts and the frame on screen replayed at new knobs while paused; why the rolling chart is empty. */
+  readonly replayed: ReplayedViews;
   /** The paper's analyses of the current recording (Analyses tab), at the knobs of `settingsVersion`. */
   analyses = $state.raw<ApiResult<'analysis.run'> | null>(null);
-  /** The knobs each applied tuning point replaced, latest last: Undo restores them one by one. */
-  knobsBeforeApply = $state.raw<GateSettings[]>([]);
   /** The question on screen (a discard to confirm), answered through its buttons. */
   confirmation = $state.raw<Confirmation | null>(null);
   private camera: CameraCapture | null = null;
@@ -181,6 +175,24 @@ export class Desk {
       layers: () => this.session?.recording?.labels ?? null,
       labelName: (classIndex) => this.model?.labelNames[classIndex] ?? String(classIndex),
       adopt: (recording, edit) => this.adoptLabels(recording, edit),
+    });
+    this.replayed = new ReplayedViews({
+      api,
+      history: this.history,
+      recording: () => this.session?.recording ?? null,
+      running: () => this.running,
+      historyChanged: () => this.historyRevision++,
+      scrubbed: () => this.scrubbed,
+      update: () => this.update,
+      showScrubbed: (frame) => (this.scrubbed = frame),
+      showUpdate: (update) => (this.update = update),
+      report: (error) => (this.errors.stream = error === null ? null : errorText(error)),
+    });
+    this.tuning = new Tuning({
+      api,
+      recordingId: () => this.recordingId,
+      gate: () => this.gate,
+      changeKnobs: (patch) => this.changeKnobs(patch),
     });
   }
 
@@ -413,34 +425,12 @@ export class Desk {
     return result;
   }
 
-  /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
   /** The paper's analyses of the current recording at the knobs now, by replay (no model). */
   async runAnalyses(): Promise<void> {
     this.busy.analysis = true;
     const result = await this.attempt('analysis', () => this.api.call('analysis.run', {}));
     this.busy.analysis = false;
     if (result && result.recordingId === this.recordingId) this.analyses = result;
-  }
-
-  async runTune(params: ApiParams<'tune.run'>): Promise<void> {
-    this.busy.tune = true;
-    const result = await this.attempt('tune', () => this.api.call('tune.run', params));
-    this.busy.tune = false;
-    if (result && result.recordingId === this.recordingId) this.tuneResult = result;
-  }
-
-  /** Sets the knobs to a tuned point, remembering the ones it replaces for Undo. */
-  applyTuned(settings: GateSettings): void {
-    this.knobsBeforeApply = [...this.knobsBeforeApply, { ...this.gate }];
-    this.changeKnobs(settings);
-  }
-
-  /** Restores the knobs the last applied tuning point replaced. */
-  undoTuned(): void {
-    const previous = this.knobsBeforeApply.at(-1);
-    if (previous === undefined) return;
-    this.knobsBeforeApply = this.knobsBeforeApply.slice(0, -1);
-    this.changeKnobs(previous);
   }
 
   /** Applies a calibrator after fusion in every view (null switches it off). */
@@ -467,10 +457,12 @@ export class Desk {
     this.errors.stream = next.error === null ? null : errorText(KnobError.fromPayload(next.error));
     if ((next.recording?.id ?? null) !== previousRecording) {
       this.resetView();
-      // An offline run's recording arrives complete (also when the run was cancelled): show its metrics.
-      if (next.recording?.origin === 'offline') void this.refreshMetrics();
+      // A recording that arrives complete computes its calibration by itself (busy shown): an offline
+      // run's (also when cancelled), a loaded trace's, a reopened recent run's.
+      if (next.recording !== null && next.recording.origin !== 'live' && next.recording.frameCount > 0)
+        void this.refreshMetrics();
       // A recording not watched live (an offline run, a trace, a recent run): its gate over time.
-      if (next.recording !== null && next.recording.origin !== 'live') void this.loadSeries();
+      if (next.recording !== null && next.recording.origin !== 'live') void this.replayed.loadSeries();
     }
   }
 
@@ -527,7 +519,7 @@ export class Desk {
     this.metrics = null;
     this.compareResult = null;
     this.calibratorComparison = null;
-    this.tuneResult = null;
+    this.tuning.reset();
     this.analyses = null;
     this.scrubbed = null;
     this.offlineResult = null;
@@ -701,7 +693,8 @@ export class Desk {
    */
   async refreshStale(): Promise<void> {
     if (this.running) return;
-    if (this.metricsStale !== null && !this.busy.metrics) await this.refreshMetrics('full');
+    const missing = this.metrics === null && this.framesProcessed > 0;
+    if ((missing || this.metricsStale !== null) && !this.busy.metrics) await this.refreshMetrics('full');
     if (this.compareStale !== null && this.slots.a !== null && this.slots.b !== null) await this.compare();
   }
 
@@ -901,43 +894,6 @@ export class Desk {
     this.historyRevision++;
   }
 
-  /**
-   * Fills the charts with the whole recording replayed at the current knobs (decimated to the
-   * history's size; the rolling figures belong to the live run and are left out); one request at
-   * a time, the latest knobs winning. Playing, the live updates draw the charts instead.
-   */
-  private seriesLoading = false;
-  private seriesAgain = false;
-  async loadSeries(): Promise<void> {
-    if (this.seriesLoading) {
-      this.seriesAgain = true;
-      return;
-    }
-    this.seriesLoading = true;
-    const series = await this.attempt('stream', () =>
-      this.api.call('recording.series', { maxPoints: this.history.capacity }),
-    );
-    this.seriesLoading = false;
-    if (series !== null && series.recordingId === this.recordingId && !this.running) {
-      this.history.clear();
-      series.tSeconds.forEach((t, i) =>
-        this.history.push({
-          t,
-          g: series.g[i],
-          u: series.uRef[i],
-          severity: series.severity[i],
-          rollingAccuracy: Number.NaN,
-          rollingConfidence: Number.NaN,
-        }),
-      );
-      this.historyRevision++;
-    }
-    if (this.seriesAgain) {
-      this.seriesAgain = false;
-      await this.loadSeries();
-    }
-  }
-
   // Knobs: latest wins; while one knobs.set is in flight, further changes merge and follow it.
   private applyKnobs(next: {
     gate: GateSettings;
@@ -950,8 +906,11 @@ export class Desk {
     this.version = next.version;
     this.calibrator = next.calibrator;
     this.calibratorModel = next.calibratorModel;
-    // Paused, the gate chart follows the knobs: the recording replayed at them (replay is fast).
-    if (changed && this.session?.recording != null && !this.running) void this.loadSeries();
+    // Paused, the charts and the frame on screen follow the knobs and the calibrator: replayed at them (fast).
+    if (changed && this.session?.recording != null && !this.running) {
+      void this.replayed.loadSeries();
+      void this.replayed.refreshShownFrame();
+    }
     if (!this.inFlight && this.pending === null) this.gate = next.gate;
   }
 
