@@ -8,7 +8,7 @@ import { tuningSummary } from '../../core/tuning/tuning-view';
 import { jsonText, printJson } from '../json-output';
 import { describeSettings } from '../../core/report/provenance';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
-import { paretoPlotSvg, tuningHeatmapSvg } from '../../../src-shared/plots/tuning-plots';
+import { paretoPlotSvg, tuningFramesLabel, tuningHeatmapSvg } from '../../../src-shared/plots/tuning-plots';
 import {
   parseTuningRequest,
   type TuningCandidate,
@@ -223,18 +223,22 @@ async function writeTuningOutputs(
     },
     {
       heading: 'Sweep',
-      paragraphs: ['The held-out metric over the (zeta, wn) grid; hatched settings break a constraint.'],
+      paragraphs: [
+        `The metric on ${tuningFramesLabel(result)} over the (zeta, wn) grid; hatched settings break a constraint.`,
+      ],
       figure:
         heatmap === null
           ? null
-          : { name: 'sweep', caption: `Held-out ${result.identity} over zeta and wn.`, svg: heatmap },
+          : { name: 'sweep', caption: `${result.identity} on the search frames over zeta and wn.`, svg: heatmap },
     },
     {
       heading: 'Pareto front',
       paragraphs: ['Settings no other beats on both the metric and the settling time.'],
       table: { columns, rows: result.pareto.map((c, i) => row(`${i + 1}`, c)) },
       figure:
-        pareto === null ? null : { name: 'pareto', caption: 'Held-out metric against 2 % settling time.', svg: pareto },
+        pareto === null
+          ? null
+          : { name: 'pareto', caption: 'The metric on the search frames against 2 % settling time.', svg: pareto },
     },
   ]);
   const best = result.best;
