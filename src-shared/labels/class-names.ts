@@ -105,22 +105,42 @@ export function matchClassNames(
         'INVALID_INPUT',
         `${where}: ${sourceNames.length} classes (${listNames(sourceNames)}), the model has ${labels.length}`,
       );
-    const sorted = [...sourceNames].sort();
+    // each name's sorted position by one map (an indexOf per name is quadratic: 100,000 folders)
+    const position = new Map<string, number>();
+    [...sourceNames].sort().forEach((name, i) => {
+      if (!position.has(name)) position.set(name, i);
+    });
     return {
       rule: 'sorted-order',
       pairs: sourceNames.map((sourceName) => {
-        const modelIndex = sorted.indexOf(sourceName);
+        const modelIndex = position.get(sourceName)!;
         return { sourceName, modelIndex, modelLabel: labels[modelIndex]! };
       }),
     };
   }
   const index = foldedIndex(labels, where);
-  const folded = new Map<string, string>();
-  if (classMap !== null) for (const [from, to] of classMap) folded.set(foldClassName(from), to);
+  // the map's keys by folded name; keys that fold alike but map apart decide only by exact name
+  const folded = new Map<string, { from: string; to: string; other?: { from: string; to: string } }>();
+  if (classMap !== null)
+    for (const [from, to] of classMap) {
+      const key = foldClassName(from);
+      const seen = folded.get(key);
+      if (seen === undefined) folded.set(key, { from, to });
+      else if (seen.to !== to && seen.other === undefined) seen.other = { from, to };
+    }
+  const foldedTarget = (sourceName: string): string | undefined => {
+    const entry = folded.get(foldClassName(sourceName));
+    if (entry?.other !== undefined)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${where}: '${sourceName}' matches the class map's '${entry.from}' (-> '${entry.to}') and '${entry.other.from}' (-> '${entry.other.to}') once case, spaces, _ and - are folded; name it exactly in the class map`,
+      );
+    return entry?.to;
+  };
   const unknown: string[] = [];
   const badTargets: string[] = [];
   const pairs = sourceNames.map((sourceName) => {
-    const mapped = classMap === null ? undefined : (classMap.get(sourceName) ?? folded.get(foldClassName(sourceName)));
+    const mapped = classMap === null ? undefined : (classMap.get(sourceName) ?? foldedTarget(sourceName));
     const modelIndex = mapped === undefined ? index.get(foldClassName(sourceName)) : mapTarget(mapped, labels, index);
     if (modelIndex === undefined) (mapped === undefined ? unknown : badTargets).push(mapped ?? sourceName);
     return { sourceName, modelIndex: modelIndex ?? -1, modelLabel: labels[modelIndex ?? 0] ?? '' };

@@ -167,7 +167,19 @@ function skipBlanks(line: string, i: number): number {
   return i;
 }
 
-const QUOTED = /"((?:[^"]|"")*)"/uy;
+/**
+ * The quoted cell opening at `open`: its text (`""` a quote) and the index past its closing quote.
+ * A scan, not a regular expression: a backtracking match of a cell of millions of characters
+ * overflows the regex stack.
+ */
+function quotedCell(line: string, open: number, at: string): { text: string; end: number } {
+  for (let i = open + 1; ;) {
+    const quote = line.indexOf('"', i);
+    if (quote < 0) fail(`${at}: a quoted cell is not closed on its line`);
+    if (line[quote + 1] !== '"') return { text: line.slice(open + 1, quote).replaceAll('""', '"'), end: quote + 1 };
+    i = quote + 2;
+  }
+}
 
 /** A line's cells: unquoted ones trimmed, quoted ones as written with `""` as a quote. */
 function splitCsvLine(line: string, at: string): string[] {
@@ -176,13 +188,10 @@ function splitCsvLine(line: string, at: string): string[] {
   for (;;) {
     i = skipBlanks(line, i);
     if (line[i] === '"') {
-      // the alternatives start differently (a non-quote, or two quotes): no backtracking blow-up
-      QUOTED.lastIndex = i;
-      const quoted = QUOTED.exec(line);
-      if (quoted === null) fail(`${at}: a quoted cell is not closed on its line`);
-      i = skipBlanks(line, QUOTED.lastIndex);
+      const quoted = quotedCell(line, i, at);
+      i = skipBlanks(line, quoted.end);
       if (i < line.length && line[i] !== ',') fail(`${at}: text after a quoted cell`);
-      cells.push(quoted[1]!.replaceAll('""', '"'));
+      cells.push(quoted.text);
     } else {
       const comma = line.indexOf(',', i);
       const end = comma < 0 ? line.length : comma;

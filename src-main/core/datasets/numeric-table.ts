@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
 import { parseJsonText } from '../../../src-shared/json-text';
-import { readUserFile } from '../files/user-files';
+import { readUserFile, userText } from '../files/user-files';
 import { parseNpy, readNpzFile } from './npy-file';
 
 /**
@@ -58,7 +58,7 @@ export async function readNumericTable(path: string, key: string): Promise<Numer
       values: array.values,
     };
   }
-  const text = new TextDecoder().decode(bytes);
+  const text = userText(bytes, path);
   if (extension === '.json') {
     const parsed = parseJsonText(text, path);
     const rows = Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[key];

@@ -125,7 +125,9 @@ const HASH_CHUNK_BYTES = 1 << 20;
 
 /**
  * The file's size and SHA-256, read in 1 MiB chunks (a video of hours is never held in memory),
- * checked as above; progress in bytes, CANCELLED when `signal` aborts between chunks.
+ * checked as above; progress in bytes, CANCELLED when `signal` aborts between chunks. Exactly the
+ * size it had when opened is read: a file that grows or shrinks meanwhile (still being written)
+ * is refused, since no hash names it, and a file that keeps growing cannot keep the read going.
  */
 export async function hashUserFile(
   path: string,
@@ -137,15 +139,21 @@ export async function hashUserFile(
     const hash = createHash('sha256');
     const chunk = new Uint8Array(HASH_CHUNK_BYTES);
     let done = 0;
-    for (;;) {
+    const changed = (now: string): KnobError =>
+      new KnobError(
+        'INVALID_INPUT',
+        `${path}: changed while being hashed (${size} bytes when opened, ${now}); a file still being written has no identity yet: open it once it is complete`,
+      );
+    while (done < size) {
       if (options.signal?.aborted) throw new KnobError('CANCELLED', `${path}: hashing cancelled`);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, done);
-      if (bytesRead === 0) break;
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - done), done);
+      if (bytesRead === 0) throw changed(`${done} now`);
       hash.update(chunk.subarray(0, bytesRead));
       done += bytesRead;
       options.onProgress?.(done, size);
     }
-    return { sizeBytes: done, sha256: hash.digest('hex') };
+    if ((await handle.read(chunk, 0, 1, size)).bytesRead > 0) throw changed('more now');
+    return { sizeBytes: size, sha256: hash.digest('hex') };
   } catch (error) {
     throw failed(path, error, 'be read');
   } finally {
@@ -153,9 +161,27 @@ export async function hashUserFile(
   }
 }
 
+/**
+ * A user file's bytes as UTF-8 text. A JavaScript string holds at most 2^29 - 24 characters: a
+ * table under its limit (1 GiB) can be more, and is refused naming the file rather than ending in
+ * the engine's own error.
+ */
+export function userText(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder('utf-8').decode(bytes);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG' || error instanceof RangeError)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${path}: ${formatBytes(bytes.length)} of text is more than one text can hold (about 512 Mi characters); split the file`,
+      );
+    throw error;
+  }
+}
+
 /** The file as UTF-8 text (settings, sidecars, tables). */
 export async function readUserText(path: string, kind: FileKind): Promise<string> {
-  return new TextDecoder('utf-8').decode(await readUserFile(path, kind));
+  return userText(await readUserFile(path, kind), path);
 }
 
 /** Checks a file that another program will read (a video for ffmpeg); returns its size. */

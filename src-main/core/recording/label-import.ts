@@ -11,7 +11,7 @@ import {
 import { LabelLayers } from '../../../src-shared/labels/label-layers';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { sha256Hex } from '../files/sha256';
-import { readUserFile } from '../files/user-files';
+import { readUserFile, userText } from '../files/user-files';
 
 /**
  * A label file (CSV or JSON, by frame index or timestamp: src-shared/labels/label-file.ts) read for
@@ -27,7 +27,7 @@ export async function readLabelFile(
   const format = labelFileFormatOf(path);
   if (format === null) throw new KnobError('INVALID_INPUT', `${path}: a label file is .csv or .json`);
   const bytes = await readUserFile(path, 'table');
-  const parsed = parseLabelFile(new TextDecoder('utf-8').decode(bytes), path, format);
+  const parsed = parseLabelFile(userText(bytes, path), path, format);
   const imported = resolveLabelFile(
     parsed,
     {

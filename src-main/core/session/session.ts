@@ -412,8 +412,14 @@ export class Session {
       // A calibrator fitted for another number of classes cannot apply to this model.
       const calibrator = this.knobs.calibrator;
       const classes = calibrator === null ? null : calibratorClassCount(calibrator);
-      if (calibrator !== null && (!keepCalibrator || (classes !== null && classes !== client.description.classCount)))
-        this.setCalibrator(null);
+      const misfit = classes !== null && classes !== client.description.classCount;
+      if (calibrator !== null && (!keepCalibrator || misfit)) this.setCalibrator(null);
+      // kept by choice but unusable: dropped all the same, and said so (the state's notice and the log)
+      if (calibrator !== null && keepCalibrator && misfit)
+        this.reportBackground({
+          code: 'INVALID_SETTINGS',
+          message: `the output calibrator (${describeCalibrator(calibrator)}) is for ${classes} classes and ${client.description.paths.join(' + ')} has ${client.description.classCount}: it was dropped, although keeping it was asked`,
+        });
       this.logger.info(
         {
           paths: client.description.paths,
@@ -791,6 +797,12 @@ export class Session {
     const recording = this.requireRecording();
     const classMap = classMapPath === undefined ? null : await readClassMapFile(classMapPath);
     const read = await readLabelFile(path, recording.trace, recording.frameCount, classMap);
+    // the files were read against this recording: one that replaced it meanwhile has other frames
+    if (recordingOf(this.state) !== recording)
+      throw new KnobError(
+        'NOT_AVAILABLE',
+        `${path}: the recording changed while the label file was read (another source, run or trace); import it again`,
+      );
     this.labelStep((r) => (r.importLabels(read.imported.frames, read.imported.classIndices, path), null));
     recording.noteLabelImport({ file: read.file, frames: read.imported.frames.length });
     return {

@@ -8,7 +8,7 @@ import { readIdxFile } from '../datasets/idx-file';
 import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
 import { checkTextField } from '../files/text-fields';
 import { sha256Hex } from '../files/sha256';
-import { hasUserFile, isUserFolder, listUserFolder, readUserFile } from '../files/user-files';
+import { hasUserFile, isUserFolder, listUserFolder, readUserFile, userText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
 import { fileIdentity, folderIdentity } from './source-identity';
@@ -66,7 +66,8 @@ function checkLabels(labels: ArrayLike<number>, count: number, classCount: numbe
   const out = new Int32Array(count);
   for (let i = 0; i < count; i++) {
     const label = labels[i];
-    if (!Number.isInteger(label) || label < -1 || (classCount !== null && label >= classCount)) {
+    // past int32 (an index column of 4294967295) a label would wrap, even to -1 (unlabelled)
+    if (!Number.isInteger(label) || label < -1 || label > 0x7fffffff || (classCount !== null && label >= classCount)) {
       throw new KnobError(
         'INVALID_INPUT',
         `${source}: label ${label} of image ${i} is not a class index${classCount === null ? '' : ` below ${classCount}`}`,
@@ -299,7 +300,7 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
   const manifest = join(dir, 'manifest.csv');
   if (await hasUserFile(dir, 'manifest.csv')) {
     const manifestBytes = await readUserFile(manifest, 'table');
-    const { rows, byIndex } = parseManifest(new TextDecoder('utf-8').decode(manifestBytes), manifest);
+    const { rows, byIndex } = parseManifest(userText(manifestBytes, manifest), manifest);
     const files = rows.map((r) => join(dir, r.path));
     const decoded = await decodeAll(files, dir, options);
     const identity = folderIdentity(dir, [
@@ -328,12 +329,26 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
   if (classDirs.length > 0) {
     const files: string[] = [];
     const perFile: string[] = [];
+    const empty: string[] = [];
     for (const classDir of classDirs) {
       const names = (await listUserFolder(join(dir, classDir.name))).map((e) => e.name).filter(isImage);
+      if (names.length === 0) empty.push(classDir.name);
       for (const name of names) {
         files.push(join(dir, classDir.name, name));
         perFile.push(classDir.name);
       }
+    }
+    // by name an empty folder is no class; in sorted order it would silently shift every class after it
+    const sortedOrder =
+      (options.classMap ?? null) === null &&
+      ((options.labelNames ?? null) === null || options.labelsFromMetadata === false);
+    if (sortedOrder && empty.length > 0 && files.length > 0) {
+      const listed = empty.slice(0, 12).map((e) => `'${e}'`);
+      const more = empty.length > listed.length ? `, ... (${empty.length} in all)` : '';
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${dir} (ImageFolder): class folder(s) ${listed.join(', ')}${more} hold no images; with no label metadata the classes go in sorted folder order, and an empty folder would shift every class after it: add its images, remove it, or give a class map`,
+      );
     }
     const decoded = await decodeAll(files, dir, options);
     const identity = folderIdentity(dir, decoded.hashes);
