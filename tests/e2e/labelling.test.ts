@@ -31,9 +31,7 @@ async function accuracyNow(): Promise<{ backend: number; shown: string }> {
 async function expectAccuracy(correct: number): Promise<void> {
   await expect.poll(async () => (await accuracyNow()).backend, { timeout: 20000 }).toBeCloseTo(correct / FRAMES, 12);
   // the desk recomputes by itself (paused) and shows the same figure
-  await expect
-    .poll(async () => (await accuracyNow()).shown, { timeout: 20000 })
-    .toBe((correct / FRAMES).toFixed(4));
+  await expect.poll(async () => (await accuracyNow()).shown, { timeout: 20000 }).toBe((correct / FRAMES).toFixed(4));
 }
 
 describe('a labelling session in the desk', () => {
