@@ -1,4 +1,6 @@
-import type { CalibrationMethod, Calibrator } from './output-calibrator';
+import { PROBABILITY_FLOOR } from './calibrator-descriptor';
+import { calibratorDescriptor, type CalibrationMethod, type ExtensionMethod } from './calibrator-registry';
+import type { AnyCalibratorSpec, Calibrator } from './output-calibrator';
 
 /**
  * The floor under every calibrated probability, applied in the one place every calibrator's output
@@ -16,19 +18,11 @@ import type { CalibrationMethod, Calibrator } from './output-calibrator';
  * PTS, DAC, ProCal) end in a softmax of finite values: their log-probabilities are finite already
  * and they are left as they are (floor 0).
  */
-export const PROBABILITY_FLOOR = 1e-6;
+export { PROBABILITY_FLOOR };
 
-export function probabilityFloorOf(method: CalibrationMethod): number {
-  switch (method) {
-    case 'platt':
-    case 'beta':
-    case 'isotonic':
-    case 'histogram-binning':
-    case 'scaling-binning':
-      return PROBABILITY_FLOOR;
-    default:
-      return 0;
-  }
+/** The method's floor (its descriptor's, calibrator-registry.ts). */
+export function probabilityFloorOf(method: CalibrationMethod | ExtensionMethod): number {
+  return calibratorDescriptor(method).probabilityFloor;
 }
 
 /** The floor a row of k probabilities gets: at most 1 / (2k), so the row can carry it. */
@@ -52,7 +46,7 @@ export function floorLogProbabilitiesInto(out: Float64Array, offset: number, k: 
 }
 
 /** The calibrator with its method's floor applied after every row (itself when the floor is 0). */
-export function withProbabilityFloor(calibrator: Calibrator): Calibrator {
+export function withProbabilityFloor<S extends AnyCalibratorSpec>(calibrator: Calibrator<S>): Calibrator<S> {
   const floor = probabilityFloorOf(calibrator.spec.method);
   if (floor === 0) return calibrator;
   return {

@@ -2,7 +2,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
 import * as ort from 'onnxruntime-node';
 import type { CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
-import { calibratorMap } from '../../src-main/core/deploy/calibrator-graph';
+import { calibratorMap } from '../../src-main/core/deploy/calibrator-graph-registry';
 import { GraphBuilder, valueInfo } from '../../src-main/core/deploy/graph-builder';
 
 /**

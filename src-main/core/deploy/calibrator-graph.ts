@@ -1,7 +1,8 @@
 import { SCORE_EPS } from '../../../src-shared/calibrators/binary-scores';
-import { DAC_MIN_TEMPERATURE, DAC_SCORE_OFFSET } from '../../../src-shared/calibrators/density-aware-calibration';
 import { featureBankOf, type FeatureBankSpec } from '../../../src-shared/calibrators/feature-bank';
-import { LOG_FLOOR, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import { LOG_FLOOR } from '../../../src-shared/calibrators/calibrator-descriptor';
+import type { ExtensionMethod } from '../../../src-shared/calibrators/calibrator-registry';
+import type { CalibrationMethod, CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { MIN_TEMPERATURE as PTS_MIN_TEMPERATURE } from '../../../src-shared/calibrators/parameterized-temperature-scaling';
 import { probabilityFloorOf, rowProbabilityFloor } from '../../../src-shared/calibrators/probability-floor';
 import { PROCAL_TOP_MARGIN } from '../../../src-shared/calibrators/proximity-informed-calibration';
@@ -9,9 +10,10 @@ import { KnobError } from '../../../src-shared/errors';
 import type { GraphBuilder } from './graph-builder';
 
 /**
- * Every output calibrator (output-calibrator.ts) as ONNX nodes on the fused logits z [N, K]
- * (float64), returning what the app's calibrator returns before the final softmax: calibrated
- * logits, or log-probabilities floored at LOG_FLOOR. Standard operators only (opset 13).
+ * The ONNX nodes the output calibrators are built of (calibrator-graph-registry.ts gives each
+ * method's builder), on the fused logits z [N, K] (float64), returning what the app's calibrator
+ * returns before the final softmax: calibrated logits, or log-probabilities floored at LOG_FLOOR.
+ * Standard operators only (opset 13).
  *
  * Binned maps (histogram binning, scaling-binning, ProCal's cells) are discontinuous at their edges,
  * and the graph's softmax and exp round differently from V8's in the last bits; a value that
@@ -28,68 +30,30 @@ const TO_INT64 = 7; // TensorProto.DataType.INT64
 const TO_DOUBLE = 11;
 const TO_FLOAT = 1;
 
-/** The calibrator's map of the fused logits, before the softmax; `features` is the model's [N, F] float output. */
-export function calibratorMap(
-  b: GraphBuilder,
-  spec: CalibratorSpec,
-  z: string,
-  k: number,
-  features: string | null,
-): string {
-  const c = (value: number) => b.scalar('double', value);
-  // W z + b for row-major W [K, K]: z [N, K] times W transposed
-  const affine = (x: string, weights: readonly number[], bias: readonly number[]) =>
-    b.op('Add', [
-      b.op('MatMul', [x, transposed(b, weights, k, k, 'weights')]),
-      b.constant('double', [k], bias, 'bias'),
-    ]);
-  const needFeatures = (): string => {
-    if (features === null)
-      throw new KnobError(
-        'INVALID_SETTINGS',
-        `the ${spec.method} calibrator reads the model's 'features' output, which this model does not give (Knob-native contract only)`,
-      );
-    return features;
-  };
-  switch (spec.method) {
-    case 'temperature':
-      return b.op('Div', [z, c(spec.temperature)]);
-    case 'vector':
-      return b.op('Add', [
-        b.op('Mul', [z, b.constant('double', [k], spec.weights, 'weights')]),
-        b.constant('double', [k], spec.bias, 'bias'),
-      ]);
-    case 'matrix':
-      return affine(z, spec.weights, spec.bias);
-    case 'dirichlet':
-      return affine(b.op('LogSoftmax', [z], { axis: -1 }), spec.weights, spec.bias);
-    case 'pts':
-      return b.op('Div', [z, ptsTemperature(b, spec, z)]);
-    case 'dac': {
-      // T = T_min + softplus(a + b ln(s / s_mean + 1e-6)) (density-aware-calibration.ts)
-      const distance = meanNeighbourDistance(b, needFeatures(), spec.bank, spec.neighbours);
-      const score = b.op('Log', [b.op('Add', [b.op('Div', [distance, c(spec.distanceScale)]), c(DAC_SCORE_OFFSET)])]);
-      const temperature = b.op('Add', [
-        c(DAC_MIN_TEMPERATURE),
-        softplus(b, b.op('Add', [c(spec.a), b.op('Mul', [c(spec.b), score])])),
-      ]);
-      return b.op('Div', [z, temperature]);
-    }
-    case 'procal':
-      return procalLogProbabilities(b, spec, z, k, needFeatures());
-    default:
-      return oneVsRestLogProbabilities(b, spec, z, k);
-  }
+/** The refusal of a feature calibrator on a model without a `features` output. */
+export function needFeatures(features: string | null, method: string): string {
+  if (features === null)
+    throw new KnobError(
+      'INVALID_SETTINGS',
+      `the ${method} calibrator reads the model's 'features' output, which this model does not give (Knob-native contract only)`,
+    );
+  return features;
 }
 
 /** Row-major [rows, columns] values as the constant of their transpose [columns, rows]. */
-function transposed(b: GraphBuilder, values: readonly number[], rows: number, columns: number, what: string): string {
+export function transposed(
+  b: GraphBuilder,
+  values: readonly number[],
+  rows: number,
+  columns: number,
+  what: string,
+): string {
   const out = Array.from({ length: rows * columns }, (_, at) => values[(at % rows) * columns + Math.floor(at / rows)]!);
   return b.constant('double', [columns, rows], out, what);
 }
 
 /** softplus(x) as the app computes it: x above 30, else ln(1 + e^x). */
-function softplus(b: GraphBuilder, x: string): string {
+export function softplus(b: GraphBuilder, x: string): string {
   const c = (value: number) => b.scalar('double', value);
   return b.op('Where', [b.op('Greater', [x, c(30)]), x, b.op('Log', [b.op('Add', [c(1), b.op('Exp', [x])])])]);
 }
@@ -99,7 +63,7 @@ function softplus(b: GraphBuilder, x: string): string {
  * float64 Sigmoid returned 0 where the app has 4.5e-42 (a Platt map of a nearly separable class),
  * and scaling-binning's bins are that fine.
  */
-function sigmoid(b: GraphBuilder, x: string): string {
+export function sigmoid(b: GraphBuilder, x: string): string {
   const one = b.scalar('double', 1);
   const e = b.op('Exp', [b.op('Neg', [b.op('Abs', [x])])]); // e^{-|x|} <= 1, never overflows
   const denominator = b.op('Add', [one, e]);
@@ -115,7 +79,7 @@ function sigmoid(b: GraphBuilder, x: string): string {
  * PTS (parameterized-temperature-scaling.ts): the top-k logits sorted descending, standardised, then
  *   T = T_min + softplus(w3 . tanh(W2 tanh(W1 x + b1) + b2) + b3).
  */
-function ptsTemperature(b: GraphBuilder, spec: Extract<CalibratorSpec, { method: 'pts' }>, z: string): string {
+export function ptsTemperature(b: GraphBuilder, spec: Extract<CalibratorSpec, { method: 'pts' }>, z: string): string {
   const { topK, hidden } = spec;
   const top = b.node('TopK', [z, b.constant('int64', [1], [BigInt(topK)], 'k')], { axis: -1, largest: 1, sorted: 1 }, [
     b.name('pts_top'),
@@ -146,7 +110,7 @@ function ptsTemperature(b: GraphBuilder, spec: Extract<CalibratorSpec, { method:
  * |q|^2 - 2 q.b + |b|^2 in float64 (its rounding is far below the 1e-5 the check allows), then
  * TopK of the smallest.
  */
-function meanNeighbourDistance(b: GraphBuilder, features: string, spec: FeatureBankSpec, k: number): string {
+export function meanNeighbourDistance(b: GraphBuilder, features: string, spec: FeatureBankSpec, k: number): string {
   const c = (value: number) => b.scalar('double', value);
   const bank = featureBankOf(spec);
   const f = b.op('Cast', [features], { to: TO_DOUBLE });
@@ -213,7 +177,7 @@ function countEdges(
 }
 
 /** countEdges against per-row edges given as numbers. */
-function binOf(
+export function binOf(
   b: GraphBuilder,
   x: string,
   edges: number[][],
@@ -225,110 +189,66 @@ function binOf(
 }
 
 /** values[r][index[n, r]] for int64 index [N, R]: one Gather from the rows laid end to end. */
-function gatherPerRow(b: GraphBuilder, values: number[][], index: string, pad: (row: number[]) => number): string {
+export function gatherPerRow(
+  b: GraphBuilder,
+  values: number[][],
+  index: string,
+  pad: (row: number[]) => number,
+): string {
   const { width, values: flat } = padRows(values, pad);
   const offsets = values.map((_, r) => BigInt(r * width));
   const at = b.op('Add', [index, b.constant('int64', [values.length], offsets, 'row_offsets')]);
   return b.op('Gather', [b.constant('double', [flat.length], flat, 'table'), at], { axis: 0 });
 }
 
-type OneVsRestSpec = Extract<
-  CalibratorSpec,
-  { method: 'platt' | 'beta' | 'isotonic' | 'histogram-binning' | 'scaling-binning' }
->;
+/** Class c's value of `value(c)` for every class, as a constant [K]. */
+export function perClassConstant(b: GraphBuilder, k: number, value: (c: number) => number, what: string): string {
+  return b.constant(
+    'double',
+    [k],
+    Array.from({ length: k }, (_, cls) => value(cls)),
+    what,
+  );
+}
+
+/** ln p and ln(1 - p) of p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts), for Platt and beta. */
+export function clippedLogs(b: GraphBuilder, p: string): { logP: string; logNotP: string } {
+  const clipped = b.clip(p, 'double', SCORE_EPS, 1 - SCORE_EPS);
+  return { logP: b.op('Log', [clipped]), logNotP: b.op('Log', [b.op('Sub', [b.scalar('double', 1), clipped])]) };
+}
+
+/** Platt's map per class, sigma(a ln(p / (1 - p)) + b), of p [N, K]. */
+export function plattMap(b: GraphBuilder, p: string, params: Array<{ a: number; b: number }>, k: number): string {
+  const { logP, logNotP } = clippedLogs(b, p);
+  const logit = b.op('Sub', [logP, logNotP]);
+  return sigmoid(
+    b,
+    b.op('Add', [
+      b.op('Mul', [logit, perClassConstant(b, k, (cls) => params[cls]!.a, 'platt_a')]),
+      perClassConstant(b, k, (cls) => params[cls]!.b, 'platt_b'),
+    ]),
+  );
+}
 
 /**
- * The one-vs-rest methods (output-calibrator.ts): each class's softmax probability p_c mapped by its
- * own fitted map, the row renormalised (uniform when every map gives 0), raised to the probability
- * floor (probability-floor.ts, 1e-6) as the app's compileCalibrator does, returned as logs. Platt
- * and beta read p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts):
- *   Platt: sigma(a ln(p / (1 - p)) + b);   beta: sigma(a ln p - b ln(1 - p) + c);
- * isotonic: linear between its points, clipped outside (isotonic-regression.ts); histogram binning:
- * the bin's value; scaling-binning: Platt, then the bin's value (right-closed bins).
+ * A one-vs-rest method (output-calibrator.ts): each class's softmax probability p_c mapped by its
+ * own fitted map (`mapped`, of p [N, K], from calibrator-graph-registry.ts), the row renormalised
+ * (uniform when every map gives 0), raised to the method's probability floor (probability-floor.ts,
+ * 1e-6) as the app's compileCalibrator does, returned as logs.
  */
-function oneVsRestLogProbabilities(b: GraphBuilder, spec: OneVsRestSpec, z: string, k: number): string {
+export function oneVsRestLogProbabilities(
+  b: GraphBuilder,
+  method: CalibrationMethod | ExtensionMethod,
+  z: string,
+  k: number,
+  mapped: (p: string) => string,
+): string {
   const c = (value: number) => b.scalar('double', value);
-  const perClass = (value: (c: number) => number, what: string) =>
-    b.constant(
-      'double',
-      [k],
-      Array.from({ length: k }, (_, cls) => value(cls)),
-      what,
-    );
-  const p = b.softmax(z);
-  // ln p and ln(1 - p) of p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts), for Platt and beta
-  const clippedLogs = () => {
-    const clipped = b.clip(p, 'double', SCORE_EPS, 1 - SCORE_EPS);
-    return { logP: b.op('Log', [clipped]), logNotP: b.op('Log', [b.op('Sub', [c(1), clipped])]) };
-  };
-  const platt = (params: Array<{ a: number; b: number }>) => {
-    const { logP, logNotP } = clippedLogs();
-    const logit = b.op('Sub', [logP, logNotP]);
-    return sigmoid(
-      b,
-      b.op('Add', [
-        b.op('Mul', [logit, perClass((cls) => params[cls]!.a, 'platt_a')]),
-        perClass((cls) => params[cls]!.b, 'platt_b'),
-      ]),
-    );
-  };
-  let q: string;
-  switch (spec.method) {
-    case 'platt':
-      q = platt(spec.perClass);
-      break;
-    case 'beta': {
-      const { logP, logNotP } = clippedLogs();
-      q = sigmoid(
-        b,
-        b.op('Add', [
-          b.op('Sub', [
-            b.op('Mul', [logP, perClass((cls) => spec.perClass[cls]!.a, 'beta_a')]),
-            b.op('Mul', [logNotP, perClass((cls) => spec.perClass[cls]!.b, 'beta_b')]),
-          ]),
-          perClass((cls) => spec.perClass[cls]!.c, 'beta_c'),
-        ]),
-      );
-      break;
-    }
-    case 'isotonic':
-      q = isotonicMap(b, spec.perClass, p, k);
-      break;
-    case 'histogram-binning': {
-      // locateBin (bin-location.ts): inner edges e_1 .. e_{B-1}; the extra-bin rule also counts e_B
-      const extra = spec.edgeRule === 'one-in-extra-bin';
-      const inner = spec.perClass.map((f) => f.edges.slice(1, extra ? f.edges.length : f.edges.length - 1));
-      const bin = binOf(b, p, inner, spec.edgeRule === 'right-closed' ? 'below' : 'at-or-below', EDGE_TOLERANCE);
-      q = gatherPerRow(
-        b,
-        spec.perClass.map((f) => f.values),
-        bin,
-        (v) => v[v.length - 1] ?? 0,
-      );
-      break;
-    }
-    case 'scaling-binning': {
-      const scaled = platt(spec.perClass.map((f) => f.platt));
-      const bin = binOf(
-        b,
-        scaled,
-        spec.perClass.map((f) => f.edges.slice(1, f.edges.length - 1)),
-        'below',
-        EDGE_TOLERANCE,
-      );
-      q = gatherPerRow(
-        b,
-        spec.perClass.map((f) => f.values),
-        bin,
-        (v) => v[v.length - 1] ?? 0,
-      );
-      break;
-    }
-  }
+  const q = mapped(b.softmax(z));
   const kept = b.op('Max', [q, c(0)]);
   const sum = b.sumLastAxis(kept);
   const normalised = b.op('Where', [b.op('Greater', [sum, c(0)]), b.op('Div', [kept, sum]), c(1 / k)]);
-  const floored = probabilityFloor(b, normalised, rowProbabilityFloor(probabilityFloorOf(spec.method), k));
+  const floored = probabilityFloor(b, normalised, rowProbabilityFloor(probabilityFloorOf(method), k));
   return b.op('Max', [b.op('Log', [floored]), c(LOG_FLOOR)]);
 }
 
@@ -353,7 +273,12 @@ function probabilityFloor(b: GraphBuilder, q: string, eps: number): string {
  * 1..m-2: x_j <= s}, then y_lo + (s - x_lo) / (x_lo+1 - x_lo) (y_lo+1 - y_lo). Points are padded past
  * the last with x beyond it and y equal to it, so a one-point map reads y_0.
  */
-function isotonicMap(b: GraphBuilder, perClass: Array<{ x: number[]; y: number[] }>, s: string, k: number): string {
+export function isotonicMap(
+  b: GraphBuilder,
+  perClass: Array<{ x: number[]; y: number[] }>,
+  s: string,
+  k: number,
+): string {
   const perClassConstant = (value: (f: { x: number[]; y: number[] }) => number, what: string) =>
     b.constant('double', [k], perClass.map(value), what);
   const clipped = b.op('Min', [
@@ -382,7 +307,7 @@ function isotonicMap(b: GraphBuilder, perClass: Array<{ x: number[]; y: number[]
  * cell's shift, kept at least at the runner-up's share (times 1 + 1e-9) and 1/K, at most 1; the
  * other probabilities keep their ratios. Returns log-probabilities floored at LOG_FLOOR.
  */
-function procalLogProbabilities(
+export function procalLogProbabilities(
   b: GraphBuilder,
   spec: Extract<CalibratorSpec, { method: 'procal' }>,
   z: string,

@@ -1,5 +1,9 @@
 import * as ort from 'onnxruntime-node';
-import { calibrateLogits, needsFeatures, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import {
+  calibrateLogits,
+  needsFeatures,
+  type AnyCalibratorSpec,
+} from '../../../src-shared/calibrators/output-calibrator';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -39,7 +43,7 @@ export async function appReadout(
   model: LoadedModel,
   input: CheckFrames,
   settings: GateSettings,
-  calibrator: CalibratorSpec | null,
+  calibrator: AnyCalibratorSpec | null,
 ): Promise<Readout> {
   const { count } = input;
   const k = model.description.classCount;

@@ -1,14 +1,14 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema, type GraphProto, type ModelProto } from 'onnx-buf';
 import type { ModelContract } from '../../../src-shared/api/model-options';
-import type { CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import type { AnyCalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { KnobError } from '../../../src-shared/errors';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { CertaintyRule } from '../../../src-shared/fusion/gate-target';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
 import { FEATURES_OUTPUT } from '../inference/loaded-model';
-import { calibratorMap } from './calibrator-graph';
+import { calibratorMap } from './calibrator-graph-registry';
 import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
 /**
@@ -44,7 +44,7 @@ export interface StepGraphOptions {
   adapter: { t0: number; certaintyRule: CertaintyRule } | null;
   input: InputSpec;
   gate: GateSettings;
-  calibrator: CalibratorSpec | null;
+  calibrator: AnyCalibratorSpec | null;
   classCount: number;
 }
 
