@@ -14,7 +14,7 @@ export default defineConfig({
       outDir: `${OUT}/main`,
       // The inference process, its session thread and the metrics worker are entries of their own:
       // the engine starts out/main/inference-process.js (which starts inference-worker.js) and
-      // out/main/metrics-worker.js.
+      // out/main/metrics-worker.js; the knob command is one too (out/main/knob.js).
       rollupOptions: {
         input: {
           index: resolve('src-main/electron/main.ts'),
@@ -25,7 +25,12 @@ export default defineConfig({
           'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
           'tuning-worker': resolve('src-main/core/tuning/tuning-worker.ts'),
           'analysis-worker': resolve('src-main/core/analysis/analysis-worker.ts'),
+          // the knob command (bin/knob.mjs runs it when it is newer than the sources)
+          knob: resolve('src-main/cli/knob.ts'),
         },
+        // Shared chunks beside the entries, not in chunks/: code that starts a worker or the
+        // inference process finds its entry beside import.meta.url, whichever file it lands in.
+        output: { chunkFileNames: '[name]-[hash].js' },
       },
     },
   },

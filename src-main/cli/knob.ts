@@ -12,20 +12,6 @@ import { GATE_USAGE, SCHEDULE_USAGE, UsageError } from './cli-args';
 import { SOURCE_USAGE } from './source-args';
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { TUNING_METRICS } from '../../src-shared/tuning';
-import { analyzeCommand } from './commands/analyze';
-import { benchCommand } from './commands/bench';
-import { calibrateCommand } from './commands/calibrate';
-import { corruptCommand } from './commands/corrupt';
-import { exportCommand } from './commands/export';
-import { metricsCommand } from './commands/metrics';
-import { modelCardCommand } from './commands/model-card';
-import { probeCommand } from './commands/probe';
-import { replayCommand } from './commands/replay';
-import { responseCommand } from './commands/response';
-import { runCommand } from './commands/run';
-import { tableCommand } from './commands/table';
-import { tuneCommand } from './commands/tune';
-import { verifyCommand } from './commands/verify';
 import { MODEL_USAGE } from './model-args';
 import { SCORES_INPUT_USAGE } from './scores-input';
 
@@ -187,21 +173,26 @@ type CommandName =
   | 'tune'
   | 'model-card';
 
-const COMMANDS: Record<CommandName, (args: string[]) => number | Promise<number>> = {
-  run: runCommand,
-  replay: replayCommand,
-  metrics: metricsCommand,
-  calibrate: calibrateCommand,
-  export: exportCommand,
-  verify: verifyCommand,
-  table: tableCommand,
-  bench: benchCommand,
-  response: responseCommand,
-  corrupt: corruptCommand,
-  probe: probeCommand,
-  analyze: analyzeCommand,
-  tune: tuneCommand,
-  'model-card': modelCardCommand,
+/**
+ * The commands, each loaded only when it runs (a registry of loaders): `knob --help` and every
+ * command start without importing the others (onnxruntime, Arrow, the plots).
+ */
+type Command = (args: string[]) => number | Promise<number>;
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run')).runCommand,
+  replay: async () => (await import('./commands/replay')).replayCommand,
+  metrics: async () => (await import('./commands/metrics')).metricsCommand,
+  calibrate: async () => (await import('./commands/calibrate')).calibrateCommand,
+  export: async () => (await import('./commands/export')).exportCommand,
+  verify: async () => (await import('./commands/verify')).verifyCommand,
+  table: async () => (await import('./commands/table')).tableCommand,
+  bench: async () => (await import('./commands/bench')).benchCommand,
+  response: async () => (await import('./commands/response')).responseCommand,
+  corrupt: async () => (await import('./commands/corrupt')).corruptCommand,
+  probe: async () => (await import('./commands/probe')).probeCommand,
+  analyze: async () => (await import('./commands/analyze')).analyzeCommand,
+  tune: async () => (await import('./commands/tune')).tuneCommand,
+  'model-card': async () => (await import('./commands/model-card')).modelCardCommand,
 };
 
 /** Options of every command, taken out before the command parses its own. */
@@ -272,14 +263,16 @@ async function dispatch(argv: string[], log: BackendLog): Promise<number> {
       process.stdout.write(`${APP_VERSION}\n`);
       return 0;
     }
-    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;
-    if (run === undefined) throw new UsageError(`unknown command '${command}'`);
+    const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;
+    if (load === undefined) throw new UsageError(`unknown command '${command}'`);
     if (asksForHelp(rest)) {
       process.stdout.write(`Usage:\n${COMMAND_USAGE[command as CommandName]}${USAGE_FOOTER}`);
       return 0;
     }
     log.logger.info({ command, args: rest }, `knob ${command}`);
-    return await run(rest);
+    return await (
+      await load()
+    )(rest);
   } catch (error) {
     return reportFailure(error, log);
   }

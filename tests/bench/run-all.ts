@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, printing figures and ratios measured in this run. */
 import { availableParallelism, cpus } from 'node:os';
 import { runCalibratorsBench } from './calibrators.bench';
+import { runCliBench } from './cli.bench';
 import { runDeployBench } from './deploy.bench';
 import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
@@ -16,6 +17,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   desk: runDeskBench,
   deploy: runDeployBench,
   tuning: runTuningBench,
+  cli: runCliBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(

@@ -1,0 +1,45 @@
+/**
+ * The knob command's start-up (issue 28: at most 3 times a bare `node -e 0`): `knob --help` from
+ * the build (its own copy in bench-output/cli-build, so it never races a test run's out/) and from
+ * the sources through tsx, each against a bare Node start measured in the same run. Wall-clock
+ * figures are printed, never asserted.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { row } from './bench-timing';
+
+const BUILD_DIR = 'bench-output/cli-build';
+const RUNS = 7;
+
+/** Median wall time of `RUNS` runs of `node args...` (after one warm-up), in ms. */
+function medianMs(args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const samples: number[] = [];
+  for (let i = 0; i <= RUNS; i++) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, args, { encoding: 'utf8', env });
+    if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed:\n${result.stderr}`);
+    if (i > 0) samples.push(performance.now() - started);
+  }
+  return samples.sort((a, b) => a - b)[RUNS >> 1]!;
+}
+
+export function runCliBench(): void {
+  process.stdout.write(`\n== cli: knob --help start-up, median of ${RUNS} runs ==\n`);
+  const build = spawnSync('npx', ['electron-vite', 'build'], {
+    encoding: 'utf8',
+    env: { ...process.env, KNOB_BUILD_DIR: BUILD_DIR },
+  });
+  if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stderr}`);
+  const built = pathToFileURL(resolve(BUILD_DIR, 'main', 'knob.js')).href;
+  const bare = medianMs(['-e', '0']);
+  const fromBuild = medianMs(['-e', `import(${JSON.stringify(built)}).then((m) => m.main(['--help']))`]);
+  const fromSource = medianMs(['bin/knob.mjs', '--help'], { ...process.env, KNOB_CLI_FROM_SOURCE: '1' });
+  row('node -e 0', `${bare.toFixed(0)} ms`);
+  row(
+    'knob --help from the build',
+    `${fromBuild.toFixed(0)} ms = ${(fromBuild / bare).toFixed(1)} x bare (target <= 3 x)`,
+  );
+  row('knob --help from the sources (tsx)', `${fromSource.toFixed(0)} ms = ${(fromSource / bare).toFixed(1)} x bare`);
+  row('build against sources', `${(fromSource / fromBuild).toFixed(1)} x faster`);
+}
