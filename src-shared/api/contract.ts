@@ -5,6 +5,13 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
 import {
+  CalibratorComparisonSchema,
+  HeadlineFigureSchema,
+  MetricsOptionsSchema,
+  MetricsSnapshotSchema,
+  PairedDifferenceSchema,
+} from './metrics-schemas';
+import {
   AnalysesParamsSchema,
   AnalysesViewSchema,
   FrequencyProbeParamsSchema,
@@ -166,180 +173,6 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
   severity: true,
 }).extend({ image: StreamUpdateSchema.shape.image.nullable() });
 
-const MetricEntrySchema = z.strictObject({
-  name: z.string(),
-  identity: z.string(),
-  value: z.number().nullable(),
-  /** Present (value null) when the metric needs more labelled frames than the window has. */
-  unavailable: z
-    .strictObject({
-      reason: z.literal('not enough frames'),
-      needed: z.number().int().positive(),
-      got: z.number().int().nonnegative(),
-    })
-    .optional(),
-});
-/** An interval of the value with this identity, and how it was computed. */
-const IntervalSchema = z.strictObject({
-  identity: z.string(),
-  lo: z.number(),
-  hi: z.number(),
-  method: z.string(),
-  /** Set when the interval was widened to contain its value, saying why. */
-  note: z.string().optional(),
-});
-
-const ReliabilityDiagramSchema = z.strictObject({
-  identity: z.string(),
-  bins: z.array(
-    z.strictObject({
-      lo: z.number(),
-      hi: z.number(),
-      count: z.number(),
-      meanConfidence: z.number().nullable(),
-      accuracy: z.number().nullable(),
-      gap: z.number().nullable(),
-      wilsonLo: z.number().nullable(),
-      wilsonHi: z.number().nullable(),
-    }),
-  ),
-});
-
-/** B against A on the same frames: the difference, its paired bootstrap interval and the verdict. */
-export const PairedDifferenceSchema = z.strictObject({
-  name: z.string(),
-  identity: z.string(),
-  a: z.number().nullable(),
-  b: z.number().nullable(),
-  difference: z.number().nullable(),
-  lo: z.number(),
-  hi: z.number(),
-  method: z.string(),
-  lowerIsBetter: z.boolean(),
-  verdict: z.enum(['better', 'worse', 'indistinguishable']),
-});
-
-/** A headline figure with its interval (value null when not finite; `method` says which interval). */
-export const HeadlineFigureSchema = z.strictObject({
-  name: z.string(),
-  identity: z.string(),
-  value: z.number().nullable(),
-  lo: z.number().nullable(),
-  hi: z.number().nullable(),
-  method: z.string(),
-  /** Set when the interval was widened to contain its value, saying why. */
-  note: z.string().optional(),
-});
-
-export const CalibratorComparisonSchema = z.strictObject({
-  recordingId: z.number().int().positive(),
-  settingsVersion: z.number().int().nonnegative(),
-  split: z.string(),
-  fitFrames: z.number().int().nonnegative(),
-  evaluatedFrames: z.number().int().nonnegative(),
-  /** The uncalibrated output on the evaluated frames. */
-  before: z.array(HeadlineFigureSchema),
-  methods: z.array(
-    z.strictObject({
-      method: z.enum(CALIBRATION_METHODS),
-      label: z.string(),
-      spec: CalibratorSpecSchema,
-      report: z.strictObject({
-        method: z.string(),
-        objectiveName: z.string(),
-        objective: z.number().nullable(),
-        iterations: z.number().int().nonnegative(),
-        converged: z.boolean(),
-      }),
-      figures: z.array(HeadlineFigureSchema),
-      /** Share of evaluated frames whose top-1 class the calibrator changes. */
-      top1Changed: z.number().min(0).max(1),
-    }),
-  ),
-  computeMs: z.number(),
-});
-
-export const METRIC_GROUPINGS = ['none', 'severity', 'corruption', 'predicted-class', 'gate-bucket'] as const;
-
-export type MetricGrouping = (typeof METRIC_GROUPINGS)[number];
-
-/** Which frames a snapshot covers and how much it computes: the one definition of these options. */
-export const MetricsOptionsSchema = z.strictObject({
-  /** Only the last N recorded frames (absent: all). */
-  lastFrames: z.number().int().positive().optional(),
-  groupBy: z.enum(METRIC_GROUPINGS).default('none'),
-  /** 'light' leaves out the resampling (bootstrap intervals, smooth-curve band): for refreshes during playback. */
-  detail: z.enum(['full', 'light']).default('full'),
-});
-export type MetricsOptions = z.output<typeof MetricsOptionsSchema>;
-
-export const MetricsSnapshotSchema = z.strictObject({
-  /** The recording and the knob settings the snapshot was computed from (views compare them with the current ones). */
-  recordingId: z.number().int().positive(),
-  settingsVersion: z.number().int().nonnegative(),
-  /** The output calibrator applied after fusion, in words ("temperature scaling, T = 1.42"); null for none. */
-  calibrator: z.string().nullable(),
-  frameCount: z.number().int().nonnegative(),
-  labelledFrameCount: z.number().int().nonnegative(),
-  /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
-  window: z.string(),
-  values: z.array(MetricEntrySchema),
-  /**
-   * Intervals of the headline values, keyed by the identity of the value: bootstrap ones, and for
-   * the debiased L2-CE also the asymptotic one (a value may have several; `method` says which).
-   */
-  intervals: z.array(IntervalSchema),
-  /** Reliability diagram of the fused output (bins with count, confidence, accuracy, Wilson interval). */
-  reliability: ReliabilityDiagramSchema.nullable(),
-  /** One diagram per class: p_k against y = k over every labelled frame (classwise calibration). */
-  classReliability: z.array(ReliabilityDiagramSchema.extend({ classIndex: z.number().int(), label: z.string() })),
-  /** Smooth reliability curve (SmoothECE kernel) with its bootstrap band. */
-  smooth: z
-    .strictObject({
-      identity: z.string(),
-      t: z.array(z.number()),
-      accuracy: z.array(z.number()),
-      bandLo: z.array(z.number()),
-      bandHi: z.array(z.number()),
-      /** Samples supporting the curve at each t (kernel-weighted count): views fade it where this is small. */
-      support: z.array(z.number()),
-    })
-    .nullable(),
-  histogram: z
-    .strictObject({ identity: z.string(), edges: z.array(z.number()), counts: z.array(z.number()) })
-    .nullable(),
-  /** Test-based calibration error with its bins, for its own reliability view (null in 'light' detail). */
-  tce: z
-    .strictObject({
-      identity: z.string(),
-      value: z.number(),
-      bins: z.array(
-        z.strictObject({
-          count: z.number().int(),
-          positives: z.number().int(),
-          rejected: z.number().int(),
-          scoreLo: z.number(),
-          scoreHi: z.number(),
-          meanScore: z.number(),
-          scoreQuartiles: z.tuple([z.number(), z.number(), z.number()]),
-        }),
-      ),
-    })
-    .nullable(),
-  groupBy: z.enum(METRIC_GROUPINGS),
-  groups: z.array(
-    z.strictObject({
-      key: z.string(),
-      count: z.number().int(),
-      values: z.array(MetricEntrySchema),
-      /** Bootstrap intervals of the group's values (none in 'light' detail). */
-      intervals: z.array(IntervalSchema),
-    }),
-  ),
-  /** How long the replay and metrics took, in milliseconds (no model call). */
-  computeMs: z.number(),
-});
-
 export const BundleExportParamsSchema = z.strictObject({
   /** NAME.knob.zip: NAME names the bundle (and its Triton model). */
   path: filePath.refine((p) => p.endsWith('.knob.zip'), 'a bundle is written as NAME.knob.zip'),
@@ -353,6 +186,17 @@ export const AppInfoSchema = z.strictObject({
   /** The log file this backend writes (internal errors are logged there with their id); null when not logging to a file. */
   logFile: z.string().nullable(),
 });
+
+export {
+  CalibratorComparisonSchema,
+  HeadlineFigureSchema,
+  METRIC_GROUPINGS,
+  MetricsOptionsSchema,
+  MetricsSnapshotSchema,
+  PairedDifferenceSchema,
+  type MetricGrouping,
+  type MetricsOptions,
+} from './metrics-schemas';
 
 const empty = z.strictObject({});
 const frameIndex = z.number().int().nonnegative();

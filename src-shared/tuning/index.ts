@@ -1,3 +1,4 @@
 export * from './tuning-objective';
 export * from './tuning-search';
+export * from './tuning-grid';
 export * from './knob-ranges';

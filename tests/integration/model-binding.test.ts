@@ -13,25 +13,16 @@ import { sha256Hex } from '../../src-main/core/files/sha256';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { settingsFile } from '../../src-main/core/recording/settings-file';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
-import { KnobError } from '../../src-shared/errors';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { knob, knobFailureLine } from '../support/knob-cli';
+import { refusalOf } from '../support/refusals';
 
 let backend: KnobBackend;
 const dir = mkdtempSync(join(tmpdir(), 'knob-model-binding-'));
 const other = join(dir, 'other.onnx');
 const defaultSha = sha256Hex(readFileSync(DEFAULT_MODEL_PATH));
 const trace = join(dir, 'default.arrow');
-
-async function refusal(promise: Promise<unknown>): Promise<KnobError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(KnobError);
-  return error as KnobError;
-}
 
 beforeAll(async () => {
   const sample = fashionMnistSample(200);
@@ -49,7 +40,7 @@ describe('a calibrator across a model switch (desk)', () => {
     const knobs = await backend.handle('calibrator.set', { calibrator: { method: 'temperature', temperature: 1.3 } });
     expect(knobs.calibratorModel).toEqual([defaultSha]);
 
-    const asked = await refusal(backend.handle('model.load', { path: other, discard: true }));
+    const asked = await refusalOf(backend.handle('model.load', { path: other, discard: true }));
     expect(asked.code).toBe('CALIBRATOR_OF_ANOTHER_MODEL');
     expect(asked.message).toMatch(/fitted on another model \(SHA-256 [0-9a-f]{12}\.\.\.\), not .*other\.onnx/);
     // nothing changed: the old model and its calibrator
@@ -74,7 +65,7 @@ describe('a calibrator across a model switch (desk)', () => {
   it("the desk's export refuses a trace recorded with another model, with the CLI's rule and message", async () => {
     await backend.handle('model.load', { path: other, discard: true });
     await backend.handle('trace.load', { path: trace, discard: true });
-    const desk = await refusal(backend.handle('bundle.export', { path: join(dir, 'crossed.knob.zip') }));
+    const desk = await refusalOf(backend.handle('bundle.export', { path: join(dir, 'crossed.knob.zip') }));
     expect(desk.code).toBe('INVALID_INPUT');
     const rule = /recorded with another model \(.*knob-fmnist\.onnx, SHA-256 [0-9a-f]{12}\.\.\.\), not .*other\.onnx/;
     expect(desk.message).toMatch(rule);

@@ -3,23 +3,12 @@
  * and JSON), and the one case that takes sorted order (a model with no label metadata).
  */
 import { describe, expect, it } from 'vitest';
-import { KnobError } from '../../src-shared/errors';
+import { invalidInputMessage } from '../support/refusals';
 import { parseClassMapText } from '../../src-shared/labels/class-map-text';
 import { describeClassMapping, foldClassName, matchClassNames } from '../../src-shared/labels/class-names';
 
 const CIFAR = ['airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck'];
 const model = { names: CIFAR, fromMetadata: true };
-
-function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(KnobError);
-    expect((error as KnobError).code).toBe('INVALID_INPUT');
-    return (error as KnobError).message;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('class names by name', () => {
   it('folds case, spaces, underscores and hyphens, and nothing else', () => {
@@ -38,7 +27,7 @@ describe('class names by name', () => {
   });
 
   it('refuses names the model does not know, listing both sets', () => {
-    const message = refusal(() => matchClassNames(['car', 'cat', 'dog'], model, null, 'imgs'));
+    const message = invalidInputMessage(() => matchClassNames(['car', 'cat', 'dog'], model, null, 'imgs'));
     expect(message).toMatch(/^imgs: class names the model does not know: 'car'/);
     expect(message).toContain("'airplane', 'automobile'");
     expect(message).toContain('class map');
@@ -51,23 +40,27 @@ describe('class names by name', () => {
     expect(mapping.pairs.map((p) => p.modelIndex)).toEqual([1, 3, 5]);
     const json = parseClassMapText('{ "car": "#1" }', 'map.json');
     expect(matchClassNames(['car'], model, json, 'imgs').pairs[0]!.modelIndex).toBe(1);
-    expect(refusal(() => matchClassNames(['car'], model, new Map([['car', 'lorry']]), 'imgs'))).toMatch(
+    expect(invalidInputMessage(() => matchClassNames(['car'], model, new Map([['car', 'lorry']]), 'imgs'))).toMatch(
       /the class map names 'lorry', which the model does not have/,
     );
   });
 
   it('class map files: malformed, empty and contradictory files are refused by line', () => {
-    expect(refusal(() => parseClassMapText('car automobile\n', 'm.txt'))).toMatch(/m\.txt: line 1 is not/);
-    expect(refusal(() => parseClassMapText('\n# nothing\n', 'm.txt'))).toMatch(/the class map is empty/);
-    expect(refusal(() => parseClassMapText('a -> cat\na -> dog\n', 'm.txt'))).toMatch(/line 2 maps 'a' again/);
-    expect(refusal(() => parseClassMapText('["a"]', 'm.json'))).toMatch(/an object of names/);
-    expect(refusal(() => parseClassMapText('{"a": 3}', 'm.json'))).toMatch(/the value of 'a'/);
-    expect(refusal(() => parseClassMapText('a -> \n', 'm.txt'))).toMatch(/line 1's model label/);
+    expect(invalidInputMessage(() => parseClassMapText('car automobile\n', 'm.txt'))).toMatch(/m\.txt: line 1 is not/);
+    expect(invalidInputMessage(() => parseClassMapText('\n# nothing\n', 'm.txt'))).toMatch(/the class map is empty/);
+    expect(invalidInputMessage(() => parseClassMapText('a -> cat\na -> dog\n', 'm.txt'))).toMatch(
+      /line 2 maps 'a' again/,
+    );
+    expect(invalidInputMessage(() => parseClassMapText('["a"]', 'm.json'))).toMatch(/an object of names/);
+    expect(invalidInputMessage(() => parseClassMapText('{"a": 3}', 'm.json'))).toMatch(/the value of 'a'/);
+    expect(invalidInputMessage(() => parseClassMapText('a -> \n', 'm.txt'))).toMatch(/line 1's model label/);
   });
 
   it('labels that fold alike are ambiguous; #N names a class by index', () => {
     const twins = { names: ['cat', 'Cat', 'dog'], fromMetadata: true };
-    expect(refusal(() => matchClassNames(['cat'], twins, null, 'imgs'))).toMatch(/'cat' and 'Cat' are the same name/);
+    expect(invalidInputMessage(() => matchClassNames(['cat'], twins, null, 'imgs'))).toMatch(
+      /'cat' and 'Cat' are the same name/,
+    );
   });
 
   it('a model without label metadata takes the names in sorted order, and says so', () => {
@@ -79,7 +72,7 @@ describe('class names by name', () => {
       { sourceName: 'cat', modelIndex: 0, modelLabel: '0' },
     ]);
     expect(describeClassMapping(mapping)).toMatch(/sorted order .* no label metadata/);
-    expect(refusal(() => matchClassNames(['a', 'b', 'c', 'd', 'e'], generated, null, 'imgs'))).toMatch(
+    expect(invalidInputMessage(() => matchClassNames(['a', 'b', 'c', 'd', 'e'], generated, null, 'imgs'))).toMatch(
       /5 classes .* the model has 4/,
     );
   });

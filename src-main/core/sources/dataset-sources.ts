@@ -3,6 +3,7 @@ import { lstat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { SourceIdentity } from '../../../src-shared/api/source-identity';
 import { KnobError } from '../../../src-shared/errors';
+import { splitCsvLine } from '../../../src-shared/labels/csv-line';
 import { matchClassNames, type ClassMap, type ClassMapping } from '../../../src-shared/labels/class-names';
 import { readIdxFile } from '../datasets/idx-file';
 import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
@@ -228,13 +229,13 @@ interface ManifestRow {
 /**
  * Minimal CSV: a header row naming a `path` column and a `label` column (class names) or a
  * `label_index` column (class indices: numbers count as indices only when the column says so);
- * comma-separated, optional double quotes.
+ * comma-separated, optional double quotes (split as label files are: csv-line.ts).
  */
 function parseManifest(text: string, source: string): { rows: ManifestRow[]; byIndex: boolean } {
   const rows = text
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')
-    .map((line) => line.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')));
+    .map((line, i) => splitCsvLine(line, `${source}: row ${i + 1}`));
   const header = rows.shift() ?? [];
   const pathColumn = header.indexOf('path');
   const nameColumn = header.indexOf('label');
