@@ -3,4 +3,3 @@ export * from './logits';
 export * from './convex-fusion';
 export * from './temperature';
 export * from './gate-target';
-export * from './frame-readout';

@@ -10,7 +10,7 @@ import {
   type DiscreteResponseMetrics,
   type ResponseMetrics,
 } from '../gate/response-metrics';
-import { summariseStepProbe, type StepProbeBand, type StepProbeSummary } from '../gate/step-probe-summary';
+import { summariseStepProbe, type StepProbeBand, type StepProbeSummary } from './step-probe-summary';
 import { seededRandom } from '../random';
 import { replay } from '../trace/replay';
 import type { Trace } from '../trace/trace';

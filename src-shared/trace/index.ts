@@ -2,3 +2,4 @@ export * from './trace';
 export * from './replay';
 export * from './trace-builder';
 export * from './trace-scores';
+export * from './frame-readout';

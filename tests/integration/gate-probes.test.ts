@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { paperAnalyses } from '../../src-shared/analysis';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
-import { summariseStepProbe } from '../../src-shared/gate/step-probe-summary';
+import { summariseStepProbe } from '../../src-shared/probes/step-probe-summary';
 import {
   frequencyProbeAt,
   parseFrequencyProbePlan,

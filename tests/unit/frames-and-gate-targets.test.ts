@@ -13,7 +13,7 @@ import {
   certaintyGateTargetInto,
   temperedLogitsInto,
 } from '../../src-shared/fusion/gate-target';
-import { frameReadout } from '../../src-shared/fusion/frame-readout';
+import { frameReadout } from '../../src-shared/trace/frame-readout';
 import { fusionDiagnosticsInto } from '../../src-shared/fusion/temperature';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { latencySummary } from '../../src-shared/metrics/latency-percentiles';

@@ -9,7 +9,7 @@ import { calibrateLogits, fitCalibrator } from '../../src-shared/calibrators';
 import { PROBABILITY_FLOOR } from '../../src-shared/calibrators/probability-floor';
 import { isotonicAt } from '../../src-shared/calibrators/isotonic-regression';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
-import { summariseStepProbe } from '../../src-shared/gate/step-probe-summary';
+import { summariseStepProbe } from '../../src-shared/probes/step-probe-summary';
 import { metricSuite, presetMetrics } from '../../src-shared/metrics/metric-suite';
 import { scoresFromLogits } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';

@@ -1,5 +1,5 @@
 /**
- * The step probe's statistics (src-shared/gate/step-probe-summary.ts) on synthetic realisations: the
+ * The step probe's statistics (src-shared/probes/step-probe-summary.ts) on synthetic realisations: the
  * app's gate kernel driven by a noisy u* that steps down at frame 300 (32 seeded realisations).
  * The normalised mean response follows the discrete prediction of the knobs that made it (inside
  * its bootstrap band at most frames, step figures close), and not that of other knobs; quantiles
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runGate } from '../../src-shared/gate/gate-kernel';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate/gate-settings';
 import { createGateState } from '../../src-shared/gate/gate-state';
-import { summariseStepProbe } from '../../src-shared/gate/step-probe-summary';
+import { summariseStepProbe } from '../../src-shared/probes/step-probe-summary';
 import { seededRandom } from '../../src-shared/random';
 
 const RATE = 30;

@@ -3,7 +3,7 @@ import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-s
 import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
 import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
-import { frameReadout, type FrameReadout } from '../../../src-shared/fusion/frame-readout';
+import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';

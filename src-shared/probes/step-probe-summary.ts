@@ -2,9 +2,9 @@ import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { percentileOfSorted } from '../metrics/order-statistics';
 import { seededRandom } from '../random';
-import type { GateSettings } from './gate-settings';
-import { sampledStepInfo, type SampledStepInfo } from './response-metrics';
-import { stepSeries } from './step-series';
+import type { GateSettings } from '../gate/gate-settings';
+import { sampledStepInfo, type SampledStepInfo } from '../gate/response-metrics';
+import { stepSeries } from '../gate/step-series';
 
 /**
  * The step probe's statistics (issue 17) over R realisations of the same severity step (each a

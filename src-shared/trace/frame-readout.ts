@@ -1,7 +1,7 @@
 import type { Calibrator } from '../calibrators/output-calibrator';
-import { fuseRowInto } from './convex-fusion';
-import { argmaxRow, marginRow, softmaxRowInto, type LogitArray } from './logits';
-import { confidenceShrinkageRatio, effectiveTemperature } from './temperature';
+import { fuseRowInto } from '../fusion/convex-fusion';
+import { argmaxRow, marginRow, softmaxRowInto, type LogitArray } from '../fusion/logits';
+import { confidenceShrinkageRatio, effectiveTemperature } from '../fusion/temperature';
 
 /**
  * What the live view shows for one frame: the top-k classes by fused probability (calibrated when a

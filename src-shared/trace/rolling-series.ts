@@ -1,8 +1,8 @@
 import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibrator';
 import { fuseRowInto } from '../fusion/convex-fusion';
 import { softmaxRowInto } from '../fusion/logits';
-import { UNKNOWN_LABEL, type Trace } from '../trace/trace';
-import { SlidingWindowCalibration } from './streaming';
+import { UNKNOWN_LABEL, type Trace } from './trace';
+import { SlidingWindowCalibration } from '../metrics/streaming';
 
 /**
  * The rolling figures over a recording as the live stream showed them, but at gate values `g` (a
