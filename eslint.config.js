@@ -10,7 +10,7 @@ import { layeringRule } from './tools/eslint/layering-rule.js';
  *   the preload -> src-shared (types and channel names) and electron only.
  * Each layer also names the packages it may use: Node built-ins (`node:*`), onnxruntime-node, ws and
  * pino only in src-main; electron only in the shell and the preload. A new dependency therefore has
- * to be given a layer here.
+ * to be given a layer here. A layer's `folders` order its sub-folders, lowest first (sub-layers).
  */
 const SHARED_PACKAGES = [
   'zod',
@@ -20,8 +20,29 @@ const SHARED_PACKAGES = [
   '@stdlib/stats-base-dists-binomial-pmf',
   '@stdlib/stats-base-dists-normal-quantile',
 ];
+/**
+ * src-shared's folders, lowest first: a folder imports only its own files, the root files
+ * (errors, random, zod-issues, json-text, cancel-signal) and the folders before it, so no folder
+ * cycle can be written; a new folder has to be placed here.
+ */
+const SHARED_FOLDERS = [
+  'labels',
+  'gate',
+  'fusion',
+  'metrics',
+  'calibrators',
+  'trace',
+  'corruptions',
+  'frames',
+  'probes',
+  'tuning',
+  'analysis',
+  'plots',
+  'api',
+  'bundle',
+];
 const LAYERS = [
-  { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES },
+  { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES, folders: SHARED_FOLDERS },
   {
     path: 'src-renderer',
     mayImport: ['src-shared'],
