@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -23,6 +24,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        // The desk's state modules (src-renderer/lib/desk/*.svelte.ts) use runes: compiled by Svelte
+        // for the client, as the renderer's build compiles them (a Node test would otherwise get the
+        // server output, whose $state is a plain field), so their tests run the code the desk runs.
+        plugins: [
+          svelte({
+            configFile: fileURLToPath(new URL('./svelte.config.js', import.meta.url)),
+            dynamicCompileOptions: () => ({ generate: 'client' }),
+          }),
+        ],
         // first, on its own: the serial group's timing-sensitive tests never share the cores with it
         test: {
           name: 'unit',
