@@ -1,6 +1,6 @@
 /** The idle Live panel's words (idle-hint.ts): only what can be done now, never ▶ without a source. */
 import { describe, expect, it } from 'vitest';
-import { idleHint } from '../../src-renderer/lib/idle-hint';
+import { idleHint } from '../../src-renderer/lib/desk/idle-hint';
 import type { SourceInfo } from '../../src-shared/api/session-state';
 
 const source = (kind: SourceInfo['kind']) => ({ kind }) as SourceInfo;

@@ -1,4 +1,4 @@
-import { KnobError } from '../../src-shared/errors';
+import { KnobError } from '../../../src-shared/errors';
 
 /** An error as the operator reads it: the message, and for a defect the id of its log line. */
 export function errorText(error: unknown): string {

@@ -1,4 +1,4 @@
-import type { SourceInfo } from '../../src-shared/api/session-state';
+import type { SourceInfo } from '../../../src-shared/api/session-state';
 
 /**
  * What the Live panel says while no frame is on screen: the next step the operator can take now,

@@ -1,6 +1,6 @@
-import type { KnobApi } from '../../src-shared/api/client';
-import type { ApiResult } from '../../src-shared/api/contract';
-import type { RecordingSummary } from '../../src-shared/api/session-state';
+import type { KnobApi } from '../../../src-shared/api/client';
+import type { ApiResult } from '../../../src-shared/api/contract';
+import type { RecordingSummary } from '../../../src-shared/api/session-state';
 
 /**
  * The desk's labelling (issue 27): an explicit, visible labelling mode in which, and only in which,

@@ -1,18 +1,20 @@
-import type { ApiParams, ApiResult } from '../../src-shared/api/contract';
-import type { KnobApi } from '../../src-shared/api/client';
-import type { GateSettings } from '../../src-shared/gate/gate-settings';
-import { DESK_KNOB_RANGES, outsideKnobRanges } from '../../src-shared/tuning/knob-ranges';
-import { errorText } from './desk-errors';
+import type { ApiParams, ApiResult } from '../../../src-shared/api/contract';
+import type { KnobApi } from '../../../src-shared/api/client';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { DESK_KNOB_RANGES, outsideKnobRanges } from '../../../src-shared/tuning/knob-ranges';
+import { errorText } from './error-text';
+import { RecordingRequest } from './recording-request.svelte';
 
 /**
- * The Tune tab's state (moved out of desk.svelte.ts): the last tune of the current recording, its
- * error and busy flag, and the knobs each applied point replaced (Undo). The request always asks
- * the tuner to stay inside the desk's knob ranges (DESK_KNOB_RANGES, the knobs' own travel), and a
- * point outside them is refused, never applied: a knob cannot show it.
+ * The Tune tab's state: the last tune of the current recording (recording-request.svelte.ts), its
+ * error, and the knobs each applied point replaced (Undo). The request always asks the tuner to
+ * stay inside the desk's knob ranges (DESK_KNOB_RANGES, the knobs' own travel), and a point outside
+ * them is refused, never applied: a knob cannot show it.
  */
 export interface TuningHost {
   api: KnobApi;
   recordingId(): number | null;
+  settingsVersion(): number;
   gate(): GateSettings;
   changeKnobs(patch: Partial<GateSettings>): void;
 }
@@ -20,26 +22,30 @@ export interface TuningHost {
 export type TuneRequest = Omit<ApiParams<'tune.run'>, 'within'>;
 
 export class Tuning {
-  result = $state.raw<ApiResult<'tune.run'> | null>(null);
-  busy = $state(false);
+  readonly tune: RecordingRequest<ApiResult<'tune.run'>>;
   error = $state<string | null>(null);
   /** The knobs each applied tuning point replaced, latest last: Undo restores them one by one. */
   knobsBeforeApply = $state.raw<GateSettings[]>([]);
 
-  constructor(private readonly host: TuningHost) {}
+  constructor(private readonly host: TuningHost) {
+    this.tune = new RecordingRequest({
+      recordingId: host.recordingId,
+      settingsVersion: host.settingsVersion,
+      report: (error) => (this.error = error === null ? null : errorText(error)),
+    });
+  }
+
+  get result(): ApiResult<'tune.run'> | null {
+    return this.tune.result;
+  }
+
+  get busy(): boolean {
+    return this.tune.busy;
+  }
 
   /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
-  async run(params: TuneRequest): Promise<void> {
-    this.busy = true;
-    try {
-      const result = await this.host.api.call('tune.run', { ...params, within: DESK_KNOB_RANGES });
-      this.error = null;
-      if (result.recordingId === this.host.recordingId()) this.result = result;
-    } catch (error) {
-      this.error = errorText(error);
-    } finally {
-      this.busy = false;
-    }
+  run(params: TuneRequest): Promise<void> {
+    return this.tune.run(() => this.host.api.call('tune.run', { ...params, within: DESK_KNOB_RANGES }));
   }
 
   /** Sets the knobs to a tuned point, remembering the ones it replaces for Undo; refused outside the knobs' ranges. */
@@ -65,6 +71,6 @@ export class Tuning {
 
   /** Another recording became current: its tune is gone (the Undo steps stay: they are knobs). */
   reset(): void {
-    this.result = null;
+    this.tune.reset();
   }
 }

@@ -1,0 +1,95 @@
+import type { KnobApi } from '../../../src-shared/api/client';
+import type { ApiResult } from '../../../src-shared/api/contract';
+import type { ErrorSlots } from './error-slots.svelte';
+import { LatestWins } from './latest-wins';
+import type { SessionMirror } from './session-mirror.svelte';
+import { ofRecording, whyStale } from './staleness';
+
+/**
+ * The Calibration panel's figures: the metrics of the current recording at the knobs now, over the
+ * frames and with the breakdown the operator chose. One computation at a time, a request made
+ * meanwhile running right after it ('full' asked for by anyone wins over 'light'). The figures say
+ * when they are stale (staleness.ts): another recording, breakdown, knobs, frame count or labels.
+ */
+type Snapshot = ApiResult<'metrics.snapshot'>;
+type Detail = 'full' | 'light';
+
+export interface MetricsViewHost {
+  api: KnobApi;
+  slots: ErrorSlots;
+  mirror: SessionMirror;
+  settingsVersion(): number;
+}
+
+export class MetricsView {
+  snapshot = $state.raw<Snapshot | null>(null);
+  busy = $state(false);
+  /** Which recorded frames (the last N; null: all of them), and how to break the headline values down. */
+  window = $state<number | null>(null);
+  groupBy = $state<Snapshot['groupBy']>('none');
+  /** Counts label steps, so the figures know when the labels they read moved. */
+  labelsRevision = $state(0);
+  private computedLabelsRevision = $state(0);
+
+  private readonly snapshots: LatestWins<Detail, { snapshot: Snapshot; labelsRevision: number }>;
+
+  constructor(private readonly host: MetricsViewHost) {
+    this.snapshots = new LatestWins({
+      run: async (detail) => {
+        // the labels as they are when the call starts are the ones it reads
+        const labelsRevision = this.labelsRevision;
+        const params = { lastFrames: this.window ?? undefined, groupBy: this.groupBy, detail };
+        return { snapshot: await host.api.call('metrics.snapshot', params), labelsRevision };
+      },
+      merge: (pending, next) => (pending === 'full' || next === 'full' ? 'full' : 'light'),
+      deliver: ({ snapshot, labelsRevision }) => {
+        host.slots.report('metrics', null);
+        if (!ofRecording(snapshot, host.mirror.recordingId)) return;
+        this.snapshot = snapshot;
+        this.computedLabelsRevision = labelsRevision;
+      },
+      fail: (error) => host.slots.report('metrics', error),
+      // Every computation settles the figures the panel shows: the last one of a burst is still current.
+      deliverSuperseded: true,
+      onBusy: (busy) => (this.busy = busy),
+    });
+  }
+
+  /** Why the figures on screen no longer describe what they say (null when they do). */
+  get stale(): string | null {
+    const m = this.snapshot;
+    if (m === null) return null;
+    const { recordingId, framesProcessed } = this.host.mirror;
+    return whyStale(
+      { ...m, labelsRevision: this.computedLabelsRevision },
+      {
+        recordingId,
+        groupBy: this.groupBy,
+        settingsVersion: this.host.settingsVersion(),
+        frameCount: this.window === null ? framesProcessed : undefined,
+        labelsRevision: this.labelsRevision,
+      },
+    );
+  }
+
+  /** Frames are recorded and no figures are on screen yet. */
+  get missing(): boolean {
+    return this.snapshot === null && this.host.mirror.framesProcessed > 0;
+  }
+
+  /** 'light' (no resampling) keeps refreshes during playback cheap; the Recompute button asks for 'full'. */
+  refresh(detail: Detail = 'full'): Promise<void> {
+    return this.snapshots.request(detail);
+  }
+
+  /** The operator's choice of frames and breakdown, computed at once. */
+  choose(window: number | null, groupBy: Snapshot['groupBy']): Promise<void> {
+    this.window = window;
+    this.groupBy = groupBy;
+    return this.refresh();
+  }
+
+  reset(): void {
+    this.snapshot = null;
+  }
+}

@@ -1,0 +1,45 @@
+import { ofRecording, whyStale } from './staleness';
+
+/**
+ * A view the operator asks for, computed from the current recording at the knobs now (analyses, a
+ * comparison of calibrators, a tune): its result, busy while it computes, its error reported to
+ * the owner. A result that arrives after another recording became current is not shown; one of
+ * older knobs says so (`stale`). Cleared when another recording becomes current.
+ */
+export interface RecordingRequestHost {
+  recordingId(): number | null;
+  settingsVersion(): number;
+  /** The call's failure (null: it worked). */
+  report(error: unknown): void;
+}
+
+export class RecordingRequest<R extends { recordingId: number; settingsVersion: number }> {
+  result = $state.raw<R | null>(null);
+  busy = $state(false);
+
+  constructor(private readonly host: RecordingRequestHost) {}
+
+  /** Why the result on screen no longer describes the recording at the knobs now (null when it does). */
+  get stale(): string | null {
+    const result = this.result;
+    if (result === null) return null;
+    return whyStale(result, { recordingId: this.host.recordingId(), settingsVersion: this.host.settingsVersion() });
+  }
+
+  async run(call: () => Promise<R>): Promise<void> {
+    this.busy = true;
+    try {
+      const result = await call();
+      this.host.report(null);
+      if (ofRecording(result, this.host.recordingId())) this.result = result;
+    } catch (error) {
+      this.host.report(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  reset(): void {
+    this.result = null;
+  }
+}
