@@ -1,0 +1,113 @@
+/**
+ * Views computed from the recording (metrics-view, ab-compare, recording-request): kept only for the
+ * recording they describe, stale by the one rule when the knobs, frames or labels move on.
+ */
+import { describe, expect, it } from 'vitest';
+import { settle } from './contract-fake-api';
+import { startedDesk } from './desk-harness';
+import { knobs, metricsSnapshot, recording, sessionState } from './fixtures';
+
+describe('the calibration figures', () => {
+  it('say they are stale when the knobs, the recorded frames or the labels move on', async () => {
+    const { desk, api } = await startedDesk();
+    api.handle('metrics.snapshot', () => metricsSnapshot(1, { frameCount: 10 }));
+    await desk.metrics.refresh();
+    expect(desk.metrics.stale).toBeNull();
+    api.emit('knobs.changed', knobs(1));
+    expect(desk.metrics.stale).toBe('computed at settings v0, the knobs are at v1');
+    api.handle('metrics.snapshot', () => metricsSnapshot(1, { frameCount: 10, settingsVersion: 1 }));
+    await desk.metrics.refresh();
+    expect(desk.metrics.stale).toBeNull();
+    api.emit('session.state', sessionState({ recording: recording(1, { frameCount: 12 }) }));
+    expect(desk.metrics.stale).toBe('computed on 10 frames, 12 are recorded');
+    // over the last N frames, the count of recorded frames does not make them stale
+    desk.metrics.window = 5;
+    expect(desk.metrics.stale).toBeNull();
+    desk.metrics.labelsRevision++;
+    expect(desk.metrics.stale).toBe('labels changed since');
+  });
+
+  it('never show figures that arrive for a recording no longer current', async () => {
+    const { desk, api } = await startedDesk();
+    api.hold('metrics.snapshot');
+    const refreshed = desk.metrics.refresh();
+    await settle();
+    api.emit('session.state', sessionState({ recording: recording(2) }));
+    api.waiting('metrics.snapshot')[0].answer(metricsSnapshot(1, { frameCount: 10 }));
+    await refreshed;
+    expect(desk.metrics.snapshot).toBeNull();
+  });
+
+  it("compute once at a time; 'full' asked for meanwhile wins over 'light'", async () => {
+    const { desk, api } = await startedDesk();
+    api.hold('metrics.snapshot');
+    void desk.metrics.refresh('light');
+    void desk.metrics.refresh('full');
+    void desk.metrics.refresh('light');
+    await settle();
+    expect(desk.metrics.busy).toBe(true);
+    api.waiting('metrics.snapshot')[0].answer(metricsSnapshot(1, { frameCount: 10 }));
+    await settle();
+    expect(api.callsOf('metrics.snapshot').map((p) => p.detail)).toEqual(['light', 'full']);
+    api.waiting('metrics.snapshot')[1].answer(metricsSnapshot(1, { frameCount: 10 }));
+    await settle();
+    expect(desk.metrics.busy).toBe(false);
+  });
+
+  it('are recomputed while paused when stale, and not while playing', async () => {
+    const { desk, api } = await startedDesk();
+    api.handle('metrics.snapshot', () => metricsSnapshot(1, { frameCount: 10 }));
+    expect(desk.wantsRecompute).toBe(true);
+    await desk.refreshStale();
+    expect(desk.wantsRecompute).toBe(false);
+    api.emit('session.state', sessionState({ state: 'playing', recording: recording(1, { frameCount: 11 }) }));
+    expect(desk.metrics.stale).not.toBeNull();
+    expect(desk.wantsRecompute).toBe(false);
+  });
+});
+
+describe('A/B', () => {
+  it('refuses to compare before both slots are set, and goes stale when a slot changes', async () => {
+    const { desk, api } = await startedDesk();
+    await desk.ab.compare();
+    expect(desk.errors.compare).toBe('set both A and B from the knobs first');
+    desk.ab.take('a');
+    desk.knobs.gate.zeta = 1.3;
+    desk.ab.take('b');
+    api.handle('metrics.compare', () => ({
+      a: metricsSnapshot(1, { frameCount: 10 }),
+      b: metricsSnapshot(1, { frameCount: 10 }),
+      differences: [],
+      computeMs: 2,
+    }));
+    await desk.ab.compare();
+    expect(api.callsOf('metrics.compare')[0].b.zeta).toBe(1.3);
+    expect(desk.ab.stale).toBeNull();
+    desk.ab.take('a');
+    expect(desk.ab.stale).toBe('A or B changed since');
+  });
+});
+
+describe('analyses', () => {
+  it('are kept for the recording they describe and say when they are of earlier knobs', async () => {
+    const { desk, api } = await startedDesk();
+    api.handle('analysis.run', () => ({
+      recordingId: 1,
+      settingsVersion: 0,
+      frames: 10,
+      labelledFrames: 10,
+      lines: ['T_eff >= 1 on every frame'],
+      bySeverity: null,
+      exceptions: { columns: [], rows: [] },
+      exceptionCount: 0,
+      wallMs: 1,
+    }));
+    await desk.runAnalyses();
+    expect(desk.analyses.result?.lines).toEqual(['T_eff >= 1 on every frame']);
+    expect(desk.analyses.stale).toBeNull();
+    api.emit('knobs.changed', knobs(1));
+    expect(desk.analyses.stale).toBe('computed at settings v0, the knobs are at v1');
+    api.emit('session.state', sessionState({ recording: recording(2) }));
+    expect(desk.analyses.result).toBeNull();
+  });
+});
