@@ -41,6 +41,38 @@ const SHARED_FOLDERS = [
   'api',
   'bundle',
 ];
+/**
+ * src-main/core's folders, lowest first, in the tiers of docs/ARCHITECTURE.md: what every part
+ * stands on (files, logging, calls, workers), then inference, data and recordings, the engine, the
+ * measurements and bundles built on it, the session (the state machine), the use cases the desk
+ * and the CLI share, the services the API composes, and the API and backend on top.
+ */
+const CORE_FOLDERS = [
+  'static',
+  'files',
+  'logging',
+  'calls',
+  'workers',
+  'report',
+  'inference',
+  'datasets',
+  'sources',
+  'recording',
+  'deploy',
+  'recent-runs',
+  'engine',
+  'model-card',
+  'analysis',
+  'metrics',
+  'tuning',
+  'probes',
+  'bundle',
+  'session',
+  'use-cases',
+  'services',
+  'api',
+  'backend',
+];
 const LAYERS = [
   { path: 'src-shared', mayImport: [], packages: SHARED_PACKAGES, folders: SHARED_FOLDERS },
   {
@@ -51,6 +83,7 @@ const LAYERS = [
   {
     path: 'src-main/core',
     mayImport: ['src-shared', 'package.json'],
+    folders: CORE_FOLDERS,
     packages: [
       ...SHARED_PACKAGES,
       'node:*',

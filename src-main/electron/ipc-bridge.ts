@@ -17,7 +17,7 @@ import {
 } from '../../src-shared/api/bridge';
 import type { ResponseEnvelope } from '../../src-shared/api/envelope';
 import { KnobError, toErrorPayload } from '../../src-shared/errors';
-import { ApiConnection } from '../core/api/api-connection';
+import { ApiConnection } from '../core/backend/api-connection';
 import type { KnobBackend } from '../core/backend/knob-backend';
 import { chooseFileToOpen } from './file-dialogs';
 import { isTrustedFrame, type TrustedOrigin } from './security';

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { KnobBackend } from '../core/backend/knob-backend';
 import { toErrorPayload } from '../../src-shared/errors';
 import { reportError } from '../core/logging/internal-error';
-import { ApiConnection } from '../core/api/api-connection';
+import { ApiConnection } from '../core/backend/api-connection';
 import { contentSecurityPolicy, withMetaPolicy } from '../core/static/content-security-policy';
 import { readStaticFile, resolveStaticFile } from '../core/static/static-files';
 import { DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_MAX_SOCKETS, limitConnections } from './connection-limits';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { extractArchive } from '../../src-main/core/bundle/bundle-archive';
+import { extractArchive } from '../../src-main/core/files/zip-archive';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { PROVENANCE_ROWS } from '../../src-main/core/report/provenance';
 import type { BrowserMode } from '../support/browser-mode';

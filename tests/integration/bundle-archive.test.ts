@@ -17,7 +17,7 @@ import {
   readArchive,
   writeArchive,
   type ArchiveLimits,
-} from '../../src-main/core/bundle/bundle-archive';
+} from '../../src-main/core/files/zip-archive';
 
 const text = (s: string) => new TextEncoder().encode(s);
 

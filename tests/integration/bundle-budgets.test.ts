@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readArchive } from '../../src-main/core/bundle/bundle-archive';
+import { readArchive } from '../../src-main/core/files/zip-archive';
 import { knob } from '../support/knob-cli';
 import { measuredKnob } from '../support/measured-knob';
 import { repeated, streamedZip, type StreamedMember } from '../support/streamed-zip';

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readArchive, writeArchive } from '../../src-main/core/bundle/bundle-archive';
+import { readArchive, writeArchive } from '../../src-main/core/files/zip-archive';
 import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { readSettingsFile } from '../../src-main/core/recording/settings-file';

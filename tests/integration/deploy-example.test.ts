@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
-import { readArchive, writeArchive } from '../../src-main/core/bundle/bundle-archive';
+import { readArchive, writeArchive } from '../../src-main/core/files/zip-archive';
 import { appReadout, EQUIVALENCE_TOLERANCE, type Readout } from '../../src-main/core/deploy/step-graph-check';
 import { loadModel } from '../../src-main/core/inference/loaded-model';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';

@@ -15,7 +15,7 @@ import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-data
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
-import { Recording } from '../../src-main/core/session/recording';
+import { Recording } from '../../src-main/core/recording/recording';
 import { runOffline } from '../../src-main/core/engine/offline-run';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { openSourcePath } from '../../src-main/core/sources/open-source';

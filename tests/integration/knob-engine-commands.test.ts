@@ -13,7 +13,7 @@ import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
 import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
-import { Recording } from '../../src-main/core/session/recording';
+import { Recording } from '../../src-main/core/recording/recording';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';

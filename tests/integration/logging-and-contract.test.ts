@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
-import { ApiConnection } from '../../src-main/core/api/api-connection';
+import { ApiConnection } from '../../src-main/core/backend/api-connection';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { reportFailure } from '../../src-main/cli/knob';
 import { openLogFile } from '../../src-main/core/logging/logger';
@@ -29,7 +29,7 @@ describe('internal errors', () => {
   it('a forced internal error writes a log line with its stack and id, and the API error carries the same id', async () => {
     const log = await openLogFile({ directory: join(dir, 'logs') });
     const backend = new KnobBackend({ log });
-    vi.spyOn(backend.session, 'modelInfo').mockImplementation(() => {
+    vi.spyOn(backend.session, 'describe').mockImplementation(() => {
       throw new TypeError('forced failure in modelInfo');
     });
     const connection = new ApiConnection(backend);
@@ -118,7 +118,7 @@ describe('internal errors', () => {
 describe('the API contract', () => {
   it('a result that breaks its schema is an internal error naming the method and the field', async () => {
     const backend = new KnobBackend({ checkContract: true });
-    vi.spyOn(backend.session, 'getKnobs').mockReturnValue({
+    vi.spyOn(backend.session.knobs, 'current', 'get').mockReturnValue({
       gate: DEFAULT_GATE_SETTINGS,
       calibrator: null,
       calibratorModel: null,
@@ -149,7 +149,7 @@ describe('the API contract', () => {
 
   it('params are parsed once, with their defaults, before the handler runs', async () => {
     const backend = new KnobBackend();
-    const spy = vi.spyOn(backend.session, 'loadTrace').mockResolvedValue({ path: 'x', frameCount: 1, classCount: 2 });
+    const spy = vi.spyOn(backend.services.files, 'load').mockResolvedValue({ path: 'x', frameCount: 1, classCount: 2 });
     await backend.handle('trace.load', { path: 'x.arrow' });
     expect(spy).toHaveBeenCalledWith('x.arrow', false);
     await expect(backend.handle('trace.load', { path: '' })).rejects.toMatchObject({

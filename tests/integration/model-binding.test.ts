@@ -2,16 +2,19 @@
  * Calibrators, settings and recordings bound to their model (issue 27), on the real backend and
  * the real CLI: a calibrator fitted on one model is never applied to another silently (the load
  * asks: keep or drop); the CLI refuses a settings file tuned with another model unless told; the
- * desk's export refuses another model's trace with the CLI's rule and message.
+ * desk's export refuses another model's trace with the CLI's message, and both write the same
+ * bundle for the same trace and settings: they share one use case (use-cases/export-bundle.ts).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { sha256Hex } from '../../src-main/core/files/sha256';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { settingsFile } from '../../src-main/core/recording/settings-file';
+import type { BundleManifest } from '../../src-shared/bundle/bundle-manifest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
@@ -23,6 +26,8 @@ const dir = mkdtempSync(join(tmpdir(), 'knob-model-binding-'));
 const other = join(dir, 'other.onnx');
 const defaultSha = sha256Hex(readFileSync(DEFAULT_MODEL_PATH));
 const trace = join(dir, 'default.arrow');
+const gate = { zeta: 0.55, wnRadPerSec: 9, variant: 'second-order' as const, mode: 'continuous' as const };
+const calibrator = { method: 'temperature' as const, temperature: 1.4 };
 
 beforeAll(async () => {
   const sample = fashionMnistSample(200);
@@ -72,7 +77,7 @@ describe('a calibrator across a model switch (desk)', () => {
     const cli = await knob('export', '--trace', trace, '--model', other, '--out', join(dir, 'crossed-cli.knob.zip'));
     const line = knobFailureLine(cli);
     expect(line).toMatch(rule);
-    expect(line.slice(line.indexOf('recorded with'))).toBe(desk.message.slice(desk.message.indexOf('recorded with')));
+    expect(line).toBe(`knob: ${desk.message}`);
   }, 120_000);
 });
 
@@ -117,4 +122,42 @@ describe('a settings file tuned with another model (CLI)', () => {
     const replayed = await knob('replay', trace, '--settings', settings, '--out', join(dir, 'replayed'));
     expect(replayed.status, replayed.stderr).toBe(0);
   }, 240_000);
+});
+
+async function manifestOf(path: string): Promise<BundleManifest> {
+  return (await readVerifiedBundle(readFileSync(path), path)).manifest;
+}
+
+describe('one export for the desk and the CLI (src-main/core/use-cases/export-bundle.ts)', () => {
+  it('writes the same bundle for the same trace and settings (with SOURCE_DATE_EPOCH, the same time stamp too)', async () => {
+    // the time stamp every output records (creation-time.ts): fixed, so nothing else can differ
+    process.env.SOURCE_DATE_EPOCH = '1767225600';
+    onTestFinished(() => void delete process.env.SOURCE_DATE_EPOCH);
+    await backend.handle('model.load', { path: 'default', discard: true });
+    await backend.handle('trace.load', { path: trace, discard: true });
+    const knobs = await backend.handle('knobs.set', { gate });
+    await backend.handle('calibrator.set', { calibrator });
+    // the same NAME in two folders: NAME names the bundle and its Triton model
+    mkdirSync(join(dir, 'desk'));
+    mkdirSync(join(dir, 'cli'));
+    const deskPath = join(dir, 'desk', 'tuned.knob.zip');
+    await backend.handle('bundle.export', { path: deskPath, includeModel: true });
+
+    // the same settings as a settings file, as the desk exports them
+    const settingsPath = join(dir, 'knob-settings.json');
+    const model = (await backend.handle('model.info', {}))!;
+    const file = settingsFile({ gate: knobs.gate, model: model.paths[0]!, modelSha256: model.sha256, calibrator });
+    writeFileSync(settingsPath, file.data);
+    const cliPath = join(dir, 'cli', 'tuned.knob.zip');
+    const args = ['--trace', trace, '--model', 'default', '--settings', settingsPath, '--out', cliPath];
+    const cli = await knob('export', ...args);
+    expect(cli.status, cli.stderr).toBe(0);
+
+    const [desk, line] = await Promise.all([manifestOf(deskPath), manifestOf(cliPath)]);
+    expect(line).toEqual(desk);
+    expect(desk.createdAt).toBe('2026-01-01T00:00:00.000Z');
+    expect(readFileSync(cliPath).equals(readFileSync(deskPath))).toBe(true);
+    expect(desk.gate).toEqual(knobs.gate);
+    expect(desk.calibrator).toEqual(calibrator);
+  }, 180_000);
 });

@@ -22,7 +22,7 @@ import {
 } from 'onnx-buf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BundleManifest } from '../../src-shared/bundle/bundle-manifest';
-import { readArchive, writeArchive } from '../../src-main/core/bundle/bundle-archive';
+import { readArchive, writeArchive } from '../../src-main/core/files/zip-archive';
 import { tensor, valueInfo } from '../../src-main/core/deploy/graph-builder';
 import { STEP_INPUTS, STEP_OUTPUTS } from '../../src-main/core/deploy/step-graph';
 import { EQUIVALENCE_TOLERANCE } from '../../src-main/core/deploy/step-graph-check';

@@ -2,11 +2,9 @@ import {
   analysisNumber,
   analysisSummaryLines,
   exceptionTable,
-  paperAnalyses,
   severityTable,
   type PaperAnalyses,
 } from '../../../src-shared/analysis';
-import { checkCalibratorFor, compileCalibrator } from '../../../src-shared/calibrators';
 import { reliabilityPlotSvg } from '../../../src-shared/plots/reliability-plot';
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
 import { readTraceFile } from '../../core/recording/trace-arrow';
@@ -21,6 +19,8 @@ import {
   UsageError,
 } from '../cli-args';
 import { printJson } from '../json-output';
+import { abortOnInterrupt } from '../interrupt';
+import { analyseTrace } from '../../core/use-cases/analyse-trace';
 
 function analysisLines(a: PaperAnalyses, trace: string): string[] {
   return [
@@ -81,12 +81,20 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]!);
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
-  if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);
-  const analyses = paperAnalyses(file.trace, settings, {
-    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
-    permutations,
-    seed,
-  });
+  const interrupt = abortOnInterrupt();
+  let analyses: PaperAnalyses;
+  try {
+    analyses = await analyseTrace({
+      trace: file.trace,
+      settings,
+      calibrator,
+      permutations,
+      seed,
+      signal: interrupt.signal,
+    });
+  } finally {
+    interrupt.dispose();
+  }
   const lines = analysisLines(analyses, positionals[0]!);
   const written =
     values.out === undefined

@@ -1,12 +1,8 @@
 import { basename } from 'node:path';
-import { checkCalibratorFor } from '../../../src-shared/calibrators';
-import { buildBundle } from '../../core/bundle/bundle-export';
-import { writeOutputFile } from '../../core/files/output-files';
-import { readUserFile } from '../../core/files/user-files';
 import { loadModel } from '../../core/inference/loaded-model';
-import { checkTraceRecordedWith } from '../../core/recording/model-binding';
 import { readTraceFile } from '../../core/recording/trace-arrow';
-import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
+import { loadedTraceProvenance } from '../../core/report/provenance';
+import { BUNDLE_EXTENSION, checkBundlePath, exportBundle } from '../../core/use-cases/export-bundle';
 import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
@@ -27,8 +23,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   if (!values.out) throw new UsageError('--out NAME.knob.zip is required');
   if (!values.model) throw new UsageError('--model M is required (the model the trace was recorded with, or default)');
   const out = String(values.out);
-  if (!out.endsWith('.knob.zip')) throw new UsageError('--out must end in .knob.zip (NAME.knob.zip names the bundle)');
-  const name = basename(out).slice(0, -'.knob.zip'.length);
+  checkBundlePath(out);
   const modelOptions = { ...modelOptionsFromArgs(values), executionProviders: ['cpu' as const] };
   await checkOutputFile(out);
   const file = await readTraceFile(values.trace);
@@ -37,28 +32,23 @@ export async function exportCommand(args: string[]): Promise<number> {
   const model = await loadModel(modelOptions);
   try {
     const description = model.description;
-    if (calibrator !== null) checkCalibratorFor(calibrator, description.classCount);
-    const recorded = storedProvenanceOf(file.context);
-    checkTraceRecordedWith(values.trace, recorded, description);
-    const origin = `export of ${values.trace}`;
-    const provenance = recorded === null ? unknownProvenance(`trace ${values.trace}`, origin) : { ...recorded, origin };
-    const modelFiles = await Promise.all(description.paths.map((path) => readUserFile(path, 'model')));
-    const bundle = buildBundle({
-      name,
+    const bundle = await exportBundle({
+      path: out,
       trace: file.trace,
+      traceName: values.trace,
+      // the same provenance as the desk's trace.load of this file: the two bundles agree
+      provenance: loadedTraceProvenance(file.context, values.trace),
       model: description,
-      modelFiles,
-      includeModel: values['exclude-model'] !== true,
       gate,
       calibrator,
-      provenance,
+      includeModel: values['exclude-model'] !== true,
     });
-    const path = await writeOutputFile(out, bundle.bytes);
-    const members = Object.keys(bundle.manifest.members).length + 1;
+    const { path, members } = bundle;
+    const name = basename(out).slice(0, -BUNDLE_EXTENSION.length);
     if (values.json)
-      process.stdout.write(`${JSON.stringify({ path, bytes: bundle.bytes.length, manifest: bundle.manifest })}\n`);
+      process.stdout.write(`${JSON.stringify({ path, bytes: bundle.bytes, manifest: bundle.manifest })}\n`);
     else {
-      process.stdout.write(`${path}: ${members} members, ${bundle.bytes.length} bytes\n`);
+      process.stdout.write(`${path}: ${members} members, ${bundle.bytes} bytes\n`);
       process.stdout.write(
         bundle.manifest.deploy.stepGraph === null
           ? `  ${bundle.manifest.deploy.stepGraphNote}\n`

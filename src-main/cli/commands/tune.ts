@@ -3,7 +3,7 @@ import { readTraceFile } from '../../core/recording/trace-arrow';
 import { storedProvenanceOf } from '../../core/report/provenance';
 import { settingsFile } from '../../core/recording/settings-file';
 import { sectionReportFiles } from '../../core/report/section-report';
-import { tuneOnThreads } from '../../core/tuning/tuning-pool';
+import { tuneKnobs } from '../../core/use-cases/tune-knobs';
 import { tuningSummary } from '../../core/tuning/tuning-view';
 import { jsonText, printJson } from '../json-output';
 import { describeSettings } from '../../core/report/provenance';
@@ -133,24 +133,19 @@ export async function tuneCommand(args: string[]): Promise<number> {
   // the options are checked above, before the trace is read
   const file = await readTraceFile(positionals[0]!);
   const { gate: current, calibrator } = await settingsOverTrace(values, file);
-  if (calibrator !== null && calibrator.method !== 'temperature')
-    throw new UsageError(
-      `knob tune varies the gate and a temperature only; the settings' calibrator is '${calibrator.method}'`,
-    );
   const progress = createProgress('tune', !values.json);
   const interrupt = abortOnInterrupt();
-  let result: Awaited<ReturnType<typeof tuneOnThreads>>;
+  let result: Awaited<ReturnType<typeof tuneKnobs>>;
   try {
-    result = await tuneOnThreads(
-      file.trace,
+    result = await tuneKnobs({
+      trace: file.trace,
       request,
-      { settings: current, temperature: calibrator?.method === 'temperature' ? calibrator.temperature : 1 },
-      {
-        threads,
-        signal: interrupt.signal,
-        onProgress: (done, total, stage) => progress.update(done, total, stage),
-      },
-    );
+      gate: current,
+      calibrator,
+      threads,
+      signal: interrupt.signal,
+      onProgress: (done, total, stage) => progress.update(done, total, stage),
+    });
   } finally {
     progress.finish();
     interrupt.dispose();

@@ -1,38 +1,30 @@
 import { parentPort } from 'node:worker_threads';
-import { analysisSummaryLines, exceptionTable, paperAnalyses, severityTable } from '../../../src-shared/analysis';
+import { paperAnalyses, type PaperAnalyses } from '../../../src-shared/analysis';
 import { compileCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 
 /**
- * The paper's analyses of a recording off the backend's event loop (analysis-thread.ts): about
+ * The paper's analyses of a recording off the caller's event loop (analysis-thread.ts): about
  * 0.2 s per 10,000 frames, which would otherwise hold up a playing stream. Answers its one request
- * with the lines and tables the desk shows (analysis-text.ts).
+ * with the analyses whole; the desk and `knob analyze` word them (src-shared/analysis).
  */
 export interface AnalysisRequest {
   trace: Trace;
   settings: GateSettings;
   calibrator: CalibratorSpec | null;
   permutations: number;
+  seed?: number;
 }
 
-function answer({ trace, settings, calibrator, permutations }: AnalysisRequest) {
-  const analyses = paperAnalyses(trace, settings, {
+function answer({ trace, settings, calibrator, permutations, seed }: AnalysisRequest): PaperAnalyses {
+  return paperAnalyses(trace, settings, {
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
     permutations,
+    ...(seed === undefined ? {} : { seed }),
   });
-  return {
-    frames: analyses.frames,
-    labelledFrames: analyses.labelledFrames,
-    lines: analysisSummaryLines(analyses),
-    bySeverity: severityTable(analyses),
-    exceptions: exceptionTable(analyses),
-    exceptionCount: analyses.teff.exceptionCount,
-  };
 }
-
-export type AnalysisAnswer = ReturnType<typeof answer>;
 
 parentPort?.on('message', (request: AnalysisRequest) => {
   try {

@@ -1,11 +1,18 @@
 import type { ApiMethod, ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
+import type { CallContext } from '../calls/call-context';
+import type { Bundles } from '../services/bundles';
+import type { Measurements } from '../services/measurements';
+import type { RecentRunsService } from '../services/recent-runs-service';
+import type { RecordingFiles } from '../services/recording-files';
+import type { RecordingViews } from '../services/recording-views';
 import type { Session } from '../session/session';
-import type { CallContext } from './call-context';
+import { calibratorTargetOf } from '../session/session-states';
 
 /**
  * The one implementation of every API method, as a map with a handler for each method of the
  * contract: a method without a handler does not compile. Handlers get their params already parsed
- * (once, against the contract's schema, by the backend) and the call's context.
+ * (once, against the contract's schema, by the backend) and the call's context. Each maps to the
+ * session (the state machine's events) or to one service composed beside it.
  */
 export type ApiHandler<M extends ApiMethod> = (
   params: ApiParsedParams<M>,
@@ -20,14 +27,26 @@ export interface AppFacts {
   logFile: () => string | null;
 }
 
-export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers {
+/** The session and the services the handlers map to (knob-backend.ts composes them). */
+export interface Services {
+  session: Session;
+  views: RecordingViews;
+  files: RecordingFiles;
+  measurements: Measurements;
+  bundles: Bundles;
+  runs: RecentRunsService;
+}
+
+export function createApiHandlers(services: Services, app: AppFacts): ApiHandlers {
+  const { session, views, files, measurements, bundles, runs } = services;
+  const { knobs } = session;
   return {
     'app.info': () => ({ name: app.name, version: app.version, logFile: app.logFile() }),
     'session.get': () => session.describe(),
-    'knobs.get': () => session.getKnobs(),
-    'knobs.set': (params) => session.setKnobs(params.gate),
+    'knobs.get': () => knobs.current,
+    'knobs.set': (params) => knobs.setGate(params.gate),
     'model.load': ({ discard, calibrator, ...options }) => session.loadModel(options, discard, calibrator),
-    'model.info': () => session.modelInfo(),
+    'model.info': () => session.describe().model,
     'source.open': (params, call) => session.openSource(params, call),
     'source.configure': (params) => session.configureSource(params.schedule, params.seed),
     'source.describeCamera': (params) => session.describeCamera(params),
@@ -39,30 +58,29 @@ export function createApiHandlers(session: Session, app: AppFacts): ApiHandlers 
     'stream.resetGate': () => session.resetGate(),
     'stream.runOffline': (params, call) => session.runOffline(params, call),
     'recording.reset': (params) => session.resetRecording(params.discard),
-    'stream.label': (params) => session.label(params.frame, params.label),
-    'labels.undo': () => session.undoLabel(),
-    'labels.redo': () => session.redoLabel(),
-    'labels.useCorrections': (params) => session.useCorrections(params.use),
-    'labels.import': (params) => session.importLabels(params.path, params.classMap),
-    'trace.frame': (params) => session.recordedFrame(params.frame),
-    'trace.save': (params) => session.saveTrace(params.path),
-    'trace.load': (params) => session.loadTrace(params.path, params.discard),
-    'calibrator.set': (params) => session.setCalibrator(params.calibrator),
-    'calibrator.compare': (params, call) => session.compareCalibrators(params, call.signal),
-    'recording.series': (params) => session.recordingSeries(params.maxPoints),
-    'runs.list': () => session.recentRunsList(),
-    'runs.open': (params) => session.openRecentRun(params.id, params.discard),
-    'runs.setLimit': (params) => session.setRecentRunsLimit(params.limitBytes),
-    'runs.compare': (params, call) => session.compareRecentRuns(params.a, params.b, call.signal),
-    'metrics.snapshot': (params, call) => session.metricsSnapshot(params, call.signal),
-    'metrics.compare': (params, call) => session.compare(params.a, params.b, params.lastFrames, call.signal),
-    'bundle.export': (params) => session.exportBundle(params.path, params.includeModel),
-    'bundle.import': (params) => session.importSettings(params.path),
-    'bundle.loadModel': (params) =>
-      session.loadBundleModel(params.path, params.modelPath, params.discard, params.calibrator),
-    'probe.step': (params, call) => session.stepProbe(params, call),
-    'probe.frequency': (params, call) => session.frequencyProbe(params, call),
-    'tune.run': (params, call) => session.tune(params, call),
-    'analysis.run': (params, call) => session.analyse(params, call.signal),
+    'stream.label': (params) => views.label(params.frame, params.label),
+    'labels.undo': () => views.undo(),
+    'labels.redo': () => views.redo(),
+    'labels.useCorrections': (params) => views.useCorrections(params.use),
+    'labels.import': (params) => views.importLabels(params.path, params.classMap),
+    'trace.frame': (params) => views.frame(params.frame),
+    'recording.series': (params) => views.series(params.maxPoints),
+    'trace.save': (params) => files.save(params.path),
+    'trace.load': (params) => files.load(params.path, params.discard),
+    'calibrator.set': (params) => knobs.setCalibrator(params.calibrator, calibratorTargetOf(session.current)),
+    'calibrator.compare': (params, call) => measurements.compareCalibrators(params, call.signal),
+    'runs.list': () => runs.list(),
+    'runs.open': (params) => runs.open(params.id, params.discard),
+    'runs.setLimit': (params) => runs.setLimit(params.limitBytes),
+    'runs.compare': (params, call) => runs.compare(params.a, params.b, call.signal),
+    'metrics.snapshot': (params, call) => measurements.snapshot(params, call.signal),
+    'metrics.compare': (params, call) => measurements.compare(params.a, params.b, params.lastFrames, call.signal),
+    'bundle.export': (params) => bundles.export(params.path, params.includeModel),
+    'bundle.import': (params) => bundles.import(params.path),
+    'bundle.loadModel': (params) => bundles.loadModel(params.path, params.modelPath, params.discard, params.calibrator),
+    'probe.step': (params, call) => measurements.stepProbe(params, call),
+    'probe.frequency': (params, call) => measurements.frequencyProbe(params, call),
+    'tune.run': (params, call) => measurements.tune(params, call),
+    'analysis.run': (params, call) => measurements.analyse(params, call.signal),
   };
 }

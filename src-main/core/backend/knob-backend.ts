@@ -8,15 +8,22 @@ import {
 } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import { describeIssues } from '../../../src-shared/zod-issues';
-import { createApiHandlers, type ApiHandler, type ApiHandlers } from '../api/api-handlers';
-import { localCall, type CallContext } from '../api/call-context';
+import { dirname } from 'node:path';
+import { createApiHandlers, type ApiHandler, type ApiHandlers, type Services } from '../api/api-handlers';
+import { MetricsWorkerClient } from '../engine/metrics-worker-client';
+import { Bundles } from '../services/bundles';
+import { Measurements } from '../services/measurements';
+import { RecentRunsService } from '../services/recent-runs-service';
+import { RecordingFiles } from '../services/recording-files';
+import { RecordingViews } from '../services/recording-views';
+import { localCall, type CallContext } from '../calls/call-context';
 import { checkEvent, checkResult, contractCheckingRequested } from '../api/contract-check';
 import { APP_NAME, APP_VERSION } from '../app-version';
 import { reportError } from '../logging/internal-error';
 import { silentLog, type BackendLog } from '../logging/logger';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import type { InferenceLauncher } from '../inference/inference-launcher';
-import { Session } from '../session/session';
+import { Session, type EmitEvent } from '../session/session';
 
 export type BackendEventListener = <E extends ApiEvent>(event: E, data: ApiEventData<E>) => void;
 
@@ -40,21 +47,37 @@ export interface BackendOptions {
  */
 export class KnobBackend {
   readonly session: Session;
+  /** The services the handler map composes beside the session (api-handlers.ts). */
+  readonly services: Services;
   readonly log: BackendLog;
   private readonly handlers: ApiHandlers;
   private readonly listeners = new Set<BackendEventListener>();
   private readonly checking: boolean;
+  /** The metrics worker the measurements and the runs comparison share (closed with the backend). */
+  private readonly metrics = new MetricsWorkerClient();
 
   constructor(options: BackendOptions = {}) {
     this.log = options.log ?? silentLog();
     this.checking = options.checkContract ?? contractCheckingRequested();
-    this.session = new Session({
-      emit: (event, data) => this.emit(event, data),
+    const emit: EmitEvent = (event, data) => this.emit(event, data);
+    const recentRuns = options.recentRuns ?? null;
+    const session = new Session({
+      emit,
       logger: this.log.logger,
-      recentRuns: options.recentRuns ?? null,
+      recentRuns,
       ...(options.inferenceLauncher === undefined ? {} : { inferenceLauncher: options.inferenceLauncher }),
     });
-    this.handlers = createApiHandlers(this.session, {
+    this.session = session;
+    const dataFolder = recentRuns === null ? null : dirname(recentRuns.folder);
+    const services: Services = (this.services = {
+      session,
+      views: new RecordingViews(session),
+      files: new RecordingFiles(session),
+      measurements: new Measurements(session, this.metrics),
+      bundles: new Bundles(session, dataFolder),
+      runs: new RecentRunsService(session, recentRuns, this.metrics, emit),
+    });
+    this.handlers = createApiHandlers(services, {
       name: APP_NAME,
       version: APP_VERSION,
       logFile: () => this.log.currentFile(),
@@ -111,6 +134,7 @@ export class KnobBackend {
   /** Stops the stream and the inference process (window closed, host shut down). */
   async close(): Promise<void> {
     await this.session.close();
+    await this.metrics.close();
     await this.log.flush();
   }
 }

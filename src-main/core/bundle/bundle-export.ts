@@ -19,8 +19,9 @@ import { sha256Hex } from '../files/sha256';
 import { buildStepGraph, type StepGraphOptions } from '../deploy/step-graph';
 import { tritonRepository } from '../deploy/triton-repository';
 import { analyseRun, runOutputFiles } from '../engine/run-outputs';
+import { creationTime } from '../report/creation-time';
 import type { StoredProvenance } from '../report/provenance';
-import { writeArchive, type ArchiveMember } from './bundle-archive';
+import { writeArchive, type ArchiveMember } from '../files/zip-archive';
 import { deployReadme } from './deploy-readme';
 
 /**
@@ -76,7 +77,9 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
     if (member !== null) add(member, input.modelFiles[i]!);
     return { fileName, member, sha256: model.sha256[i]!, bytes: input.modelFiles[i]!.length };
   });
-  const outputs = runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), input.provenance);
+  // one time stamp for the bundle: its manifest, report and trace say the same (creation-time.ts)
+  const createdAt = creationTime();
+  const outputs = runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), input.provenance, null, createdAt);
   let traceSha256: string | null = null;
   for (const file of outputs) {
     const bytes = typeof file.data === 'string' ? new TextEncoder().encode(file.data) : file.data;
@@ -122,7 +125,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
     format: BUNDLE_FORMAT,
     formatVersion: BUNDLE_FORMAT_VERSION,
     name,
-    createdAt: new Date().toISOString(),
+    createdAt: createdAt.toISOString(),
     gate,
     timing: { frameRateHz, irregularIntervals: 'coefficients from each frame interval dt' },
     model: {

@@ -13,7 +13,7 @@ import { inputLimit } from '../files/input-limits';
 import { readUserFile } from '../files/user-files';
 import { loadModel } from '../inference/loaded-model';
 import { openSourcePath } from '../sources/open-source';
-import { openArchive } from './bundle-archive';
+import { openArchive } from '../files/zip-archive';
 import { bundleStepGraph } from './bundle-export';
 import { sha256Hex } from '../files/sha256';
 

@@ -1,6 +1,6 @@
 import { KnobError } from '../../../src-shared/errors';
 import type { FileKind } from '../files/input-limits';
-import { readArchive } from '../bundle/bundle-archive';
+import { readArchive } from '../files/zip-archive';
 import { readUserFile } from '../files/user-files';
 
 /**

@@ -14,7 +14,7 @@ import type { FromBareSession, ToBareSession } from './bare-session-worker';
 import { InferenceClient } from '../inference/inference-client';
 import { openSource } from '../sources/open-source';
 import type { FrameSource } from '../sources/frame-source';
-import { Recording } from '../session/recording';
+import { Recording } from '../recording/recording';
 import { LivePipeline } from './live-pipeline';
 import { runOffline } from './offline-run';
 import type { LatencyReport } from './latency-recorder';

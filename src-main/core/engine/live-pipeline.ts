@@ -11,7 +11,7 @@ import { GateReplayer } from '../../../src-shared/trace/replay';
 import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { UNKNOWN_LABEL } from '../../../src-shared/trace/trace';
 import type { InferenceClient } from '../inference/inference-client';
-import type { Recording } from '../session/recording';
+import type { Recording } from '../recording/recording';
 import { LatencyRecorder, type LatencyReport } from './latency-recorder';
 
 /**

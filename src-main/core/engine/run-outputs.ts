@@ -32,6 +32,7 @@ import { encodeTraceFile } from '../recording/trace-arrow';
 import { reportFiles, type ReportInput } from '../report/html-report';
 import { provenanceRows, sourceFramesOf, type Provenance, type StoredProvenance } from '../report/provenance';
 
+import { creationTime } from '../report/creation-time';
 /**
  * What `knob run`, `knob replay` and the desk's export leave in their output folder, from (trace,
  * settings, output calibrator, provenance) alone (with a calibrator, every figure is of the
@@ -137,6 +138,7 @@ export function runOutputFiles(
   analysis: RunAnalysis,
   source: StoredProvenance,
   partial: PartialRun | null = null,
+  createdAt: Date = creationTime(),
 ): OutputFile[] {
   const provenance: Provenance = {
     ...source,
@@ -145,7 +147,7 @@ export function runOutputFiles(
     sourceFrames: sourceFramesOf(trace),
     settings,
     calibrator: analysis.calibrator,
-    createdAt: new Date().toISOString(),
+    createdAt: createdAt.toISOString(),
   };
   const output = { ...analysis.output, fusedLogits: null };
   const severity = trace.metadata.severity;

@@ -22,7 +22,7 @@ import {
   type StepProbeResult,
 } from '../../../src-shared/probes';
 import type { Trace } from '../../../src-shared/trace/trace';
-import type { CallContext } from '../api/call-context';
+import type { CallContext } from '../calls/call-context';
 import type { InferenceClient } from '../inference/inference-client';
 import type { FrameSource } from '../sources/frame-source';
 import { sourceName } from '../sources/source-name';
@@ -93,19 +93,18 @@ function sourceKey(over: ProbeSource): string {
 class ProbeReplays<Params, Plan, Result> {
   private readonly once: RecordedOnce<Recorded<Plan>>;
 
-  constructor(private readonly kind: ProbeKind<Params, Plan, Result>) {
+  constructor(
+    private readonly kind: ProbeKind<Params, Plan, Result>,
+    private readonly hold: ModelHold,
+  ) {
     this.once = new RecordedOnce(kind.what);
-  }
-
-  get recording(): boolean {
-    return this.once.recording;
   }
 
   async at(params: Params, over: ProbeSource, client: InferenceClient, settings: GateSettings, call: CallContext) {
     const { recorded, fresh } = await this.once.get(
       JSON.stringify([params, sourceKey(over), client.description.sha256]),
       call.signal,
-      (signal) => record(client, call, signal, params, over, this.kind),
+      (signal) => this.hold(`the ${this.kind.what}`, () => record(client, call, signal, params, over, this.kind)),
     );
     const started = performance.now();
     const result = this.kind.at(recorded.traces, recorded.plan, settings);
@@ -113,13 +112,16 @@ class ProbeReplays<Params, Plan, Result> {
   }
 }
 
-export class DeskProbes {
-  private readonly step = new ProbeReplays(STEP_PROBE);
-  private readonly frequency = new ProbeReplays(FREQUENCY_PROBE);
+/** Holds the model for `probe` (in words) while `work` records through it (the session's model lease). */
+export type ModelHold = <T>(probe: string, work: () => Promise<T>) => Promise<T>;
 
-  /** What is recording through the model now, in words; null when nothing is. */
-  get recording(): string | null {
-    return this.step.recording ? 'the step probe' : this.frequency.recording ? 'the frequency probe' : null;
+export class DeskProbes {
+  private readonly step: ProbeReplays<StepProbeParams, StepProbePlan, StepProbeResult>;
+  private readonly frequency: ProbeReplays<FrequencyProbeParams, FrequencyProbePlan, FrequencyProbeResult>;
+
+  constructor(hold: ModelHold) {
+    this.step = new ProbeReplays(STEP_PROBE, hold);
+    this.frequency = new ProbeReplays(FREQUENCY_PROBE, hold);
   }
 
   async stepAt(

@@ -10,6 +10,7 @@ import { formatBytes, inputLimit } from '../files/input-limits';
 import type { OutputFile } from '../files/output-files';
 import { isUserFolder, readUserText } from '../files/user-files';
 
+import { creationTime } from '../report/creation-time';
 /**
  * knob-settings.json, the one module that reads and writes it: the exported knob settings (until
  * the tuned-calibrator bundle replaces it), format 1:
@@ -60,7 +61,7 @@ export function settingsFile(settings: {
     model: settings.model,
     modelSha256: settings.modelSha256,
     calibrator: settings.calibrator ?? null,
-    exportedAt: new Date().toISOString(),
+    exportedAt: creationTime().toISOString(),
   } satisfies z.input<typeof SettingsFileSchema>;
   const data = `${JSON.stringify(content, null, 1)}\n`;
   // never write a file that readSettingsFile would refuse (a large feature bank or isotonic map)

@@ -110,11 +110,14 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
     columns.push(['label_origin', primitive(new Int32(), Int32Array.from(trace.labelLayers.origin.subarray(0, n)))]);
     columns.push(['operator_label', labelData(trace.labelLayers.operator.subarray(0, n), n)]);
   }
+  // Dictionary ids numbered by column: apache-arrow's default comes from a process-wide counter,
+  // so the same trace would be written with other bytes by another process (a bundle's trace hash).
+  let dictionaryId = 0;
   for (const [name, column] of Object.entries(trace.metadata)) {
     if (column.kind === 'number') columns.push([name, primitive(new Float64(), column.values.subarray(0, n))]);
     else {
       const dictionary = vectorFromArray(column.dictionary, new Utf8());
-      const type = new Dictionary(new Utf8(), new Int32());
+      const type = new Dictionary(new Utf8(), new Int32(), dictionaryId++);
       columns.push([
         name,
         makeData({ type, length: n, data: column.codes.subarray(0, n), dictionary } as never) as Data,

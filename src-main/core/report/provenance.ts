@@ -183,3 +183,14 @@ export function provenanceRows(p: Provenance): Array<[string, string]> {
   };
   return PROVENANCE_ROWS.map((row) => [row, values[row]]);
 }
+
+/**
+ * The provenance of a trace file read from `path`: what it was recorded with, and that it was
+ * loaded from there (the desk's trace.load and `knob export` say the same, so their bundles agree).
+ */
+export function loadedTraceProvenance(context: Record<string, unknown>, path: string): StoredProvenance {
+  const recorded = storedProvenanceOf(context);
+  return recorded === null
+    ? unknownProvenance(`trace ${path}`, `loaded from ${path}`)
+    : { ...recorded, origin: `${recorded.origin}, loaded from ${path}` };
+}

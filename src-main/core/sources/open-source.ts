@@ -15,6 +15,8 @@ import type { ModelDescription } from '../../../src-shared/api/model-options';
 import { openVideoSource } from './video-source';
 import { hasUserFile } from '../files/user-files';
 import { VIDEO_EXTENSIONS } from '../../../src-shared/api/file-kinds';
+import type { CallContext } from '../calls/call-context';
+import { readClassMapFile } from './class-map-file';
 
 /**
  * One entry point from what a user names to a FrameSource. A source has a kind and, except for the
@@ -147,4 +149,27 @@ export async function openSource(
 export async function openSourcePath(spec: string, options: OpenSourceOptions): Promise<FrameSource> {
   const kind = await detectSourceKind(spec);
   return openSource(kind === 'embedded' ? { kind } : { kind, path: spec }, options);
+}
+
+/**
+ * A file source opened for a model, as the desk asks for it (source.open): decoded to the model's
+ * input, labels matched to the model's by name (with the class map file, when given), with the
+ * call's progress and cancellation.
+ */
+export async function openSourceFor(
+  model: ModelDescription,
+  request: { kind: FileSourceKind; path?: string; frameRateHz?: number; classMap?: string },
+  call: CallContext,
+): Promise<FrameSource> {
+  const classMap = request.classMap === undefined ? null : await readClassMapFile(request.classMap);
+  return openSource(
+    { kind: request.kind, path: request.path },
+    {
+      target: model.input,
+      frameRateHz: request.frameRateHz,
+      ...modelLabelOptions(model, classMap),
+      signal: call.signal,
+      onProgress: (done, total) => call.progress(`opening ${request.path ?? request.kind}`, done, total),
+    },
+  );
 }

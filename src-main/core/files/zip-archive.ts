@@ -3,7 +3,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { zipSync } from 'fflate';
 import * as yauzl from 'yauzl';
 import { KnobError } from '../../../src-shared/errors';
-import { inputLimit, RATIO_EXEMPT_BYTES } from '../files/input-limits';
+import { inputLimit, RATIO_EXEMPT_BYTES } from './input-limits';
 
 /**
  * Zip archives: bundles written with fflate (deterministic: fixed times, so the same members give

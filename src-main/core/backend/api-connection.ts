@@ -10,9 +10,9 @@ import {
 } from '../../../src-shared/api/envelope';
 import { KnobError, toErrorPayload } from '../../../src-shared/errors';
 import { describeIssues } from '../../../src-shared/zod-issues';
-import type { KnobBackend } from '../backend/knob-backend';
-import type { CallContext } from './call-context';
-import { checkResponseSize } from './message-size';
+import type { KnobBackend } from './knob-backend';
+import type { CallContext } from '../calls/call-context';
+import { checkResponseSize } from '../api/message-size';
 
 /**
  * Methods a connection runs one at a time (each holds a thread of its own for seconds): a second

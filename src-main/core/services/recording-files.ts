@@ -1,0 +1,45 @@
+import { basename, dirname } from 'node:path';
+import type { ApiResult } from '../../../src-shared/api/contract';
+import { KnobError } from '../../../src-shared/errors';
+import { replay } from '../../../src-shared/trace/replay';
+import { checkOutputFolder } from '../files/output-files';
+import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
+import { loadedTraceProvenance } from '../report/provenance';
+import type { Session } from '../session/session';
+import { completeRecording } from '../session/session-recordings';
+
+/** The current recording to and from trace files (trace-arrow.ts): saved as it is, loaded as a new recording. */
+export class RecordingFiles {
+  constructor(private readonly session: Session) {}
+
+  async save(path: string): Promise<ApiResult<'trace.save'>> {
+    this.session.allow('trace.save');
+    const recording = this.session.requireRecording();
+    if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
+    await checkOutputFolder(dirname(path)); // before the recording is copied and encoded
+    const revision = recording.revision;
+    const { trace, output } = recording.copy();
+    const run = { settings: this.session.knobs.current.gate, output };
+    await writeTraceFile(path, trace, run, { provenance: recording.provenance });
+    recording.markSaved(path, revision);
+    this.session.announce();
+    return { path, frameCount: trace.frameCount, classCount: trace.classCount };
+  }
+
+  /** A saved trace becomes the current recording; model and source stay. */
+  async load(path: string, discard: boolean): Promise<ApiResult<'trace.load'>> {
+    const recording = await this.session.loadRecording(discard, async (recordings) => {
+      const file = await readTraceFile(path);
+      const output = file.run?.output ?? replay(file.trace, this.session.knobs.current.gate);
+      const options = {
+        origin: 'loaded' as const,
+        description: `trace ${basename(path)}`,
+        provenance: loadedTraceProvenance(file.context, path),
+        path,
+      };
+      const missing = `${basename(path)} has no features of its width`;
+      return { recording: completeRecording(recordings, options, { trace: file.trace, output }, missing) };
+    });
+    return { path, frameCount: recording.frameCount, classCount: recording.trace.classCount };
+  }
+}

@@ -1,0 +1,69 @@
+import { basename, dirname } from 'node:path';
+import type { ModelDescription } from '../../../src-shared/api/model-options';
+import type { BundleManifest } from '../../../src-shared/bundle/bundle-manifest';
+import { checkCalibratorFor, type CalibratorSpec } from '../../../src-shared/calibrators';
+import { KnobError } from '../../../src-shared/errors';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { buildBundle } from '../bundle/bundle-export';
+import { checkOutputFolder, writeOutputFile } from '../files/output-files';
+import { readUserFile } from '../files/user-files';
+import { checkTraceRecordedWith } from '../recording/model-binding';
+import type { StoredProvenance } from '../report/provenance';
+
+/** A bundle is written as NAME.knob.zip; NAME names it (and its Triton model). */
+export const BUNDLE_EXTENSION = '.knob.zip';
+
+/** Refuses a bundle path not named NAME.knob.zip (before anything is read). */
+export function checkBundlePath(path: string): void {
+  if (!path.endsWith(BUNDLE_EXTENSION))
+    throw new KnobError('INVALID_INPUT', `${path}: a bundle is written as NAME${BUNDLE_EXTENSION}`);
+}
+
+export interface ExportBundleInput {
+  /** Where the bundle goes: NAME.knob.zip. */
+  path: string;
+  trace: Trace;
+  /** How the recording is named in a refusal (its file, or its description). */
+  traceName: string;
+  provenance: StoredProvenance;
+  model: ModelDescription;
+  gate: GateSettings;
+  calibrator: CalibratorSpec | null;
+  includeModel: boolean;
+}
+
+export interface ExportedBundle {
+  path: string;
+  bytes: number;
+  /** Members, the manifest included. */
+  members: number;
+  manifest: BundleManifest;
+}
+
+/**
+ * The tuned-calibrator bundle of a recording (bundle-export.ts), the one export of the desk
+ * (bundle.export) and of `knob export`: the same checks in the same order with the same words
+ * (the bundle's name, a trace recorded with another model, the calibrator against the model's
+ * classes, the output folder) before the model files are read and the bundle built.
+ */
+export async function exportBundle(input: ExportBundleInput): Promise<ExportedBundle> {
+  const { path, model } = input;
+  checkBundlePath(path);
+  checkTraceRecordedWith(input.traceName, input.provenance, model);
+  if (input.calibrator !== null) checkCalibratorFor(input.calibrator, model.classCount);
+  await checkOutputFolder(dirname(path));
+  const bundle = buildBundle({
+    name: basename(path).slice(0, -BUNDLE_EXTENSION.length),
+    trace: input.trace,
+    model,
+    modelFiles: await Promise.all(model.paths.map((p) => readUserFile(p, 'model'))),
+    includeModel: input.includeModel,
+    gate: input.gate,
+    calibrator: input.calibrator,
+    provenance: input.provenance,
+  });
+  const written = await writeOutputFile(path, bundle.bytes);
+  const members = Object.keys(bundle.manifest.members).length + 1;
+  return { path: written, bytes: bundle.bytes.length, members, manifest: bundle.manifest };
+}
