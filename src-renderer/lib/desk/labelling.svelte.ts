@@ -1,6 +1,7 @@
 import type { KnobApi } from '../../../src-shared/api/client';
 import type { ApiResult } from '../../../src-shared/api/contract';
 import type { RecordingSummary } from '../../../src-shared/api/session-state';
+import { errorText } from './error-text';
 
 /**
  * The desk's labelling (issue 27): an explicit, visible labelling mode in which, and only in which,
@@ -24,10 +25,6 @@ export interface LabellingHost {
   labelName(classIndex: number): string;
   /** A label step changed the recording: the desk adopts its summary and the shown frame's label. */
   adopt(recording: RecordingSummary, edit: LabelEdit | null): void;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class Labelling {
@@ -97,7 +94,7 @@ export class Labelling {
       this.host.adopt(await this.host.api.call('labels.useCorrections', { use }), null);
       this.error = null;
     } catch (error) {
-      this.error = errorMessage(error);
+      this.error = errorText(error);
     }
   }
 
@@ -109,7 +106,7 @@ export class Labelling {
       this.message = `${result.framesLabelled} frames labelled from ${result.file.kind === 'file' ? result.file.name : path} (${result.rows} rows by ${result.key})`;
       this.error = null;
     } catch (error) {
-      this.error = errorMessage(error);
+      this.error = errorText(error);
     } finally {
       this.importing = false;
     }
@@ -129,7 +126,7 @@ export class Labelling {
       const truth = edit.truth < 0 ? 'no truth' : `truth ${this.host.labelName(edit.truth)}`;
       this.message = `frame ${edit.frame} ${done}: ${correction} (${truth}); ${edit.labelledFrames} labelled frames`;
     } catch (error) {
-      this.error = errorMessage(error);
+      this.error = errorText(error);
     }
   }
 }
