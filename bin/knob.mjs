@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `knob` command. It runs the build (out/main/knob.js, written by `npm run build` and by every
-// test run) when that is at least as new as every source file, so a command starts in a fraction
+// test run; KNOB_BUILD_DIR/main/knob.js when the build went there) when that is at least as new as every source file, so a command starts in a fraction
 // of the time tsx takes to compile the sources; otherwise (a fresh clone, an edit since the last
 // build, or KNOB_CLI_FROM_SOURCE=1) it runs the TypeScript sources through tsx, so a clone needs no
 // build step and an edit is never run stale.
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'out', 'main', 'knob.js');
+const built = join(root, process.env.KNOB_BUILD_DIR ?? 'out', 'main', 'knob.js');
 const SOURCE_FOLDERS = ['src-main', 'src-shared'];
 
 /** Whether any source file (or the build config) is newer than `time` (ms since the epoch). */

@@ -15,17 +15,12 @@ import {
 } from '../../src-shared/gate';
 import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { KnobError } from '../../src-shared/errors';
+import { UsageError } from './usage-error';
 import { checkOutputFolder } from '../core/files/output-files';
 import { readSettingsFile } from '../core/recording/settings-file';
 import { checkSettingsModel } from '../core/recording/model-binding';
 import { storedProvenanceOf } from '../core/report/provenance';
 import type { TraceFile } from '../core/recording/trace-arrow';
-
-/**
- * Options shared by the `knob` commands: gate settings, corruption schedules, numbers. A bad value
- * is a UsageError (exit code 2) naming the option.
- */
-export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;

@@ -7,7 +7,8 @@ import {
   type ModelOptions,
 } from '../../src-shared/api/model-options';
 import { DEFAULT_MODEL_PATH } from '../core/model-card/default-model';
-import { numberOption, UsageError } from './cli-args';
+import { numberOption } from './cli-args';
+import { UsageError } from './usage-error';
 import { describeIssues } from '../../src-shared/zod-issues';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -5,7 +5,8 @@ import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shar
 import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
-import { GATE_OPTIONS, settingsOverTrace, UsageError } from './cli-args';
+import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
+import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
 
 /**

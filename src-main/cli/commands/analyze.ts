@@ -10,14 +10,8 @@ import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-fil
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { describeSettings } from '../../core/report/provenance';
 import { sectionReportFiles, type ReportSection } from '../../core/report/section-report';
-import {
-  GATE_OPTIONS,
-  parseCommandArgs,
-  positiveInteger,
-  seedOption,
-  settingsOverTrace,
-  UsageError,
-} from '../cli-args';
+import { GATE_OPTIONS, parseCommandArgs, positiveInteger, seedOption, settingsOverTrace } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { printJson } from '../json-output';
 import { abortOnInterrupt } from '../interrupt';
 import { analyseTrace } from '../../core/use-cases/analyse-trace';

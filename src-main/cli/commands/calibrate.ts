@@ -12,14 +12,8 @@ import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import { writeOutputFile } from '../../core/files/output-files';
 import { settingsFile } from '../../core/recording/settings-file';
-import {
-  checkOutputFile,
-  gateSettingsFromArgs,
-  numberInRange,
-  parseCommandArgs,
-  seedOption,
-  UsageError,
-} from '../cli-args';
+import { checkOutputFile, gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 
 /**

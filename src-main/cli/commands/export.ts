@@ -3,7 +3,8 @@ import { loadModel } from '../../core/inference/loaded-model';
 import { readTraceFile } from '../../core/recording/trace-arrow';
 import { loadedTraceProvenance } from '../../core/report/provenance';
 import { BUNDLE_EXTENSION, checkBundlePath, exportBundle } from '../../core/use-cases/export-bundle';
-import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace, UsageError } from '../cli-args';
+import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /**

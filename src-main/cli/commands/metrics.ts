@@ -8,7 +8,8 @@ import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { formatPValue } from '../../../src-shared/metrics/metric-format';
 import { headlineLines, notComputedLines } from '../headline-lines';
-import { positiveInteger, UsageError, parseCommandArgs } from '../cli-args';
+import { positiveInteger, parseCommandArgs } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 
 /**

@@ -31,8 +31,8 @@ import {
   seedOption,
   settingsFromArgs,
   checkSettingsForModel,
-  UsageError,
 } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { abortOnInterrupt } from '../interrupt';
 import { printJson } from '../json-output';
 import { SOURCE_OPTIONS, openSourceFromArgs } from '../source-args';

@@ -3,7 +3,8 @@ import { readTraceFile } from '../../core/recording/trace-arrow';
 import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
-import { GATE_OPTIONS, settingsOverTrace, UsageError, parseCommandArgs } from '../cli-args';
+import { GATE_OPTIONS, settingsOverTrace, parseCommandArgs } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { printRunSummary } from './run-summary';
 
 /** knob replay TRACE: the run's outputs again from a recorded trace, with any settings, no model. */

@@ -17,9 +17,9 @@ import {
   SCHEDULE_OPTIONS,
   scheduleFromArgs,
   seedOption,
-  UsageError,
   parseCommandArgs,
 } from '../cli-args';
+import { UsageError } from '../usage-error';
 import {
   LABEL_OPTIONS,
   SOURCE_OPTIONS,

@@ -8,14 +8,8 @@ import {
 } from '../../../src-shared/corruptions';
 import { InferenceClient } from '../../core/inference/inference-client';
 import { resetModeTable, resetTableMarkdown } from '../../core/engine/reset-table';
-import {
-  GATE_OPTIONS,
-  gateSettingsFromArgs,
-  positiveInteger,
-  seedOption,
-  UsageError,
-  parseCommandArgs,
-} from '../cli-args';
+import { GATE_OPTIONS, gateSettingsFromArgs, positiveInteger, seedOption, parseCommandArgs } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { createProgress } from '../progress';
 

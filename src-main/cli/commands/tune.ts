@@ -23,8 +23,8 @@ import {
   positiveInteger,
   seedOption,
   settingsOverTrace,
-  UsageError,
 } from '../cli-args';
+import { UsageError } from '../usage-error';
 import { abortOnInterrupt } from '../interrupt';
 import { createProgress } from '../progress';
 

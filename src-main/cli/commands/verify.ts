@@ -1,6 +1,7 @@
 import { verifyBundle } from '../../core/bundle/bundle-verify';
 import { readUserFile } from '../../core/files/user-files';
-import { parseCommandArgs, UsageError } from '../cli-args';
+import { parseCommandArgs } from '../cli-args';
+import { UsageError } from '../usage-error';
 
 /**
  * knob verify BUNDLE [--model M [--second-model M2]]: exit 0 and what was checked when the bundle is

@@ -1,0 +1,146 @@
+import { CORRUPTION_NAMES } from '../../src-shared/corruptions';
+import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS } from '../../src-shared/gate';
+import { PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
+import { TUNING_METRICS } from '../../src-shared/tuning';
+import { GATE_USAGE, SCHEDULE_USAGE } from './cli-args';
+import { SOURCE_USAGE } from './source-args';
+import { MODEL_USAGE } from './model-args';
+import { SCORES_INPUT_USAGE } from './scores-input';
+import type { CommandName } from './knob';
+
+/**
+ * Each command's full usage, printed by `knob COMMAND --help`. It names the values each option
+ * takes from the lists the code checks them against (corruptions, presets, calibrators, metrics),
+ * so it is loaded only for a command's help: `knob --help` starts without those modules.
+ */
+export const COMMAND_USAGE: Record<CommandName, string> = {
+  run: `  knob run ${MODEL_USAGE}
+           ${SOURCE_USAGE} --out DIR
+           ${SCHEDULE_USAGE}
+           ${GATE_USAGE}
+           [--label-file FILE.csv|FILE.json] [--frame-rate HZ] [--batch N] [--limit N] [--record-features]
+           [--intervals] [--json]
+      Runs the model over the source once and writes DIR/trace.arrow (Arrow IPC, readable by
+      pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
+      Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
+      images.npy/labels.npy, an ImageFolder (class = folder name), a folder with manifest.csv
+      (path,label for class names, or path,label_index for class indices), a folder of PNG/JPEG
+      images, or a video file (decoded by ffmpeg on PATH). Class names are matched to the model's
+      labels by name (case, spaces, _ and - folded); a name the model does not know is an error
+      unless --class-map FILE maps it ('folder -> model label' lines, or a JSON object). A model
+      without label metadata takes the folders in sorted order, and the run says so.
+      --label-file FILE labels the frames the source left unlabelled (a video, a plain folder): CSV or
+      JSON rows keyed by frame (frame, or start_frame,end_frame) or time in seconds (time, or
+      start_time,end_time), with a label (a class name) or label_index column; a frame the source
+      labelled is never replaced. The trace keeps which labels were imported.
+      --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
+      --record-features keeps the model's 'features' output in the trace (for the dac and procal
+      calibrators; about 0.8 KB a frame for the shipped model).
+`,
+  replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
+      The same outputs from a recorded trace with any settings (default: the recorded ones), no model.
+`,
+  metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
+               [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
+               --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]
+               [--tce] [--intervals] [--json]
+      Every calibration metric with its identity (default: 15 equal-width and 15 equal-mass bins
+      plus every preset). Files: .npy, .npz (arrays 'logits'/'probabilities' and 'labels'), .json, .csv.
+      A trace gives the fused output (replayed at the recorded or given settings) and each branch.
+      TCE (Matsubara et al. 2023) is included up to 100,000 samples; --tce includes it above.
+      --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals, and the
+      debiased L2-CE (U-statistic) with its asymptotic interval (Sun et al. 2024) and its bootstrap one.
+`,
+  calibrate: `  knob calibrate ${SCORES_INPUT_USAGE} --method ${CALIBRATION_METHODS.join('|')}|all
+               [--branch fused|static|dynamic] [--split time|random|kfold|none] [--evaluate-fraction F]
+               [--folds K] [--seed S] [--out knob-settings.json] [--json]
+      Fits calibrators of the model's output on the labelled frames and compares them on held-out
+      frames (default: time-ordered, fit on the first 70 %, evaluate on the last 30 %; --split none
+      fits and evaluates on everything, as other tools do): accuracy, NLL, Brier, ECE (equal-width
+      and equal-mass), classwise ECE and SmoothECE with 95 % bootstrap intervals, before and after,
+      and how often the top-1 class changes. --out writes the gate settings and the fitted
+      calibrator (the best by held-out NLL with --method all) for the desk and knob run.
+`,
+  export: `  knob export --trace T.arrow ${MODEL_USAGE}
+               [${GATE_USAGE}] [--exclude-model] --out NAME.knob.zip [--json]
+      The tuned-calibrator bundle of a recording: manifest.json (with its JSON Schema), the model
+      (unless --exclude-model; its SHA-256 either way), report/ of the run, and deploy/: the ONNX
+      step graph (preprocessing, contract, gate, fusion and calibrator in one standard ONNX model)
+      and a Triton model repository for it, with a README. Settings: the trace's unless given.
+`,
+  verify: `  knob verify NAME.knob.zip [--model M [--second-model M2]] [--json]
+      Checks a bundle: hostile-archive checks, schema and format version, every member's SHA-256,
+      the model's hash against the given file, and the step graph against the app on 24 frames of
+      the embedded stream (within 1e-5). Exit 0 when sound, 1 with the reason.
+`,
+  table: `  knob table ${MODEL_USAGE}
+             [--images-per-condition N] [--corruptions A,B,...] [--intervals] [--out-md F] [--out-json F] [--json]
+      Paper Table 2 on Fashion-MNIST-C in reset mode: Static, Dynamic, Knob-IA, ODE-Lite, Knob-ODE.
+      The default corruptions are those the model's input can take (no colour ones on grayscale).
+`,
+  bench: `  knob bench ${MODEL_USAGE}
+             [--batch N] [--frames N] [--rounds N] [--live-seconds S] [--live-fps F] [--json]
+      Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency.
+`,
+  response: `  knob response ${GATE_USAGE} [--fps F] [--json]
+      Step and frequency figures of the gate: continuous, and discrete at the frame rate.
+`,
+  corrupt: `  knob corrupt --input IDX --corruption NAME --severity 1..5 [--seed S] [--offset N] [--limit N]
+               (--out FILE.idx[.gz] | --out-dir DIR --format png) [--json]
+      Writes a corrupted copy of an IDX image set. Corruptions: ${CORRUPTION_NAMES.join(', ')}.
+`,
+  probe: `  knob probe step|bode ${MODEL_USAGE}
+             [--source default|DATASET|FOLDER|VIDEO [--class-map FILE]] [--corrupt NAME] [--frame-rate HZ] [--seed S]
+             step: [--realisations R] [--frames-per-level N] [--low S] [--high S]
+             bode: [--frequencies N] [--mean S] [--amplitude A]
+             ${GATE_USAGE} [--out DIR] [--json]
+      Measures how the gate really behaves on the model and the source (default: the embedded
+      test set, shot noise). step: R = 32 realisations of severity 1 -> 5 -> 1 (300 frames each,
+      one model pass each); the mean response normalised by the mean u* step, its 95 % simultaneous
+      bootstrap band, rise time, 2 % settling time and overshoot measured against the discrete and
+      continuous predictions of the knobs, and (zeta, wn) identified from the recorded (u*, g).
+      bode: sinusoidal severity at 8 log-spaced frequencies up to a third of the frame rate, whole
+      periods, transient discarded; lock-in magnitude and phase with batch-means standard errors
+      against the discrete theory, with a harmonic-distortion flag where clipping made g non-linear.
+      --out writes report.html with the figure (SVG and PNG beside it).
+`,
+  analyze: `  knob analyze TRACE.arrow [${GATE_USAGE}] [--permutations N] [--seed S] [--out DIR] [--json]
+      The paper's analyses on a trace: T_eff and CSR by severity with Spearman's rho, every frame
+      with T_eff < 1 and why (for K >= 3 it is not a theorem); reliability and ECE where the
+      branches agree and where they disagree; the AUROC of u* and of g for the oracle advantage;
+      the polarisation index E|g - 0.5|; the gate-conditional calibration test.
+`,
+  tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
+            [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]
+            [--split time|random|none] [--evaluate-fraction F] [--search-on fit|held-out] [--seed S]
+            [--zeta-range MIN:MAX:N] [--wn-range MIN:MAX:N] [--variants A,B] [--modes A,B] [--taus S,S]
+            [--temperatures T,T] [--coarse-only] [--threads N] [--replicates N]
+            [${GATE_USAGE}: the current setting] [--out DIR] [--json]
+      Tunes the knobs on a recorded trace by replay (the model does not run): minimises the chosen
+      metric on the first 70 % of the labelled frames (time-ordered; --split random|none), over a zeta x wn
+      grid (20 x 20, log-spaced) then a local refinement, subject to the constraints on the
+      discrete gate's 2 % settling time, overshoot and bandwidth, and judges the choice on the
+      held-out last 30 %: the best setting and its improvement over the current one (the trace's
+      settings, or those given) there, with a 95 % paired bootstrap interval and a verdict, and the
+      timing. --search-on held-out minimises on the held-out frames themselves (the interval is
+      then flattered by the choice, and the output says so). --out writes report.html (heat map
+      with the constraint boundary, Pareto front), tuning.json and knob-settings.json (the best).
+`,
+  'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
+      Regenerates the model card of a Knob-native model on the embedded test set, its claims with
+      95 % bootstrap intervals. --out-dir is created if needed and checked before the long work.
+`,
+};
+
+export const USAGE_FOOTER = `
+Defaults: zeta ${DEFAULT_GATE_SETTINGS.zeta}, wn ${DEFAULT_GATE_SETTINGS.wnRadPerSec} rad/s, variant second-order (${GATE_VARIANTS.join(' | ')}),
+discretization zoh (${GATE_DISCRETIZATIONS.join(' | ')}), mode continuous; --model default is the shipped model.
+--settings F starts from the gate settings the desk exported (the file, or the export folder);
+gate options given with it override them. Negative numbers are values (--g0 -0 or --zeta -1 reach the range check, which names the range).
+Every command also takes --help, --verbose (debug logging, echoed to stderr), --log-file F (log
+there instead of the app's log folder; an internal error prints the id of its log line) and
+--input-limit KIND=SIZE (raise a limit on what is read: model, dataset, image, trace, table,
+settings, bundle, video, decompressed, entries, ratio, pixels, folder; see the README).
+Exit codes: 0 success, 1 failure (one-line reason on stderr), 2 bad usage.
+`;
