@@ -1,0 +1,23 @@
+import type { KnobErrorPayload } from '../../../src-shared/errors';
+
+/**
+ * The one protocol between the app and every thread and process it starts (the metrics worker, the
+ * analysis thread, the tuning threads, the metric suite's helper, the inference process and its
+ * session threads). Every request carries an id; the worker answers it with its result or its
+ * error, and may report progress on it first; the parent may cancel it by id. The parent's side is
+ * worker-channel.ts, the worker's worker-serve.ts.
+ */
+
+/** How far a request has got: `done` of `total`, in the named stage. */
+export interface WorkerProgress {
+  done: number;
+  total: number;
+  stage: string;
+}
+
+/** From the parent: a request under its id, or the cancellation of one. */
+export type ToWorker<Request> = { id: number; request: Request } | { cancel: number };
+
+/** From the worker, about one request: its result, its error, or how far it has got. */
+export type FromWorker<Result> =
+  { id: number; result: Result } | { id: number; error: KnobErrorPayload } | { id: number; progress: WorkerProgress };

@@ -1,0 +1,100 @@
+import { parentPort, type Transferable } from 'node:worker_threads';
+import { toErrorPayload } from '../../../src-shared/errors';
+import type { FromWorker, ToWorker } from './worker-protocol';
+
+/** The worker's line to its parent: a worker thread's parentPort, or a child process's channel. */
+export interface ServePort {
+  postMessage(message: FromWorker<unknown>, transfer?: readonly Transferable[]): void;
+  onMessage(listener: (message: ToWorker<unknown>) => void): void;
+}
+
+export interface RequestContext {
+  /** Aborts when the parent cancels the request: work in chunks polls it between them. */
+  readonly signal: AbortSignal;
+  /** Tells the parent how far the request has got (it reaches the caller's onProgress). */
+  progress(done: number, total: number, stage: string): void;
+}
+
+export type RequestHandler<Request, Result> = (request: Request, context: RequestContext) => Result | Promise<Result>;
+
+export interface ServeOptions {
+  /** Default: this worker thread's parentPort. */
+  port?: ServePort;
+  /**
+   * Start each request as it arrives instead of one at a time in arrival order (for a relay that
+   * schedules the work itself, such as the inference process's main thread).
+   */
+  concurrent?: boolean;
+}
+
+function threadParentPort(): ServePort | null {
+  const port = parentPort;
+  if (port === null) return null;
+  return {
+    postMessage: (message, transfer) => port.postMessage(message, transfer),
+    onMessage: (l) => port.on('message', l),
+  };
+}
+
+/**
+ * The worker's side of the protocol (worker-protocol.ts): answers every request under its id with
+ * the handler's result or its error (as a KnobErrorPayload), and lets the handler report progress.
+ * A cancelled request's signal aborts; one still waiting for its turn never runs, and a cancelled
+ * request gets no answer (the parent has failed it already). Outside a worker (no parentPort and
+ * no port given) it does nothing, so a module that serves can still be imported for its types.
+ */
+export function serve<Request, Result>(handler: RequestHandler<Request, Result>, options: ServeOptions = {}): void {
+  const port = options.port ?? threadParentPort();
+  if (port === null) return;
+  const live = new Map<number, AbortController>();
+  const answer = async (id: number, request: Request): Promise<void> => {
+    const controller = live.get(id)!;
+    const { signal } = controller;
+    if (signal.aborted) return void live.delete(id);
+    const context: RequestContext = {
+      signal,
+      progress: (done, total, stage) => {
+        if (!signal.aborted) port.postMessage({ id, progress: { done, total, stage } });
+      },
+    };
+    let reply: FromWorker<Result>;
+    try {
+      reply = { id, result: await handler(request, context) };
+    } catch (error) {
+      reply = { id, error: toErrorPayload(error) };
+    }
+    live.delete(id);
+    // the parent has failed a cancelled request: its answer would be copied only to be dropped
+    if (signal.aborted) return;
+    try {
+      port.postMessage(reply);
+    } catch (error) {
+      port.postMessage({ id, error: toErrorPayload(error) });
+    }
+  };
+
+  const queue: Array<{ id: number; request: Request }> = [];
+  let running = false;
+  const pump = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    while (queue.length > 0) {
+      // one turn of the event loop first, so cancels already sent reach `live` before it starts
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = queue.shift()!;
+      await answer(next.id, next.request);
+    }
+    running = false;
+  };
+
+  port.onMessage((message) => {
+    if ('cancel' in message) return void live.get(message.cancel)?.abort();
+    live.set(message.id, new AbortController());
+    const request = message.request as Request;
+    if (options.concurrent === true) void answer(message.id, request);
+    else {
+      queue.push({ id: message.id, request });
+      void pump();
+    }
+  });
+}

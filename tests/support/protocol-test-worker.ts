@@ -1,0 +1,59 @@
+// A worker thread for the worker protocol's tests (tests/integration/worker-protocol.test.ts),
+// served by the app's own serve(): one request at a time, or concurrently when workerData says so.
+// Shared Int32Arrays let the test hold a request open and see what the worker did, without clocks.
+import { workerData } from 'node:worker_threads';
+import { KnobError } from '../../src-shared/errors';
+import { serve } from '../../src-main/core/workers/worker-serve';
+
+// Atomics.waitAsync (Node 16+) is newer than the tests' TypeScript lib
+const { waitAsync } = Atomics as unknown as {
+  waitAsync(array: Int32Array, index: number, value: number): { value: Promise<string> | string };
+};
+
+export type ProtocolTestRequest =
+  | { kind: 'echo'; value: number }
+  /** Waits without blocking the thread until gate[0] is set, then answers 'released'. */
+  | { kind: 'hold'; gate: Int32Array }
+  /** Sets gate[1], then blocks the thread until gate[0] is set (synchronous, uninterruptible work). */
+  | { kind: 'block'; gate: Int32Array }
+  /** Progress for `total` chunks then answers total; endless when total is 0, until cancelled. */
+  | { kind: 'chunks'; total: number; seen: Int32Array }
+  /** Marks seen[0] when it runs. */
+  | { kind: 'mark'; seen: Int32Array }
+  | { kind: 'fail' }
+  | { kind: 'exit' };
+
+serve<ProtocolTestRequest, unknown>(
+  async (request, { signal, progress }) => {
+    switch (request.kind) {
+      case 'echo':
+        return request.value;
+      case 'hold':
+        await waitAsync(request.gate, 0, 0).value;
+        return 'released';
+      case 'block':
+        Atomics.store(request.gate, 1, 1);
+        Atomics.wait(request.gate, 0, 0);
+        return 'released';
+      case 'chunks':
+        for (let done = 1; request.total === 0 || done <= request.total; done++) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (signal.aborted) {
+            // seen[0]: the chunk at which the worker saw the cancel
+            Atomics.store(request.seen, 0, done);
+            return 'stopped';
+          }
+          progress(done, request.total, 'chunks');
+        }
+        return request.total;
+      case 'mark':
+        Atomics.store(request.seen, 0, 1);
+        return 'marked';
+      case 'fail':
+        throw new KnobError('INVALID_INPUT', 'the request was refused');
+      case 'exit':
+        process.exit(3);
+    }
+  },
+  { concurrent: (workerData as { concurrent?: boolean }).concurrent === true },
+);
