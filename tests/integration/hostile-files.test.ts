@@ -3,9 +3,9 @@
  *  - a FIFO, an endless device, a folder and a /proc entry under the names of data files (models,
  *    traces, datasets, tables, settings, videos), and /proc as an output folder: a typed error
  *    naming the path, without hanging, the server still serving, the process's peak memory under
- *    512 MB. The refusal is a stat() before any read, so it takes milliseconds once the command's
- *    modules are loaded; the bound below is only a hang guard, wide enough for a loaded CI machine
- *    (npm test asserts no latency figures: an earlier 2 s bound failed at 2.2 s under load);
+ *    512 MB. The refusal is a stat() before any read; a read that hung (an endless device, a FIFO)
+ *    would instead end in the bounded waits on the reply (the CLI's process killed at its timeout,
+ *    the API call's own timeout), which fail the test: no wall-clock figure is asserted;
  *  - every kind of decompression bomb (zip by ratio, by declared size, by a lying header, too many
  *    entries; gzip IDX declaring enormous images, declaring more than it packs, holding more than it
  *    declares; PNG and JPEG headers declaring enormous images; deeply nested JSON): a typed error and
@@ -24,8 +24,6 @@ import { SPECIAL_KINDS, specialFile, writeBombs, type Bomb, type SpecialKind } f
 const dir = mkdtempSync(join(tmpdir(), 'knob-hostile-'));
 const LABELS = join(dir, 'labels.json');
 const PEAK_LIMIT_MB = 512;
-/** A hang guard, not a latency target: an endless device or a FIFO read would never finish. */
-const HANG_GUARD_MS = 20_000;
 const SPECIAL_MESSAGES: Record<SpecialKind, RegExp> = {
   fifo: /is a FIFO \(named pipe\), not a file/,
   device: /is a character device, not a file/,
@@ -49,7 +47,6 @@ interface CliResult {
   status: number | null;
   line: string;
   peakMb: number;
-  elapsedMs: number;
 }
 
 function knob(...args: string[]): CliResult {
@@ -65,25 +62,22 @@ function knob(...args: string[]): CliResult {
     status: result.status,
     line: lines[0],
     peakMb: Number(measured![1]) / 1024,
-    elapsedMs: Number(measured![2]),
   };
 }
 
-function expectRefusedCli(result: CliResult, path: string, message: RegExp, withinMs: number | null): void {
+function expectRefusedCli(result: CliResult, path: string, message: RegExp): void {
   expect(result.status, result.line).toBe(1);
   expect(result.line.startsWith(`knob: ${path}`), result.line).toBe(true);
   expect(result.line).toMatch(message);
   expect(result.line).not.toMatch(/internal error/);
   expect(result.peakMb).toBeLessThan(PEAK_LIMIT_MB);
-  if (withinMs !== null) expect(result.elapsedMs).toBeLessThan(withinMs);
 }
 
-async function expectRefusedApi(reply: Reply, path: string, message: RegExp, withinMs: number | null): Promise<void> {
+async function expectRefusedApi(reply: Reply, path: string, message: RegExp): Promise<void> {
   expect(reply.ok, JSON.stringify(reply)).toBe(false);
   expect(reply.error!.code).not.toBe('INTERNAL');
   expect(reply.error!.message.startsWith(path), reply.error!.message).toBe(true);
   expect(reply.error!.message).toMatch(message);
-  if (withinMs !== null) expect(reply.elapsedMs).toBeLessThan(withinMs);
   // Still serving.
   expect((await host.call('knobs.get')).ok).toBe(true);
 }
@@ -112,8 +106,7 @@ describe('special files under the names of data files', () => {
           `${kind}-images-idx3-ubyte`,
         ],
       ];
-      for (const [args, name] of cases)
-        expectRefusedCli(knob(...args), join(dir, name), SPECIAL_MESSAGES[kind], HANG_GUARD_MS);
+      for (const [args, name] of cases) expectRefusedCli(knob(...args), join(dir, name), SPECIAL_MESSAGES[kind]);
     }, 120_000);
 
     it(`${kind}: refused by the API without hanging, naming the path, the server still serving`, async () => {
@@ -131,7 +124,7 @@ describe('special files under the names of data files', () => {
           kind === 'folder' && method === 'bundle.import'
             ? /knob-settings\.json: cannot be read/
             : SPECIAL_MESSAGES[kind];
-        await expectRefusedApi(reply, join(dir, name), refusal, HANG_GUARD_MS);
+        await expectRefusedApi(reply, join(dir, name), refusal);
       }
     });
   }
@@ -154,7 +147,6 @@ describe('special files under the names of data files', () => {
       knob('replay', trace, '--out', '/proc/knob-output'),
       '/proc/knob-output',
       /is in \/proc or \/sys, not a place for output files/,
-      HANG_GUARD_MS,
     );
     await host.call('source.open', { kind: 'embedded', discard: true });
     expect((await host.call('stream.runOffline', { maxFrames: 16, discard: true }, 30_000)).ok).toBe(true);
@@ -162,13 +154,11 @@ describe('special files under the names of data files', () => {
       await host.call('bundle.export', { path: '/proc/knob-export.knob.zip' }),
       '/proc', // the folder it would go in is named
       /not a place for output files/,
-      HANG_GUARD_MS,
     );
     await expectRefusedApi(
       await host.call('trace.save', { path: '/proc/knob.arrow' }),
       '/proc',
       /not a place for output files/,
-      HANG_GUARD_MS,
     );
   }, 60_000);
 
@@ -234,7 +224,7 @@ describe('decompression bombs', () => {
       [['run', '--source', join(dir, 'huge-png'), '--out', join(dir, 'd')], bombs.png],
       [['run', '--source', join(dir, 'huge-jpeg'), '--out', join(dir, 'e')], bombs.jpeg],
     ];
-    for (const [args, bomb] of cases) expectRefusedCli(knob(...args), bomb.path, bomb.refusal, null);
+    for (const [args, bomb] of cases) expectRefusedCli(knob(...args), bomb.path, bomb.refusal);
   }, 180_000);
 
   it(`the same bombs through the API: typed errors, the server serving, its peak memory under ${PEAK_LIMIT_MB} MB`, async () => {
@@ -255,7 +245,7 @@ describe('decompression bombs', () => {
       ],
     ];
     for (const [method, params, bomb] of cases)
-      await expectRefusedApi(await host.call(method, params, 30_000), bomb.path, bomb.refusal, null);
+      await expectRefusedApi(await host.call(method, params, 30_000), bomb.path, bomb.refusal);
     const peak = await host.peakRssMb();
     process.stdout.write(`hostile files: the host process peaked at ${peak.toFixed(0)} MB\n`);
     expect(peak).toBeLessThan(PEAK_LIMIT_MB);

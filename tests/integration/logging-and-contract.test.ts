@@ -13,7 +13,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { ApiConnection } from '../../src-main/core/backend/api-connection';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
-import { reportFailure } from '../../src-main/cli/knob';
+import { reportFailure } from '../../src-main/cli/command-runner';
 import { openLogFile } from '../../src-main/core/logging/logger';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-log-'));

@@ -234,7 +234,9 @@ export class Session {
       const configured = { ...source, schedule, seed: seed ?? source.seed };
       pipelineOf(this.state)?.setSchedule(configured.schedule, configured.seed);
       this.lastError = null;
-      this.machine.enter(withSource(this.state, configured), 'source.configure');
+      // an event within the state: the same state with the new schedule, told to every view
+      this.machine.describe(withSource(this.state, configured));
+      this.announce();
       this.logger.info({ schedule: configured.schedule, seed: configured.seed }, 'corruption schedule changed');
       return this.describe();
     });
