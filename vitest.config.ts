@@ -1,12 +1,17 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (pure code, no build, files in parallel: `npm run test:unit` is the edit
- * loop) and `serial` (integration, shell, packaging, end-to-end and Electron tests: they share one
- * build of out/ and one Chromium, so their files run one after another behind the build).
+ * Three projects, in this order: `unit` (pure code, no build, files in parallel: `npm run
+ * test:unit` is the edit loop), `integration` (the core through onnxruntime, real files, the CLI as
+ * a user runs it: files in parallel behind one build of out/, which the CLI runs from) and `serial`
+ * (shell, packaging, end-to-end and Electron tests: they share one Chromium and the packaged
+ * output, so their files run one after another). Vitest's default is one worker fewer than the
+ * cores, which is one on a 2-core machine: the parallel projects ask for one per core.
  */
+const CORES = availableParallelism();
 export default defineConfig({
   // The shell's tests run the real src-main/electron and preload against a fake 'electron' module
   // (tests/support/fake-electron): no Electron binary can be had on the build machines.
@@ -33,12 +38,24 @@ export default defineConfig({
             dynamicCompileOptions: () => ({ generate: 'client' }),
           }),
         ],
-        // first, on its own: the serial group's timing-sensitive tests never share the cores with it
+        // first, on its own: the later groups never share the cores with it
         test: {
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           fileParallelism: true,
+          maxWorkers: CORES,
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          fileParallelism: true,
+          maxWorkers: CORES,
+          sequence: { groupOrder: 1 },
+          globalSetup: ['./tests/support/renderer-build.ts'],
         },
       },
       {
@@ -46,14 +63,13 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: [
-            'tests/integration/**/*.test.ts',
             'tests/shell/**/*.test.ts',
             'tests/packaging/**/*.test.ts',
             'tests/e2e/**/*.test.ts',
             'tests/electron/**/*.test.ts',
           ],
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           globalSetup: ['./tests/support/renderer-build.ts'],
         },
       },
