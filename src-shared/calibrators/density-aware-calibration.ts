@@ -1,6 +1,4 @@
 import { KnobError } from '../errors';
-import type { LogitArray } from '../fusion/logits';
-import type { FitReport } from './fit-report';
 import { minimizeLbfgs } from './lbfgs';
 import {
   compileNeighbourDistance,
@@ -8,6 +6,7 @@ import {
   fittingNeighbourDistances,
   type FeatureBank,
   type FeatureBankSpec,
+  type FeatureCalibratorFit,
 } from './feature-bank';
 import { fitTemperature } from './temperature-scaling';
 
@@ -45,13 +44,7 @@ function logScore(distance: number, scale: number): number {
   return Math.log(distance / scale + DAC_SCORE_OFFSET);
 }
 
-export function fitDac(
-  logits: LogitArray,
-  labels: Int32Array,
-  classCount: number,
-  features: Float32Array,
-  width: number,
-): { params: DacParams; report: FitReport } {
+export const fitDac: FeatureCalibratorFit<DacParams> = (logits, labels, classCount, features, width) => {
   const n = labels.length;
   const k = classCount;
   if (n < DAC_NEIGHBOURS + 1)
@@ -113,7 +106,7 @@ export function fitDac(
       converged: result.converged,
     },
   };
-}
+};
 
 /** A fitted DAC ready to apply row by row: its bank decoded once, its buffers made once. */
 export function compileDac(params: DacParams): {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { KnobError } from '../errors';
+import type { LogitArray } from '../fusion/logits';
+import type { FitReport } from './fit-report';
 
 /**
  * The reference set of density- and proximity-aware calibration: feature vectors of the fitting
@@ -148,6 +150,18 @@ export function neighbourDistances(
   }
   return out;
 }
+
+/**
+ * How a feature calibrator (DAC, ProCal) is fitted: the fitting frames' logits (row-major, K a
+ * row), labels and features (row-major, `width` values a frame), to its parameters and report.
+ */
+export type FeatureCalibratorFit<Params> = (
+  logits: LogitArray,
+  labels: Int32Array,
+  classCount: number,
+  features: Float32Array,
+  width: number,
+) => { params: Params; report: FitReport };
 
 /**
  * The fitting side of a feature calibrator: the bank of the fitting frames and each fitting

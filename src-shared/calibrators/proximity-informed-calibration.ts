@@ -7,8 +7,8 @@ import {
   fittingNeighbourDistances,
   type FeatureBank,
   type FeatureBankSpec,
+  type FeatureCalibratorFit,
 } from './feature-bank';
-import type { FitReport } from './fit-report';
 
 /**
  * Proximity-informed calibration, ProCal (Xiong et al. 2023), in its bin-mean-shift form: a
@@ -64,13 +64,7 @@ function topOf(logits: LogitArray, offset: number, k: number): { best: number; c
   return { best, confidence: 1 / sum };
 }
 
-export function fitProcal(
-  logits: LogitArray,
-  labels: Int32Array,
-  classCount: number,
-  features: Float32Array,
-  width: number,
-): { params: ProcalParams; report: FitReport } {
+export const fitProcal: FeatureCalibratorFit<ProcalParams> = (logits, labels, classCount, features, width) => {
   const n = labels.length;
   const k = classCount;
   if (n < PROXIMITY_BINS * CONFIDENCE_BINS * 2)
@@ -119,7 +113,7 @@ export function fitProcal(
       converged: true,
     },
   };
-}
+};
 
 /** A fitted ProCal ready to apply row by row. */
 export function compileProcal(params: ProcalParams): {

@@ -164,14 +164,8 @@ function advanceWithCachedCoefficients(
 
 const resetScratch = new Float64Array(2);
 
-function runResetGate(
-  settings: GateSettings,
-  input: GateRunInput,
-  from: number,
-  to: number,
-  state: GateState,
-  output: GateRunOutput,
-): number {
+/** runGate in reset mode: each frame reads the gate a horizon tau after rest at g0 under its own input (resetCoefficientsInto); the same contract as runGate. */
+const runResetGate: typeof runGate = (settings, input, from, to, state, output) => {
   resetCoefficientsInto(settings, resetScratch);
   const p11 = resetScratch[0];
   const p21 = resetScratch[1];
@@ -199,4 +193,4 @@ function runResetGate(
     state[S_T_PREV] = timestampsSeconds[n];
   }
   return clamped;
-}
+};

@@ -145,18 +145,19 @@ export class LabelLayers {
 
   /** Takes back the last correction; null when there is none. */
   undo(): LabelEdit | null {
-    const edit = this.undoStack.pop();
-    if (edit === undefined) return null;
-    this.apply(edit, 'before');
-    this.redoStack.push(edit);
-    return this.at(edit.frame);
+    return this.move(this.undoStack, this.redoStack, 'before');
   }
 
   redo(): LabelEdit | null {
-    const edit = this.redoStack.pop();
+    return this.move(this.redoStack, this.undoStack, 'after');
+  }
+
+  /** Undo and redo: the last edit of `from` set to its `side` and moved onto `to`; null when none. */
+  private move(from: Edit[], to: Edit[], side: 'before' | 'after'): LabelEdit | null {
+    const edit = from.pop();
     if (edit === undefined) return null;
-    this.apply(edit, 'after');
-    this.undoStack.push(edit);
+    this.apply(edit, side);
+    to.push(edit);
     return this.at(edit.frame);
   }
 

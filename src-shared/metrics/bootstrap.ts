@@ -25,26 +25,46 @@ export function bootstrapInterval(
   statistic: (indices: Uint32Array) => number,
   options: BootstrapOptions = {},
 ): BootstrapInterval {
-  const replicates = options.replicates ?? 200;
-  const level = options.level ?? 0.95;
-  const seed = options.seed ?? 0;
-  const random = seededRandom(seed);
-  const indices = new Uint32Array(sampleCount);
-  const values = new Float64Array(replicates);
-  for (let r = 0; r < replicates; r++) {
-    for (let i = 0; i < sampleCount; i++) indices[i] = Math.floor(random() * sampleCount);
+  const values = new Float64Array(options.replicates ?? 200);
+  eachResample(sampleCount, options, (indices, r) => {
     values[r] = statistic(indices);
+  });
+  return percentileInterval(values, options, '');
+}
+
+/** Draws `replicates` resamples of n indices (seeded) and hands each to `visit`. */
+export function eachResample(
+  n: number,
+  options: BootstrapOptions,
+  visit: (indices: Uint32Array, replicate: number) => void,
+): void {
+  const random = seededRandom(options.seed ?? 0);
+  const indices = new Uint32Array(n);
+  const replicates = options.replicates ?? 200;
+  for (let r = 0; r < replicates; r++) {
+    for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
+    visit(indices, r);
   }
+}
+
+/**
+ * The percentile interval of the replicates' statistics (sorted in place), linear interpolation
+ * between order statistics (numpy percentile 'linear'); `what` qualifies the identity
+ * ('stratified (3 groups) ', or '' for a plain bootstrap).
+ */
+export function percentileInterval(values: Float64Array, options: BootstrapOptions, what: string): BootstrapInterval {
+  const level = options.level ?? 0.95;
+  const replicates = options.replicates ?? 200;
+  const seed = options.seed ?? 0;
   values.sort();
   const alpha = (1 - level) / 2;
   return {
-    // linear interpolation between order statistics (numpy percentile 'linear')
     lo: percentileOfSorted(values, alpha),
     hi: percentileOfSorted(values, 1 - alpha),
     level,
     replicates,
     seed,
-    identity: `${Math.round(level * 100)} % percentile bootstrap, ${replicates} resamples, seed ${seed}`,
+    identity: `${Math.round(level * 100)} % ${what}percentile bootstrap, ${replicates} resamples, seed ${seed}`,
   };
 }
 

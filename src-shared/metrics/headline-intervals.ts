@@ -1,9 +1,7 @@
-import { seededRandom } from '../random';
 import { binnedStatistics } from './column-statistics';
-import { resample, type BootstrapInterval } from './bootstrap';
+import { eachResample, percentileInterval, resample, type BootstrapInterval, type BootstrapOptions } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
 import { EQUAL_WIDTH_15 } from './metric-suite';
-import { percentileOfSorted } from './order-statistics';
 import {
   biasCorrectedBasicInterval,
   containingPercentile,
@@ -116,42 +114,8 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
   ];
 }
 
-export interface ResamplingOptions {
-  replicates?: number;
-  level?: number;
-  seed?: number;
-}
-
-/** Draws `replicates` resamples of n indices (seeded) and hands each to `visit`. */
-function eachResample(
-  n: number,
-  options: ResamplingOptions,
-  visit: (indices: Uint32Array, replicate: number) => void,
-): void {
-  const random = seededRandom(options.seed ?? 0);
-  const indices = new Uint32Array(n);
-  const replicates = options.replicates ?? 200;
-  for (let r = 0; r < replicates; r++) {
-    for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
-    visit(indices, r);
-  }
-}
-
-function interval(values: Float64Array, options: ResamplingOptions, what: string): BootstrapInterval {
-  const level = options.level ?? 0.95;
-  const replicates = options.replicates ?? 200;
-  const seed = options.seed ?? 0;
-  values.sort();
-  const alpha = (1 - level) / 2;
-  return {
-    lo: percentileOfSorted(values, alpha),
-    hi: percentileOfSorted(values, 1 - alpha),
-    level,
-    replicates,
-    seed,
-    identity: `${Math.round(level * 100)} % ${what}percentile bootstrap, ${replicates} resamples, seed ${seed}`,
-  };
-}
+/** How a figure is resampled: the bootstrap's options (bootstrap.ts). */
+export type ResamplingOptions = BootstrapOptions;
 
 /**
  * A group of samples resampled within itself: a corruption x severity condition of a table, or the
@@ -198,7 +162,11 @@ export interface StratifiedFigure {
 /** One statistic (index 0 of each stratum) combined over strata, with its interval. */
 export function stratifiedFigure(strata: Stratum[], options: ResamplingOptions = {}): StratifiedFigure {
   const [combined] = stratifiedDraws(strata, 1, options);
-  const i = interval(combined.draws, options, strata.length > 1 ? `stratified (${strata.length} groups) ` : '');
+  const i = percentileInterval(
+    combined.draws,
+    options,
+    strata.length > 1 ? `stratified (${strata.length} groups) ` : '',
+  );
   return { value: combined.value, lo: i.lo, hi: i.hi, method: i.identity };
 }
 
@@ -232,7 +200,7 @@ function figureInterval(
   }
   if (statistic.interval === 'bias-corrected' && combined.value >= 0)
     return biasCorrectedBasicInterval(combined.value, combined.draws, level, resampling);
-  const i = interval(combined.draws, options, what);
+  const i = percentileInterval(combined.draws, options, what);
   return containingPercentile(combined.value, i.lo, i.hi, i.identity);
 }
 
@@ -370,7 +338,7 @@ export function pairedDifferencesOverGroups(
     groups.reduce((sum, statistics) => sum + weight * statistics[j].evaluate(null), 0);
   const what = a.length > 1 ? `paired stratified (${a.length} groups) ` : 'paired ';
   return a[0].map((statistic, j) => {
-    const ci = interval(combined[j].draws, resampling, what);
+    const ci = percentileInterval(combined[j].draws, resampling, what);
     return {
       name: statistic.name,
       identity: statistic.identity,
@@ -410,7 +378,7 @@ export function independentDifferences(
   ];
   const combined = stratifiedDraws(strata, a.length, resampling);
   return a.map((statistic, j) => {
-    const ci = interval(combined[j].draws, resampling, 'independent (two recordings) ');
+    const ci = percentileInterval(combined[j].draws, resampling, 'independent (two recordings) ');
     return {
       name: statistic.name,
       identity: statistic.identity,

@@ -1,4 +1,4 @@
-import { axisTitles, escapeXml, f, footnoteTexts, line, svgDocument, text } from './svg';
+import { axisTitles, escapeXml, f, footnoteTexts, line, plotArea, svgDocument, text } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { logTickLabel, logTicks } from './ticks';
 
@@ -74,12 +74,8 @@ function formatValue(value: number): string {
 export function heatmapSvg(input: HeatmapInput): string {
   const width = input.width ?? 560;
   const height = input.height ?? 420;
-  const left = 56;
-  const right = 96;
-  const top = 24;
-  const bottom = 40 + (input.footnotes?.length ?? 0) * 11;
-  const plotWidth = width - left - right;
-  const plotHeight = height - top - bottom;
+  const area = plotArea(width, height, { left: 56, right: 96, top: 24, bottom: 40 }, input.footnotes?.length ?? 0);
+  const { left, top, width: plotWidth, height: plotHeight } = area;
   const xs = [...new Set(input.cells.map((c) => c.x))].sort((a, b) => a - b);
   const ys = [...new Set(input.cells.map((c) => c.y))].sort((a, b) => a - b);
   const parts: string[] = [
@@ -161,7 +157,7 @@ export function heatmapSvg(input: HeatmapInput): string {
     text(barX, top - 8, input.valueLabel, 'class="tick"'),
     `<rect x="${f(barX)}" y="${f(top + plotHeight + 16)}" width="14" height="10" fill="url(#knob-hatch)" stroke="#16191d" stroke-width=".5"/>`,
     text(barX + 18, top + plotHeight + 25, 'refused', 'class="tick"'),
-    ...axisTitles({ left, top, width: plotWidth, height: plotHeight }, input.xLabel, input.yLabel),
+    ...axisTitles(area, input.xLabel, input.yLabel),
     ...footnoteTexts(input.footnotes ?? [], height),
   );
   const style = `${figureStyle(input.palette)}.knob-figure .constraint-boundary{stroke:#16191d;stroke-width:2.5}`;

@@ -1,5 +1,5 @@
 import { decimateMinMax } from './decimate';
-import { axisTitles, escapeXml, f, footnoteTexts, line, svgDocument, text } from './svg';
+import { axisTitles, escapeXml, f, footnoteTexts, line, plotArea, svgDocument, text } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { logTickLabel, logTicks, niceTicks, tickLabel } from './ticks';
 
@@ -48,12 +48,8 @@ export interface LinePlotInput {
 export function linePlotSvg(input: LinePlotInput): string {
   const width = input.width ?? 900;
   const height = input.height ?? 260;
-  const left = 48;
-  const right = 12;
-  const top = 24;
-  const bottom = 38 + (input.footnotes?.length ?? 0) * 11;
-  const plotWidth = width - left - right;
-  const plotHeight = height - top - bottom;
+  const area = plotArea(width, height, { left: 48, right: 12, top: 24, bottom: 38 }, input.footnotes?.length ?? 0);
+  const { left, top, width: plotWidth, height: plotHeight } = area;
   const transform = (v: number): number => (input.xLog ? Math.log10(v) : v);
   let xMin = Infinity;
   let xMax = -Infinity;
@@ -129,10 +125,7 @@ export function linePlotSvg(input: LinePlotInput): string {
     );
     legendX += 24 + s.label.length * 6.2;
   }
-  parts.push(
-    ...axisTitles({ left, top, width: plotWidth, height: plotHeight }, input.xLabel, input.yLabel),
-    ...footnoteTexts(input.footnotes ?? [], height),
-  );
+  parts.push(...axisTitles(area, input.xLabel, input.yLabel), ...footnoteTexts(input.footnotes ?? [], height));
   return svgDocument(width, height, input.label, parts.join(''), figureStyle(input.palette));
 }
 

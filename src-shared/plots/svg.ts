@@ -27,11 +27,7 @@ export function svgDocument(width: number, height: number, label: string, body: 
 }
 
 /** The x axis title under a plot area and the y axis title turned along its left edge. */
-export function axisTitles(
-  plot: { left: number; top: number; width: number; height: number },
-  xLabel: string,
-  yLabel: string,
-): string[] {
+export function axisTitles(plot: PlotArea, xLabel: string, yLabel: string): string[] {
   const middle = plot.top + plot.height / 2;
   return [
     text(plot.left + plot.width / 2, plot.top + plot.height + 28, xLabel, 'text-anchor="middle"'),
@@ -39,9 +35,35 @@ export function axisTitles(
   ];
 }
 
-/** One line per footnote at the bottom of a figure `figureHeight` tall (11 px apart). */
+/** How far apart the footnote lines stand, in pixels. */
+const FOOTNOTE_LINE = 11;
+
+/** One line per footnote at the bottom of a figure `figureHeight` tall (FOOTNOTE_LINE px apart). */
 export function footnoteTexts(notes: string[], figureHeight: number): string[] {
   return notes.map((note, i) =>
-    text(4, figureHeight - 4 - (notes.length - 1 - i) * 11, note, 'class="footnote" font-size="9"'),
+    text(4, figureHeight - 4 - (notes.length - 1 - i) * FOOTNOTE_LINE, note, 'class="footnote" font-size="9"'),
   );
+}
+
+/** Where a figure's plot stands: its top-left corner and size, in pixels (axisTitles takes it as is). */
+export interface PlotArea {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The plot area of a figure `width` x `height` inside these margins, the bottom one grown by a
+ * line for each of `footnoteCount` footnotes (footnoteTexts).
+ */
+export function plotArea(
+  width: number,
+  height: number,
+  margins: { left: number; right: number; top: number; bottom: number },
+  footnoteCount: number,
+): PlotArea {
+  const { left, right, top } = margins;
+  const bottom = margins.bottom + footnoteCount * FOOTNOTE_LINE;
+  return { left, top, width: width - left - right, height: height - top - bottom };
 }

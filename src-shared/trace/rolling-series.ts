@@ -5,6 +5,32 @@ import { UNKNOWN_LABEL, type Trace } from './trace';
 import { SlidingWindowCalibration } from '../metrics/streaming';
 
 /**
+ * One labelled frame into a rolling window, as the live stream's readout and its replay both add
+ * it: the frame's logits fused at `g`, calibrated when a calibrator is given (its calibrated
+ * log-probabilities, whose softmax is the calibrated probabilities), then softmax. `fused` and
+ * `probabilities` are K-value scratch rows; `probabilities` is also the calibrator's scratch.
+ */
+export function pushFrameToWindow(
+  window: SlidingWindowCalibration,
+  trace: Trace,
+  frame: number,
+  g: number,
+  label: number,
+  calibrator: Calibrator | null,
+  fused: Float64Array,
+  probabilities: Float64Array,
+): void {
+  const k = trace.classCount;
+  fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g, fused, 0);
+  if (calibrator !== null) {
+    const features = trace.features;
+    calibrator.rowInto(fused, 0, k, fused, 0, probabilities, features?.values, frame * (features?.width ?? 0));
+  }
+  softmaxRowInto(fused, 0, k, probabilities, 0);
+  window.push(probabilities, 0, label);
+}
+
+/**
  * The rolling figures over a recording as the live stream showed them, but at gate values `g` (a
  * replay at other knobs): after each frame, the exact top-1 accuracy and mean top-label confidence
  * of the output (fused at g, then calibrated when a calibrator is given) over the last
@@ -24,22 +50,15 @@ export function rollingSeries(
   const window = new SlidingWindowCalibration(windowFrames, { classCount: k });
   const fused = new Float64Array(k);
   const probabilities = new Float64Array(k);
-  const features = trace.features ?? null;
-  if (calibrator !== null) checkFeaturesFor(calibrator, features);
+  if (calibrator !== null) checkFeaturesFor(calibrator, trace.features ?? null);
   const accuracy: (number | null)[] = [];
   const confidence: (number | null)[] = [];
   const frames = Math.min(trace.frameCount, g.length);
   let next = 0;
   for (let frame = 0; frame < frames && next < at.length; frame++) {
     const label = labels?.[frame] ?? UNKNOWN_LABEL;
-    if (label !== UNKNOWN_LABEL) {
-      fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g[frame], fused, 0);
-      // calibrated log-probabilities: their softmax is the calibrated probabilities
-      if (calibrator !== null)
-        calibrator.rowInto(fused, 0, k, fused, 0, probabilities, features?.values, frame * (features?.width ?? 0));
-      softmaxRowInto(fused, 0, k, probabilities, 0);
-      window.push(probabilities, 0, label);
-    }
+    if (label !== UNKNOWN_LABEL)
+      pushFrameToWindow(window, trace, frame, g[frame], label, calibrator, fused, probabilities);
     for (; next < at.length && at[next] === frame; next++) {
       const figures = window.accumulator.accuracyAndConfidence('rolling');
       accuracy.push(figures.find((m) => m.name === 'accuracy')?.value ?? null);

@@ -16,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { extractArchive } from '../../src-main/core/files/zip-archive';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { PROVENANCE_ROWS } from '../../src-main/core/report/provenance';
+import { FIRST_START_SCHEDULE } from '../../src-renderer/lib/desk/first-start';
 import type { BrowserMode } from '../support/browser-mode';
 import { startDesk, testIdText, waitUntil } from '../support/desk-page';
 
@@ -52,15 +53,7 @@ describe('the desk an operator can trust', () => {
     expect(await text('schedule-status')).toMatch(/^in force/);
     const session = await app.backend.handle('session.get', {});
     expect(session.state).toBe('playing');
-    expect(session.schedule).toMatchObject({
-      kind: 'step',
-      corruption: 'gaussian_noise',
-      levels: [
-        { atFrame: 0, severity: 0 },
-        { atFrame: 150, severity: 3 },
-        { atFrame: 450, severity: 0 },
-      ],
-    });
+    expect(session.schedule).toMatchObject(FIRST_START_SCHEDULE);
     await app.screenshot('trust-first-start');
   });
 

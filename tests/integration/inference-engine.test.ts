@@ -14,8 +14,7 @@ import { replay } from '../../src-shared/trace/replay';
 import { FASHION_MNIST_LABELS } from '../../src-main/core/datasets/embedded-dataset';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
-import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
-import { Recording } from '../../src-main/core/recording/recording';
+import { livePipelineOnNewRecording } from '../../src-main/core/engine/live-pipeline';
 import { runOffline } from '../../src-main/core/engine/offline-run';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { openSourcePath } from '../../src-main/core/sources/open-source';
@@ -293,19 +292,14 @@ describe('the engine', () => {
   it("live stepping with a mid-stream knob change records each frame's settings version; the recorded trace replays to the same outputs", async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const updates: number[] = [];
-    const recording = Recording.live(
-      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
-      client.description,
-      30,
-    );
-    const session = new LivePipeline({
+    const session = livePipelineOnNewRecording({
       client,
-      recording,
-      settings: DEFAULT_GATE_SETTINGS,
-      schedule: { kind: 'none' },
-      streamSeed: 0,
+      description: 'test',
+      provenance: unknownProvenance('test frames', 'test'),
+      frameRateHz: 30,
       onUpdate: (u) => updates.push(u.frame),
     });
+    const recording = session.recording;
     for (let i = 0; i < 60; i++) {
       session.submit(sample.images[i], { width: 28, height: 28, channels: 1 }, i / 30, sample.labels[i]);
       await session.idle();
@@ -325,19 +319,14 @@ describe('the engine', () => {
   it('the inference process killed mid-stream: a typed error, a restart with backoff, and the stream resumes with its gate state', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const errors: string[] = [];
-    const recording = Recording.live(
-      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
-      client.description,
-      30,
-    );
-    const session = new LivePipeline({
+    const session = livePipelineOnNewRecording({
       client,
-      recording,
-      settings: DEFAULT_GATE_SETTINGS,
-      schedule: { kind: 'none' },
-      streamSeed: 0,
+      description: 'test',
+      provenance: unknownProvenance('test frames', 'test'),
+      frameRateHz: 30,
       onError: (e) => errors.push(e.code),
     });
+    const recording = session.recording;
     const firstPid = client.pid;
     for (let i = 0; i < 120; i++) {
       if (i === 50) process.kill(client.pid!, 'SIGKILL');

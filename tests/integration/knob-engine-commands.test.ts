@@ -12,8 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ModelOptionsSchema } from '../../src-shared/api/model-options';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { writeIdxFile } from '../../src-main/core/datasets/idx-file';
-import { LivePipeline } from '../../src-main/core/engine/live-pipeline';
-import { Recording } from '../../src-main/core/recording/recording';
+import { livePipelineOnNewRecording } from '../../src-main/core/engine/live-pipeline';
 import { InferenceClient } from '../../src-main/core/inference/inference-client';
 import { cpuSessionLayout } from '../../src-main/core/inference/session-layout';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
@@ -135,18 +134,15 @@ describe('knob run / replay / metrics', () => {
   it('live stepping and knob replay of the saved trace give identical fused outputs', async () => {
     const client = await InferenceClient.start(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
     clients.push(client);
-    const recording = Recording.live(
-      { id: 1, description: 'test', provenance: unknownProvenance('test frames', 'test') },
-      client.description,
-      30,
-    );
-    const session = new LivePipeline({
+    const session = livePipelineOnNewRecording({
       client,
-      recording,
-      settings: DEFAULT_GATE_SETTINGS,
+      description: 'test',
+      provenance: unknownProvenance('test frames', 'test'),
+      frameRateHz: 30,
       schedule: { kind: 'constant', corruption: 'gaussian_noise', severity: 3 },
       streamSeed: 3,
     });
+    const recording = session.recording;
     let t = 0;
     for (let i = 0; i < 150; i++) {
       t += (1 + (i % 3)) / 60; // irregular frame intervals, as a camera delivers them

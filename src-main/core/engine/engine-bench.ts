@@ -14,8 +14,7 @@ import type { FromBareSession, ToBareSession } from './bare-session-worker';
 import { InferenceClient } from '../inference/inference-client';
 import { openSource } from '../sources/open-source';
 import type { FrameSource } from '../sources/frame-source';
-import { Recording } from '../recording/recording';
-import { LivePipeline } from './live-pipeline';
+import { livePipelineOnNewRecording } from './live-pipeline';
 import { runOffline } from './offline-run';
 import type { LatencyReport } from './latency-recorder';
 import { unknownProvenance } from '../report/provenance';
@@ -219,17 +218,11 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
     const frameBytes = spec.width * spec.height * spec.channels;
     const available = all.length / frameBytes;
-    const recording = Recording.live(
-      { id: 1, description: 'live bench', provenance: unknownProvenance('live bench', 'benchmark') },
-      model,
-      options.liveFps,
-    );
-    const session = new LivePipeline({
+    const session = livePipelineOnNewRecording({
       client,
-      recording,
-      settings: DEFAULT_GATE_SETTINGS,
-      schedule: { kind: 'none' },
-      streamSeed: 0,
+      description: 'live bench',
+      provenance: unknownProvenance('live bench', 'benchmark'),
+      frameRateHz: options.liveFps,
     });
     const total = Math.round(options.liveSeconds * options.liveFps);
     const periodMs = 1000 / options.liveFps;
@@ -266,8 +259,8 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
         fps: options.liveFps,
         seconds: options.liveSeconds,
         submitted: total,
-        processed: recording.frameCount,
-        dropped: recording.framesDropped,
+        processed: session.recording.frameCount,
+        dropped: session.recording.framesDropped,
         endToEnd: liveLatency.total,
         inference: liveLatency.inference,
       },

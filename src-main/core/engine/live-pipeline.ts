@@ -5,13 +5,14 @@ import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
 import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
 import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
-import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { GateReplayer } from '../../../src-shared/trace/replay';
 import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { UNKNOWN_LABEL } from '../../../src-shared/trace/trace';
 import type { InferenceClient } from '../inference/inference-client';
-import type { Recording } from '../recording/recording';
+import { Recording } from '../recording/recording';
+import type { StoredProvenance } from '../report/provenance';
 import { LatencyRecorder, type LatencyReport } from './latency-recorder';
 
 /**
@@ -58,6 +59,32 @@ export interface LivePipelineOptions {
   topK?: number;
   onUpdate?: (update: LiveUpdate) => void;
   onError?: (error: KnobErrorPayload) => void;
+}
+
+/**
+ * A live pipeline filling a new live recording of its own (no calibrator), at the default knobs on
+ * the clean stream unless told otherwise: how the engine bench and the engine's tests drive a live
+ * stream. The desk's live recordings come from the session's recording factory instead, with their
+ * id, calibrator and run provenance.
+ */
+export function livePipelineOnNewRecording(
+  options: Partial<Omit<LivePipelineOptions, 'client' | 'recording'>> & {
+    client: InferenceClient;
+    description: string;
+    provenance: StoredProvenance;
+    frameRateHz: number;
+  },
+): LivePipeline {
+  const { client, description, provenance, frameRateHz, ...pipeline } = options;
+  const recording = Recording.live({ id: 1, description, provenance }, client.description, frameRateHz);
+  return new LivePipeline({
+    settings: DEFAULT_GATE_SETTINGS,
+    schedule: { kind: 'none' },
+    streamSeed: 0,
+    ...pipeline,
+    client,
+    recording,
+  });
 }
 
 interface Waiting {

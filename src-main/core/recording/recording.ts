@@ -1,10 +1,9 @@
 import type { RecordingOrigin, RecordingSummary } from '../../../src-shared/api/session-state';
 import { KnobError } from '../../../src-shared/errors';
-import { fuseRowInto } from '../../../src-shared/fusion/convex-fusion';
-import { softmaxRowInto } from '../../../src-shared/fusion/logits';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { SlidingWindowCalibration } from '../../../src-shared/metrics/streaming';
 import type { GateReplayer, ReplayOutput } from '../../../src-shared/trace/replay';
+import { pushFrameToWindow } from '../../../src-shared/trace/rolling-series';
 import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
@@ -312,24 +311,15 @@ export class Recording {
 
   /** The fused probabilities of a frame at the gate value it was recorded with, into the rolling window. */
   private pushToWindow(frame: number): void {
-    const trace = this.trace;
-    const k = trace.classCount;
-    fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, this.output.g[frame], this.fused, 0);
-    if (this.calibrator !== null) {
-      // Calibrated log-probabilities: their softmax is the calibrated probabilities.
-      const features = trace.features;
-      this.calibrator.rowInto(
-        this.fused,
-        0,
-        k,
-        this.fused,
-        0,
-        this.probabilities,
-        features?.values,
-        frame * (features?.width ?? 0),
-      );
-    }
-    softmaxRowInto(this.fused, 0, k, this.probabilities, 0);
-    this.window.push(this.probabilities, 0, trace.labels![frame]);
+    pushFrameToWindow(
+      this.window,
+      this.trace,
+      frame,
+      this.output.g[frame],
+      this.trace.labels![frame],
+      this.calibrator,
+      this.fused,
+      this.probabilities,
+    );
   }
 }

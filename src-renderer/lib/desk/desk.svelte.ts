@@ -4,12 +4,12 @@ import type { ModelDescription } from '../../../src-shared/api/model-options';
 import type { RecentRun } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SourceInfo } from '../../../src-shared/api/session-state';
 import type { CalibrationMethod, HeldOutSplit } from '../../../src-shared/calibrators';
-import type { CorruptionScheduleInput } from '../../../src-shared/corruptions/schedule';
 import { AbCompare } from './ab-compare.svelte';
 import { Camera } from './camera.svelte';
 import { Confirmations } from './confirmations.svelte';
 import { ErrorSlots } from './error-slots.svelte';
 import { Files } from './files.svelte';
+import { FIRST_START_SCHEDULE } from './first-start';
 import { KnobSync } from './knob-sync.svelte';
 import { Labelling } from './labelling.svelte';
 import { MetricsView } from './metrics-view.svelte';
@@ -33,21 +33,6 @@ import { Tuning } from './tuning.svelte';
  * would discard a recording with unsaved work asks the operator first (confirmations.svelte.ts).
  */
 export { errorText } from './error-text';
-
-/**
- * The schedule the desk opens the embedded stream with on first start (and its Source panel shows):
- * gaussian noise stepping to severity 3 at frame 150 and back to clean at frame 450, so the gate's
- * response to a shift is visible within seconds.
- */
-export const FIRST_START_SCHEDULE: CorruptionScheduleInput = {
-  kind: 'step',
-  corruption: 'gaussian_noise',
-  levels: [
-    { atFrame: 0, severity: 0 },
-    { atFrame: 150, severity: 3 },
-    { atFrame: 450, severity: 0 },
-  ],
-};
 
 export class Desk {
   readonly slots = new ErrorSlots();
