@@ -228,26 +228,29 @@ describe('the built metrics worker', () => {
     const { metricsSnapshot } = await import('../../src-main/core/engine/metrics-snapshot');
     const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
     const worker = new Worker('./out/main/metrics-worker.js');
+    // a request in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
     const reply = await new Promise<{
-      ok: boolean;
-      result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } };
+      id: number;
+      result?: { result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } } };
     }>((resolve) => {
       worker.once('message', resolve);
       worker.postMessage({
-        kind: 'snapshot',
-        id: 1,
-        trace,
-        settings: DEFAULT_GATE_SETTINGS,
-        version: 0,
-        recordingId: 1,
-        calibrator: null,
-        options: { groupBy: 'none', detail: 'full' },
+        id: 7,
+        request: {
+          kind: 'snapshot',
+          trace,
+          settings: DEFAULT_GATE_SETTINGS,
+          version: 0,
+          recordingId: 1,
+          calibrator: null,
+          options: { groupBy: 'none', detail: 'full' },
+        },
       });
     });
     await worker.terminate();
-    expect(reply.ok).toBe(true);
+    expect(reply.id).toBe(7);
     const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1, calibrator: null });
-    expect(reply.result.snapshot.values).toEqual(local.values);
+    expect(reply.result?.result.snapshot.values).toEqual(local.values);
   });
 });
 
