@@ -191,24 +191,22 @@ describe('the built app', () => {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const reply = await new Promise<{ type: string; description?: { contract: string; labelNames: string[] } }>(
-      (resolve) => {
-        child.once('message', (message) => resolve(message as never));
-        child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
-      },
-    );
-    // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
-    const result = await new Promise<{ type: string; id?: number; zStatic?: Float32Array }>((resolve) => {
+    // requests in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
+    const reply = await new Promise<{ id: number; result?: { contract: string; labelNames: string[] } }>((resolve) => {
       child.once('message', (message) => resolve(message as never));
-      child.send({ type: 'run', id: 7, frames: new Uint8Array(3 * 784), count: 3, firstFrame: 0 });
+      child.send({ id: 1, request: { kind: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) } });
+    });
+    // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
+    const result = await new Promise<{ id: number; result?: { zStatic: Float32Array } }>((resolve) => {
+      child.once('message', (message) => resolve(message as never));
+      child.send({ id: 7, request: { kind: 'run', frames: new Uint8Array(3 * 784), count: 3, firstFrame: 0 } });
     });
     child.kill();
-    expect(reply.type).toBe('loaded');
-    expect(reply.description?.contract).toBe('knob-native');
-    expect(reply.description?.labelNames).toEqual(FASHION_MNIST_LABELS);
-    expect(result.type).toBe('result');
+    expect(reply.id).toBe(1);
+    expect(reply.result?.contract).toBe('knob-native');
+    expect(reply.result?.labelNames).toEqual(FASHION_MNIST_LABELS);
     expect(result.id).toBe(7);
-    expect(result.zStatic?.length).toBe(30);
+    expect(result.result?.zStatic.length).toBe(30);
   });
 });
 
