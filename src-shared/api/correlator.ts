@@ -2,8 +2,9 @@ import type { CancelSignal } from '../cancel-signal';
 import { cancelledError, KnobError } from '../errors';
 
 /**
- * Request/response correlation for every message channel of the app: the renderer's API calls,
- * the inference process and the metrics worker. Each call gets an id; the reply with that id
+ * Request/response correlation for every message channel of the app: the renderer's API calls and
+ * every thread and process the backend starts (the worker protocol's channel,
+ * src-main/core/workers/worker-channel.ts). Each call gets an id; the reply with that id
  * settles it; a call whose AbortSignal fires is rejected with CANCELLED at once and `onCancel`
  * tells the other side (which may still answer: a late reply for a settled id is ignored). When the
  * channel dies, `failAll` rejects everything still pending.

@@ -190,24 +190,22 @@ describe('the built app', () => {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const reply = await new Promise<{ type: string; description?: { contract: string; labelNames: string[] } }>(
-      (resolve) => {
-        child.once('message', (message) => resolve(message as never));
-        child.send({ type: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) });
-      },
-    );
-    // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
-    const result = await new Promise<{ type: string; id?: number; zStatic?: Float32Array }>((resolve) => {
+    // requests in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
+    const reply = await new Promise<{ id: number; result?: { contract: string; labelNames: string[] } }>((resolve) => {
       child.once('message', (message) => resolve(message as never));
-      child.send({ type: 'run', id: 7, frames: new Uint8Array(3 * 784), count: 3, firstFrame: 0 });
+      child.send({ id: 1, request: { kind: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) } });
+    });
+    // A batch through the built worker threads that own the sessions (out/main/inference-worker.js).
+    const result = await new Promise<{ id: number; result?: { zStatic: Float32Array } }>((resolve) => {
+      child.once('message', (message) => resolve(message as never));
+      child.send({ id: 7, request: { kind: 'run', frames: new Uint8Array(3 * 784), count: 3, firstFrame: 0 } });
     });
     child.kill();
-    expect(reply.type).toBe('loaded');
-    expect(reply.description?.contract).toBe('knob-native');
-    expect(reply.description?.labelNames).toEqual(FASHION_MNIST_LABELS);
-    expect(result.type).toBe('result');
+    expect(reply.id).toBe(1);
+    expect(reply.result?.contract).toBe('knob-native');
+    expect(reply.result?.labelNames).toEqual(FASHION_MNIST_LABELS);
     expect(result.id).toBe(7);
-    expect(result.zStatic?.length).toBe(30);
+    expect(result.result?.zStatic.length).toBe(30);
   });
 });
 
@@ -227,26 +225,29 @@ describe('the built metrics worker', () => {
     const { metricsSnapshot } = await import('../../src-main/core/engine/metrics-snapshot');
     const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
     const worker = new Worker('./out/main/metrics-worker.js');
+    // a request in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
     const reply = await new Promise<{
-      ok: boolean;
-      result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } };
+      id: number;
+      result?: { result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } } };
     }>((resolve) => {
       worker.once('message', resolve);
       worker.postMessage({
-        kind: 'snapshot',
-        id: 1,
-        trace,
-        settings: DEFAULT_GATE_SETTINGS,
-        version: 0,
-        recordingId: 1,
-        calibrator: null,
-        options: { groupBy: 'none', detail: 'full' },
+        id: 7,
+        request: {
+          kind: 'snapshot',
+          trace,
+          settings: DEFAULT_GATE_SETTINGS,
+          version: 0,
+          recordingId: 1,
+          calibrator: null,
+          options: { groupBy: 'none', detail: 'full' },
+        },
       });
     });
     await worker.terminate();
-    expect(reply.ok).toBe(true);
+    expect(reply.id).toBe(7);
     const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1, calibrator: null });
-    expect(reply.result.snapshot.values).toEqual(local.values);
+    expect(reply.result?.result.snapshot.values).toEqual(local.values);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * The one request/response correlator (src-shared/api/correlator.ts) that the renderer's API, the
- * inference client and the metrics worker client share: replies settle their own call, a cancelled
+ * The one request/response correlator (src-shared/api/correlator.ts) that the renderer's API and
+ * the worker protocol's channel (every thread and process the backend starts) share: replies settle their own call, a cancelled
  * call fails at once and tells the other side, a late reply is ignored, a dead channel fails all.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,14 +1,13 @@
-import { parentPort } from 'node:worker_threads';
 import { paperAnalyses, type PaperAnalyses } from '../../../src-shared/analysis';
 import { compileCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
-import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
+import { serve } from '../workers/worker-serve';
 
 /**
  * The paper's analyses of a recording off the caller's event loop (analysis-thread.ts): about
  * 0.2 s per 10,000 frames, which would otherwise hold up a playing stream. Answers its one request
- * with the analyses whole; the desk and `knob analyze` word them (src-shared/analysis).
+ * (worker-protocol.ts) with the analyses whole; the desk and `knob analyze` word them (src-shared/analysis).
  */
 export interface AnalysisRequest {
   trace: Trace;
@@ -26,10 +25,4 @@ function answer({ trace, settings, calibrator, permutations, seed }: AnalysisReq
   });
 }
 
-parentPort?.on('message', (request: AnalysisRequest) => {
-  try {
-    parentPort?.postMessage({ ok: true, value: answer(request) });
-  } catch (error) {
-    parentPort?.postMessage({ ok: false, error: toErrorPayload(error) });
-  }
-});
+serve<AnalysisRequest, PaperAnalyses>(answer);

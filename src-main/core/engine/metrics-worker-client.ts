@@ -1,7 +1,5 @@
-import type { Worker } from 'node:worker_threads';
-import { Correlator } from '../../../src-shared/api/correlator';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
-import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
+import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
@@ -10,9 +8,11 @@ import type { Comparison, RecentRunTrace, RunsComparison, Snapshot } from './met
 type CalibratorsComparison = Omit<ApiResult<'calibrator.compare'>, 'computeMs'>;
 import type { MetricsRequest } from './metrics-worker';
 import { startEntryWorker } from '../workers/entry-worker';
+import { ThreadChannel } from '../workers/worker-channel';
 
 /**
- * The backend's handle on the metrics worker (started on first use, restarted after a failure).
+ * The backend's handle on the metrics worker (started on first use, started again after it failed
+ * or was closed), over the worker protocol (worker-protocol.ts).
  * Traces are transferred when the caller hands over a copy of its own, so a snapshot of a long
  * recording costs no copy on the way in. A cancelled call is rejected at once; the worker's answer
  * to it, when it comes, is dropped.
@@ -23,9 +23,11 @@ export type MetricsResult =
   | { kind: 'runs'; comparison: RunsComparison }
   | { kind: 'calibrators'; comparison: CalibratorsComparison };
 
-export type MetricsReply =
-  | { id: number; ok: true; result: MetricsResult; computeMs: number }
-  | { id: number; ok: false; error: KnobErrorPayload };
+/** The worker's answer to a request (under the request's id, worker-protocol.ts). */
+export interface MetricsAnswer {
+  result: MetricsResult;
+  computeMs: number;
+}
 
 function transferables(trace: Trace): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
@@ -36,9 +38,6 @@ function transferables(trace: Trace): ArrayBuffer[] {
   for (const column of Object.values(trace.metadata)) add(column.kind === 'category' ? column.codes : column.values);
   return [...buffers];
 }
-
-/** A request before the client gives it its id. */
-type RequestBody = MetricsRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 /** What every request says: the recording (a copy the worker takes over) and where it came from. */
 export interface RecordingCopy {
@@ -52,45 +51,30 @@ export interface RecordingCopy {
 }
 
 export class MetricsWorkerClient {
-  private worker: Worker | null = null;
-  private readonly calls = new Correlator<{ result: MetricsResult; computeMs: number }>();
+  /** The worker's channel; each worker has its own, so one that dies fails only its own calls. */
+  private thread: ThreadChannel<MetricsRequest, MetricsAnswer> | null = null;
 
-  private ensure(): Worker {
-    if (this.worker !== null) return this.worker;
-    const worker = startEntryWorker(import.meta.url, 'metrics-worker');
-    worker.on('message', (reply: MetricsReply) => {
-      if (reply.ok) this.calls.resolve(reply.id, reply);
-      else this.calls.reject(reply.id, KnobError.fromPayload(reply.error));
-    });
-    const fail = (reason: string): void => {
-      // A worker already ended by close() fails nothing here: close() settled its calls, and the
-      // table may by now hold calls sent to the worker that replaced it.
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.calls.failAll(new KnobError('INTERNAL', `metrics worker stopped: ${reason}`));
-    };
-    worker.on('error', (error) => fail(error.message));
-    worker.on('exit', (code) => fail(`exit code ${code}`));
-    this.worker = worker;
-    return worker;
+  private ensure(): ThreadChannel<MetricsRequest, MetricsAnswer> {
+    if (this.thread !== null && this.thread.endedWith === null) return this.thread;
+    this.thread = new ThreadChannel(startEntryWorker(import.meta.url, 'metrics-worker'), 'the metrics worker');
+    return this.thread;
   }
 
-  private request(message: RequestBody, signal: AbortSignal | undefined, what: string) {
-    const worker = this.ensure();
+  private request(message: MetricsRequest, signal: AbortSignal | undefined, what: string) {
+    const thread = this.ensure();
     const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [message.trace];
-    return this.calls.call(
-      (id) => worker.postMessage({ ...message, id } as MetricsRequest, traces.flatMap(transferables)),
-      {
-        signal,
-        what,
-        // The worker computes one request at a time and cannot be interrupted: a cancelled call that
-        // leaves nothing else waiting ends it (the next call starts a fresh one), so abandoned work
-        // stops instead of running on. With other calls waiting it finishes, and its answer is dropped.
-        onCancel: () => {
-          if (this.calls.size === 0 && this.worker === worker) void this.close();
-        },
+    return thread.call(message, {
+      signal,
+      what,
+      transfer: traces.flatMap(transferables),
+      // The worker computes one request at a time and cannot be interrupted: a cancelled call that
+      // leaves nothing else waiting ends it (the next call starts a fresh one), so abandoned work
+      // stops instead of running on. With other calls waiting the worker is told: a cancelled
+      // request still waiting its turn never runs, one already running finishes unanswered.
+      onCancel: () => {
+        if (thread.size === 0 && this.thread === thread) void this.close();
       },
-    );
+    });
   }
 
   /** The calibration snapshot of a recording at one setting. */
@@ -157,10 +141,8 @@ export class MetricsWorkerClient {
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker === null) return;
-    this.calls.failAll(new KnobError('INTERNAL', 'metrics worker stopped: closed'));
-    await worker.terminate();
+    const thread = this.thread;
+    this.thread = null;
+    await thread?.close(new KnobError('INTERNAL', 'the metrics worker was closed'));
   }
 }

@@ -1,6 +1,4 @@
-import { parentPort } from 'node:worker_threads';
 import type { MetricsOptions } from '../../../src-shared/api/contract';
-import { toErrorPayload } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
@@ -11,7 +9,8 @@ import {
   metricsSnapshot,
   type RecentRunTrace,
 } from './metrics-snapshot';
-import type { MetricsReply, MetricsResult } from './metrics-worker-client';
+import type { MetricsAnswer, MetricsResult } from './metrics-worker-client';
+import { serve } from '../workers/worker-serve';
 
 /**
  * The metrics worker: replays and computes calibration snapshots and A/B comparisons off the
@@ -19,7 +18,6 @@ import type { MetricsReply, MetricsResult } from './metrics-worker-client';
  * for a recomputation.
  */
 interface Common {
-  id: number;
   trace: Trace;
   version: number;
   recordingId: number;
@@ -36,7 +34,7 @@ export type MetricsRequest =
       split: HeldOutSplit;
       lastFrames?: number;
     })
-  | { id: number; kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
+  | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
 function compute(request: MetricsRequest): MetricsResult {
   const computedFrom =
@@ -64,14 +62,8 @@ function compute(request: MetricsRequest): MetricsResult {
   }
 }
 
-parentPort?.on('message', (request: MetricsRequest) => {
-  let reply: MetricsReply;
-  try {
-    const started = performance.now();
-    const result = compute(request);
-    reply = { id: request.id, ok: true, result, computeMs: performance.now() - started };
-  } catch (error) {
-    reply = { id: request.id, ok: false, error: toErrorPayload(error) };
-  }
-  parentPort?.postMessage(reply);
+serve<MetricsRequest, MetricsAnswer>((request) => {
+  const started = performance.now();
+  const result = compute(request);
+  return { result, computeMs: performance.now() - started };
 });

@@ -1,16 +1,18 @@
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
-import { Correlator } from '../../../src-shared/api/correlator';
 import { KnobError } from '../../../src-shared/errors';
 import { checkUserFile } from '../files/user-files';
+import { WorkerChannel } from '../workers/worker-channel';
 import type { BranchOutputs } from './loaded-model';
 import { forkLauncher, type InferenceChild, type InferenceLauncher } from './inference-launcher';
-import type { ToInferenceProcess } from './inference-protocol';
+import type { InferenceRequest, InferenceResult } from './inference-protocol';
 
 /**
  * The engine's handle on the inference process. A model error comes back as a typed error and the
  * process lives on; a process that dies rejects what was in flight with INFERENCE_CRASHED and is
  * restarted with exponential backoff (100 ms doubling to 3.2 s), reloading the same model. Callers
- * hold all stream state, so after a restart they simply carry on.
+ * hold all stream state, so after a restart they simply carry on. Each process gets its own
+ * channel of the worker protocol (worker-protocol.ts): requests under ids, a cancelled batch told
+ * to the process (one still waiting there never runs), a dead process failing only its own calls.
  */
 export interface RestartNotice {
   attempt: number;
@@ -36,8 +38,9 @@ const MAX_BACKOFF_MS = 3200;
 
 export class InferenceClient {
   private child: InferenceChild | null = null;
+  /** The current process's channel. */
+  private channel: WorkerChannel<InferenceRequest, InferenceResult> | null = null;
   private ready: Promise<ModelDescription>;
-  private readonly calls = new Correlator<BranchOutputs>();
   private consecutiveCrashes = 0;
   private closed = false;
   private failure: KnobError | null = null;
@@ -79,37 +82,34 @@ export class InferenceClient {
   }
 
   private spawn(): Promise<ModelDescription> {
-    return new Promise<ModelDescription>((resolve, reject) => {
-      let loaded = false;
-      const child: InferenceChild = (this.options.launcher ?? forkLauncher)({
-        message: (message) => {
-          if (message.type === 'loaded') {
-            loaded = true;
-            this.described = message.description;
-            resolve(message.description);
-          } else if (message.type === 'load-failed') {
-            reject(KnobError.fromPayload(message.error));
-          } else if (message.type === 'result') {
-            this.consecutiveCrashes = 0;
-            const { type: _type, id, ...outputs } = message;
-            this.calls.resolve(id, outputs);
-          } else {
-            this.calls.reject(message.id, KnobError.fromPayload(message.error));
-          }
-        },
-        exit: (reason) => {
-          if (this.child === child) this.child = null;
-          if (!loaded) reject(new KnobError('INFERENCE_CRASHED', reason));
-          else this.onCrash(reason);
-        },
-      });
-      this.child = child;
-      child.send({ type: 'load', options: this.modelOptions } satisfies ToInferenceProcess);
+    let loaded = false;
+    const channel = new WorkerChannel<InferenceRequest, InferenceResult>(
+      { postMessage: (message) => child.send(message) },
+      'the inference process',
+    );
+    const child: InferenceChild = (this.options.launcher ?? forkLauncher)({
+      message: (message) => channel.receive(message),
+      exit: (reason) => {
+        if (this.child === child) {
+          this.child = null;
+          this.channel = null;
+        }
+        channel.end(new KnobError('INFERENCE_CRASHED', reason));
+        if (loaded) this.onCrash(reason);
+      },
     });
+    this.child = child;
+    this.channel = channel;
+    return (channel.call({ kind: 'load', options: this.modelOptions }) as Promise<ModelDescription>).then(
+      (description) => {
+        loaded = true;
+        this.described = description;
+        return description;
+      },
+    );
   }
 
   private onCrash(reason: string): void {
-    this.calls.failAll(new KnobError('INFERENCE_CRASHED', reason));
     if (this.closed) return;
     this.consecutiveCrashes++;
     const limit = this.options.maxConsecutiveRestarts ?? 5;
@@ -143,17 +143,15 @@ export class InferenceClient {
     const { signal, keepFeatures = false } = options;
     if (this.closed) throw new KnobError('CANCELLED', 'inference client closed');
     await this.ready;
-    const child = this.child;
-    if (child === null || !child.connected)
+    const { child, channel } = this;
+    if (child === null || channel === null || !child.connected)
       throw new KnobError('INFERENCE_CRASHED', 'inference process is not running');
     const sentAt = performance.now();
-    const outputs = await this.calls.call(
-      (id) => child.send({ type: 'run', id, frames, count, firstFrame, keepFeatures } satisfies ToInferenceProcess),
-      {
-        signal,
-        what: `inference of frames ${firstFrame}-${firstFrame + count - 1}`,
-      },
-    );
+    const outputs = (await channel.call(
+      { kind: 'run', frames, count, firstFrame, keepFeatures },
+      { signal, what: `inference of frames ${firstFrame}-${firstFrame + count - 1}` },
+    )) as BranchOutputs;
+    this.consecutiveCrashes = 0;
     return { ...outputs, roundTripMs: performance.now() - sentAt };
   }
 
@@ -164,14 +162,15 @@ export class InferenceClient {
 
   /** Test hook: the process exits as if its native code had crashed. */
   simulateCrash(): void {
-    this.child?.send({ type: 'crash' } satisfies ToInferenceProcess);
+    void this.channel?.call({ kind: 'crash' }).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const child = this.child;
+    const { child, channel } = this;
     this.child = null;
+    this.channel = null;
+    channel?.end(new KnobError('CANCELLED', 'inference client closed'));
     await child?.kill();
-    this.calls.failAll(new KnobError('CANCELLED', 'inference client closed'));
   }
 }

@@ -9,7 +9,7 @@ import type { FromInferenceProcess, ToInferenceProcess } from './inference-proto
  * mode, the tests) `forkLauncher` uses child_process.fork. In Electron a fork would run the Electron
  * binary itself, which a packaged app with the RunAsNode fuse off refuses; the shell passes its
  * utilityProcess launcher instead (src-main/electron/utility-inference.ts). The child's side of
- * both is parent-channel.ts.
+ * both is parent-channel.ts; the messages are the worker protocol's (worker-protocol.ts).
  */
 export interface InferenceChild {
   /** The process id once it runs (undefined before, and after it exits). */
@@ -42,8 +42,14 @@ export class StderrTail {
   add(chunk: Buffer | string): void {
     this.text = (this.text + chunk.toString()).slice(-2000);
   }
-  /** Forgets start-up chatter (e.g. a GPU provider probing): it is not a crash reason. */
-  clear(): void {
+  private started = false;
+  /**
+   * Called with every message from the process: the first one answers the load, so what was
+   * written before it is start-up chatter (e.g. a GPU provider probing), not a crash reason.
+   */
+  replied(): void {
+    if (this.started) return;
+    this.started = true;
     this.text = '';
   }
   /** `what`, with the last line written to stderr after a colon when there is one. */
@@ -70,7 +76,7 @@ export const forkLauncher: InferenceLauncher = (events) => {
     events.exit(stderr.reason(reason));
   };
   child.on('message', (message: FromInferenceProcess) => {
-    if (message.type === 'loaded') stderr.clear();
+    stderr.replied();
     events.message(message);
   });
   // 'error' also reports a failed send or kill of a running process; only one that never started

@@ -1,10 +1,12 @@
-import type { Worker } from 'node:worker_threads';
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
-import { toErrorPayload } from '../../../src-shared/errors';
+import { cancelledError } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
+import { ThreadChannel } from '../workers/worker-channel';
+import { serve } from '../workers/worker-serve';
 import { cpuSessionLayout } from './session-layout';
 import { parentChannel } from './parent-channel';
-import type { FromInferenceProcess, FromInferenceWorker, ToInferenceWorker } from './inference-protocol';
+import type { BranchOutputs } from './loaded-model';
+import type { InferenceRequest, InferenceResult, InferenceWorkerRequest } from './inference-protocol';
 
 /**
  * Entry point of the inference process (ARCHITECTURE.md: inference never blocks the caller's event
@@ -19,7 +21,8 @@ import type { FromInferenceProcess, FromInferenceWorker, ToInferenceWorker } fro
  * the engine's own work slows one batch instead of stalling a parallel section of every operator
  * (measured on the 2-core build machine: two one-thread sessions ran the default model 2-11 % faster
  * than one two-thread session, bare). The cost is one copy of the model per session in memory.
- * Other providers get one session. Results go back as each finishes; the engine matches them by id.
+ * Other providers get one session. Results go back as each finishes, under the engine's request
+ * ids (worker-protocol.ts); a batch the engine cancels while it still waits here is never run.
  *
  * The engine in the parent keeps every bit of stream state, so a restart loses nothing but the frames
  * in flight.
@@ -27,51 +30,41 @@ import type { FromInferenceProcess, FromInferenceWorker, ToInferenceWorker } fro
 const { sessions: SESSIONS_ON_CPU, threadsPerSession: THREADS_PER_SESSION } = cpuSessionLayout();
 
 interface Session {
-  worker: Worker;
+  thread: ThreadChannel<InferenceWorkerRequest, InferenceResult>;
   busy: boolean;
+}
+
+interface WaitingRun {
+  request: Extract<InferenceRequest, { kind: 'run' }>;
+  signal: AbortSignal;
+  resolve: (outputs: BranchOutputs) => void;
+  reject: (error: unknown) => void;
 }
 
 let sessions: Session[] = [];
 let loaded = false;
-const waiting: Array<Extract<ToInferenceWorker, { type: 'run' }>> = [];
+let waiting: WaitingRun[] = [];
 let loadGeneration = 0;
-
-const parent = parentChannel();
-
-function send(message: FromInferenceProcess): void {
-  parent.send(message);
-}
 
 function dispatch(): void {
   for (const session of sessions) {
     if (waiting.length === 0) return;
     if (session.busy) continue;
-    const request = waiting.shift()!;
+    const run = waiting.shift()!;
     session.busy = true;
-    session.worker.postMessage(request);
+    // a batch handed to a session runs to its end (onnxruntime cannot be interrupted); one the
+    // engine cancelled meanwhile is answered to no one (serve drops it)
+    void (session.thread.call(run.request) as Promise<BranchOutputs>).then(run.resolve, run.reject).finally(() => {
+      session.busy = false;
+      dispatch();
+    });
   }
 }
 
-/** A worker that fails outside a request leaves a session missing: exit, and the parent restarts us. */
-function startSession(
-  onLoaded: (message: Extract<FromInferenceWorker, { type: 'loaded' | 'load-failed' }>) => void,
-): Session {
+/** A worker that fails leaves a session missing: exit, and the parent restarts us. */
+function startSession(): Session {
   const worker = startEntryWorker(import.meta.url, 'inference-worker');
-  const session: Session = { worker, busy: true };
-  worker.on('message', (message: FromInferenceWorker) => {
-    switch (message.type) {
-      case 'loaded':
-      case 'load-failed':
-        session.busy = false;
-        onLoaded(message);
-        return;
-      case 'result':
-      case 'run-failed':
-        session.busy = false;
-        send(message);
-    }
-    dispatch();
-  });
+  const session: Session = { thread: new ThreadChannel(worker, 'an inference session thread'), busy: true };
   worker.on('error', () => process.exit(70));
   worker.on('exit', () => {
     if (sessions.includes(session)) process.exit(70);
@@ -79,65 +72,78 @@ function startSession(
   return session;
 }
 
-function load(options: ModelOptions): void {
+function loadSession(session: Session, options: ModelOptions): Promise<ModelDescription> {
+  return session.thread
+    .call({ kind: 'load', options, intraOpThreads: THREADS_PER_SESSION })
+    .finally(() => (session.busy = false)) as Promise<ModelDescription>;
+}
+
+/** Answers the model's description once every session has loaded it, or the first one's error. */
+async function load(options: ModelOptions): Promise<ModelDescription> {
   const generation = ++loadGeneration;
   const previous = sessions;
   sessions = [];
   loaded = false;
-  for (const session of previous) void session.worker.terminate();
-  const first = startSession((message) => {
-    if (generation !== loadGeneration) return;
-    if (message.type === 'load-failed') return send(message);
-    addCpuSessions(message.description, options, generation);
-  });
+  for (const session of previous) void session.thread.close();
+  const first = startSession();
   sessions.push(first);
-  first.worker.postMessage({ type: 'load', options, intraOpThreads: THREADS_PER_SESSION } satisfies ToInferenceWorker);
+  const description = await loadSession(first, options);
+  await addCpuSessions(description, options, generation);
+  // a later load replaced this one's sessions (the engine sends one load per process)
+  if (generation !== loadGeneration) throw new Error('a later load replaced this one');
+  loaded = true;
+  dispatch();
+  return description;
 }
 
 /** On the CPU, the other sessions load the same model before the process reports it loaded. */
-function addCpuSessions(description: ModelDescription, options: ModelOptions, generation: number): void {
-  const ready = (): void => {
-    loaded = true;
-    send({ type: 'loaded', description });
-  };
-  const extra = description.executionProvider === 'cpu' ? SESSIONS_ON_CPU - 1 : 0;
-  if (extra === 0) return ready();
-  let pending = extra;
-  for (let i = 0; i < extra; i++) {
-    const session = startSession((message) => {
-      if (generation !== loadGeneration) return;
-      // It loaded once already; should a copy fail, the process carries on with the sessions it has.
-      if (message.type === 'load-failed') {
+async function addCpuSessions(description: ModelDescription, options: ModelOptions, generation: number): Promise<void> {
+  const extra = generation === loadGeneration && description.executionProvider === 'cpu' ? SESSIONS_ON_CPU - 1 : 0;
+  const copies = Array.from({ length: extra }, () => startSession());
+  sessions.push(...copies);
+  await Promise.all(
+    copies.map((session) =>
+      loadSession(session, { ...options, executionProviders: ['cpu'] }).catch(() => {
+        if (generation !== loadGeneration) return;
+        // It loaded once already; should a copy fail, the process carries on with the sessions it has.
         sessions = sessions.filter((s) => s !== session);
-        void session.worker.terminate();
-      }
-      if (--pending === 0) ready();
-    });
-    sessions.push(session);
-    session.worker.postMessage({
-      type: 'load',
-      options: { ...options, executionProviders: ['cpu'] },
-      intraOpThreads: THREADS_PER_SESSION,
-    } satisfies ToInferenceWorker);
-  }
+        void session.thread.close();
+      }),
+    ),
+  );
 }
 
-parent.onMessage((message) => {
-  switch (message.type) {
-    case 'load':
-      load(message.options);
-      return;
-    case 'run':
-      if (!loaded) {
-        send({ type: 'run-failed', id: message.id, error: toErrorPayload(new Error('no model is loaded')) });
-        return;
-      }
-      waiting.push(message);
-      dispatch();
-      return;
-    case 'crash':
-      process.exit(70);
-  }
-});
+function run(request: Extract<InferenceRequest, { kind: 'run' }>, signal: AbortSignal): Promise<BranchOutputs> {
+  if (!loaded) throw new Error('no model is loaded');
+  return new Promise<BranchOutputs>((resolve, reject) => {
+    const entry: WaitingRun = { request, signal, resolve, reject };
+    signal.addEventListener(
+      'abort',
+      () => {
+        if (!waiting.includes(entry)) return;
+        waiting = waiting.filter((other) => other !== entry);
+        reject(cancelledError(`inference of frames from ${request.firstFrame}`));
+      },
+      { once: true },
+    );
+    waiting.push(entry);
+    dispatch();
+  });
+}
+
+// several batches are in flight at once: each request is taken as it arrives
+serve<InferenceRequest, InferenceResult>(
+  (request, { signal }) => {
+    switch (request.kind) {
+      case 'load':
+        return load(request.options);
+      case 'run':
+        return run(request, signal);
+      case 'crash':
+        process.exit(70);
+    }
+  },
+  { port: parentChannel(), concurrent: true },
+);
 // The parent going away (crash, kill) must not leave this process behind.
 process.on('disconnect', () => process.exit(0));

@@ -1,36 +1,28 @@
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
-import type { KnobErrorPayload } from '../../../src-shared/errors';
+import type { FromWorker, ToWorker } from '../workers/worker-protocol';
+import type { BranchOutputs } from './loaded-model';
 
 /**
- * Messages between the engine and the inference process (child_process IPC with the 'advanced'
- * serialisation, so typed arrays travel as binary, not JSON).
+ * What the engine asks the inference process, in the worker protocol (worker-protocol.ts) over
+ * child_process IPC with the 'advanced' serialisation or Electron's utility-process port, so
+ * typed arrays travel as binary, not JSON. A load answers the model's description, a run its
+ * outputs.
  */
-export type ToInferenceProcess =
-  | { type: 'load'; options: ModelOptions }
-  | { type: 'run'; id: number; frames: Uint8Array; count: number; firstFrame: number; keepFeatures: boolean }
-  /** Test hook: makes the process exit at once, as a crashing native library would. */
-  | { type: 'crash' };
+export type InferenceRequest =
+  | { kind: 'load'; options: ModelOptions }
+  | { kind: 'run'; frames: Uint8Array; count: number; firstFrame: number; keepFeatures: boolean }
+  /** Test hook: makes the process exit at once, as a crashing native library would; never answered. */
+  | { kind: 'crash' };
 
-export type FromInferenceProcess =
-  | { type: 'loaded'; description: ModelDescription }
-  | { type: 'load-failed'; error: KnobErrorPayload }
-  | {
-      type: 'result';
-      id: number;
-      zStatic: Float32Array;
-      zDyn: Float32Array;
-      uRef: Float32Array;
-      features: Float32Array | null;
-      preprocessMs: number;
-      inferenceMs: number;
-    }
-  | { type: 'run-failed'; id: number; error: KnobErrorPayload };
+export type InferenceResult = ModelDescription | BranchOutputs;
+
+export type ToInferenceProcess = ToWorker<InferenceRequest>;
+export type FromInferenceProcess = FromWorker<InferenceResult>;
 
 /**
- * Inside the inference process, between its main thread (IPC) and the worker threads that own the
- * onnxruntime sessions: the same requests and replies, relayed; a load says how many intra-op
- * threads its session gets.
+ * Inside the inference process, between its main thread and the worker threads that own the
+ * onnxruntime sessions: the same runs, relayed; a load says how many intra-op threads its session
+ * gets.
  */
-export type ToInferenceWorker =
-  { type: 'load'; options: ModelOptions; intraOpThreads: number } | Extract<ToInferenceProcess, { type: 'run' }>;
-export type FromInferenceWorker = FromInferenceProcess;
+export type InferenceWorkerRequest =
+  { kind: 'load'; options: ModelOptions; intraOpThreads: number } | Extract<InferenceRequest, { kind: 'run' }>;

@@ -1,14 +1,10 @@
-import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
+import type { ServePort } from '../workers/worker-serve';
 
 /**
- * The inference process's line to the engine (inference-launcher.ts): Electron's
- * `process.parentPort` when it runs as a utility process, else Node's IPC channel
+ * The inference process's line to the engine (inference-launcher.ts), as the port serve() answers
+ * on: Electron's `process.parentPort` when it runs as a utility process, else Node's IPC channel
  * (child_process.fork). Both carry structured-clone messages, so the protocol is the same.
  */
-export interface ParentChannel {
-  send(message: FromInferenceProcess): void;
-  onMessage(listener: (message: ToInferenceProcess) => void): void;
-}
 
 /** Electron's parentPort, as much of it as is used (process.parentPort exists only in a utility process). */
 interface ElectronParentPort {
@@ -16,15 +12,15 @@ interface ElectronParentPort {
   on(event: 'message', listener: (event: { data: unknown }) => void): void;
 }
 
-export function parentChannel(): ParentChannel {
+export function parentChannel(): ServePort {
   const port = (process as { parentPort?: ElectronParentPort }).parentPort;
   if (port !== undefined)
     return {
-      send: (message) => port.postMessage(message),
-      onMessage: (listener) => port.on('message', (event) => listener(event.data as ToInferenceProcess)),
+      postMessage: (message) => port.postMessage(message),
+      onMessage: (listener) => port.on('message', (event) => listener(event.data as Parameters<typeof listener>[0])),
     };
   return {
-    send: (message) => void process.send?.(message),
-    onMessage: (listener) => process.on('message', (message) => listener(message as ToInferenceProcess)),
+    postMessage: (message) => void process.send?.(message),
+    onMessage: (listener) => process.on('message', (message) => listener(message as Parameters<typeof listener>[0])),
   };
 }

@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { KnobError, type KnobErrorPayload } from '../../../src-shared/errors';
+import { KnobError } from '../../../src-shared/errors';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
 import { assembleSuite, metricSuite, type MetricSuiteOptions } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
@@ -11,6 +10,7 @@ import {
   type ClassScores,
 } from '../../../src-shared/metrics/scores';
 import { startEntryWorker } from '../workers/entry-worker';
+import { ThreadChannel } from '../workers/worker-channel';
 import type { HelperRequest } from './metric-suite-helper';
 import { copyLogitRows, scoresOfShared, sharedSuiteArrays, takeSuiteWork } from './shared-suite-arrays';
 
@@ -49,9 +49,7 @@ async function allAnswered(answers: Array<Promise<TaskResults>>): Promise<TaskRe
 }
 
 export class ParallelMetricSuite {
-  private helper: Worker | null = null;
-  /** Requests the helper has not answered yet, oldest first (it answers in order). */
-  private pending: Array<{ resolve: (results: TaskResults) => void; reject: (error: Error) => void }> = [];
+  private helper: ThreadChannel<HelperRequest, TaskResults> | null = null;
   /** Why the last computation ran on one thread, or null when it used both. */
   fallback: string | null = null;
   /** Helper threads started so far (one, unless a helper failed and was replaced). */
@@ -61,41 +59,22 @@ export class ParallelMetricSuite {
   /** Computations run one after another (the helper serves one at a time). */
   private queue: Promise<unknown> = Promise.resolve();
 
-  private ensureHelper(): Worker {
-    if (this.helper !== null) return this.helper;
-    const helper = startEntryWorker(import.meta.url, 'metric-suite-helper');
+  private ensureHelper(): ThreadChannel<HelperRequest, TaskResults> {
+    if (this.helper !== null && this.helper.endedWith === null) return this.helper;
+    const worker = startEntryWorker(import.meta.url, 'metric-suite-helper');
     this.helperStarts++;
-    helper.unref();
-    helper.on('message', (reply: { ok: true; results: TaskResults } | { ok: false; error: KnobErrorPayload }) => {
-      const pending = this.pending.shift();
-      if (pending === undefined) return;
-      if (reply.ok) pending.resolve(reply.results);
-      // bad input found on the helper's share is the caller's error; anything else (INTERNAL) is
-      // the helper's, and the computation falls back to this thread
-      else
-        pending.reject(
-          reply.error.code === 'INTERNAL' ? new Error(reply.error.message) : KnobError.fromPayload(reply.error),
-        );
-    });
-    helper.on('error', (error) => {
-      this.helper = null;
-      for (const pending of this.pending.splice(0)) pending.reject(error);
-    });
-    this.helper = helper;
-    return helper;
+    worker.unref();
+    this.helper = new ThreadChannel(worker, 'the metric suite helper');
+    return this.helper;
   }
 
   private ask(request: HelperRequest): Promise<TaskResults> {
-    const helper = this.ensureHelper();
-    return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
-      helper.postMessage(request);
-    });
+    return this.ensureHelper().call(request);
   }
 
   /**
    * Runs `mine` here while the helper answers `theirs`; waits for the helper even when `mine`
-   * throws, so its late answer cannot be taken for the next request's.
+   * throws, so it has stopped touching the shared arrays before the next computation reuses them.
    */
   private async alongside<T>(theirs: Promise<TaskResults>, mine: () => T): Promise<[T, TaskResults]> {
     let result: T;
@@ -183,12 +162,13 @@ export class ParallelMetricSuite {
       const scores = scoresOfShared(arrays, input.scores === null ? input.logits : input.scores.logits);
       return { scores, metrics: assembleSuite(scores, options, new Map([...mine, ...theirs])) };
     } catch (error) {
-      if (error instanceof KnobError) throw error;
-      // The helper could not run: the same suite on this thread.
+      // bad input found on either share is the caller's error; anything else (INTERNAL: the
+      // helper failed, exited or could not start) is the helper's, and the suite runs here alone
+      if (error instanceof KnobError && error.code !== 'INTERNAL') throw error;
       this.fallback = `the helper thread failed (${error instanceof Error ? error.message : String(error)})`;
       const helper = this.helper;
       this.helper = null;
-      await helper?.terminate();
+      await helper?.close();
       return oneThread();
     }
   }
@@ -197,6 +177,6 @@ export class ParallelMetricSuite {
     this.spareLogits = null;
     const helper = this.helper;
     this.helper = null;
-    if (helper !== null) await helper.terminate();
+    await helper?.close();
   }
 }

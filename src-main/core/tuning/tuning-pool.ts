@@ -15,7 +15,7 @@ import {
   type TuningRunOptions,
 } from '../../../src-shared/tuning';
 import { startEntryWorker } from '../workers/entry-worker';
-import { RequestThread } from '../workers/request-thread';
+import { ThreadChannel } from '../workers/worker-channel';
 import type { TuningWorkerRequest } from './tuning-worker';
 
 /**
@@ -46,16 +46,24 @@ export async function startTuningPool(
   /** Aborting ends every thread at once; whatever waits on them answers CANCELLED. */
   signal?: CancelSignal,
 ): Promise<TuningPool> {
+  // the threads' work is synchronous: a cancelled request ends its thread, releasing the core
   const pool = Array.from(
     { length: threads },
-    () => new RequestThread<TuningWorkerRequest>(startEntryWorker(import.meta.url, 'tuning-worker'), 'a tuning thread'),
+    () =>
+      new ThreadChannel<TuningWorkerRequest, unknown>(
+        startEntryWorker(import.meta.url, 'tuning-worker'),
+        'a tuning thread',
+        {
+          cancelEndsThread: true,
+        },
+      ),
   );
   const close = async () => {
-    await Promise.all(pool.map((thread) => thread.worker.terminate()));
+    await Promise.all(pool.map((thread) => thread.close()));
   };
   try {
     const columns = tuningColumns(trace);
-    await Promise.all(pool.map((thread) => thread.send({ kind: 'init', trace: columns, frames, metric }, signal)));
+    await Promise.all(pool.map((thread) => thread.call({ kind: 'init', trace: columns, frames, metric }, { signal })));
   } catch (error) {
     await close();
     throw error;
@@ -66,13 +74,13 @@ export async function startTuningPool(
       pool.map((thread, t) =>
         shares[t]!.length === 0
           ? []
-          : (thread.send({ kind: 'evaluate', points: shares[t]! }, signal) as Promise<TuningFigures[]>),
+          : (thread.call({ kind: 'evaluate', points: shares[t]! }, { signal }) as Promise<TuningFigures[]>),
       ),
     );
     return points.map((_, i) => answers[i % pool.length]![Math.floor(i / pool.length)]!);
   };
   const improvement = (...args: ImprovementArgs) =>
-    pool[0]!.send({ kind: 'improvement', args }, signal) as Promise<PairedDifference>;
+    pool[0]!.call({ kind: 'improvement', args }, { signal }) as Promise<PairedDifference>;
   return { evaluate, improvement, threads, close };
 }
 

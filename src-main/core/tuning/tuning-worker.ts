@@ -1,5 +1,3 @@
-import { parentPort } from 'node:worker_threads';
-import { toErrorPayload } from '../../../src-shared/errors';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
   TuningObjective,
@@ -9,11 +7,12 @@ import {
   type TuningMetric,
   type TuningPoint,
 } from '../../../src-shared/tuning';
+import { serve } from '../workers/worker-serve';
 
 /**
  * One thread of the tuning pool (tuning-pool.ts): holds the trace and its objective, evaluates the
  * settings it is sent, and computes a tune's improvement with its bootstrap (the slow part for the
- * smooth and binned metrics). Every message is answered in order with { ok, value } or the error.
+ * smooth and binned metrics). Every request is answered under its id (worker-protocol.ts), in order.
  */
 export type TuningWorkerRequest =
   | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric }
@@ -35,10 +34,4 @@ function answer(request: TuningWorkerRequest): unknown {
   return request.points.map((point) => tuningFigures(objective!, point, trace!.nominalDtSeconds));
 }
 
-parentPort?.on('message', (request: TuningWorkerRequest) => {
-  try {
-    parentPort?.postMessage({ ok: true, value: answer(request) });
-  } catch (error) {
-    parentPort?.postMessage({ ok: false, error: toErrorPayload(error) });
-  }
-});
+serve<TuningWorkerRequest, unknown>(answer);

@@ -5,8 +5,8 @@ import { cancelledError, KnobError } from '../../../src-shared/errors';
 import type { FromWorker, ToWorker, WorkerProgress } from './worker-protocol';
 
 /** Where requests go: a worker_threads Worker, or an adapter over a child process's channel. */
-export interface RequestPort {
-  postMessage(message: ToWorker<unknown>, transfer?: readonly Transferable[]): void;
+export interface RequestPort<Request> {
+  postMessage(message: ToWorker<Request>, transfer?: readonly Transferable[]): void;
 }
 
 export interface CallOptions {
@@ -37,7 +37,7 @@ export class WorkerChannel<Request, Result> {
   dropped = 0;
 
   constructor(
-    private readonly port: RequestPort,
+    private readonly port: RequestPort<Request>,
     /** The worker, as errors name it ("the analysis thread"). */
     readonly what: string,
     private readonly endOnCancel?: () => void,

@@ -89,6 +89,8 @@ export function serve<Request, Result>(handler: RequestHandler<Request, Result>,
 
   port.onMessage((message) => {
     if ('cancel' in message) return void live.get(message.cancel)?.abort();
+    // not the protocol's (no id to answer under): nothing can be said back
+    if (typeof message.id !== 'number') return;
     live.set(message.id, new AbortController());
     const request = message.request as Request;
     if (options.concurrent === true) void answer(message.id, request);
