@@ -3,7 +3,7 @@
  * checked before any other member; the others only if the manifest lists them, only up to the size
  * it declares, within a total budget. Each bomb below would have made `knob verify` hold a gigabyte
  * or more (a 4 MB bundle reached 2.27 GB); each is refused naming the bundle and the member, the
- * process's peak memory (its own ru_maxrss, measured-cli.ts) under 512 MB. Member names are data:
+ * process's peak memory (its own ru_maxrss, measured-cli.mjs) under 512 MB. Member names are data:
  * 'constructor', 'toString', '__proto__' and 'hasOwnProperty' are names like any other, never
  * properties every object has (they passed `knob verify` unhashed through an `in` lookup).
  */

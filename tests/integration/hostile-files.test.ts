@@ -10,7 +10,7 @@
  *    entries; gzip IDX declaring enormous images, declaring more than it packs, holding more than it
  *    declares; PNG and JPEG headers declaring enormous images; deeply nested JSON): a typed error and
  *    peak memory under 512 MB.
- * The CLI runs in a process of its own (measured-cli.ts); the API is the browser host in a process
+ * The CLI runs in a process of its own (measured-cli.mjs); the API is the browser host in a process
  * of its own (host-process.ts), so each peak is that process's own (getrusage ru_maxrss).
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +18,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measuredKnob } from '../support/measured-knob';
 import { startHostProcess, type HostProcess, type Reply } from '../support/api-client';
 import { SPECIAL_KINDS, specialFile, writeBombs, type Bomb, type SpecialKind } from '../support/hostile-files';
 
@@ -49,20 +50,11 @@ interface CliResult {
   peakMb: number;
 }
 
+/** The CLI in a process of its own (measured-knob.ts), failing with exactly one `knob:` line. */
 function knob(...args: string[]): CliResult {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'tests/support/measured-cli.ts', ...args], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  const measured = /KNOB_PEAK_RSS_KB=(\d+) KNOB_ELAPSED_MS=(\d+)/.exec(result.stderr);
-  expect(measured, `no measurement in: ${result.stderr}`).not.toBeNull();
-  const lines = result.stderr.split('\n').filter((l) => l.startsWith('knob: '));
-  expect(lines, result.stderr).toHaveLength(1);
-  return {
-    status: result.status,
-    line: lines[0],
-    peakMb: Number(measured![1]) / 1024,
-  };
+  const result = measuredKnob(args, 60_000);
+  expect(result.lines, result.stderr).toHaveLength(1);
+  return { status: result.status, line: result.lines[0]!, peakMb: result.peakMb };
 }
 
 function expectRefusedCli(result: CliResult, path: string, message: RegExp): void {

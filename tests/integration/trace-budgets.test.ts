@@ -1,7 +1,7 @@
 /**
  * Trace files are checked by their schema before any column is materialised (issue 26): an 18 MB
  * trace with 64 boolean columns (each widened to float64 when read) reached 1.16 GB. Through
- * `knob replay` in a process of its own (its peak ru_maxrss, measured-cli.ts): that file, a known
+ * `knob replay` in a process of its own (its peak ru_maxrss, measured-cli.mjs): that file, a known
  * column of the wrong type and a label name of 20 MB are each refused naming the file and the
  * column or field, peak memory under 512 MB; a sound trace with every column still replays.
  */

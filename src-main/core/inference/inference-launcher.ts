@@ -1,6 +1,5 @@
 import { fork } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mainEntry } from '../workers/main-entry';
 import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
 
 /**
@@ -29,11 +28,10 @@ export interface InferenceChildEvents {
 
 export type InferenceLauncher = (events: InferenceChildEvents) => InferenceChild;
 
-/** The inference process's entry: the TypeScript source through tsx when running from source, else the build's sibling. */
+/** The inference process's entry (main-entry.ts says which file): tsx loaded first for a TypeScript source. */
 export function inferenceProcessEntry(): { path: string; execArgv: string[] } {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return { path: join(dirname(here), 'inference-process.ts'), execArgv: ['--import', 'tsx'] };
-  return { path: join(dirname(here), 'inference-process.js'), execArgv: [] };
+  const { path, typescript } = mainEntry(import.meta.url, 'inference-process');
+  return { path, execArgv: typescript ? ['--import', 'tsx'] : [] };
 }
 
 /** Keeps the last 2,000 characters a process wrote to stderr: the reason given when it dies. */
