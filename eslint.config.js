@@ -44,8 +44,9 @@ const SHARED_FOLDERS = [
 /**
  * src-main/core's folders, lowest first, in the tiers of docs/ARCHITECTURE.md: what every part
  * stands on (files, logging, calls, workers), then inference, data and recordings, the engine, the
- * measurements and bundles built on it, the session (the state machine), the use cases the desk
- * and the CLI share, the services the API composes, and the API and backend on top.
+ * measurements and bundles built on it, the use cases the desk and the CLI share (explicit inputs,
+ * never the session), the session (the state machine, whose transitions call use cases), the
+ * services the API composes, and the API and backend on top.
  */
 const CORE_FOLDERS = [
   'static',
@@ -67,8 +68,8 @@ const CORE_FOLDERS = [
   'tuning',
   'probes',
   'bundle',
-  'session',
   'use-cases',
+  'session',
   'services',
   'api',
   'backend',

@@ -1,8 +1,7 @@
 import { checkOutputFolder } from '../../core/files/output-files';
 import { readTraceFile } from '../../core/recording/trace-arrow';
-import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
+import { replayRun } from '../../core/use-cases/replay-run';
 import { storedProvenanceOf, unknownProvenance } from '../../core/report/provenance';
-import { checkCalibratorFor } from '../../../src-shared/calibrators';
 import { GATE_OPTIONS, settingsOverTrace, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { printRunSummary } from './run-summary';
@@ -24,13 +23,17 @@ export async function replayCommand(args: string[]): Promise<number> {
   await checkOutputFolder(values.out);
   const file = await readTraceFile(positionals[0]);
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
-  if (calibrator !== null) checkCalibratorFor(calibrator, file.trace.classCount);
-  const analysis = analyseRun(file.trace, settings, calibrator);
   // The model, source and schedule are those the trace was made with, when the trace says so.
   const recorded = storedProvenanceOf(file.context);
   const origin = `replay of ${positionals[0]}`;
   const provenance = recorded === null ? unknownProvenance(`trace ${positionals[0]}`, origin) : { ...recorded, origin };
-  const files = await writeRunOutputs(values.out, file.trace, settings, analysis, provenance);
+  const { analysis, files } = await replayRun({
+    folder: values.out,
+    trace: file.trace,
+    settings,
+    calibrator,
+    provenance,
+  });
   printRunSummary(values.json === true, {
     intervals: values.intervals === true,
     files,

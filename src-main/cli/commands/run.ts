@@ -1,11 +1,10 @@
 import { checkCalibratorFor } from '../../../src-shared/calibrators';
-import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
 import { FRAME_RATE_RANGE_HZ } from '../../../src-shared/gate';
 import { checkOutputFolder } from '../../core/files/output-files';
 import { InferenceClient } from '../../core/inference/inference-client';
-import { runOffline } from '../../core/engine/offline-run';
-import { analyseRun, writeRunOutputs } from '../../core/engine/run-outputs';
+import { DEFAULT_OFFLINE_BATCH_FRAMES, runSourceOffline } from '../../core/use-cases/run-offline';
+import { replayRun } from '../../core/use-cases/replay-run';
 import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
@@ -28,7 +27,7 @@ import {
   openSourceFromArgs,
 } from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
-import { createProgress } from '../progress';
+import { commandCall } from '../command-call';
 import { printRunSummary } from './run-summary';
 
 /** knob run: model + source -> trace.arrow, metrics.json, report.html. */
@@ -53,7 +52,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
     values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
-  const batchSize = positiveInteger(values.batch, 'batch', 256, MAX_BATCH);
+  const batchSize = positiveInteger(values.batch, 'batch', DEFAULT_OFFLINE_BATCH_FRAMES, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
   // the schedule's options now, at the highest frame rate (the source's, known once it opens, is
   // checked below), and the output folder: neither waits for the model to start
@@ -75,24 +74,20 @@ export async function runCommand(args: string[]): Promise<number> {
     const source = await openSourceFromArgs(values, model, frameRateHz);
     if (!values.json) process.stderr.write(describeSourceLines(source.info));
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);
-    try {
-      checkScheduleForChannels(schedule, model.input.channels);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    const progress = createProgress('run', !values.json);
-    const result = await runOffline({
-      client,
-      source,
-      schedule,
-      streamSeed: seedOption(values.seed),
-      settings,
-      batchSize,
-      maxFrames: limit,
-      recordFeatures: values['record-features'],
-      onProgress: (done, total) => progress.update(done, total),
-    });
-    progress.finish();
+    const call = commandCall('run', values.json);
+    const result = await runSourceOffline(
+      {
+        model: client,
+        source,
+        schedule,
+        streamSeed: seedOption(values.seed),
+        settings,
+        batchSize,
+        maxFrames: limit,
+        recordFeatures: values['record-features'],
+      },
+      call,
+    ).finally(() => call.dispose());
     const provenance = runProvenance({
       model,
       source: source.info,
@@ -105,7 +100,6 @@ export async function runCommand(args: string[]): Promise<number> {
     const labelled = await importLabelsFromArgs(values, result.trace);
     if (labelled.entry !== null) provenance.labelImports.push(labelled.entry);
     const trace = labelled.trace;
-    const analysis = analyseRun(trace, settings, calibrator);
     const partial =
       result.error === null
         ? null
@@ -117,7 +111,14 @@ export async function runCommand(args: string[]): Promise<number> {
                 ? (limit ?? source.info.frameCount)
                 : Math.min(limit, source.info.frameCount),
           };
-    const files = await writeRunOutputs(values.out, trace, settings, analysis, provenance, partial);
+    const { analysis, files } = await replayRun({
+      folder: values.out,
+      trace,
+      settings,
+      calibrator,
+      provenance,
+      partial,
+    });
     printRunSummary(values.json === true, {
       intervals: values.intervals === true,
       files,

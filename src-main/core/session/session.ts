@@ -12,10 +12,10 @@ import { reportError } from '../logging/internal-error';
 import type { Logger } from '../logging/logger';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import type { Recording } from '../recording/recording';
+import { runSourceOffline } from '../use-cases/run-offline';
 import { toApiUpdate } from './frame-views';
 import { livePipelineFor, playInto } from './live-stream';
-import { openedSource } from './source-opening';
-import { runOpenSourceOffline } from './offline-source-run';
+import { offlineRunOf, openedSource } from './source-opening';
 import { KnobStore } from './knob-store';
 import { RunKeeper } from './run-keeper';
 import { StateMachine } from './state-machine';
@@ -357,8 +357,10 @@ export class Session {
       this.machine.enter({ kind: 'offline-run', model, source, controller }, 'offline.start');
       return { model, source, controller };
     });
-    const gate = this.knobs.current.gate;
-    const result = await runOpenSourceOffline(model, source, gate, params.maxFrames, call, controller);
+    // stopped by the call's cancellation or by the state's controller (stream.stop, close)
+    const stoppable = { ...call, signal: AbortSignal.any([call.signal, controller.signal]) };
+    const run = offlineRunOf(model, source, this.knobs.current.gate, params.maxFrames);
+    const result = await runSourceOffline(run, stoppable);
     await this.machine.run('offline.end', {}, async () => {
       if (result.framesProcessed === 0) return this.machine.enter({ kind: 'ready', model, source }, 'offline.end');
       const recording = offlineRecording(this.recordings, model.description, source, result);

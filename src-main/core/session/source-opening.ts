@@ -2,9 +2,11 @@ import type { ApiParsedParams } from '../../../src-shared/api/contract';
 import type { SourceInfo } from '../../../src-shared/api/session-state';
 import { checkScheduleForChannels } from '../../../src-shared/corruptions';
 import { KnobError } from '../../../src-shared/errors';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { CallContext } from '../calls/call-context';
 import type { InferenceClient } from '../inference/inference-client';
 import { openSourceFor } from '../sources/open-source';
+import type { RunOfflineInput } from '../use-cases/run-offline';
 import type { OpenedSource } from './session-states';
 
 /**
@@ -56,5 +58,25 @@ export function cameraSourceInfo(
     timestampSource: 'capture',
     identity: camera === undefined ? null : { kind: 'camera', ...camera },
     classMapping: null,
+  };
+}
+
+/** What an offline run of the open file source is: its schedule and seed, features when it records them. */
+export function offlineRunOf(
+  model: InferenceClient,
+  source: OpenedSource,
+  settings: GateSettings,
+  maxFrames: number | undefined,
+): RunOfflineInput {
+  const frames = source.frames!;
+  const { schedule, seed: streamSeed } = source;
+  return {
+    model,
+    source: frames,
+    schedule,
+    streamSeed,
+    settings,
+    maxFrames,
+    recordFeatures: source.featureWidth !== null,
   };
 }

@@ -1,0 +1,47 @@
+import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import type { CallContext } from '../calls/call-context';
+import { runOffline, type OfflineRunResult } from '../engine/offline-run';
+import type { InferenceClient } from '../inference/inference-client';
+import type { FrameSource } from '../sources/frame-source';
+
+/** Frames per batch when the caller does not choose (the desk's offline run, `knob run`'s default). */
+export const DEFAULT_OFFLINE_BATCH_FRAMES = 256;
+
+export interface RunOfflineInput {
+  model: InferenceClient;
+  source: FrameSource;
+  schedule: CorruptionSchedule;
+  /** The corruption stream's seed. */
+  streamSeed: number;
+  settings: GateSettings;
+  batchSize?: number;
+  maxFrames?: number;
+  /** Keep the model's `features` output in the trace (the model must have one). */
+  recordFeatures: boolean;
+}
+
+/**
+ * A file source through the model at full speed (offline-run.ts), the desk's stream.runOffline and
+ * `knob run` alike: the schedule is checked against the model's input channels before the first
+ * batch, progress is reported as `offline run of <source>`, and cancelling the call stops the run
+ * between batches; the frames computed before a stop or a failure are in the result, with the
+ * error.
+ */
+export async function runSourceOffline(input: RunOfflineInput, call: CallContext): Promise<OfflineRunResult> {
+  const { model, source } = input;
+  checkScheduleForChannels(input.schedule, model.description.input.channels);
+  const task = `offline run of ${source.info.description}`;
+  return runOffline({
+    client: model,
+    source,
+    schedule: input.schedule,
+    streamSeed: input.streamSeed,
+    settings: input.settings,
+    batchSize: input.batchSize ?? DEFAULT_OFFLINE_BATCH_FRAMES,
+    maxFrames: input.maxFrames,
+    recordFeatures: input.recordFeatures,
+    signal: call.signal,
+    onProgress: (done, total) => call.progress(task, done, total),
+  });
+}
