@@ -20,7 +20,7 @@ export default defineConfig({
           index: resolve('src-main/electron/main.ts'),
           'inference-process': resolve('src-main/core/inference/inference-process.ts'),
           'inference-worker': resolve('src-main/core/inference/inference-worker.ts'),
-          'metrics-worker': resolve('src-main/core/engine/metrics-worker.ts'),
+          'metrics-worker': resolve('src-main/core/use-cases/metrics-worker.ts'),
           'bare-session-worker': resolve('src-main/core/engine/bare-session-worker.ts'),
           'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
           'tuning-worker': resolve('src-main/core/tuning/tuning-worker.ts'),

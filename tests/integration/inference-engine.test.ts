@@ -222,7 +222,7 @@ describe('the built metrics worker', () => {
   it('out/main/metrics-worker.js computes a snapshot off the main thread, equal to the in-process one', async () => {
     const { Worker } = await import('node:worker_threads');
     const { syntheticTrace } = await import('../support/synthetic-trace');
-    const { metricsSnapshot } = await import('../../src-main/core/engine/metrics-snapshot');
+    const { metricsSnapshot } = await import('../../src-main/core/use-cases/metrics-snapshot');
     const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
     const worker = new Worker('./out/main/metrics-worker.js');
     // a request in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)

@@ -20,7 +20,7 @@ import {
 import { EQUAL_WIDTH_15 } from '../../src-shared/metrics/metric-suite';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
-import { metricsSnapshot } from '../../src-main/core/engine/metrics-snapshot';
+import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const Z975 = 1.959963984540054;

@@ -13,7 +13,7 @@ import { summariseStepProbe } from '../../src-shared/probes/step-probe-summary';
 import { metricSuite, presetMetrics } from '../../src-shared/metrics/metric-suite';
 import { scoresFromLogits } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
-import { metricsSnapshot } from '../../src-main/core/engine/metrics-snapshot';
+import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
 import { syntheticTrace } from '../support/synthetic-trace';
 import { confidentlyWrong, zeroProne } from '../support/zero-prone';
 

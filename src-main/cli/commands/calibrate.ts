@@ -1,9 +1,7 @@
 import {
   CALIBRATION_METHODS,
   HeldOutSplitSchema,
-  compareCalibrators,
   describeCalibrator,
-  needsFeatures,
   type CalibrationMethod,
   type CalibratorComparison,
   type HeldOutSplit,
@@ -12,6 +10,7 @@ import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import { writeOutputFile } from '../../core/files/output-files';
 import { settingsFile } from '../../core/recording/settings-file';
+import { applicableMethods, compareCalibratorsOn } from '../../core/use-cases/compare-calibrators';
 import { checkOutputFile, gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
@@ -126,13 +125,12 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     model = null,
   } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])];
   // --method all: the feature methods only where the frames have features (said in the output)
-  const skipped = method === 'all' && features === null ? requested.filter(needsFeatures) : [];
-  const methods = requested.filter((m) => !skipped.includes(m));
-  if (scores.sampleCount < 20)
-    throw new UsageError(`${subject}: ${scores.sampleCount} labelled frames; calibrating needs at least 20`);
+  const { methods, skipped } =
+    method === 'all' ? applicableMethods(requested, features !== null) : { methods: requested, skipped: [] };
   // Probabilities become log-probabilities: every method takes logits.
   const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
-  const comparison = compareCalibrators(logits, scores.labels, scores.classCount, methods, split, { features });
+  const calibrated = { name: subject, logits, labels: scores.labels, classCount: scores.classCount, features };
+  const comparison = compareCalibratorsOn(calibrated, methods, split);
   const best = comparison.methods.reduce((a, b) =>
     (b.figures.find((f) => f.name === 'NLL')?.value ?? Infinity) <
     (a.figures.find((f) => f.name === 'NLL')?.value ?? Infinity)

@@ -10,7 +10,7 @@ import { KnobError } from '../../../src-shared/errors';
 import { describeIssues } from '../../../src-shared/zod-issues';
 import { dirname } from 'node:path';
 import { createApiHandlers, type ApiHandler, type ApiHandlers, type Services } from '../api/api-handlers';
-import { MetricsWorkerClient } from '../engine/metrics-worker-client';
+import { MetricsWorkerClient } from '../use-cases/metrics-worker-client';
 import { Bundles } from '../services/bundles';
 import { Measurements } from '../services/measurements';
 import { RecentRunsService } from '../services/recent-runs-service';

@@ -2,7 +2,7 @@ import type { ApiResult } from '../../../src-shared/api/contract';
 import type { RecentRuns } from '../../../src-shared/api/recent-runs';
 import { KnobError } from '../../../src-shared/errors';
 import { replay } from '../../../src-shared/trace/replay';
-import type { MetricsWorkerClient } from '../engine/metrics-worker-client';
+import type { MetricsWorkerClient } from '../use-cases/metrics-worker-client';
 import type { RecentRunsStore } from '../recent-runs/recent-runs-store';
 import { storedProvenanceOf, unknownProvenance } from '../report/provenance';
 import type { EmitEvent, Session } from '../session/session';

@@ -1,15 +1,12 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import {
-  compareCalibrators,
   compileCalibrator,
   describeCalibrator,
-  needsFeatures,
   type CalibrationMethod,
   type CalibratorSpec,
   type HeldOutSplit,
 } from '../../../src-shared/calibrators';
-import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
 import {
@@ -46,7 +43,8 @@ import {
 import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
-import { TCE_RUN_LIMIT } from './run-outputs';
+import { TCE_RUN_LIMIT } from '../engine/run-outputs';
+import { compareCalibratorsOn } from './compare-calibrators';
 import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 
 /**
@@ -407,27 +405,16 @@ export function compareOutputCalibrators(
   request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
   const run = replayed(recorded, settings, request.lastFrames, null);
-  if (run.scores === null)
-    throw new KnobError('NOT_AVAILABLE', 'no labelled frames in the recording: calibrators need true labels');
-  if (run.scores.sampleCount < 20)
-    throw new KnobError(
-      'NOT_AVAILABLE',
-      `${run.scores.sampleCount} labelled frames; fitting a calibrator needs at least 20`,
-    );
-  const featureMethods = request.methods.filter(needsFeatures);
-  const features = run.trace.features;
-  if (featureMethods.length > 0 && features === undefined)
-    throw new KnobError(
-      'NOT_AVAILABLE',
-      `${featureMethods.join(' and ')} need the model's features for every frame; this recording has none (record with knob run --record-features)`,
-    );
-  const comparison = compareCalibrators(
-    run.scores.logits!,
-    run.scores.labels,
-    run.scores.classCount,
+  const comparison = compareCalibratorsOn(
+    {
+      name: `the recording's fused output (${run.window})`,
+      logits: run.scores?.logits ?? new Float64Array(0),
+      labels: run.scores?.labels ?? new Int32Array(0),
+      classCount: recorded.classCount,
+      features: featuresOfFrames(run.trace, run.frames),
+    },
     request.methods,
     request.split,
-    { features: featuresOfFrames(run.trace, run.frames) },
   );
   const figures = (list: HeadlineFigure[]) =>
     list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));
