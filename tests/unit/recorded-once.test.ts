@@ -1,11 +1,11 @@
 /**
- * The desk probes' recording cache (src-main/core/probes/recorded-once.ts): one recording per key,
+ * The desk probes' recording cache (src-main/core/services/recorded-once.ts): one recording per key,
  * shared by the calls that ask for it while it runs; a waiter that cancels stops waiting at once
  * without cancelling the others' recording; the recording stops only when every waiter has
  * cancelled; a kept recording is returned without recording again.
  */
 import { describe, expect, it } from 'vitest';
-import { RecordedOnce } from '../../src-main/core/probes/recorded-once';
+import { RecordedOnce } from '../../src-main/core/services/recorded-once';
 
 /** A recording that finishes when told to, and says whether it was asked to stop. */
 function controllable() {

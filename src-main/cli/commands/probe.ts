@@ -1,4 +1,4 @@
-import { checkScheduleForChannels, isCorruptionName, CORRUPTION_NAMES } from '../../../src-shared/corruptions';
+import { isCorruptionName, CORRUPTION_NAMES } from '../../../src-shared/corruptions';
 import { describeSettings } from '../../core/report/provenance';
 import {
   bodeProbeFigure,
@@ -10,17 +10,13 @@ import {
 import {
   describeFrequencyProbePlan,
   describeStepProbePlan,
-  frequencyProbeAt,
-  parseFrequencyProbePlan,
-  parseStepProbePlan,
-  stepProbeAt,
   stepProbeFrames,
   type FrequencyProbeResult,
   type StepProbeResult,
 } from '../../../src-shared/probes';
 import { checkOutputFolder, writeOutputFiles } from '../../core/files/output-files';
 import { InferenceClient } from '../../core/inference/inference-client';
-import { recordFrequencyProbe, recordStepProbe } from '../../core/probes/probe-recording';
+import { FREQUENCY_PROBE, gateProbeAt, recordGateProbe, STEP_PROBE } from '../../core/use-cases/probe-gate';
 import { sectionReportFiles, type ReportSection } from '../../core/report/section-report';
 import {
   GATE_OPTIONS,
@@ -33,11 +29,10 @@ import {
   checkSettingsForModel,
 } from '../cli-args';
 import { UsageError } from '../usage-error';
-import { abortOnInterrupt } from '../interrupt';
+import { commandCall } from '../command-call';
 import { printJson } from '../json-output';
 import { SOURCE_OPTIONS, openSourceFromArgs } from '../source-args';
 import { describeModel, MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
-import { createProgress } from '../progress';
 
 const seconds = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : v.toFixed(3));
 const percent = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '—');
@@ -173,35 +168,31 @@ export async function probeCommand(args: string[]): Promise<number> {
     frequencies: positiveInteger(values.frequencies, 'frequencies', 8, 32),
     seed: seedOption(values.seed),
   };
-  if (kind === 'step') parseStepProbePlan({ ...stepInput, frameRateHz: frameRateHz ?? 30 });
-  else parseFrequencyProbePlan({ ...frequencyInput, frameRateHz: frameRateHz ?? 30 });
+  if (kind === 'step') STEP_PROBE.plan(stepInput, frameRateHz ?? 30);
+  else FREQUENCY_PROBE.plan(frequencyInput, frameRateHz ?? 30);
   const batchSize = positiveInteger(values.batch, 'batch', 256, 4096);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
-  const interrupt = abortOnInterrupt();
-  const progress = createProgress(`${kind} probe`, !values.json);
+  const call = commandCall(`${kind} probe`, values.json);
   try {
     const model = client.description;
     checkSettingsForModel(values, settingsModel, model);
     if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
     const source = await openSourceFromArgs(values, model, frameRateHz);
-    const common = {
-      client,
-      source,
-      batchSize,
-      signal: interrupt.signal,
-      onProgress: (done: number, total: number, label: string) => progress.update(done, total, label),
-    };
     const started = performance.now();
+    const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
     let lines: string[];
     let sections: ReportSection[];
     let document: unknown;
     if (kind === 'step') {
-      const plan = parseStepProbePlan({ ...stepInput, frameRateHz: source.info.frameRateHz });
-      checkScheduleForChannels({ kind: 'constant', corruption, severity: 1 }, model.input.channels);
-      const traces = await recordStepProbe(plan, common);
-      const recorded = `${plan.realisations} model passes, ${plan.realisations * stepProbeFrames(plan)} frames in ${((performance.now() - started) / 1000).toFixed(1)} s`;
-      const result = stepProbeAt(traces, plan, settings);
-      lines = stepLines(result, recorded);
+      const recorded = await recordGateProbe(
+        STEP_PROBE,
+        { model: client, source, request: stepInput, batchSize },
+        call,
+      );
+      const { plan } = recorded;
+      const passes = `${plan.realisations} model passes, ${plan.realisations * stepProbeFrames(plan)} frames in ${took()}`;
+      const { result } = gateProbeAt(STEP_PROBE, recorded, settings);
+      lines = stepLines(result, passes);
       const figure = stepProbeFigure(result);
       sections = [
         {
@@ -229,13 +220,12 @@ export async function probeCommand(args: string[]): Promise<number> {
       ];
       document = { probe: 'step', model: describeModel(model), source: source.info.description, ...result };
     } else {
-      const plan = parseFrequencyProbePlan({ ...frequencyInput, frameRateHz: source.info.frameRateHz });
-      checkScheduleForChannels({ kind: 'constant', corruption, severity: 1 }, model.input.channels);
-      const traces = await recordFrequencyProbe(plan, common);
-      const frames = traces.reduce((sum, t) => sum + t.frameCount, 0);
-      const recorded = `${traces.length} model passes, ${frames} frames in ${((performance.now() - started) / 1000).toFixed(1)} s`;
-      const result = frequencyProbeAt(traces, plan, settings);
-      lines = bodeLines(result, recorded);
+      const request = frequencyInput;
+      const recorded = await recordGateProbe(FREQUENCY_PROBE, { model: client, source, request, batchSize }, call);
+      const frames = recorded.traces.reduce((sum, t) => sum + t.frameCount, 0);
+      const passes = `${recorded.traces.length} model passes, ${frames} frames in ${took()}`;
+      const { result } = gateProbeAt(FREQUENCY_PROBE, recorded, settings);
+      lines = bodeLines(result, passes);
       sections = [
         {
           heading: 'Frequency probe',
@@ -250,7 +240,7 @@ export async function probeCommand(args: string[]): Promise<number> {
       ];
       document = { probe: 'bode', model: describeModel(model), source: source.info.description, ...result };
     }
-    progress.finish();
+    call.dispose();
     const written =
       values.out === undefined
         ? []
@@ -262,8 +252,7 @@ export async function probeCommand(args: string[]): Promise<number> {
     else for (const line of [...lines, ...written.map((w) => `wrote ${w}`)]) process.stdout.write(`${line}\n`);
     return 0;
   } finally {
-    progress.finish();
-    interrupt.dispose();
+    call.dispose();
     await client.close();
   }
 }

@@ -6,28 +6,26 @@ import type {
   StepProbeParamsSchema,
   StepProbeView,
 } from '../../../src-shared/api/measurements';
-import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { bodeProbeFigure, stepProbeFigure } from '../../../src-shared/plots/probe-plots';
-import {
-  frequencyProbeAt,
-  parseFrequencyProbePlan,
-  parseStepProbePlan,
-  stepProbeAt,
-  describeFrequencyProbePlan,
-  describeStepProbePlan,
-  type FrequencyProbePlan,
-  type FrequencyProbeResult,
-  type StepProbePlan,
-  type StepProbeResult,
+import type {
+  FrequencyProbePlan,
+  FrequencyProbeResult,
+  StepProbePlan,
+  StepProbeResult,
 } from '../../../src-shared/probes';
-import type { Trace } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../calls/call-context';
 import type { InferenceClient } from '../inference/inference-client';
 import type { FrameSource } from '../sources/frame-source';
-import { sourceName } from '../sources/source-name';
 import { openSourcePath } from '../sources/open-source';
-import { recordFrequencyProbe, recordStepProbe, type ProbeRecordingOptions } from './probe-recording';
+import {
+  FREQUENCY_PROBE,
+  gateProbeAt,
+  recordGateProbe,
+  STEP_PROBE,
+  type GateProbe,
+  type RecordedProbe,
+} from '../use-cases/probe-gate';
 import { RecordedOnce } from './recorded-once';
 
 /**
@@ -43,40 +41,8 @@ type FrequencyProbeParams = z.output<typeof FrequencyProbeParamsSchema>;
 /** What a probe records over: the embedded test set, or the open file source (the session's). */
 export type ProbeSource = { kind: 'embedded' } | { kind: 'open-source'; source: FrameSource };
 
-interface Recorded<P> {
-  plan: P;
-  traces: Trace[];
-  description: string;
-  recordMs: number;
-}
-
 /** The embedded test set's frame rate for the probes (the CLI's default too). */
 const EMBEDDED_FRAME_RATE_HZ = 30;
-
-/** What differs between the desk's probes: the plan, how its streams are recorded, and the replay. */
-interface ProbeKind<Params, Plan, Result> {
-  what: string;
-  plan: (params: Params, frameRateHz: number) => Plan;
-  recordStreams: (plan: Plan, options: ProbeRecordingOptions) => Promise<Trace[]>;
-  describe: (plan: Plan) => string;
-  at: (traces: Trace[], plan: Plan, settings: GateSettings) => Result;
-}
-
-const STEP_PROBE: ProbeKind<StepProbeParams, StepProbePlan, StepProbeResult> = {
-  what: 'step probe',
-  plan: ({ over: _, ...params }, frameRateHz) => parseStepProbePlan({ ...params, frameRateHz }),
-  recordStreams: recordStepProbe,
-  describe: describeStepProbePlan,
-  at: stepProbeAt,
-};
-
-const FREQUENCY_PROBE: ProbeKind<FrequencyProbeParams, FrequencyProbePlan, FrequencyProbeResult> = {
-  what: 'frequency probe',
-  plan: ({ over: _, ...params }, frameRateHz) => parseFrequencyProbePlan({ ...params, frameRateHz }),
-  recordStreams: recordFrequencyProbe,
-  describe: describeFrequencyProbePlan,
-  at: frequencyProbeAt,
-};
 
 /** Tells open sources apart in the recordings' keys: a source opened again is a new one. */
 const sourceIds = new WeakMap<FrameSource, number>();
@@ -90,25 +56,38 @@ function sourceKey(over: ProbeSource): string {
 }
 
 /** One probe kind's recordings, made once per (parameters, source, model) and replayed at any knobs. */
-class ProbeReplays<Params, Plan, Result> {
-  private readonly once: RecordedOnce<Recorded<Plan>>;
+class ProbeReplays<Params extends { over: unknown }, Plan, Result> {
+  private readonly once: RecordedOnce<RecordedProbe<Plan>>;
 
   constructor(
-    private readonly kind: ProbeKind<Params, Plan, Result>,
+    private readonly probe: GateProbe<Plan, Result>,
     private readonly hold: ModelHold,
   ) {
-    this.once = new RecordedOnce(kind.what);
+    this.once = new RecordedOnce(probe.what);
   }
 
   async at(params: Params, over: ProbeSource, client: InferenceClient, settings: GateSettings, call: CallContext) {
     const { recorded, fresh } = await this.once.get(
       JSON.stringify([params, sourceKey(over), client.description.sha256]),
       call.signal,
-      (signal) => this.hold(`the ${this.kind.what}`, () => record(client, call, signal, params, over, this.kind)),
+      (signal) => this.hold(`the ${this.probe.what}`, () => this.record(client, { ...call, signal }, params, over)),
     );
-    const started = performance.now();
-    const result = this.kind.at(recorded.traces, recorded.plan, settings);
-    return { recorded, recordMs: fresh ? recorded.recordMs : null, result, replayMs: performance.now() - started };
+    const { result, replayMs } = gateProbeAt(this.probe, recorded, settings);
+    return { recorded, recordMs: fresh ? recorded.recordMs : null, result, replayMs };
+  }
+
+  /** Records over the open source, or over the embedded test set at EMBEDDED_FRAME_RATE_HZ. */
+  private async record(client: InferenceClient, call: CallContext, params: Params, over: ProbeSource) {
+    const source =
+      over.kind === 'open-source'
+        ? over.source
+        : await openSourcePath('default', {
+            target: client.description.input,
+            frameRateHz: EMBEDDED_FRAME_RATE_HZ,
+            labelNames: client.description.labelNames,
+          });
+    const { over: _, ...request } = params;
+    return recordGateProbe(this.probe, { model: client, source, request }, call);
   }
 }
 
@@ -219,44 +198,5 @@ export class DeskProbes {
       })),
       lowPass: result.lowPass,
     };
-  }
-}
-
-/** Records a probe's streams over its source, at that source's frame rate, with progress and cancellation. */
-async function record<Params, Plan>(
-  client: InferenceClient,
-  call: CallContext,
-  signal: AbortSignal,
-  params: Params,
-  over: ProbeSource,
-  { what, plan: planOf, recordStreams, describe }: ProbeKind<Params, Plan, unknown>,
-): Promise<Recorded<Plan>> {
-  const source =
-    over.kind === 'open-source'
-      ? over.source
-      : await openSourcePath('default', {
-          target: client.description.input,
-          frameRateHz: EMBEDDED_FRAME_RATE_HZ,
-          labelNames: client.description.labelNames,
-        });
-  const plan = planOf(params, source.info.frameRateHz);
-  const task = `${what}: recording through the model`;
-  const started = performance.now();
-  try {
-    const traces = await recordStreams(plan, {
-      client,
-      source,
-      signal,
-      onProgress: (done, total) => call.progress(task, done, total),
-    });
-    return {
-      plan,
-      traces,
-      description: `${describe(plan)} over ${sourceName(source.info)}`,
-      recordMs: performance.now() - started,
-    };
-  } catch (error) {
-    if (signal.aborted) throw new KnobError('CANCELLED', `the ${what} was cancelled`);
-    throw error;
   }
 }
