@@ -17,7 +17,7 @@ import type { CalibratorSpec } from '../../src-shared/calibrators';
 import { KnobError } from '../../src-shared/errors';
 import { UsageError } from './usage-error';
 import { checkOutputFolder } from '../core/files/output-files';
-import { readSettingsFile } from '../core/recording/settings-file';
+import { importKnobs } from '../core/use-cases/import-knobs';
 import { checkSettingsModel } from '../core/recording/model-binding';
 import { storedProvenanceOf } from '../core/report/provenance';
 import type { TraceFile } from '../core/recording/trace-arrow';
@@ -127,7 +127,7 @@ export async function settingsFromArgs(
   values: Values,
   recorded: GateSettings = DEFAULT_GATE_SETTINGS,
 ): Promise<{ gate: GateSettings; calibrator: CalibratorSpec | null; settingsModel: string[] | null }> {
-  const file = typeof values.settings === 'string' ? await readSettingsFile(values.settings) : null;
+  const file = typeof values.settings === 'string' ? await importKnobs(values.settings, null) : null;
   const base = file?.gate ?? recorded;
   const gate = parseGateSettings({
     ...base,

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiResult } from '../../../src-shared/api/contract';
 import type { ModelDescription } from '../../../src-shared/api/model-options';
-import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
+import type { CalibratorSpec } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
 import { bundleModelOptions, readVerifiedBundle } from '../bundle/bundle-verify';
 import { writeOutputFile } from '../files/output-files';
 import { sha256Hex } from '../files/sha256';
 import { readUserFile } from '../files/user-files';
-import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import type { CalibratorChoice } from '../session/model-loading';
 import type { Session } from '../session/session';
 import { calibratorTargetOf, modelOf } from '../session/session-states';
 import { exportBundle } from '../use-cases/export-bundle';
+import { importKnobs } from '../use-cases/import-knobs';
 
 /**
  * Bundles and settings files as the desk uses them: the current recording exported at the current
@@ -46,40 +46,11 @@ export class Bundles {
     };
   }
 
-  /** Knobs and calibrator from a bundle, or from a knob-settings file or export folder. */
+  /** Knobs and calibrator from a bundle, or from a knob-settings file or export folder (import-knobs.ts). */
   async import(path: string): Promise<ApiResult<'bundle.import'>> {
-    if (path.endsWith('.knob.zip')) return this.importBundle(path);
-    const file = await readSettingsFile(path);
-    const current = modelOf(this.session.current)?.description.paths.join(' + ') ?? null;
-    const modelNote =
-      file.model === null
-        ? 'no model recorded'
-        : file.model === current
-          ? 'same model as the one loaded'
-          : `exported with ${file.model}, the loaded model is ${current ?? 'none'}`;
-    const knobs = this.apply(file.gate, file.calibrator, file.modelSha256 ?? undefined);
-    return {
-      knobs,
-      verification: `settings valid (knob-settings format ${SETTINGS_FORMAT_VERSION}); ${modelNote}; ${calibratorNote(file.calibrator)}`,
-      model: null,
-    };
-  }
-
-  private async importBundle(path: string): Promise<ApiResult<'bundle.import'>> {
-    const { manifest, members, checks } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
-    const file = manifest.model.files[0]!;
-    const loaded = modelOf(this.session.current)?.description ?? null;
-    const bundleHashes = manifest.model.files.map((f) => f.sha256);
-    const matchesLoaded = loaded !== null && loaded.sha256.join() === bundleHashes.join();
-    const modelNote = matchesLoaded
-      ? 'same model as the one loaded'
-      : `tuned with ${file.fileName} (SHA-256 ${file.sha256.slice(0, 12)}...), ${loaded === null ? 'no model is loaded' : 'not the loaded model'}${file.member === null ? '' : '; the bundle holds it'}`;
-    const knobs = this.apply(manifest.gate, manifest.calibrator, bundleHashes);
-    return {
-      knobs,
-      verification: `bundle sound (format ${manifest.formatVersion}; ${checks.length} checks, ${members.size} members, hashes match); ${modelNote}; ${calibratorNote(manifest.calibrator)}`,
-      model: { fileName: file.fileName, sha256: file.sha256, matchesLoaded, inBundle: file.member !== null },
-    };
+    const imported = await importKnobs(path, modelOf(this.session.current)?.description ?? null);
+    const knobs = this.apply(imported.gate, imported.calibrator, imported.modelSha256 ?? undefined);
+    return { knobs, verification: imported.verification, model: imported.bundleModel };
   }
 
   private apply(
@@ -138,9 +109,4 @@ export class Bundles {
     }
     return writeOutputFile(path, bytes);
   }
-}
-
-/** The import's line about the calibrator it restored. */
-function calibratorNote(calibrator: CalibratorSpec | null): string {
-  return calibrator === null ? 'no output calibrator' : `output calibrator: ${describeCalibrator(calibrator)}`;
 }
