@@ -37,7 +37,7 @@ export function runCliBench(): void {
   const fromBuild = medianMs(['-e', `import(${JSON.stringify(built)}).then((m) => m.main(['--help']))`]);
   const fromBin = medianMs(['bin/knob.mjs', '--help'], { ...process.env, KNOB_BUILD_DIR: BUILD_DIR });
   const commandHelp = medianMs(['bin/knob.mjs', 'tune', '--help'], { ...process.env, KNOB_BUILD_DIR: BUILD_DIR });
-  const fromSource = medianMs(['bin/knob.mjs', '--help'], { ...process.env, KNOB_CLI_FROM_SOURCE: '1' });
+  const fromSource = medianMs(['bin/knob.mjs', '--help'], { ...process.env, KNOB_FROM_SOURCE: '1' });
   row('node -e 0', `${bare.toFixed(0)} ms`);
   row(
     'knob --help from the build',
