@@ -6,16 +6,8 @@
 // the TypeScript sources through tsx, so a clone needs no build step and an edit is never run stale.
 // The threads and processes a command starts follow the same rule (src-main/core/workers).
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freshMainBuild } from '../src-main/core/workers/build-freshness.mjs';
+import { fileURLToPath } from 'node:url';
+import { loadKnobMain } from '../src-main/core/workers/build-freshness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const build = freshMainBuild(root);
-let main;
-if (build !== null) ({ main } = await import(pathToFileURL(join(build, 'knob.js')).href));
-else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../src-main/cli/knob.ts'));
-}
+const main = await loadKnobMain(join(dirname(fileURLToPath(import.meta.url)), '..'));
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
@@ -23,9 +24,36 @@ export const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
+/**
+ * Under vitest, one Chromium per test file and set of flags, launched on first use and closed after
+ * the file's last test: starting and ending Chromium took about four seconds of every end-to-end
+ * test. Each desk still gets a context of its own (its own storage, cookies and pages) and its own
+ * backend. Outside vitest (the desk benchmark) each desk launches and closes its own.
+ */
+const SHARED = process.env.VITEST !== undefined;
+const browsers = new Map<string, Promise<Browser>>();
+
+function sharedBrowser(args: string[]): Promise<Browser> {
+  const key = JSON.stringify(args);
+  let browser = browsers.get(key);
+  if (browser === undefined) {
+    browser = chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+    browsers.set(key, browser);
+  }
+  return browser;
+}
+
+async function closeBrowsers(): Promise<void> {
+  const open = [...browsers.values()];
+  browsers.clear();
+  await Promise.all(open.map(async (browser) => (await browser).close()));
+}
+if (SHARED) afterAll(closeBrowsers);
+
 export interface BrowserMode {
   backend: KnobBackend;
   host: WebHost;
+  /** Under vitest the file's shared Chromium: `close()` closes the context only. */
   browser: Browser;
   context: BrowserContext;
   page: Page;
@@ -46,11 +74,10 @@ export async function startBrowserMode(
   const recentRuns = recentRunsFolder === null ? null : await RecentRunsStore.open(recentRunsFolder);
   const backend = new KnobBackend({ recentRuns });
   const host = await startWebHost({ backend, rendererDir });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [...CHROMIUM_ARGS, ...extraArgs],
-  });
+  const args = [...CHROMIUM_ARGS, ...extraArgs];
+  const browser = SHARED
+    ? await sharedBrowser(args)
+    : await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   const pageErrors: string[] = [];
@@ -73,7 +100,7 @@ export async function startBrowserMode(
       return path;
     },
     async close() {
-      await browser.close();
+      await (SHARED ? context.close() : browser.close());
       await host.close();
       await backend.close();
     },

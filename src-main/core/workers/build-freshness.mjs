@@ -4,6 +4,7 @@
 // sources (main-entry.ts) follow one rule. KNOB_FROM_SOURCE=1 always runs the sources.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const SOURCE_FOLDERS = ['src-main', 'src-shared'];
 const CONFIG_FILES = ['package.json', 'electron.vite.config.ts'];
@@ -42,4 +43,16 @@ export function freshMainBuild(root, probeEntry = 'knob.js') {
     answers.set(key, fresh ? folder : null);
   }
   return answers.get(key);
+}
+
+/**
+ * The `knob` command's main(), from the fresh build under `root` when there is one, else from the
+ * TypeScript sources through tsx (registered here, before they are imported).
+ */
+export async function loadKnobMain(root) {
+  const build = freshMainBuild(root);
+  if (build !== null) return (await import(pathToFileURL(join(build, 'knob.js')).href)).main;
+  const { register } = await import('tsx/esm/api');
+  register();
+  return (await import(pathToFileURL(join(root, 'src-main', 'cli', 'knob.ts')).href)).main;
 }
