@@ -1,0 +1,334 @@
+import { clampGate } from './convex-fusion';
+import { logExponentialSeries, writeExponentialSeries, type SeriesWriter } from './exponential-series';
+import type { LogitArray } from './logits';
+
+/**
+ * What a knob turn needs of the fused output, per frame, in O(1) whatever the class count K
+ * (issue 29). The fused logits are linear in the gate: z_k(g) = (1 - g) zs_k + g zd_k
+ * (convex-fusion.ts), divided by a temperature t when the output is temperature-scaled. So, per
+ * frame, once:
+ *  - the candidates for top-1: every class whose line comes within a rounding slack of the upper
+ *    envelope max_k z_k(g) somewhere on [0, 1]. z_k - max_j z_j is concave and piecewise linear, so
+ *    it is largest at g = 0, g = 1 or a breakpoint of the envelope; the envelope is walked from
+ *    g = 0 (at each step the next line to overtake it), and every class is checked at every vertex.
+ *    At a knob turn the top-1 is the first maximum of the candidates' fused logits, computed with
+ *    the replay's own arithmetic, so it is the replay's top-1 (a line more than the slack below the
+ *    envelope cannot be the first maximum however the rounding falls).
+ *  - log sum_k exp(z_k(g)) = b + g s + log T(g) with b = max_k zs_k / t, s = min_k (zd_k - zs_k) / t,
+ *    T(g) = sum_k w_k exp(g x_k), w_k = exp(zs_k / t - b) <= 1 and x_k = (zd_k - zs_k) / t - s >= 0,
+ *    as an exponential series to a relative error below 2e-15 (exponential-series.ts; T >= 1
+ *    because the class of b has w = 1). And T2(g) = sum_k w_k^2 exp(2 g x_k), since sum_k p_k^2 = T2 / T^2.
+ * Then at any g: top-label confidence exp(z_top - L), NLL L - z_y and the Brier term
+ * 1 - 2 exp(z_y - L) + T2 / T^2, each equal to the full-vector replay's within 1e-12 (tested for
+ * K from 2 to 1000); the labels are read at evaluation, so a label given later needs no rebuild.
+ * A frame costs a few hundred stored values (the series' length grows with the spread of
+ * zd - zs, not with K), against 2 K logits.
+ */
+
+/** Candidates within this slack (relative to the row's largest |logit|) of the envelope are kept. */
+const CANDIDATE_SLACK = 1e-10;
+
+/** A growing Float64 store (the series), doubling as it fills. */
+class GrowingValues implements SeriesWriter {
+  private store = new Float64Array(1024);
+  length = 0;
+  reserve(count: number): number {
+    if (this.length + count > this.store.length) {
+      const grown = new Float64Array(Math.max(this.store.length * 2, this.length + count));
+      grown.set(this.store.subarray(0, this.length));
+      this.store = grown;
+    }
+    const at = this.length;
+    this.length += count;
+    return at;
+  }
+  values(): Float64Array {
+    return this.store;
+  }
+}
+
+/** A growing Int32 list. */
+class GrowingInts {
+  private store = new Int32Array(256);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.store.length) {
+      const grown = new Int32Array(this.store.length * 2);
+      grown.set(this.store);
+      this.store = grown;
+    }
+    this.store[this.length++] = value;
+  }
+  values(): Int32Array {
+    return this.store;
+  }
+}
+
+/** The two branches' logits, row-major (row i at [i K, (i + 1) K)). */
+export interface BranchLogits {
+  zStatic: LogitArray;
+  zDyn: LogitArray;
+  classCount: number;
+}
+
+/** Per-frame top-label pairs, NLL and Brier terms (the metric suite's row outputs). */
+export interface FusedFrameScores {
+  confidence: Float64Array;
+  predicted: Int32Array;
+  correct: Uint8Array;
+  sampleNll: Float64Array;
+  sampleBrier: Float64Array;
+}
+
+export class FusedScoreTable {
+  readonly classCount: number;
+  /** The output is the fused logits times this (1 / temperature; 1 for the fused output as it is). */
+  readonly inverseTemperature: number;
+  private entries = 0;
+  /** Entry j summarises logit row rowOf[j]. */
+  private rowOf = new Int32Array(256);
+  private base = new Float64Array(256);
+  private slope = new Float64Array(256);
+  private seriesAt = new Float64Array(256);
+  private candidateEnd = new Int32Array(256);
+  private readonly candidates = new GrowingInts();
+  private readonly series = new GrowingValues();
+  // scratch, K long
+  private readonly logWeights: Float64Array;
+  private readonly exponents: Float64Array;
+  private readonly marks: Uint8Array;
+  private readonly next = { index: 0 };
+  /** sum_k p_k^2 at the frame and gate of the last logSumExp(..., true). */
+  private lastSumSquares = 0;
+
+  constructor(classCount: number, temperature = 1) {
+    this.classCount = classCount;
+    this.inverseTemperature = 1 / temperature;
+    this.logWeights = new Float64Array(classCount);
+    this.exponents = new Float64Array(classCount);
+    this.marks = new Uint8Array(classCount);
+  }
+
+  /** Entries so far: one per logit row summarised, in the order they were added. */
+  get entryCount(): number {
+    return this.entries;
+  }
+
+  /** Stored values per entry so far, on average (what the table costs against 2 K logits). */
+  get valuesPerEntry(): number {
+    return this.entries === 0 ? 0 : (this.series.length + this.candidates.length + 5 * this.entries) / this.entries;
+  }
+
+  /**
+   * Appends entries for logit rows `rows` (an increasing list), or for rows [entryCount, to) when
+   * given a number: a table of a growing recording is extended to its new length, entry = frame.
+   */
+  extend(logits: BranchLogits, rows: Int32Array | number): void {
+    if (logits.classCount !== this.classCount)
+      throw new Error(`the table holds ${this.classCount} classes, the logits have ${logits.classCount}`);
+    const count = typeof rows === 'number' ? Math.max(0, rows - this.entries) : rows.length;
+    const first = this.entries;
+    this.ensureEntries(first + count);
+    for (let j = 0; j < count; j++) {
+      const row = typeof rows === 'number' ? first + j : rows[j]!;
+      this.rowOf[first + j] = row;
+      this.summarise(logits, first + j, row);
+    }
+    this.entries = first + count;
+  }
+
+  /**
+   * Top-1 and its probability of entries [from, to) at the gate values `g` (indexed by logit row,
+   * as the outputs), as the replay writes them (fuseTop1Into).
+   */
+  topInto(logits: BranchLogits, g: Float64Array, from: number, to: number, top1: Int32Array, confidence: Float64Array) {
+    for (let j = from; j < to; j++) {
+      const row = this.rowOf[j]!;
+      const gate = clampGate(g[row]!);
+      const best = this.topOf(logits, j, row, gate);
+      top1[row] = best;
+      confidence[row] = Math.exp(this.fusedLogit(logits, row, best, gate) - this.logSumExp(j, gate, false));
+    }
+  }
+
+  /**
+   * The metric suite's row outputs (scoreRowsInto's) of the table's entries `entries` with labels
+   * `labels` (one per entry listed), at the gate values `g` (indexed by logit row), into position
+   * j of `out` for entries[j].
+   */
+  scoresInto(
+    logits: BranchLogits,
+    g: Float64Array,
+    entries: Int32Array,
+    labels: Int32Array,
+    out: FusedFrameScores,
+  ): void {
+    for (let j = 0; j < entries.length; j++) {
+      const entry = entries[j]!;
+      const row = this.rowOf[entry]!;
+      const label = labels[j]!;
+      const gate = clampGate(g[row]!);
+      const best = this.topOf(logits, entry, row, gate);
+      const lse = this.logSumExp(entry, gate, true);
+      const labelLogit = this.fusedLogit(logits, row, label, gate);
+      const sumSquares = this.lastSumSquares;
+      const labelProbability = Math.exp(labelLogit - lse);
+      out.confidence[j] = Math.exp(this.fusedLogit(logits, row, best, gate) - lse);
+      out.predicted[j] = best;
+      out.correct[j] = best === label ? 1 : 0;
+      out.sampleNll[j] = lse - labelLogit;
+      out.sampleBrier[j] = 1 - 2 * labelProbability + sumSquares;
+    }
+  }
+
+  /**
+   * L(g) = log sum_k exp(z_k(g)) of entry i; with `squares`, sum_k p_k^2 = T2(g) / T(g)^2 too, into
+   * lastSumSquares (T2's series follows T's, with the exponents doubled: evaluated at the same g).
+   */
+  private logSumExp(i: number, gate: number, squares: boolean): number {
+    const values = this.series.values();
+    const logT = logExponentialSeries(values, this.seriesAt[i]!, gate, this.next);
+    if (squares)
+      this.lastSumSquares = Math.exp(logExponentialSeries(values, this.next.index, gate, this.next) - 2 * logT);
+    return this.base[i]! + gate * this.slope[i]! + logT;
+  }
+
+  /** Row `row`'s fused output logit of class c at `gate`, with the replay's arithmetic. */
+  private fusedLogit(logits: BranchLogits, row: number, c: number, gate: number): number {
+    const at = row * this.classCount + c;
+    const z = (1 - gate) * logits.zStatic[at]! + gate * logits.zDyn[at]!;
+    return this.inverseTemperature === 1 ? z : z * this.inverseTemperature;
+  }
+
+  /** Entry j's (row `row`'s) top-1 at `gate`: the first maximum among its candidates (ascending). */
+  private topOf(logits: BranchLogits, j: number, row: number, gate: number): number {
+    const values = this.candidates.values();
+    const from = j === 0 ? 0 : this.candidateEnd[j - 1]!;
+    const to = this.candidateEnd[j]!;
+    let best = values[from]!;
+    let max = this.fusedLogit(logits, row, best, gate);
+    for (let c = from + 1; c < to; c++) {
+      const z = this.fusedLogit(logits, row, values[c]!, gate);
+      if (z > max) {
+        max = z;
+        best = values[c]!;
+      }
+    }
+    return best;
+  }
+
+  private ensureEntries(count: number): void {
+    if (count <= this.base.length) return;
+    const size = Math.max(count, this.base.length * 2);
+    const grow = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+      const grown = make(size);
+      grown.set(array);
+      return grown;
+    };
+    this.rowOf = grow(this.rowOf, (n) => new Int32Array(n));
+    this.base = grow(this.base, (n) => new Float64Array(n));
+    this.slope = grow(this.slope, (n) => new Float64Array(n));
+    this.seriesAt = grow(this.seriesAt, (n) => new Float64Array(n));
+    this.candidateEnd = grow(this.candidateEnd, (n) => new Int32Array(n));
+  }
+
+  /** Entry j: the summary of logit row `row`. */
+  private summarise(logits: BranchLogits, j: number, row: number): void {
+    const k = this.classCount;
+    const offset = row * k;
+    const { zStatic, zDyn } = logits;
+    this.writeCandidates(zStatic, zDyn, offset);
+    this.candidateEnd[j] = this.candidates.length;
+    const t = this.inverseTemperature;
+    let base = -Infinity;
+    let slope = Infinity;
+    for (let c = 0; c < k; c++) {
+      const s = zStatic[offset + c]! * t;
+      const d = (zDyn[offset + c]! - zStatic[offset + c]!) * t;
+      if (s > base) base = s;
+      if (d < slope) slope = d;
+    }
+    const { logWeights, exponents } = this;
+    for (let c = 0; c < k; c++) {
+      logWeights[c] = zStatic[offset + c]! * t - base;
+      exponents[c] = (zDyn[offset + c]! - zStatic[offset + c]!) * t - slope;
+    }
+    this.base[j] = base;
+    this.slope[j] = slope;
+    this.seriesAt[j] = this.series.length;
+    writeExponentialSeries(logWeights, exponents, k, 1, this.series);
+    for (let c = 0; c < k; c++) {
+      logWeights[c] *= 2;
+      exponents[c] *= 2;
+    }
+    writeExponentialSeries(logWeights, exponents, k, 1, this.series);
+  }
+
+  /** The top-1 candidates of one row, ascending, appended to `candidates`. */
+  private writeCandidates(zStatic: LogitArray, zDyn: LogitArray, offset: number): void {
+    const k = this.classCount;
+    const { marks } = this;
+    marks.fill(0);
+    let scale = 0;
+    for (let c = 0; c < k; c++) {
+      const a = Math.abs(zStatic[offset + c]!);
+      const b = Math.abs(zDyn[offset + c]!);
+      if (a > scale) scale = a;
+      if (b > scale) scale = b;
+    }
+    const slack = CANDIDATE_SLACK * (1 + scale);
+    // walk the upper envelope from g = 0: at each vertex, the line that overtakes it first
+    let vertex = 0;
+    let on = this.argmaxAt(zStatic, zDyn, offset, 0);
+    this.markNear(zStatic, zDyn, offset, 0, slack);
+    for (let step = 0; step < k; step++) {
+      const slopeOn = zDyn[offset + on]! - zStatic[offset + on]!;
+      const valueOn = zStatic[offset + on]! + vertex * slopeOn;
+      let next = Infinity;
+      let overtaker = -1;
+      let overtakerSlope = -Infinity;
+      for (let c = 0; c < k; c++) {
+        const slopeC = zDyn[offset + c]! - zStatic[offset + c]!;
+        if (!(slopeC > slopeOn)) continue;
+        const crossing = vertex + (valueOn - (zStatic[offset + c]! + vertex * slopeC)) / (slopeC - slopeOn);
+        // at a shared crossing the steepest line stays on top after it
+        if (crossing < next || (crossing === next && slopeC > overtakerSlope)) {
+          next = crossing;
+          overtaker = c;
+          overtakerSlope = slopeC;
+        }
+      }
+      if (overtaker < 0 || next >= 1) break;
+      vertex = Math.max(vertex, next);
+      on = overtaker;
+      this.markNear(zStatic, zDyn, offset, vertex, slack);
+    }
+    this.markNear(zStatic, zDyn, offset, 1, slack);
+    for (let c = 0; c < k; c++) if (marks[c] === 1) this.candidates.push(c);
+  }
+
+  /** The first maximum of the raw fused logits at g. */
+  private argmaxAt(zStatic: LogitArray, zDyn: LogitArray, offset: number, g: number): number {
+    let best = 0;
+    let max = -Infinity;
+    for (let c = 0; c < this.classCount; c++) {
+      const z = (1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]!;
+      if (z > max) {
+        max = z;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /** Marks every class whose fused logit at g is within `slack` of the largest. */
+  private markNear(zStatic: LogitArray, zDyn: LogitArray, offset: number, g: number, slack: number): void {
+    let max = -Infinity;
+    for (let c = 0; c < this.classCount; c++) {
+      const z = (1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]!;
+      if (z > max) max = z;
+    }
+    for (let c = 0; c < this.classCount; c++)
+      if ((1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]! >= max - slack) this.marks[c] = 1;
+  }
+}
