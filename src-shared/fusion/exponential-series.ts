@@ -1,3 +1,5 @@
+import { expNonPositive } from './exp-non-positive';
+
 /**
  * A sum of exponentials S(g) = sum_k w_k exp(g x_k) with w_k > 0 and x_k >= 0, for g in [0, 1], as
  * power series in g: grouped by x into pieces [s, s + r) with S(g) = sum_p exp(g s_p) H_p(g),
@@ -24,8 +26,8 @@ const RECIPROCALS = Float64Array.from({ length: 4096 }, (_, m) => 1 / (m + 1));
 /** Piece widths are rounded up to this grid before `termsFor` (its answers are cached). */
 const WIDTH_GRID = 8;
 /** A single piece up to this width; wider ranges are split into pieces of PIECE_WIDTH. */
-export const SINGLE_PIECE_MAX_WIDTH = 40;
 const PIECE_WIDTH = 20;
+export const SINGLE_PIECE_MAX_WIDTH = PIECE_WIDTH;
 
 const termCache = new Map<number, number>();
 
@@ -53,7 +55,7 @@ export function termsFor(width: number): number {
 export interface SeriesWriter {
   /** Makes room for `count` more values and returns the index of the first. */
   reserve(count: number): number;
-  values(): Float64Array;
+  values(): Float64Array<ArrayBufferLike>;
 }
 
 /**
@@ -81,41 +83,52 @@ export function writeExponentialSeries(
     const header = start + 1 + p * (2 + terms);
     out[header] = single ? 0 : p * PIECE_WIDTH;
     out[header + 1] = terms;
-    out.fill(0, header + 2, header + 2 + terms);
   }
+  if (accumulated.length < pieceCount * terms) accumulated = new Float64Array(pieceCount * terms * 2);
+  accumulated.fill(0, 0, pieceCount * terms);
   const negligible = (NEGLIGIBLE * floor) / count;
   const logNegligible = Math.log(negligible);
   for (let k = 0; k < count; k++) {
     const x = exponents[k]!;
+    const logWeight = logWeights[k]!;
     // the class's whole share of S(g) is at most exp(v + x) (g <= 1)
-    if (logWeights[k]! + x < logNegligible) continue;
+    if (logWeight + x < logNegligible) continue;
     const p = single ? 0 : Math.min(pieceCount - 1, Math.floor(x / PIECE_WIDTH));
-    const shift = single ? 0 : p * PIECE_WIDTH;
+    const shift = p * PIECE_WIDTH;
     const y = x - shift;
-    const coefficients = start + 1 + p * (2 + terms) + 2;
-    // a term's share of S(g) is at most term exp(shift): compare terms against this instead
-    const bound = negligible * Math.exp(-shift);
-    let term = Math.exp(logWeights[k]!);
+    const coefficients = p * terms;
+    // a term's share of S(g) is at most term exp(shift); the rest after term m is below
+    // term (m + 2) / (m + 2 - y) once m + 1 > y: stop once that is negligible
+    const bound = shift === 0 ? negligible : negligible * Math.exp(-shift);
+    let term = expNonPositive(logWeight);
     let m = 0;
-    // rising (and flat) part: every term is kept
     for (; m < terms && m <= y; m++) {
-      out[coefficients + m]! += term;
+      accumulated[coefficients + m]! += term;
       term *= y * RECIPROCALS[m]!;
     }
-    // falling part: the rest after term m is below term (m + 2) / (m + 2 - y); stop once that is negligible
     for (; m < terms; m++) {
-      out[coefficients + m]! += term;
+      accumulated[coefficients + m]! += term;
       term *= y * RECIPROCALS[m]!;
       if (term * (m + 2) < bound * (m + 2 - y)) break;
     }
   }
+  for (let p = 0; p < pieceCount; p++)
+    out.set(accumulated.subarray(p * terms, (p + 1) * terms), start + 3 + p * (2 + terms));
 }
+
+/** The coefficients as they are summed (reused: the writer's store may move as it grows). */
+let accumulated = new Float64Array(1024);
 
 /**
  * log S(g) of the series at `at` in `values` (written by writeExponentialSeries), for g in [0, 1].
  * Returns the index just past the series as well, through `next`.
  */
-export function logExponentialSeries(values: Float64Array, at: number, g: number, next: { index: number }): number {
+export function logExponentialSeries(
+  values: Float64Array<ArrayBufferLike>,
+  at: number,
+  g: number,
+  next: { index: number },
+): number {
   const pieceCount = values[at]!;
   let index = at + 1;
   if (pieceCount === 1) {
@@ -124,27 +137,21 @@ export function logExponentialSeries(values: Float64Array, at: number, g: number
     next.index = index + 2 + terms;
     return Math.log(value);
   }
-  // log sum_p exp(g s_p) H_p(g), shifted by its largest term
-  let max = -Infinity;
+  // sum_p exp(g s_p) H_p(g): g s_p <= the range, far from overflow (pieces are written only up to
+  // MAX_RANGE)
   let sum = 0;
   for (let p = 0; p < pieceCount; p++) {
     const shift = values[index]!;
     const terms = values[index + 1]!;
-    const h = horner(values, index + 2, terms, g);
+    sum += Math.exp(g * shift) * horner(values, index + 2, terms, g);
     index += 2 + terms;
-    if (h <= 0) continue;
-    const log = g * shift + Math.log(h);
-    if (log > max) {
-      sum = sum * Math.exp(max - log) + 1;
-      max = log;
-    } else sum += Math.exp(log - max);
   }
   next.index = index;
-  return max + Math.log(sum);
+  return Math.log(sum);
 }
 
 /** sum_{m < terms} values[from + m] g^m by Horner's rule. */
-function horner(values: Float64Array, from: number, terms: number, g: number): number {
+function horner(values: Float64Array<ArrayBufferLike>, from: number, terms: number, g: number): number {
   let value = 0;
   for (let m = from + terms - 1; m >= from; m--) value = value * g + values[m]!;
   return value;

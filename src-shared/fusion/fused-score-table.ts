@@ -1,5 +1,6 @@
 import { clampGate } from './convex-fusion';
-import { logExponentialSeries, writeExponentialSeries, type SeriesWriter } from './exponential-series';
+import { logExponentialSeries, writeExponentialSeries } from './exponential-series';
+import { GrowingInts, GrowingValues } from './growing-arrays';
 import type { LogitArray } from './logits';
 
 /**
@@ -28,47 +29,29 @@ import type { LogitArray } from './logits';
 /** Candidates within this slack (relative to the row's largest |logit|) of the envelope are kept. */
 const CANDIDATE_SLACK = 1e-10;
 
-/** A growing Float64 store (the series), doubling as it fills. */
-class GrowingValues implements SeriesWriter {
-  private store = new Float64Array(1024);
-  length = 0;
-  reserve(count: number): number {
-    if (this.length + count > this.store.length) {
-      const grown = new Float64Array(Math.max(this.store.length * 2, this.length + count));
-      grown.set(this.store.subarray(0, this.length));
-      this.store = grown;
-    }
-    const at = this.length;
-    this.length += count;
-    return at;
-  }
-  values(): Float64Array {
-    return this.store;
-  }
-}
-
-/** A growing Int32 list. */
-class GrowingInts {
-  private store = new Int32Array(256);
-  length = 0;
-  push(value: number): void {
-    if (this.length === this.store.length) {
-      const grown = new Int32Array(this.store.length * 2);
-      grown.set(this.store);
-      this.store = grown;
-    }
-    this.store[this.length++] = value;
-  }
-  values(): Int32Array {
-    return this.store;
-  }
-}
-
 /** The two branches' logits, row-major (row i at [i K, (i + 1) K)). */
 export interface BranchLogits {
   zStatic: LogitArray;
   zDyn: LogitArray;
   classCount: number;
+}
+
+/** The label's logit in each branch, per scored frame (what NLL and Brier need besides the table). */
+export interface LabelLogits {
+  zStatic: Float64Array;
+  zDyn: Float64Array;
+}
+
+/** The label logits of logit rows `rows` with labels `labels` (one per row listed). */
+export function labelLogitsOf(logits: BranchLogits, rows: Int32Array, labels: Int32Array): LabelLogits {
+  const zStatic = new Float64Array(rows.length);
+  const zDyn = new Float64Array(rows.length);
+  for (let j = 0; j < rows.length; j++) {
+    const at = rows[j]! * logits.classCount + labels[j]!;
+    zStatic[j] = logits.zStatic[at]!;
+    zDyn[j] = logits.zDyn[at]!;
+  }
+  return { zStatic, zDyn };
 }
 
 /** Per-frame top-label pairs, NLL and Brier terms (the metric suite's row outputs). */
@@ -80,19 +63,41 @@ export interface FusedFrameScores {
   sampleBrier: Float64Array;
 }
 
+type Floats = Float64Array<ArrayBufferLike>;
+type Ints = Int32Array<ArrayBufferLike>;
+
+/** A table's columns (FusedScoreTable.parts, FusedScoreTable.merge). */
+export interface FusedScoreTableParts {
+  rowOf: Ints;
+  base: Floats;
+  slope: Floats;
+  seriesAt: Floats;
+  candidateEnd: Ints;
+  candidates: Ints;
+  candidateStatic: Floats;
+  candidateDyn: Floats;
+  series: Floats;
+}
+
+/** What scoresInto computes besides the top-label pairs (each costs a little more per entry). */
+const ALL_PARTS = { nll: true, brier: true };
+
 export class FusedScoreTable {
   readonly classCount: number;
   /** The output is the fused logits times this (1 / temperature; 1 for the fused output as it is). */
   readonly inverseTemperature: number;
   private entries = 0;
   /** Entry j summarises logit row rowOf[j]. */
-  private rowOf = new Int32Array(256);
-  private base = new Float64Array(256);
-  private slope = new Float64Array(256);
-  private seriesAt = new Float64Array(256);
-  private candidateEnd = new Int32Array(256);
-  private readonly candidates = new GrowingInts();
-  private readonly series = new GrowingValues();
+  private rowOf: Ints = new Int32Array(256);
+  private base: Floats = new Float64Array(256);
+  private slope: Floats = new Float64Array(256);
+  private seriesAt: Floats = new Float64Array(256);
+  private candidateEnd: Ints = new Int32Array(256);
+  private candidates = new GrowingInts();
+  /** The candidates' logits of both branches (a knob turn reads these, not the K-wide rows). */
+  private candidateStatic = new GrowingValues();
+  private candidateDyn = new GrowingValues();
+  private series = new GrowingValues();
   // scratch, K long
   private readonly logWeights: Float64Array;
   private readonly exponents: Float64Array;
@@ -100,6 +105,8 @@ export class FusedScoreTable {
   private readonly next = { index: 0 };
   /** sum_k p_k^2 at the frame and gate of the last logSumExp(..., true). */
   private lastSumSquares = 0;
+  /** The fused output logit of the top-1 found by the last topOf. */
+  private lastTopLogit = 0;
 
   constructor(classCount: number, temperature = 1) {
     this.classCount = classCount;
@@ -116,7 +123,7 @@ export class FusedScoreTable {
 
   /** Stored values per entry so far, on average (what the table costs against 2 K logits). */
   get valuesPerEntry(): number {
-    return this.entries === 0 ? 0 : (this.series.length + this.candidates.length + 5 * this.entries) / this.entries;
+    return this.entries === 0 ? 0 : (this.series.length + 3 * this.candidates.length + 5 * this.entries) / this.entries;
   }
 
   /**
@@ -138,46 +145,131 @@ export class FusedScoreTable {
   }
 
   /**
+   * The table's columns, views trimmed to what it holds (to send to another thread, or to merge):
+   * a table in shared memory sends views of the one copy.
+   */
+  parts(): FusedScoreTableParts {
+    const n = this.entries;
+    return {
+      rowOf: this.rowOf.subarray(0, n),
+      base: this.base.subarray(0, n),
+      slope: this.slope.subarray(0, n),
+      seriesAt: this.seriesAt.subarray(0, n),
+      candidateEnd: this.candidateEnd.subarray(0, n),
+      candidates: this.candidates.values().subarray(0, this.candidates.length),
+      candidateStatic: this.candidateStatic.values().subarray(0, this.candidateStatic.length),
+      candidateDyn: this.candidateDyn.values().subarray(0, this.candidateDyn.length),
+      series: this.series.values().subarray(0, this.series.length),
+    };
+  }
+
+  /**
+   * One table of several tables' parts, in order (each built by a thread over its share of the
+   * rows), with its columns in memory `allocate` gives (a SharedArrayBuffer, so every thread reads
+   * one copy).
+   */
+  static merge(
+    classCount: number,
+    temperature: number,
+    parts: FusedScoreTableParts[],
+    allocate: (bytes: number) => ArrayBufferLike = (bytes) => new ArrayBuffer(bytes),
+  ): FusedScoreTable {
+    const total = (key: keyof FusedScoreTableParts) => parts.reduce((sum, p) => sum + p[key].length, 0);
+    const floats = (count: number) => new Float64Array(allocate(8 * count));
+    const ints = (count: number) => new Int32Array(allocate(4 * count));
+    const entries = total('rowOf');
+    const merged = {
+      rowOf: ints(entries),
+      base: floats(entries),
+      slope: floats(entries),
+      seriesAt: floats(entries),
+      candidateEnd: ints(entries),
+      candidates: ints(total('candidates')),
+      candidateStatic: floats(total('candidateStatic')),
+      candidateDyn: floats(total('candidateDyn')),
+      series: floats(total('series')),
+    };
+    let entry = 0;
+    let candidate = 0;
+    let value = 0;
+    for (const part of parts) {
+      const n = part.rowOf.length;
+      merged.rowOf.set(part.rowOf, entry);
+      merged.base.set(part.base, entry);
+      merged.slope.set(part.slope, entry);
+      for (let j = 0; j < n; j++) {
+        merged.seriesAt[entry + j] = part.seriesAt[j]! + value;
+        merged.candidateEnd[entry + j] = part.candidateEnd[j]! + candidate;
+      }
+      merged.candidates.set(part.candidates, candidate);
+      merged.candidateStatic.set(part.candidateStatic, candidate);
+      merged.candidateDyn.set(part.candidateDyn, candidate);
+      merged.series.set(part.series, value);
+      entry += n;
+      candidate += part.candidates.length;
+      value += part.series.length;
+    }
+    return FusedScoreTable.wrap(classCount, temperature, merged);
+  }
+
+  /** A table over `parts` as they are (no copy: shared memory stays shared). */
+  static wrap(classCount: number, temperature: number, parts: FusedScoreTableParts): FusedScoreTable {
+    const table = new FusedScoreTable(classCount, temperature);
+    table.entries = parts.rowOf.length;
+    table.rowOf = parts.rowOf;
+    table.base = parts.base;
+    table.slope = parts.slope;
+    table.seriesAt = parts.seriesAt;
+    table.candidateEnd = parts.candidateEnd;
+    table.candidates = new GrowingInts(parts.candidates, parts.candidates.length);
+    table.candidateStatic = new GrowingValues(parts.candidateStatic, parts.candidateStatic.length);
+    table.candidateDyn = new GrowingValues(parts.candidateDyn, parts.candidateDyn.length);
+    table.series = new GrowingValues(parts.series, parts.series.length);
+    return table;
+  }
+
+  /**
    * Top-1 and its probability of entries [from, to) at the gate values `g` (indexed by logit row,
    * as the outputs), as the replay writes them (fuseTop1Into).
    */
-  topInto(logits: BranchLogits, g: Float64Array, from: number, to: number, top1: Int32Array, confidence: Float64Array) {
+  topInto(g: Float64Array, from: number, to: number, top1: Int32Array, confidence: Float64Array): void {
     for (let j = from; j < to; j++) {
       const row = this.rowOf[j]!;
       const gate = clampGate(g[row]!);
-      const best = this.topOf(logits, j, row, gate);
-      top1[row] = best;
-      confidence[row] = Math.exp(this.fusedLogit(logits, row, best, gate) - this.logSumExp(j, gate, false));
+      top1[row] = this.topOf(j, gate);
+      confidence[row] = Math.exp(this.lastTopLogit - this.logSumExp(j, gate, false));
     }
   }
 
   /**
-   * The metric suite's row outputs (scoreRowsInto's) of the table's entries `entries` with labels
-   * `labels` (one per entry listed), at the gate values `g` (indexed by logit row), into position
-   * j of `out` for entries[j].
+   * The metric suite's row outputs (scoreRowsInto's) of the table's entries `entries`, at the gate
+   * values `g` (indexed by logit row), into position j of `out` for entries[j]; `labels` and
+   * `labelLogits` are position j's label and its two branches' logits (labelLogitsOf), so no K-wide
+   * row is read.
    */
   scoresInto(
-    logits: BranchLogits,
+    labelLogits: LabelLogits,
     g: Float64Array,
     entries: Int32Array,
     labels: Int32Array,
     out: FusedFrameScores,
+    parts: { nll: boolean; brier: boolean } = ALL_PARTS,
   ): void {
+    const withLabelLogit = parts.nll || parts.brier;
+    const scale = this.inverseTemperature;
     for (let j = 0; j < entries.length; j++) {
       const entry = entries[j]!;
-      const row = this.rowOf[entry]!;
-      const label = labels[j]!;
-      const gate = clampGate(g[row]!);
-      const best = this.topOf(logits, entry, row, gate);
-      const lse = this.logSumExp(entry, gate, true);
-      const labelLogit = this.fusedLogit(logits, row, label, gate);
-      const sumSquares = this.lastSumSquares;
-      const labelProbability = Math.exp(labelLogit - lse);
-      out.confidence[j] = Math.exp(this.fusedLogit(logits, row, best, gate) - lse);
+      const gate = clampGate(g[this.rowOf[entry]!]!);
+      const best = this.topOf(entry, gate);
+      const lse = this.logSumExp(entry, gate, parts.brier);
+      out.confidence[j] = Math.exp(this.lastTopLogit - lse);
       out.predicted[j] = best;
-      out.correct[j] = best === label ? 1 : 0;
+      out.correct[j] = best === labels[j] ? 1 : 0;
+      if (!withLabelLogit) continue;
+      let labelLogit = (1 - gate) * labelLogits.zStatic[j]! + gate * labelLogits.zDyn[j]!;
+      if (scale !== 1) labelLogit *= scale;
       out.sampleNll[j] = lse - labelLogit;
-      out.sampleBrier[j] = 1 - 2 * labelProbability + sumSquares;
+      if (parts.brier) out.sampleBrier[j] = 1 - 2 * Math.exp(labelLogit - lse) + this.lastSumSquares;
     }
   }
 
@@ -193,34 +285,37 @@ export class FusedScoreTable {
     return this.base[i]! + gate * this.slope[i]! + logT;
   }
 
-  /** Row `row`'s fused output logit of class c at `gate`, with the replay's arithmetic. */
-  private fusedLogit(logits: BranchLogits, row: number, c: number, gate: number): number {
-    const at = row * this.classCount + c;
-    const z = (1 - gate) * logits.zStatic[at]! + gate * logits.zDyn[at]!;
-    return this.inverseTemperature === 1 ? z : z * this.inverseTemperature;
-  }
-
-  /** Entry j's (row `row`'s) top-1 at `gate`: the first maximum among its candidates (ascending). */
-  private topOf(logits: BranchLogits, j: number, row: number, gate: number): number {
-    const values = this.candidates.values();
+  /**
+   * Entry j's top-1 at `gate` and its fused output logit (into lastTopLogit): the first maximum
+   * among its candidates (ascending), with the replay's arithmetic on their stored logits.
+   */
+  private topOf(j: number, gate: number): number {
+    const classes = this.candidates.values();
+    const zs = this.candidateStatic.values();
+    const zd = this.candidateDyn.values();
     const from = j === 0 ? 0 : this.candidateEnd[j - 1]!;
     const to = this.candidateEnd[j]!;
-    let best = values[from]!;
-    let max = this.fusedLogit(logits, row, best, gate);
+    const keep = 1 - gate;
+    const scale = this.inverseTemperature;
+    let best = classes[from]!;
+    let max = keep * zs[from]! + gate * zd[from]!;
+    if (scale !== 1) max *= scale;
     for (let c = from + 1; c < to; c++) {
-      const z = this.fusedLogit(logits, row, values[c]!, gate);
+      let z = keep * zs[c]! + gate * zd[c]!;
+      if (scale !== 1) z *= scale;
       if (z > max) {
         max = z;
-        best = values[c]!;
+        best = classes[c]!;
       }
     }
+    this.lastTopLogit = max;
     return best;
   }
 
   private ensureEntries(count: number): void {
     if (count <= this.base.length) return;
     const size = Math.max(count, this.base.length * 2);
-    const grow = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+    const grow = <T extends Floats | Ints>(array: T, make: (n: number) => T): T => {
       const grown = make(size);
       grown.set(array);
       return grown;
@@ -304,7 +399,15 @@ export class FusedScoreTable {
       this.markNear(zStatic, zDyn, offset, vertex, slack);
     }
     this.markNear(zStatic, zDyn, offset, 1, slack);
-    for (let c = 0; c < k; c++) if (marks[c] === 1) this.candidates.push(c);
+    for (let c = 0; c < k; c++) {
+      if (marks[c] !== 1) continue;
+      this.candidates.push(c);
+      // reserve before values(): reserving may move the store
+      const at = this.candidateStatic.reserve(1);
+      this.candidateDyn.reserve(1);
+      this.candidateStatic.values()[at] = zStatic[offset + c]!;
+      this.candidateDyn.values()[at] = zDyn[offset + c]!;
+    }
   }
 
   /** The first maximum of the raw fused logits at g. */

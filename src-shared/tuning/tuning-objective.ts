@@ -14,6 +14,8 @@ import { scoreRowsInto, type TopLabelScores } from '../metrics/scores';
 import { resample } from '../metrics/bootstrap';
 import { smoothEce } from '../metrics/smooth-ece';
 import type { Trace } from '../trace/trace';
+import { FusedScoreTable, labelLogitsOf, type FusedFrameScores, type LabelLogits } from '../fusion/fused-score-table';
+import { entriesOf, usesFusedTables, type FusedTables } from './fused-tables';
 
 /**
  * The tuner's objective (issue 17): a calibration metric of the fused output on the evaluation
@@ -21,8 +23,10 @@ import type { Trace } from '../trace/trace';
  * continuous mode the frames before the evaluation part carry its state in), the evaluation frames'
  * logits are fused (optionally divided by a temperature: the temperature-scaling calibrator) and
  * scored by the metric suite's own row pass (scoreRowsInto), so a figure here is the one the desk
- * shows for the same frames. Every buffer is allocated once per evaluator: evaluating a setting
- * allocates nothing per frame.
+ * shows for the same frames. With many classes (fused-tables.ts) the frames are scored from their
+ * fused-score tables instead, in O(1) a frame, to the same figure within 1e-12, and no K-wide
+ * buffer is held. Every buffer is allocated once per evaluator: evaluating a setting allocates
+ * nothing per frame.
  */
 export const TUNING_METRICS = ['ece', 'ece-equal-mass', 'classwise-ece', 'nll', 'brier', 'smooth-ece'] as const;
 export type TuningMetric = (typeof TUNING_METRICS)[number];
@@ -63,9 +67,26 @@ export class TuningObjective {
   private readonly fused: Float64Array;
   private readonly labels: Int32Array;
   private readonly scores: EvaluationScores;
+  /** With tables: the given ones (entries `entries`), and any built here for another temperature. */
+  private readonly tables: FusedTables | null;
+  private readonly entries: Int32Array | null;
+  private readonly ownTables = new Map<number, FusedScoreTable>();
+  private readonly tableScores: FusedFrameScores | null;
+  private readonly labelLogits: LabelLogits | null;
 
-  /** `frames`: labelled frame indices, increasing. */
-  constructor(trace: Trace, frames: Int32Array, metric: TuningMetric) {
+  /**
+   * `frames`: labelled frame indices, increasing. `tables`: fused-score tables covering `frames`
+   * (the pool's, built once for every thread); with many classes and none given, the objective
+   * builds its own. `scoring`: 'full-vectors' always fuses and scores the K logits (the exact
+   * reference the tables are held to, and the benchmarks' baseline).
+   */
+  constructor(
+    trace: Trace,
+    frames: Int32Array,
+    metric: TuningMetric,
+    tables: FusedTables | null = null,
+    scoring: 'auto' | 'full-vectors' = 'auto',
+  ) {
     const n = frames.length;
     if (n === 0) throw new KnobError('INVALID_INPUT', 'the tuner has no labelled frames to evaluate on');
     if (trace.labels === null) throw new KnobError('INVALID_INPUT', 'the trace has no labels: nothing to tune against');
@@ -87,13 +108,38 @@ export class TuningObjective {
     this.g = new Float64Array(this.lastFrame + 1);
     this.v = new Float64Array(this.lastFrame + 1);
     this.state = createGateState(0.5);
-    this.fused = new Float64Array(n * k);
+    const tabled = scoring === 'auto' && usesFusedTables(metric, k);
+    // with tables nothing K-wide is scored here: no fused logits, no probabilities
+    this.fused = new Float64Array(tabled ? 0 : n * k);
     this.scores = {
-      probabilities: new Float64Array(n * k),
+      probabilities: new Float64Array(tabled ? 0 : n * k),
       sampleNll: new Float64Array(n),
       sampleBrier: new Float64Array(n),
       top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
     };
+    this.tables = tabled ? tables : null;
+    this.entries = this.tables === null ? null : entriesOf(this.tables, frames);
+    this.tableScores = tabled
+      ? { ...this.scores.top, sampleNll: this.scores.sampleNll, sampleBrier: this.scores.sampleBrier }
+      : null;
+    this.labelLogits = !tabled
+      ? null
+      : this.tables === null
+        ? labelLogitsOf(trace, frames, this.labels)
+        : pick(this.tables.labelLogits, this.entries!);
+  }
+
+  /** The table of the frames at `temperature`, and the entries to score in it. */
+  private tableAt(temperature: number): { table: FusedScoreTable; entries: Int32Array } {
+    const given = this.tables?.byTemperature.get(temperature);
+    if (given !== undefined) return { table: given, entries: this.entries! };
+    let own = this.ownTables.get(temperature);
+    if (own === undefined) {
+      own = new FusedScoreTable(this.trace.classCount, temperature);
+      own.extend(this.trace, this.frames);
+      this.ownTables.set(temperature, own);
+    }
+    return { table: own, entries: Int32Array.from({ length: this.frames.length }, (_, j) => j) };
   }
 
   /** The metric at `point` (lower is better for every tuning metric). */
@@ -135,6 +181,12 @@ export class TuningObjective {
     const k = trace.classCount;
     resetGateState(state, settings.g0);
     runGate(settings, trace, 0, this.lastFrame + 1, state, { g, v });
+    if (this.tableScores !== null) {
+      const { table, entries } = this.tableAt(temperature);
+      const parts = { nll: this.metric === 'nll', brier: this.metric === 'brier' };
+      table.scoresInto(this.labelLogits!, g, entries, this.labels, this.tableScores, parts);
+      return;
+    }
     const inverse = 1 / temperature;
     for (let j = 0; j < frames.length; j++) {
       const frame = frames[j]!;
@@ -192,4 +244,12 @@ function metricOf(
       return classwiseMetricsFromStatistics(perClass!, binningIdentity(EQUAL_WIDTH_15))[0]!.value;
     }
   }
+}
+
+/** The label logits at `entries` (the objective's frames among the tables'). */
+function pick(logits: LabelLogits, entries: Int32Array): LabelLogits {
+  return {
+    zStatic: Float64Array.from(entries, (j) => logits.zStatic[j]!),
+    zDyn: Float64Array.from(entries, (j) => logits.zDyn[j]!),
+  };
 }

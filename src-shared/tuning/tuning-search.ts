@@ -16,6 +16,7 @@ import { pairedDifferences, type PairedDifference } from '../metrics/headline-in
 import type { Trace } from '../trace/trace';
 import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';
+import type { FusedTables } from './fused-tables';
 import { TuningBoundsSchema } from './knob-ranges';
 import { searchRanges, tuningGrid } from './tuning-grid';
 import {
@@ -273,9 +274,10 @@ export type ImprovementArgs = [
 
 export function tuningImprovement(
   trace: Trace,
+  tables: FusedTables | null,
   ...[frames, metric, current, best, resampling]: ImprovementArgs
 ): PairedDifference {
-  const objective = new TuningObjective(trace, frames, metric);
+  const objective = new TuningObjective(trace, frames, metric, tables);
   return pairedDifferences(
     [objective.statisticAt(current)],
     [objective.statisticAt(best)],
@@ -286,6 +288,8 @@ export function tuningImprovement(
 
 export interface TuningRunOptions {
   evaluate?: TuningEvaluator;
+  /** Fused-score tables of the labelled frames, when the caller built them (fused-tables.ts). */
+  tables?: FusedTables | null;
   /** Computes the improvement (default: on this thread). */
   improvement?: (...args: ImprovementArgs) => Promise<PairedDifference>;
   onProgress?: (done: number, total: number, stage: string) => void;
@@ -301,9 +305,14 @@ export async function tune(
 ): Promise<TuningResult> {
   const hSeconds = trace.nominalDtSeconds;
   const frames = tuningFrames(trace, request.split, request.searchOn);
-  const objective = new TuningObjective(trace, frames.search, request.metric);
+  // built only when this thread evaluates (a pool's threads hold their own)
+  let objective: TuningObjective | null = null;
   const evaluate: TuningEvaluator =
-    options.evaluate ?? (async (points) => points.map((point) => tuningFigures(objective, point, hSeconds)));
+    options.evaluate ??
+    (async (points) => {
+      objective ??= new TuningObjective(trace, frames.search, request.metric, options.tables ?? null);
+      return points.map((point) => tuningFigures(objective!, point, hSeconds));
+    });
   const checkCancel = () => {
     if (options.signal?.aborted) throw new KnobError('CANCELLED', 'tuning cancelled');
   };
@@ -361,7 +370,9 @@ export async function tune(
   }
   const chosen = best ?? currentCandidate!;
   checkCancel();
-  const judge = options.improvement ?? (async (...args: ImprovementArgs) => tuningImprovement(trace, ...args));
+  const judge =
+    options.improvement ??
+    (async (...args: ImprovementArgs) => tuningImprovement(trace, options.tables ?? null, ...args));
   const improvement = await untilCancelled(
     judge(frames.heldOut, request.metric, current, chosen.point, {
       replicates: request.replicates,

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { fuseRowInto } from '../../src-shared/fusion/convex-fusion';
 import { termsFor } from '../../src-shared/fusion/exponential-series';
-import { FusedScoreTable, type BranchLogits } from '../../src-shared/fusion/fused-score-table';
+import { FusedScoreTable, labelLogitsOf, type BranchLogits } from '../../src-shared/fusion/fused-score-table';
 import { scoreRowsInto } from '../../src-shared/metrics/scores';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 
@@ -70,7 +70,8 @@ function exactScores(logits: BranchLogits, g: Float64Array, labels: Int32Array, 
 
 const CASES: Case[] = [
   { name: 'K = 2', classCount: 2, frames: 400, scale: 3, difference: 2 },
-  { name: 'K = 10', classCount: 10, frames: 400, scale: 3, difference: 2 },
+  // enough frames that the candidate and series stores grow several times
+  { name: 'K = 10', classCount: 10, frames: 5000, scale: 3, difference: 2 },
   { name: 'K = 10, branches far apart', classCount: 10, frames: 200, scale: 8, difference: 30 },
   { name: 'K = 10, equal branches', classCount: 10, frames: 100, scale: 3, difference: 0 },
   { name: 'K = 10, quantised logits (ties)', classCount: 10, frames: 300, scale: 2, difference: 1, ties: true },
@@ -104,7 +105,7 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
         sampleNll: new Float64Array(c.frames),
         sampleBrier: new Float64Array(c.frames),
       };
-      table.scoresInto(logits, g, frames, labels, out);
+      table.scoresInto(labelLogitsOf(logits, frames, labels), g, frames, labels, out);
       let worst = 0;
       for (let i = 0; i < c.frames; i++) {
         expect(out.predicted[i], `frame ${i}`).toBe(exact.top.predicted[i]);
@@ -122,7 +123,7 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
       // the replay's top-1 and confidence of every frame (labelled or not)
       const top1 = new Int32Array(c.frames);
       const confidence = new Float64Array(c.frames);
-      table.topInto(logits, g, 0, c.frames, top1, confidence);
+      table.topInto(g, 0, c.frames, top1, confidence);
       expect(Array.from(top1)).toEqual(Array.from(exact.top.predicted));
       for (let i = 0; i < c.frames; i++)
         expect(Math.abs(confidence[i]! - exact.top.confidence[i]!)).toBeLessThan(1e-12);
@@ -149,13 +150,54 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
       sampleNll: new Float64Array(n),
       sampleBrier: new Float64Array(n),
     };
-    table.scoresInto(logits, g, entries, labels, out);
+    table.scoresInto(labelLogitsOf(logits, rows, labels), g, entries, labels, out);
     for (let j = 0; j < n; j++) {
       const row = rows[j]!;
       expect(out.predicted[j]).toBe(exact.top.predicted[row]);
       expect(Math.abs(out.sampleNll[j]! - exact.sampleNll[row]!)).toBeLessThan(1e-12);
       expect(Math.abs(out.sampleBrier[j]! - exact.sampleBrier[row]!)).toBeLessThan(1e-12);
     }
+  });
+
+  it('tables built over shares of the rows and merged (into shared memory) score as one table', () => {
+    const c = CASES[5]!;
+    const logits = logitsOf(c, 31);
+    const g = gatesOf(c.frames, 32);
+    const random = seededRandom(33);
+    const labels = Int32Array.from({ length: c.frames }, () => Math.floor(random() * c.classCount));
+    const whole = new FusedScoreTable(c.classCount, 1.5);
+    whole.extend(logits, c.frames);
+    const half = Math.floor(c.frames / 2);
+    const first = new FusedScoreTable(c.classCount, 1.5);
+    first.extend(
+      logits,
+      Int32Array.from({ length: half }, (_, i) => i),
+    );
+    const second = new FusedScoreTable(c.classCount, 1.5);
+    second.extend(
+      logits,
+      Int32Array.from({ length: c.frames - half }, (_, i) => half + i),
+    );
+    const merged = FusedScoreTable.merge(
+      c.classCount,
+      1.5,
+      [first.parts(), second.parts()],
+      (bytes) => new SharedArrayBuffer(bytes),
+    );
+    expect(merged.entryCount).toBe(c.frames);
+    const entries = Int32Array.from({ length: c.frames }, (_, i) => i);
+    const score = (table: FusedScoreTable) => {
+      const out = {
+        confidence: new Float64Array(c.frames),
+        predicted: new Int32Array(c.frames),
+        correct: new Uint8Array(c.frames),
+        sampleNll: new Float64Array(c.frames),
+        sampleBrier: new Float64Array(c.frames),
+      };
+      table.scoresInto(labelLogitsOf(logits, entries, labels), g, entries, labels, out);
+      return out;
+    };
+    expect(score(merged)).toEqual(score(whole));
   });
 
   it('stores fewer values per frame than the 2 K logits at K = 1000', () => {

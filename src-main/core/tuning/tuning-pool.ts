@@ -2,9 +2,19 @@ import { availableParallelism } from 'node:os';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
 import type { Trace } from '../../../src-shared/trace/trace';
+import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import {
+  FusedScoreTable,
+  labelLogitsOf,
+  type FusedScoreTableParts,
+} from '../../../src-shared/fusion/fused-score-table';
+import {
+  labelsOf,
   tune,
   tuningFrames,
+  fusedTablesMessage,
+  usesFusedTables,
+  type FusedTables,
   type ImprovementArgs,
   type TuningEvaluator,
   type TuningFigures,
@@ -23,6 +33,10 @@ import type { TuningWorkerRequest } from './tuning-worker';
  * the trace and its own TuningObjective; a batch of settings is dealt out round-robin (neighbouring
  * settings cost alike) and the figures come back in the batch's order. The event loop stays free
  * while they work, so the backend answers the desk during a tune.
+ *
+ * With many classes (fused-tables.ts) the threads first build the labelled frames' fused-score
+ * tables together, a chunk of rows each at a time (only those rows travel), and every thread then
+ * reads the one merged copy in shared memory; the threads' traces carry no K-wide logits at all.
  */
 export interface TuningPool {
   evaluate: TuningEvaluator;
@@ -32,9 +46,77 @@ export interface TuningPool {
   close(): Promise<void>;
 }
 
-/** Only what the objective reads travels to the threads (not the features or metadata). */
-function tuningColumns(trace: Trace): Trace {
-  return { ...trace, metadata: {}, features: undefined };
+/**
+ * Only what the objective reads travels to the threads (not the features or metadata; with tables,
+ * not the logits either).
+ */
+function tuningColumns(trace: Trace, withLogits: boolean): Trace {
+  const columns = { ...trace, metadata: {}, features: undefined };
+  return withLogits ? columns : { ...columns, zStatic: new Float32Array(0), zDyn: new Float32Array(0) };
+}
+
+/** Rows per table-building request: small enough that only a little of the trace is in flight. */
+const TABLE_CHUNK_FRAMES = 2048;
+
+/** Copies `array` into shared memory, so every thread reads the one copy. */
+function shared<T extends Float64Array | Int32Array>(array: T, make: (buffer: SharedArrayBuffer) => T): T {
+  const copy = make(new SharedArrayBuffer(Math.max(array.byteLength, 8)));
+  copy.set(array);
+  return copy;
+}
+
+/** The fused-score tables of the labelled frames at each temperature, built on the pool's threads. */
+async function buildTables(
+  pool: ThreadChannel<TuningWorkerRequest, unknown>[],
+  trace: Trace,
+  temperatures: number[],
+  signal: CancelSignal | undefined,
+  onProgress: (done: number, total: number, stage: string) => void,
+): Promise<FusedTables> {
+  const frames = labelledFrames(trace);
+  const k = trace.classCount;
+  const chunks: Int32Array[] = [];
+  for (let from = 0; from < frames.length; from += TABLE_CHUNK_FRAMES)
+    chunks.push(frames.subarray(from, from + TABLE_CHUNK_FRAMES));
+  const total = chunks.length * temperatures.length;
+  let done = 0;
+  const byTemperature = new Map<number, FusedScoreTable>();
+  for (const temperature of temperatures) {
+    const parts: FusedScoreTableParts[] = new Array(chunks.length);
+    // each thread takes the next chunk as it finishes one
+    let next = 0;
+    await Promise.all(
+      pool.map(async (thread) => {
+        while (next < chunks.length) {
+          const index = next++;
+          const rows = chunks[index]!;
+          const zStatic = new Float32Array(rows.length * k);
+          const zDyn = new Float32Array(rows.length * k);
+          rows.forEach((row, j) => {
+            zStatic.set(trace.zStatic.subarray(row * k, (row + 1) * k), j * k);
+            zDyn.set(trace.zDyn.subarray(row * k, (row + 1) * k), j * k);
+          });
+          const request = { kind: 'table' as const, rows: rows.slice(), zStatic, zDyn, classCount: k, temperature };
+          const transfer = [request.rows.buffer, zStatic.buffer, zDyn.buffer];
+          parts[index] = (await thread.call(request, { signal, transfer })) as FusedScoreTableParts;
+          onProgress(++done, total, 'fused scores of the labelled frames');
+        }
+      }),
+    );
+    byTemperature.set(
+      temperature,
+      FusedScoreTable.merge(k, temperature, parts, (bytes) => new SharedArrayBuffer(bytes)),
+    );
+  }
+  const labelLogits = labelLogitsOf(trace, frames, labelsOf(trace, frames));
+  return {
+    frames: shared(frames, (b) => new Int32Array(b)),
+    labelLogits: {
+      zStatic: shared(labelLogits.zStatic, (b) => new Float64Array(b)),
+      zDyn: shared(labelLogits.zDyn, (b) => new Float64Array(b)),
+    },
+    byTemperature,
+  };
 }
 
 export async function startTuningPool(
@@ -45,6 +127,9 @@ export async function startTuningPool(
   threads = Math.max(1, Math.min(availableParallelism(), 8)),
   /** Aborting ends every thread at once; whatever waits on them answers CANCELLED. */
   signal?: CancelSignal,
+  /** The output temperatures the tune visits (the tables are built for each). */
+  temperatures: number[] = [1],
+  onProgress: (done: number, total: number, stage: string) => void = () => undefined,
 ): Promise<TuningPool> {
   // the threads' work is synchronous: a cancelled request ends its thread, releasing the core
   const pool = Array.from(
@@ -62,8 +147,14 @@ export async function startTuningPool(
     await Promise.all(pool.map((thread) => thread.close()));
   };
   try {
-    const columns = tuningColumns(trace);
-    await Promise.all(pool.map((thread) => thread.call({ kind: 'init', trace: columns, frames, metric }, { signal })));
+    const tables = usesFusedTables(metric, trace.classCount)
+      ? await buildTables(pool, trace, temperatures, signal, onProgress)
+      : null;
+    const columns = tuningColumns(trace, tables === null);
+    const message = tables === null ? null : fusedTablesMessage(tables, trace.classCount);
+    await Promise.all(
+      pool.map((thread) => thread.call({ kind: 'init', trace: columns, frames, metric, tables: message }, { signal })),
+    );
   } catch (error) {
     await close();
     throw error;
@@ -92,12 +183,15 @@ export async function tuneOnThreads(
   options: Omit<TuningRunOptions, 'evaluate'> & { threads?: number } = {},
 ): Promise<TuningResult & { threads: number; wallMs: number }> {
   const started = performance.now();
+  const temperatures = [...new Set([current.temperature, ...(request.temperatures ?? [])])];
   const pool = await startTuningPool(
     trace,
     tuningFrames(trace, request.split, request.searchOn).search,
     request.metric,
     options.threads,
     options.signal,
+    temperatures,
+    (done, total, stage) => options.onProgress?.(done, total, stage),
   );
   try {
     const result = await tune(trace, request, current, {

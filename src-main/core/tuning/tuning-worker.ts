@@ -1,6 +1,10 @@
+import { FusedScoreTable, type FusedScoreTableParts } from '../../../src-shared/fusion/fused-score-table';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
   TuningObjective,
+  fusedTablesOf,
+  type FusedTables,
+  type FusedTablesMessage,
   tuningFigures,
   tuningImprovement,
   type ImprovementArgs,
@@ -15,22 +19,42 @@ import { serve } from '../workers/worker-serve';
  * smooth and binned metrics). Every request is answered under its id (worker-protocol.ts), in order.
  */
 export type TuningWorkerRequest =
-  | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric }
+  | {
+      kind: 'table';
+      /** The frames these rows are (the table's entries point at them). */
+      rows: Int32Array;
+      zStatic: Float32Array;
+      zDyn: Float32Array;
+      classCount: number;
+      temperature: number;
+    }
+  | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric; tables: FusedTablesMessage | null }
   | { kind: 'evaluate'; points: TuningPoint[] }
   | { kind: 'improvement'; args: ImprovementArgs };
 
 let trace: Trace | null = null;
+let tables: FusedTables | null = null;
 let objective: TuningObjective | null = null;
 
+/** A chunk's fused-score table, its entries pointing at the chunk's frames. */
+function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): FusedScoreTableParts {
+  const { rows, zStatic, zDyn, classCount, temperature } = request;
+  const table = new FusedScoreTable(classCount, temperature);
+  table.extend({ zStatic, zDyn, classCount }, rows.length);
+  return { ...table.parts(), rowOf: rows };
+}
+
 function answer(request: TuningWorkerRequest): unknown {
+  if (request.kind === 'table') return tableOf(request);
   if (request.kind === 'init') {
     trace = request.trace;
-    objective = new TuningObjective(request.trace, request.frames, request.metric);
+    tables = request.tables === null ? null : fusedTablesOf(request.tables);
+    objective = new TuningObjective(request.trace, request.frames, request.metric, tables);
     return null;
   }
   if (trace === null || objective === null)
     throw new Error(`the tuning worker was asked to ${request.kind} before init`);
-  if (request.kind === 'improvement') return tuningImprovement(trace, ...request.args);
+  if (request.kind === 'improvement') return tuningImprovement(trace, tables, ...request.args);
   return request.points.map((point) => tuningFigures(objective!, point, trace!.nominalDtSeconds));
 }
 
