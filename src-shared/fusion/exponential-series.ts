@@ -11,16 +11,16 @@ import { expNonPositive } from './exp-non-positive';
  * smallest M whose tail is at most TAIL. Terms that cannot matter are dropped against a floor the
  * caller knows S stays above (`floor`): a class whose whole contribution w exp(y) is below
  * NEGLIGIBLE floor / K, and a class's series once all its remaining terms together are. So S is
- * represented to a relative error below TAIL + NEGLIGIBLE = 2e-15 on [0, 1], and log S to 2e-15
- * absolute: metrics averaged from it are within 1e-14 of the full-vector values, far inside the
+ * represented to a relative error below TAIL + NEGLIGIBLE = 2e-13 on [0, 1], and log S to 2e-13
+ * absolute: metrics averaged from it are within 1e-12 of the full-vector values, far inside the
  * 1e-9 the knob turn promises. Sums of positive terms evaluated by Horner's rule at g in [0, 1]
  * lose no precision to cancellation: a piece is evaluated to about its term count in ulps.
  */
 
 /** The Taylor series' truncation: its relative tail is at most this. */
-const TAIL = 1e-15;
+const TAIL = 1e-13;
 /** A class's dropped terms (or the class, when all of them) are below this share of the floor over K. */
-const NEGLIGIBLE = 1e-15;
+const NEGLIGIBLE = 1e-13;
 /** 1 / (m + 1), so the series' inner loop multiplies instead of dividing. */
 const RECIPROCALS = Float64Array.from({ length: 4096 }, (_, m) => 1 / (m + 1));
 /** Piece widths are rounded up to this grid before `termsFor` (its answers are cached). */

@@ -17,7 +17,7 @@ import type { LogitArray } from './logits';
  *    envelope cannot be the first maximum however the rounding falls).
  *  - log sum_k exp(z_k(g)) = b + g s + log T(g) with b = max_k zs_k / t, s = min_k (zd_k - zs_k) / t,
  *    T(g) = sum_k w_k exp(g x_k), w_k = exp(zs_k / t - b) <= 1 and x_k = (zd_k - zs_k) / t - s >= 0,
- *    as an exponential series to a relative error below 2e-15 (exponential-series.ts; T >= 1
+ *    as an exponential series to a relative error below 2e-13 (exponential-series.ts; T >= 1
  *    because the class of b has w = 1). And T2(g) = sum_k w_k^2 exp(2 g x_k), since sum_k p_k^2 = T2 / T^2.
  * Then at any g: top-label confidence exp(z_top - L), NLL L - z_y and the Brier term
  * 1 - 2 exp(z_y - L) + T2 / T^2, each equal to the full-vector replay's within 1e-12 (tested for
@@ -68,6 +68,8 @@ type Ints = Int32Array<ArrayBufferLike>;
 
 /** A table's columns (FusedScoreTable.parts, FusedScoreTable.merge). */
 export interface FusedScoreTableParts {
+  /** Whether the series hold T2 (the Brier terms') after T. */
+  squares: boolean;
   rowOf: Ints;
   base: Floats;
   slope: Floats;
@@ -86,6 +88,8 @@ export class FusedScoreTable {
   readonly classCount: number;
   /** The output is the fused logits times this (1 / temperature; 1 for the fused output as it is). */
   readonly inverseTemperature: number;
+  /** Whether the table holds T2, which the Brier terms need. */
+  readonly squares: boolean;
   private entries = 0;
   /** Entry j summarises logit row rowOf[j]. */
   private rowOf: Ints = new Int32Array(256);
@@ -108,9 +112,14 @@ export class FusedScoreTable {
   /** The fused output logit of the top-1 found by the last topOf. */
   private lastTopLogit = 0;
 
-  constructor(classCount: number, temperature = 1) {
+  /**
+   * `squares`: keep T2 too, for the Brier terms (it costs about as much again as the rest; a table
+   * without it answers everything else).
+   */
+  constructor(classCount: number, temperature = 1, squares = true) {
     this.classCount = classCount;
     this.inverseTemperature = 1 / temperature;
+    this.squares = squares;
     this.logWeights = new Float64Array(classCount);
     this.exponents = new Float64Array(classCount);
     this.marks = new Uint8Array(classCount);
@@ -151,6 +160,7 @@ export class FusedScoreTable {
   parts(): FusedScoreTableParts {
     const n = this.entries;
     return {
+      squares: this.squares,
       rowOf: this.rowOf.subarray(0, n),
       base: this.base.subarray(0, n),
       slope: this.slope.subarray(0, n),
@@ -174,11 +184,15 @@ export class FusedScoreTable {
     parts: FusedScoreTableParts[],
     allocate: (bytes: number) => ArrayBufferLike = (bytes) => new ArrayBuffer(bytes),
   ): FusedScoreTable {
-    const total = (key: keyof FusedScoreTableParts) => parts.reduce((sum, p) => sum + p[key].length, 0);
+    const total = (key: Exclude<keyof FusedScoreTableParts, 'squares'>) =>
+      parts.reduce((sum, p) => sum + p[key].length, 0);
     const floats = (count: number) => new Float64Array(allocate(8 * count));
     const ints = (count: number) => new Int32Array(allocate(4 * count));
     const entries = total('rowOf');
+    const squares = parts[0]?.squares ?? true;
+    if (parts.some((p) => p.squares !== squares)) throw new Error('tables with and without squares do not merge');
     const merged = {
+      squares,
       rowOf: ints(entries),
       base: floats(entries),
       slope: floats(entries),
@@ -214,7 +228,7 @@ export class FusedScoreTable {
 
   /** A table over `parts` as they are (no copy: shared memory stays shared). */
   static wrap(classCount: number, temperature: number, parts: FusedScoreTableParts): FusedScoreTable {
-    const table = new FusedScoreTable(classCount, temperature);
+    const table = new FusedScoreTable(classCount, temperature, parts.squares);
     table.entries = parts.rowOf.length;
     table.rowOf = parts.rowOf;
     table.base = parts.base;
@@ -256,6 +270,7 @@ export class FusedScoreTable {
     parts: { nll: boolean; brier: boolean } = ALL_PARTS,
   ): void {
     const withLabelLogit = parts.nll || parts.brier;
+    if (parts.brier && !this.squares) throw new Error('Brier terms need a table built with squares');
     const scale = this.inverseTemperature;
     for (let j = 0; j < entries.length; j++) {
       const entry = entries[j]!;
@@ -352,6 +367,7 @@ export class FusedScoreTable {
     this.slope[j] = slope;
     this.seriesAt[j] = this.series.length;
     writeExponentialSeries(logWeights, exponents, k, 1, this.series);
+    if (!this.squares) return;
     for (let c = 0; c < k; c++) {
       logWeights[c] *= 2;
       exponents[c] *= 2;

@@ -35,11 +35,19 @@ export function labelsOf(trace: Trace, frames: Int32Array): Int32Array {
   return Int32Array.from(frames, (frame) => trace.labels![frame]!);
 }
 
-/** The tables of `frames` at each of `temperatures`, built on this thread. */
-export function buildFusedTables(trace: Trace, frames: Int32Array, temperatures: Iterable<number>): FusedTables {
+/** Whether `metric`'s tables need T2 (only the Brier score's does). */
+export const tablesNeedSquares = (metric: TuningMetric): boolean => metric === 'brier';
+
+/** The tables of `frames` at each of `temperatures`, built on this thread (`squares` for Brier). */
+export function buildFusedTables(
+  trace: Trace,
+  frames: Int32Array,
+  temperatures: Iterable<number>,
+  squares = true,
+): FusedTables {
   const byTemperature = new Map<number, FusedScoreTable>();
   for (const temperature of temperatures) {
-    const table = new FusedScoreTable(trace.classCount, temperature);
+    const table = new FusedScoreTable(trace.classCount, temperature, squares);
     table.extend(trace, frames);
     byTemperature.set(temperature, table);
   }

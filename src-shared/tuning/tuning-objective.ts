@@ -15,7 +15,7 @@ import { resample } from '../metrics/bootstrap';
 import { smoothEce } from '../metrics/smooth-ece';
 import type { Trace } from '../trace/trace';
 import { FusedScoreTable, labelLogitsOf, type FusedFrameScores, type LabelLogits } from '../fusion/fused-score-table';
-import { entriesOf, usesFusedTables, type FusedTables } from './fused-tables';
+import { entriesOf, tablesNeedSquares, usesFusedTables, type FusedTables } from './fused-tables';
 
 /**
  * The tuner's objective (issue 17): a calibration metric of the fused output on the evaluation
@@ -132,10 +132,13 @@ export class TuningObjective {
   /** The table of the frames at `temperature`, and the entries to score in it. */
   private tableAt(temperature: number): { table: FusedScoreTable; entries: Int32Array } {
     const given = this.tables?.byTemperature.get(temperature);
-    if (given !== undefined) return { table: given, entries: this.entries! };
+    if (given !== undefined && (given.squares || !tablesNeedSquares(this.metric)))
+      return { table: given, entries: this.entries! };
     let own = this.ownTables.get(temperature);
     if (own === undefined) {
-      own = new FusedScoreTable(this.trace.classCount, temperature);
+      if (this.trace.zStatic.length < this.trace.frameCount * this.trace.classCount)
+        throw new Error(`no fused-score table at temperature ${temperature}, and no logits to build one from`);
+      own = new FusedScoreTable(this.trace.classCount, temperature, tablesNeedSquares(this.metric));
       own.extend(this.trace, this.frames);
       this.ownTables.set(temperature, own);
     }

@@ -13,6 +13,7 @@ import {
   tune,
   tuningFrames,
   fusedTablesMessage,
+  tablesNeedSquares,
   usesFusedTables,
   type FusedTables,
   type ImprovementArgs,
@@ -70,6 +71,7 @@ async function buildTables(
   pool: ThreadChannel<TuningWorkerRequest, unknown>[],
   trace: Trace,
   temperatures: number[],
+  squares: boolean,
   signal: CancelSignal | undefined,
   onProgress: (done: number, total: number, stage: string) => void,
 ): Promise<FusedTables> {
@@ -96,7 +98,15 @@ async function buildTables(
             zStatic.set(trace.zStatic.subarray(row * k, (row + 1) * k), j * k);
             zDyn.set(trace.zDyn.subarray(row * k, (row + 1) * k), j * k);
           });
-          const request = { kind: 'table' as const, rows: rows.slice(), zStatic, zDyn, classCount: k, temperature };
+          const request = {
+            kind: 'table' as const,
+            rows: rows.slice(),
+            zStatic,
+            zDyn,
+            classCount: k,
+            temperature,
+            squares,
+          };
           const transfer = [request.rows.buffer, zStatic.buffer, zDyn.buffer];
           parts[index] = (await thread.call(request, { signal, transfer })) as FusedScoreTableParts;
           onProgress(++done, total, 'fused scores of the labelled frames');
@@ -148,7 +158,7 @@ export async function startTuningPool(
   };
   try {
     const tables = usesFusedTables(metric, trace.classCount)
-      ? await buildTables(pool, trace, temperatures, signal, onProgress)
+      ? await buildTables(pool, trace, temperatures, tablesNeedSquares(metric), signal, onProgress)
       : null;
     const columns = tuningColumns(trace, tables === null);
     const message = tables === null ? null : fusedTablesMessage(tables, trace.classCount);

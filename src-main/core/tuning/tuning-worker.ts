@@ -27,6 +27,7 @@ export type TuningWorkerRequest =
       zDyn: Float32Array;
       classCount: number;
       temperature: number;
+      squares: boolean;
     }
   | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric; tables: FusedTablesMessage | null }
   | { kind: 'evaluate'; points: TuningPoint[] }
@@ -38,8 +39,8 @@ let objective: TuningObjective | null = null;
 
 /** A chunk's fused-score table, its entries pointing at the chunk's frames. */
 function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): FusedScoreTableParts {
-  const { rows, zStatic, zDyn, classCount, temperature } = request;
-  const table = new FusedScoreTable(classCount, temperature);
+  const { rows, zStatic, zDyn, classCount, temperature, squares } = request;
+  const table = new FusedScoreTable(classCount, temperature, squares);
   table.extend({ zStatic, zDyn, classCount }, rows.length);
   return { ...table.parts(), rowOf: rows };
 }
