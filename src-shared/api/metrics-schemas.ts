@@ -10,13 +10,19 @@ export const MetricEntrySchema = z.strictObject({
   name: z.string(),
   identity: z.string(),
   value: z.number().nullable(),
-  /** Present (value null) when the metric needs more labelled frames than the window has. */
+  /**
+   * Present (value null) when the metric needs more labelled frames than the window has, or reads
+   * every class of every frame and the snapshot left the classes out (MetricsOptions.classes).
+   */
   unavailable: z
-    .strictObject({
-      reason: z.literal('not enough frames'),
-      needed: z.number().int().positive(),
-      got: z.number().int().nonnegative(),
-    })
+    .discriminatedUnion('reason', [
+      z.strictObject({
+        reason: z.literal('not enough frames'),
+        needed: z.number().int().positive(),
+        got: z.number().int().nonnegative(),
+      }),
+      z.strictObject({ reason: z.literal('every class not computed'), classCount: z.number().int().positive() }),
+    ])
     .optional(),
 });
 /** An interval of the value with this identity, and how it was computed. */
@@ -110,6 +116,13 @@ export const MetricsOptionsSchema = z.strictObject({
   groupBy: z.enum(METRIC_GROUPINGS).default('none'),
   /** 'light' leaves out the resampling (bootstrap intervals, smooth-curve band): for refreshes during playback. */
   detail: z.enum(['full', 'light']).default('full'),
+  /**
+   * 'auto': with many classes (more than 100) a snapshot computes what a knob turn needs in
+   * O(frames) (top-label figures, NLL, Brier; fused-score-table.ts) and leaves out what reads every
+   * class of every frame (classwise metrics, per-class reliability), marking each; 'all' computes
+   * every class (the desk's Recompute).
+   */
+  classes: z.enum(['auto', 'all']).default('auto'),
 });
 export type MetricsOptions = z.output<typeof MetricsOptionsSchema>;
 

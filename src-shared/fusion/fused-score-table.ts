@@ -243,21 +243,22 @@ export class FusedScoreTable {
   }
 
   /**
-   * Top-1 and its probability of entries [from, to) at the gate values `g` (indexed by logit row,
-   * as the outputs), as the replay writes them (fuseTop1Into).
+   * Top-1 and its probability of entries [from, to) at the gate values `g`, as the replay writes
+   * them (fuseTop1Into); `g` and the outputs are indexed by logit row less `rowOffset` (a window
+   * of the recording starting at that row).
    */
-  topInto(g: Float64Array, from: number, to: number, top1: Int32Array, confidence: Float64Array): void {
+  topInto(g: Float64Array, from: number, to: number, top1: Int32Array, confidence: Float64Array, rowOffset = 0): void {
     for (let j = from; j < to; j++) {
-      const row = this.rowOf[j]!;
-      const gate = clampGate(g[row]!);
-      top1[row] = this.topOf(j, gate);
-      confidence[row] = Math.exp(this.lastTopLogit - this.logSumExp(j, gate, false));
+      const at = this.rowOf[j]! - rowOffset;
+      const gate = clampGate(g[at]!);
+      top1[at] = this.topOf(j, gate);
+      confidence[at] = Math.exp(this.lastTopLogit - this.logSumExp(j, gate, false));
     }
   }
 
   /**
    * The metric suite's row outputs (scoreRowsInto's) of the table's entries `entries`, at the gate
-   * values `g` (indexed by logit row), into position j of `out` for entries[j]; `labels` and
+   * values `g` (indexed by logit row less `rowOffset`), into position j of `out` for entries[j]; `labels` and
    * `labelLogits` are position j's label and its two branches' logits (labelLogitsOf), so no K-wide
    * row is read.
    */
@@ -268,13 +269,14 @@ export class FusedScoreTable {
     labels: Int32Array,
     out: FusedFrameScores,
     parts: { nll: boolean; brier: boolean } = ALL_PARTS,
+    rowOffset = 0,
   ): void {
     const withLabelLogit = parts.nll || parts.brier;
     if (parts.brier && !this.squares) throw new Error('Brier terms need a table built with squares');
     const scale = this.inverseTemperature;
     for (let j = 0; j < entries.length; j++) {
       const entry = entries[j]!;
-      const gate = clampGate(g[this.rowOf[entry]!]!);
+      const gate = clampGate(g[this.rowOf[entry]! - rowOffset]!);
       const best = this.topOf(entry, gate);
       const lse = this.logSumExp(entry, gate, parts.brier);
       out.confidence[j] = Math.exp(this.lastTopLogit - lse);

@@ -11,7 +11,7 @@ import {
   refinement,
   sharpness,
 } from './calibration-error';
-import { metric, type MetricValue } from './metric-value';
+import { everyClassNotComputed, metric, type MetricValue } from './metric-value';
 import type { ClassScores, TopLabelScores } from './scores';
 
 /** Every binned metric of the top-label pairs (confidence, correct) under one binning. */
@@ -86,6 +86,15 @@ export function classwiseMetricsFromStatistics(
   }
   const k = perClass.length;
   return classwiseMetricValues(ece / k, Math.sqrt(squared / k), k, binning, approximation);
+}
+
+/** The classwise metrics under each binning, marked not computed (every class of every frame, not read). */
+export function classwiseNotComputed(specs: readonly BinningSpec[], classCount: number): MetricValue[] {
+  return specs.flatMap((spec) =>
+    classwiseMetricValues(Number.NaN, Number.NaN, classCount, binningIdentity(spec)).map((m) =>
+      everyClassNotComputed(m.name, m.identity, classCount),
+    ),
+  );
 }
 
 function classwiseMetricValues(

@@ -3,6 +3,7 @@ import {
   CLASSWISE_METRICS_PER_BINNING,
   classwiseMetrics,
   classwiseMetricsUnder,
+  classwiseNotComputed,
   topLabelBinnedMetrics,
   topLabelPerClassMetrics,
 } from './binned-metrics';
@@ -43,6 +44,11 @@ export interface MetricSuiteOptions {
   /** TCE runs one exact binomial test per distinct prediction (about 5 us each): off unless asked for. */
   includeTce?: boolean;
   seed?: number;
+  /**
+   * false: the classwise metrics, which read every class's probability of every frame, are marked
+   * not computed instead (a knob turn with many classes; the scores may then hold no probabilities).
+   */
+  everyClass?: boolean;
 }
 
 /** The binnings the suite uses for these scores (equal-mass bins capped at the sample count). */
@@ -58,8 +64,13 @@ export function suiteBinnings(sampleCount: number, options: MetricSuiteOptions =
  * The full suite on one thread. The parallel suite (src-main/core/metrics/parallel-metric-suite.ts)
  * runs the same tasks on two and assembles them the same way: the same values.
  */
-export function metricSuite(scores: ClassScores, options: MetricSuiteOptions = {}): MetricValue[] {
-  const tasks = suiteTasks(scores, topLabelScores(scores), options);
+export function metricSuite(
+  scores: ClassScores,
+  options: MetricSuiteOptions = {},
+  /** The top-label pairs when the caller has them (scores without probabilities must give them). */
+  top: TopLabelScores = topLabelScores(scores),
+): MetricValue[] {
+  const tasks = suiteTasks(scores, top, options);
   return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])));
 }
 
@@ -78,7 +89,13 @@ export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: Me
   const binnings = suiteBinnings(scores.sampleCount, options);
   const tasks: SuiteTask[] = [
     // every class's column under every binning, read together (column-statistics.ts): the longest
-    { key: 'classwise', run: () => classwiseMetricsUnder(scores, binnings) },
+    {
+      key: 'classwise',
+      run: () =>
+        options.everyClass === false
+          ? classwiseNotComputed(binnings, scores.classCount)
+          : classwiseMetricsUnder(scores, binnings),
+    },
     {
       key: 'ranked',
       run: () => {

@@ -141,7 +141,10 @@ describe('work the caller abandons stops', () => {
   it("a cancelled metrics call ends its worker without failing the next client's call", async () => {
     const client = await rawClient();
     try {
-      client.send({ id: 1, method: 'metrics.snapshot', params: { detail: 'full' } });
+      // a call the metrics worker takes many seconds over (a snapshot of a recording it already
+      // holds can finish before a cancel arrives)
+      const slow = { methods: ['dirichlet'], split: { kind: 'kfold' } };
+      client.send({ id: 1, method: 'calibrator.compare', params: slow });
       await new Promise((resolve) => setTimeout(resolve, 200));
       client.send({ cancel: 1 });
       expect((await client.reply(1)).error?.code).toBe('CANCELLED');

@@ -223,19 +223,25 @@ describe('the built metrics worker', () => {
     const { Worker } = await import('node:worker_threads');
     const { syntheticTrace } = await import('../support/synthetic-trace');
     const { metricsSnapshot } = await import('../../src-main/core/use-cases/metrics-snapshot');
+    const { plainSource } = await import('../../src-main/core/use-cases/view-replay');
     const trace = syntheticTrace({ frames: 500, classCount: 10, seed: 3 });
     const worker = new Worker('./out/main/metrics-worker.js');
-    // a request in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
-    const reply = await new Promise<{
+    // requests in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts): the
+    // recording first (the worker holds it), then the snapshot of it
+    const replies: Array<{
       id: number;
       result?: { result: { kind: string; snapshot: { values: Array<{ identity: string; value: number | null }> } } };
-    }>((resolve) => {
-      worker.once('message', resolve);
+    }> = [];
+    const reply = await new Promise<(typeof replies)[number]>((resolve) => {
+      worker.on('message', (message: (typeof replies)[number]) => {
+        replies.push(message);
+        if (message.id === 7) resolve(message);
+      });
+      worker.postMessage({ id: 6, request: { kind: 'rows', rows: { recordingId: 1, kind: 'whole', trace } } });
       worker.postMessage({
         id: 7,
         request: {
           kind: 'snapshot',
-          trace,
           settings: DEFAULT_GATE_SETTINGS,
           version: 0,
           recordingId: 1,
@@ -246,7 +252,11 @@ describe('the built metrics worker', () => {
     });
     await worker.terminate();
     expect(reply.id).toBe(7);
-    const local = metricsSnapshot(trace, DEFAULT_GATE_SETTINGS, { version: 0, recordingId: 1, calibrator: null });
+    const local = metricsSnapshot(plainSource(trace), DEFAULT_GATE_SETTINGS, {
+      version: 0,
+      recordingId: 1,
+      calibrator: null,
+    });
     expect(reply.result?.result.snapshot.values).toEqual(local.values);
   });
 });

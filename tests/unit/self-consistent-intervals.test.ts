@@ -21,6 +21,7 @@ import { EQUAL_WIDTH_15 } from '../../src-shared/metrics/metric-suite';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
 import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
+import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const Z975 = 1.959963984540054;
@@ -138,7 +139,7 @@ describe('binned ECE: the bias-corrected basic bootstrap', () => {
 
   it('every interval of the desk snapshot contains its value (synthetic trace, 60 and 3,000 frames)', () => {
     for (const frames of [60, 3000]) {
-      const snapshot = metricsSnapshot(syntheticTrace({ frames, seed: 4 }), DEFAULT_GATE_SETTINGS, {
+      const snapshot = metricsSnapshot(plainSource(syntheticTrace({ frames, seed: 4 })), DEFAULT_GATE_SETTINGS, {
         version: 1,
         recordingId: 1,
         calibrator: null,

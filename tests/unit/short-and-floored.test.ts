@@ -14,6 +14,7 @@ import { metricSuite, presetMetrics } from '../../src-shared/metrics/metric-suit
 import { scoresFromLogits } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
 import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
+import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { syntheticTrace } from '../support/synthetic-trace';
 import { confidentlyWrong, zeroProne } from '../support/zero-prone';
 
@@ -88,7 +89,7 @@ describe('not enough frames', () => {
     );
     expect(kumar.map((m) => m.identity)).toEqual(full.map((m) => m.identity));
     // the desk's snapshot: TCE named with its reason, the rest with values
-    const snapshot = metricsSnapshot(trace, settings, { version: 1, recordingId: 1, calibrator: null });
+    const snapshot = metricsSnapshot(plainSource(trace), settings, { version: 1, recordingId: 1, calibrator: null });
     const tce = snapshot.values.find((v) => v.name === 'TCE')!;
     expect(tce.value).toBeNull();
     expect(tce.unavailable).toEqual({ reason: 'not enough frames', needed: 11, got: frames });

@@ -270,6 +270,18 @@ export class Recording {
     };
   }
 
+  /** A copy of the whole trace, for the metrics worker (RecordingSource). */
+  copyAll(): Trace {
+    return sliceTrace(this.trace, 0, this.frameCount, 'copy');
+  }
+
+  /** Copies of frames [from, now) and every frame's effective label, for the metrics worker (RecordingSource). */
+  copyFrom(from: number): { rows: Trace; labels: Int32Array | null } {
+    const n = this.frameCount;
+    const { labels } = this.trace;
+    return { rows: sliceTrace(this.trace, from, n, 'copy'), labels: labels === null ? null : labels.slice(0, n) };
+  }
+
   /** Saved to `path` as of `revision` (default: now); a change made since keeps it unsaved. */
   markSaved(path: string, revision = this.revision): void {
     this.path = path;

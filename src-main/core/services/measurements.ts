@@ -120,10 +120,10 @@ export class Measurements {
     return { kind: 'open-source', source: source.frames };
   }
 
-  /** A copy of the current recording for the metrics worker, with what it was taken from. */
+  /** The current recording for the metrics worker (it is sent what the worker lacks), with its basis. */
   private recordingCopy(signal?: AbortSignal) {
     const recording = this.session.requireRecording();
     const { version, calibrator } = this.session.knobs.current;
-    return { trace: recording.copy().trace, version, recordingId: recording.id, calibrator, signal };
+    return { recording, version, recordingId: recording.id, calibrator, signal };
   }
 }

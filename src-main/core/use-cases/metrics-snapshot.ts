@@ -1,13 +1,13 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import {
-  compileCalibrator,
   describeCalibrator,
   type CalibrationMethod,
   type CalibratorSpec,
   type HeldOutSplit,
 } from '../../../src-shared/calibrators';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { resample } from '../../../src-shared/metrics/bootstrap';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
 import {
   bootstrapIntervalsOf,
@@ -34,18 +34,12 @@ import {
   smoothReliabilityCurve,
   type ReliabilityDiagram,
 } from '../../../src-shared/metrics/reliability';
-import {
-  scoresFromLogits,
-  topLabelScores,
-  type ClassScores,
-  type TopLabelScores,
-} from '../../../src-shared/metrics/scores';
-import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
+import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/scores';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 import { TCE_RUN_LIMIT } from '../engine/run-outputs';
 import { compareCalibratorsOn } from './compare-calibrators';
-import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { plainSource, replayedView, type Replayed, type TraceSource } from './view-replay';
 
 /**
  * What the desk's calibration panel shows for one trace and one setting, computed by replay (no
@@ -82,12 +76,6 @@ const intervalEntries = (intervals: Record<string, KeyedInterval>) =>
 /** Resamples for the intervals of each group (fewer than the headline's: there are many groups). */
 const GROUP_REPLICATES = 100;
 
-/** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
-function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
-  if (lastFrames === undefined || lastFrames >= trace.frameCount) return trace;
-  return sliceTrace(trace, trace.frameCount - lastFrames, trace.frameCount, 'view');
-}
-
 /**
  * What a view is computed from: the recording, the settings version, and the output calibrator
  * applied after fusion (null for none).
@@ -96,34 +84,6 @@ export interface ViewBasis {
   version: number;
   recordingId: number;
   calibrator: CalibratorSpec | null;
-}
-
-/** A trace replayed at one setting, with the scores of its labelled frames. */
-interface Replayed {
-  trace: Trace;
-  window: string;
-  frames: Int32Array;
-  output: ReplayOutput;
-  scores: ClassScores | null;
-  top: TopLabelScores | null;
-}
-
-function replayed(
-  recorded: Trace,
-  settings: GateSettings,
-  lastFrames: number | undefined,
-  calibrator: CalibratorSpec | null = null,
-): Replayed {
-  const trace = windowOf(recorded, lastFrames);
-  const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
-  const frames = labelledFrames(trace);
-  const output = replay(trace, settings, {
-    keepFusedLogits: frames.length > 0,
-    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
-  });
-  if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null };
-  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
-  return { trace, window, frames, output, scores, top: topLabelScores(scores) };
 }
 
 function diagramEntry(diagram: ReliabilityDiagram) {
@@ -184,22 +144,28 @@ function groupKeys(run: Replayed, groupBy: Snapshot['groupBy']): { keys: Int32Ar
 }
 
 function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean): Snapshot['groups'] {
-  if (groupBy === 'none' || run.scores === null) return [];
-  const { trace, frames, output } = run;
-  const fused = output.fusedLogits!;
-  const k = trace.classCount;
+  if (groupBy === 'none' || run.scores === null || run.top === null) return [];
+  const { scores, top } = run;
   const { keys, name } = groupKeys(run, groupBy);
   const intervals = new Map<string, Snapshot['intervals']>();
+  // a group's headline figures need its frames' top-label pairs, NLL and Brier terms only
+  const pick = resample;
   const grouped = groupedMetrics(keys, name, (indices) => {
-    const logits = new Float64Array(indices.length * k);
-    const labels = new Int32Array(indices.length);
-    indices.forEach((j, r) => {
-      const f = frames[j];
-      for (let c = 0; c < k; c++) logits[r * k + c] = fused[f * k + c];
-      labels[r] = trace.labels![f];
-    });
-    const scores = scoresFromLogits(logits, k, labels);
-    const statistics = headlineStatistics(scores, topLabelScores(scores));
+    const subset: ClassScores = {
+      sampleCount: indices.length,
+      classCount: scores.classCount,
+      probabilities: new Float64Array(0),
+      labels: pick(scores.labels, indices),
+      logits: null,
+      sampleNll: pick(scores.sampleNll!, indices),
+      sampleBrier: pick(scores.sampleBrier!, indices),
+    };
+    const subsetTop = {
+      confidence: pick(top.confidence, indices),
+      predicted: pick(top.predicted, indices),
+      correct: pick(top.correct, indices),
+    };
+    const statistics = headlineStatistics(subset, subsetTop);
     const key = name(keys[indices[0]]);
     if (resampled) {
       intervals.set(
@@ -286,7 +252,7 @@ function snapshotOf(
     ...base,
     labelledFrameCount: run.frames.length,
     values: [
-      ...metricSuite(scores).map(entry),
+      ...metricSuite(scores, { everyClass: run.everyClass }, top).map(entry),
       ...(tce !== null
         ? [tceValue(tce)]
         : resampled && scores.sampleCount <= TCE_DEFAULT_MIN_BIN_SIZE
@@ -297,7 +263,7 @@ function snapshotOf(
       ? [...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)), ...l2CeIntervals(top)]
       : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
-    classReliability: classDiagrams(scores, run.trace.labelNames),
+    classReliability: run.everyClass ? classDiagrams(scores, run.trace.labelNames) : [],
     smooth: smooth === null ? null : smoothCurveArrays(smooth),
     histogram: {
       identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
@@ -311,28 +277,28 @@ function snapshotOf(
 }
 
 export function metricsSnapshot(
-  recorded: Trace,
+  recorded: TraceSource,
   settings: GateSettings,
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions> = {},
 ): Snapshot {
   const started = performance.now();
-  const run = replayed(recorded, settings, options.lastFrames, computedFrom.calibrator);
+  const run = replayedView(recorded, settings, options.lastFrames, computedFrom.calibrator, options.classes);
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
   return snapshotOf(run, statistics, computedFrom, options, started);
 }
 
 /** A/B: the same frames replayed at two settings, both snapshots, and B - A with paired intervals. */
 export function compareSnapshots(
-  recorded: Trace,
+  recorded: TraceSource,
   a: GateSettings,
   b: GateSettings,
   computedFrom: ViewBasis,
   lastFrames: number | undefined,
 ): Comparison {
   const started = performance.now();
-  const runA = replayed(recorded, a, lastFrames, computedFrom.calibrator);
-  const runB = replayed(recorded, b, lastFrames, computedFrom.calibrator);
+  const runA = replayedView(recorded, a, lastFrames, computedFrom.calibrator);
+  const runB = replayedView(recorded, b, lastFrames, computedFrom.calibrator);
   const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
   const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
   const differences =
@@ -368,8 +334,8 @@ function differenceEntry(d: PairedDifference): Comparison['differences'][number]
  * their intervals, and B - A with an interval from resampling each run on its own.
  */
 export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsComparison {
-  const runA = replayed(a.trace, a.settings, undefined);
-  const runB = replayed(b.trace, b.settings, undefined);
+  const runA = replayedView(plainSource(a.trace), a.settings, undefined);
+  const runB = replayedView(plainSource(b.trace), b.settings, undefined);
   const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
   const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
   const figures = (statistics: HeadlineStatistic[] | null, count: number) =>
@@ -399,18 +365,19 @@ export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsCom
  * fitted on what it will calibrate) and compared on held-out labelled frames.
  */
 export function compareOutputCalibrators(
-  recorded: Trace,
+  recorded: TraceSource,
   settings: GateSettings,
   basis: ViewBasis,
   request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
-  const run = replayed(recorded, settings, request.lastFrames, null);
+  // a calibrator is fitted on every class's logits: the full vectors
+  const run = replayedView(recorded, settings, request.lastFrames, null, 'all');
   const comparison = compareCalibratorsOn(
     {
       name: `the recording's fused output (${run.window})`,
       logits: run.scores?.logits ?? new Float64Array(0),
       labels: run.scores?.labels ?? new Int32Array(0),
-      classCount: recorded.classCount,
+      classCount: run.trace.classCount,
       features: featuresOfFrames(run.trace, run.frames),
     },
     request.methods,

@@ -7,15 +7,18 @@ import type { Comparison, RecentRunTrace, RunsComparison, Snapshot } from './met
 
 type CalibratorsComparison = Omit<ApiResult<'calibrator.compare'>, 'computeMs'>;
 import type { MetricsRequest } from './metrics-worker';
+import type { RecordingRows } from './held-recording';
 import { startEntryWorker } from '../workers/entry-worker';
 import { ThreadChannel } from '../workers/worker-channel';
 
 /**
  * The backend's handle on the metrics worker (started on first use, started again after it failed
- * or was closed), over the worker protocol (worker-protocol.ts).
- * Traces are transferred when the caller hands over a copy of its own, so a snapshot of a long
- * recording costs no copy on the way in. A cancelled call is rejected at once; the worker's answer
- * to it, when it comes, is dropped.
+ * or was closed), over the worker protocol (worker-protocol.ts). The worker holds the current
+ * recording (held-recording.ts): before a request the client sends the rows added since it last
+ * sent that recording (the whole recording the first time, after a restart, or for another
+ * recording), in a message no cancel drops, so a knob turn copies nothing K-wide. Recent runs'
+ * traces are transferred with their request. A cancelled call is rejected at once; the worker's
+ * answer to it, when it comes, is dropped.
  */
 export type MetricsResult =
   | { kind: 'snapshot'; snapshot: Snapshot }
@@ -31,18 +34,26 @@ export interface MetricsAnswer {
 
 function transferables(trace: Trace): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  const add = (array: { buffer: ArrayBufferLike } | null): void => {
-    if (array !== null && array.buffer instanceof ArrayBuffer) buffers.add(array.buffer);
+  const add = (array: { buffer: ArrayBufferLike } | null | undefined): void => {
+    if (array != null && array.buffer instanceof ArrayBuffer) buffers.add(array.buffer);
   };
-  [trace.timestampsSeconds, trace.zStatic, trace.zDyn, trace.uRef, trace.labels].forEach(add);
+  [trace.timestampsSeconds, trace.zStatic, trace.zDyn, trace.uRef, trace.labels, trace.features?.values].forEach(add);
   for (const column of Object.values(trace.metadata)) add(column.kind === 'category' ? column.codes : column.values);
   return [...buffers];
 }
 
-/** What every request says: the recording (a copy the worker takes over) and where it came from. */
+/** A recording the worker can be brought up to date with: copies of all of it, or of what came since. */
+export interface RecordingSource {
+  readonly frameCount: number;
+  /** A copy of the whole trace (its buffers move to the worker). */
+  copyAll(): Trace;
+  /** Copies of frames [from, frameCount) as a trace, and every frame's effective label. */
+  copyFrom(from: number): { rows: Trace; labels: Int32Array | null };
+}
+
+/** What every request on the current recording says: the recording and where the view comes from. */
 export interface RecordingCopy {
-  /** A copy of the recording's trace: its buffers move to the worker. */
-  trace: Trace;
+  recording: RecordingSource;
   version: number;
   recordingId: number;
   /** The output calibrator the views apply after fusion. */
@@ -52,38 +63,72 @@ export interface RecordingCopy {
 
 export class MetricsWorkerClient {
   /** The worker's channel; each worker has its own, so one that dies fails only its own calls. */
-  private thread: ThreadChannel<MetricsRequest, MetricsAnswer> | null = null;
+  private thread: ThreadChannel<MetricsRequest, MetricsAnswer | null> | null = null;
+  /** The recording the worker holds, as far as this client has sent it. */
+  private held: { recordingId: number; frames: number } | null = null;
+  /** Rows messages each worker has not answered yet (they are not work a cancel could stop). */
+  private readonly rowsPending = new WeakMap<object, number>();
 
-  private ensure(): ThreadChannel<MetricsRequest, MetricsAnswer> {
+  private ensure(): ThreadChannel<MetricsRequest, MetricsAnswer | null> {
     if (this.thread !== null && this.thread.endedWith === null) return this.thread;
     this.thread = new ThreadChannel(startEntryWorker(import.meta.url, 'metrics-worker'), 'the metrics worker');
+    this.held = null;
     return this.thread;
   }
 
-  private request(message: MetricsRequest, signal: AbortSignal | undefined, what: string) {
+  /** Sends the worker what it lacks of `copy`'s recording (nothing when it is up to date). */
+  private sync(thread: ThreadChannel<MetricsRequest, MetricsAnswer | null>, copy: RecordingCopy): void {
+    const { recording, recordingId } = copy;
+    const held = this.held;
+    let rows: RecordingRows;
+    if (held !== null && held.recordingId === recordingId && held.frames <= recording.frameCount) {
+      const { rows: added, labels } = recording.copyFrom(held.frames);
+      rows = { recordingId, kind: 'append', from: held.frames, rows: added, labels };
+    } else rows = { recordingId, kind: 'whole', trace: recording.copyAll() };
+    const trace = rows.kind === 'whole' ? rows.trace : rows.rows;
+    const transfer = transferables(trace);
+    if (rows.kind === 'append' && rows.labels !== null && rows.labels.buffer instanceof ArrayBuffer)
+      transfer.push(rows.labels.buffer);
+    this.held = { recordingId, frames: recording.frameCount };
+    // no signal: a cancel never drops the rows, so what the worker holds is what `held` says; a
+    // worker that fails them ends (and the next call starts a fresh one, sent everything)
+    this.rowsPending.set(thread, (this.rowsPending.get(thread) ?? 0) + 1);
+    void thread
+      .call({ kind: 'rows', rows }, { what: 'the recording for the metrics', transfer })
+      .catch(() => {
+        if (this.thread === thread) void this.close();
+      })
+      .finally(() => this.rowsPending.set(thread, (this.rowsPending.get(thread) ?? 1) - 1));
+  }
+
+  private request(message: MetricsRequest, signal: AbortSignal | undefined, what: string, copy?: RecordingCopy) {
     const thread = this.ensure();
-    const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [message.trace];
+    if (copy !== undefined) this.sync(thread, copy);
+    const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [];
     return thread.call(message, {
       signal,
       what,
       transfer: traces.flatMap(transferables),
       // The worker computes one request at a time and cannot be interrupted: a cancelled call that
-      // leaves nothing else waiting ends it (the next call starts a fresh one), so abandoned work
-      // stops instead of running on. With other calls waiting the worker is told: a cancelled
-      // request still waiting its turn never runs, one already running finishes unanswered.
+      // leaves no other call waiting for a result ends it (the next call starts a fresh one, sent
+      // the whole recording), so abandoned work stops instead of running on. With other calls
+      // waiting the worker is told: a cancelled request still waiting its turn never runs, one
+      // already running finishes unanswered.
       onCancel: () => {
-        if (thread.size === 0 && this.thread === thread) void this.close();
+        const waitingForResults = thread.size - (this.rowsPending.get(thread) ?? 0);
+        if (waitingForResults === 0 && this.thread === thread) void this.close();
       },
-    });
+    }) as Promise<MetricsAnswer>;
   }
 
   /** The calibration snapshot of a recording at one setting. */
   async snapshot(recording: RecordingCopy, settings: GateSettings, options: MetricsOptions): Promise<Snapshot> {
-    const { trace, version, recordingId, calibrator, signal } = recording;
+    const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'snapshot', trace, version, recordingId, calibrator, settings, options },
+      { kind: 'snapshot', version, recordingId, calibrator, settings, options },
       signal,
       'the metrics',
+      recording,
     );
     if (reply.result.kind !== 'snapshot')
       throw new KnobError('INTERNAL', 'the metrics worker answered a snapshot with a comparison');
@@ -97,11 +142,12 @@ export class MetricsWorkerClient {
     b: GateSettings,
     lastFrames?: number,
   ): Promise<Comparison & { computeMs: number }> {
-    const { trace, version, recordingId, calibrator, signal } = recording;
+    const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'compare', trace, version, recordingId, calibrator, a, b, lastFrames },
+      { kind: 'compare', version, recordingId, calibrator, a, b, lastFrames },
       signal,
       'the comparison',
+      recording,
     );
     if (reply.result.kind !== 'compare')
       throw new KnobError('INTERNAL', 'the metrics worker answered a comparison with a snapshot');
@@ -114,11 +160,12 @@ export class MetricsWorkerClient {
     settings: GateSettings,
     request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
   ): Promise<ApiResult<'calibrator.compare'>> {
-    const { trace, version, recordingId, calibrator, signal } = recording;
+    const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'calibrators', trace, version, recordingId, calibrator, settings, ...request },
+      { kind: 'calibrators', version, recordingId, calibrator, settings, ...request },
       signal,
       'the calibrator comparison',
+      recording,
     );
     if (reply.result.kind !== 'calibrators')
       throw new KnobError(
@@ -143,6 +190,7 @@ export class MetricsWorkerClient {
   async close(): Promise<void> {
     const thread = this.thread;
     this.thread = null;
+    this.held = null;
     await thread?.close(new KnobError('INTERNAL', 'the metrics worker was closed'));
   }
 }

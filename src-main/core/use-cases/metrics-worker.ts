@@ -1,7 +1,7 @@
 import type { MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import type { Trace } from '../../../src-shared/trace/trace';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
+import { HeldRecording, type RecordingRows } from './held-recording';
 import {
   compareOutputCalibrators,
   compareRecentRuns,
@@ -15,16 +15,17 @@ import { serve } from '../workers/worker-serve';
 /**
  * The metrics worker: replays and computes calibration snapshots and A/B comparisons off the
  * backend's event loop, so the live stream (frame pacing, inference results, events) never waits
- * for a recomputation.
+ * for a recomputation. It holds the current recording between requests (held-recording.ts): a
+ * 'rows' message brings what was added since, and the views are computed from what it holds.
  */
 interface Common {
-  trace: Trace;
   version: number;
   recordingId: number;
   calibrator: CalibratorSpec | null;
 }
 
 export type MetricsRequest =
+  | { kind: 'rows'; rows: RecordingRows }
   | (Common & { kind: 'snapshot'; settings: GateSettings; options: MetricsOptions })
   | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number })
   | (Common & {
@@ -36,33 +37,36 @@ export type MetricsRequest =
     })
   | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
-function compute(request: MetricsRequest): MetricsResult {
-  const computedFrom =
-    'version' in request
-      ? { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator }
-      : null;
+let held: HeldRecording | null = null;
+
+function recording(request: Common): HeldRecording {
+  if (held === null || held.recordingId !== request.recordingId)
+    throw new Error(`the metrics worker does not hold recording ${request.recordingId}`);
+  return held;
+}
+
+function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>): MetricsResult {
+  if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
+  const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
+  const source = recording(request);
   switch (request.kind) {
     case 'snapshot':
-      return {
-        kind: 'snapshot',
-        snapshot: metricsSnapshot(request.trace, request.settings, computedFrom!, request.options),
-      };
+      return { kind: 'snapshot', snapshot: metricsSnapshot(source, request.settings, basis, request.options) };
     case 'compare':
       return {
         kind: 'compare',
-        comparison: compareSnapshots(request.trace, request.a, request.b, computedFrom!, request.lastFrames),
+        comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames),
       };
-    case 'runs':
-      return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
     case 'calibrators':
-      return {
-        kind: 'calibrators',
-        comparison: compareOutputCalibrators(request.trace, request.settings, computedFrom!, request),
-      };
+      return { kind: 'calibrators', comparison: compareOutputCalibrators(source, request.settings, basis, request) };
   }
 }
 
-serve<MetricsRequest, MetricsAnswer>((request) => {
+serve<MetricsRequest, MetricsAnswer | null>((request) => {
+  if (request.kind === 'rows') {
+    held = HeldRecording.apply(held, request.rows);
+    return null;
+  }
   const started = performance.now();
   const result = compute(request);
   return { result, computeMs: performance.now() - started };

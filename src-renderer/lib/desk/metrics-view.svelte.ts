@@ -27,6 +27,12 @@ export class MetricsView {
   /** Which recorded frames (the last N; null: all of them), and how to break the headline values down. */
   window = $state<number | null>(null);
   groupBy = $state<Snapshot['groupBy']>('none');
+  /**
+   * Whether the figures read every class even with many classes (classwise metrics, per-class
+   * diagrams): a knob turn on a 1,000-class recording leaves them out (MetricsOptions.classes) until
+   * the operator asks; the choice stays for the recording.
+   */
+  everyClass = $state(false);
   /** Counts label steps, so the figures know when the labels they read moved. */
   labelsRevision = $state(0);
   private computedLabelsRevision = $state(0);
@@ -38,7 +44,8 @@ export class MetricsView {
       run: async (detail) => {
         // the labels as they are when the call starts are the ones it reads
         const labelsRevision = this.labelsRevision;
-        const params = { lastFrames: this.window ?? undefined, groupBy: this.groupBy, detail };
+        const classes = this.everyClass ? ('all' as const) : ('auto' as const);
+        const params = { lastFrames: this.window ?? undefined, groupBy: this.groupBy, detail, classes };
         return { snapshot: await host.api.call('metrics.snapshot', params), labelsRevision };
       },
       merge: (pending, next) => (pending === 'full' || next === 'full' ? 'full' : 'light'),
@@ -89,7 +96,14 @@ export class MetricsView {
     return this.refresh();
   }
 
+  /** The figures again with every class (the operator asked for the classwise metrics). */
+  computeEveryClass(): Promise<void> {
+    this.everyClass = true;
+    return this.refresh();
+  }
+
   reset(): void {
     this.snapshot = null;
+    this.everyClass = false;
   }
 }

@@ -1,0 +1,141 @@
+import { FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
+import type { MetadataColumn, Trace } from '../../../src-shared/trace/trace';
+
+/**
+ * The current recording as the metrics worker holds it between requests (issue 29): a knob turn on
+ * a long recording sends the worker nothing but the settings, where it used to copy the whole trace
+ * (864 MB for an hour at 1,000 classes) for every view. The backend's client sends the recording
+ * whole once, then only the rows added since and the label column (labels change anywhere);
+ * frames once recorded never change otherwise. The worker also keeps the recording's fused-score
+ * tables (fused-score-table.ts), extended as rows arrive.
+ */
+export type RecordingRows =
+  | { recordingId: number; kind: 'whole'; trace: Trace }
+  | {
+      recordingId: number;
+      kind: 'append';
+      /** The frame the rows start at (what the worker holds). */
+      from: number;
+      /** Frames [from, from + rows.frameCount) of the recording, as a trace (its labels unread). */
+      rows: Trace;
+      /** The effective label of every frame of the recording now. */
+      labels: Int32Array | null;
+    };
+
+/** A typed array of `length` with room to grow, keeping `array`'s first `used` values. */
+function grown<T extends Float32Array | Float64Array | Int32Array>(array: T, used: number, length: number): T {
+  if (length <= array.length) return array;
+  const bigger = new (array.constructor as new (n: number) => T)(Math.max(length, 2 * array.length));
+  bigger.set(array.subarray(0, used));
+  return bigger;
+}
+
+export class HeldRecording {
+  /** The recording's columns, with room to grow; `view()` is the trace of what is held. */
+  private columns: Trace;
+  private readonly tables = new Map<string, FusedScoreTable>();
+
+  private constructor(
+    readonly recordingId: number,
+    trace: Trace,
+  ) {
+    this.columns = trace;
+  }
+
+  /** The recording after `rows` (a new recording when it is not this one's next rows). */
+  static apply(held: HeldRecording | null, rows: RecordingRows): HeldRecording {
+    if (rows.kind === 'whole') return new HeldRecording(rows.recordingId, rows.trace);
+    if (held === null || held.recordingId !== rows.recordingId || held.frameCount !== rows.from)
+      throw new Error(
+        `the metrics worker holds ${held === null ? 'no recording' : `recording ${held.recordingId} at ${held.frameCount} frames`}, not recording ${rows.recordingId} at ${rows.from}`,
+      );
+    held.append(rows.rows, rows.labels);
+    return held;
+  }
+
+  get frameCount(): number {
+    return this.columns.frameCount;
+  }
+
+  /** The trace of every frame held (views of the columns). */
+  view(): Trace {
+    const n = this.columns.frameCount;
+    const k = this.columns.classCount;
+    const c = this.columns;
+    const column = (m: MetadataColumn): MetadataColumn =>
+      m.kind === 'category' ? { ...m, codes: m.codes.subarray(0, n) } : { ...m, values: m.values.subarray(0, n) };
+    return {
+      ...c,
+      timestampsSeconds: c.timestampsSeconds.subarray(0, n),
+      zStatic: c.zStatic.subarray(0, n * k),
+      zDyn: c.zDyn.subarray(0, n * k),
+      uRef: c.uRef.subarray(0, n),
+      labels: c.labels?.subarray(0, n) ?? null,
+      metadata: Object.fromEntries(Object.entries(c.metadata).map(([name, m]) => [name, column(m)])),
+      ...(c.features === undefined
+        ? {}
+        : { features: { width: c.features.width, values: c.features.values.subarray(0, n * c.features.width) } }),
+    };
+  }
+
+  /**
+   * The fused-score table of every frame held at `temperature` (`squares` for the Brier terms),
+   * built once and extended by the rows that arrived since.
+   */
+  table(temperature: number, squares: boolean): FusedScoreTable {
+    const key = `${temperature} ${squares}`;
+    let table = this.tables.get(key);
+    if (table === undefined) {
+      // one with squares answers everything the one without does
+      table =
+        this.tables.get(`${temperature} true`) ?? new FusedScoreTable(this.columns.classCount, temperature, squares);
+      this.tables.set(key, table);
+    }
+    table.extend(this.view(), this.frameCount);
+    return table;
+  }
+
+  private append(rows: Trace, labels: Int32Array | null): void {
+    const c = this.columns;
+    const from = c.frameCount;
+    const n = from + rows.frameCount;
+    const k = c.classCount;
+    if (rows.classCount !== k) throw new Error(`rows of ${rows.classCount} classes for a recording of ${k}`);
+    const extend = <T extends Float32Array | Float64Array | Int32Array>(array: T, added: T, width: number): T => {
+      const out = grown(array, from * width, n * width);
+      out.set(added.subarray(0, rows.frameCount * width), from * width);
+      return out;
+    };
+    const metadata: Record<string, MetadataColumn> = {};
+    for (const [name, added] of Object.entries(rows.metadata)) {
+      const held = c.metadata[name];
+      if (added.kind === 'category') {
+        const codes = held?.kind === 'category' ? held.codes : new Int32Array(from).fill(-1);
+        // the dictionary may have grown: the rows carry all of it
+        metadata[name] = { kind: 'category', codes: extend(codes, added.codes, 1), dictionary: added.dictionary };
+      } else {
+        const values = held?.kind === 'number' ? held.values : new Float64Array(from).fill(Number.NaN);
+        metadata[name] = { kind: 'number', values: extend(values, added.values, 1) };
+      }
+    }
+    this.columns = {
+      ...c,
+      frameCount: n,
+      timestampsSeconds: extend(c.timestampsSeconds, rows.timestampsSeconds, 1),
+      zStatic: extend(c.zStatic, rows.zStatic, k),
+      zDyn: extend(c.zDyn, rows.zDyn, k),
+      uRef: extend(c.uRef, rows.uRef, 1),
+      labels,
+      labelNames: rows.labelNames,
+      metadata,
+      ...(c.features === undefined || rows.features === undefined
+        ? {}
+        : {
+            features: {
+              width: c.features.width,
+              values: extend(c.features.values, rows.features.values, c.features.width),
+            },
+          }),
+    };
+  }
+}

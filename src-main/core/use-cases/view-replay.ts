@@ -1,0 +1,124 @@
+import { compileCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
+import { labelLogitsOf, type FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
+import { runGate } from '../../../src-shared/gate/gate-kernel';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { createGateState } from '../../../src-shared/gate/gate-state';
+import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
+import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
+import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
+import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { sliceTrace } from '../../../src-shared/trace/trace-slice';
+
+/**
+ * A recording replayed at one setting for the desk's views (metrics-snapshot.ts), by one of two
+ * paths with the same figures:
+ *  - full vectors: the K fused logits of every frame (replay.ts), scored by the metric suite's row
+ *    pass; every view, any output calibrator.
+ *  - a knob turn with many classes (issue 29): the gate alone, then each frame's top-1,
+ *    confidence, NLL and Brier terms from the recording's fused-score table in O(1) a frame
+ *    (fused-score-table.ts, equal to the full vectors within 1e-12); the scores then hold no
+ *    probabilities, so what reads every class (classwise metrics, per-class diagrams) is left out
+ *    and marked. Taken when the source has tables, the classes exceed EVERY_CLASS_MAX_CLASSES, the
+ *    caller did not ask for every class, and the output calibrator is none or a temperature.
+ */
+export interface TraceSource {
+  view(): Trace;
+  /** The fused-score table of every frame at `temperature` (absent: views fuse the K logits). */
+  table?(temperature: number, squares: boolean): FusedScoreTable;
+}
+
+/** A trace with no tables: its views fuse the K logits. */
+export const plainSource = (trace: Trace): TraceSource => ({ view: () => trace });
+
+/** Up to this many classes a knob turn computes every class (a few hundred thousand values a frame at most). */
+export const EVERY_CLASS_MAX_CLASSES = 100;
+
+/** A trace replayed at one setting, with the scores of its labelled frames. */
+export interface Replayed {
+  trace: Trace;
+  window: string;
+  /** The labelled frames, as indices of `trace` (the window). */
+  frames: Int32Array;
+  output: ReplayOutput;
+  scores: ClassScores | null;
+  top: TopLabelScores | null;
+  /** False when the scores hold no probabilities (the table path): nothing reads every class. */
+  everyClass: boolean;
+}
+
+/** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
+export function windowOf(trace: Trace, lastFrames: number | undefined): Trace {
+  if (lastFrames === undefined || lastFrames >= trace.frameCount) return trace;
+  return sliceTrace(trace, trace.frameCount - lastFrames, trace.frameCount, 'view');
+}
+
+/** The temperature of a calibrator the tables can stand in for (none: 1), or null. */
+function tableTemperature(calibrator: CalibratorSpec | null): number | null {
+  if (calibrator === null) return 1;
+  return calibrator.method === 'temperature' ? calibrator.temperature : null;
+}
+
+export function replayedView(
+  source: TraceSource,
+  settings: GateSettings,
+  lastFrames: number | undefined,
+  calibrator: CalibratorSpec | null = null,
+  everyClass: 'auto' | 'all' = 'auto',
+): Replayed {
+  const recorded = source.view();
+  const trace = windowOf(recorded, lastFrames);
+  const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
+  const frames = labelledFrames(trace);
+  const temperature = tableTemperature(calibrator);
+  const tabled =
+    source.table !== undefined &&
+    everyClass === 'auto' &&
+    recorded.classCount > EVERY_CLASS_MAX_CLASSES &&
+    temperature !== null;
+  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!);
+  const output = replay(trace, settings, {
+    keepFusedLogits: frames.length > 0,
+    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
+  });
+  if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null, everyClass: true };
+  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
+  return { trace, window, frames, output, scores, top: topLabelScores(scores), everyClass: true };
+}
+
+/** The table path: the gate over the window, the rest from the table (see above). */
+function tableView(
+  source: TraceSource,
+  recorded: Trace,
+  trace: Trace,
+  window: string,
+  frames: Int32Array,
+  settings: GateSettings,
+  temperature: number,
+): Replayed {
+  validateTrace(trace);
+  const n = trace.frameCount;
+  const offset = recorded.frameCount - n;
+  const table = source.table!(temperature, true);
+  const output = allocateReplayOutput(n, trace.classCount, false);
+  output.clampedInputs = runGate(settings, trace, 0, n, createGateState(settings.g0), output);
+  table.topInto(output.g, offset, offset + n, output.top1, output.confidence, offset);
+  if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null, everyClass: false };
+  const m = frames.length;
+  const labels = Int32Array.from(frames, (f) => trace.labels![f]!);
+  const entries = Int32Array.from(frames, (f) => f + offset);
+  const top = { confidence: new Float64Array(m), predicted: new Int32Array(m), correct: new Uint8Array(m) };
+  const sampleNll = new Float64Array(m);
+  const sampleBrier = new Float64Array(m);
+  const labelLogits = labelLogitsOf(recorded, entries, labels);
+  table.scoresInto(labelLogits, output.g, entries, labels, { ...top, sampleNll, sampleBrier }, undefined, offset);
+  const scores: ClassScores = {
+    sampleCount: m,
+    classCount: trace.classCount,
+    probabilities: new Float64Array(0),
+    labels,
+    logits: null,
+    sampleNll,
+    sampleBrier,
+  };
+  return { trace, window, frames, output, scores, top, everyClass: false };
+}
