@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildInto } from './bench-build';
 import { row } from './bench-timing';
 
 const BUILD_DIR = 'bench-output/cli-build';
@@ -27,11 +28,7 @@ function medianMs(args: string[], env: NodeJS.ProcessEnv = process.env): number 
 
 export function runCliBench(): void {
   process.stdout.write(`\n== cli: knob --help start-up, median of ${RUNS} runs ==\n`);
-  const build = spawnSync('npx', ['electron-vite', 'build'], {
-    encoding: 'utf8',
-    env: { ...process.env, KNOB_BUILD_DIR: BUILD_DIR },
-  });
-  if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stderr}`);
+  buildInto(BUILD_DIR);
   const built = pathToFileURL(resolve(BUILD_DIR, 'main', 'knob.js')).href;
   const bare = medianMs(['-e', '0']);
   const fromBuild = medianMs(['-e', `import(${JSON.stringify(built)}).then((m) => m.main(['--help']))`]);

@@ -6,9 +6,9 @@
  * the frames the stream got through; then the recorded frame rate at 1x and 4x (speed applied
  * while playing) with their ratio. The renderer is built into bench-output/build, its own copy.
  */
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { startDesk, openSourceAndWait, testIdText } from '../support/desk-page';
+import { buildInto } from './bench-build';
 import { row } from './bench-timing';
 
 const BUILD_DIR = 'bench-output/build';
@@ -44,11 +44,7 @@ const STOP_MEASURING = `(() => {
 
 export async function runDeskBench(): Promise<void> {
   process.stdout.write(`\n== desk: a 60 fps stream for ${PLAY_SECONDS} s in Chromium (browser mode) ==\n`);
-  const build = spawnSync('npx', ['electron-vite', 'build'], {
-    encoding: 'utf8',
-    env: { ...process.env, KNOB_BUILD_DIR: BUILD_DIR },
-  });
-  if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
+  buildInto(BUILD_DIR);
   const app = await startDesk([], resolve(BUILD_DIR, 'renderer'));
   try {
     await app.page.getByTestId('schedule-kind').selectOption('sine');

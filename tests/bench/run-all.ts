@@ -5,6 +5,7 @@ import { runCliBench } from './cli.bench';
 import { runDeployBench } from './deploy.bench';
 import { runDeskBench } from './desk.bench';
 import { runEngineBench } from './engine.bench';
+import { runFieldScaleBench } from './field-scale.bench';
 import { runGateReplayBench } from './gate-replay.bench';
 import { runMetricsBench } from './metrics.bench';
 import { runTuningBench } from './tuning.bench';
@@ -18,6 +19,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   deploy: runDeployBench,
   tuning: runTuningBench,
   cli: runCliBench,
+  field: runFieldScaleBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(

@@ -1,0 +1,61 @@
+/**
+ * The desk's side of the field-scale benchmark (field-scale.bench.ts), in a process of its own so
+ * its peak memory is its own: a trace file loaded as the desk loads one, then the calibration the
+ * desk shows, through the real metrics worker: the first view (the recording sent to the worker,
+ * its fused-score tables built), a knob change (three, median), and the same view computing every
+ * class (the full-vector path a knob turn took before issue 29). Prints one JSON line.
+ * Run with `node --import tsx tests/bench/field-desk-child.ts TRACE [--exact]`.
+ */
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
+import type { Trace } from '../../src-shared/trace/trace';
+import { sliceTrace } from '../../src-shared/trace/trace-slice';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { MetricsWorkerClient } from '../../src-main/core/use-cases/metrics-worker-client';
+
+const [path, ...flags] = process.argv.slice(2);
+const started = performance.now();
+const { trace } = await readTraceFile(path!);
+const loadMs = performance.now() - started;
+const recording = {
+  frameCount: trace.frameCount,
+  copyAll: (): Trace => sliceTrace(trace, 0, trace.frameCount, 'copy'),
+  copyFrom: (from: number) => ({
+    rows: sliceTrace(trace, from, trace.frameCount, 'copy'),
+    labels: trace.labels?.slice() ?? null,
+  }),
+};
+const client = new MetricsWorkerClient();
+let version = 0;
+const view = async (zeta: number, classes: 'auto' | 'all') => {
+  const at = performance.now();
+  const copy = { recording, version: ++version, recordingId: 1, calibrator: null };
+  const snapshot = await client.snapshot(
+    copy,
+    { ...DEFAULT_GATE_SETTINGS, zeta },
+    {
+      groupBy: 'none',
+      detail: 'full',
+      classes,
+    },
+  );
+  return { ms: performance.now() - at, snapshot };
+};
+const first = await view(0.7, 'auto');
+const turns: number[] = [];
+for (const zeta of [0.5, 0.9, 1.2]) turns.push((await view(zeta, 'auto')).ms);
+turns.sort((a, b) => a - b);
+const exact = flags.includes('--exact') ? await view(0.6, 'all') : null;
+await client.close();
+const ece = first.snapshot.values.find((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))?.value ?? null;
+process.stdout.write(
+  `${JSON.stringify({
+    frames: trace.frameCount,
+    classes: trace.classCount,
+    loadMs,
+    firstViewMs: first.ms,
+    knobTurnMs: turns[1],
+    exactViewMs: exact?.ms ?? null,
+    ece,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  })}\n`,
+);

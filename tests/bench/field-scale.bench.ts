@@ -1,0 +1,146 @@
+/**
+ * Issue 29: the app at the size of its users' work, on traces the benchmark writes with the app's
+ * own writer: an hour of a 1,000-class model at 30 fps (108,000 frames) and ten hours of a
+ * ten-class stream (1,080,000 frames). For each: the file's size, then in processes of their own
+ * (each with its peak resident memory) the desk's calibration through the real metrics worker (the
+ * first view, a knob change, and for the hour the same view computing every class, as every knob
+ * turn did before), `knob metrics --trace` and `knob tune`; beside them numpy doing a knob turn's
+ * per-frame work (fuse, softmax, top-1, NLL, ECE at one setting) on the same logits in the same run.
+ * Wall-clock figures are printed, never asserted. Targets (2 cores, CPU): a knob change under 1 s,
+ * metrics under 2 s, a tune under 10 s, peak memory under 1 GB.
+ * `npm run bench -- field` runs it alone; KNOB_FIELD_SCALE=0.1 runs a tenth of each size.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
+import { replay } from '../../src-shared/trace/replay';
+import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { npyBytes } from '../support/npy-writer';
+import { syntheticTrace } from '../support/synthetic-trace';
+import { buildInto } from './bench-build';
+import { row } from './bench-timing';
+import { NUMPY_PYTHON } from './numpy-reference';
+
+const BUILD_DIR = 'bench-output/field-build';
+const FOLDER = resolve('bench-output/field');
+const SCALE = Number(process.env.KNOB_FIELD_SCALE ?? 1);
+
+interface FieldCase {
+  name: string;
+  frames: number;
+  classes: number;
+  /** Also time the full-vector view (every class), as a knob turn cost before issue 29. */
+  exact: boolean;
+}
+
+const CASES: FieldCase[] = [
+  { name: 'one hour at 30 fps, 1,000 classes', frames: Math.round(108_000 * SCALE), classes: 1000, exact: true },
+  { name: 'ten hours at 30 fps, 10 classes', frames: Math.round(1_080_000 * SCALE), classes: 10, exact: false },
+];
+
+/** A command of the app in a process of its own, with its wall time and peak memory. */
+function measured(args: string[]): { ms: number; peakMb: number; stdout: string } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+    env: { ...process.env, KNOB_BUILD_DIR: BUILD_DIR },
+  });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
+  const peak = /KNOB_PEAK_RSS_KB=(\d+)/.exec(result.stderr);
+  return { ms, peakMb: peak === null ? Number.NaN : Number(peak[1]) / 1024, stdout: result.stdout };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** numpy's knob turn on the same logits: fuse at each frame's g, softmax, top-1, NLL and ECE. */
+const NUMPY_KNOB_TURN = `
+import sys, time
+import numpy as np
+d = sys.argv[1]
+zs = np.load(d + '/zs.npy'); zd = np.load(d + '/zd.npy'); g = np.clip(np.load(d + '/g.npy'), 0, 1); y = np.load(d + '/y.npy')
+def turn():
+    n = y.shape[0]; conf = np.empty(n); correct = np.empty(n); nll = 0.0
+    for a in range(0, n, 4096):
+        b = min(n, a + 4096)
+        z = zs[a:b].astype(np.float64) * (1 - g[a:b, None]) + zd[a:b].astype(np.float64) * g[a:b, None]
+        m = z.max(axis=1); s = np.exp(z - m[:, None]).sum(axis=1)
+        conf[a:b] = 1 / s; correct[a:b] = z.argmax(axis=1) == y[a:b]
+        nll += (np.log(s) + m - z[np.arange(b - a), y[a:b]]).sum()
+    bins = np.minimum((conf * 15).astype(np.int64), 14)
+    ece = np.abs(np.bincount(bins, correct, 15) - np.bincount(bins, conf, 15)).sum() / n
+    return ece, nll / n
+t = time.perf_counter(); ece, nll = turn(); ms = (time.perf_counter() - t) * 1000
+print(ms, ece, nll)
+`;
+
+function numpyKnobTurn(trace: ReturnType<typeof syntheticTrace>): string {
+  const folder = join(FOLDER, 'numpy');
+  mkdirSync(folder, { recursive: true });
+  try {
+    const { frameCount: n, classCount: k } = trace;
+    const g = replay(trace, { ...DEFAULT_GATE_SETTINGS, zeta: 0.7 }).g;
+    writeFileSync(join(folder, 'zs.npy'), npyBytes(trace.zStatic, [n, k]));
+    writeFileSync(join(folder, 'zd.npy'), npyBytes(trace.zDyn, [n, k]));
+    writeFileSync(join(folder, 'g.npy'), npyBytes(g, [n]));
+    writeFileSync(join(folder, 'y.npy'), npyBytes(trace.labels!, [n]));
+    const result = spawnSync(NUMPY_PYTHON, ['-c', NUMPY_KNOB_TURN, folder], { encoding: 'utf8', timeout: 600_000 });
+    if (result.error) return `not measured: ${NUMPY_PYTHON} did not run (${result.error.message})`;
+    if (result.status !== 0) return `not measured: numpy failed: ${result.stderr.trim().split('\n').pop()}`;
+    const [ms, ece] = result.stdout.trim().split(' ').map(Number);
+    return `${seconds(ms!)} (ECE ${ece!.toPrecision(6)})`;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+export async function runFieldScaleBench(): Promise<void> {
+  process.stdout.write(`\n== field scale (issue 29)${SCALE === 1 ? '' : `, at ${SCALE} of each size`} ==\n`);
+  buildInto(BUILD_DIR);
+  mkdirSync(FOLDER, { recursive: true });
+  for (const c of CASES) {
+    process.stdout.write(`${c.name}: ${c.frames.toLocaleString('en')} frames x ${c.classes} classes\n`);
+    const trace = syntheticTrace({ frames: c.frames, classCount: c.classes, seed: 29 });
+    const path = join(FOLDER, `${c.classes}-classes.arrow`);
+    let started = performance.now();
+    writeFileSync(path, encodeTraceFile(trace, null));
+    const bytes = statSync(path).size;
+    row(
+      'trace file written by the app',
+      `${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / c.frames).toFixed(0)} bytes a frame, ${seconds(performance.now() - started)}`,
+    );
+    try {
+      const desk = measured([
+        '--import',
+        'tsx',
+        'tests/bench/field-desk-child.ts',
+        path,
+        ...(c.exact ? ['--exact'] : []),
+      ]);
+      const view = JSON.parse(desk.stdout.trim().split('\n').pop()!) as Record<string, number | null>;
+      row('desk: load the trace', seconds(view.loadMs!));
+      row('desk: first calibration view (tables built)', seconds(view.firstViewMs!));
+      row('desk: a knob change, median of 3 (target < 1 s)', seconds(view.knobTurnMs!));
+      if (view.exactViewMs !== null)
+        row(
+          '  the same view with every class (before issue 29)',
+          `${seconds(view.exactViewMs!)} = ${(view.exactViewMs! / view.knobTurnMs!).toFixed(1)} x the knob change`,
+        );
+      row('desk process peak memory (target < 1,024 MB)', `${view.peakRssMb!.toFixed(0)} MB`);
+      started = performance.now();
+      const metrics = measured(['tests/support/measured-cli.mjs', 'metrics', '--trace', path, '--json']);
+      row('knob metrics --trace (target < 2 s)', `${seconds(metrics.ms)}, peak ${metrics.peakMb.toFixed(0)} MB`);
+      const tune = measured(['tests/support/measured-cli.mjs', 'tune', path, '--json']);
+      const tuned = JSON.parse(tune.stdout) as { evaluations: number };
+      row(
+        `knob tune, ${tuned.evaluations} settings (target < 10 s)`,
+        `${seconds(tune.ms)}, peak ${tune.peakMb.toFixed(0)} MB`,
+      );
+      row('numpy: one knob turn on the same logits (/usr/bin/python3)', numpyKnobTurn(trace));
+    } finally {
+      rmSync(path, { force: true });
+    }
+  }
+}
