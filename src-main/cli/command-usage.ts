@@ -1,6 +1,6 @@
 import { CORRUPTION_NAMES } from '../../src-shared/corruptions';
 import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS } from '../../src-shared/gate';
-import { PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+import { EVERY_CLASS_MAX_CLASSES, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { TUNING_METRICS } from '../../src-shared/tuning';
 import { GATE_USAGE, SCHEDULE_USAGE } from './cli-args';
@@ -44,10 +44,13 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
                --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]
-               [--tce] [--intervals] [--json]
+               [--tce] [--every-class] [--intervals] [--json]
       Every calibration metric with its identity (default: 15 equal-width and 15 equal-mass bins
       plus every preset). Files: .npy, .npz (arrays 'logits'/'probabilities' and 'labels'), .json, .csv.
-      A trace gives the fused output (replayed at the recorded or given settings) and each branch.
+      A trace gives the fused output (replayed at the recorded or given settings) and each branch;
+      with more than ${EVERY_CLASS_MAX_CLASSES} classes each frame is scored on its own (memory that does not grow
+      with K) and the classwise metrics, which read every class of every frame, are marked not
+      computed: --every-class computes them.
       TCE (Matsubara et al. 2023) is included up to 100,000 samples; --tce includes it above.
       --intervals adds accuracy, NLL, Brier and ECE with 95 % percentile-bootstrap intervals, and the
       debiased L2-CE (U-statistic) with its asymptotic interval (Sun et al. 2024) and its bootstrap one.

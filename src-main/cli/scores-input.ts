@@ -1,7 +1,20 @@
 import { KnobError } from '../../src-shared/errors';
-import { scoresFromLogits, scoresFromProbabilities, type ClassScores } from '../../src-shared/metrics/scores';
+import {
+  scoresFromLogits,
+  scoresFromProbabilities,
+  type ClassScores,
+  type TopLabelScores,
+} from '../../src-shared/metrics/scores';
 import { replay } from '../../src-shared/trace/replay';
-import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import {
+  featuresOfFrames,
+  labelledFrames,
+  scoresOfFrames,
+  topLabelScoresOfFrames,
+} from '../../src-shared/trace/trace-scores';
+import type { Trace } from '../../src-shared/trace/trace';
+import type { GateSettings } from '../../src-shared/gate/gate-settings';
+import { EVERY_CLASS_MAX_CLASSES } from '../../src-shared/metrics/metric-suite';
 import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
@@ -27,6 +40,11 @@ export const SCORES_INPUT_USAGE = `(--logits F | --probabilities F) --labels F |
 export interface ScoresSubject {
   subject: string;
   scores: ClassScores;
+  /**
+   * The top-label pairs when the scores hold no probabilities: a trace of more than
+   * EVERY_CLASS_MAX_CLASSES classes read without every class (its memory then does not grow with K).
+   */
+  top?: TopLabelScores;
   /** The model's features of the same frames, when a trace recorded them. */
   features?: RowFeatures | null;
   /** The model a trace was recorded with (null: unknown, or not a trace). */
@@ -61,18 +79,22 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
 
 export async function readScoresInput(
   values: Record<string, string | boolean | string[] | boolean[] | undefined>,
+  /** 'auto': above EVERY_CLASS_MAX_CLASSES a trace's scores are top-label only (see ScoresSubject.top). */
+  classes: 'auto' | 'all' = 'all',
 ): Promise<ScoresSubject[]> {
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
     const file = await readTraceFile(trace);
     const { gate: settings } = await settingsOverTrace(values, file);
     const model = storedProvenanceOf(file.context)?.model ?? null;
-    const output = replay(file.trace, settings, { keepFusedLogits: true });
     const frames = labelledFrames(file.trace);
     const features = featuresOfFrames(file.trace, frames);
+    if (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES)
+      return topLabelSubjects(trace, file.trace, settings, frames, model);
+    const output = replay(file.trace, settings, { keepFusedLogits: true });
     return [
       {
-        subject: `fused output of ${trace} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`,
+        subject: fusedSubject(trace, settings),
         scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
         features,
         model,
@@ -102,4 +124,28 @@ export async function readScoresInput(
       scores: await scoresFromFiles(input, labels, logits === undefined),
     },
   ];
+}
+
+/**
+ * A many-class trace's fused output and branches, top-label only: each frame fused (at its gate
+ * value; 0 and 1 are the branches) and scored on its own (topLabelScoresOfFrames), so memory stays
+ * that of the trace.
+ */
+function topLabelSubjects(
+  path: string,
+  trace: Trace,
+  settings: GateSettings,
+  frames: Int32Array,
+  model: ScoresSubject['model'],
+): ScoresSubject[] {
+  const gates: Array<[string, Float64Array]> = [
+    [fusedSubject(path, settings), replay(trace, settings).g],
+    [`static branch of ${path}`, new Float64Array(trace.frameCount)],
+    [`dynamic branch of ${path}`, new Float64Array(trace.frameCount).fill(1)],
+  ];
+  return gates.map(([subject, g]) => ({ subject, ...topLabelScoresOfFrames(trace, g, frames), model }));
+}
+
+function fusedSubject(path: string, settings: GateSettings): string {
+  return `fused output of ${path} (${settings.variant}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s, ${settings.mode})`;
 }

@@ -36,6 +36,13 @@ export const EQUAL_MASS_15: BinningSpec = {
   edgeRule: 'right-closed',
 };
 
+/**
+ * Up to this many classes every view computes every class; above it a knob turn (the desk) and
+ * `knob metrics` compute what costs O(frames) and leave the classwise metrics to an explicit
+ * request (issue 29): they read every class's probability on every frame.
+ */
+export const EVERY_CLASS_MAX_CLASSES = 100;
+
 export interface MetricSuiteOptions {
   /** Binnings for the binned metrics (default: 15 equal-width and 15 equal-mass bins). */
   binnings?: BinningSpec[];
@@ -220,6 +227,8 @@ export function presetMetrics(
   preset: PresetName,
   scores: ClassScores,
   top: TopLabelScores = topLabelScores(scores),
+  /** false: what reads every class (the marginal debiased L2-CE) is marked not computed (MetricSuiteOptions.everyClass). */
+  everyClass = true,
 ): MetricValue[] {
   const positiveClass = scores.classCount === 2 && PRESET_TWO_CLASS_CONVENTIONS[preset] === 'positive-class';
   const pairs = positiveClass ? positiveClassPairs(scores) : top;
@@ -261,7 +270,10 @@ export function presetMetrics(
         ...topLabelBinnedMetrics(pairs, EQUAL_MASS_15).filter((m) => m.name === 'debiased L2-CE'),
         ...(positiveClass
           ? []
-          : classwiseMetrics(scores, EQUAL_MASS_15).filter((m) => m.name === 'marginal debiased L2-CE')),
+          : (everyClass
+              ? classwiseMetrics(scores, EQUAL_MASS_15)
+              : classwiseNotComputed([EQUAL_MASS_15], scores.classCount)
+            ).filter((m) => m.name === 'marginal debiased L2-CE')),
       ]);
     case 'smooth-ece':
       return tag([smoothEce(pairs.confidence, pairs.correct).value]);

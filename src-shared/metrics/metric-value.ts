@@ -26,7 +26,8 @@ export interface NotEnoughFrames {
 
 /**
  * Why a metric has no value: it reads every class's probability on every frame, which a knob turn
- * at this many classes does not compute (issue 29: a knob turn costs O(frames)); asked for, it is.
+ * or `knob metrics` at this many classes does not compute (issue 29: they cost O(frames) in
+ * memory, a knob turn in time too); asked for, it is.
  */
 export interface EveryClassNotComputed {
   reason: 'every class not computed';
@@ -53,5 +54,5 @@ export function everyClassNotComputed(name: string, identity: string, classCount
 export function unavailableText(unavailable: Unavailable): string {
   return unavailable.reason === 'not enough frames'
     ? `${unavailable.reason}: needs ${unavailable.needed}, got ${unavailable.got}`
-    : `not computed on a knob turn at ${unavailable.classCount} classes (it reads every class's probability on every frame): compute all classes to get it`;
+    : `not computed at ${unavailable.classCount} classes (it reads every class's probability on every frame): ask for every class to get it`;
 }

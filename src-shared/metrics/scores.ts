@@ -157,6 +157,8 @@ export function topLabelRowsInto(
  *
  * A non-finite logit is refused with its sample and class: a row whose logits do not sum to a
  * finite number is scanned for the culprit (float32-range logits cannot overflow the sum).
+ * `probabilities` null keeps none (a K-long scratch row instead, the same arithmetic): the
+ * top-label pairs, NLL and Brier terms of a many-class output in memory that does not grow with K.
  */
 export function scoreRowsInto(
   logits: LogitArray,
@@ -164,25 +166,33 @@ export function scoreRowsInto(
   classCount: number,
   from: number,
   to: number,
-  out: { probabilities: Float64Array; sampleNll: Float64Array; sampleBrier: Float64Array; top: TopLabelScores },
+  out: {
+    probabilities: Float64Array | null;
+    sampleNll: Float64Array;
+    sampleBrier: Float64Array;
+    top: TopLabelScores;
+  },
 ): void {
-  const { probabilities, sampleNll, sampleBrier } = out;
+  const { sampleNll, sampleBrier } = out;
   const { confidence, predicted, correct } = out.top;
   const k = classCount;
+  const keep = out.probabilities !== null;
+  const probabilities = out.probabilities ?? new Float64Array(k);
   for (let i = from; i < to; i++) {
-    const offset = i * k;
+    const offset = keep ? i * k : 0;
+    const rowAt = i * k;
     const label = labels[i];
     let max = -Infinity;
     let logitSum = 0;
     for (let c = 0; c < k; c++) {
-      const z = logits[offset + c];
+      const z = logits[rowAt + c];
       logitSum += z;
       if (z > max) max = z;
     }
-    if (!Number.isFinite(logitSum)) failOnRow(logits, offset, k);
+    if (!Number.isFinite(logitSum)) failOnRow(logits, rowAt, k);
     let sum = 0;
     for (let c = 0; c < k; c++) {
-      const e = expNonPositive(logits[offset + c] - max);
+      const e = expNonPositive(logits[rowAt + c] - max);
       probabilities[offset + c] = e;
       sum += e;
     }
@@ -200,7 +210,7 @@ export function scoreRowsInto(
       const d = p - (c === label ? 1 : 0);
       brier += d * d;
     }
-    sampleNll[i] = max + Math.log(sum) - logits[offset + label];
+    sampleNll[i] = max + Math.log(sum) - logits[rowAt + label];
     sampleBrier[i] = brier;
     confidence[i] = bestProbability;
     predicted[i] = best;

@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
-import type { ClassScores } from '../metrics/scores';
-import { scoresFromLogits } from '../metrics/scores';
+import { fuseRowInto } from '../fusion/convex-fusion';
+import { scoreRowsInto, scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
@@ -31,6 +31,64 @@ export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Ar
     labels[j] = trace.labels[i];
   }
   return scoresFromLogits(selected, k, labels);
+}
+
+/**
+ * The top-label pairs, NLL and Brier terms of the fused output of the given frames at the gate
+ * values `g` (indexed by frame; all 0 is the static branch, all 1 the dynamic one, bit for bit),
+ * fused and scored a frame at a time: memory that does not grow with K (no fused logits, no
+ * probabilities kept), for outputs with many classes. The scores hold no probabilities.
+ */
+export function topLabelScoresOfFrames(
+  trace: Trace,
+  g: Float64Array,
+  frames: Int32Array,
+): { scores: ClassScores; top: TopLabelScores } {
+  if (trace.labels === null || frames.length === 0)
+    throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
+  const k = trace.classCount;
+  const n = frames.length;
+  const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
+  const out = {
+    probabilities: null,
+    sampleNll: new Float64Array(n),
+    sampleBrier: new Float64Array(n),
+    top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
+  };
+  // a chunk of rows fused, then scored in one call (its outputs copied into place)
+  const rows = Math.max(1, Math.min(n, 256));
+  const chunk = new Float64Array(rows * k);
+  const chunkLabels = new Int32Array(rows);
+  const scored = {
+    probabilities: null,
+    sampleNll: new Float64Array(rows),
+    sampleBrier: new Float64Array(rows),
+    top: { confidence: new Float64Array(rows), predicted: new Int32Array(rows), correct: new Uint8Array(rows) },
+  };
+  for (let from = 0; from < n; from += rows) {
+    const count = Math.min(rows, n - from);
+    for (let r = 0; r < count; r++) {
+      const i = frames[from + r]!;
+      fuseRowInto(trace.zStatic, trace.zDyn, i * k, k, g[i]!, chunk, r * k);
+      chunkLabels[r] = labels[from + r]!;
+    }
+    scoreRowsInto(chunk, chunkLabels, k, 0, count, scored);
+    out.sampleNll.set(scored.sampleNll.subarray(0, count), from);
+    out.sampleBrier.set(scored.sampleBrier.subarray(0, count), from);
+    out.top.confidence.set(scored.top.confidence.subarray(0, count), from);
+    out.top.predicted.set(scored.top.predicted.subarray(0, count), from);
+    out.top.correct.set(scored.top.correct.subarray(0, count), from);
+  }
+  const scores: ClassScores = {
+    sampleCount: n,
+    classCount: k,
+    probabilities: new Float64Array(0),
+    labels,
+    logits: null,
+    sampleNll: out.sampleNll,
+    sampleBrier: out.sampleBrier,
+  };
+  return { scores, top: out.top };
 }
 
 /** The model's features of the given frames, in their order (null when the trace has none). */

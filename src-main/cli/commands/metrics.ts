@@ -1,7 +1,14 @@
 import type { EdgeRule } from '../../../src-shared/metrics/bin-location';
 import type { BinningSpec, MassEdges } from '../../../src-shared/metrics/binning';
 import { ParallelMetricSuite } from '../../core/metrics/parallel-metric-suite';
-import { EQUAL_WIDTH_15, PRESET_NAMES, presetMetrics, type PresetName } from '../../../src-shared/metrics/metric-suite';
+import {
+  EQUAL_WIDTH_15,
+  metricSuite,
+  PRESET_NAMES,
+  presetMetrics,
+  type MetricSuiteOptions,
+  type PresetName,
+} from '../../../src-shared/metrics/metric-suite';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import { unavailableText, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
@@ -15,7 +22,8 @@ import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 /**
  * knob metrics: every calibration metric of (logits or probabilities, labels), or of a recorded
  * trace's fused output, each with its identity. Default: the full suite at 15 equal-width and 15
- * equal-mass bins plus every named preset; --preset or --bins/--binning/--edges narrow it.
+ * equal-mass bins plus every named preset; --preset or --bins/--binning/--edges narrow it. A trace
+ * of many classes is scored a frame at a time, its classwise metrics left to --every-class.
  */
 const EDGE_RULES: EdgeRule[] = ['left-closed', 'right-closed', 'one-in-extra-bin'];
 
@@ -23,13 +31,21 @@ type Values = ReturnType<typeof parseMetricsArgs>['values'];
 
 /**
  * Which metrics the options ask for, as a function of one subject's scores. The full suite runs on
- * both cores (ParallelMetricSuite) when the input is large enough for it to pay.
+ * both cores (ParallelMetricSuite) when the input is large enough for it to pay; top-label scores
+ * (a trace of many classes read without --every-class) take the one-thread suite, which is then
+ * O(frames), with the classwise metrics marked not computed.
  */
 function metricSelection(
   values: Values,
   presets: PresetName[],
   parallel: ParallelMetricSuite,
-): (scores: ClassScores, top: TopLabelScores) => Promise<MetricValue[]> {
+): (scores: ClassScores, top: TopLabelScores, everyClass: boolean) => Promise<MetricValue[]> {
+  const suite = (scores: ClassScores, top: TopLabelScores, everyClass: boolean, options: MetricSuiteOptions) =>
+    everyClass
+      ? parallel.fromScores(scores, options)
+      : Promise.resolve(metricSuite(scores, { ...options, everyClass }, top));
+  const presetValues = (scores: ClassScores, top: TopLabelScores, everyClass: boolean, names: readonly PresetName[]) =>
+    names.flatMap((p) => presetMetrics(p, scores, top, everyClass));
   const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
   if (custom) {
     const bins = positiveInteger(values.bins, 'bins', 15, 10_000);
@@ -43,19 +59,19 @@ function metricSelection(
     if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
-    return async (scores, top) => [
-      ...(await parallel.fromScores(scores, {
+    return async (scores, top, everyClass) => [
+      ...(await suite(scores, top, everyClass, {
         binnings: [spec],
         includeMmce: values.mmce,
         includeTce: withTce(values, scores),
       })),
-      ...presets.flatMap((p) => presetMetrics(p, scores, top)),
+      ...presetValues(scores, top, everyClass, presets),
     ];
   }
-  if (presets.length > 0) return async (scores, top) => presets.flatMap((p) => presetMetrics(p, scores, top));
-  return async (scores, top) => [
-    ...(await parallel.fromScores(scores, { includeMmce: values.mmce, includeTce: withTce(values, scores) })),
-    ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top)),
+  if (presets.length > 0) return async (scores, top, everyClass) => presetValues(scores, top, everyClass, presets);
+  return async (scores, top, everyClass) => [
+    ...(await suite(scores, top, everyClass, { includeMmce: values.mmce, includeTce: withTce(values, scores) })),
+    ...presetValues(scores, top, everyClass, PRESET_NAMES),
   ];
 }
 
@@ -73,6 +89,7 @@ function parseMetricsArgs(args: string[]) {
     'mass-edges': { type: 'string' },
     mmce: { type: 'boolean', default: false },
     tce: { type: 'boolean', default: false },
+    'every-class': { type: 'boolean', default: false },
     intervals: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   });
@@ -90,14 +107,14 @@ export async function metricsCommand(args: string[]): Promise<number> {
   const selection = metricSelection(values, presets as PresetName[], parallel);
   const results = [];
   try {
-    const subjects = await readScoresInput(values);
-    for (const { subject, scores } of subjects) {
-      const top = topLabelScores(scores);
+    const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto');
+    for (const { subject, scores, top: given } of subjects) {
+      const top = given ?? topLabelScores(scores);
       results.push({
         subject,
         samples: scores.sampleCount,
         classes: scores.classCount,
-        metrics: await selection(scores, top),
+        metrics: await selection(scores, top, given === undefined),
         headline: values.intervals ? headlineFigures(scores, top) : undefined,
         l2CeIntervals: values.intervals
           ? l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15)

@@ -3,6 +3,7 @@ import { labelLogitsOf, type FusedScoreTable } from '../../../src-shared/fusion/
 import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { createGateState } from '../../../src-shared/gate/gate-state';
+import { EVERY_CLASS_MAX_CLASSES } from '../../../src-shared/metrics/metric-suite';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
@@ -29,9 +30,6 @@ export interface TraceSource {
 
 /** A trace with no tables: its views fuse the K logits. */
 export const plainSource = (trace: Trace): TraceSource => ({ view: () => trace });
-
-/** Up to this many classes a knob turn computes every class (a few hundred thousand values a frame at most). */
-export const EVERY_CLASS_MAX_CLASSES = 100;
 
 /** A trace replayed at one setting, with the scores of its labelled frames. */
 export interface Replayed {
