@@ -7,6 +7,7 @@ import { GATE_USAGE, SCHEDULE_USAGE } from './cli-args';
 import { SOURCE_USAGE } from './source-args';
 import { MODEL_USAGE } from './model-args';
 import { SCORES_INPUT_USAGE } from './scores-input';
+import { BATCH_MEMORY_BUDGET_BYTES } from '../core/inference/batch-size';
 import type { CommandName } from './knob';
 
 /**
@@ -37,6 +38,9 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
       --record-features keeps the model's 'features' output in the trace (for the dac and procal
       calibrators; about 0.8 KB a frame for the shipped model).
+      The batch is chosen from the model's input size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB (256 frames of
+      28x28, 22 of 224x224x3; the run says which) unless --batch N. Ctrl-C stops the run between
+      batches and keeps the frames computed.
 `,
   replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
       The same outputs from a recorded trace with any settings (default: the recorded ones), no model.
@@ -82,9 +86,11 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       Paper Table 2 on Fashion-MNIST-C in reset mode: Static, Dynamic, Knob-IA, ODE-Lite, Knob-ODE.
       The default corruptions are those the model's input can take (no colour ones on grayscale).
 `,
-  bench: `  knob bench ${MODEL_USAGE}
+  bench: `  knob bench ${MODEL_USAGE} [--source default|DATASET|FOLDER|VIDEO]
              [--batch N] [--frames N] [--rounds N] [--live-seconds S] [--live-fps F] [--json]
-      Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency.
+      Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency, on any model
+      and source (frames fitted to the model's input). The batch is chosen from the model's input
+      size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB unless --batch N.
 `,
   response: `  knob response ${GATE_USAGE} [--fps F] [--json]
       Step and frequency figures of the gate: continuous, and discrete at the frame rate.

@@ -2,11 +2,12 @@ import { benchEngine, type EngineBenchReport } from '../../core/engine/engine-be
 import { MAX_BATCH, numberInRange, positiveInteger, parseCommandArgs } from '../cli-args';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
-/** knob bench: bare onnxruntime vs the engine, gate + fusion share, and the live path, in one run. */
+/** knob bench: bare onnxruntime vs the engine, gate + fusion share, and the live path, in one run, on any model and source. */
 export function benchLines(r: EngineBenchReport): string[] {
   const live = r.live.endToEnd;
   return [
-    `model ${r.model}; provider ${r.executionProvider}${r.skippedProviders.length ? ` (skipped: ${r.skippedProviders.map((s) => s.name).join(', ')})` : ''}; batch ${r.batchSize}; ${r.frames} frames`,
+    `model ${r.model}; provider ${r.executionProvider}${r.skippedProviders.length ? ` (skipped: ${r.skippedProviders.map((s) => s.name).join(', ')})` : ''}; ${r.frames} frames of ${r.source}`,
+    `batch: ${r.batch}`,
     `bare onnxruntime-node      ${r.bare.framesPerSecond.toFixed(0).padStart(8)} frames/s (${(r.bare.inferenceMsPerFrame * 1000).toFixed(1)} µs/frame; median of ${r.rounds}: ${r.bare.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `bare, engine's layout      ${r.bareEngineLayout.framesPerSecond.toFixed(0).padStart(8)} frames/s (${r.bareEngineLayout.sessions} session${r.bareEngineLayout.sessions === 1 ? '' : 's'} x ${r.bareEngineLayout.threadsPerSession} thread${r.bareEngineLayout.threadsPerSession === 1 ? '' : 's'}, batches at once; median of ${r.rounds}: ${r.bareEngineLayout.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `engine offline             ${r.engine.framesPerSecond.toFixed(0).padStart(8)} frames/s (median of ${r.rounds}: ${r.engine.rounds.map((v) => v.toFixed(0)).join(', ')})`,
@@ -20,6 +21,7 @@ export function benchLines(r: EngineBenchReport): string[] {
 export async function benchCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...MODEL_OPTIONS,
+    source: { type: 'string', default: 'default' },
     batch: { type: 'string' },
     frames: { type: 'string' },
     'live-seconds': { type: 'string' },
@@ -29,7 +31,8 @@ export async function benchCommand(args: string[]): Promise<number> {
   });
   const report = await benchEngine({
     model: modelOptionsFromArgs(values),
-    batchSize: positiveInteger(values.batch, 'batch', 256, MAX_BATCH),
+    source: values.source,
+    batchSize: values.batch === undefined ? undefined : positiveInteger(values.batch, 'batch', 1, MAX_BATCH),
     frames: positiveInteger(values.frames, 'frames', 10240, 1_000_000),
     liveSeconds: numberInRange(values['live-seconds'], 'live-seconds', 30, { min: 0, max: 3600, aboveMin: true }),
     liveFps: numberInRange(values['live-fps'], 'live-fps', 60, { min: 0, max: 1000, aboveMin: true }),

@@ -170,7 +170,8 @@ export async function probeCommand(args: string[]): Promise<number> {
   };
   if (kind === 'step') STEP_PROBE.plan(stepInput, frameRateHz ?? 30);
   else FREQUENCY_PROBE.plan(frequencyInput, frameRateHz ?? 30);
-  const batchSize = positiveInteger(values.batch, 'batch', 256, 4096);
+  // default: chosen from the model's input size (batch-size.ts)
+  const batchSize = values.batch === undefined ? undefined : positiveInteger(values.batch, 'batch', 1, 4096);
   const client = await InferenceClient.start(modelOptionsFromArgs(values));
   const call = commandCall(`${kind} probe`, values.json);
   try {

@@ -3,7 +3,8 @@ import { KnobError } from '../../../src-shared/errors';
 import { FRAME_RATE_RANGE_HZ } from '../../../src-shared/gate';
 import { checkOutputFolder } from '../../core/files/output-files';
 import { InferenceClient } from '../../core/inference/inference-client';
-import { DEFAULT_OFFLINE_BATCH_FRAMES, runSourceOffline } from '../../core/use-cases/run-offline';
+import { runSourceOffline } from '../../core/use-cases/run-offline';
+import { batchFramesFor } from '../../core/inference/batch-size';
 import { replayRun } from '../../core/use-cases/replay-run';
 import { runProvenance } from '../../core/report/provenance';
 import {
@@ -52,7 +53,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const modelOptions = modelOptionsFromArgs(values);
   const frameRateHz =
     values['frame-rate'] === undefined ? undefined : frameRateOption(values['frame-rate'], 'frame-rate', 30);
-  const batchSize = positiveInteger(values.batch, 'batch', DEFAULT_OFFLINE_BATCH_FRAMES, MAX_BATCH);
+  // the batch: --batch, or chosen from the model's input size once it is loaded
+  const batchGiven = values.batch === undefined ? undefined : positiveInteger(values.batch, 'batch', 1, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
   // the schedule's options now, at the highest frame rate (the source's, known once it opens, is
   // checked below), and the output folder: neither waits for the model to start
@@ -70,7 +72,12 @@ export async function runCommand(args: string[]): Promise<number> {
     const model = client.description;
     checkSettingsForModel(values, settingsModel, model);
     if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
-    if (!values.json) process.stderr.write(`${describeModel(model)}\n`);
+    const batch = batchGiven === undefined ? batchFramesFor(model.input) : null;
+    const batchSize = batchGiven ?? batch!.frames;
+    if (!values.json)
+      process.stderr.write(
+        `${describeModel(model)}\nbatch: ${batch?.reason ?? `${batchSize} frames a batch (--batch)`}\n`,
+      );
     const source = await openSourceFromArgs(values, model, frameRateHz);
     if (!values.json) process.stderr.write(describeSourceLines(source.info));
     const schedule = scheduleFromArgs(values, source.info.frameRateHz);

@@ -12,7 +12,11 @@ import { cpuSessionLayout, type SessionLayout } from '../inference/session-layou
 import { startEntryWorker } from '../workers/entry-worker';
 import type { FromBareSession, ToBareSession } from './bare-session-worker';
 import { InferenceClient } from '../inference/inference-client';
-import { openSource } from '../sources/open-source';
+import { openSourcePath } from '../sources/open-source';
+import { batchFramesFor } from '../inference/batch-size';
+import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
+import type { InputSpec } from '../../../src-shared/frames/input-spec';
+import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import type { FrameSource } from '../sources/frame-source';
 import { livePipelineOnNewRecording } from './live-pipeline';
 import { runOffline } from './offline-run';
@@ -34,7 +38,10 @@ import { unknownProvenance } from '../report/provenance';
  */
 export interface EngineBenchOptions {
   model: ModelOptions;
-  batchSize: number;
+  /** The frames streamed: a dataset, folder or video path, or 'default' (the embedded test set). */
+  source?: string;
+  /** Frames a batch; default: as many as the model's input size allows (batch-size.ts). */
+  batchSize?: number;
   frames: number;
   liveSeconds: number;
   liveFps: number;
@@ -45,6 +52,9 @@ export interface EngineBenchOptions {
 
 export interface EngineBenchReport {
   model: string;
+  /** The frames streamed, in words, and how the batch was chosen. */
+  source: string;
+  batch: string;
   executionProvider: string;
   skippedProviders: Array<{ name: string; reason: string }>;
   batchSize: number;
@@ -117,8 +127,22 @@ async function openBareSessions(
 }
 
 async function firstBatch(source: FrameSource, count: number): Promise<Uint8Array> {
-  for await (const batch of source.batches(count)) return batch.frames;
+  for await (const batch of source.batches(count)) {
+    if (batch.count < count)
+      throw new KnobError('INVALID_INPUT', `the bench needs ${count} frames of its source, which has ${batch.count}`);
+    return batch.frames;
+  }
   throw new KnobError('INVALID_INPUT', 'the bench source has no frames');
+}
+
+/** `count` source frames fitted to the model's input (no corruption). */
+function fitted(frames: Uint8Array, source: FrameSource, spec: InputSpec, count: number): Uint8Array {
+  const { width, height, channels } = source.info;
+  const target = { width: spec.width, height: spec.height, channels: spec.channels };
+  const out = new Uint8Array(count * spec.width * spec.height * spec.channels);
+  const preparer = createFramePreparer(target, { kind: 'none' }, 0);
+  preparer.prepare(frames, { width, height, channels }, count, 0, 0, out, allocateBatchMetadata(count));
+  return out;
 }
 
 export async function benchEngine(options: EngineBenchOptions): Promise<EngineBenchReport> {
@@ -126,19 +150,14 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
   try {
     const model = client.description;
     const spec = model.input;
-    const source = await openSource({ kind: 'embedded' }, { target: spec, labelNames: model.labelNames });
-    if (
-      source.info.width !== spec.width ||
-      source.info.height !== spec.height ||
-      source.info.channels !== spec.channels
-    ) {
-      throw new KnobError(
-        'INVALID_INPUT',
-        `the bench streams the embedded ${source.info.width}x${source.info.height} set; the model takes ${spec.width}x${spec.height}x${spec.channels}`,
-      );
-    }
-    const batches = Math.max(1, Math.round(options.frames / options.batchSize));
-    const frames = batches * options.batchSize;
+    const source = await openSourcePath(options.source ?? 'default', {
+      target: spec,
+      labelNames: model.labelNames,
+    });
+    const chosen = options.batchSize === undefined ? batchFramesFor(spec) : null;
+    const batchSize = options.batchSize ?? chosen!.frames;
+    const batches = Math.max(1, Math.round(options.frames / batchSize));
+    const frames = batches * batchSize;
 
     // 1. Bare onnxruntime-node on the provider the engine got, same session options.
     const bytes = await readUserFile(model.paths[0], 'model');
@@ -146,13 +165,14 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     // Distinct real batches (the first `distinct` of the stream), each in its own tensor, so bare
     // inference pays the same memory traffic as the engine rather than rerunning one cached input.
     const distinct = Math.min(batches, 8);
-    const firstFrames = await firstBatch(source, distinct * options.batchSize);
+    // fitted to the model's input as the engine fits them (prepare-frames.ts), so any source serves
+    const firstFrames = fitted(await firstBatch(source, distinct * batchSize), source, spec, distinct * batchSize);
     const frameValues = spec.width * spec.height * spec.channels;
     const map = tensorMap(spec);
     const feedsList = Array.from({ length: distinct }, (_, b) => {
-      const data = new Float32Array(options.batchSize * frameValues);
-      framesToTensorInto(firstFrames.subarray(b * options.batchSize * frameValues), options.batchSize, spec, map, data);
-      return { [bare.session.inputNames[0]]: new ort.Tensor('float32', data, tensorShape(spec, options.batchSize)) };
+      const data = new Float32Array(batchSize * frameValues);
+      framesToTensorInto(firstFrames.subarray(b * batchSize * frameValues), batchSize, spec, map, data);
+      return { [bare.session.inputNames[0]]: new ort.Tensor('float32', data, tensorShape(spec, batchSize)) };
     });
     const feeds = feedsList[0];
     for (let i = 0; i < 3; i++) await bare.session.run(feeds);
@@ -164,7 +184,7 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       model.paths[0],
       model.executionProvider,
       layout,
-      tensorShape(spec, options.batchSize),
+      tensorShape(spec, batchSize),
       feedsList.map((f) => f[bare.session.inputNames[0]].data as Float32Array),
     );
 
@@ -176,14 +196,14 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       schedule: { kind: 'none' as const },
       streamSeed: 0,
       settings: DEFAULT_GATE_SETTINGS,
-      batchSize: options.batchSize,
+      batchSize,
     };
     const bareFps: number[] = [];
     const laidOutFps: number[] = [];
     const engineFps: number[] = [];
     let offline: Awaited<ReturnType<typeof runOffline>> | null = null;
     try {
-      await runOffline({ ...run, maxFrames: options.batchSize * 2 });
+      await runOffline({ ...run, maxFrames: batchSize * 2 });
       for (let round = 0; round < options.rounds; round++) {
         options.onProgress?.(`round ${round + 1} of ${options.rounds}: bare onnxruntime-node, then the engine`);
         const bareStarted = performance.now();
@@ -241,7 +261,9 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       model: model.paths.join(' + '),
       executionProvider: model.executionProvider,
       skippedProviders: model.skippedProviders,
-      batchSize: options.batchSize,
+      source: source.info.description,
+      batch: chosen?.reason ?? `${batchSize} frames a batch (given)`,
+      batchSize,
       frames,
       rounds: options.rounds,
       bare: { framesPerSecond: bareMedian, inferenceMsPerFrame, rounds: bareFps },

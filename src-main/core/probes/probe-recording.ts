@@ -14,6 +14,7 @@ import {
 import { seededRandom } from '../../../src-shared/random';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { runOffline } from '../engine/offline-run';
+import { batchFramesFor } from '../inference/batch-size';
 import type { InferenceClient } from '../inference/inference-client';
 import type { FrameSource } from '../sources/frame-source';
 import { sourceName } from '../sources/source-name';
@@ -68,7 +69,7 @@ async function recordStreams(streams: ProbeStream[], options: ProbeRecordingOpti
       streamSeed: stream.seed,
       // the recording's own settings do not matter: the probe replays the trace at the knobs asked
       settings: DEFAULT_GATE_SETTINGS,
-      batchSize: options.batchSize ?? 256,
+      batchSize: options.batchSize ?? batchFramesFor(options.client.description.input).frames,
       maxFrames: stream.frames,
       fromFrame: stream.fromFrame,
       signal: options.signal,

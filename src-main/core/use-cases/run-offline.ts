@@ -2,11 +2,9 @@ import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { CallContext } from '../calls/call-context';
 import { runOffline, type OfflineRunResult } from '../engine/offline-run';
+import { batchFramesFor } from '../inference/batch-size';
 import type { InferenceClient } from '../inference/inference-client';
 import type { FrameSource } from '../sources/frame-source';
-
-/** Frames per batch when the caller does not choose (the desk's offline run, `knob run`'s default). */
-export const DEFAULT_OFFLINE_BATCH_FRAMES = 256;
 
 export interface RunOfflineInput {
   model: InferenceClient;
@@ -15,6 +13,7 @@ export interface RunOfflineInput {
   /** The corruption stream's seed. */
   streamSeed: number;
   settings: GateSettings;
+  /** Frames a batch; default: as many as the model's input size allows (batch-size.ts). */
   batchSize?: number;
   maxFrames?: number;
   /** Keep the model's `features` output in the trace (the model must have one). */
@@ -38,7 +37,7 @@ export async function runSourceOffline(input: RunOfflineInput, call: CallContext
     schedule: input.schedule,
     streamSeed: input.streamSeed,
     settings: input.settings,
-    batchSize: input.batchSize ?? DEFAULT_OFFLINE_BATCH_FRAMES,
+    batchSize: input.batchSize ?? batchFramesFor(model.description.input).frames,
     maxFrames: input.maxFrames,
     recordFeatures: input.recordFeatures,
     signal: call.signal,

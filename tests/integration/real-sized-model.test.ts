@@ -1,0 +1,93 @@
+/**
+ * A real-sized network through the real CLI (issue 29, 3): a MobileNet-like 224 x 224 x 3 model of
+ * 1,000 classes (tests/support/mobilenet-like.ts) over a video made by ffmpeg. `knob run` chooses
+ * its batch from the input size and says so, and writes a 1,000-class trace; `knob bench` takes
+ * any model and any source (the frames fitted to the model's input), where it once took only the
+ * embedded 28 x 28 set.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { knob } from '../support/knob-cli';
+import { mobilenetLikeClassifier } from '../support/mobilenet-like';
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-real-sized-'));
+const model = join(dir, 'mobilenet-like.onnx');
+const video = join(dir, 'street.mp4');
+
+beforeAll(() => {
+  writeFileSync(model, mobilenetLikeClassifier());
+  const made = spawnSync('ffmpeg', [
+    '-y',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=30',
+    '-t',
+    '2',
+    '-pix_fmt',
+    'yuv420p',
+    video,
+  ]);
+  expect(made.status, made.stderr.toString()).toBe(0);
+});
+
+describe('a 224 x 224 x 3, 1,000-class network', () => {
+  it('knob run chooses its batch from the input size, says so, and records 1,000 classes', async () => {
+    const out = join(dir, 'run');
+    const run = await knob('run', '--model', model, '--source', video, '--limit', '40', '--out', out);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/batch: 22 frames a batch: 224x224x3 input, about 23 MiB a frame/);
+    const { trace } = await readTraceFile(join(out, 'trace.arrow'));
+    expect(trace.classCount).toBe(1000);
+    expect(trace.frameCount).toBe(40);
+    const given = await knob(
+      'run',
+      '--model',
+      model,
+      '--source',
+      video,
+      '--limit',
+      '8',
+      '--batch',
+      '4',
+      '--out',
+      join(dir, 'given'),
+    );
+    expect(given.stderr).toMatch(/batch: 4 frames a batch \(--batch\)/);
+  }, 120_000);
+
+  it('knob bench measures it over the video, frames fitted to its input', async () => {
+    const bench = await knob(
+      'bench',
+      '--model',
+      model,
+      '--source',
+      video,
+      '--frames',
+      '44',
+      '--rounds',
+      '1',
+      '--live-seconds',
+      '1',
+      '--live-fps',
+      '10',
+      '--json',
+    );
+    expect(bench.status, bench.stderr).toBe(0);
+    const report = JSON.parse(bench.stdout) as {
+      source: string;
+      batch: string;
+      batchSize: number;
+      engine: { framesPerSecond: number };
+    };
+    expect(report.source).toMatch(/^video 320 x 240 .* decoded to 224 x 224/);
+    expect(report.batchSize).toBe(22);
+    expect(report.engine.framesPerSecond).toBeGreaterThan(0);
+  }, 180_000);
+});
