@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
 import { replay } from '../../src-shared/trace/replay';
 import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { testPatternVideo } from '../support/fashion-video';
 import { mobilenetLikeClassifier } from '../support/mobilenet-like';
 import { npyBytes } from '../support/npy-writer';
 import { syntheticTrace } from '../support/synthetic-trace';
@@ -158,22 +159,10 @@ export function runRealSizedNetwork(): void {
   const model = join(FOLDER, 'mobilenet-like.onnx');
   const video = join(FOLDER, 'field.mp4');
   writeFileSync(model, mobilenetLikeClassifier());
-  const made = spawnSync('ffmpeg', [
-    '-y',
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=320x240:rate=30',
-    '-t',
-    '40',
-    '-pix_fmt',
-    'yuv420p',
-    video,
-  ]);
-  if (made.status !== 0) {
-    row('not measured', `ffmpeg could not make the video: ${made.stderr.toString().trim().split('\n').pop()}`);
+  try {
+    testPatternVideo(video, 40);
+  } catch (error) {
+    row('not measured', `ffmpeg could not make the video: ${(error as Error).message.trim().split('\n').pop()}`);
     return;
   }
   try {

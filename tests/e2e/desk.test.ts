@@ -6,7 +6,7 @@
  * as it was, the question before a recording is discarded; and an accessibility audit (axe-core).
  * Each test starts its own desk on its own backend, so none depends on another.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import {
   testIdText,
 } from '../support/desk-page';
 import { fashionMnistSample } from '../support/fashion-mnist';
+import { testPatternVideo } from '../support/fashion-video';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
 let app: BrowserMode;
@@ -274,21 +275,7 @@ describe('the desk in browser mode', () => {
   it('opens a video file by path and plays it through the model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'knob-video-'));
     const video = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=size=96x96:rate=25',
-      '-t',
-      '4',
-      '-pix_fmt',
-      'yuv420p',
-      video,
-    ]);
+    testPatternVideo(video, 4, '96x96', 25);
     await app.page.getByTestId('source-kind').selectOption('video');
     await app.page.getByTestId('source-path').fill(video);
     await app.page.getByTestId('schedule-kind').selectOption('none');

@@ -8,7 +8,6 @@
  * starts with the file's path (exit 1 with `knob: <file>: ...`), never an internal error, a crash,
  * or a hang (each case has a time limit). The cost is printed.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import { settingsFile } from '../../src-main/core/recording/settings-file';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { serializeIdx } from '../../src-main/core/datasets/idx-file';
 import { fashionMnistSample } from '../support/fashion-mnist';
+import { testPatternVideo } from '../support/fashion-video';
 import { npyBytes } from '../support/npy-writer';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
@@ -323,21 +323,7 @@ describe('the hostile-input corpus', () => {
 
   it('video: through the API (source.open) and the CLI (knob run --source)', async () => {
     const clip = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=size=32x32:rate=10',
-      '-t',
-      '1',
-      '-pix_fmt',
-      'yuv420p',
-      clip,
-    ]);
+    testPatternVideo(clip, 1, '32x32', 10);
     const paths = writeVariants(
       'video',
       readFileSync(clip),

@@ -5,12 +5,12 @@
  * any model and any source (the frames fitted to the model's input), where it once took only the
  * embedded 28 x 28 set.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { testPatternVideo } from '../support/fashion-video';
 import { knob } from '../support/knob-cli';
 import { mobilenetLikeClassifier } from '../support/mobilenet-like';
 
@@ -20,21 +20,7 @@ const video = join(dir, 'street.mp4');
 
 beforeAll(() => {
   writeFileSync(model, mobilenetLikeClassifier());
-  const made = spawnSync('ffmpeg', [
-    '-y',
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=320x240:rate=30',
-    '-t',
-    '2',
-    '-pix_fmt',
-    'yuv420p',
-    video,
-  ]);
-  expect(made.status, made.stderr.toString()).toBe(0);
+  testPatternVideo(video, 2);
 });
 
 describe('a 224 x 224 x 3, 1,000-class network', () => {

@@ -34,3 +34,27 @@ export function fashionVideo(dir: string, count: number, fps: number): { path: s
   );
   return { path, labels: sample.labels };
 }
+
+/**
+ * A colour test-pattern video (ffmpeg's testsrc, H.264 in MP4) of `seconds` at `fps` and `size`
+ * (WxH): a stream of a camera's shape, with no labels. Throws with ffmpeg's message when it cannot
+ * be made.
+ */
+export function testPatternVideo(path: string, seconds: number, size = '320x240', fps = 30): string {
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${size}:rate=${fps}`,
+    '-t',
+    String(seconds),
+    '-pix_fmt',
+    'yuv420p',
+    path,
+  ]);
+  return path;
+}
