@@ -89,7 +89,15 @@ async function openRegularFile(path: string, kind: FileKind): Promise<{ handle: 
 }
 
 /** The whole file, checked as above. */
-export async function readUserFile(path: string, kind: FileKind): Promise<Uint8Array> {
+/** A long read reports progress every this many bytes. */
+const READ_CHUNK_BYTES = 16 << 20;
+
+export async function readUserFile(
+  path: string,
+  kind: FileKind,
+  /** Bytes read so far and the file's size, after each 16 MiB (a long read shows itself). */
+  onProgress?: (bytesRead: number, size: number) => void,
+): Promise<Uint8Array> {
   const { handle, size } = await openRegularFile(path, kind);
   try {
     const limit = inputLimit(kind);
@@ -109,9 +117,12 @@ export async function readUserFile(path: string, kind: FileKind): Promise<Uint8A
         grown.set(buffer);
         buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      const length =
+        onProgress === undefined ? buffer.length - filled : Math.min(READ_CHUNK_BYTES, buffer.length - filled);
+      const { bytesRead } = await handle.read(buffer, filled, length, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
+      onProgress?.(filled, size);
     }
     return filled === buffer.length ? buffer : buffer.subarray(0, filled);
   } catch (error) {

@@ -261,8 +261,12 @@ function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Arra
  * content the gate cannot run on (non-finite logits, a label outside the classes, time that does
  * not increase), found up front rather than half-way through a replay.
  */
-export async function readTraceFile(path: string): Promise<TraceFile> {
-  const bytes = await readUserFile(path, 'trace');
+export async function readTraceFile(
+  path: string,
+  /** Bytes read so far and the file's size (a trace of hours takes seconds to read). */
+  onProgress?: (bytesRead: number, size: number) => void,
+): Promise<TraceFile> {
+  const bytes = await readUserFile(path, 'trace', onProgress);
   try {
     const file = decodeTraceFile(bytes, path);
     validateTrace(file.trace);

@@ -30,9 +30,15 @@ export class Measurements {
     this.probes = new DeskProbes((probe, work) => session.lease.forProbe(probe, work));
   }
 
-  /** Metrics of the current recording replayed at the current knobs, computed in the metrics worker. */
-  snapshot(options: MetricsOptions, signal?: AbortSignal): Promise<ApiResult<'metrics.snapshot'>> {
-    return this.metrics.snapshot(this.recordingCopy(signal), this.session.knobs.current.gate, options);
+  /**
+   * Metrics of the current recording replayed at the current knobs, computed in the metrics worker
+   * (a long recording's first view reports its tables' progress).
+   */
+  snapshot(options: MetricsOptions, call: CallContext): Promise<ApiResult<'metrics.snapshot'>> {
+    const copy = this.recordingCopy(call.signal);
+    return this.metrics.snapshot(copy, this.session.knobs.current.gate, options, (done, total, stage) =>
+      call.progress(stage, done, total),
+    );
   }
 
   /** A/B: one recording, two settings, two snapshots and their paired differences; nothing calls the model. */

@@ -5,6 +5,7 @@ import { replay } from '../../../src-shared/trace/replay';
 import { checkOutputFolder } from '../files/output-files';
 import { readTraceFile, writeTraceFile } from '../recording/trace-arrow';
 import { loadedTraceProvenance } from '../report/provenance';
+import { localCall, type CallContext } from '../calls/call-context';
 import type { Session } from '../session/session';
 import { completeRecording } from '../session/session-recordings';
 
@@ -26,10 +27,14 @@ export class RecordingFiles {
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };
   }
 
-  /** A saved trace becomes the current recording; model and source stay. */
-  async load(path: string, discard: boolean): Promise<ApiResult<'trace.load'>> {
+  /**
+   * A saved trace becomes the current recording; model and source stay. Reading it reports its
+   * progress in bytes (a trace of hours takes seconds).
+   */
+  async load(path: string, discard: boolean, call: CallContext = localCall()): Promise<ApiResult<'trace.load'>> {
     const recording = await this.session.loadRecording(discard, async (recordings) => {
-      const file = await readTraceFile(path);
+      const task = `reading ${basename(path)} (bytes)`;
+      const file = await readTraceFile(path, (read, size) => call.progress(task, read, size));
       const output = file.run?.output ?? replay(file.trace, this.session.knobs.current.gate);
       const options = {
         origin: 'loaded' as const,

@@ -30,6 +30,12 @@ function grown<T extends Float32Array | Float64Array | Int32Array>(array: T, use
   return bigger;
 }
 
+/** Progress of a table's building: frames done, frames in all, the stage in words. */
+export type TableProgress = (done: number, total: number, stage: string) => void;
+
+/** Frames summarised between progress reports while a table is built. */
+const TABLE_CHUNK_FRAMES = 4096;
+
 export class HeldRecording {
   /** The recording's columns, with room to grow; `view()` is the trace of what is held. */
   private columns: Trace;
@@ -80,9 +86,9 @@ export class HeldRecording {
 
   /**
    * The fused-score table of every frame held at `temperature` (`squares` for the Brier terms),
-   * built once and extended by the rows that arrived since.
+   * built once and extended by the rows that arrived since, reporting its progress.
    */
-  table(temperature: number, squares: boolean): FusedScoreTable {
+  table(temperature: number, squares: boolean, onProgress?: TableProgress): FusedScoreTable {
     const key = `${temperature} ${squares}`;
     let table = this.tables.get(key);
     if (table === undefined) {
@@ -91,7 +97,16 @@ export class HeldRecording {
         this.tables.get(`${temperature} true`) ?? new FusedScoreTable(this.columns.classCount, temperature, squares);
       this.tables.set(key, table);
     }
-    table.extend(this.view(), this.frameCount);
+    const view = this.view();
+    const total = this.frameCount;
+    for (
+      let to = Math.min(total, table.entryCount + TABLE_CHUNK_FRAMES);
+      table.entryCount < total;
+      to += TABLE_CHUNK_FRAMES
+    ) {
+      table.extend(view, Math.min(total, to));
+      onProgress?.(table.entryCount, total, 'fused scores of the recording');
+    }
     return table;
   }
 

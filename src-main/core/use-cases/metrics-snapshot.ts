@@ -39,6 +39,7 @@ import type { Trace } from '../../../src-shared/trace/trace';
 import { TCE_RUN_LIMIT } from '../engine/run-outputs';
 import { compareCalibratorsOn } from './compare-calibrators';
 import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
+import type { TableProgress } from './held-recording';
 import { plainSource, replayedView, type Replayed, type TraceSource } from './view-replay';
 
 /**
@@ -281,9 +282,11 @@ export function metricsSnapshot(
   settings: GateSettings,
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions> = {},
+  onProgress?: TableProgress,
 ): Snapshot {
   const started = performance.now();
-  const run = replayedView(recorded, settings, options.lastFrames, computedFrom.calibrator, options.classes);
+  const { lastFrames, classes } = options;
+  const run = replayedView(recorded, settings, lastFrames, computedFrom.calibrator, classes, onProgress);
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
   return snapshotOf(run, statistics, computedFrom, options, started);
 }

@@ -101,7 +101,13 @@ export class MetricsWorkerClient {
       .finally(() => this.rowsPending.set(thread, (this.rowsPending.get(thread) ?? 1) - 1));
   }
 
-  private request(message: MetricsRequest, signal: AbortSignal | undefined, what: string, copy?: RecordingCopy) {
+  private request(
+    message: MetricsRequest,
+    signal: AbortSignal | undefined,
+    what: string,
+    copy?: RecordingCopy,
+    onProgress?: (done: number, total: number, stage: string) => void,
+  ) {
     const thread = this.ensure();
     if (copy !== undefined) this.sync(thread, copy);
     const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [];
@@ -109,6 +115,7 @@ export class MetricsWorkerClient {
       signal,
       what,
       transfer: traces.flatMap(transferables),
+      ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.done, p.total, p.stage) }),
       // The worker computes one request at a time and cannot be interrupted: a cancelled call that
       // leaves no other call waiting for a result ends it (the next call starts a fresh one, sent
       // the whole recording), so abandoned work stops instead of running on. With other calls
@@ -122,13 +129,20 @@ export class MetricsWorkerClient {
   }
 
   /** The calibration snapshot of a recording at one setting. */
-  async snapshot(recording: RecordingCopy, settings: GateSettings, options: MetricsOptions): Promise<Snapshot> {
+  async snapshot(
+    recording: RecordingCopy,
+    settings: GateSettings,
+    options: MetricsOptions,
+    /** Progress of the recording's fused-score tables being built (a long recording's first view). */
+    onProgress?: (done: number, total: number, stage: string) => void,
+  ): Promise<Snapshot> {
     const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
       { kind: 'snapshot', version, recordingId, calibrator, settings, options },
       signal,
       'the metrics',
       recording,
+      onProgress,
     );
     if (reply.result.kind !== 'snapshot')
       throw new KnobError('INTERNAL', 'the metrics worker answered a snapshot with a comparison');

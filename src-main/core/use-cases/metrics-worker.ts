@@ -1,7 +1,7 @@
 import type { MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
-import { HeldRecording, type RecordingRows } from './held-recording';
+import { HeldRecording, type RecordingRows, type TableProgress } from './held-recording';
 import {
   compareOutputCalibrators,
   compareRecentRuns,
@@ -45,13 +45,16 @@ function recording(request: Common): HeldRecording {
   return held;
 }
 
-function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>): MetricsResult {
+function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>, onProgress: TableProgress): MetricsResult {
   if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
   const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
   const source = recording(request);
   switch (request.kind) {
     case 'snapshot':
-      return { kind: 'snapshot', snapshot: metricsSnapshot(source, request.settings, basis, request.options) };
+      return {
+        kind: 'snapshot',
+        snapshot: metricsSnapshot(source, request.settings, basis, request.options, onProgress),
+      };
     case 'compare':
       return {
         kind: 'compare',
@@ -62,12 +65,12 @@ function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>): MetricsRes
   }
 }
 
-serve<MetricsRequest, MetricsAnswer | null>((request) => {
+serve<MetricsRequest, MetricsAnswer | null>((request, context) => {
   if (request.kind === 'rows') {
     held = HeldRecording.apply(held, request.rows);
     return null;
   }
   const started = performance.now();
-  const result = compute(request);
+  const result = compute(request, (done, total, stage) => context.progress(done, total, stage));
   return { result, computeMs: performance.now() - started };
 });

@@ -9,6 +9,7 @@ import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-sh
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
+import type { TableProgress } from './held-recording';
 
 /**
  * A recording replayed at one setting for the desk's views (metrics-snapshot.ts), by one of two
@@ -25,7 +26,7 @@ import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 export interface TraceSource {
   view(): Trace;
   /** The fused-score table of every frame at `temperature` (absent: views fuse the K logits). */
-  table?(temperature: number, squares: boolean): FusedScoreTable;
+  table?(temperature: number, squares: boolean, onProgress?: TableProgress): FusedScoreTable;
 }
 
 /** A trace with no tables: its views fuse the K logits. */
@@ -62,6 +63,8 @@ export function replayedView(
   lastFrames: number | undefined,
   calibrator: CalibratorSpec | null = null,
   everyClass: 'auto' | 'all' = 'auto',
+  /** Progress of a table being built (the first view of a long recording). */
+  onProgress?: TableProgress,
 ): Replayed {
   const recorded = source.view();
   const trace = windowOf(recorded, lastFrames);
@@ -73,7 +76,7 @@ export function replayedView(
     everyClass === 'auto' &&
     recorded.classCount > EVERY_CLASS_MAX_CLASSES &&
     temperature !== null;
-  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!);
+  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress);
   const output = replay(trace, settings, {
     keepFusedLogits: frames.length > 0,
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
@@ -92,11 +95,12 @@ function tableView(
   frames: Int32Array,
   settings: GateSettings,
   temperature: number,
+  onProgress: TableProgress | undefined,
 ): Replayed {
   validateTrace(trace);
   const n = trace.frameCount;
   const offset = recorded.frameCount - n;
-  const table = source.table!(temperature, true);
+  const table = source.table!(temperature, true, onProgress);
   const output = allocateReplayOutput(n, trace.classCount, false);
   output.clampedInputs = runGate(settings, trace, 0, n, createGateState(settings.g0), output);
   table.topInto(output.g, offset, offset + n, output.top1, output.confidence, offset);
