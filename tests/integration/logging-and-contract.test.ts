@@ -151,7 +151,7 @@ describe('the API contract', () => {
     const backend = new KnobBackend();
     const spy = vi.spyOn(backend.services.files, 'load').mockResolvedValue({ path: 'x', frameCount: 1, classCount: 2 });
     await backend.handle('trace.load', { path: 'x.arrow' });
-    expect(spy).toHaveBeenCalledWith('x.arrow', false);
+    expect(spy).toHaveBeenCalledWith('x.arrow', false, expect.objectContaining({ signal: expect.any(AbortSignal) }));
     await expect(backend.handle('trace.load', { path: '' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
       message: expect.stringMatching(/invalid params for trace\.load: params\.path: /),
