@@ -4,15 +4,20 @@ import type { MetadataColumn, Trace } from './trace';
 /**
  * Frames [from, to) of a trace as a trace of their own: `view` shares the columns (subarrays, for a
  * window of a long recording), `copy` owns them (for saving, or to transfer to a worker while the
- * original keeps growing). Columns come out exactly to - from frames long either way.
+ * original keeps growing), `share` views the columns in shared memory (a loaded trace's logits,
+ * which a worker thread then reads without a copy) and copies the rest, the labels always (they
+ * change). Columns come out exactly to - from frames long either way.
  */
-export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' | 'copy'): Trace {
+export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' | 'copy' | 'share'): Trace {
   const k = trace.classCount;
   const cut = <T extends Float32Array | Float64Array | Int32Array | Uint8Array>(
     array: T,
     start: number,
     end: number,
-  ): T => (mode === 'view' ? array.subarray(start, end) : array.slice(start, end)) as T;
+  ): T =>
+    (mode === 'view' || (mode === 'share' && array.buffer instanceof SharedArrayBuffer)
+      ? array.subarray(start, end)
+      : array.slice(start, end)) as T;
   const column = (c: MetadataColumn): MetadataColumn =>
     c.kind === 'category'
       ? { kind: 'category', codes: cut(c.codes, from, to), dictionary: [...c.dictionary] }
@@ -24,7 +29,8 @@ export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' 
     zStatic: cut(trace.zStatic, from * k, to * k),
     zDyn: cut(trace.zDyn, from * k, to * k),
     uRef: cut(trace.uRef, from, to),
-    labels: trace.labels === null ? null : cut(trace.labels, from, to),
+    labels:
+      trace.labels === null ? null : mode === 'share' ? trace.labels.slice(from, to) : cut(trace.labels, from, to),
     labelNames: [...trace.labelNames],
     metadata: Object.fromEntries(Object.entries(trace.metadata).map(([name, c]) => [name, column(c)])),
     ...(trace.features === undefined

@@ -97,11 +97,14 @@ export async function readUserFile(
   kind: FileKind,
   /** Bytes read so far and the file's size, after each 16 MiB (a long read shows itself). */
   onProgress?: (bytesRead: number, size: number) => void,
+  /** Read into shared memory (a SharedArrayBuffer): views of it reach worker threads without a copy. */
+  shared = false,
 ): Promise<Uint8Array> {
   const { handle, size } = await openRegularFile(path, kind);
+  const allocate = (bytes: number) => new Uint8Array(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
   try {
     const limit = inputLimit(kind);
-    let buffer = new Uint8Array(size);
+    let buffer = allocate(size);
     let filled = 0;
     for (;;) {
       if (filled === buffer.length) {
@@ -113,7 +116,7 @@ export async function readUserFile(
             throw new KnobError('INVALID_INPUT', `${path}: grew past the ${kind} file limit while being read`);
           break;
         }
-        const grown = new Uint8Array(Math.min(limit, Math.max(64 * 1024, buffer.length * 2)));
+        const grown = allocate(Math.min(limit, Math.max(64 * 1024, buffer.length * 2)));
         grown.set(buffer);
         buffer = grown;
       }

@@ -270,9 +270,12 @@ export class Recording {
     };
   }
 
-  /** A copy of the whole trace, for the metrics worker (RecordingSource). */
+  /**
+   * The whole trace for the metrics worker (RecordingSource): columns in shared memory (a loaded
+   * trace's logits) as they are, the rest copied.
+   */
   copyAll(): Trace {
-    return sliceTrace(this.trace, 0, this.frameCount, 'copy');
+    return sliceTrace(this.trace, 0, this.frameCount, 'share');
   }
 
   /** Copies of frames [from, now) and every frame's effective label, for the metrics worker (RecordingSource). */

@@ -219,6 +219,21 @@ function column(table: Table, name: string, source: string): Vector {
 }
 
 function float32Rows(vector: Vector, n: number, k: number, name: string, source: string): Float32Array {
+  // one chunk (what the app writes): the column as it lies in the file, not a copy
+  const only = vector.data.length === 1 ? vector.data[0]! : null;
+  const child = only?.children[0];
+  if (
+    only !== null &&
+    child !== undefined &&
+    (only.type as FixedSizeList).listSize === k &&
+    child.values instanceof Float32Array &&
+    only.length === n &&
+    only.offset === 0 &&
+    (child.offset ?? 0) === 0 &&
+    child.length === n * k &&
+    child.values.length >= n * k
+  )
+    return (child.values as Float32Array).subarray(0, n * k);
   const out = new Float32Array(n * k);
   let row = 0;
   for (const chunk of vector.data) {
@@ -266,7 +281,9 @@ export async function readTraceFile(
   /** Bytes read so far and the file's size (a trace of hours takes seconds to read). */
   onProgress?: (bytesRead: number, size: number) => void,
 ): Promise<TraceFile> {
-  const bytes = await readUserFile(path, 'trace', onProgress);
+  // in shared memory: the logits are decoded as views of it (float32Rows), so the metrics worker
+  // holds the same bytes, not a copy (an hour of 1,000 classes is 860 MB)
+  const bytes = await readUserFile(path, 'trace', onProgress, true);
   try {
     const file = decodeTraceFile(bytes, path);
     validateTrace(file.trace);

@@ -45,7 +45,7 @@ function transferables(trace: Trace): ArrayBuffer[] {
 /** A recording the worker can be brought up to date with: copies of all of it, or of what came since. */
 export interface RecordingSource {
   readonly frameCount: number;
-  /** A copy of the whole trace (its buffers move to the worker). */
+  /** The whole trace: copies (their buffers move to the worker), or views of shared memory. */
   copyAll(): Trace;
   /** Copies of frames [from, frameCount) as a trace, and every frame's effective label. */
   copyFrom(from: number): { rows: Trace; labels: Int32Array | null };
