@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
-import { fuseRowInto } from '../fusion/convex-fusion';
-import { scoreRowsInto, scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { FusedRowScorer } from '../metrics/fused-row-scorer';
+import { scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
@@ -50,35 +50,11 @@ export function topLabelScoresOfFrames(
   const n = frames.length;
   const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
   const out = {
-    probabilities: null,
     sampleNll: new Float64Array(n),
     sampleBrier: new Float64Array(n),
     top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
   };
-  // a chunk of rows fused, then scored in one call (its outputs copied into place)
-  const rows = Math.max(1, Math.min(n, 256));
-  const chunk = new Float64Array(rows * k);
-  const chunkLabels = new Int32Array(rows);
-  const scored = {
-    probabilities: null,
-    sampleNll: new Float64Array(rows),
-    sampleBrier: new Float64Array(rows),
-    top: { confidence: new Float64Array(rows), predicted: new Int32Array(rows), correct: new Uint8Array(rows) },
-  };
-  for (let from = 0; from < n; from += rows) {
-    const count = Math.min(rows, n - from);
-    for (let r = 0; r < count; r++) {
-      const i = frames[from + r]!;
-      fuseRowInto(trace.zStatic, trace.zDyn, i * k, k, g[i]!, chunk, r * k);
-      chunkLabels[r] = labels[from + r]!;
-    }
-    scoreRowsInto(chunk, chunkLabels, k, 0, count, scored);
-    out.sampleNll.set(scored.sampleNll.subarray(0, count), from);
-    out.sampleBrier.set(scored.sampleBrier.subarray(0, count), from);
-    out.top.confidence.set(scored.top.confidence.subarray(0, count), from);
-    out.top.predicted.set(scored.top.predicted.subarray(0, count), from);
-    out.top.correct.set(scored.top.correct.subarray(0, count), from);
-  }
+  new FusedRowScorer(k).scoreInto(trace.zStatic, trace.zDyn, g, frames, labels, 1, out);
   const scores: ClassScores = {
     sampleCount: n,
     classCount: k,

@@ -10,6 +10,7 @@ import { binnedStatistics, classwiseBinnedStatistics } from '../metrics/column-s
 import { ECE_15_IDENTITY, type HeadlineStatistic } from '../metrics/headline-intervals';
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { NLL_FROM_LOGITS } from '../metrics/proper-scores';
+import { FusedRowScorer } from '../metrics/fused-row-scorer';
 import { scoreRowsInto, type TopLabelScores } from '../metrics/scores';
 import { resample } from '../metrics/bootstrap';
 import { smoothEce } from '../metrics/smooth-ece';
@@ -73,6 +74,7 @@ export class TuningObjective {
   private readonly ownTables = new Map<number, FusedScoreTable>();
   private readonly tableScores: FusedFrameScores | null;
   private readonly labelLogits: LabelLogits | null;
+  private readonly rowScorer: FusedRowScorer | null;
 
   /**
    * `frames`: labelled frame indices, increasing. `tables`: fused-score tables covering `frames`
@@ -109,10 +111,13 @@ export class TuningObjective {
     this.v = new Float64Array(this.lastFrame + 1);
     this.state = createGateState(0.5);
     const tabled = scoring === 'auto' && usesFusedTables(metric, k);
-    // with tables nothing K-wide is scored here: no fused logits, no probabilities
-    this.fused = new Float64Array(tabled ? 0 : n * k);
+    // only classwise ECE needs every frame's probabilities (and fused logits) at once; every other
+    // metric is scored a chunk of rows at a time (FusedRowScorer) or from the tables
+    const everyClass = metric === 'classwise-ece';
+    this.fused = new Float64Array(everyClass ? n * k : 0);
+    this.rowScorer = everyClass || tabled ? null : new FusedRowScorer(k);
     this.scores = {
-      probabilities: new Float64Array(tabled ? 0 : n * k),
+      probabilities: new Float64Array(everyClass ? n * k : 0),
       sampleNll: new Float64Array(n),
       sampleBrier: new Float64Array(n),
       top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
@@ -191,6 +196,10 @@ export class TuningObjective {
       return;
     }
     const inverse = 1 / temperature;
+    if (this.rowScorer !== null) {
+      this.rowScorer.scoreInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores);
+      return;
+    }
     for (let j = 0; j < frames.length; j++) {
       const frame = frames[j]!;
       fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g[frame]!, fused, j * k);
