@@ -2,8 +2,9 @@
  * The desk's side of the field-scale benchmark (field-scale.bench.ts), in a process of its own so
  * its peak memory is its own: a trace file loaded as the desk loads one, then the calibration the
  * desk shows, through the real metrics worker: the first view (the recording sent to the worker,
- * its fused-score tables built), a knob change (three, median), and the same view computing every
- * class (the full-vector path a knob turn took before issue 29). Prints one JSON line.
+ * its fused-score tables built), a knob change as the paused desk computes it (three, median: the
+ * figures, then their intervals), and the same view computing every class (the full-vector path a
+ * knob turn took before issue 29). Prints one JSON line.
  * Run with `node --import tsx tests/bench/field-desk-child.ts TRACE [--exact]`.
  */
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
@@ -18,7 +19,7 @@ const { trace } = await readTraceFile(path!);
 const loadMs = performance.now() - started;
 const recording = {
   frameCount: trace.frameCount,
-  copyAll: (): Trace => sliceTrace(trace, 0, trace.frameCount, 'copy'),
+  copyAll: (): Trace => sliceTrace(trace, 0, trace.frameCount, 'share'),
   copyFrom: (from: number) => ({
     rows: sliceTrace(trace, from, trace.frameCount, 'copy'),
     labels: trace.labels?.slice() ?? null,
@@ -26,25 +27,22 @@ const recording = {
 };
 const client = new MetricsWorkerClient();
 let version = 0;
-const view = async (zeta: number, classes: 'auto' | 'all') => {
+const view = async (zeta: number, classes: 'auto' | 'all', detail: 'light' | 'full') => {
   const at = performance.now();
   const copy = { recording, version: ++version, recordingId: 1, calibrator: null };
-  const snapshot = await client.snapshot(
-    copy,
-    { ...DEFAULT_GATE_SETTINGS, zeta },
-    {
-      groupBy: 'none',
-      detail: 'full',
-      classes,
-    },
-  );
+  const settings = { ...DEFAULT_GATE_SETTINGS, zeta };
+  const snapshot = await client.snapshot(copy, settings, { groupBy: 'none', detail, classes });
   return { ms: performance.now() - at, snapshot };
 };
-const first = await view(0.7, 'auto');
-const turns: number[] = [];
-for (const zeta of [0.5, 0.9, 1.2]) turns.push((await view(zeta, 'auto')).ms);
-turns.sort((a, b) => a - b);
-const exact = flags.includes('--exact') ? await view(0.6, 'all') : null;
+const first = await view(0.7, 'auto', 'light');
+const figures: number[] = [];
+const intervals: number[] = [];
+for (const zeta of [0.5, 0.9, 1.2]) {
+  figures.push((await view(zeta, 'auto', 'light')).ms);
+  intervals.push((await view(zeta, 'auto', 'full')).ms);
+}
+const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
+const exact = flags.includes('--exact') ? await view(0.6, 'all', 'full') : null;
 await client.close();
 const ece = first.snapshot.values.find((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))?.value ?? null;
 process.stdout.write(
@@ -53,7 +51,8 @@ process.stdout.write(
     classes: trace.classCount,
     loadMs,
     firstViewMs: first.ms,
-    knobTurnMs: turns[1],
+    knobTurnMs: median(figures),
+    intervalsMs: median(intervals),
     exactViewMs: exact?.ms ?? null,
     ece,
     peakRssMb: process.resourceUsage().maxRSS / 1024,

@@ -205,13 +205,18 @@ export class Desk {
   }
 
   /**
-   * Recomputes a stale calibration or A/B view while paused (replay is fast, no model call); while
-   * the stream plays, the views say they are stale and the 3 s light refresh follows.
+   * Recomputes a stale calibration or A/B view while paused (replay is fast, no model call): the
+   * figures first ('light': no resampling), then their intervals ('full'), so a knob turn on a long
+   * recording updates the numbers before the bootstrap; while the stream plays, the views say they
+   * are stale and the 3 s light refresh follows.
    */
   async refreshStale(): Promise<void> {
     if (this.running) return;
     const { metrics, ab } = this;
-    if ((metrics.missing || metrics.stale !== null) && !metrics.busy) await metrics.refresh('full');
+    if ((metrics.missing || metrics.stale !== null) && !metrics.busy) {
+      await metrics.refresh('light');
+      await metrics.refresh('full');
+    }
     if (ab.stale !== null && ab.ready) await ab.compare();
   }
 
