@@ -90,7 +90,8 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
              [--batch N] [--frames N] [--rounds N] [--live-seconds S] [--live-fps F] [--json]
       Bare onnxruntime-node vs the engine, gate + fusion cost, live path latency, on any model
       and source (frames fitted to the model's input). The batch is chosen from the model's input
-      size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB unless --batch N.
+      size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB unless --batch N; each measurement
+      streams about 2 s of bare inference (at most 10,240 frames) unless --frames N.
 `,
   response: `  knob response ${GATE_USAGE} [--fps F] [--json]
       Step and frequency figures of the gate: continuous, and discrete at the frame rate.

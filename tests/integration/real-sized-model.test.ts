@@ -55,8 +55,6 @@ describe('a 224 x 224 x 3, 1,000-class network', () => {
       model,
       '--source',
       video,
-      '--frames',
-      '44',
       '--rounds',
       '1',
       '--live-seconds',
@@ -70,10 +68,19 @@ describe('a 224 x 224 x 3, 1,000-class network', () => {
       source: string;
       batch: string;
       batchSize: number;
+      frames: number;
+      framesChosen: string;
       engine: { framesPerSecond: number };
+      live: { submitted: number; processed: number; dropped: number };
     };
     expect(report.source).toMatch(/^video 320 x 240 .* decoded to 224 x 224/);
     expect(report.batchSize).toBe(22);
+    // No --frames: about 2 s of bare inference a measurement, in whole batches, at least two.
+    expect(report.framesChosen).toMatch(/^about 2 s of bare inference at the warm-up's \d+ frames\/s/);
+    expect(report.frames % 22).toBe(0);
+    expect(report.frames).toBeGreaterThanOrEqual(44);
+    expect(report.live.submitted).toBe(10);
+    expect(report.live.processed + report.live.dropped).toBe(10);
     expect(report.engine.framesPerSecond).toBeGreaterThan(0);
   }, 180_000);
 });

@@ -8,6 +8,7 @@ export function benchLines(r: EngineBenchReport): string[] {
   return [
     `model ${r.model}; provider ${r.executionProvider}${r.skippedProviders.length ? ` (skipped: ${r.skippedProviders.map((s) => s.name).join(', ')})` : ''}; ${r.frames} frames of ${r.source}`,
     `batch: ${r.batch}`,
+    `frames a measurement: ${r.frames}, ${r.framesChosen}`,
     `bare onnxruntime-node      ${r.bare.framesPerSecond.toFixed(0).padStart(8)} frames/s (${(r.bare.inferenceMsPerFrame * 1000).toFixed(1)} µs/frame; median of ${r.rounds}: ${r.bare.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `bare, engine's layout      ${r.bareEngineLayout.framesPerSecond.toFixed(0).padStart(8)} frames/s (${r.bareEngineLayout.sessions} session${r.bareEngineLayout.sessions === 1 ? '' : 's'} x ${r.bareEngineLayout.threadsPerSession} thread${r.bareEngineLayout.threadsPerSession === 1 ? '' : 's'}, batches at once; median of ${r.rounds}: ${r.bareEngineLayout.rounds.map((v) => v.toFixed(0)).join(', ')})`,
     `engine offline             ${r.engine.framesPerSecond.toFixed(0).padStart(8)} frames/s (median of ${r.rounds}: ${r.engine.rounds.map((v) => v.toFixed(0)).join(', ')})`,
@@ -33,7 +34,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     model: modelOptionsFromArgs(values),
     source: values.source,
     batchSize: values.batch === undefined ? undefined : positiveInteger(values.batch, 'batch', 1, MAX_BATCH),
-    frames: positiveInteger(values.frames, 'frames', 10240, 1_000_000),
+    frames: values.frames === undefined ? undefined : positiveInteger(values.frames, 'frames', 1, 1_000_000),
     liveSeconds: numberInRange(values['live-seconds'], 'live-seconds', 30, { min: 0, max: 3600, aboveMin: true }),
     liveFps: numberInRange(values['live-fps'], 'live-fps', 60, { min: 0, max: 1000, aboveMin: true }),
     rounds: positiveInteger(values.rounds, 'rounds', 7, 100),

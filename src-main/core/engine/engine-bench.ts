@@ -42,7 +42,8 @@ export interface EngineBenchOptions {
   source?: string;
   /** Frames a batch; default: as many as the model's input size allows (batch-size.ts). */
   batchSize?: number;
-  frames: number;
+  /** Frames each measurement streams; default: about ROUND_SECONDS of bare inference (see framesForRounds). */
+  frames?: number;
   liveSeconds: number;
   liveFps: number;
   /** Alternating bare / engine measurements; medians are reported (the CLI's default is 7: this machine's throughput drifts by tens of percent between seconds). */
@@ -59,6 +60,8 @@ export interface EngineBenchReport {
   skippedProviders: Array<{ name: string; reason: string }>;
   batchSize: number;
   frames: number;
+  /** How `frames` was chosen, in words. */
+  framesChosen: string;
   rounds: number;
   bare: { framesPerSecond: number; inferenceMsPerFrame: number; rounds: number[] };
   /** Bare sessions laid out as the engine's (several sessions, batches at once): the like-for-like figure. */
@@ -75,6 +78,34 @@ export interface EngineBenchReport {
     dropped: number;
     endToEnd: LatencySummary | null;
     inference: LatencySummary | null;
+  };
+}
+
+/** Seconds of bare inference a measurement aims at when --frames is not given. */
+const ROUND_SECONDS = 2;
+/** The most frames a default measurement streams (the 28 x 28 model's figures were taken at 10,240). */
+const MAX_DEFAULT_FRAMES = 10240;
+/** The most bytes of prepared frames the live path holds to replay (a 224 x 224 x 3 model: 1,783 frames). */
+const LIVE_FRAME_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Whole batches streamed by each measurement: `given` frames, or, by default, about ROUND_SECONDS
+ * of bare inference at the throughput of the warm-up (a 224 x 224 model at 70 frames a second
+ * streams about 140 frames where 10,240 took each of the 7 rounds' three passes 2.5 minutes),
+ * never fewer than two batches nor more than MAX_DEFAULT_FRAMES.
+ */
+function framesForRounds(
+  given: number | undefined,
+  batchSize: number,
+  warmUpFramesPerSecond: number,
+): { batches: number; reason: string } {
+  if (given !== undefined)
+    return { batches: Math.max(1, Math.round(given / batchSize)), reason: `${given} frames asked (--frames)` };
+  const wanted = Math.min(MAX_DEFAULT_FRAMES, warmUpFramesPerSecond * ROUND_SECONDS);
+  const batches = Math.max(2, Math.round(wanted / batchSize));
+  return {
+    batches,
+    reason: `about ${ROUND_SECONDS} s of bare inference at the warm-up's ${warmUpFramesPerSecond.toFixed(0)} frames/s (at most ${MAX_DEFAULT_FRAMES}; --frames sets it)`,
   };
 }
 
@@ -156,15 +187,14 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     });
     const chosen = options.batchSize === undefined ? batchFramesFor(spec) : null;
     const batchSize = options.batchSize ?? chosen!.frames;
-    const batches = Math.max(1, Math.round(options.frames / batchSize));
-    const frames = batches * batchSize;
 
     // 1. Bare onnxruntime-node on the provider the engine got, same session options.
     const bytes = await readUserFile(model.paths[0], 'model');
     const bare = await createSessionOnFirstProvider(bytes, model.paths[0], [model.executionProvider]);
     // Distinct real batches (the first `distinct` of the stream), each in its own tensor, so bare
     // inference pays the same memory traffic as the engine rather than rerunning one cached input.
-    const distinct = Math.min(batches, 8);
+    const distinct =
+      options.frames === undefined ? 2 : Math.min(Math.max(1, Math.round(options.frames / batchSize)), 8);
     // fitted to the model's input as the engine fits them (prepare-frames.ts), so any source serves
     const firstFrames = fitted(await firstBatch(source, distinct * batchSize), source, spec, distinct * batchSize);
     const frameValues = spec.width * spec.height * spec.channels;
@@ -175,7 +205,13 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       return { [bare.session.inputNames[0]]: new ort.Tensor('float32', data, tensorShape(spec, batchSize)) };
     });
     const feeds = feedsList[0];
-    for (let i = 0; i < 3; i++) await bare.session.run(feeds);
+    await bare.session.run(feeds);
+    const warmUpStarted = performance.now();
+    for (let i = 0; i < 2; i++) await bare.session.run(feeds);
+    const warmUpFps = (2 * batchSize * 1000) / (performance.now() - warmUpStarted);
+    const planned = framesForRounds(options.frames, batchSize, warmUpFps);
+    const batches = planned.batches;
+    const frames = batches * batchSize;
     // The inference process's layout: on other providers one session, with the CPU layout's threads.
     const cpuLayout = cpuSessionLayout();
     const layout = model.executionProvider === 'cpu' ? cpuLayout : { ...cpuLayout, sessions: 1 };
@@ -235,8 +271,15 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
 
     // 4. The live path at liveFps.
     options.onProgress?.(`live ${options.liveFps} fps for ${options.liveSeconds} s`);
-    const all = await firstBatch(source, Math.min(source.info.frameCount ?? 10000, 10000));
     const frameBytes = spec.width * spec.height * spec.channels;
+    const total = Math.round(options.liveSeconds * options.liveFps);
+    const liveFrames = Math.min(
+      source.info.frameCount ?? 10000,
+      10000,
+      total,
+      Math.floor(LIVE_FRAME_BYTES / frameBytes),
+    );
+    const all = await firstBatch(source, Math.max(1, liveFrames));
     const available = all.length / frameBytes;
     const session = livePipelineOnNewRecording({
       client,
@@ -244,7 +287,6 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       provenance: unknownProvenance('live bench', 'benchmark'),
       frameRateHz: options.liveFps,
     });
-    const total = Math.round(options.liveSeconds * options.liveFps);
     const periodMs = 1000 / options.liveFps;
     const started = performance.now();
     for (let i = 0; i < total; i++) {
@@ -265,6 +307,7 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
       batch: chosen?.reason ?? `${batchSize} frames a batch (given)`,
       batchSize,
       frames,
+      framesChosen: planned.reason,
       rounds: options.rounds,
       bare: { framesPerSecond: bareMedian, inferenceMsPerFrame, rounds: bareFps },
       bareEngineLayout: {
