@@ -136,7 +136,12 @@ export async function runFieldScaleBench(): Promise<void> {
           '  the whole view with every class (every knob turn before issue 29)',
           `${seconds(view.exactViewMs!)} = ${(view.exactViewMs! / (view.knobTurnMs! + view.intervalsMs!)).toFixed(1)} x figures + intervals`,
         );
-      row('desk process peak memory (target < 1,024 MB)', `${view.peakRssMb!.toFixed(0)} MB`);
+      row(
+        'desk process peak memory (target < 1,024 MB)',
+        view.exactViewMs === null
+          ? `${view.peakRssMb!.toFixed(0)} MB`
+          : `${view.peakBeforeEveryClassMb!.toFixed(0)} MB before every class is computed, ${view.peakRssMb!.toFixed(0)} MB after`,
+      );
       started = performance.now();
       const metrics = measured(['tests/support/measured-cli.mjs', 'metrics', '--trace', path, '--json']);
       row('knob metrics --trace (target < 2 s)', `${seconds(metrics.ms)}, peak ${metrics.peakMb.toFixed(0)} MB`);
