@@ -1,6 +1,6 @@
 import { fuseRowInto } from '../fusion/convex-fusion';
 import type { LogitArray } from '../fusion/logits';
-import { scoreRowsInto, type TopLabelScores } from './scores';
+import { allocateTopLabelScores, scoreRowsInto, type TopLabelScores } from './scores';
 
 /** What a fused row's scoring writes, one entry per scored frame. */
 export interface FusedRowScores {
@@ -30,11 +30,7 @@ export class FusedRowScorer {
       probabilities: null,
       sampleNll: new Float64Array(CHUNK_ROWS),
       sampleBrier: new Float64Array(CHUNK_ROWS),
-      top: {
-        confidence: new Float64Array(CHUNK_ROWS),
-        predicted: new Int32Array(CHUNK_ROWS),
-        correct: new Uint8Array(CHUNK_ROWS),
-      },
+      top: allocateTopLabelScores(CHUNK_ROWS),
     };
   }
 

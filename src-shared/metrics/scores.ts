@@ -39,6 +39,11 @@ export interface TopLabelScores {
   correct: Uint8Array;
 }
 
+/** Top-label pairs for `n` frames, to be filled (scoreRowsInto, topLabelRowsInto, FusedScoreTable.scoresInto). */
+export function allocateTopLabelScores(n: number): TopLabelScores {
+  return { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+}
+
 function fail(message: string): never {
   throw new KnobError('INVALID_INPUT', message);
 }
@@ -71,7 +76,7 @@ export function scoresFromLogits(logits: LogitArray, classCount: number, labels:
   const sampleNll = new Float64Array(n);
   const sampleBrier = new Float64Array(n);
   // the top-label pairs come along (topLabelScores makes them again for whoever needs them)
-  const top = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+  const top = allocateTopLabelScores(n);
   scoreRowsInto(logits, checked, classCount, 0, n, { probabilities, sampleNll, sampleBrier, top });
   return { sampleCount: n, classCount, probabilities, labels: checked, logits, sampleNll, sampleBrier };
 }
@@ -114,7 +119,7 @@ export function scoresFromProbabilities(
 
 export function topLabelScores(scores: ClassScores): TopLabelScores {
   const n = scores.sampleCount;
-  const top = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+  const top = allocateTopLabelScores(n);
   topLabelRowsInto(scores.probabilities, scores.labels, scores.classCount, 0, n, top);
   return top;
 }

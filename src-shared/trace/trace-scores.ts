@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
 import { FusedRowScorer } from '../metrics/fused-row-scorer';
-import { scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { allocateTopLabelScores, scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
@@ -55,7 +55,7 @@ export function topLabelScoresOfFrames(
   const out = {
     sampleNll: new Float64Array(n),
     sampleBrier: new Float64Array(n),
-    top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
+    top: allocateTopLabelScores(n),
   };
   new FusedRowScorer(k).scoreInto(trace.zStatic, trace.zDyn, g, frames, labels, 1, out);
   const scores: ClassScores = {

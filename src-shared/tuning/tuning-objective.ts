@@ -11,7 +11,7 @@ import { ECE_15_IDENTITY, type HeadlineStatistic } from '../metrics/headline-int
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { NLL_FROM_LOGITS } from '../metrics/proper-scores';
 import { FusedRowScorer } from '../metrics/fused-row-scorer';
-import { scoreRowsInto, type TopLabelScores } from '../metrics/scores';
+import { allocateTopLabelScores, scoreRowsInto, type TopLabelScores } from '../metrics/scores';
 import { resample } from '../metrics/bootstrap';
 import { smoothEce } from '../metrics/smooth-ece';
 import type { Trace } from '../trace/trace';
@@ -120,7 +120,7 @@ export class TuningObjective {
       probabilities: new Float64Array(everyClass ? n * k : 0),
       sampleNll: new Float64Array(n),
       sampleBrier: new Float64Array(n),
-      top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
+      top: allocateTopLabelScores(n),
     };
     this.tables = tabled ? tables : null;
     this.entries = this.tables === null ? null : entriesOf(this.tables, frames);

@@ -9,8 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { fuseRowInto } from '../../src-shared/fusion/convex-fusion';
 import { termsFor } from '../../src-shared/fusion/exponential-series';
-import { FusedScoreTable, labelLogitsOf, type BranchLogits } from '../../src-shared/fusion/fused-score-table';
-import { scoreRowsInto } from '../../src-shared/metrics/scores';
+import {
+  FusedScoreTable,
+  labelLogitsOf,
+  type BranchLogits,
+  type FusedFrameScores,
+} from '../../src-shared/fusion/fused-score-table';
+import { allocateTopLabelScores, scoreRowsInto } from '../../src-shared/metrics/scores';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 
 interface Case {
@@ -62,11 +67,18 @@ function exactScores(logits: BranchLogits, g: Float64Array, labels: Int32Array, 
     probabilities: new Float64Array(n * k),
     sampleNll: new Float64Array(n),
     sampleBrier: new Float64Array(n),
-    top: { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) },
+    top: allocateTopLabelScores(n),
   };
   scoreRowsInto(fused, labels, k, 0, n, out);
   return out;
 }
+
+/** The table's per-frame outputs for `n` frames, to be filled by scoresInto. */
+const frameScores = (n: number): FusedFrameScores => ({
+  ...allocateTopLabelScores(n),
+  sampleNll: new Float64Array(n),
+  sampleBrier: new Float64Array(n),
+});
 
 const CASES: Case[] = [
   { name: 'K = 2', classCount: 2, frames: 400, scale: 3, difference: 2 },
@@ -98,13 +110,7 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
       table.extend(logits, c.frames);
       expect(table.entryCount).toBe(c.frames);
       const frames = Int32Array.from({ length: c.frames }, (_, i) => i);
-      const out = {
-        confidence: new Float64Array(c.frames),
-        predicted: new Int32Array(c.frames),
-        correct: new Uint8Array(c.frames),
-        sampleNll: new Float64Array(c.frames),
-        sampleBrier: new Float64Array(c.frames),
-      };
+      const out = frameScores(c.frames);
       table.scoresInto(labelLogitsOf(logits, frames, labels), g, frames, labels, out);
       let worst = 0;
       for (let i = 0; i < c.frames; i++) {
@@ -143,13 +149,7 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
     const entries = Int32Array.from({ length: rows.length }, (_, j) => j);
     const labels = Int32Array.from(rows, (row) => allLabels[row]!);
     const n = rows.length;
-    const out = {
-      confidence: new Float64Array(n),
-      predicted: new Int32Array(n),
-      correct: new Uint8Array(n),
-      sampleNll: new Float64Array(n),
-      sampleBrier: new Float64Array(n),
-    };
+    const out = frameScores(n);
     table.scoresInto(labelLogitsOf(logits, rows, labels), g, entries, labels, out);
     for (let j = 0; j < n; j++) {
       const row = rows[j]!;
@@ -187,13 +187,7 @@ describe('fused scores from the per-frame table equal the full-vector replay', (
     expect(merged.entryCount).toBe(c.frames);
     const entries = Int32Array.from({ length: c.frames }, (_, i) => i);
     const score = (table: FusedScoreTable) => {
-      const out = {
-        confidence: new Float64Array(c.frames),
-        predicted: new Int32Array(c.frames),
-        correct: new Uint8Array(c.frames),
-        sampleNll: new Float64Array(c.frames),
-        sampleBrier: new Float64Array(c.frames),
-      };
+      const out = frameScores(c.frames);
       table.scoresInto(labelLogitsOf(logits, entries, labels), g, entries, labels, out);
       return out;
     };

@@ -4,7 +4,12 @@ import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { createGateState } from '../../../src-shared/gate/gate-state';
 import { EVERY_CLASS_MAX_CLASSES } from '../../../src-shared/metrics/metric-suite';
-import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
+import {
+  allocateTopLabelScores,
+  topLabelScores,
+  type ClassScores,
+  type TopLabelScores,
+} from '../../../src-shared/metrics/scores';
 import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
@@ -108,7 +113,7 @@ function tableView(
   const m = frames.length;
   const labels = Int32Array.from(frames, (f) => trace.labels![f]!);
   const entries = Int32Array.from(frames, (f) => f + offset);
-  const top = { confidence: new Float64Array(m), predicted: new Int32Array(m), correct: new Uint8Array(m) };
+  const top = allocateTopLabelScores(m);
   const sampleNll = new Float64Array(m);
   const sampleBrier = new Float64Array(m);
   const labelLogits = labelLogitsOf(recorded, entries, labels);
