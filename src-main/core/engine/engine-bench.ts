@@ -88,6 +88,9 @@ const MAX_DEFAULT_FRAMES = 10240;
 /** The most bytes of prepared frames the live path holds to replay (a 224 x 224 x 3 model: 1,783 frames). */
 const LIVE_FRAME_BYTES = 256 * 1024 * 1024;
 
+/** `frames` as a count of whole batches, at least one. */
+const wholeBatches = (frames: number, batchSize: number): number => Math.max(1, Math.round(frames / batchSize));
+
 /**
  * Whole batches streamed by each measurement: `given` frames, or, by default, about ROUND_SECONDS
  * of bare inference at the throughput of the warm-up (a 224 x 224 model at 70 frames a second
@@ -100,7 +103,7 @@ function framesForRounds(
   warmUpFramesPerSecond: number,
 ): { batches: number; reason: string } {
   if (given !== undefined)
-    return { batches: Math.max(1, Math.round(given / batchSize)), reason: `${given} frames asked (--frames)` };
+    return { batches: wholeBatches(given, batchSize), reason: `${given} frames asked (--frames)` };
   const wanted = Math.min(MAX_DEFAULT_FRAMES, warmUpFramesPerSecond * ROUND_SECONDS);
   const batches = Math.max(2, Math.round(wanted / batchSize));
   return {
@@ -193,8 +196,7 @@ export async function benchEngine(options: EngineBenchOptions): Promise<EngineBe
     const bare = await createSessionOnFirstProvider(bytes, model.paths[0], [model.executionProvider]);
     // Distinct real batches (the first `distinct` of the stream), each in its own tensor, so bare
     // inference pays the same memory traffic as the engine rather than rerunning one cached input.
-    const distinct =
-      options.frames === undefined ? 2 : Math.min(Math.max(1, Math.round(options.frames / batchSize)), 8);
+    const distinct = options.frames === undefined ? 2 : Math.min(wholeBatches(options.frames, batchSize), 8);
     // fitted to the model's input as the engine fits them (prepare-frames.ts), so any source serves
     const firstFrames = fitted(await firstBatch(source, distinct * batchSize), source, spec, distinct * batchSize);
     const frameValues = spec.width * spec.height * spec.channels;

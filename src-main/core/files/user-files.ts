@@ -88,10 +88,10 @@ async function openRegularFile(path: string, kind: FileKind): Promise<{ handle: 
   }
 }
 
-/** The whole file, checked as above. */
 /** A long read reports progress every this many bytes. */
 const READ_CHUNK_BYTES = 16 << 20;
 
+/** The whole file, checked as above. */
 export async function readUserFile(
   path: string,
   kind: FileKind,
