@@ -65,9 +65,12 @@ export function classwiseMetrics(scores: ClassScores, spec: BinningSpec): Metric
 
 /** classwiseMetrics under each binning, in binning order (CLASSWISE_METRICS_PER_BINNING each). */
 export function classwiseMetricsUnder(scores: ClassScores, specs: readonly BinningSpec[]): MetricValue[] {
-  return classwiseStatisticsUnder(scores, specs).flatMap((perClass, b) =>
-    classwiseMetricsFromStatistics(perClass, binningIdentity(specs[b]!)),
-  );
+  return classwiseMetricsOf(classwiseStatisticsUnder(scores, specs), specs);
+}
+
+/** classwiseMetricsUnder from the statistics classwiseStatisticsUnder made for `specs`. */
+export function classwiseMetricsOf(statistics: BinTotals[][], specs: readonly BinningSpec[]): MetricValue[] {
+  return statistics.flatMap((perClass, b) => classwiseMetricsFromStatistics(perClass, binningIdentity(specs[b]!)));
 }
 
 /** Values classwiseMetricsFromStatistics gives for one binning. */

@@ -16,6 +16,7 @@ export type MassEdges = 'midpoint' | 'quantile';
 export type BinningSpec =
   | { scheme: 'equal-width'; bins: number; edgeRule: EdgeRule }
   | { scheme: 'equal-mass'; bins: number; massEdges: MassEdges; edgeRule: EdgeRule };
+export type EqualWidthSpec = Extract<BinningSpec, { scheme: 'equal-width' }>;
 
 const EDGE_RULE_LABELS: Record<EdgeRule, string> = {
   'left-closed': '[lo,hi) last closed',

@@ -9,6 +9,7 @@ import {
   equalMassUpperRankIndex,
   equalWidthEdges,
   type BinningSpec,
+  type EqualWidthSpec,
 } from './binning';
 import { FIXED_POINT_UPDATES_BETWEEN_CARRIES, LIMB } from './fixed-point-sum';
 import { CELL_COUNT, CELL_SHIFT, HIGH_WORD_OFFSET, cellOf, wordsOf } from './float-cells';
@@ -42,7 +43,6 @@ export interface ColumnsInput {
   firstLabel: number;
 }
 
-type EqualWidthSpec = Extract<BinningSpec, { scheme: 'equal-width' }>;
 type EqualMassSpec = Extract<BinningSpec, { scheme: 'equal-mass' }>;
 
 /** Statistics of every column of `input` under `spec`, one per column. */

@@ -69,18 +69,17 @@ export const ECE_15_IDENTITY = 'ECE(top-label, 15 equal-width bins, [lo,hi) last
 export function headlineStatistics(scores: ClassScores, top: TopLabelScores): HeadlineStatistic[] {
   const n = scores.sampleCount;
   const k = scores.classCount;
-  const nll = new Float64Array(n);
-  const brier = new Float64Array(n);
+  // the row pass's per-sample terms when it made them (read, never written), else from the rows
+  const nll = scores.sampleNll ?? new Float64Array(n);
+  const brier = scores.sampleBrier ?? new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const y = scores.labels[i];
-    nll[i] =
-      scores.sampleNll !== null
-        ? scores.sampleNll[i]
-        : scores.logits !== null
+    if (scores.sampleNll === null)
+      nll[i] =
+        scores.logits !== null
           ? sampleNllFromLogits(scores.logits, k, i, y)
           : -Math.log(scores.probabilities[i * k + y]);
-    brier[i] =
-      scores.sampleBrier !== null ? scores.sampleBrier[i] : sampleBrierOfRow(scores.probabilities, i * k, k, y);
+    if (scores.sampleBrier === null) brier[i] = sampleBrierOfRow(scores.probabilities, i * k, k, y);
   }
   const ece = (indices: Uint32Array | null): number => {
     const confidence = indices === null ? top.confidence : resample(top.confidence, indices);

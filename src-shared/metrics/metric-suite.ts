@@ -1,12 +1,14 @@
-import { binningIdentity, type BinningSpec } from './binning';
+import { binningIdentity, type BinningSpec, type EqualWidthSpec } from './binning';
 import {
   CLASSWISE_METRICS_PER_BINNING,
   classwiseMetrics,
+  classwiseMetricsOf,
   classwiseMetricsUnder,
   classwiseNotComputed,
   topLabelBinnedMetrics,
   topLabelPerClassMetrics,
 } from './binned-metrics';
+import type { BinTotals } from './calibration-error';
 import { cumulativeCalibrationTests } from './cumulative-tests';
 import { notEnoughFrames, type MetricValue } from './metric-value';
 import { mmce } from './mmce';
@@ -28,7 +30,7 @@ import {
  * The full metric set, and named presets that reproduce each public library's default so a number
  * can be compared with the library an operator knows.
  */
-export const EQUAL_WIDTH_15: BinningSpec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' };
+export const EQUAL_WIDTH_15: EqualWidthSpec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' };
 export const EQUAL_MASS_15: BinningSpec = {
   scheme: 'equal-mass',
   bins: 15,
@@ -76,8 +78,10 @@ export function metricSuite(
   options: MetricSuiteOptions = {},
   /** The top-label pairs when the caller has them (scores without probabilities must give them). */
   top: TopLabelScores = topLabelScores(scores),
+  /** The classwise statistics under suiteBinnings when the caller made them for its own use too. */
+  classwise?: BinTotals[][],
 ): MetricValue[] {
-  const tasks = suiteTasks(scores, top, options);
+  const tasks = suiteTasks(scores, top, options, classwise);
   return assembleSuite(scores, options, new Map(tasks.map((t) => [t.key, t.run()])));
 }
 
@@ -92,7 +96,13 @@ export interface SuiteTask {
   run(): MetricValue[];
 }
 
-export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: MetricSuiteOptions): SuiteTask[] {
+export function suiteTasks(
+  scores: ClassScores,
+  top: TopLabelScores,
+  options: MetricSuiteOptions,
+  /** classwiseStatisticsUnder(scores, suiteBinnings(...)), when already made. */
+  classwise?: BinTotals[][],
+): SuiteTask[] {
   const binnings = suiteBinnings(scores.sampleCount, options);
   const tasks: SuiteTask[] = [
     // every class's column under every binning, read together (column-statistics.ts): the longest
@@ -101,7 +111,9 @@ export function suiteTasks(scores: ClassScores, top: TopLabelScores, options: Me
       run: () =>
         options.everyClass === false
           ? classwiseNotComputed(binnings, scores.classCount)
-          : classwiseMetricsUnder(scores, binnings),
+          : classwise === undefined
+            ? classwiseMetricsUnder(scores, binnings)
+            : classwiseMetricsOf(classwise, binnings),
     },
     {
       key: 'ranked',

@@ -1,5 +1,6 @@
-import { assignBins, binningIdentity, type BinningSpec } from './binning';
+import { assignBins, binningIdentity, equalWidthEdges, type BinningSpec, type EqualWidthSpec } from './binning';
 import { binStatisticsOf } from './bin-statistics';
+import type { BinTotals } from './calibration-error';
 import { resample } from './bootstrap';
 import { gridProviderFromSamples, smoothCurve, smoothEceBandwidth } from './smooth-ece';
 import { seededRandom } from '../random';
@@ -43,12 +44,39 @@ export function reliabilityDiagram(
   subject: ReliabilitySubject = { kind: 'top-label' },
 ): ReliabilityDiagram {
   const bins = assignBins(confidence, spec);
-  const stats = binStatisticsOf(bins.binOf, bins.binCount, confidence, correct);
+  return diagramOfStatistics(
+    binStatisticsOf(bins.binOf, bins.binCount, confidence, correct),
+    bins.edges,
+    spec,
+    subject,
+  );
+}
+
+/**
+ * The one-vs-rest diagram (p_k against y = k) of every class from its statistics under an
+ * equal-width `spec` (classwiseStatisticsUnder, the metric suite's classwise pass: the same exact
+ * sums as one diagram per gathered column, so the same diagrams, without a pass per class).
+ */
+export function classReliabilityDiagrams(
+  perClass: readonly BinTotals[],
+  spec: EqualWidthSpec,
+  classNames: readonly string[],
+): ReliabilityDiagram[] {
+  const edges = equalWidthEdges(spec.bins);
+  return perClass.map((stats, c) => diagramOfStatistics(stats, edges, spec, { kind: 'class', name: classNames[c]! }));
+}
+
+function diagramOfStatistics(
+  stats: BinTotals,
+  edges: Float64Array,
+  spec: BinningSpec,
+  subject: ReliabilitySubject,
+): ReliabilityDiagram {
   const out: ReliabilityBin[] = [];
-  for (let b = 0; b < bins.binCount; b++) {
+  for (let b = 0; b < stats.binCount; b++) {
     const n = stats.counts[b];
-    const lo = b < spec.bins ? bins.edges[b] : 1;
-    const hi = b < spec.bins ? bins.edges[b + 1] : 1;
+    const lo = b < spec.bins ? edges[b] : 1;
+    const hi = b < spec.bins ? edges[b + 1] : 1;
     if (n === 0) {
       out.push({ lo, hi, count: 0, meanConfidence: null, accuracy: null, gap: null, wilsonLo: null, wilsonHi: null });
       continue;

@@ -70,15 +70,40 @@ function checkedLabels(labels: ArrayLike<number>, classCount: number): Int32Arra
 }
 
 export function scoresFromLogits(logits: LogitArray, classCount: number, labels: ArrayLike<number>): ClassScores {
+  return scoredLogits(logits, classCount, labels).scores;
+}
+
+/**
+ * The scores of logits with their top-label pairs (made in the same pass). `overwrite`: the
+ * probabilities are written over the logits (which must be float64 and the caller's to lose), so a
+ * knob turn of n x K scores allocates no second n x K buffer; the scores then keep no logits.
+ */
+export function scoredLogits(
+  logits: LogitArray,
+  classCount: number,
+  labels: ArrayLike<number>,
+  overwrite = false,
+): { scores: ClassScores; top: TopLabelScores } {
   const checked = checkedShapeAndLabels(logits, classCount, labels);
   const n = checked.length;
-  const probabilities = new Float64Array(n * classCount);
+  const inPlace = overwrite && logits instanceof Float64Array;
+  const probabilities = inPlace ? logits : new Float64Array(n * classCount);
   const sampleNll = new Float64Array(n);
   const sampleBrier = new Float64Array(n);
-  // the top-label pairs come along (topLabelScores makes them again for whoever needs them)
   const top = allocateTopLabelScores(n);
   scoreRowsInto(logits, checked, classCount, 0, n, { probabilities, sampleNll, sampleBrier, top });
-  return { sampleCount: n, classCount, probabilities, labels: checked, logits, sampleNll, sampleBrier };
+  return {
+    scores: {
+      sampleCount: n,
+      classCount,
+      probabilities,
+      labels: checked,
+      logits: inPlace ? null : logits,
+      sampleNll,
+      sampleBrier,
+    },
+    top,
+  };
 }
 
 /** Validates the shape and the labels as scoresFromLogits does; returns the labels as Int32. */
@@ -164,6 +189,7 @@ export function topLabelRowsInto(
  * finite number is scanned for the culprit (float32-range logits cannot overflow the sum).
  * `probabilities` null keeps none (a K-long scratch row instead, the same arithmetic): the
  * top-label pairs, NLL and Brier terms of a many-class output in memory that does not grow with K.
+ * `probabilities` may be `logits` itself (each row is read before it is written).
  */
 export function scoreRowsInto(
   logits: LogitArray,
@@ -187,6 +213,8 @@ export function scoreRowsInto(
     const offset = keep ? i * k : 0;
     const rowAt = i * k;
     const label = labels[i];
+    // read before the row is written: `probabilities` may be `logits` itself (scoredLogits)
+    const labelLogit = logits[rowAt + label];
     let max = -Infinity;
     let logitSum = 0;
     for (let c = 0; c < k; c++) {
@@ -215,7 +243,7 @@ export function scoreRowsInto(
       const d = p - (c === label ? 1 : 0);
       brier += d * d;
     }
-    sampleNll[i] = max + Math.log(sum) - logits[rowAt + label];
+    sampleNll[i] = max + Math.log(sum) - labelLogit;
     sampleBrier[i] = brier;
     confidence[i] = bestProbability;
     predicted[i] = best;

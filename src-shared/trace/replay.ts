@@ -29,6 +29,11 @@ export interface ReplayOutput {
 
 export interface ReplayOptions {
   keepFusedLogits?: boolean;
+  /**
+   * Where the kept fused logits go (its first n x K values), instead of a new array: a buffer the
+   * caller keeps between replays, so a knob turn on a long recording does not fault in fresh pages.
+   */
+  fusedLogitsInto?: Float64Array;
   settingsVersion?: number;
   /** The output calibrator applied after fusion (none: the fused output as it is). */
   calibrator?: Calibrator | null;
@@ -147,7 +152,14 @@ export class GateReplayer {
 /** Replays a whole trace with one setting, from rest at g0. Validates the trace first. */
 export function replay(trace: Trace, settings: GateSettings, options: ReplayOptions = {}): ReplayOutput {
   validateTrace(trace);
-  const out = allocateReplayOutput(trace.frameCount, trace.classCount, options.keepFusedLogits ?? false);
+  const into = options.fusedLogitsInto;
+  const kept = (options.keepFusedLogits ?? false) && into === undefined;
+  const out = allocateReplayOutput(trace.frameCount, trace.classCount, kept);
+  if (options.keepFusedLogits === true && into !== undefined) {
+    if (into.length < trace.frameCount * trace.classCount)
+      throw new RangeError(`${into.length} values cannot hold ${trace.frameCount} x ${trace.classCount} fused logits`);
+    out.fusedLogits = into.subarray(0, trace.frameCount * trace.classCount);
+  }
   new GateReplayer(settings, options.settingsVersion ?? 0, options.calibrator ?? null).advance(
     trace,
     0,

@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
 import { FusedRowScorer } from '../metrics/fused-row-scorer';
-import { allocateTopLabelScores, scoresFromLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { allocateTopLabelScores, scoredLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
@@ -20,6 +20,20 @@ export function labelledFrames(trace: Trace): Int32Array {
 }
 
 export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Array): ClassScores {
+  return scoredFrames(trace, logits, frames, false).scores;
+}
+
+/**
+ * scoresOfFrames with the top-label pairs of the same pass. `overwrite`: `logits` is the caller's to
+ * lose (a replay's fused logits), so the probabilities are written over it rather than into a
+ * second n x K buffer (scoredLogits); the scores then keep no logits.
+ */
+export function scoredFrames(
+  trace: Trace,
+  logits: LogitArray,
+  frames: Int32Array,
+  overwrite: boolean,
+): { scores: ClassScores; top: TopLabelScores } {
   if (trace.labels === null || frames.length === 0)
     throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
   const k = trace.classCount;
@@ -27,13 +41,14 @@ export function scoresOfFrames(trace: Trace, logits: LogitArray, frames: Int32Ar
   for (let j = 0; j < frames.length; j++) labels[j] = trace.labels[frames[j]];
   // Every frame labelled (frames are distinct indices in order): the rows are the logits as they
   // are, read in place rather than copied (an n x K copy was a third of a ten-class knob turn).
-  if (frames.length === trace.frameCount) return scoresFromLogits(logits.subarray(0, frames.length * k), k, labels);
+  if (frames.length === trace.frameCount)
+    return scoredLogits(logits.subarray(0, frames.length * k), k, labels, overwrite);
   const selected = new Float64Array(frames.length * k);
   for (let j = 0; j < frames.length; j++) {
     const i = frames[j];
     for (let c = 0; c < k; c++) selected[j * k + c] = logits[i * k + c];
   }
-  return scoresFromLogits(selected, k, labels);
+  return scoredLogits(selected, k, labels, overwrite);
 }
 
 /**

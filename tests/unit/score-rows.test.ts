@@ -2,12 +2,13 @@
  * The metrics' one-pass row kernel (scores.ts scoreRowsInto) against the pieces it fuses, bit for
  * bit: the softmax and log-sum-exp of fusion/logits.ts (what every view shows), each sample's NLL
  * and Brier term as proper-scores.ts defines them, and the top-label pairs of topLabelRowsInto,
- * including exact ties (lowest index) and logits one ulp apart.
+ * including exact ties (lowest index) and logits one ulp apart; and the same scores written over
+ * the logits themselves (a knob turn's in-place scoring).
  */
 import { describe, expect, it } from 'vitest';
 import { logSumExpRow, softmaxRowInto } from '../../src-shared/fusion/logits';
 import { sampleBrierOfRow } from '../../src-shared/metrics/proper-scores';
-import { scoreRowsInto, topLabelRowsInto, type TopLabelScores } from '../../src-shared/metrics/scores';
+import { scoreRowsInto, scoredLogits, topLabelRowsInto, type TopLabelScores } from '../../src-shared/metrics/scores';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 
 const k = 7;
@@ -53,6 +54,20 @@ describe('scoreRowsInto', () => {
       const expectedTop = top();
       topLabelRowsInto(expected, labels, k, 0, n, expectedTop);
       expect(out.top).toEqual(expectedTop);
+    });
+
+    it(`writes the same scores over the logits themselves as into a buffer of their own: ${name}`, () => {
+      const labels = Int32Array.from({ length: n }, (_, i) => (i * 3) % k);
+      const apart = scoredLogits(logits, k, labels);
+      const overwritten = Float64Array.from(logits);
+      const inPlace = scoredLogits(overwritten, k, labels, true);
+      expect(inPlace.scores.probabilities).toBe(overwritten);
+      expect(inPlace.scores.logits).toBeNull();
+      expect(apart.scores.logits).toBe(logits);
+      expect(inPlace.scores.probabilities).toEqual(apart.scores.probabilities);
+      expect(inPlace.scores.sampleNll).toEqual(apart.scores.sampleNll);
+      expect(inPlace.scores.sampleBrier).toEqual(apart.scores.sampleBrier);
+      expect(inPlace.top).toEqual(apart.top);
     });
   }
 

@@ -33,6 +33,9 @@ function grown<T extends Float32Array | Float64Array | Int32Array>(array: T, use
 /** Progress of a table's building: frames done, frames in all, the stage in words. */
 export type TableProgress = (done: number, total: number, stage: string) => void;
 
+/** The largest view buffer kept between views: 2^25 values, 256 MiB (10 h at 10 classes is 10.8 M). */
+const SCRATCH_MAX_VALUES = 2 ** 25;
+
 /** Frames summarised between progress reports while a table is built. */
 const TABLE_CHUNK_FRAMES = 4096;
 
@@ -40,6 +43,22 @@ export class HeldRecording {
   /** The recording's columns, with room to grow; `view()` is the trace of what is held. */
   private columns: Trace;
   private readonly tables = new Map<string, FusedScoreTable>();
+  private scratchValues = new Float64Array(0);
+
+  /**
+   * A buffer of at least `length` values, the same one from view to view (TraceSource.scratch),
+   * with room for a recording still growing; above SCRATCH_MAX_VALUES a fresh one each time (an
+   * every-class view of an hour at 1,000 classes would otherwise keep 864 MB for good).
+   */
+  readonly scratch = (length: number): Float64Array => {
+    if (length > SCRATCH_MAX_VALUES) return new Float64Array(length);
+    const held = this.scratchValues.length;
+    if (held < length) {
+      this.scratchValues = new Float64Array(0); // the old one is garbage before the new one is made
+      this.scratchValues = new Float64Array(Math.min(SCRATCH_MAX_VALUES, Math.max(length, Math.ceil(held * 1.5))));
+    }
+    return this.scratchValues;
+  };
 
   private constructor(
     readonly recordingId: number,

@@ -20,7 +20,14 @@ import {
   type KeyedInterval,
   type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
-import { EQUAL_WIDTH_15, metricSuite, tceNotEnoughFrames } from '../../../src-shared/metrics/metric-suite';
+import {
+  EQUAL_WIDTH_15,
+  metricSuite,
+  suiteBinnings,
+  tceNotEnoughFrames,
+} from '../../../src-shared/metrics/metric-suite';
+import { classwiseStatisticsUnder } from '../../../src-shared/metrics/binned-metrics';
+import type { BinTotals } from '../../../src-shared/metrics/calibration-error';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import {
@@ -29,6 +36,7 @@ import {
 } from '../../../src-shared/metrics/test-based-calibration-error';
 import {
   smoothCurveArrays,
+  classReliabilityDiagrams,
   confidenceHistogram,
   reliabilityDiagram,
   smoothReliabilityCurve,
@@ -103,20 +111,14 @@ function diagramEntry(diagram: ReliabilityDiagram) {
   };
 }
 
-/** p_k against y = k for every class: the classwise reliability views. */
-function classDiagrams(scores: ClassScores, labelNames: string[]): Snapshot['classReliability'] {
-  const { sampleCount: n, classCount: k } = scores;
-  const probability = new Float64Array(n);
-  const isClass = new Uint8Array(n);
-  return Array.from({ length: k }, (_, c) => {
-    for (let i = 0; i < n; i++) {
-      probability[i] = scores.probabilities[i * k + c];
-      isClass[i] = scores.labels[i] === c ? 1 : 0;
-    }
-    const label = labelNames[c] ?? String(c);
-    const diagram = reliabilityDiagram(probability, isClass, EQUAL_WIDTH_15, { kind: 'class', name: label });
-    return { classIndex: c, label, ...diagramEntry(diagram) };
-  });
+/** p_k against y = k for every class, from the classes' statistics under EQUAL_WIDTH_15. */
+function classDiagrams(perClass: readonly BinTotals[], labelNames: string[]): Snapshot['classReliability'] {
+  const names = perClass.map((_, c) => labelNames[c] ?? String(c));
+  return classReliabilityDiagrams(perClass, EQUAL_WIDTH_15, names).map((diagram, c) => ({
+    classIndex: c,
+    label: names[c]!,
+    ...diagramEntry(diagram),
+  }));
 }
 
 /** The group each labelled frame belongs to, and the groups' names. */
@@ -249,11 +251,15 @@ function snapshotOf(
     : null;
   const histogram = confidenceHistogram(top.confidence, 20);
   const tce = resampled ? tceEntry(top) : null;
+  // every class's statistics once, for the suite's classwise metrics and the per-class diagrams
+  const binnings = suiteBinnings(scores.sampleCount);
+  const classwise = run.everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined;
+  const equalWidthAt = binnings.indexOf(EQUAL_WIDTH_15);
   return {
     ...base,
     labelledFrameCount: run.frames.length,
     values: [
-      ...metricSuite(scores, { everyClass: run.everyClass }, top).map(entry),
+      ...metricSuite(scores, { everyClass: run.everyClass }, top, classwise).map(entry),
       ...(tce !== null
         ? [tceValue(tce)]
         : resampled && scores.sampleCount <= TCE_DEFAULT_MIN_BIN_SIZE
@@ -264,7 +270,7 @@ function snapshotOf(
       ? [...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)), ...l2CeIntervals(top)]
       : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
-    classReliability: run.everyClass ? classDiagrams(scores, run.trace.labelNames) : [],
+    classReliability: classwise === undefined ? [] : classDiagrams(classwise[equalWidthAt]!, run.trace.labelNames),
     smooth: smooth === null ? null : smoothCurveArrays(smooth),
     histogram: {
       identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
@@ -286,7 +292,12 @@ export function metricsSnapshot(
 ): Snapshot {
   const started = performance.now();
   const { lastFrames, classes } = options;
-  const run = replayedView(recorded, settings, lastFrames, computedFrom.calibrator, classes, onProgress);
+  const run = replayedView(recorded, settings, lastFrames, {
+    calibrator: computedFrom.calibrator,
+    everyClass: classes,
+    onProgress,
+    scratch: recorded.scratch,
+  });
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
   return snapshotOf(run, statistics, computedFrom, options, started);
 }
@@ -300,8 +311,8 @@ export function compareSnapshots(
   lastFrames: number | undefined,
 ): Comparison {
   const started = performance.now();
-  const runA = replayedView(recorded, a, lastFrames, computedFrom.calibrator);
-  const runB = replayedView(recorded, b, lastFrames, computedFrom.calibrator);
+  const runA = replayedView(recorded, a, lastFrames, { calibrator: computedFrom.calibrator });
+  const runB = replayedView(recorded, b, lastFrames, { calibrator: computedFrom.calibrator });
   const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
   const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
   const differences =
@@ -374,7 +385,7 @@ export function compareOutputCalibrators(
   request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
   // a calibrator is fitted on every class's logits: the full vectors
-  const run = replayedView(recorded, settings, request.lastFrames, null, 'all');
+  const run = replayedView(recorded, settings, request.lastFrames, { everyClass: 'logits' });
   const comparison = compareCalibratorsOn(
     {
       name: `the recording's fused output (${run.window})`,

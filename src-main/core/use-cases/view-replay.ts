@@ -4,15 +4,10 @@ import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { createGateState } from '../../../src-shared/gate/gate-state';
 import { EVERY_CLASS_MAX_CLASSES } from '../../../src-shared/metrics/metric-suite';
-import {
-  allocateTopLabelScores,
-  topLabelScores,
-  type ClassScores,
-  type TopLabelScores,
-} from '../../../src-shared/metrics/scores';
+import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
-import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { labelledFrames, scoredFrames } from '../../../src-shared/trace/trace-scores';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 import type { TableProgress } from './held-recording';
 
@@ -32,6 +27,11 @@ export interface TraceSource {
   view(): Trace;
   /** The fused-score table of every frame at `temperature` (absent: views fuse the K logits). */
   table?(temperature: number, squares: boolean, onProgress?: TableProgress): FusedScoreTable;
+  /**
+   * A buffer of at least `length` values kept between views (ViewOptions.scratch): a knob turn on
+   * a long recording then faults in no fresh n x K pages (a third of a ten-class knob turn on 10 h).
+   */
+  scratch?: (length: number) => Float64Array;
 }
 
 /** A trace with no tables: its views fuse the K logits. */
@@ -62,15 +62,33 @@ function tableTemperature(calibrator: CalibratorSpec | null): number | null {
   return calibrator.method === 'temperature' ? calibrator.temperature : null;
 }
 
+/** How a view is replayed (replayedView). */
+export interface ViewOptions {
+  /** The output calibrator applied after fusion (none: null). */
+  calibrator?: CalibratorSpec | null;
+  /**
+   * 'auto': the table path when it applies (above); 'all': full vectors; 'logits': full vectors
+   * and the scores keep the fused logits (a calibrator's fit). Otherwise the probabilities are
+   * written over the fused logits, and neither the output nor the scores keep them.
+   */
+  everyClass?: 'auto' | 'all' | 'logits';
+  /** Progress of a table being built (the first view of a long recording). */
+  onProgress?: TableProgress;
+  /**
+   * A buffer of at least `length` values the caller keeps between views, for the full-vector
+   * path's n x K fused logits (then probabilities): valid until the caller's next view, so only
+   * for a view whose result keeps no typed array of it (a snapshot). Absent: a new array.
+   */
+  scratch?: (length: number) => Float64Array;
+}
+
 export function replayedView(
   source: TraceSource,
   settings: GateSettings,
   lastFrames: number | undefined,
-  calibrator: CalibratorSpec | null = null,
-  everyClass: 'auto' | 'all' = 'auto',
-  /** Progress of a table being built (the first view of a long recording). */
-  onProgress?: TableProgress,
+  options: ViewOptions = {},
 ): Replayed {
+  const { calibrator = null, everyClass = 'auto', onProgress, scratch } = options;
   const recorded = source.view();
   const trace = windowOf(recorded, lastFrames);
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
@@ -82,13 +100,17 @@ export function replayedView(
     recorded.classCount > EVERY_CLASS_MAX_CLASSES &&
     temperature !== null;
   if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress);
+  const fusedLength = frames.length > 0 && everyClass !== 'logits' ? trace.frameCount * trace.classCount : 0;
   const output = replay(trace, settings, {
     keepFusedLogits: frames.length > 0,
+    ...(scratch === undefined || fusedLength === 0 ? {} : { fusedLogitsInto: scratch(fusedLength) }),
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
   });
   if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null, everyClass: true };
-  const scores = scoresOfFrames(trace, output.fusedLogits!, frames);
-  return { trace, window, frames, output, scores, top: topLabelScores(scores), everyClass: true };
+  const overwrite = everyClass !== 'logits';
+  const { scores, top } = scoredFrames(trace, output.fusedLogits!, frames, overwrite);
+  if (overwrite) output.fusedLogits = null;
+  return { trace, window, frames, output, scores, top, everyClass: true };
 }
 
 /** The table path: the gate over the window, the rest from the table (see above). */
