@@ -2,13 +2,22 @@
  * The metric suite on two threads (src-main/core/metrics/parallel-metric-suite.ts) against the
  * one-thread suite of src-shared: the same values bit for bit (the helper is a real worker thread
  * on SharedArrayBuffers), bad logits refused as the one-thread path refuses them wherever they
- * sit, and a refusal does not leave the helper's late answer to be taken for the next request's.
+ * sit, and a refusal does not leave the helper's late answer to be taken for the next request's;
+ * and the desk's knob-turn snapshot with its top-label tasks on the helper (the metrics worker's
+ * path) equals the one-thread snapshot.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ParallelMetricSuite, PARALLEL_MIN_SAMPLES } from '../../src-main/core/metrics/parallel-metric-suite';
 import { metricSuite } from '../../src-shared/metrics/metric-suite';
 import { scoresFromLogits, scoresFromProbabilities } from '../../src-shared/metrics/scores';
 import { syntheticClassifier } from '../support/synthetic-classifier';
+import { syntheticTrace } from '../support/synthetic-trace';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
+import { HeldRecording } from '../../src-main/core/use-cases/held-recording';
+import { metricsSnapshot, metricsSnapshotOnTwoThreads } from '../../src-main/core/use-cases/metrics-snapshot';
+import { plainSource } from '../../src-main/core/use-cases/view-replay';
+
+const nothingHeld: HeldRecording | null = null;
 
 const suite = new ParallelMetricSuite();
 afterAll(() => suite.close());
@@ -72,5 +81,20 @@ describe('parallel metric suite', () => {
     const result = await suite.fromLogits(small.logits, 4, small.labels);
     expect(suite.fallback).toMatch(/fewer than/);
     expect(result.metrics).toEqual(metricSuite(scoresFromLogits(small.logits, 4, small.labels)));
+  });
+
+  it("a knob turn's snapshot with the top-label tasks on the helper equals the one-thread snapshot", async () => {
+    const trace = syntheticTrace({ frames: PARALLEL_MIN_SAMPLES + 2_001, classCount: 6, seed: 31 });
+    const held = HeldRecording.apply(nothingHeld, { recordingId: 2, kind: 'whole', trace });
+    const basis = { version: 1, recordingId: 2, calibrator: null };
+    for (const zeta of [0.4, 0.9]) {
+      const settings = { ...DEFAULT_GATE_SETTINGS, zeta };
+      const options = { groupBy: 'none' as const, detail: 'light' as const };
+      const two = await metricsSnapshotOnTwoThreads(held, settings, basis, options, undefined, suite);
+      expect(suite.fallback).toBeNull();
+      const one = metricsSnapshot(plainSource(trace), settings, basis, options);
+      expect({ ...two, computeMs: 0 }).toEqual({ ...one, computeMs: 0 });
+      expect(two.values.filter((v) => v.name === 'classwise ECE' && v.unavailable === undefined)).toHaveLength(2);
+    }
   });
 });

@@ -1,6 +1,11 @@
 import { KnobError } from '../../../src-shared/errors';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
-import { assembleSuite, metricSuite, type MetricSuiteOptions } from '../../../src-shared/metrics/metric-suite';
+import {
+  assembleSuite,
+  metricSuite,
+  suiteTasks,
+  type MetricSuiteOptions,
+} from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import {
   checkedShapeAndLabels,
@@ -8,11 +13,18 @@ import {
   scoresFromLogits,
   topLabelRowsInto,
   type ClassScores,
+  type TopLabelScores,
 } from '../../../src-shared/metrics/scores';
 import { startEntryWorker } from '../workers/entry-worker';
 import { ThreadChannel } from '../workers/worker-channel';
 import type { HelperRequest } from './metric-suite-helper';
-import { copyLogitRows, scoresOfShared, sharedSuiteArrays, takeSuiteWork } from './shared-suite-arrays';
+import {
+  copyLogitRows,
+  scoresOfShared,
+  sharedSuiteArrays,
+  sharedTopLabelArrays,
+  takeSuiteWork,
+} from './shared-suite-arrays';
 
 type TaskResults = Array<[string, MetricValue[]]>;
 
@@ -39,6 +51,9 @@ const ROW_CHUNKS = 8;
  * threads finish together when f = (1 - r) / (2 - r).
  */
 const COPYING_SHARE = 0.47;
+
+/** A helper's failure as null (its tasks are then redone on this thread). */
+const helperFailed = (): null => null;
 
 /** Waits for every answer, then fails with the first failure (none is left in flight). */
 async function allAnswered(answers: Array<Promise<TaskResults>>): Promise<TaskResults> {
@@ -76,7 +91,7 @@ export class ParallelMetricSuite {
    * Runs `mine` here while the helper answers `theirs`; waits for the helper even when `mine`
    * throws, so it has stopped touching the shared arrays before the next computation reuses them.
    */
-  private async alongside<T>(theirs: Promise<TaskResults>, mine: () => T): Promise<[T, TaskResults]> {
+  private async alongside<T, U>(theirs: Promise<U>, mine: () => T): Promise<[T, U]> {
     let result: T;
     try {
       result = mine();
@@ -115,6 +130,52 @@ export class ParallelMetricSuite {
         return oneThread().metrics;
       }
       return (await this.compute({ scores }, scores.labels, scores.classCount, options, oneThread)).metrics;
+    });
+  }
+
+  /**
+   * The suite's top-label tasks (every task but the classwise one, which needs the n x K
+   * probabilities: options.everyClass false) on the helper while `mine` runs here; then this
+   * thread takes what tasks are left. The scores must hold their per-sample NLL and Brier terms.
+   * Results by task key, the classwise one marked not computed (the caller's `mine` is for that).
+   */
+  topLabelTasksAlongside<T>(
+    scores: ClassScores,
+    top: TopLabelScores,
+    mine: () => T,
+  ): Promise<{ mine: T; results: Map<string, MetricValue[]> }> {
+    const options: MetricSuiteOptions = { everyClass: false };
+    const oneThread = () => {
+      const result = mine();
+      return { mine: result, results: new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()])) };
+    };
+    return this.queued(async () => {
+      if (scores.sampleCount < PARALLEL_MIN_SAMPLES || scores.sampleNll === null || scores.sampleBrier === null) {
+        this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} samples, or no per-sample terms`;
+        return oneThread();
+      }
+      const arrays = sharedTopLabelArrays(scores, top);
+      let theirs: Promise<TaskResults>;
+      try {
+        theirs = this.ask({ kind: 'work', arrays, options });
+      } catch (error) {
+        this.fallback = `the helper thread could not start (${error instanceof Error ? error.message : String(error)})`;
+        return oneThread();
+      }
+      const [result, helped] = await this.alongside(theirs.catch(helperFailed), () => {
+        const result = mine();
+        return [result, takeSuiteWork(arrays, options)] as const;
+      });
+      if (helped === null) {
+        // the helper failed: what it had taken is redone here
+        this.fallback = 'the helper thread failed';
+        const helper = this.helper;
+        this.helper = null;
+        await helper?.close();
+        return { mine: result[0], results: new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()])) };
+      }
+      this.fallback = null;
+      return { mine: result[0], results: new Map([...result[1], ...helped]) };
     });
   }
 

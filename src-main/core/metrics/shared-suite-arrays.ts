@@ -94,6 +94,34 @@ export function sharedSuiteArrays(
   };
 }
 
+/**
+ * The arrays for the top-label tasks only (the suite with options.everyClass false): copies of the
+ * labels, per-sample NLL and Brier terms and top-label pairs, and no probabilities (none of those
+ * tasks reads them), so the n x K table stays where it is.
+ */
+export function sharedTopLabelArrays(scores: ClassScores, top: TopLabelScores): SharedSuiteArrays {
+  const n = scores.sampleCount;
+  const copy = <T extends Float64Array | Int32Array | Uint8Array>(values: T): T => {
+    const out = new (values.constructor as new (buffer: SharedArrayBuffer) => T)(
+      new SharedArrayBuffer(values.byteLength),
+    );
+    out.set(values);
+    return out;
+  };
+  return {
+    classCount: scores.classCount,
+    helperLogits: null,
+    probabilities: shared(Float64Array, 0),
+    sampleNll: scores.sampleNll === null ? shared(Float64Array, n * 8) : copy(scores.sampleNll),
+    hasSampleNll: scores.sampleNll !== null,
+    sampleBrier: scores.sampleBrier === null ? shared(Float64Array, n * 8) : copy(scores.sampleBrier),
+    hasSampleBrier: scores.sampleBrier !== null,
+    labels: copy(scores.labels),
+    top: { confidence: copy(top.confidence), predicted: copy(top.predicted), correct: copy(top.correct) },
+    nextItem: shared(Int32Array, 4),
+  };
+}
+
 /** The scores in the shared arrays; `logits`: the caller's, for the caller (the tasks never read them). */
 export function scoresOfShared(arrays: SharedSuiteArrays, logits: LogitArray | null = null): ClassScores {
   return {

@@ -22,11 +22,13 @@ import {
 } from '../../../src-shared/metrics/headline-intervals';
 import {
   EQUAL_WIDTH_15,
+  assembleSuite,
   metricSuite,
   suiteBinnings,
   tceNotEnoughFrames,
 } from '../../../src-shared/metrics/metric-suite';
-import { classwiseStatisticsUnder } from '../../../src-shared/metrics/binned-metrics';
+import { classwiseMetricsOf, classwiseStatisticsUnder } from '../../../src-shared/metrics/binned-metrics';
+import type { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 import type { BinTotals } from '../../../src-shared/metrics/calibration-error';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
@@ -213,12 +215,43 @@ function tceEntry(top: TopLabelScores): Snapshot['tce'] {
 
 const tceValue = (tce: NonNullable<Snapshot['tce']>) => ({ name: 'TCE', identity: tce.identity, value: tce.value });
 
+/** The suite's values, and every class's statistics under suiteBinnings (none on the table path). */
+interface SuiteOfView {
+  values: MetricValue[];
+  classwise: BinTotals[][] | undefined;
+}
+
+/** The suite on this thread; every class's statistics once, for its classwise metrics and the diagrams. */
+function suiteOf(scores: ClassScores, top: TopLabelScores, everyClass: boolean): SuiteOfView {
+  const classwise = everyClass ? classwiseStatisticsUnder(scores, suiteBinnings(scores.sampleCount)) : undefined;
+  return { values: metricSuite(scores, { everyClass }, top, classwise), classwise };
+}
+
+/**
+ * The suite with its top-label tasks on the helper thread while this one reads every class (the
+ * n x K probabilities stay here): the same values as suiteOf.
+ */
+async function suiteAlongside(
+  scores: ClassScores,
+  top: TopLabelScores,
+  everyClass: boolean,
+  parallel: ParallelMetricSuite,
+): Promise<SuiteOfView> {
+  const binnings = suiteBinnings(scores.sampleCount);
+  const { mine: classwise, results } = await parallel.topLabelTasksAlongside(scores, top, () =>
+    everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined,
+  );
+  if (classwise !== undefined) results.set('classwise', classwiseMetricsOf(classwise, binnings));
+  return { values: assembleSuite(scores, { everyClass }, results), classwise };
+}
+
 function snapshotOf(
   run: Replayed,
   statistics: HeadlineStatistic[] | null,
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions>,
   started: number,
+  suite: SuiteOfView | null = run.scores === null ? null : suiteOf(run.scores, run.top!, run.everyClass),
 ): Snapshot {
   const groupBy = options.groupBy ?? 'none';
   const base = {
@@ -229,7 +262,7 @@ function snapshotOf(
     window: run.window,
     groupBy,
   };
-  if (run.scores === null || run.top === null || statistics === null) {
+  if (run.scores === null || run.top === null || statistics === null || suite === null) {
     return {
       ...base,
       labelledFrameCount: 0,
@@ -251,15 +284,13 @@ function snapshotOf(
     : null;
   const histogram = confidenceHistogram(top.confidence, 20);
   const tce = resampled ? tceEntry(top) : null;
-  // every class's statistics once, for the suite's classwise metrics and the per-class diagrams
-  const binnings = suiteBinnings(scores.sampleCount);
-  const classwise = run.everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined;
-  const equalWidthAt = binnings.indexOf(EQUAL_WIDTH_15);
+  const { classwise } = suite;
+  const equalWidthAt = suiteBinnings(scores.sampleCount).indexOf(EQUAL_WIDTH_15);
   return {
     ...base,
     labelledFrameCount: run.frames.length,
     values: [
-      ...metricSuite(scores, { everyClass: run.everyClass }, top, classwise).map(entry),
+      ...suite.values.map(entry),
       ...(tce !== null
         ? [tceValue(tce)]
         : resampled && scores.sampleCount <= TCE_DEFAULT_MIN_BIN_SIZE
@@ -283,6 +314,22 @@ function snapshotOf(
   };
 }
 
+/** A snapshot's replay: its window, calibrator and classes, in the source's buffer kept between views. */
+function snapshotRun(
+  recorded: TraceSource,
+  settings: GateSettings,
+  computedFrom: ViewBasis,
+  options: Partial<MetricsOptions>,
+  onProgress: TableProgress | undefined,
+): Replayed {
+  return replayedView(recorded, settings, options.lastFrames, {
+    calibrator: computedFrom.calibrator,
+    everyClass: options.classes,
+    onProgress,
+    scratch: recorded.scratch,
+  });
+}
+
 export function metricsSnapshot(
   recorded: TraceSource,
   settings: GateSettings,
@@ -291,15 +338,29 @@ export function metricsSnapshot(
   onProgress?: TableProgress,
 ): Snapshot {
   const started = performance.now();
-  const { lastFrames, classes } = options;
-  const run = replayedView(recorded, settings, lastFrames, {
-    calibrator: computedFrom.calibrator,
-    everyClass: classes,
-    onProgress,
-    scratch: recorded.scratch,
-  });
+  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress);
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
   return snapshotOf(run, statistics, computedFrom, options, started);
+}
+
+/**
+ * metricsSnapshot with the suite's top-label tasks on a second thread (the metrics worker's
+ * knob turn: both cores): the same snapshot.
+ */
+export async function metricsSnapshotOnTwoThreads(
+  recorded: TraceSource,
+  settings: GateSettings,
+  computedFrom: ViewBasis,
+  options: Partial<MetricsOptions>,
+  onProgress: TableProgress | undefined,
+  parallel: ParallelMetricSuite,
+): Promise<Snapshot> {
+  const started = performance.now();
+  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress);
+  if (run.scores === null) return snapshotOf(run, null, computedFrom, options, started, null);
+  const suite = await suiteAlongside(run.scores, run.top!, run.everyClass, parallel);
+  const statistics = headlineStatistics(run.scores, run.top!);
+  return snapshotOf(run, statistics, computedFrom, options, started, suite);
 }
 
 /** A/B: the same frames replayed at two settings, both snapshots, and B - A with paired intervals. */

@@ -6,11 +6,12 @@ import {
   compareOutputCalibrators,
   compareRecentRuns,
   compareSnapshots,
-  metricsSnapshot,
+  metricsSnapshotOnTwoThreads,
   type RecentRunTrace,
 } from './metrics-snapshot';
 import type { MetricsAnswer, MetricsResult } from './metrics-worker-client';
 import { serve } from '../workers/worker-serve';
+import { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 
 /**
  * The metrics worker: replays and computes calibration snapshots and A/B comparisons off the
@@ -45,7 +46,13 @@ function recording(request: Common): HeldRecording {
   return held;
 }
 
-function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>, onProgress: TableProgress): MetricsResult {
+/** The suite's second thread, started with the first view that is large enough to use it. */
+const parallel = new ParallelMetricSuite();
+
+async function compute(
+  request: Exclude<MetricsRequest, { kind: 'rows' }>,
+  onProgress: TableProgress,
+): Promise<MetricsResult> {
   if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
   const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
   const source = recording(request);
@@ -53,7 +60,14 @@ function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>, onProgress:
     case 'snapshot':
       return {
         kind: 'snapshot',
-        snapshot: metricsSnapshot(source, request.settings, basis, request.options, onProgress),
+        snapshot: await metricsSnapshotOnTwoThreads(
+          source,
+          request.settings,
+          basis,
+          request.options,
+          onProgress,
+          parallel,
+        ),
       };
     case 'compare':
       return {
@@ -65,12 +79,12 @@ function compute(request: Exclude<MetricsRequest, { kind: 'rows' }>, onProgress:
   }
 }
 
-serve<MetricsRequest, MetricsAnswer | null>((request, context) => {
+serve<MetricsRequest, MetricsAnswer | null>(async (request, context) => {
   if (request.kind === 'rows') {
     held = HeldRecording.apply(held, request.rows);
     return null;
   }
   const started = performance.now();
-  const result = compute(request, (done, total, stage) => context.progress(done, total, stage));
+  const result = await compute(request, (done, total, stage) => context.progress(done, total, stage));
   return { result, computeMs: performance.now() - started };
 });
