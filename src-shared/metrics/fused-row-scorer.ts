@@ -1,4 +1,6 @@
+import { KnobError } from '../errors';
 import { fuseRowInto } from '../fusion/convex-fusion';
+import { expNonPositive } from '../fusion/exp-non-positive';
 import type { LogitArray } from '../fusion/logits';
 import { allocateTopLabelScores, scoreRowsInto, type TopLabelScores } from './scores';
 
@@ -23,9 +25,12 @@ export class FusedRowScorer {
   private readonly chunk: Float64Array;
   private readonly chunkLabels = new Int32Array(CHUNK_ROWS);
   private readonly scored: FusedRowScores & { probabilities: null };
+  /** One fused row, then its exp(z - max) terms (topLabelInto). */
+  private readonly row: Float64Array;
 
   constructor(private readonly classCount: number) {
     this.chunk = new Float64Array(CHUNK_ROWS * classCount);
+    this.row = new Float64Array(classCount);
     this.scored = {
       probabilities: null,
       sampleNll: new Float64Array(CHUNK_ROWS),
@@ -65,4 +70,69 @@ export class FusedRowScorer {
       out.top.correct.set(scored.top.correct.subarray(0, count), from);
     }
   }
+
+  /**
+   * The top-label pairs alone of the same fused rows as scoreInto (what ECE, equal-mass ECE and
+   * SmoothECE read), with its arithmetic for them: the fusion of fuseRowInto (then the temperature),
+   * the softmax's max, exp(z - max) terms and their sum in the same order, and the first largest of
+   * e_k / sum as scoreRowsInto takes it; so the same bits, without the probabilities, NLL and
+   * Brier terms nobody reads (the tuner's ECE sweep: 0.54 -> ~0.3 s of 0.83, issue 29).
+   */
+  topLabelInto(
+    zStatic: LogitArray,
+    zDyn: LogitArray,
+    g: Float64Array,
+    frames: Int32Array,
+    labels: Int32Array,
+    inverseTemperature: number,
+    top: TopLabelScores,
+  ): void {
+    const k = this.classCount;
+    const row = this.row;
+    const scaled = inverseTemperature !== 1;
+    const { confidence, predicted, correct } = top;
+    for (let j = 0; j < frames.length; j++) {
+      const offset = frames[j]! * k;
+      const gi = g[frames[j]!]!;
+      const gate = gi < 0 ? 0 : gi > 1 ? 1 : gi; // clampGate, written out
+      const keep = 1 - gate;
+      let max = -Infinity;
+      let logitSum = 0;
+      for (let c = 0; c < k; c++) {
+        let z = keep * zStatic[offset + c]! + gate * zDyn[offset + c]!;
+        if (scaled) z *= inverseTemperature;
+        row[c] = z;
+        logitSum += z;
+        if (z > max) max = z;
+      }
+      if (!Number.isFinite(logitSum)) refuseRow(row, frames[j]!);
+      let sum = 0;
+      for (let c = 0; c < k; c++) {
+        const e = expNonPositive(row[c]! - max);
+        row[c] = e;
+        sum += e;
+      }
+      const inv = 1 / sum;
+      let best = 0;
+      let bestProbability = -1;
+      for (let c = 0; c < k; c++) {
+        const p = row[c]! * inv;
+        if (p > bestProbability) {
+          bestProbability = p;
+          best = c;
+        }
+      }
+      confidence[j] = bestProbability;
+      predicted[j] = best;
+      correct[j] = best === labels[j] ? 1 : 0;
+    }
+  }
+}
+
+/** A fused row that does not sum to a finite number, refused as scoreRowsInto refuses it. */
+function refuseRow(row: Float64Array, frame: number): never {
+  for (let c = 0; c < row.length; c++)
+    if (!Number.isFinite(row[c]))
+      throw new KnobError('INVALID_INPUT', `logit ${c} of sample ${frame} is not finite (${row[c]})`);
+  throw new KnobError('INVALID_INPUT', `the logits of sample ${frame} are too large to sum in float64`);
 }

@@ -30,6 +30,8 @@ import { entriesOf, tablesNeedSquares, usesFusedTables, type FusedTables } from 
  * nothing per frame.
  */
 export const TUNING_METRICS = ['ece', 'ece-equal-mass', 'classwise-ece', 'nll', 'brier', 'smooth-ece'] as const;
+/** The metrics of the top-label pairs alone (no NLL, Brier or probabilities read). */
+const TOP_LABEL_METRICS: ReadonlySet<string> = new Set(['ece', 'ece-equal-mass', 'smooth-ece']);
 export type TuningMetric = (typeof TUNING_METRICS)[number];
 
 /** Each metric's exact variant, as the metric suite names it. */
@@ -197,7 +199,9 @@ export class TuningObjective {
     }
     const inverse = 1 / temperature;
     if (this.rowScorer !== null) {
-      this.rowScorer.scoreInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores);
+      if (TOP_LABEL_METRICS.has(this.metric))
+        this.rowScorer.topLabelInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores.top);
+      else this.rowScorer.scoreInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores);
       return;
     }
     for (let j = 0; j < frames.length; j++) {

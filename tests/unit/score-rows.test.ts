@@ -3,12 +3,20 @@
  * bit: the softmax and log-sum-exp of fusion/logits.ts (what every view shows), each sample's NLL
  * and Brier term as proper-scores.ts defines them, and the top-label pairs of topLabelRowsInto,
  * including exact ties (lowest index) and logits one ulp apart; and the same scores written over
- * the logits themselves (a knob turn's in-place scoring).
+ * the logits themselves (a knob turn's in-place scoring); and the fused row scorer's top-label-only
+ * pass against its full pass.
  */
 import { describe, expect, it } from 'vitest';
 import { logSumExpRow, softmaxRowInto } from '../../src-shared/fusion/logits';
 import { sampleBrierOfRow } from '../../src-shared/metrics/proper-scores';
-import { scoreRowsInto, scoredLogits, topLabelRowsInto, type TopLabelScores } from '../../src-shared/metrics/scores';
+import { FusedRowScorer } from '../../src-shared/metrics/fused-row-scorer';
+import {
+  allocateTopLabelScores,
+  scoreRowsInto,
+  scoredLogits,
+  topLabelRowsInto,
+  type TopLabelScores,
+} from '../../src-shared/metrics/scores';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 
 const k = 7;
@@ -88,5 +96,43 @@ describe('scoreRowsInto', () => {
     logits[20 * k] = 1.7e308;
     logits[20 * k + 1] = 1.7e308;
     expect(() => scoreRowsInto(logits, labels, k, 0, n, out)).toThrow(/logits of sample 20 are too large to sum/);
+  });
+});
+
+describe('FusedRowScorer.topLabelInto', () => {
+  const random = seededRandom(8);
+  const frames = 2000;
+  const classes = 9;
+  const zStatic = Float32Array.from({ length: frames * classes }, () => 3 * normalDraw(random));
+  const zDyn = Float32Array.from({ length: frames * classes }, () => 3 * normalDraw(random));
+  // exact ties between branches and classes in some rows: the lowest index must win as in scoreInto
+  for (let i = 0; i < frames; i += 7)
+    for (let c = 0; c < classes; c++) zStatic[i * classes + c] = zDyn[i * classes + c] = c % 2;
+  const g = Float64Array.from({ length: frames }, (_, i) => (i % 11 === 0 ? -0.2 : i % 13 === 0 ? 1.3 : random()));
+  const labels = Int32Array.from({ length: frames }, (_, i) => (i * 7) % classes);
+  const chosen = Int32Array.from({ length: frames / 2 }, (_, j) => 2 * j + (j % 3 === 0 ? 1 : 0));
+  const chosenLabels = Int32Array.from(chosen, (f) => labels[f]!);
+
+  for (const temperature of [1, 0.6, 2.5])
+    it(`gives scoreInto's top-label pairs bit for bit (temperature ${temperature})`, () => {
+      const scorer = new FusedRowScorer(classes);
+      const full = {
+        sampleNll: new Float64Array(chosen.length),
+        sampleBrier: new Float64Array(chosen.length),
+        top: allocateTopLabelScores(chosen.length),
+      };
+      scorer.scoreInto(zStatic, zDyn, g, chosen, chosenLabels, 1 / temperature, full);
+      const lean = allocateTopLabelScores(chosen.length);
+      scorer.topLabelInto(zStatic, zDyn, g, chosen, chosenLabels, 1 / temperature, lean);
+      expect(lean).toEqual(full.top);
+    });
+
+  it('refuses a fused row that is not finite, naming the frame and class', () => {
+    const bad = Float32Array.from(zDyn);
+    bad[chosen[5]! * classes + 2] = Number.POSITIVE_INFINITY;
+    const scorer = new FusedRowScorer(classes);
+    expect(() =>
+      scorer.topLabelInto(zStatic, bad, g, chosen, chosenLabels, 1, allocateTopLabelScores(chosen.length)),
+    ).toThrow(`logit 2 of sample ${chosen[5]} is not finite`);
   });
 });
