@@ -76,7 +76,7 @@ export class FusedRowScorer {
    * SmoothECE read), with its arithmetic for them: the fusion of fuseRowInto (then the temperature),
    * the softmax's max, exp(z - max) terms and their sum in the same order, and the first largest of
    * e_k / sum as scoreRowsInto takes it; so the same bits, without the probabilities, NLL and
-   * Brier terms nobody reads (the tuner's ECE sweep: 0.54 -> ~0.3 s of 0.83, issue 29).
+   * Brier terms nobody reads (the tuner's 400 x 10,000 ECE sweep: 0.83 -> 0.64 s on one thread).
    */
   topLabelInto(
     zStatic: LogitArray,
