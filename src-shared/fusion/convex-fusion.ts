@@ -27,7 +27,8 @@ export function fuseRowInto(
  * The replay's fast path: fuses frames [from, to) and writes each frame's top-1 class and its
  * softmax probability 1 / sum_k exp(z_k - max z) (ties go to the lowest index), in one pass per row.
  * Same arithmetic as fuseRowInto (tested bit for bit). Fused logits go to `fused` (row-major)
- * when given, else through `scratch` (K values).
+ * when given, else through `scratch` (K values). `confidence` null: the top-1 alone, no exp at all
+ * (a caller that scores the fused rows next gets the same 1 / sum from its softmax pass).
  */
 export function fuseTop1Into(
   zStatic: LogitArray,
@@ -37,7 +38,7 @@ export function fuseTop1Into(
   from: number,
   to: number,
   top1: Int32Array,
-  confidence: Float64Array,
+  confidence: Float64Array | null,
   fused: Float64Array | null,
   scratch: Float64Array,
 ): void {
@@ -58,9 +59,10 @@ export function fuseTop1Into(
         best = k;
       }
     }
+    top1[i] = best;
+    if (confidence === null) continue;
     let sum = 0;
     for (let k = 0; k < classCount; k++) sum += expNonPositive(target[targetOffset + k] - max);
-    top1[i] = best;
     confidence[i] = 1 / sum;
   }
 }

@@ -34,6 +34,12 @@ export interface ReplayOptions {
    * caller keeps between replays, so a knob turn on a long recording does not fault in fresh pages.
    */
   fusedLogitsInto?: Float64Array;
+  /**
+   * false: the output's confidence is left at 0 for the caller to fill (no exp per class here): a
+   * caller that scores every frame's kept fused logits next takes it from the top-label pairs,
+   * the same 1 / sum_k exp(z_k - max z) (view-replay.ts). Needs keepFusedLogits and no calibrator.
+   */
+  confidence?: boolean;
   settingsVersion?: number;
   /** The output calibrator applied after fusion (none: the fused output as it is). */
   calibrator?: Calibrator | null;
@@ -62,6 +68,8 @@ export function allocateReplayOutput(
  */
 export class GateReplayer {
   readonly state: GateState;
+  /** Whether advance() computes the output's confidence (ReplayOptions.confidence). */
+  withConfidence = true;
   private settings: GateSettings;
   private version: number;
   private scratch: Float64Array = new Float64Array(0);
@@ -119,7 +127,7 @@ export class GateReplayer {
       from,
       to,
       out.top1,
-      out.confidence,
+      this.withConfidence || out.fusedLogits === null ? out.confidence : null,
       out.fusedLogits,
       this.scratch,
     );
@@ -160,11 +168,8 @@ export function replay(trace: Trace, settings: GateSettings, options: ReplayOpti
       throw new RangeError(`${into.length} values cannot hold ${trace.frameCount} x ${trace.classCount} fused logits`);
     out.fusedLogits = into.subarray(0, trace.frameCount * trace.classCount);
   }
-  new GateReplayer(settings, options.settingsVersion ?? 0, options.calibrator ?? null).advance(
-    trace,
-    0,
-    trace.frameCount,
-    out,
-  );
+  const replayer = new GateReplayer(settings, options.settingsVersion ?? 0, options.calibrator ?? null);
+  replayer.withConfidence = options.confidence ?? true;
+  replayer.advance(trace, 0, trace.frameCount, out);
   return out;
 }

@@ -79,6 +79,12 @@ describe('convex fusion', () => {
       const gate = Math.min(1, Math.max(0, g[i]!));
       expect(row[0]).toBe((1 - gate) * zs[i * k]! + gate * zd[i * k]!);
     }
+    // without a confidence array: the same fused rows and top-1, nothing else written
+    const fusedAgain = new Float64Array(n * k);
+    const top1Again = new Int32Array(n);
+    fuseTop1Into(zs, zd, g, k, 0, n, top1Again, null, fusedAgain, new Float64Array(k));
+    expect(fusedAgain).toEqual(fused);
+    expect(top1Again).toEqual(top1);
   });
 });
 

@@ -4,7 +4,8 @@
  * for both the suite's classwise metrics and the per-class diagrams (issue 29). None of that may
  * change a figure: each view equals the one computed afresh from a plain trace, across settings,
  * a recording that grows and one that shrinks to a window, and every per-class diagram equals the
- * diagram of that class's column gathered on its own (reliabilityDiagram).
+ * diagram of that class's column gathered on its own (reliabilityDiagram); a fully labelled view's
+ * replay output takes its confidence from the scores' pass, and it is the replay's own.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
@@ -16,7 +17,7 @@ import { sliceTrace } from '../../src-shared/trace/trace-slice';
 import { UNKNOWN_LABEL } from '../../src-shared/trace/trace';
 import { HeldRecording } from '../../src-main/core/use-cases/held-recording';
 import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
-import { plainSource } from '../../src-main/core/use-cases/view-replay';
+import { plainSource, replayedView } from '../../src-main/core/use-cases/view-replay';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const basis = { version: 1, recordingId: 4, calibrator: null };
@@ -60,6 +61,17 @@ describe("a knob turn's view on a held recording", () => {
       expect(withoutTime(turned)).toEqual(withoutTime(fresh));
       expect(turned.classReliability).toHaveLength(6);
     }
+  });
+
+  it("takes a fully labelled view's confidence from its scores: the replay's own, bit for bit", () => {
+    const labelled = syntheticTrace({ frames: 1500, classCount: 7, seed: 22 });
+    const settings = { ...DEFAULT_GATE_SETTINGS, zeta: 0.35 };
+    const view = replayedView(plainSource(labelled), settings, undefined);
+    const alone = replay(labelled, settings);
+    expect(view.frames).toHaveLength(labelled.frameCount);
+    expect(view.output.confidence).toEqual(alone.confidence);
+    expect(view.output.top1).toEqual(alone.top1);
+    expect(view.output.fusedLogits).toBeNull(); // written over by the probabilities
   });
 
   it('draws each class diagram as the diagram of its own gathered column', () => {

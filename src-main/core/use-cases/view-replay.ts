@@ -101,14 +101,18 @@ export function replayedView(
     temperature !== null;
   if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress);
   const fusedLength = frames.length > 0 && everyClass !== 'logits' ? trace.frameCount * trace.classCount : 0;
+  // every frame scored, uncalibrated: the confidence comes from the scores' pass (one exp per class)
+  const confidenceFromScores = frames.length === trace.frameCount && calibrator === null;
   const output = replay(trace, settings, {
     keepFusedLogits: frames.length > 0,
     ...(scratch === undefined || fusedLength === 0 ? {} : { fusedLogitsInto: scratch(fusedLength) }),
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
+    confidence: !confidenceFromScores,
   });
   if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null, everyClass: true };
   const overwrite = everyClass !== 'logits';
   const { scores, top } = scoredFrames(trace, output.fusedLogits!, frames, overwrite);
+  if (confidenceFromScores) output.confidence.set(top.confidence);
   if (overwrite) output.fusedLogits = null;
   return { trace, window, frames, output, scores, top, everyClass: true };
 }
