@@ -5,7 +5,7 @@ import {
   type ClassScores,
   type TopLabelScores,
 } from '../../src-shared/metrics/scores';
-import { replay } from '../../src-shared/trace/replay';
+import { gateTrajectory, replay } from '../../src-shared/trace/replay';
 import {
   featuresOfFrames,
   labelledFrames,
@@ -139,7 +139,7 @@ function topLabelSubjects(
   model: ScoresSubject['model'],
 ): ScoresSubject[] {
   const gates: Array<[string, Float64Array]> = [
-    [fusedSubject(path, settings), replay(trace, settings).g],
+    [fusedSubject(path, settings), gateTrajectory(trace, settings)],
     [`static branch of ${path}`, new Float64Array(trace.frameCount)],
     [`dynamic branch of ${path}`, new Float64Array(trace.frameCount).fill(1)],
   ];

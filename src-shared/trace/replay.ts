@@ -157,6 +157,18 @@ export class GateReplayer {
   }
 }
 
+/**
+ * The gate's trajectory alone (g, unclamped) over a whole validated trace from rest at g0, for a
+ * caller that fuses in its own way (a row scorer, the fused-score tables): replay() without the
+ * fusion, which at 1,000 classes costs far more than the gate.
+ */
+export function gateTrajectory(trace: Trace, settings: GateSettings): Float64Array {
+  const n = trace.frameCount;
+  const out = { g: new Float64Array(n), v: new Float64Array(n) };
+  runGate(settings, trace, 0, n, createGateState(settings.g0), out);
+  return out.g;
+}
+
 /** Replays a whole trace with one setting, from rest at g0. Validates the trace first. */
 export function replay(trace: Trace, settings: GateSettings, options: ReplayOptions = {}): ReplayOutput {
   validateTrace(trace);

@@ -54,6 +54,18 @@ export const UNKNOWN_LABEL = -1;
  * Checks a trace before anything is computed from it, so a bad frame is reported by index up front
  * instead of half-way through a replay. Throws INVALID_TRACE naming the field and the frame.
  */
+/**
+ * Whether the first `length` float32 values are all finite, by summing them in float64: a NaN or
+ * an infinity makes the sum so, and finite float32 values cannot overflow it (2^53 of them stay
+ * below 1e55). One add a value instead of a test and a call: the check was a fifth of
+ * `knob metrics --trace` on an hour at 1,000 classes. The caller then finds the culprit.
+ */
+function allFinite(values: Float32Array, length: number): boolean {
+  let sum = 0;
+  for (let i = 0; i < length; i++) sum += values[i]!;
+  return Number.isFinite(sum);
+}
+
 export function validateTrace(trace: Trace): void {
   const fail = (message: string): never => {
     throw new KnobError('INVALID_TRACE', message);
@@ -85,10 +97,11 @@ export function validateTrace(trace: Trace): void {
     const u = trace.uRef[i];
     if (u !== u) fail(`u_ref of frame ${i} is NaN`);
   }
-  for (let i = 0; i < n * k; i++) {
-    if (!Number.isFinite(trace.zStatic[i])) fail(`z_static of frame ${Math.floor(i / k)} is not finite`);
-    if (!Number.isFinite(trace.zDyn[i])) fail(`z_dyn of frame ${Math.floor(i / k)} is not finite`);
-  }
+  if (!allFinite(trace.zStatic, n * k) || !allFinite(trace.zDyn, n * k))
+    for (let i = 0; i < n * k; i++) {
+      if (!Number.isFinite(trace.zStatic[i])) fail(`z_static of frame ${Math.floor(i / k)} is not finite`);
+      if (!Number.isFinite(trace.zDyn[i])) fail(`z_dyn of frame ${Math.floor(i / k)} is not finite`);
+    }
   if (trace.features !== undefined) {
     const { width, values } = trace.features;
     if (!Number.isInteger(width) || width < 1) fail(`features width ${width} is not a positive integer`);

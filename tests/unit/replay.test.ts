@@ -104,6 +104,19 @@ describe('replay', () => {
     const nan = syntheticTrace({ frames: 10 });
     nan.zDyn[25] = Number.NaN;
     expect(() => validateTrace(nan)).toThrow(/z_dyn of frame 2 is not finite/);
+    // infinities of both signs (which a sum could cancel into NaN) and the earlier frame named first
+    const both = syntheticTrace({ frames: 10 });
+    both.zStatic[61] = Number.POSITIVE_INFINITY;
+    both.zStatic[62] = Number.NEGATIVE_INFINITY;
+    both.zDyn[45] = Number.POSITIVE_INFINITY;
+    expect(() => validateTrace(both)).toThrow(/z_dyn of frame 4 is not finite/);
+    both.zDyn[45] = 0;
+    expect(() => validateTrace(both)).toThrow(/z_static of frame 6 is not finite/);
+    // the largest finite float32 values, however many, are finite
+    const large = syntheticTrace({ frames: 10 });
+    large.zStatic.fill(3.4028234663852886e38);
+    large.zDyn.fill(-3.4028234663852886e38);
+    expect(() => validateTrace(large)).not.toThrow();
     const labels = syntheticTrace({ frames: 10 });
     labels.labels![3] = 10;
     expect(() => validateTrace(labels)).toThrow(/label of frame 3/);
