@@ -24,3 +24,11 @@ export function untilCancelled<T>(work: Promise<T>, signal: CancelSignal | undef
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+
+/**
+ * Throws CANCELLED (`message`) when `signal` has aborted: what synchronous work calls between its
+ * chunks (a bootstrap between resamples), so a cancelled computation stops within one chunk.
+ */
+export function stopIfCancelled(signal: CancelSignal | undefined, message: string): void {
+  if (signal?.aborted === true) throw new KnobError('CANCELLED', message);
+}

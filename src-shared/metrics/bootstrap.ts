@@ -1,3 +1,4 @@
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import { seededRandom } from '../random';
 import { percentileOfSorted } from './order-statistics';
 
@@ -18,6 +19,8 @@ export interface BootstrapOptions {
   replicates?: number;
   level?: number;
   seed?: number;
+  /** Polled between resamples: a cancelled bootstrap throws CANCELLED within one resample. */
+  signal?: CancelSignal;
 }
 
 export function bootstrapInterval(
@@ -42,6 +45,7 @@ export function eachResample(
   const indices = new Uint32Array(n);
   const replicates = options.replicates ?? 200;
   for (let r = 0; r < replicates; r++) {
+    stopIfCancelled(options.signal, 'the bootstrap was cancelled');
     for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
     visit(indices, r);
   }

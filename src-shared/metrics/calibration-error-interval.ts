@@ -2,6 +2,7 @@ import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
 import { seededRandom } from '../random';
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import type { BootstrapInterval } from './bootstrap';
 import { biasCorrectedBasicInterval } from './interval-variants';
 import { metric, type MetricValue } from './metric-value';
@@ -192,7 +193,7 @@ export function l2CeIntervalsWithBootstrap(
   correct: Uint8Array,
   spec: BinningSpec,
   level = 0.95,
-  options: { replicates?: number; seed?: number } = {},
+  options: { replicates?: number; seed?: number; signal?: CancelSignal } = {},
 ): { asymptotic: L2CalibrationErrorInterval; bootstrap: BootstrapInterval & { note?: string } } {
   checkPairs(confidence, correct);
   const bins = assignBins(confidence, spec);
@@ -208,6 +209,7 @@ export function l2CeIntervalsWithBootstrap(
   const indices = new Uint32Array(n);
   const draws = new Float64Array(replicates);
   for (let r = 0; r < replicates; r++) {
+    stopIfCancelled(options.signal, 'the L2-CE bootstrap was cancelled');
     for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
     const squared = debiasedSquaredL2FromSums(residualBinSums(confidence, correct, bins.binOf, bins.binCount, indices));
     draws[r] = Math.sqrt(Math.max(0, squared));

@@ -4,6 +4,7 @@ import type { BinTotals } from './calibration-error';
 import { resample } from './bootstrap';
 import { gridProviderFromSamples, smoothCurve, smoothEceBandwidth } from './smooth-ece';
 import { seededRandom } from '../random';
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 
 /** Data for the reliability diagram, confidence histogram and smooth reliability curve. */
 export interface ReliabilityBin {
@@ -145,7 +146,7 @@ export function smoothCurveArrays(curve: SmoothReliabilityCurve): SmoothCurveArr
 export function smoothReliabilityCurve(
   confidence: Float64Array,
   correct: Uint8Array,
-  options: { meshPoints?: number; replicates?: number; level?: number; seed?: number } = {},
+  options: { meshPoints?: number; replicates?: number; level?: number; seed?: number; signal?: CancelSignal } = {},
 ): SmoothReliabilityCurve {
   const meshPoints = options.meshPoints ?? 101;
   const replicates = options.replicates ?? 100;
@@ -162,6 +163,7 @@ export function smoothReliabilityCurve(
   const random = seededRandom(seed);
   const indices = new Uint32Array(confidence.length);
   for (let r = 0; r < replicates; r++) {
+    stopIfCancelled(options.signal, 'the smooth curve band was cancelled');
     for (let i = 0; i < indices.length; i++) indices[i] = Math.floor(random() * indices.length);
     draws.push(curveOf(resample(confidence, indices), resample(correct, indices)));
   }

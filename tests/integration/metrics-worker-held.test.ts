@@ -101,3 +101,23 @@ describe('the metrics worker holds the recording', () => {
     });
   });
 });
+
+describe('a cancelled view in the metrics worker', () => {
+  it('stops at its next resample; the worker, its recording and its tables are kept', async () => {
+    const full = syntheticTrace({ frames: 300_000, classCount: 10, seed: 13 });
+    const recording = growing(full, 300_000);
+    const copy = { recording, version: 1, recordingId: 11, calibrator: null };
+    const options = { groupBy: 'none' as const, classes: 'auto' as const };
+    await client.snapshot(copy, settings, { ...options, detail: 'light' });
+    const starts = client.workerStarts;
+    const controller = new AbortController();
+    // seconds of resampling at this length: cancelled on the next turn, it cannot have finished
+    const intervals = client.snapshot({ ...copy, signal: controller.signal }, settings, { ...options, detail: 'full' });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await expect(intervals).rejects.toMatchObject({ code: 'CANCELLED' });
+    const next = await client.snapshot({ ...copy, version: 2 }, settings, { ...options, detail: 'light' });
+    expect(next.settingsVersion).toBe(2);
+    expect(client.workerStarts).toBe(starts);
+  }, 120_000);
+});

@@ -3,7 +3,8 @@
  * worker-serve.ts) between a real worker_threads Worker running serve() and the parent's
  * ThreadChannel: replies matched by id in any order, progress to the request it belongs to, cancel
  * by id (the worker's signal aborts; a request still waiting its turn never runs), a late reply
- * after a cancel dropped, a cancel that ends a thread of uninterruptible work, and a worker that
+ * after a cancel dropped, a cancel that ends a thread of uninterruptible work, a shared cancel flag
+ * that stops synchronous work without ending its thread, and a worker that
  * exits failing everything pending with an error that names it. No clocks: the test holds requests
  * open through shared memory and waits on what the worker did.
  */
@@ -20,7 +21,7 @@ const channels: Array<ThreadChannel<ProtocolTestRequest, unknown>> = [];
 
 function start(
   concurrent: boolean,
-  options: { cancelEndsThread?: boolean } = {},
+  options: { cancelEndsThread?: boolean; sharedCancel?: boolean } = {},
 ): ThreadChannel<ProtocolTestRequest, unknown> {
   const worker = new Worker(bootstrap, { workerData: { entry, concurrent } });
   const channel = new ThreadChannel<ProtocolTestRequest, unknown>(worker, 'the test worker', options);
@@ -136,6 +137,20 @@ describe('the worker protocol', () => {
     // ended though its work never finished (the gate was never opened)
     await exited;
     await expect(channel.call({ kind: 'echo', value: 4 })).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('a shared cancel flag stops synchronous work that reads no message, and the thread serves on', async () => {
+    const channel = start(false, { sharedCancel: true });
+    const seen = shared();
+    const controller = new AbortController();
+    const spinning = channel.call({ kind: 'spin', seen }, { signal: controller.signal });
+    await expect.poll(() => Atomics.load(seen, 0), eventually).toBe(1);
+    controller.abort();
+    await expect(spinning).rejects.toMatchObject({ code: 'CANCELLED' });
+    // the busy thread saw the flag (its 'cancel' message could not be read while it spun)
+    await expect.poll(() => Atomics.load(seen, 1), eventually).toBe(1);
+    expect(await channel.call({ kind: 'echo', value: 5 })).toBe(5);
+    expect(channel.endedWith).toBeNull();
   });
 
   it('a worker that exits fails every pending request, and every later one, naming the worker', async () => {

@@ -18,6 +18,11 @@ export type ProtocolTestRequest =
   | { kind: 'block'; gate: Int32Array }
   /** Progress for `total` chunks then answers total; endless when total is 0, until cancelled. */
   | { kind: 'chunks'; total: number; seen: Int32Array }
+  /**
+   * Sets seen[0], then spins synchronously (no turn of the event loop, so no message is read)
+   * until its signal says cancelled, then sets seen[1]: only a shared cancel flag can stop it.
+   */
+  | { kind: 'spin'; seen: Int32Array }
   /** Marks seen[0] when it runs. */
   | { kind: 'mark'; seen: Int32Array }
   | { kind: 'fail' }
@@ -46,6 +51,11 @@ serve<ProtocolTestRequest, unknown>(
           progress(done, request.total, 'chunks');
         }
         return request.total;
+      case 'spin':
+        Atomics.store(request.seen, 0, 1);
+        while (!signal.aborted) Atomics.load(request.seen, 0);
+        Atomics.store(request.seen, 1, 1);
+        return 'stopped';
       case 'mark':
         Atomics.store(request.seen, 0, 1);
         return 'marked';

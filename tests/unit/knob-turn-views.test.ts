@@ -21,6 +21,7 @@ import { plainSource, replayedView } from '../../src-main/core/use-cases/view-re
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const basis = { version: 1, recordingId: 4, calibrator: null };
+const nothingHeld: HeldRecording | null = null;
 const withoutTime = <T extends { computeMs: number }>(snapshot: T) => ({ ...snapshot, computeMs: 0 });
 
 describe("a knob turn's view on a held recording", () => {
@@ -30,7 +31,6 @@ describe("a knob turn's view on a held recording", () => {
   const options = { groupBy: 'predicted-class' as const, detail: 'light' as const };
 
   it('equals the view computed afresh, setting after setting, as the recording grows and in a window', () => {
-    const nothingHeld: HeldRecording | null = null;
     const held = HeldRecording.apply(nothingHeld, {
       recordingId: 4,
       kind: 'whole',
@@ -91,5 +91,58 @@ describe("a knob turn's view on a held recording", () => {
         diagram.bins.map((b) => [b.count, b.meanConfidence, b.accuracy, b.wilsonLo, b.wilsonHi]),
       );
     }
+  });
+});
+
+describe('a cancelled view', () => {
+  /** A signal that says aborted from its `reads`-th reading on (what the shared flag looks like). */
+  const abortsAfter = (reads: number) => {
+    let read = 0;
+    return {
+      get aborted() {
+        return ++read >= reads;
+      },
+      get reads() {
+        return read;
+      },
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    };
+  };
+
+  it('stops its resampling with CANCELLED within one resample of the cancel', () => {
+    const trace = syntheticTrace({ frames: 3000, classCount: 5, seed: 23 });
+    const settings = { ...DEFAULT_GATE_SETTINGS, zeta: 0.8 };
+    for (const at of [1, 5, 150]) {
+      const signal = abortsAfter(at);
+      expect(() =>
+        metricsSnapshot(plainSource(trace), settings, basis, { detail: 'full', groupBy: 'none' }, undefined, signal),
+      ).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
+      expect(signal.reads).toBe(at);
+    }
+    // never cancelled: the same snapshot as without a signal
+    const uncancelled = metricsSnapshot(
+      plainSource(trace),
+      settings,
+      basis,
+      { detail: 'full' },
+      undefined,
+      abortsAfter(1e9),
+    );
+    expect(withoutTime(uncancelled)).toEqual(
+      withoutTime(metricsSnapshot(plainSource(trace), settings, basis, { detail: 'full' })),
+    );
+  });
+
+  it("building a recording's tables stops between chunks and goes on from there next time", () => {
+    const trace = syntheticTrace({ frames: 9000, classCount: 120, seed: 24 });
+    const held = HeldRecording.apply(nothingHeld, { recordingId: 5, kind: 'whole', trace });
+    const signal = abortsAfter(2);
+    expect(() => held.table(1, true, undefined, signal)).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
+    const done: number[] = [];
+    const table = held.table(1, true, (frames) => done.push(frames));
+    expect(table.entryCount).toBe(9000);
+    // the first chunk was kept: the second call started after it
+    expect(done[0]).toBe(8192);
   });
 });

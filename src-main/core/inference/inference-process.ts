@@ -1,4 +1,5 @@
 import type { ModelDescription, ModelOptions } from '../../../src-shared/api/model-options';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { cancelledError } from '../../../src-shared/errors';
 import { startEntryWorker } from '../workers/entry-worker';
 import { ThreadChannel } from '../workers/worker-channel';
@@ -36,7 +37,7 @@ interface Session {
 
 interface WaitingRun {
   request: Extract<InferenceRequest, { kind: 'run' }>;
-  signal: AbortSignal;
+  signal: CancelSignal;
   resolve: (outputs: BranchOutputs) => void;
   reject: (error: unknown) => void;
 }
@@ -113,7 +114,7 @@ async function addCpuSessions(description: ModelDescription, options: ModelOptio
   );
 }
 
-function run(request: Extract<InferenceRequest, { kind: 'run' }>, signal: AbortSignal): Promise<BranchOutputs> {
+function run(request: Extract<InferenceRequest, { kind: 'run' }>, signal: CancelSignal): Promise<BranchOutputs> {
   if (!loaded) throw new Error('no model is loaded');
   return new Promise<BranchOutputs>((resolve, reject) => {
     const entry: WaitingRun = { request, signal, resolve, reject };

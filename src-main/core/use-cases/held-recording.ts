@@ -1,3 +1,4 @@
+import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
 import { FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
 import type { MetadataColumn, Trace } from '../../../src-shared/trace/trace';
 
@@ -107,7 +108,7 @@ export class HeldRecording {
    * The fused-score table of every frame held at `temperature` (`squares` for the Brier terms),
    * built once and extended by the rows that arrived since, reporting its progress.
    */
-  table(temperature: number, squares: boolean, onProgress?: TableProgress): FusedScoreTable {
+  table(temperature: number, squares: boolean, onProgress?: TableProgress, signal?: CancelSignal): FusedScoreTable {
     const key = `${temperature} ${squares}`;
     let table = this.tables.get(key);
     if (table === undefined) {
@@ -123,6 +124,8 @@ export class HeldRecording {
       table.entryCount < total;
       to += TABLE_CHUNK_FRAMES
     ) {
+      // a cancel keeps the chunks built so far: the next view goes on from there
+      stopIfCancelled(signal, 'building the fused-score tables was cancelled');
       table.extend(view, Math.min(total, to));
       onProgress?.(table.entryCount, total, 'fused scores of the recording');
     }

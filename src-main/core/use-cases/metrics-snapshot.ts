@@ -1,4 +1,5 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
+import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import {
   describeCalibrator,
@@ -148,7 +149,12 @@ function groupKeys(run: Replayed, groupBy: Snapshot['groupBy']): { keys: Int32Ar
   return { keys, name: (code) => ['g in [0, 1/3)', 'g in [1/3, 2/3)', 'g in [2/3, 1]'][code] ?? String(code) };
 }
 
-function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean): Snapshot['groups'] {
+function groups(
+  run: Replayed,
+  groupBy: Snapshot['groupBy'],
+  resampled: boolean,
+  signal: CancelSignal | undefined,
+): Snapshot['groups'] {
   if (groupBy === 'none' || run.scores === null || run.top === null) return [];
   const { scores, top } = run;
   const { keys, name } = groupKeys(run, groupBy);
@@ -175,7 +181,7 @@ function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean)
     if (resampled) {
       intervals.set(
         key,
-        intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES })),
+        intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES, signal })),
       );
     }
     return statistics.map((s) => metric(s.name, s.identity, s.evaluate(null)));
@@ -189,8 +195,10 @@ function groups(run: Replayed, groupBy: Snapshot['groupBy'], resampled: boolean)
 }
 
 /** The debiased L2-CE (U-statistic, 15 equal-width bins) with its asymptotic and bootstrap intervals. */
-function l2CeIntervals(top: TopLabelScores): Snapshot['intervals'] {
-  const { asymptotic, bootstrap } = l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15);
+function l2CeIntervals(top: TopLabelScores, signal: CancelSignal | undefined): Snapshot['intervals'] {
+  const { asymptotic, bootstrap } = l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15, 0.95, {
+    signal,
+  });
   return [
     { identity: asymptotic.valueIdentity, lo: asymptotic.lo, hi: asymptotic.hi, method: asymptotic.identity },
     {
@@ -252,6 +260,8 @@ function snapshotOf(
   options: Partial<MetricsOptions>,
   started: number,
   suite: SuiteOfView | null = run.scores === null ? null : suiteOf(run.scores, run.top!, run.everyClass),
+  /** Polled between resamples: a cancelled snapshot stops with CANCELLED (metrics worker). */
+  signal?: CancelSignal,
 ): Snapshot {
   const groupBy = options.groupBy ?? 'none';
   const base = {
@@ -280,7 +290,7 @@ function snapshotOf(
   const { scores, top } = run;
   const resampled = (options.detail ?? 'full') === 'full';
   const smooth = resampled
-    ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50 })
+    ? smoothReliabilityCurve(top.confidence, top.correct, { meshPoints: 51, replicates: 50, signal })
     : null;
   const histogram = confidenceHistogram(top.confidence, 20);
   const tce = resampled ? tceEntry(top) : null;
@@ -298,7 +308,10 @@ function snapshotOf(
           : []),
     ],
     intervals: resampled
-      ? [...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount)), ...l2CeIntervals(top)]
+      ? [
+          ...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount, { signal })),
+          ...l2CeIntervals(top, signal),
+        ]
       : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
     classReliability: classwise === undefined ? [] : classDiagrams(classwise[equalWidthAt]!, run.trace.labelNames),
@@ -309,7 +322,7 @@ function snapshotOf(
       counts: Array.from(histogram.counts),
     },
     tce,
-    groups: groups(run, groupBy, resampled),
+    groups: groups(run, groupBy, resampled, signal),
     computeMs: performance.now() - started,
   };
 }
@@ -321,12 +334,14 @@ function snapshotRun(
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions>,
   onProgress: TableProgress | undefined,
+  signal: CancelSignal | undefined,
 ): Replayed {
   return replayedView(recorded, settings, options.lastFrames, {
     calibrator: computedFrom.calibrator,
     everyClass: options.classes,
     onProgress,
     scratch: recorded.scratch,
+    signal,
   });
 }
 
@@ -336,11 +351,12 @@ export function metricsSnapshot(
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions> = {},
   onProgress?: TableProgress,
+  signal?: CancelSignal,
 ): Snapshot {
   const started = performance.now();
-  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress);
+  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress, signal);
   const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
-  return snapshotOf(run, statistics, computedFrom, options, started);
+  return snapshotOf(run, statistics, computedFrom, options, started, undefined, signal);
 }
 
 /**
@@ -354,13 +370,15 @@ export async function metricsSnapshotOnTwoThreads(
   options: Partial<MetricsOptions>,
   onProgress: TableProgress | undefined,
   parallel: ParallelMetricSuite,
+  signal?: CancelSignal,
 ): Promise<Snapshot> {
   const started = performance.now();
-  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress);
+  const run = snapshotRun(recorded, settings, computedFrom, options, onProgress, signal);
   if (run.scores === null) return snapshotOf(run, null, computedFrom, options, started, null);
   const suite = await suiteAlongside(run.scores, run.top!, run.everyClass, parallel);
+  stopIfCancelled(signal, 'the calibration view was cancelled');
   const statistics = headlineStatistics(run.scores, run.top!);
-  return snapshotOf(run, statistics, computedFrom, options, started, suite);
+  return snapshotOf(run, statistics, computedFrom, options, started, suite, signal);
 }
 
 /** A/B: the same frames replayed at two settings, both snapshots, and B - A with paired intervals. */
@@ -370,20 +388,22 @@ export function compareSnapshots(
   b: GateSettings,
   computedFrom: ViewBasis,
   lastFrames: number | undefined,
+  /** Polled between resamples: a cancelled comparison stops with CANCELLED. */
+  signal?: CancelSignal,
 ): Comparison {
   const started = performance.now();
-  const runA = replayedView(recorded, a, lastFrames, { calibrator: computedFrom.calibrator });
-  const runB = replayedView(recorded, b, lastFrames, { calibrator: computedFrom.calibrator });
+  const runA = replayedView(recorded, a, lastFrames, { calibrator: computedFrom.calibrator, signal });
+  const runB = replayedView(recorded, b, lastFrames, { calibrator: computedFrom.calibrator, signal });
   const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
   const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
   const differences =
     statisticsA === null || statisticsB === null
       ? []
-      : pairedDifferences(statisticsA, statisticsB, runA.frames.length).map(differenceEntry);
+      : pairedDifferences(statisticsA, statisticsB, runA.frames.length, { signal }).map(differenceEntry);
   const options = { lastFrames, groupBy: 'none' as const, detail: 'full' as const };
   return {
-    a: snapshotOf(runA, statisticsA, computedFrom, options, started),
-    b: snapshotOf(runB, statisticsB, computedFrom, options, started),
+    a: snapshotOf(runA, statisticsA, computedFrom, options, started, undefined, signal),
+    b: snapshotOf(runB, statisticsB, computedFrom, options, started, undefined, signal),
     differences,
   };
 }

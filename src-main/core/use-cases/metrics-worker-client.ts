@@ -66,12 +66,20 @@ export class MetricsWorkerClient {
   private thread: ThreadChannel<MetricsRequest, MetricsAnswer | null> | null = null;
   /** The recording the worker holds, as far as this client has sent it. */
   private held: { recordingId: number; frames: number } | null = null;
+  /** Workers started so far (a cancelled snapshot stops in its worker, which is kept). */
+  workerStarts = 0;
+  /** Workers that may still be running a cancelled call that does not poll its cancel flag. */
+  private readonly cancelledUninterruptible = new WeakSet<object>();
   /** Rows messages each worker has not answered yet (they are not work a cancel could stop). */
   private readonly rowsPending = new WeakMap<object, number>();
 
   private ensure(): ThreadChannel<MetricsRequest, MetricsAnswer | null> {
     if (this.thread !== null && this.thread.endedWith === null) return this.thread;
-    this.thread = new ThreadChannel(startEntryWorker(import.meta.url, 'metrics-worker'), 'the metrics worker');
+    this.workerStarts++;
+    // a cancelled view stops at its next resample (a shared flag): the worker keeps what it holds
+    this.thread = new ThreadChannel(startEntryWorker(import.meta.url, 'metrics-worker'), 'the metrics worker', {
+      sharedCancel: true,
+    });
     this.held = null;
     return this.thread;
   }
@@ -116,12 +124,19 @@ export class MetricsWorkerClient {
       what,
       transfer: traces.flatMap(transferables),
       ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.done, p.total, p.stage) }),
-      // The worker computes one request at a time and cannot be interrupted: a cancelled call that
-      // leaves no other call waiting for a result ends it (the next call starts a fresh one, sent
-      // the whole recording), so abandoned work stops instead of running on. With other calls
-      // waiting the worker is told: a cancelled request still waiting its turn never runs, one
-      // already running finishes unanswered.
+      // The worker computes one request at a time. A snapshot or comparison reads the call's
+      // shared cancel flag between resamples and table chunks, so it stops within one of them and
+      // the worker keeps its recording and tables. Other work cannot be interrupted: a cancelled
+      // call of it that leaves no other call waiting for a result ends the worker (the next call
+      // starts a fresh one, sent the whole recording), so abandoned work stops instead of running
+      // on (and once such work was cancelled, so does the cancel of the last call waiting, of
+      // whatever kind); with other calls waiting a cancelled request still waiting its turn never
+      // runs, one already running finishes unanswered.
       onCancel: () => {
+        const polls = message.kind === 'snapshot' || message.kind === 'compare';
+        // uninterruptible work cancelled may still be running, whatever is cancelled after it
+        if (!polls) this.cancelledUninterruptible.add(thread);
+        if (polls && !this.cancelledUninterruptible.has(thread)) return;
         const waitingForResults = thread.size - (this.rowsPending.get(thread) ?? 0);
         if (waitingForResults === 0 && this.thread === thread) void this.close();
       },

@@ -11,6 +11,7 @@ import {
 } from './metrics-snapshot';
 import type { MetricsAnswer, MetricsResult } from './metrics-worker-client';
 import { serve } from '../workers/worker-serve';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 
 /**
@@ -52,6 +53,7 @@ const parallel = new ParallelMetricSuite();
 async function compute(
   request: Exclude<MetricsRequest, { kind: 'rows' }>,
   onProgress: TableProgress,
+  signal: CancelSignal,
 ): Promise<MetricsResult> {
   if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
   const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
@@ -67,12 +69,13 @@ async function compute(
           request.options,
           onProgress,
           parallel,
+          signal,
         ),
       };
     case 'compare':
       return {
         kind: 'compare',
-        comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames),
+        comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames, signal),
       };
     case 'calibrators':
       return { kind: 'calibrators', comparison: compareOutputCalibrators(source, request.settings, basis, request) };
@@ -85,6 +88,6 @@ serve<MetricsRequest, MetricsAnswer | null>(async (request, context) => {
     return null;
   }
   const started = performance.now();
-  const result = await compute(request, (done, total, stage) => context.progress(done, total, stage));
+  const result = await compute(request, (done, total, stage) => context.progress(done, total, stage), context.signal);
   return { result, computeMs: performance.now() - started };
 });

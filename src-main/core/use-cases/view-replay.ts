@@ -1,4 +1,5 @@
 import { compileCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { labelLogitsOf, type FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
 import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -26,7 +27,7 @@ import type { TableProgress } from './held-recording';
 export interface TraceSource {
   view(): Trace;
   /** The fused-score table of every frame at `temperature` (absent: views fuse the K logits). */
-  table?(temperature: number, squares: boolean, onProgress?: TableProgress): FusedScoreTable;
+  table?(temperature: number, squares: boolean, onProgress?: TableProgress, signal?: CancelSignal): FusedScoreTable;
   /**
    * A buffer of at least `length` values kept between views (ViewOptions.scratch): a knob turn on
    * a long recording then faults in no fresh n x K pages (a third of a ten-class knob turn on 10 h).
@@ -74,6 +75,8 @@ export interface ViewOptions {
   everyClass?: 'auto' | 'all' | 'logits';
   /** Progress of a table being built (the first view of a long recording). */
   onProgress?: TableProgress;
+  /** Polled while a table is built: a cancelled view stops with CANCELLED. */
+  signal?: CancelSignal;
   /**
    * A buffer of at least `length` values the caller keeps between views, for the full-vector
    * path's n x K fused logits (then probabilities): valid until the caller's next view, so only
@@ -88,7 +91,7 @@ export function replayedView(
   lastFrames: number | undefined,
   options: ViewOptions = {},
 ): Replayed {
-  const { calibrator = null, everyClass = 'auto', onProgress, scratch } = options;
+  const { calibrator = null, everyClass = 'auto', onProgress, scratch, signal } = options;
   const recorded = source.view();
   const trace = windowOf(recorded, lastFrames);
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
@@ -99,7 +102,7 @@ export function replayedView(
     everyClass === 'auto' &&
     recorded.classCount > EVERY_CLASS_MAX_CLASSES &&
     temperature !== null;
-  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress);
+  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress, signal);
   const fusedLength = frames.length > 0 && everyClass !== 'logits' ? trace.frameCount * trace.classCount : 0;
   // every frame scored, uncalibrated: the confidence comes from the scores' pass (one exp per class)
   const confidenceFromScores = frames.length === trace.frameCount && calibrator === null;
@@ -127,11 +130,12 @@ function tableView(
   settings: GateSettings,
   temperature: number,
   onProgress: TableProgress | undefined,
+  signal: CancelSignal | undefined,
 ): Replayed {
   validateTrace(trace);
   const n = trace.frameCount;
   const offset = recorded.frameCount - n;
-  const table = source.table!(temperature, true, onProgress);
+  const table = source.table!(temperature, true, onProgress, signal);
   const output = allocateReplayOutput(n, trace.classCount, false);
   output.clampedInputs = runGate(settings, trace, 0, n, createGateState(settings.g0), output);
   table.topInto(output.g, offset, offset + n, output.top1, output.confidence, offset);

@@ -33,6 +33,8 @@ export class WorkerChannel<Request, Result> {
   private readonly calls = new Correlator<Result>();
   private readonly progress = new Map<number, (progress: WorkerProgress) => void>();
   private ended: KnobError | null = null;
+  /** The shared cancel flag of each call in flight, when the channel sends them. */
+  private readonly cancelFlags = new Map<number, Int32Array>();
   /** Replies that came for a call no longer waiting (cancelled before the worker saw it). */
   dropped = 0;
 
@@ -41,6 +43,8 @@ export class WorkerChannel<Request, Result> {
     /** The worker, as errors name it ("the analysis thread"). */
     readonly what: string,
     private readonly endOnCancel?: () => void,
+    /** Send each request a shared cancel flag (worker-protocol.ts): threads only, not processes. */
+    private readonly sharedCancel = false,
   ) {}
 
   /** Calls in flight. */
@@ -62,15 +66,22 @@ export class WorkerChannel<Request, Result> {
       (id) => {
         callId = id;
         if (onProgress !== undefined) this.progress.set(id, onProgress);
-        this.port.postMessage({ id, request } satisfies ToWorker<Request>, options.transfer);
+        const cancelFlag = this.sharedCancel ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+        if (cancelFlag !== undefined) this.cancelFlags.set(id, cancelFlag);
+        this.port.postMessage({ id, request, cancelFlag } satisfies ToWorker<Request>, options.transfer);
       },
       { signal: options.signal, what: options.what ?? this.what, onCancel: (id) => this.cancelled(id, options) },
     );
-    return onProgress === undefined ? answer : answer.finally(() => this.progress.delete(callId));
+    return answer.finally(() => {
+      this.progress.delete(callId);
+      this.cancelFlags.delete(callId);
+    });
   }
 
   private cancelled(id: number, options: CallOptions): void {
     this.progress.delete(id);
+    const flag = this.cancelFlags.get(id);
+    if (flag !== undefined) Atomics.store(flag, 0, 1);
     if (this.endOnCancel !== undefined) {
       this.end(cancelledError(this.what));
       this.endOnCancel();
@@ -115,10 +126,18 @@ export class ThreadChannel<Request, Result> extends WorkerChannel<Request, Resul
   constructor(
     readonly worker: Worker,
     what: string,
-    /** For synchronous work: a cancelled call ends the thread (see WorkerChannel). */
-    options: { cancelEndsThread?: boolean } = {},
+    /**
+     * For synchronous work: a cancelled call ends the thread (see WorkerChannel), or, with
+     * `sharedCancel`, sets the call's shared flag that the work polls (a thread that keeps state).
+     */
+    options: { cancelEndsThread?: boolean; sharedCancel?: boolean } = {},
   ) {
-    super(worker, what, options.cancelEndsThread === true ? () => void worker.terminate() : undefined);
+    super(
+      worker,
+      what,
+      options.cancelEndsThread === true ? () => void worker.terminate() : undefined,
+      options.sharedCancel === true,
+    );
     worker.on('message', (message: FromWorker<Result>) => this.receive(message));
     worker.on('error', (error) => this.end(new KnobError('INTERNAL', `${what} failed: ${error.message}`)));
     worker.on('messageerror', (error) =>

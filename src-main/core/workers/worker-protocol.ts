@@ -15,8 +15,13 @@ export interface WorkerProgress {
   stage: string;
 }
 
-/** From the parent: a request under its id, or the cancellation of one. */
-export type ToWorker<Request> = { id: number; request: Request } | { cancel: number };
+/**
+ * From the parent: a request under its id, or the cancellation of one. A thread's channel may send
+ * a shared flag with the request (`cancelFlag`, one Int32 of a SharedArrayBuffer) that it sets on
+ * cancel: a thread busy in synchronous work reads no message until it is done, but it can read the
+ * flag between chunks (RequestContext.signal), so a cancel stops it without ending the thread.
+ */
+export type ToWorker<Request> = { id: number; request: Request; cancelFlag?: Int32Array } | { cancel: number };
 
 /** From the worker, about one request: its result, its error, or how far it has got. */
 export type FromWorker<Result> =

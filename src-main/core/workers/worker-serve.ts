@@ -1,4 +1,5 @@
 import { parentPort, type Transferable } from 'node:worker_threads';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { toErrorPayload } from '../../../src-shared/errors';
 import type { FromWorker, ToWorker } from './worker-protocol';
 
@@ -9,8 +10,12 @@ export interface ServePort {
 }
 
 export interface RequestContext {
-  /** Aborts when the parent cancels the request: work in chunks polls it between them. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborts when the parent cancels the request: work in chunks polls it between them. With a
+   * shared cancel flag (worker-protocol.ts) `aborted` is true as soon as the parent sets it, even
+   * while this thread is busy and reads no messages; its 'abort' event still waits for the message.
+   */
+  readonly signal: CancelSignal;
   /** Tells the parent how far the request has got (it reaches the caller's onProgress). */
   progress(done: number, total: number, stage: string): void;
 }
@@ -25,6 +30,18 @@ export interface ServeOptions {
    * schedules the work itself, such as the inference process's main thread).
    */
   concurrent?: boolean;
+}
+
+/** The signal, aborted also once the parent sets the request's shared flag (when it sent one). */
+function withSharedFlag(signal: AbortSignal, flag: Int32Array | undefined): CancelSignal {
+  if (!(flag instanceof Int32Array) || !(flag.buffer instanceof SharedArrayBuffer) || flag.length < 1) return signal;
+  return {
+    get aborted() {
+      return signal.aborted || Atomics.load(flag, 0) !== 0;
+    },
+    addEventListener: (type, listener, options) => signal.addEventListener(type, listener, options),
+    removeEventListener: (type, listener) => signal.removeEventListener(type, listener),
+  };
 }
 
 function threadParentPort(): ServePort | null {
@@ -46,10 +63,9 @@ function threadParentPort(): ServePort | null {
 export function serve<Request, Result>(handler: RequestHandler<Request, Result>, options: ServeOptions = {}): void {
   const port = options.port ?? threadParentPort();
   if (port === null) return;
-  const live = new Map<number, AbortController>();
+  const live = new Map<number, { controller: AbortController; signal: CancelSignal }>();
   const answer = async (id: number, request: Request): Promise<void> => {
-    const controller = live.get(id)!;
-    const { signal } = controller;
+    const { signal } = live.get(id)!;
     if (signal.aborted) return void live.delete(id);
     const context: RequestContext = {
       signal,
@@ -88,10 +104,11 @@ export function serve<Request, Result>(handler: RequestHandler<Request, Result>,
   };
 
   port.onMessage((message) => {
-    if ('cancel' in message) return void live.get(message.cancel)?.abort();
+    if ('cancel' in message) return void live.get(message.cancel)?.controller.abort();
     // not the protocol's (no id to answer under): nothing can be said back
     if (typeof message.id !== 'number') return;
-    live.set(message.id, new AbortController());
+    const controller = new AbortController();
+    live.set(message.id, { controller, signal: withSharedFlag(controller.signal, message.cancelFlag) });
     const request = message.request as Request;
     if (options.concurrent === true) void answer(message.id, request);
     else {
