@@ -207,13 +207,15 @@ export class Desk {
   /**
    * Recomputes a stale calibration or A/B view while paused (replay is fast, no model call): the
    * figures first ('light': no resampling), then their intervals ('full'), so a knob turn on a long
-   * recording updates the numbers before the bootstrap; while the stream plays, the views say they
-   * are stale and the 3 s light refresh follows.
+   * recording updates the numbers before the bootstrap; intervals still being resampled for a
+   * setting the knobs have left are stopped first (MetricsView.interruptIntervals). While the
+   * stream plays, the views say they are stale and the 3 s light refresh follows.
    */
   async refreshStale(): Promise<void> {
     if (this.running) return;
     const { metrics, ab } = this;
-    if ((metrics.missing || metrics.stale !== null) && !metrics.busy) {
+    const stale = metrics.missing || metrics.stale !== null;
+    if (stale && (!metrics.busy || metrics.interruptIntervals())) {
       await metrics.refresh('light');
       await metrics.refresh('full');
     }

@@ -38,6 +38,13 @@ export class MetricsView {
   private computedLabelsRevision = $state(0);
 
   private readonly snapshots: LatestWins<Detail, { snapshot: Snapshot; labelsRevision: number }>;
+  /** The computation in flight: its detail, what it was asked at, and its cancel. */
+  private inFlight: {
+    detail: Detail;
+    settingsVersion: number;
+    labelsRevision: number;
+    cancel: AbortController;
+  } | null = null;
 
   constructor(private readonly host: MetricsViewHost) {
     this.snapshots = new LatestWins({
@@ -46,7 +53,16 @@ export class MetricsView {
         const labelsRevision = this.labelsRevision;
         const classes = this.everyClass ? ('all' as const) : ('auto' as const);
         const params = { lastFrames: this.window ?? undefined, groupBy: this.groupBy, detail, classes };
-        return { snapshot: await host.api.call('metrics.snapshot', params), labelsRevision };
+        const cancel = new AbortController();
+        this.inFlight = { detail, settingsVersion: host.settingsVersion(), labelsRevision, cancel };
+        try {
+          return {
+            snapshot: await host.api.call('metrics.snapshot', params, { signal: cancel.signal }),
+            labelsRevision,
+          };
+        } finally {
+          this.inFlight = null;
+        }
       },
       merge: (pending, next) => (pending === 'full' || next === 'full' ? 'full' : 'light'),
       deliver: ({ snapshot, labelsRevision }) => {
@@ -55,7 +71,10 @@ export class MetricsView {
         this.snapshot = snapshot;
         this.computedLabelsRevision = labelsRevision;
       },
-      fail: (error) => host.slots.report('metrics', error),
+      // intervals the operator moved away from (interruptIntervals) are no error
+      fail: (error) => {
+        if ((error as { code?: unknown } | null)?.code !== 'CANCELLED') host.slots.report('metrics', error);
+      },
       // Every computation settles the figures the panel shows: the last one of a burst is still current.
       deliverSuperseded: true,
       onBusy: (busy) => (this.busy = busy),
@@ -82,6 +101,22 @@ export class MetricsView {
   /** Frames are recorded and no figures are on screen yet. */
   get missing(): boolean {
     return this.snapshot === null && this.host.mirror.framesProcessed > 0;
+  }
+
+  /**
+   * Stops intervals ('full') still being resampled for knobs or labels that have moved on (the
+   * metrics worker stops within one resample): a knob turn on a long recording then gets its
+   * figures at once instead of after half a minute of resampling for the previous setting, whose
+   * figures are already on screen. Returns whether it stopped one.
+   */
+  interruptIntervals(): boolean {
+    const running = this.inFlight;
+    if (running === null || running.detail !== 'full') return false;
+    const current =
+      running.settingsVersion === this.host.settingsVersion() && running.labelsRevision === this.labelsRevision;
+    if (current) return false;
+    running.cancel.abort();
+    return true;
   }
 
   /** 'light' (no resampling) keeps refreshes during playback cheap; the Recompute button asks for 'full'. */

@@ -54,6 +54,33 @@ describe('the calibration figures', () => {
     expect(desk.metrics.busy).toBe(false);
   });
 
+  it('stop intervals still resampled for knobs that moved on, so the new figures come first', async () => {
+    const { desk, api } = await startedDesk();
+    api.hold('metrics.snapshot');
+    // paused at v0: figures, then their intervals, which are still resampling
+    const first = desk.refreshStale();
+    await settle();
+    api.waiting('metrics.snapshot')[0].answer(metricsSnapshot(1, { frameCount: 10 }));
+    await settle();
+    expect(api.callsOf('metrics.snapshot').map((p) => p.detail)).toEqual(['light', 'full']);
+    // intervals for the knobs as they are stay: nothing has moved
+    expect(desk.metrics.interruptIntervals()).toBe(false);
+    api.emit('knobs.changed', knobs(1));
+    const second = desk.refreshStale();
+    await settle();
+    // the v0 intervals were cancelled (no error shown) and v1's figures asked for at once
+    expect(desk.errors.metrics).toBeNull();
+    expect(api.callsOf('metrics.snapshot').map((p) => p.detail)).toEqual(['light', 'full', 'light']);
+    api.waiting('metrics.snapshot')[2].answer(metricsSnapshot(1, { frameCount: 10, settingsVersion: 1 }));
+    await settle();
+    expect(desk.metrics.stale).toBeNull();
+    expect(api.callsOf('metrics.snapshot').map((p) => p.detail)).toEqual(['light', 'full', 'light', 'full']);
+    api.waiting('metrics.snapshot')[3].answer(metricsSnapshot(1, { frameCount: 10, settingsVersion: 1 }));
+    await Promise.all([first, second]);
+    expect(desk.metrics.busy).toBe(false);
+    expect(desk.errors.metrics).toBeNull();
+  });
+
   it('are recomputed while paused when stale, and not while playing', async () => {
     const { desk, api } = await startedDesk();
     api.handle('metrics.snapshot', () => metricsSnapshot(1, { frameCount: 10 }));
