@@ -6,7 +6,9 @@ import {
   classwiseMetricsFromStatistics,
   topLabelBinnedMetrics,
 } from '../../src-shared/metrics/binned-metrics';
-import { binningIdentity, type BinningSpec } from '../../src-shared/metrics/binning';
+import { assignBins, binningIdentity, type BinningSpec } from '../../src-shared/metrics/binning';
+import { binStatisticsOf } from '../../src-shared/metrics/bin-statistics';
+import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
 import {
   CalibrationAccumulator,
   ForgettingCalibration,
@@ -109,5 +111,26 @@ describe('streaming equal-width metrics', () => {
     expect(classwiseMetricsFromStatistics(acc.classwise, binningIdentity(EW15))[0]!.identity).toMatch(
       /^ECE\(classwise/,
     );
+  });
+});
+
+describe('kept equal-width bin tables', () => {
+  it('bin as a table built afresh does, whichever specs came before and were dropped', () => {
+    const n = 40_000; // above TABLE_MIN_VALUES: a table is built, and kept
+    const scores = Float64Array.from({ length: n }, (_, i) => ((i * 7919) % n) / n);
+    const outcomes = Uint8Array.from({ length: n }, (_, i) => ((i * 31) % 3 === 0 ? 1 : 0));
+    const specs: BinningSpec[] = [10, 15, 20, 25, 30, 15, 10].flatMap((bins) => [
+      { scheme: 'equal-width', bins, edgeRule: 'left-closed' },
+      { scheme: 'equal-width', bins, edgeRule: 'one-in-extra-bin' },
+    ]);
+    for (const spec of specs) {
+      const kept = binnedStatistics(scores, outcomes, spec);
+      const bins = assignBins(scores, spec);
+      const fresh = binStatisticsOf(bins.binOf, bins.binCount, scores, outcomes);
+      expect(Array.from(kept.counts), binningIdentity(spec)).toEqual(Array.from(fresh.counts));
+      expect(Array.from(kept.positives)).toEqual(Array.from(fresh.positives));
+      for (let b = 0; b < kept.binCount; b++)
+        if (kept.counts[b]! > 0) expect(kept.meanScore(b)).toBe(fresh.meanScore(b));
+    }
   });
 });
