@@ -12,6 +12,7 @@ import type { Trace } from '../../src-shared/trace/trace';
 import { sliceTrace } from '../../src-shared/trace/trace-slice';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { MetricsWorkerClient } from '../../src-main/core/use-cases/metrics-worker-client';
+import { peakRssKb } from '../support/peak-memory.mjs';
 
 const [path, ...flags] = process.argv.slice(2);
 const started = performance.now();
@@ -43,7 +44,7 @@ for (const zeta of [0.5, 0.9, 1.2]) {
 }
 const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
 // the high-water mark before every class is computed: what a knob turn needs, apart from that choice
-const peakBeforeEveryClassMb = process.resourceUsage().maxRSS / 1024;
+const peakBeforeEveryClassMb = peakRssKb() / 1024;
 const exact = flags.includes('--exact') ? await view(0.6, 'all', 'full') : null;
 await client.close();
 const ece = first.snapshot.values.find((v) => v.identity.startsWith('ECE(top-label, 15 equal-width'))?.value ?? null;
@@ -58,6 +59,6 @@ process.stdout.write(
     exactViewMs: exact?.ms ?? null,
     ece,
     peakBeforeEveryClassMb,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: peakRssKb() / 1024,
   })}\n`,
 );

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { startWebHost } from '../../src-main/host/web-host';
+import { peakRssKb } from './peak-memory.mjs';
 
 const rendererDir = mkdtempSync(join(tmpdir(), 'knob-host-'));
 writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>knob</title>');
 const backend = new KnobBackend();
 const host = await startWebHost({ backend, rendererDir });
 process.on('message', (message: unknown) => {
-  if (message === 'peak') process.send?.({ peakRssKb: process.resourceUsage().maxRSS });
+  if (message === 'peak') process.send?.({ peakRssKb: peakRssKb() });
   // the process's threads (Linux: one entry per thread) and CPU time so far, for tests that check
   // abandoned work is stopped
   if (message === 'usage') {

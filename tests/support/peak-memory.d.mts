@@ -1,0 +1,2 @@
+/** This process's own peak resident memory in KiB (peak-memory.mjs). */
+export function peakRssKb(): number;
