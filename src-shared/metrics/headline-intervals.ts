@@ -72,15 +72,16 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
   // the row pass's per-sample terms when it made them (read, never written), else from the rows
   const nll = scores.sampleNll ?? new Float64Array(n);
   const brier = scores.sampleBrier ?? new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const y = scores.labels[i];
-    if (scores.sampleNll === null)
-      nll[i] =
-        scores.logits !== null
-          ? sampleNllFromLogits(scores.logits, k, i, y)
-          : -Math.log(scores.probabilities[i * k + y]);
-    if (scores.sampleBrier === null) brier[i] = sampleBrierOfRow(scores.probabilities, i * k, k, y);
-  }
+  if (scores.sampleNll === null || scores.sampleBrier === null)
+    for (let i = 0; i < n; i++) {
+      const y = scores.labels[i];
+      if (scores.sampleNll === null)
+        nll[i] =
+          scores.logits !== null
+            ? sampleNllFromLogits(scores.logits, k, i, y)
+            : -Math.log(scores.probabilities[i * k + y]);
+      if (scores.sampleBrier === null) brier[i] = sampleBrierOfRow(scores.probabilities, i * k, k, y);
+    }
   const ece = (indices: Uint32Array | null): number => {
     const confidence = indices === null ? top.confidence : resample(top.confidence, indices);
     const correct = indices === null ? top.correct : resample(top.correct, indices);

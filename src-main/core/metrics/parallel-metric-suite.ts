@@ -145,10 +145,8 @@ export class ParallelMetricSuite {
     mine: () => T,
   ): Promise<{ mine: T; results: Map<string, MetricValue[]> }> {
     const options: MetricSuiteOptions = { everyClass: false };
-    const oneThread = () => {
-      const result = mine();
-      return { mine: result, results: new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()])) };
-    };
+    const allHere = () => new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()]));
+    const oneThread = () => ({ mine: mine(), results: allHere() });
     return this.queued(async () => {
       if (scores.sampleCount < PARALLEL_MIN_SAMPLES || scores.sampleNll === null || scores.sampleBrier === null) {
         this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} samples, or no per-sample terms`;
@@ -162,7 +160,7 @@ export class ParallelMetricSuite {
         this.fallback = `the helper thread could not start (${error instanceof Error ? error.message : String(error)})`;
         return oneThread();
       }
-      const [result, helped] = await this.alongside(theirs.catch(helperFailed), () => {
+      const [[result, taken], helped] = await this.alongside(theirs.catch(helperFailed), () => {
         const result = mine();
         return [result, takeSuiteWork(arrays, options)] as const;
       });
@@ -172,10 +170,10 @@ export class ParallelMetricSuite {
         const helper = this.helper;
         this.helper = null;
         await helper?.close();
-        return { mine: result[0], results: new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()])) };
+        return { mine: result, results: allHere() };
       }
       this.fallback = null;
-      return { mine: result[0], results: new Map([...result[1], ...helped]) };
+      return { mine: result, results: new Map([...taken, ...helped]) };
     });
   }
 
