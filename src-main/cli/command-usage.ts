@@ -45,6 +45,14 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
   replay: `  knob replay TRACE.arrow --out DIR ${GATE_USAGE} [--intervals] [--json]
       The same outputs from a recorded trace with any settings (default: the recorded ones), no model.
 `,
+  compact: `  knob compact TRACE.arrow --out KEPT.arrow [--keep N] [--json]
+      Rewrites a trace with only each frame's N leading classes (default 32): its label and the
+      classes that lead either branch, with the log-sum-exp, maximum and slope of the rest of each
+      branch (about 10 N + 125 bytes a frame instead of 8 K + 85). knob metrics --trace reads it: each
+      metric of the fused output and the branches comes with how far the full trace's value can
+      lie from it (accuracy, NLL, Brier, equal-width ECE and TL-ECE; the rest say they have no stated
+      bound). Everything that needs every class (the desk, replay, tune, calibrate, export) refuses it.
+`,
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass
                --edges left-closed|right-closed|one-in-extra-bin --mass-edges midpoint|quantile] [--mmce]

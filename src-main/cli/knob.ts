@@ -28,6 +28,10 @@ const COMMANDS = {
     summary: 'the same outputs from a recorded trace at any settings, no model',
     load: async () => (await import('./commands/replay')).replayCommand,
   },
+  compact: {
+    summary: 'a trace with only its leading classes a frame: a tenth of the size, metrics bounded',
+    load: async () => (await import('./commands/compact')).compactCommand,
+  },
   metrics: {
     summary: 'every calibration metric of scores or a trace, each with its identity',
     load: async () => (await import('./commands/metrics')).metricsCommand,

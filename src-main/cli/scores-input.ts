@@ -21,6 +21,8 @@ import { readTraceFile } from '../core/recording/trace-arrow';
 import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
 import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
+import { keptClassScoresOfFrames } from '../../src-shared/trace/kept-class-scores';
+import { keptClassMetricBounds, type KeptClassMetricBounds } from '../../src-shared/metrics/kept-class-bounds';
 
 /**
  * What `knob metrics` and `knob calibrate` score: (logits or probabilities, labels) from files, or
@@ -49,6 +51,11 @@ export interface ScoresSubject {
   features?: RowFeatures | null;
   /** The model a trace was recorded with (null: unknown, or not a trace). */
   model?: { paths: string[]; sha256: string[] } | null;
+  /**
+   * A kept-class trace's bounds on each metric against its full trace, and what it keeps:
+   * withKeptClassBounds puts them on the metrics.
+   */
+  kept?: { bounds: KeptClassMetricBounds; keep: number; classCount: number };
 }
 
 async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
@@ -79,17 +86,20 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
 
 export async function readScoresInput(
   values: Record<string, string | boolean | string[] | boolean[] | undefined>,
-  /** 'auto': above EVERY_CLASS_MAX_CLASSES a trace's scores are top-label only (see ScoresSubject.top). */
+  /**
+   * 'auto': above EVERY_CLASS_MAX_CLASSES a trace's scores are top-label only (see ScoresSubject.top),
+   * and a kept-class trace is read (with ScoresSubject.kept); 'all' needs every class.
+   */
   classes: 'auto' | 'all' = 'all',
 ): Promise<ScoresSubject[]> {
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
-    const file = await readTraceFile(trace);
+    const file = await readTraceFile(trace, undefined, classes === 'auto' ? 'kept classes too' : 'every class');
     const { gate: settings } = await settingsOverTrace(values, file);
     const model = storedProvenanceOf(file.context)?.model ?? null;
     const frames = labelledFrames(file.trace);
     const features = featuresOfFrames(file.trace, frames);
-    if (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES)
+    if (file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES))
       return topLabelSubjects(trace, file.trace, settings, frames, model);
     const output = replay(file.trace, settings, { keepFusedLogits: true });
     return [
@@ -127,9 +137,10 @@ export async function readScoresInput(
 }
 
 /**
- * A many-class trace's fused output and branches, top-label only: each frame fused (at its gate
- * value; 0 and 1 are the branches) and scored on its own (topLabelScoresOfFrames), so memory stays
- * that of the trace.
+ * A many-class or kept-class trace's fused output and branches, top-label only: each frame fused (at
+ * its gate value; 0 and 1 are the branches) and scored on its own, so memory stays that of the
+ * trace; from kept classes (kept-class-scores.ts) each subject comes with its bounds against the
+ * full trace the kept one was made from.
  */
 function topLabelSubjects(
   path: string,
@@ -138,12 +149,36 @@ function topLabelSubjects(
   frames: Int32Array,
   model: ScoresSubject['model'],
 ): ScoresSubject[] {
-  const gates: Array<[string, Float64Array]> = [
+  const kept = trace.keptClasses;
+  if (kept === undefined)
+    return subjectGates(path, trace, settings).map(([subject, g]) => ({
+      subject,
+      ...topLabelScoresOfFrames(trace, g, frames),
+      model,
+    }));
+  if (frames.length === 0)
+    throw new KnobError('INVALID_INPUT', `${path}: the trace has no labelled frames; metrics need true labels`);
+  const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
+  return subjectGates(path, trace, settings).map(([subject, g]) => {
+    const { scores, top, bounds } = keptClassScoresOfFrames(kept, trace.classCount, g, frames, labels);
+    const metricBounds = keptClassMetricBounds(top, bounds);
+    return {
+      subject,
+      scores,
+      top,
+      model,
+      kept: { bounds: metricBounds, keep: kept.keep, classCount: trace.classCount },
+    };
+  });
+}
+
+/** The fused output at the settings' gate, then each branch (g = 0, g = 1), as gate values by frame. */
+function subjectGates(path: string, trace: Trace, settings: GateSettings): Array<[string, Float64Array]> {
+  return [
     [fusedSubject(path, settings), gateTrajectory(trace, settings)],
     [`static branch of ${path}`, new Float64Array(trace.frameCount)],
     [`dynamic branch of ${path}`, new Float64Array(trace.frameCount).fill(1)],
   ];
-  return gates.map(([subject, g]) => ({ subject, ...topLabelScoresOfFrames(trace, g, frames), model }));
 }
 
 function fusedSubject(path: string, settings: GateSettings): string {

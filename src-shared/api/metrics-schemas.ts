@@ -22,6 +22,11 @@ export const MetricEntrySchema = z.strictObject({
         got: z.number().int().nonnegative(),
       }),
       z.strictObject({ reason: z.literal('every class not computed'), classCount: z.number().int().positive() }),
+      z.strictObject({
+        reason: z.literal('classes not kept'),
+        keep: z.number().int().positive(),
+        classCount: z.number().int().positive(),
+      }),
     ])
     .optional(),
 });

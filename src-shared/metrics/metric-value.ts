@@ -34,7 +34,17 @@ export interface EveryClassNotComputed {
   classCount: number;
 }
 
-export type Unavailable = NotEnoughFrames | EveryClassNotComputed;
+/**
+ * Why a metric has no value: it reads every class's probability on every frame, and a kept-class
+ * trace (src-shared/trace/kept-classes.ts) holds `keep` of its `classCount` classes a frame.
+ */
+export interface ClassesNotKept {
+  reason: 'classes not kept';
+  keep: number;
+  classCount: number;
+}
+
+export type Unavailable = NotEnoughFrames | EveryClassNotComputed | ClassesNotKept;
 
 export function metric(name: string, identity: string, value: number, approximation?: string): MetricValue {
   return approximation === undefined ? { name, identity, value } : { name, identity, value, approximation };
@@ -52,7 +62,12 @@ export function everyClassNotComputed(name: string, identity: string, classCount
 
 /** Why there is no value, for text output: "not enough frames: needs 15, got 10". */
 export function unavailableText(unavailable: Unavailable): string {
-  return unavailable.reason === 'not enough frames'
-    ? `${unavailable.reason}: needs ${unavailable.needed}, got ${unavailable.got}`
-    : `not computed at ${unavailable.classCount} classes (it reads every class's probability on every frame): ask for every class to get it`;
+  switch (unavailable.reason) {
+    case 'not enough frames':
+      return `${unavailable.reason}: needs ${unavailable.needed}, got ${unavailable.got}`;
+    case 'every class not computed':
+      return `not computed at ${unavailable.classCount} classes (it reads every class's probability on every frame): ask for every class to get it`;
+    case 'classes not kept':
+      return `it reads every class's probability on every frame, and the trace keeps ${unavailable.keep} of its ${unavailable.classCount} classes a frame`;
+  }
 }

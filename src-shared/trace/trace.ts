@@ -1,6 +1,7 @@
 import { KnobError } from '../errors';
 import type { LabelLayerColumns } from '../labels/label-layers';
 import { FRAME_INTERVAL_RANGE_SECONDS, isInRange, outOfRangeMessage } from '../gate/accepted-ranges';
+import { validateKeptClasses, type KeptClassLogits } from './kept-classes';
 
 /**
  * A Trace: what the model said about each frame of a stream, in columns (ARCHITECTURE.md).
@@ -41,6 +42,12 @@ export interface Trace {
    * keeps the truth in its `label` column with the corrections beside it (never over it).
    */
   labelLayers?: LabelLayerColumns;
+  /**
+   * Set when the trace holds only its leading classes a frame (kept-classes.ts, `knob compact`):
+   * `zStatic` and `zDyn` are then empty, and only what reads kept classes by name takes the trace
+   * (validateTrace refuses it for everything else, naming what it keeps).
+   */
+  keptClasses?: KeptClassLogits;
 }
 
 export interface TraceFeatures {
@@ -66,11 +73,15 @@ function allFinite(values: Float32Array, length: number): boolean {
   return Number.isFinite(sum);
 }
 
-export function validateTrace(trace: Trace): void {
+export function validateTrace(trace: Trace, logits: 'every class' | 'kept classes too' = 'every class'): void {
   const fail = (message: string): never => {
     throw new KnobError('INVALID_TRACE', message);
   };
   const { frameCount: n, classCount: k } = trace;
+  if (trace.keptClasses !== undefined && logits === 'every class')
+    fail(
+      `the trace keeps ${trace.keptClasses.keep} of its ${k} classes a frame (a kept-class trace): \`knob metrics --trace\` reads it, with the bounds that implies; everything else needs every class`,
+    );
   if (trace.formatVersion > TRACE_FORMAT_VERSION) {
     fail(`trace format version ${trace.formatVersion} is newer than this app reads (${TRACE_FORMAT_VERSION})`);
   }
@@ -79,8 +90,11 @@ export function validateTrace(trace: Trace): void {
   if (trace.timestampsSeconds.length < n)
     fail(`timestampsSeconds has ${trace.timestampsSeconds.length} values for ${n} frames`);
   if (trace.uRef.length < n) fail(`u_ref has ${trace.uRef.length} values for ${n} frames`);
-  if (trace.zStatic.length < n * k) fail(`z_static has ${trace.zStatic.length} values for ${n} x ${k}`);
-  if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);
+  if (trace.keptClasses !== undefined) validateKeptClasses(trace.keptClasses, n, k);
+  else {
+    if (trace.zStatic.length < n * k) fail(`z_static has ${trace.zStatic.length} values for ${n} x ${k}`);
+    if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);
+  }
   if (trace.labels !== null && trace.labels.length < n)
     fail(`labels has ${trace.labels.length} values for ${n} frames`);
   // the nominal interval is the source's frame rate (accepted-ranges.ts); the gaps between
@@ -97,7 +111,7 @@ export function validateTrace(trace: Trace): void {
     const u = trace.uRef[i];
     if (u !== u) fail(`u_ref of frame ${i} is NaN`);
   }
-  if (!allFinite(trace.zStatic, n * k) || !allFinite(trace.zDyn, n * k))
+  if (trace.keptClasses === undefined && (!allFinite(trace.zStatic, n * k) || !allFinite(trace.zDyn, n * k)))
     for (let i = 0; i < n * k; i++) {
       if (!Number.isFinite(trace.zStatic[i])) fail(`z_static of frame ${Math.floor(i / k)} is not finite`);
       if (!Number.isFinite(trace.zDyn[i])) fail(`z_dyn of frame ${Math.floor(i / k)} is not finite`);

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * `knob ARGS...` in a process of its own (measured-cli.mjs), with its one `knob:` failure line (or
- * null when it succeeded), its stdout and the process's peak resident memory in MB (getrusage
- * ru_maxrss): what a memory budget is held against. `timeoutMs` is a hang guard only.
+ * null when it succeeded), its stdout and the process's own peak resident memory in MB (VmHWM,
+ * peak-memory.mjs): what a memory budget is held against. `timeoutMs` is a hang guard only.
  */
 export interface MeasuredKnob {
   status: number | null;

@@ -13,6 +13,7 @@ import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibrat
 import { unavailableText, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
+import { keptClassesText, withKeptClassBounds } from '../../../src-shared/metrics/kept-class-bounds';
 import { formatPValue } from '../../../src-shared/metrics/metric-format';
 import { headlineLines, notComputedLines } from '../headline-lines';
 import { positiveInteger, parseCommandArgs } from '../cli-args';
@@ -108,13 +109,18 @@ export async function metricsCommand(args: string[]): Promise<number> {
   const results = [];
   try {
     const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto');
-    for (const { subject, scores, top: given } of subjects) {
+    for (const { subject, scores, top: given, kept } of subjects) {
       const top = given ?? topLabelScores(scores);
+      const metrics = await selection(scores, top, given === undefined);
       results.push({
         subject,
         samples: scores.sampleCount,
         classes: scores.classCount,
-        metrics: await selection(scores, top, given === undefined),
+        kept:
+          kept === undefined
+            ? undefined
+            : { description: keptClassesText(kept), unsettledFrames: kept.bounds.unsettledFrames },
+        metrics: kept === undefined ? metrics : withKeptClassBounds(metrics, kept.bounds, kept),
         headline: values.intervals ? headlineFigures(scores, top) : undefined,
         l2CeIntervals: values.intervals
           ? l2CeIntervalsWithBootstrap(top.confidence, top.correct, EQUAL_WIDTH_15)
@@ -134,6 +140,10 @@ export async function metricsCommand(args: string[]): Promise<number> {
   for (const result of results) {
     if (lines.length > 0) lines.push('');
     lines.push(`${result.subject}: ${result.samples} samples, ${result.classes} classes`);
+    if (result.kept !== undefined)
+      lines.push(
+        `  from ${result.kept.description}: each value below says how far the full trace's can lie; ${result.kept.unsettledFrames} frames' top-1 not settled by the kept classes`,
+      );
     for (const m of result.metrics)
       lines.push(
         m.unavailable !== undefined

@@ -16,8 +16,6 @@ import {
   Utf8,
   vectorFromArray,
   type Data,
-  type DataType,
-  type Vector,
 } from 'apache-arrow';
 import { KnobError } from '../../../src-shared/errors';
 import { LABEL_ORIGINS, LabelLayers } from '../../../src-shared/labels/label-layers';
@@ -35,6 +33,8 @@ import { writeOutputFile } from '../files/output-files';
 import { checkTextField, checkTextTree } from '../files/text-fields';
 import { readUserFile } from '../files/user-files';
 import { checkTraceRows, checkTraceSchema } from './trace-schema';
+import { column, listRows, numbers, primitive, rowsOf } from './arrow-columns';
+import { KEPT_CLASS_COLUMNS, keptClassColumns, readKeptClassColumns } from './kept-class-columns';
 
 /**
  * Traces as Apache Arrow IPC files (the Feather v2 format: pandas.read_feather, polars and DuckDB
@@ -71,23 +71,6 @@ export interface TraceFile {
   context: Record<string, unknown>;
 }
 
-function primitive<T extends DataType>(
-  type: T,
-  values: ArrayLike<number> & { buffer: ArrayBufferLike },
-  nullBitmap?: Uint8Array,
-): Data<T> {
-  return makeData({ type, length: values.length, data: values, nullBitmap } as never) as Data<T>;
-}
-
-function rowsOf(values: Float32Array, k: number, item = 'logit'): Data<FixedSizeList<Float32>> {
-  const child = primitive(new Float32(), values);
-  return makeData({
-    type: new FixedSizeList(k, new Field(item, new Float32(), false)),
-    length: values.length / k,
-    child,
-  }) as Data<FixedSizeList<Float32>>;
-}
-
 function labelData(labels: Int32Array | null, n: number): Data<Int32> {
   const values = labels ?? new Int32Array(n).fill(UNKNOWN_LABEL);
   const bitmap = new Uint8Array(Math.ceil(n / 8));
@@ -100,8 +83,12 @@ export function traceToTable(trace: Trace, run: RecordedRun | null, context: Rec
   const k = trace.classCount;
   const columns: Array<[string, Data]> = [
     ['timestamp_s', primitive(new Float64(), trace.timestampsSeconds.subarray(0, n))],
-    ['z_static', rowsOf(trace.zStatic.subarray(0, n * k), k)],
-    ['z_dyn', rowsOf(trace.zDyn.subarray(0, n * k), k)],
+    ...(trace.keptClasses !== undefined
+      ? keptClassColumns(trace.keptClasses, n)
+      : ([
+          ['z_static', rowsOf(trace.zStatic.subarray(0, n * k), k)],
+          ['z_dyn', rowsOf(trace.zDyn.subarray(0, n * k), k)],
+        ] as Array<[string, Data]>)),
     ['u_ref', primitive(new Float32(), trace.uRef.subarray(0, n))],
     // the truth: with label layers, corrections go beside it (operator_label), never into it
     ['label', labelData(trace.labelLayers?.truth.subarray(0, n) ?? trace.labels?.subarray(0, n) ?? null, n)],
@@ -212,63 +199,6 @@ export async function writeTraceFile(
   await writeOutputFile(path, encodeTraceFile(trace, run, context));
 }
 
-function column(table: Table, name: string, source: string): Vector {
-  const vector = table.getChild(name);
-  if (vector === null) throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is missing`);
-  return vector;
-}
-
-function float32Rows(vector: Vector, n: number, k: number, name: string, source: string): Float32Array {
-  // one chunk (what the app writes): the column as it lies in the file, not a copy
-  const only = vector.data.length === 1 ? vector.data[0]! : null;
-  const child = only?.children[0];
-  if (
-    only !== null &&
-    child !== undefined &&
-    (only.type as FixedSizeList).listSize === k &&
-    child.values instanceof Float32Array &&
-    only.length === n &&
-    only.offset === 0 &&
-    (child.offset ?? 0) === 0 &&
-    child.length === n * k &&
-    child.values.length >= n * k
-  )
-    return (child.values as Float32Array).subarray(0, n * k);
-  const out = new Float32Array(n * k);
-  let row = 0;
-  for (const chunk of vector.data) {
-    const child = chunk.children[0];
-    if (child === undefined || (chunk.type as FixedSizeList).listSize !== k || !(child.values instanceof Float32Array))
-      throw new KnobError('INVALID_TRACE', `${source}: column '${name}' is not a list of ${k} float32 values`);
-    const values = child.values as Float32Array;
-    const start = (child.offset ?? 0) + chunk.offset * k;
-    const end = (child.offset ?? 0) + (chunk.offset + chunk.length) * k;
-    // a list whose values are not exactly its rows times its width (a width that lies) is
-    // refused, not zero-filled or read askew
-    if (end > values.length || row + chunk.length > n || child.length !== (chunk.offset + chunk.length) * k)
-      throw new KnobError(
-        'INVALID_TRACE',
-        `${source}: column '${name}' holds ${child.length} values, not ${chunk.length} rows of ${k}`,
-      );
-    out.set(values.subarray(start, end), row * k);
-    row += chunk.length;
-  }
-  return out;
-}
-
-function numbers<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(
-  vector: Vector,
-  ctor: new (n: number) => T,
-): T {
-  const out = new ctor(vector.length);
-  let i = 0;
-  for (const chunk of vector.data) {
-    const values = chunk.values as ArrayLike<number>;
-    for (let j = 0; j < chunk.length; j++) out[i++] = Number(values[chunk.offset + j]);
-  }
-  return out;
-}
-
 /**
  * Reads and checks a trace file. Every failure is a typed error naming the file: not Arrow, a column
  * the app does not write or of another type (trace-schema.ts, before any column is read), rows the
@@ -280,13 +210,15 @@ export async function readTraceFile(
   path: string,
   /** Bytes read so far and the file's size (a trace of hours takes seconds to read). */
   onProgress?: (bytesRead: number, size: number) => void,
+  /** 'kept classes too': a kept-class trace (`knob compact`) is read, not refused. */
+  logits: 'every class' | 'kept classes too' = 'every class',
 ): Promise<TraceFile> {
-  // in shared memory: the logits are decoded as views of it (float32Rows), so the metrics worker
+  // in shared memory: the logits are decoded as views of it (listRows), so the metrics worker
   // holds the same bytes, not a copy (an hour of 1,000 classes is 860 MB)
   const bytes = await readUserFile(path, 'trace', onProgress, true);
   try {
     const file = decodeTraceFile(bytes, path);
-    validateTrace(file.trace);
+    validateTrace(file.trace, logits);
     if (file.run !== null && file.run.output.g.length !== file.trace.frameCount) {
       throw new KnobError(
         'INVALID_TRACE',
@@ -352,7 +284,8 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
   const k = labelNames.length;
   // Each frame holds at least its two float32 logit rows: a table declaring more than the file can
   // hold is refused before anything is allocated for it.
-  if (k === 0 || n * k * 8 > bytes.length) {
+  const kept = table.getChild('kept_class') !== null;
+  if (k === 0 || (!kept && n * k * 8 > bytes.length)) {
     throw new KnobError(
       'INVALID_TRACE',
       `${path}: declares ${n} frames of ${k} classes, more than its ${bytes.length} bytes hold`,
@@ -379,6 +312,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     'features',
     'label_origin',
     'operator_label',
+    ...KEPT_CLASS_COLUMNS,
   ]);
   for (const field of table.schema.fields) {
     if (reserved.has(field.name)) continue;
@@ -407,14 +341,15 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     frameCount: n,
     classCount: k,
     timestampsSeconds: numbers(column(table, 'timestamp_s', path), Float64Array),
-    zStatic: float32Rows(column(table, 'z_static', path), n, k, 'z_static', path),
-    zDyn: float32Rows(column(table, 'z_dyn', path), n, k, 'z_dyn', path),
+    zStatic: kept ? new Float32Array(0) : listRows(column(table, 'z_static', path), n, k, 'z_static', path),
+    zDyn: kept ? new Float32Array(0) : listRows(column(table, 'z_dyn', path), n, k, 'z_dyn', path),
     uRef: numbers(column(table, 'u_ref', path), Float32Array),
     labels: meta.get(META.hasLabels) === 'false' ? null : labels,
     labelNames: labelNames as string[],
     metadata,
     nominalDtSeconds: Number(meta.get(META.nominalDt) ?? NaN),
   };
+  if (kept) trace.keptClasses = readKeptClassColumns(table, n, bytes.length, path);
   if (table.getChild('operator_label') !== null) restoreLabelLayers(trace, table, meta, path);
   const featuresField = table.schema.fields.find((f) => f.name === 'features');
   if (featuresField !== undefined) {
@@ -422,7 +357,7 @@ function decodeTraceFile(bytes: Uint8Array, path: string): TraceFile {
     // the same size check as the logits': a width the file cannot hold is refused before allocating
     if (!(width > 0) || n * width * 4 > bytes.length)
       throw new KnobError('INVALID_TRACE', `${path}: column 'features' is not a list of float32 values the file holds`);
-    trace.features = { width, values: float32Rows(column(table, 'features', path), n, width, 'features', path) };
+    trace.features = { width, values: listRows(column(table, 'features', path), n, width, 'features', path) };
   }
   let run: RecordedRun | null = null;
   if (meta.has(META.settings) && table.getChild('g') !== null) {

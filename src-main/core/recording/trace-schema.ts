@@ -11,12 +11,22 @@ import { inputLimit } from '../files/input-limits';
  * would cost more than its own bytes hold (lengths that lie) or more than the trace limit is
  * refused before anything is allocated.
  */
-type ColumnType = 'float64' | 'float32' | 'int32' | 'uint32' | 'float32 rows' | 'dictionary<utf8>';
+type ColumnType = 'float64' | 'float32' | 'int32' | 'uint32' | 'float32 rows' | 'uint16 rows' | 'dictionary<utf8>';
 
 const COLUMNS: Readonly<Record<string, { type: ColumnType; required: boolean }>> = Object.freeze({
   timestamp_s: { type: 'float64', required: true },
-  z_static: { type: 'float32 rows', required: true },
-  z_dyn: { type: 'float32 rows', required: true },
+  // either every class (z_static, z_dyn) or the kept classes (kept_*, rest_*: kept-class-columns.ts)
+  z_static: { type: 'float32 rows', required: false },
+  z_dyn: { type: 'float32 rows', required: false },
+  kept_class: { type: 'uint16 rows', required: false },
+  kept_z_static: { type: 'float32 rows', required: false },
+  kept_z_dyn: { type: 'float32 rows', required: false },
+  rest_lse_static: { type: 'float64', required: false },
+  rest_lse_dyn: { type: 'float64', required: false },
+  rest_max_static: { type: 'float32', required: false },
+  rest_max_dyn: { type: 'float32', required: false },
+  rest_slope_static: { type: 'float64', required: false },
+  rest_slope_dyn: { type: 'float64', required: false },
   u_ref: { type: 'float32', required: true },
   label: { type: 'int32', required: true },
   corruption: { type: 'dictionary<utf8>', required: false },
@@ -34,12 +44,16 @@ const COLUMNS: Readonly<Record<string, { type: ColumnType; required: boolean }>>
   operator_label: { type: 'int32', required: false },
 });
 
+const FULL_LOGIT_COLUMNS = ['z_static', 'z_dyn'];
+const KEPT_CLASS_COLUMN_NAMES = Object.keys(COLUMNS).filter((name) => /^(kept|rest)_/.test(name));
+
 /** The columns a trace may hold, in the order the app writes them. */
 export const TRACE_COLUMNS = Object.keys(COLUMNS);
 
 /** Bytes one row of a column costs once read (what the reader allocates for it). */
 function rowBytes(field: Field, type: ColumnType): number {
   if (type === 'float32 rows') return 4 * (field.type as { listSize: number }).listSize;
+  if (type === 'uint16 rows') return 2 * (field.type as { listSize: number }).listSize;
   return type === 'float64' ? 8 : 4;
 }
 
@@ -50,9 +64,9 @@ function typeOf(field: Field): ColumnType | null {
   if (DataType.isInt(t) && t.bitWidth === 32) return t.isSigned ? 'int32' : 'uint32';
   if (DataType.isFixedSizeList(t)) {
     const child = t.children[0]?.type as DataType | undefined;
-    return child !== undefined && DataType.isFloat(child) && child.precision === Precision.SINGLE && t.listSize > 0
-      ? 'float32 rows'
-      : null;
+    if (child === undefined || !(t.listSize > 0)) return null;
+    if (DataType.isFloat(child) && child.precision === Precision.SINGLE) return 'float32 rows';
+    return DataType.isInt(child) && child.bitWidth === 16 && !child.isSigned ? 'uint16 rows' : null;
   }
   // int32 indices, as the app writes them: narrower ones would cost more to read than they take
   if (DataType.isDictionary(t))
@@ -84,6 +98,11 @@ export function checkTraceSchema(schema: Schema, file: string): number {
   }
   for (const [name, { required }] of Object.entries(COLUMNS))
     if (required && !seen.has(name)) refuse(`column '${name}' is missing`);
+  const logitColumns = seen.has('kept_class') ? KEPT_CLASS_COLUMN_NAMES : FULL_LOGIT_COLUMNS;
+  for (const name of logitColumns) if (!seen.has(name)) refuse(`column '${name}' is missing`);
+  for (const name of seen.has('kept_class') ? FULL_LOGIT_COLUMNS : KEPT_CLASS_COLUMN_NAMES)
+    if (seen.has(name))
+      refuse(`column '${name}' cannot sit beside ${logitColumns[0]}: a trace holds every class or its kept classes`);
   return bytesPerRow;
 }
 

@@ -1,0 +1,148 @@
+import { locateBin, type EdgeRule } from './bin-location';
+import { equalWidthEdges } from './binning';
+import type { MetricValue } from './metric-value';
+import { NLL_FROM_LOGITS } from './proper-scores';
+import type { TopLabelScores } from './scores';
+
+/**
+ * How far each frame's figures from kept-class logits may lie from those of the full trace: the
+ * full trace's confidence lies in [c, c + confidenceUp], its NLL term in [nll - nll bound, nll] and
+ * its Brier term within +-brier of the estimate; `uncertainTop1` marks a frame whose top-1 the kept
+ * classes cannot settle (a rest class may lead the fused row, or two kept classes tie as far as the
+ * softmax's rounding can tell). An NLL bound is Infinity where the label was not kept.
+ */
+export interface KeptClassFrameBounds {
+  confidenceUp: Float64Array;
+  nll: Float64Array;
+  brier: Float64Array;
+  uncertainTop1: Uint8Array;
+}
+
+/**
+ * How far a metric computed from kept-class logits (src-shared/trace/kept-class-scores.ts) may lie from the same
+ * metric of the full trace, from the frames' bounds; n labelled frames, u of them with an
+ * unsettled top-1, c_i the confidence and d_i its bound:
+ * - accuracy(top-1): u / n;
+ * - NLL (mean): the mean NLL bound (the full value lies below the estimate, by at most it);
+ * - Brier (multiclass): the mean Brier bound;
+ * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
+ * - ECE(top-label, B equal-width bins, any edge rule, L1) = (1/n) sum_b |sum_{i in b} (c_i - a_i)|:
+ *   a settled frame whose [c_i, c_i + d_i] stays in its bin moves its bin's sum by at most d_i; one
+ *   that may change bin, or whose top-1 may change, moves two bins' sums by at most 1 each, so the
+ *   bound is (sum_{settled, same bin} d_i + 2 #others) / n; the same holds for the weighted
+ *   top-label ECE per predicted class (Gupta & Ramdas 2021), the same sum over (class, bin) cells.
+ * Other metrics (equal-mass bins, MCE, SmoothECE, ranks, tests) have no stated bound here: they are
+ * marked as computed from the kept classes, without one.
+ */
+export interface KeptClassMetricBounds {
+  frames: number;
+  unsettledFrames: number;
+  accuracy: number;
+  nll: number;
+  brier: number;
+  topLabelBrier: number;
+  /** The ECE bound under equal-width bins. */
+  ece(bins: number, edgeRule: EdgeRule): number;
+}
+
+export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFrameBounds): KeptClassMetricBounds {
+  const n = top.confidence.length;
+  let unsettled = 0;
+  let nll = 0;
+  let brier = 0;
+  let topLabelBrier = 0;
+  for (let i = 0; i < n; i++) {
+    const up = bounds.confidenceUp[i]!;
+    nll += bounds.nll[i]!;
+    brier += bounds.brier[i]!;
+    if (bounds.uncertainTop1[i] === 1) {
+      unsettled++;
+      topLabelBrier += 1;
+    } else topLabelBrier += up * (2 + up);
+  }
+  return {
+    frames: n,
+    unsettledFrames: unsettled,
+    accuracy: unsettled / n,
+    nll: nll / n,
+    brier: brier / n,
+    topLabelBrier: Math.min(1, topLabelBrier / n),
+    ece(bins, edgeRule) {
+      const edges = equalWidthEdges(bins);
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const c = top.confidence[i]!;
+        const up = bounds.confidenceUp[i]!;
+        const moves =
+          bounds.uncertainTop1[i] === 1 ||
+          locateBin(c, edges, edgeRule) !== locateBin(Math.min(1, c + up), edges, edgeRule);
+        sum += moves ? 2 : up;
+      }
+      return sum / n;
+    },
+  };
+}
+
+const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
+  ['[lo,hi) last closed', 'left-closed'],
+  ['(lo,hi] first closed', 'right-closed'],
+  ['[lo,hi) with 1.0 in an extra bin', 'one-in-extra-bin'],
+];
+
+/**
+ * The bins and edge rule of an equal-width top-label ECE identity, alone or per predicted class
+ * weighted by n_l / n (the same sum over finer cells, so the same bound), or null.
+ */
+function equalWidthEceOf(identity: string): { bins: number; edgeRule: EdgeRule } | null {
+  const match =
+    /^ECE\(top-label(?: per predicted class)?, (\d+) equal-width bins, (.+?), L1(?:, weighted by n_l\/n, Gupta & Ramdas 2021)?\)(?: \[preset [^\]]+\])?$/.exec(
+      identity,
+    );
+  if (match === null) return null;
+  const rule = EDGE_RULE_OF_LABEL.find(([label]) => label === match[2]);
+  return rule === undefined ? null : { bins: Number(match[1]), edgeRule: rule[1] };
+}
+
+/**
+ * The metrics with what their kept-class origin means for them, in `approximation`: the bound
+ * where one is stated above, "no stated bound" for the rest; the metrics that read every class
+ * say the trace did not keep them.
+ */
+export function withKeptClassBounds(
+  metrics: MetricValue[],
+  bounds: KeptClassMetricBounds,
+  keptClasses: { keep: number; classCount: number },
+): MetricValue[] {
+  const kept = keptClassesText(keptClasses);
+  const within = (bound: number) => `${kept}: the full trace's value is within ${roundedUp(bound)} of it`;
+  return metrics.map((m) => {
+    if (m.unavailable?.reason === 'every class not computed')
+      return {
+        ...m,
+        unavailable: { reason: 'classes not kept', keep: keptClasses.keep, classCount: keptClasses.classCount },
+      };
+    if (m.unavailable !== undefined) return m;
+    let bound: number | null = null;
+    if (m.identity === 'accuracy(top-1)') bound = bounds.accuracy;
+    else if (m.identity === NLL_FROM_LOGITS) bound = bounds.nll;
+    else if (m.name === 'Brier') bound = bounds.brier;
+    else if (m.name === 'Brier (top-label)') bound = bounds.topLabelBrier;
+    else {
+      const ece = equalWidthEceOf(m.identity);
+      if (ece !== null) bound = bounds.ece(ece.bins, ece.edgeRule);
+    }
+    return { ...m, approximation: bound === null ? `${kept}: no stated bound for this metric` : within(bound) };
+  });
+}
+
+/** A bound for text, three significant digits rounded up (rounded to nearest it could understate). */
+function roundedUp(bound: number): string {
+  if (!(bound > 0) || !Number.isFinite(bound)) return String(bound);
+  const step = 10 ** (Math.floor(Math.log10(bound)) - 2);
+  return (Math.ceil(bound / step) * step).toPrecision(3);
+}
+
+/** "32 of 1000 classes kept a frame". */
+export function keptClassesText({ keep, classCount }: { keep: number; classCount: number }): string {
+  return `${keep} of ${classCount} classes kept a frame`;
+}

@@ -1,0 +1,133 @@
+import { clampGate } from '../fusion/convex-fusion';
+import type { KeptClassFrameBounds } from '../metrics/kept-class-bounds';
+import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import type { KeptClassLogits } from './kept-classes';
+
+/**
+ * Rounding slack added to each bound in the log domain, relative to the logits' size: the full
+ * replay sums its softmax in another order, and the rest summaries were rounded once.
+ */
+const ROUNDING_SLACK = 1e-12;
+
+/**
+ * The top-label pairs, NLL and Brier terms of the fused output at gate values `g` (by frame) from
+ * kept-class logits, each frame with its bounds against the full trace (kept-classes.ts for the
+ * rest summaries). With m the largest kept fused logit, Z_T = sum_{k in T} exp(z_k - m) and the
+ * rest R(g) = sum_{k not in T} exp(z_k(g) - m) bracketed by
+ *   R_lo = exp(max(L_s + g a_s, L_d - (1 - g) a_d) - m)  <=  R(g)  <=  R_hi = exp((1 - g) L_s + g L_d - m),
+ * the estimate takes R = R_hi (exact at g = 0 and 1, where both brackets meet): Z = Z_T + R_hi,
+ * confidence 1 / Z, NLL log Z + m - z_y, Brier sum_T p_k^2 + R_hi^2 / (r Z^2) - 2 p_y + 1 (the
+ * rest as r equal classes). The full partition lies in [Z_T + R_lo, Z], so with
+ * delta = log(Z / (Z_T + R_lo)) every kept probability lies in [p, p e^delta] and the NLL term in
+ * [nll - delta, nll]; the Brier bound adds up those ranges, and the rest's sum of squares is at
+ * most exp(M - m) / Z_T times its mass, M = (1 - g) M_s + g M_d bounding every rest logit. The top-1
+ * is the first largest kept logit, settled when it exceeds M.
+ */
+export function keptClassScoresOfFrames(
+  kept: KeptClassLogits,
+  classCount: number,
+  g: Float64Array,
+  frames: Int32Array,
+  labels: Int32Array,
+): { scores: ClassScores; top: TopLabelScores; bounds: KeptClassFrameBounds } {
+  const n = frames.length;
+  const keep = kept.keep;
+  const restCount = classCount - keep;
+  const logRestCount = Math.log(restCount);
+  const sampleNll = new Float64Array(n);
+  const sampleBrier = new Float64Array(n);
+  const top = allocateTopLabelScores(n);
+  const bounds: KeptClassFrameBounds = {
+    confidenceUp: new Float64Array(n),
+    nll: new Float64Array(n),
+    brier: new Float64Array(n),
+    uncertainTop1: new Uint8Array(n),
+  };
+  const z = new Float64Array(keep);
+  for (let j = 0; j < n; j++) {
+    const i = frames[j]!;
+    const gate = clampGate(g[i]!);
+    const stay = 1 - gate;
+    const base = i * keep;
+    let m = -Infinity;
+    let best = 0;
+    for (let t = 0; t < keep; t++) {
+      // the replay's arithmetic (fuseRowInto), so a kept logit has the full row's bits
+      const v = stay * kept.zStatic[base + t]! + gate * kept.zDyn[base + t]!;
+      z[t] = v;
+      if (v > m) {
+        m = v;
+        best = t;
+      }
+    }
+    let zT = 0;
+    let runnerUp = 0;
+    let sumSquares = 0;
+    for (let t = 0; t < keep; t++) {
+      const e = Math.exp(z[t]! - m);
+      zT += e;
+      sumSquares += e * e;
+      if (t !== best && e > runnerUp && z[t] !== m) runnerUp = e;
+    }
+    const upperLog = stay * kept.restLseStatic[i]! + gate * kept.restLseDyn[i]!;
+    const lowerLog = Math.max(
+      kept.restLseStatic[i]! + gate * kept.restSlopeStatic[i]!,
+      kept.restLseDyn[i]! - stay * kept.restSlopeDyn[i]!,
+    );
+    const restMax = stay * kept.restMaxStatic[i]! + gate * kept.restMaxDyn[i]!;
+    const slack = ROUNDING_SLACK * (1 + Math.abs(m) + Math.abs(upperLog));
+    const rHi = Math.exp(upperLog - m);
+    const rLo = Math.min(rHi, Math.exp(lowerLog - m));
+    const partition = zT + rHi;
+    const delta = Math.log(partition / (zT + rLo)) + slack;
+    const grow = Math.expm1(delta);
+    const inverse = 1 / partition;
+    const confidence = inverse;
+    const predicted = kept.classes[base + best]!;
+    const label = labels[j]!;
+    const labelAt = keptIndexOf(kept.classes, base, keep, label);
+    const restLeadRatio = Math.exp(restMax - m) / zT;
+    const fillProbability = Math.exp(upperLog - logRestCount - m) * inverse;
+    const labelProbability = labelAt >= 0 ? Math.exp(z[labelAt]! - m) * inverse : fillProbability;
+    const restSquaresEstimate = restCount * fillProbability * fillProbability;
+    const restSquaresFull = restLeadRatio * Math.min(1, rHi / zT);
+    top.confidence[j] = confidence;
+    top.predicted[j] = predicted;
+    top.correct[j] = predicted === label ? 1 : 0;
+    sampleNll[j] = Math.log(partition) + m - (labelAt >= 0 ? z[labelAt]! : upperLog - logRestCount);
+    sampleBrier[j] = sumSquares * inverse * inverse + restSquaresEstimate - 2 * labelProbability + 1;
+    bounds.confidenceUp[j] = confidence * grow + slack;
+    bounds.nll[j] = labelAt >= 0 ? delta : Infinity;
+    bounds.brier[j] =
+      Math.expm1(2 * delta) * sumSquares * inverse * inverse +
+      (labelAt >= 0 ? 2 * labelProbability * grow : 2 * Math.max(labelProbability, restLeadRatio)) +
+      Math.max(restSquaresEstimate, restSquaresFull) +
+      slack;
+    // a rest class may reach the lead, or a kept runner-up's probability may round to the leader's
+    bounds.uncertainTop1[j] = restMax >= m - slack || runnerUp >= 1 - 1e-12 ? 1 : 0;
+  }
+  const scores: ClassScores = {
+    sampleCount: n,
+    classCount,
+    probabilities: new Float64Array(0),
+    labels,
+    logits: null,
+    sampleNll,
+    sampleBrier,
+  };
+  return { scores, top, bounds };
+}
+
+/** Where `label` sits among a frame's kept classes (increasing), or -1. */
+function keptIndexOf(classes: Uint16Array, base: number, keep: number, label: number): number {
+  let lo = 0;
+  let hi = keep - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = classes[base + mid]!;
+    if (c === label) return mid;
+    if (c < label) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}

@@ -1,0 +1,229 @@
+import { KnobError } from '../errors';
+import type { Trace } from './trace';
+
+/**
+ * A trace's logits with only the leading classes of each frame kept (issue 29: a trace of 1,000
+ * classes is 8 KB a frame as full rows, so 24 hours at 30 fps would be 20 GB; kept at 32 classes a
+ * frame it is about 445 bytes, 1.15 GB).
+ *
+ * For frame i the kept set T_i holds `keep` distinct classes in increasing class order: its label
+ * when known (so its NLL and Brier terms stay bounded) and otherwise the classes with the largest
+ * max(zs_k, zd_k), the ones that lead either branch. Of the rest R_i it keeps, for each branch b,
+ *   rest log-sum-exp   L_b = log sum_{k in R} exp(zb_k),
+ *   rest maximum       M_b = max_{k in R} zb_k,
+ *   rest slope         a_b = sum_{k in R} softmax_R(zb)_k (zd_k - zs_k),
+ * which is all that bounds the fused remainder R(g) = sum_{k in R} exp((1 - g) zs_k + g zd_k) at
+ * any gate value (kept-class-scores.ts): log R is convex in g, so it lies under its chord
+ * (1 - g) L_s + g L_d (Hoelder's inequality) and above its tangents at 0 and 1
+ * (L_s + g a_s and L_d - (1 - g) a_d), and every fused rest logit is at most (1 - g) M_s + g M_d.
+ */
+export interface KeptClassLogits {
+  /** Classes kept a frame. */
+  keep: number;
+  /** n x keep class indices, increasing within a frame. */
+  classes: Uint16Array;
+  /** n x keep kept logits of each branch, in the order of `classes`. */
+  zStatic: Float32Array;
+  zDyn: Float32Array;
+  restLseStatic: Float64Array;
+  restLseDyn: Float64Array;
+  restMaxStatic: Float32Array;
+  restMaxDyn: Float32Array;
+  restSlopeStatic: Float64Array;
+  restSlopeDyn: Float64Array;
+}
+
+/** Class indices are stored as uint16. */
+export const KEPT_CLASSES_MAX_CLASS_COUNT = 65_536;
+
+export function allocateKeptClassLogits(frameCount: number, keep: number): KeptClassLogits {
+  return {
+    keep,
+    classes: new Uint16Array(frameCount * keep),
+    zStatic: new Float32Array(frameCount * keep),
+    zDyn: new Float32Array(frameCount * keep),
+    restLseStatic: new Float64Array(frameCount),
+    restLseDyn: new Float64Array(frameCount),
+    restMaxStatic: new Float32Array(frameCount),
+    restMaxDyn: new Float32Array(frameCount),
+    restSlopeStatic: new Float64Array(frameCount),
+    restSlopeDyn: new Float64Array(frameCount),
+  };
+}
+
+/**
+ * Refuses a `keep` that leaves no rest, a class count uint16 cannot index, or two classes (whose
+ * presets read the probability of class 1, which kept classes do not give for every frame).
+ */
+export function checkKeptClassCount(keep: number, classCount: number): void {
+  if (classCount < 3)
+    throw new KnobError('INVALID_INPUT', `a trace of ${classCount} classes has nothing to leave out: keep every class`);
+  if (!Number.isInteger(keep) || keep < 1 || keep >= classCount)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `classes kept a frame must be an integer from 1 to ${classCount - 1} (the trace has ${classCount} classes), got ${keep}`,
+    );
+  if (classCount > KEPT_CLASSES_MAX_CLASS_COUNT)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `a trace of ${classCount} classes cannot keep classes by uint16 index (at most ${KEPT_CLASSES_MAX_CLASS_COUNT})`,
+    );
+}
+
+/**
+ * Checks kept-class logits of n frames of K classes (validateTrace's part for them): the shapes,
+ * every frame's classes increasing within 0..K-1, every value finite, and each rest summary
+ * possible for a rest of K - keep classes (M_b <= L_b <= M_b + log(K - keep), each tangent of the
+ * convex log R below its other end): a file cannot claim a rest no classes could have.
+ */
+export function validateKeptClasses(kept: KeptClassLogits, frameCount: number, classCount: number): void {
+  const fail = (message: string): never => {
+    throw new KnobError('INVALID_TRACE', message);
+  };
+  const { keep } = kept;
+  checkKeptClassCount(keep, classCount);
+  for (const [name, values, per] of [
+    ['kept_class', kept.classes, keep],
+    ['kept_z_static', kept.zStatic, keep],
+    ['kept_z_dyn', kept.zDyn, keep],
+    ['rest_lse_static', kept.restLseStatic, 1],
+    ['rest_lse_dyn', kept.restLseDyn, 1],
+    ['rest_max_static', kept.restMaxStatic, 1],
+    ['rest_max_dyn', kept.restMaxDyn, 1],
+    ['rest_slope_static', kept.restSlopeStatic, 1],
+    ['rest_slope_dyn', kept.restSlopeDyn, 1],
+  ] as const)
+    if (values.length < frameCount * per) fail(`${name} has ${values.length} values for ${frameCount} x ${per}`);
+  const logRest = Math.log(classCount - keep);
+  for (let i = 0; i < frameCount; i++) {
+    for (let t = 0; t < keep; t++) {
+      const c = kept.classes[i * keep + t]!;
+      if (c >= classCount || (t > 0 && c <= kept.classes[i * keep + t - 1]!))
+        fail(`the kept classes of frame ${i} are not distinct increasing classes of 0..${classCount - 1}`);
+      if (!Number.isFinite(kept.zStatic[i * keep + t]!) || !Number.isFinite(kept.zDyn[i * keep + t]!))
+        fail(`a kept logit of frame ${i} is not finite`);
+    }
+    const rests: Array<[number, number]> = [
+      [kept.restMaxStatic[i]!, kept.restLseStatic[i]!],
+      [kept.restMaxDyn[i]!, kept.restLseDyn[i]!],
+    ];
+    for (const [max, lse] of rests)
+      if (!(
+        Number.isFinite(max) &&
+        max <= lse + 1e-9 * (1 + Math.abs(lse)) &&
+        lse <= max + logRest + 1e-9 * (1 + Math.abs(lse))
+      ))
+        fail(`the rest summary of frame ${i} is not finite or not one its ${classCount - keep} classes can have`);
+    // log R is convex: each tangent stays at or below the other end
+    const [ls, ld] = [kept.restLseStatic[i]!, kept.restLseDyn[i]!];
+    const slack = 1e-9 * (1 + Math.abs(ls) + Math.abs(ld));
+    if (
+      !Number.isFinite(kept.restSlopeStatic[i]!) ||
+      !Number.isFinite(kept.restSlopeDyn[i]!) ||
+      ls + kept.restSlopeStatic[i]! > ld + slack ||
+      ld - kept.restSlopeDyn[i]! > ls + slack
+    )
+      fail(`the rest slopes of frame ${i} are not finite or not ones its rest can have`);
+  }
+}
+
+/**
+ * The kept-class logits of every frame of a full trace (validated by the caller). O(n K) once, with
+ * per-frame buffers allocated once.
+ */
+export function keepLeadingClasses(trace: Trace, keep: number): KeptClassLogits {
+  const { frameCount: n, classCount: k } = trace;
+  checkKeptClassCount(keep, k);
+  const out = allocateKeptClassLogits(n, keep);
+  const chosen = new Int32Array(keep);
+  const lead = new Float64Array(keep);
+  const isKept = new Uint8Array(k);
+  for (let i = 0; i < n; i++) {
+    const offset = i * k;
+    const label = trace.labels === null ? -1 : trace.labels[i]!;
+    leadingClassesInto(trace.zStatic, trace.zDyn, offset, k, keep, label, chosen, lead);
+    chosen.sort();
+    for (let j = 0; j < keep; j++) {
+      const c = chosen[j]!;
+      isKept[c] = 1;
+      out.classes[i * keep + j] = c;
+      out.zStatic[i * keep + j] = trace.zStatic[offset + c]!;
+      out.zDyn[i * keep + j] = trace.zDyn[offset + c]!;
+    }
+    restSummaryInto(trace.zStatic, trace.zDyn, offset, k, isKept, i, out);
+    for (let j = 0; j < keep; j++) isKept[chosen[j]!] = 0;
+  }
+  return out;
+}
+
+/**
+ * The `keep` classes of largest max(zs, zd) (ties to the lower index), with `label` in place of the
+ * last of them when it is a class not among them.
+ */
+function leadingClassesInto(
+  zStatic: Float32Array,
+  zDyn: Float32Array,
+  offset: number,
+  classCount: number,
+  keep: number,
+  label: number,
+  chosen: Int32Array,
+  lead: Float64Array,
+): void {
+  let filled = 0;
+  for (let c = 0; c < classCount; c++) {
+    const s = zStatic[offset + c]!;
+    const d = zDyn[offset + c]!;
+    const v = s > d ? s : d;
+    if (filled === keep && v <= lead[keep - 1]!) continue;
+    let j = filled < keep ? filled++ : keep - 1;
+    while (j > 0 && lead[j - 1]! < v) {
+      lead[j] = lead[j - 1]!;
+      chosen[j] = chosen[j - 1]!;
+      j--;
+    }
+    lead[j] = v;
+    chosen[j] = c;
+  }
+  if (label >= 0 && label < classCount && !chosen.includes(label)) chosen[keep - 1] = label;
+}
+
+/** L_b, M_b and a_b of the classes not kept (kept-class-logits' doc), written at frame `frame`. */
+function restSummaryInto(
+  zStatic: Float32Array,
+  zDyn: Float32Array,
+  offset: number,
+  classCount: number,
+  isKept: Uint8Array,
+  frame: number,
+  out: KeptClassLogits,
+): void {
+  let maxS = -Infinity;
+  let maxD = -Infinity;
+  for (let c = 0; c < classCount; c++) {
+    if (isKept[c] === 1) continue;
+    if (zStatic[offset + c]! > maxS) maxS = zStatic[offset + c]!;
+    if (zDyn[offset + c]! > maxD) maxD = zDyn[offset + c]!;
+  }
+  let sumS = 0;
+  let sumD = 0;
+  let slopeS = 0;
+  let slopeD = 0;
+  for (let c = 0; c < classCount; c++) {
+    if (isKept[c] === 1) continue;
+    const s = zStatic[offset + c]!;
+    const d = zDyn[offset + c]!;
+    const eS = Math.exp(s - maxS);
+    const eD = Math.exp(d - maxD);
+    sumS += eS;
+    sumD += eD;
+    slopeS += eS * (d - s);
+    slopeD += eD * (d - s);
+  }
+  out.restLseStatic[frame] = maxS + Math.log(sumS);
+  out.restLseDyn[frame] = maxD + Math.log(sumD);
+  out.restMaxStatic[frame] = maxS;
+  out.restMaxDyn[frame] = maxD;
+  out.restSlopeStatic[frame] = slopeS / sumS;
+  out.restSlopeDyn[frame] = slopeD / sumD;
+}

@@ -1,0 +1,152 @@
+/**
+ * Kept-class traces as files (issue 29: traces that fit the field): `knob compact` writes one, it
+ * reads back as it was written, `knob metrics --trace` scores it with each metric's stated bound
+ * holding against the full trace's own figures, everything that needs every class refuses it by
+ * name, and a file whose kept columns lie is refused before anything is computed from it.
+ */
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { keepLeadingClasses } from '../../src-shared/trace/kept-classes';
+import type { Trace } from '../../src-shared/trace/trace';
+import { measuredKnob } from '../support/measured-knob';
+import { syntheticTrace } from '../support/synthetic-trace';
+
+interface Figure {
+  identity: string;
+  value: number | null;
+  approximation?: string;
+  unavailable?: { reason: string; keep?: number };
+}
+interface Subject {
+  subject: string;
+  metrics: Figure[];
+  kept?: { description: string; unsettledFrames: number };
+}
+
+function keptTraceOf(trace: Trace, keep: number): Trace {
+  return {
+    ...trace,
+    zStatic: new Float32Array(0),
+    zDyn: new Float32Array(0),
+    keptClasses: keepLeadingClasses(trace, keep),
+  };
+}
+
+const subjects = (stdout: string): Subject[] => {
+  const parsed = JSON.parse(stdout) as Subject & { branches: Subject[] };
+  return [parsed, ...parsed.branches];
+};
+
+describe('kept-class traces', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'knob-kept-'));
+
+  it('read back as written, and refused by everything that needs every class', async () => {
+    const trace = syntheticTrace({ frames: 500, classCount: 40, seed: 3 });
+    const path = join(dir, 'kept-roundtrip.arrow');
+    const kept = keptTraceOf(trace, 6);
+    writeFileSync(path, encodeTraceFile(kept, null, { note: 'kept' }));
+    const back = await readTraceFile(path, undefined, 'kept classes too');
+    const a = back.trace.keptClasses!;
+    const b = kept.keptClasses!;
+    expect(a.keep).toBe(6);
+    for (const key of [
+      'classes',
+      'zStatic',
+      'zDyn',
+      'restLseStatic',
+      'restLseDyn',
+      'restMaxStatic',
+      'restMaxDyn',
+      'restSlopeStatic',
+      'restSlopeDyn',
+    ] as const)
+      expect(
+        Buffer.from(a[key].buffer, a[key].byteOffset, a[key].byteLength).equals(
+          Buffer.from(b[key].buffer, b[key].byteOffset, b[key].byteLength),
+        ),
+        key,
+      ).toBe(true);
+    expect(back.trace.zStatic.length).toBe(0);
+    expect(Array.from(back.trace.labels!)).toEqual(Array.from(trace.labels!));
+    await expect(readTraceFile(path)).rejects.toThrow(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the trace keeps 6 of its 40 classes a frame`),
+    );
+  });
+
+  it('refuses kept columns that lie', async () => {
+    const trace = syntheticTrace({ frames: 200, classCount: 20, seed: 4 });
+    const cases: Array<[string, (t: Trace) => void, RegExp]> = [
+      [
+        'classes out of order',
+        (t) => t.keptClasses!.classes.set([5, 2], 0),
+        /kept classes of frame 0 are not distinct increasing/,
+      ],
+      ['a class past K', (t) => t.keptClasses!.classes.set([19, 40], 8), /kept classes of frame 2/],
+      [
+        'a rest below its maximum',
+        (t) => (t.keptClasses!.restLseStatic[7] = t.keptClasses!.restMaxStatic[7]! - 1),
+        /rest summary of frame 7/,
+      ],
+      [
+        'a rest over its class count',
+        (t) => (t.keptClasses!.restLseDyn[9] = t.keptClasses!.restMaxDyn[9]! + 50),
+        /rest summary of frame 9/,
+      ],
+      ['a slope past the chord', (t) => (t.keptClasses!.restSlopeStatic[3] = 1e6), /rest slopes of frame 3/],
+      ['a non-finite kept logit', (t) => (t.keptClasses!.zDyn[13] = Number.NaN), /kept logit of frame 3 is not finite/],
+    ];
+    for (const [name, spoil, message] of cases) {
+      const kept = keptTraceOf(trace, 4);
+      spoil(kept);
+      const path = join(dir, `lie-${name.replace(/ /g, '-')}.arrow`);
+      writeFileSync(path, encodeTraceFile(kept, null));
+      await expect(readTraceFile(path, undefined, 'kept classes too'), name).rejects.toThrow(message);
+    }
+  });
+
+  it('knob compact, then knob metrics: every stated bound holds against the full trace', () => {
+    const full = join(dir, 'full.arrow');
+    const compact = join(dir, 'compact.arrow');
+    writeFileSync(full, encodeTraceFile(syntheticTrace({ frames: 3000, classCount: 300, seed: 5 }), null));
+    const made = measuredKnob(['compact', full, '--out', compact, '--keep', '24', '--json']);
+    expect(made.status, made.line ?? '').toBe(0);
+    const summary = JSON.parse(made.stdout) as { keep: number; frames: number; outputBytes: number };
+    expect(summary).toMatchObject({ keep: 24, frames: 3000, outputBytes: statSync(compact).size });
+    expect(statSync(compact).size * 5).toBeLessThan(statSync(full).size);
+
+    const exact = measuredKnob(['metrics', '--trace', full, '--json']);
+    const estimated = measuredKnob(['metrics', '--trace', compact, '--json']);
+    expect(exact.status, exact.line ?? '').toBe(0);
+    expect(estimated.status, estimated.line ?? '').toBe(0);
+    const [a, b] = [subjects(estimated.stdout), subjects(exact.stdout)];
+    expect(a.map((s) => s.subject)).toEqual(b.map((s) => s.subject.replace(full, compact)));
+    let bounded = 0;
+    let notKept = 0;
+    a.forEach((subject, s) => {
+      expect(subject.kept?.description).toBe('24 of 300 classes kept a frame');
+      const exactValue = new Map(b[s]!.metrics.map((m) => [m.identity, m.value]));
+      for (const m of subject.metrics) {
+        if (m.unavailable !== undefined) {
+          // the classwise metrics read every class: not 'ask for every class', which would be refused
+          expect(m.unavailable, m.identity).toEqual({ reason: 'classes not kept', keep: 24, classCount: 300 });
+          notKept++;
+          continue;
+        }
+        expect(m.approximation, m.identity).toMatch(/^24 of 300 classes kept a frame: /);
+        const stated = /within (\S+) of it$/.exec(m.approximation!);
+        if (stated === null) continue;
+        bounded++;
+        expect(Math.abs(m.value! - exactValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
+      }
+    });
+    expect(bounded).toBe(3 * 9);
+    expect(notKept).toBe(3 * 5);
+
+    const refused = measuredKnob(['replay', compact, '--out', join(dir, 'replayed')]);
+    expect(refused.status).toBe(1);
+    expect(refused.line).toMatch(/keeps 24 of its 300 classes a frame \(a kept-class trace\)/);
+  }, 120_000);
+});

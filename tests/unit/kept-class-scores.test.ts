@@ -1,0 +1,181 @@
+/**
+ * Kept-class traces (src-shared/trace/kept-classes.ts) against the full trace they were made from:
+ * every frame's confidence, top-1, NLL and Brier terms from the kept classes lie within the bounds
+ * kept-class-scores.ts states, and every metric with a stated bound (kept-class-bounds.ts) lies
+ * within it, for K in {3, 10, 100, 1000} (two classes are refused: nothing to leave out), branches that agree and that fight, gates at, inside and
+ * beyond the ends of [0, 1]. The bounds are checked to be tight enough to be worth having, and the
+ * fighting branches to exercise the unsettled top-1.
+ */
+import { describe, expect, it } from 'vitest';
+import { keptClassMetricBounds, withKeptClassBounds } from '../../src-shared/metrics/kept-class-bounds';
+import { keptClassScoresOfFrames } from '../../src-shared/trace/kept-class-scores';
+import { metricSuite, presetMetrics, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+import { normalDraw, seededRandom } from '../../src-shared/random';
+import { keepLeadingClasses } from '../../src-shared/trace/kept-classes';
+import { labelledFrames, topLabelScoresOfFrames } from '../../src-shared/trace/trace-scores';
+import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type Trace } from '../../src-shared/trace/trace';
+
+interface Case {
+  classCount: number;
+  keep: number;
+  frames: number;
+  /** Spread of the logits; how far the dynamic branch departs from the static one. */
+  scale: number;
+  difference: number;
+}
+
+function traceOf(c: Case, seed: number): Trace {
+  const random = seededRandom(seed);
+  const { frames: n, classCount: k } = c;
+  const zStatic = new Float32Array(n * k);
+  const zDyn = new Float32Array(n * k);
+  const labels = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    labels[i] = i % 7 === 3 ? UNKNOWN_LABEL : Math.floor(random() * k);
+    const lead = random() < 0.6 ? labels[i]! : Math.floor(random() * k);
+    for (let j = 0; j < k; j++) {
+      const s = c.scale * normalDraw(random) + (j === lead ? 3 : 0);
+      zStatic[i * k + j] = s;
+      zDyn[i * k + j] = s + c.difference * normalDraw(random);
+    }
+  }
+  return {
+    formatVersion: TRACE_FORMAT_VERSION,
+    frameCount: n,
+    classCount: k,
+    timestampsSeconds: Float64Array.from({ length: n }, (_, i) => i / 30),
+    zStatic,
+    zDyn,
+    uRef: new Float32Array(n).fill(0.5),
+    labels,
+    labelNames: Array.from({ length: k }, (_, j) => `c${j}`),
+    metadata: {},
+    nominalDtSeconds: 1 / 30,
+  };
+}
+
+function gatesOf(n: number, seed: number): Float64Array {
+  const random = seededRandom(seed);
+  // the ends exactly, beyond them (clamped), and anywhere between
+  const special = [0, 1, -0.3, 1.4, 0.5];
+  return Float64Array.from({ length: n }, (_, i) => (i < special.length ? special[i]! : random()));
+}
+
+const CASES: Case[] = [
+  { classCount: 3, keep: 1, frames: 600, scale: 1, difference: 1 },
+  { classCount: 10, keep: 3, frames: 600, scale: 1.5, difference: 1 },
+  { classCount: 10, keep: 2, frames: 600, scale: 1, difference: 4 },
+  { classCount: 100, keep: 10, frames: 400, scale: 2, difference: 0.5 },
+  { classCount: 100, keep: 5, frames: 400, scale: 1, difference: 3 },
+  { classCount: 1000, keep: 32, frames: 150, scale: 2.5, difference: 0.7 },
+];
+
+function metricsOf(scores: Parameters<typeof metricSuite>[0], top: Parameters<typeof metricSuite>[2]) {
+  return [
+    ...metricSuite(scores, { everyClass: false, includeTce: false }, top),
+    ...PRESET_NAMES.flatMap((p) => presetMetrics(p, scores, top!, false)),
+  ];
+}
+
+describe('kept-class scores against the full trace', () => {
+  for (const [index, c] of CASES.entries()) {
+    it(`K ${c.classCount}, ${c.keep} kept, difference ${c.difference}`, () => {
+      const trace = traceOf(c, 11 + index);
+      const kept = keepLeadingClasses(trace, c.keep);
+      const frames = labelledFrames(trace);
+      const g = gatesOf(trace.frameCount, 5 + index);
+      const full = topLabelScoresOfFrames(trace, g, frames);
+      const estimate = keptClassScoresOfFrames(kept, c.classCount, g, frames, full.scores.labels);
+      const { bounds } = estimate;
+      for (let j = 0; j < frames.length; j++) {
+        const conf = full.top.confidence[j]! - estimate.top.confidence[j]!;
+        if (bounds.uncertainTop1[j] === 0) {
+          expect(estimate.top.predicted[j], `frame ${frames[j]} top-1`).toBe(full.top.predicted[j]);
+          expect(conf, `frame ${frames[j]} confidence`).toBeGreaterThanOrEqual(-1e-15);
+          expect(conf).toBeLessThanOrEqual(bounds.confidenceUp[j]!);
+        }
+        const nll = full.scores.sampleNll![j]! - estimate.scores.sampleNll![j]!;
+        expect(nll, `frame ${frames[j]} NLL`).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(full.scores.sampleNll![j]!)));
+        expect(-nll).toBeLessThanOrEqual(bounds.nll[j]!);
+        expect(Math.abs(full.scores.sampleBrier![j]! - estimate.scores.sampleBrier![j]!)).toBeLessThanOrEqual(
+          bounds.brier[j]!,
+        );
+      }
+      const metricBounds = keptClassMetricBounds(estimate.top, bounds);
+      const fullMetrics = metricsOf(full.scores, full.top);
+      const estimated = withKeptClassBounds(metricsOf(estimate.scores, estimate.top), metricBounds, c);
+      const fullValue = new Map(fullMetrics.map((m) => [m.identity, m.value]));
+      let bounded = 0;
+      for (const m of estimated) {
+        const stated = /within (\S+) of it$/.exec(m.approximation ?? '');
+        if (stated === null) continue;
+        bounded++;
+        expect(fullValue.has(m.identity), m.identity).toBe(true);
+        expect(Math.abs(m.value - fullValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
+      }
+      // accuracy, NLL, Brier, top-label Brier, ECE and TL-ECE at 15 bins, the presets' three ECEs
+      expect(bounded).toBe(9);
+    });
+  }
+
+  it('bounds are tight where the kept classes hold nearly all the mass, and meet at the branches', () => {
+    const c: Case = { classCount: 1000, keep: 32, frames: 200, scale: 1, difference: 0.3 };
+    const trace = traceOf(c, 3);
+    // a peaked classifier: its lead far above the rest, as a trained one's
+    for (let i = 0; i < trace.frameCount; i++) {
+      const label = trace.labels![i]! >= 0 ? trace.labels![i]! : 0;
+      trace.zStatic[i * 1000 + label]! += 12;
+      trace.zDyn[i * 1000 + label]! += 14;
+    }
+    const kept = keepLeadingClasses(trace, c.keep);
+    const frames = labelledFrames(trace);
+    const inside = new Float64Array(trace.frameCount).fill(0.4);
+    const estimate = keptClassScoresOfFrames(
+      kept,
+      1000,
+      inside,
+      frames,
+      Int32Array.from(frames, (i) => trace.labels![i]!),
+    );
+    const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
+    expect(bounds.unsettledFrames).toBe(0);
+    expect(bounds.nll).toBeLessThan(1e-3);
+    expect(bounds.ece(15, 'left-closed')).toBeLessThan(0.02);
+    // g = 0 and g = 1 are each branch itself: the rest's log-sum-exp is exact there
+    for (const end of [0, 1]) {
+      const g = new Float64Array(trace.frameCount).fill(end);
+      const full = topLabelScoresOfFrames(trace, g, frames);
+      const atEnd = keptClassScoresOfFrames(kept, 1000, g, frames, full.scores.labels);
+      for (let j = 0; j < frames.length; j++) {
+        expect(Math.abs(atEnd.top.confidence[j]! - full.top.confidence[j]!)).toBeLessThan(1e-9);
+        expect(atEnd.bounds.nll[j]!).toBeLessThan(1e-9);
+      }
+    }
+  });
+
+  it('branches that fight leave some top-1 unsettled, and the accuracy bound counts them', () => {
+    const c: Case = { classCount: 100, keep: 2, frames: 400, scale: 2, difference: 6 };
+    const trace = traceOf(c, 21);
+    const kept = keepLeadingClasses(trace, c.keep);
+    const frames = labelledFrames(trace);
+    const g = new Float64Array(trace.frameCount).fill(0.5);
+    const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
+    const estimate = keptClassScoresOfFrames(kept, 100, g, frames, labels);
+    const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
+    expect(bounds.unsettledFrames).toBeGreaterThan(0);
+    const full = topLabelScoresOfFrames(trace, g, frames);
+    let differ = 0;
+    for (let j = 0; j < frames.length; j++) if (full.top.predicted[j] !== estimate.top.predicted[j]) differ++;
+    expect(differ).toBeLessThanOrEqual(bounds.unsettledFrames);
+  });
+
+  it('keeps the label of every labelled frame, so its NLL is bounded', () => {
+    const trace = traceOf({ classCount: 50, keep: 2, frames: 300, scale: 1, difference: 1 }, 8);
+    const kept = keepLeadingClasses(trace, 2);
+    for (let i = 0; i < trace.frameCount; i++) {
+      const row = Array.from(kept.classes.subarray(i * 2, i * 2 + 2));
+      expect(row[0]).toBeLessThan(row[1]!);
+      if (trace.labels![i]! >= 0) expect(row).toContain(trace.labels![i]);
+    }
+  });
+});
