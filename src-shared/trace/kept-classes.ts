@@ -33,6 +33,19 @@ export interface KeptClassLogits {
   restSlopeDyn: Float64Array;
 }
 
+/** The per-frame arrays of KeptClassLogits (for code that copies or compares them all). */
+export const KEPT_CLASS_ARRAYS = [
+  'classes',
+  'zStatic',
+  'zDyn',
+  'restLseStatic',
+  'restLseDyn',
+  'restMaxStatic',
+  'restMaxDyn',
+  'restSlopeStatic',
+  'restSlopeDyn',
+] as const satisfies ReadonlyArray<keyof KeptClassLogits>;
+
 /** Class indices are stored as uint16. */
 export const KEPT_CLASSES_MAX_CLASS_COUNT = 65_536;
 

@@ -6,6 +6,8 @@
  * first view, a knob change, and for the hour the same view computing every class, as every knob
  * turn did before), `knob metrics --trace` and `knob tune`; beside them numpy doing a knob turn's
  * per-frame work (fuse, softmax, top-1, NLL, ECE at one setting) on the same logits in the same run.
+ * The hour is then kept at 32 classes a frame (`knob compact`), scored with its bounds, and tiled
+ * to a day (24 h at 30 fps) to show that a day fits the trace limit and how `knob metrics` reads it.
  * Then a real-sized network: a MobileNet-like 224 x 224 x 3 classifier of 1,000 classes built by
  * the benchmark (tests/support/mobilenet-like.ts) over a video it generates with ffmpeg: `knob run`
  * with its peak memory (the batch chosen from the input size), and `knob bench` (bare
@@ -20,6 +22,14 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
 import { replay } from '../../src-shared/trace/replay';
+import {
+  allocateKeptClassLogits,
+  KEPT_CLASS_ARRAYS,
+  keepLeadingClasses,
+  type KeptClassLogits,
+} from '../../src-shared/trace/kept-classes';
+import { timestampsFromFrameRate, type Trace } from '../../src-shared/trace/trace';
+import { inputLimit } from '../../src-main/core/files/input-limits';
 import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { testPatternVideo } from '../support/fashion-video';
 import { mobilenetLikeClassifier } from '../support/mobilenet-like';
@@ -152,11 +162,87 @@ export async function runFieldScaleBench(): Promise<void> {
         `${seconds(tune.ms)}, peak ${tune.peakMb.toFixed(0)} MB`,
       );
       row('numpy: one knob turn on the same logits (/usr/bin/python3)', numpyKnobTurn(trace));
+      if (c.classes >= 100) runKeptClasses(path, trace);
     } finally {
       rmSync(path, { force: true });
     }
   }
   runRealSizedNetwork();
+}
+
+/** Classes a kept-class trace keeps a frame in this benchmark (knob compact's default). */
+const KEPT = 32;
+
+/** The largest stated bound among a `knob metrics --json` subject's metrics, with its metric. */
+function widestBound(stdout: string): string {
+  const parsed = JSON.parse(stdout) as { metrics: Array<{ name: string; approximation?: string }> };
+  let widest = { name: '', bound: 0 };
+  for (const m of parsed.metrics) {
+    const bound = Number(/within (\S+) of it$/.exec(m.approximation ?? '')?.[1] ?? 0);
+    if (bound > widest.bound) widest = { name: m.name, bound };
+  }
+  return `widest stated bound ${widest.bound} (${widest.name})`;
+}
+
+/**
+ * The trace kept at 32 classes a frame (`knob compact`), `knob metrics` on it, and a day of it: the
+ * hour's kept frames 24 times over (timestamps running on), written by the app's writer, against
+ * the trace limit, and `knob metrics` on that day with its peak memory.
+ */
+function runKeptClasses(path: string, trace: ReturnType<typeof syntheticTrace>): void {
+  const keptPath = join(FOLDER, 'kept.arrow');
+  const dayPath = join(FOLDER, 'kept-day.arrow');
+  try {
+    const compact = measured(['tests/support/measured-cli.mjs', 'compact', path, '--out', keptPath, '--json']);
+    const bytes = statSync(keptPath).size;
+    row(
+      `knob compact --keep ${KEPT}`,
+      `${seconds(compact.ms)}, peak ${compact.peakMb.toFixed(0)} MB: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / trace.frameCount).toFixed(0)} bytes a frame`,
+    );
+    const metrics = measured(['tests/support/measured-cli.mjs', 'metrics', '--trace', keptPath, '--json']);
+    row(
+      `knob metrics --trace, ${KEPT} classes kept`,
+      `${seconds(metrics.ms)}, peak ${metrics.peakMb.toFixed(0)} MB, ${widestBound(metrics.stdout)}`,
+    );
+    const hour = keepLeadingClasses(trace, KEPT);
+    const day = tiledKeptTrace(trace, hour, 24);
+    let started = performance.now();
+    writeFileSync(dayPath, encodeTraceFile(day, null));
+    const dayBytes = statSync(dayPath).size;
+    row(
+      `24 h at 30 fps kept at ${KEPT} classes (the hour 24 times)`,
+      `${(dayBytes / 2 ** 30).toFixed(2)} GiB written in ${seconds(performance.now() - started)}, ${(dayBytes / inputLimit('trace')).toFixed(2)} of the trace limit`,
+    );
+    started = performance.now();
+    const dayMetrics = measured(['tests/support/measured-cli.mjs', 'metrics', '--trace', dayPath, '--json']);
+    row('  knob metrics --trace on the day', `${seconds(dayMetrics.ms)}, peak ${dayMetrics.peakMb.toFixed(0)} MB`);
+  } finally {
+    rmSync(keptPath, { force: true });
+    rmSync(dayPath, { force: true });
+  }
+}
+
+/** `times` copies of a trace's kept-class frames, timestamps running on from copy to copy. */
+function tiledKeptTrace(trace: Trace, kept: KeptClassLogits, times: number): Trace {
+  const n = trace.frameCount;
+  const out = allocateKeptClassLogits(n * times, kept.keep);
+  const labels = new Int32Array(n * times);
+  const uRef = new Float32Array(n * times);
+  for (let copy = 0; copy < times; copy++) {
+    for (const key of KEPT_CLASS_ARRAYS) out[key].set(kept[key] as never, copy * kept[key].length);
+    labels.set(trace.labels!, copy * n);
+    uRef.set(trace.uRef, copy * n);
+  }
+  return {
+    ...trace,
+    frameCount: n * times,
+    timestampsSeconds: timestampsFromFrameRate(n * times, 1 / trace.nominalDtSeconds),
+    zStatic: new Float32Array(0),
+    zDyn: new Float32Array(0),
+    uRef,
+    labels,
+    keptClasses: out,
+  };
 }
 
 /** knob run and knob bench on a MobileNet-like 224 x 224 x 3, 1,000-class model over a generated video. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
-import { keepLeadingClasses } from '../../src-shared/trace/kept-classes';
+import { KEPT_CLASS_ARRAYS, keepLeadingClasses } from '../../src-shared/trace/kept-classes';
 import type { Trace } from '../../src-shared/trace/trace';
 import { measuredKnob } from '../support/measured-knob';
 import { syntheticTrace } from '../support/synthetic-trace';
@@ -52,17 +52,7 @@ describe('kept-class traces', () => {
     const a = back.trace.keptClasses!;
     const b = kept.keptClasses!;
     expect(a.keep).toBe(6);
-    for (const key of [
-      'classes',
-      'zStatic',
-      'zDyn',
-      'restLseStatic',
-      'restLseDyn',
-      'restMaxStatic',
-      'restMaxDyn',
-      'restSlopeStatic',
-      'restSlopeDyn',
-    ] as const)
+    for (const key of KEPT_CLASS_ARRAYS)
       expect(
         Buffer.from(a[key].buffer, a[key].byteOffset, a[key].byteLength).equals(
           Buffer.from(b[key].buffer, b[key].byteOffset, b[key].byteLength),
