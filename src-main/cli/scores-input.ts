@@ -84,6 +84,16 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
   }
 }
 
+/**
+ * One of the inputs' subjects, scored when asked: `knob metrics` scores and reports one at a time
+ * (a subject's n x K probabilities are dropped before the next is made), `knob calibrate` scores
+ * only the one it fits.
+ */
+export interface ScoresSubjectSource {
+  subject: string;
+  scored(): ScoresSubject;
+}
+
 export async function readScoresInput(
   values: Record<string, string | boolean | string[] | boolean[] | undefined>,
   /**
@@ -91,7 +101,7 @@ export async function readScoresInput(
    * and a kept-class trace is read (with ScoresSubject.kept); 'all' needs every class.
    */
   classes: 'auto' | 'all' = 'all',
-): Promise<ScoresSubject[]> {
+): Promise<ScoresSubjectSource[]> {
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
     const file = await readTraceFile(trace, undefined, classes === 'auto' ? 'kept classes too' : 'every class');
@@ -99,77 +109,54 @@ export async function readScoresInput(
     const model = storedProvenanceOf(file.context)?.model ?? null;
     const frames = labelledFrames(file.trace);
     const features = featuresOfFrames(file.trace, frames);
-    if (file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES))
-      return topLabelSubjects(trace, file.trace, settings, frames, model);
-    const output = replay(file.trace, settings, { keepFusedLogits: true });
-    return [
-      {
-        subject: fusedSubject(trace, settings),
-        scores: scoresOfFrames(file.trace, output.fusedLogits!, frames),
-        features,
-        model,
+    const topLabelOnly =
+      file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
+    return subjectGates(trace, file.trace, settings).map(([subject, g], branch) => ({
+      subject,
+      scored: (): ScoresSubject => {
+        if (topLabelOnly) return { subject, ...topLabelScoresOf(file.trace, g, frames), model };
+        const logits =
+          branch === 0
+            ? replay(file.trace, settings, { keepFusedLogits: true }).fusedLogits!
+            : branch === 1
+              ? file.trace.zStatic
+              : file.trace.zDyn;
+        return { subject, scores: scoresOfFrames(file.trace, logits, frames), features, model };
       },
-      {
-        subject: `static branch of ${trace}`,
-        scores: scoresOfFrames(file.trace, file.trace.zStatic, frames),
-        features,
-        model,
-      },
-      {
-        subject: `dynamic branch of ${trace}`,
-        scores: scoresOfFrames(file.trace, file.trace.zDyn, frames),
-        features,
-        model,
-      },
-    ];
+    }));
   }
   const logits = values.logits as string | undefined;
   const input = logits ?? (values.probabilities as string | undefined);
   const labels = values.labels as string | undefined;
   if (input === undefined || labels === undefined)
     throw new UsageError('give --logits F (or --probabilities F) with --labels F, or --trace T');
-  return [
-    {
-      subject: `${logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${labels}`,
-      scores: await scoresFromFiles(input, labels, logits === undefined),
-    },
-  ];
+  const subject = `${logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${labels}`;
+  const scored = { subject, scores: await scoresFromFiles(input, labels, logits === undefined) };
+  return [{ subject, scored: () => scored }];
 }
 
 /**
- * A many-class or kept-class trace's fused output and branches, top-label only: each frame fused (at
- * its gate value; 0 and 1 are the branches) and scored on its own, so memory stays that of the
- * trace; from kept classes (kept-class-scores.ts) each subject comes with its bounds against the
- * full trace the kept one was made from.
+ * A many-class or kept-class trace's output at gate values `g` (0 and 1 are the branches), top-label
+ * only: each frame fused and scored on its own, so memory stays that of the trace; from kept classes
+ * (kept-class-scores.ts) with its bounds against the full trace the kept one was made from.
  */
-function topLabelSubjects(
-  path: string,
+function topLabelScoresOf(
   trace: Trace,
-  settings: GateSettings,
+  g: Float64Array,
   frames: Int32Array,
-  model: ScoresSubject['model'],
-): ScoresSubject[] {
+): Pick<ScoresSubject, 'scores' | 'top' | 'kept'> {
   const kept = trace.keptClasses;
-  if (kept === undefined)
-    return subjectGates(path, trace, settings).map(([subject, g]) => ({
-      subject,
-      ...topLabelScoresOfFrames(trace, g, frames),
-      model,
-    }));
+  if (kept === undefined) return topLabelScoresOfFrames(trace, g, frames);
   if (frames.length === 0)
-    throw new KnobError('INVALID_INPUT', `${path}: the trace has no labelled frames; metrics need true labels`);
-  const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
-  return subjectGates(path, trace, settings).map(([subject, g]) => {
-    const { scores, top, bounds } = keptClassScoresOfFrames(kept, trace.classCount, g, frames, labels);
-    const metricBounds = keptClassMetricBounds(top, bounds);
-    return {
-      subject,
-      scores,
-      top,
-      model,
-      kept: { bounds: metricBounds, keep: kept.keep, classCount: trace.classCount },
-    };
-  });
+    throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
+  const labels = new Int32Array(frames.length);
+  for (let j = 0; j < frames.length; j++) labels[j] = trace.labels![frames[j]!]!;
+  const { scores, top, bounds } = keptClassScoresOfFrames(kept, trace.classCount, g, frames, labels);
+  return {
+    scores,
+    top,
+    kept: { bounds: keptClassMetricBounds(top, bounds), keep: kept.keep, classCount: trace.classCount },
+  };
 }
 
 /** The fused output at the settings' gate, then each branch (g = 0, g = 1), as gate values by frame. */

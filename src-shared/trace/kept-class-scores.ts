@@ -1,4 +1,5 @@
 import { clampGate } from '../fusion/convex-fusion';
+import { expNonPositive } from '../fusion/exp-non-positive';
 import type { KeptClassFrameBounds } from '../metrics/kept-class-bounds';
 import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { KeptClassLogits } from './kept-classes';
@@ -64,7 +65,7 @@ export function keptClassScoresOfFrames(
     let runnerUp = 0;
     let sumSquares = 0;
     for (let t = 0; t < keep; t++) {
-      const e = Math.exp(z[t]! - m);
+      const e = expNonPositive(z[t]! - m);
       zT += e;
       sumSquares += e * e;
       if (t !== best && e > runnerUp && z[t] !== m) runnerUp = e;
@@ -88,7 +89,7 @@ export function keptClassScoresOfFrames(
     const labelAt = keptIndexOf(kept.classes, base, keep, label);
     const restLeadRatio = Math.exp(restMax - m) / zT;
     const fillProbability = Math.exp(upperLog - logRestCount - m) * inverse;
-    const labelProbability = labelAt >= 0 ? Math.exp(z[labelAt]! - m) * inverse : fillProbability;
+    const labelProbability = labelAt >= 0 ? expNonPositive(z[labelAt]! - m) * inverse : fillProbability;
     const restSquaresEstimate = restCount * fillProbability * fillProbability;
     const restSquaresFull = restLeadRatio * Math.min(1, rHi / zT);
     top.confidence[j] = confidence;

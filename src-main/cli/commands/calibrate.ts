@@ -123,7 +123,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     scores,
     features = null,
     model = null,
-  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])];
+  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])]!.scored();
   // --method all: the feature methods only where the frames have features (said in the output)
   const { methods, skipped } =
     method === 'all' ? applicableMethods(requested, features !== null) : { methods: requested, skipped: [] };

@@ -109,7 +109,8 @@ export async function metricsCommand(args: string[]): Promise<number> {
   const results = [];
   try {
     const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto');
-    for (const { subject, scores, top: given, kept } of subjects) {
+    for (const source of subjects) {
+      const { subject, scores, top: given, kept } = source.scored();
       const top = given ?? topLabelScores(scores);
       const metrics = await selection(scores, top, given === undefined);
       results.push({

@@ -39,7 +39,8 @@ import { KEPT_CLASS_COLUMNS, keptClassColumns, readKeptClassColumns } from './ke
 /**
  * Traces as Apache Arrow IPC files (the Feather v2 format: pandas.read_feather, polars and DuckDB
  * read them). One row per frame:
- *   timestamp_s (float64), z_static and z_dyn (fixed_size_list<float32>[K]), u_ref (float32),
+ *   timestamp_s (float64), z_static and z_dyn (fixed_size_list<float32>[K]; a kept-class trace has
+ *   the kept_* and rest_* columns of kept-class-columns.ts in their place), u_ref (float32),
  *   label (int32, null when unknown), corruption (dictionary<utf8>), severity, continuous_severity,
  *   corruption_seed, source_frame (float64), and, when the file records a run, the outputs of the
  *   run's settings: g, v (float64, unclamped gate state), top1 (int32), confidence (float64),

@@ -24,7 +24,7 @@ export interface CompactTraceResult {
 
 /**
  * A recorded trace rewritten with only its leading classes a frame (src-shared/trace/kept-classes.ts):
- * about 10 keep + 125 bytes a frame instead of 8 K + 85, with its run and provenance as they were.
+ * 10 keep + 40 bytes a frame where every class costs 8 K, with its run and provenance as they were.
  * `knob metrics --trace` reads the result, each metric with its stated bound; everything that needs
  * every class refuses it by name. `keep` is checked before the input is read.
  */
