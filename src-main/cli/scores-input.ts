@@ -21,6 +21,7 @@ import { readTraceFile } from '../core/recording/trace-arrow';
 import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
 import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
+import type { CallContext } from '../core/calls/call-context';
 import { keptClassScoresOfFrames } from '../../src-shared/trace/kept-class-scores';
 import { keptClassMetricBounds, type KeptClassMetricBounds } from '../../src-shared/metrics/kept-class-bounds';
 
@@ -101,10 +102,16 @@ export async function readScoresInput(
    * and a kept-class trace is read (with ScoresSubject.kept); 'all' needs every class.
    */
   classes: 'auto' | 'all' = 'all',
+  /** Where reading a trace reports its progress (the command's bar). */
+  call?: CallContext,
 ): Promise<ScoresSubjectSource[]> {
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
-    const file = await readTraceFile(trace, undefined, classes === 'auto' ? 'kept classes too' : 'every class');
+    const file = await readTraceFile(
+      trace,
+      call === undefined ? undefined : (read, size) => call.progress('reading the trace', read, size),
+      classes === 'auto' ? 'kept classes too' : 'every class',
+    );
     const { gate: settings } = await settingsOverTrace(values, file);
     const model = storedProvenanceOf(file.context)?.model ?? null;
     const frames = labelledFrames(file.trace);

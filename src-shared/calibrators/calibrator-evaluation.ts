@@ -1,3 +1,4 @@
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import { z } from 'zod';
 import { argmaxRow, type LogitArray } from '../fusion/logits';
 import { binnedStatistics } from '../metrics/column-statistics';
@@ -210,7 +211,15 @@ export function compareCalibrators(
   classCount: number,
   methods: readonly CalibrationMethod[],
   split: HeldOutSplit,
-  options: { replicates?: number; seed?: number; features?: RowFeatures | null } = {},
+  options: {
+    replicates?: number;
+    seed?: number;
+    features?: RowFeatures | null;
+    /** Before each method's fit: methods done, of how many, and the next one's label. */
+    onProgress?: (done: number, total: number, stage: string) => void;
+    /** Read between methods: a cancelled comparison stops before the next fit. */
+    signal?: CancelSignal;
+  } = {},
 ): CalibratorComparison {
   const features = options.features ?? null;
   const k = classCount;
@@ -218,7 +227,9 @@ export function compareCalibrators(
   const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
   const held = rows(logits, labels, k, evaluated, features);
   const resampling = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
-  const results = methods.map((method): MethodEvaluation => {
+  const results = methods.map((method, index): MethodEvaluation => {
+    stopIfCancelled(options.signal, 'the calibrator comparison was cancelled');
+    options.onProgress?.(index, methods.length, CALIBRATION_METHOD_LABELS[method]);
     let calibrated: Float64Array;
     let fitted: { spec: CalibratorSpec; report: FitReport };
     if ('folds' in parts) {

@@ -13,7 +13,7 @@ import { sectionReportFiles, type ReportSection } from '../../core/report/sectio
 import { GATE_OPTIONS, parseCommandArgs, positiveInteger, seedOption, settingsOverTrace } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { printJson } from '../json-output';
-import { abortOnInterrupt } from '../interrupt';
+import { commandCall } from '../command-call';
 import { analyseTrace } from '../../core/use-cases/analyse-trace';
 
 function analysisLines(a: PaperAnalyses, trace: string): string[] {
@@ -73,21 +73,22 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   const permutations = positiveInteger(values.permutations, 'permutations', 999, 100_000);
   const seed = seedOption(values.seed);
   if (values.out !== undefined) await checkOutputFolder(values.out);
-  const file = await readTraceFile(positionals[0]!);
-  const { gate: settings, calibrator } = await settingsOverTrace(values, file);
-  const interrupt = abortOnInterrupt();
+  const call = commandCall('analyze', values.json);
   let analyses: PaperAnalyses;
   try {
+    const file = await readTraceFile(positionals[0]!, (read, size) => call.progress('reading the trace', read, size));
+    const { gate: settings, calibrator } = await settingsOverTrace(values, file);
+    call.progress('the analyses', 0, null);
     analyses = await analyseTrace({
       trace: file.trace,
       settings,
       calibrator,
       permutations,
       seed,
-      signal: interrupt.signal,
+      signal: call.signal,
     });
   } finally {
-    interrupt.dispose();
+    call.dispose();
   }
   const lines = analysisLines(analyses, positionals[0]!);
   const written =

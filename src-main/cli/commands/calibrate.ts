@@ -14,6 +14,7 @@ import { applicableMethods, compareCalibratorsOn } from '../../core/use-cases/co
 import { checkOutputFile, gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
+import { commandCall, type CommandCall } from '../command-call';
 
 /**
  * knob calibrate: fits calibrators of a model's output on labelled frames and compares them on
@@ -86,6 +87,37 @@ function comparisonLines(subject: string, comparison: CalibratorComparison): str
   return lines;
 }
 
+/**
+ * The chosen subject scored, then its calibrators fitted and compared on held-out frames, with
+ * progress per method on the command's bar; Ctrl-C stops before the next fit.
+ */
+async function fittedAndCompared(
+  values: Parameters<typeof readScoresInput>[0],
+  call: CommandCall,
+  choice: { method: string; requested: CalibrationMethod[]; branch: string; split: HeldOutSplit },
+) {
+  const subjects = await readScoresInput(values, 'all', call);
+  const {
+    subject,
+    scores,
+    features = null,
+    model = null,
+  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(choice.branch as (typeof BRANCHES)[number])]!.scored();
+  // --method all: the feature methods only where the frames have features (said in the output)
+  const { methods, skipped } =
+    choice.method === 'all'
+      ? applicableMethods(choice.requested, features !== null)
+      : { methods: choice.requested, skipped: [] };
+  // Probabilities become log-probabilities: every method takes logits.
+  const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
+  const calibrated = { name: subject, logits, labels: scores.labels, classCount: scores.classCount, features };
+  const comparison = compareCalibratorsOn(calibrated, methods, choice.split, {
+    onProgress: (done, total, stage) => call.progress(`fitting ${stage}`, done, total),
+    signal: call.signal,
+  });
+  return { subject, model, methods, skipped, comparison };
+}
+
 export async function calibrateCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
     ...SCORES_INPUT_OPTIONS,
@@ -117,20 +149,11 @@ export async function calibrateCommand(args: string[]): Promise<number> {
   // what --out needs, before the frames are read and the calibrators fitted
   const outGate = values.out === undefined ? undefined : await gateSettingsFromArgs(values, DEFAULT_GATE_SETTINGS);
   if (values.out !== undefined) await checkOutputFile(values.out);
-  const subjects = await readScoresInput(values);
-  const {
-    subject,
-    scores,
-    features = null,
-    model = null,
-  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(branch as (typeof BRANCHES)[number])]!.scored();
-  // --method all: the feature methods only where the frames have features (said in the output)
-  const { methods, skipped } =
-    method === 'all' ? applicableMethods(requested, features !== null) : { methods: requested, skipped: [] };
-  // Probabilities become log-probabilities: every method takes logits.
-  const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
-  const calibrated = { name: subject, logits, labels: scores.labels, classCount: scores.classCount, features };
-  const comparison = compareCalibratorsOn(calibrated, methods, split);
+  const call = commandCall('calibrate', values.json === true);
+  const fitted = await fittedAndCompared(values, call, { method, requested, branch, split }).finally(() =>
+    call.dispose(),
+  );
+  const { subject, model, methods, skipped, comparison } = fitted;
   const best = comparison.methods.reduce((a, b) =>
     (b.figures.find((f) => f.name === 'NLL')?.value ?? Infinity) <
     (a.figures.find((f) => f.name === 'NLL')?.value ?? Infinity)

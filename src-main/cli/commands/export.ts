@@ -5,6 +5,7 @@ import { loadedTraceProvenance } from '../../core/report/provenance';
 import { BUNDLE_EXTENSION, checkBundlePath, exportBundle } from '../../core/use-cases/export-bundle';
 import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace } from '../cli-args';
 import { UsageError } from '../usage-error';
+import { commandCall } from '../command-call';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 
 /**
@@ -27,7 +28,10 @@ export async function exportCommand(args: string[]): Promise<number> {
   checkBundlePath(out);
   const modelOptions = { ...modelOptionsFromArgs(values), executionProviders: ['cpu' as const] };
   await checkOutputFile(out);
-  const file = await readTraceFile(values.trace);
+  const call = commandCall('export', values.json === true);
+  const file = await readTraceFile(values.trace, (read, size) =>
+    call.progress('reading the trace', read, size),
+  ).finally(() => call.dispose());
   const { gate, calibrator } = await settingsOverTrace(values, file);
   // the description and the file are what a bundle needs: opened on the CPU, no GPU provider probed
   const model = await loadModel(modelOptions);

@@ -19,6 +19,8 @@ import { headlineLines, notComputedLines } from '../headline-lines';
 import { positiveInteger, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
+import { commandCall } from '../command-call';
+import { stopIfCancelled } from '../../../src-shared/cancel-signal';
 
 /**
  * knob metrics: every calibration metric of (logits or probabilities, labels), or of a recorded
@@ -107,9 +109,12 @@ export async function metricsCommand(args: string[]): Promise<number> {
   const parallel = new ParallelMetricSuite();
   const selection = metricSelection(values, presets as PresetName[], parallel);
   const results = [];
+  const call = commandCall('metrics', values.json);
   try {
-    const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto');
-    for (const source of subjects) {
+    const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto', call);
+    for (const [index, source] of subjects.entries()) {
+      stopIfCancelled(call.signal, 'knob metrics was interrupted');
+      call.progress(`scoring ${source.subject}`, index, subjects.length);
       const { subject, scores, top: given, kept } = source.scored();
       const top = given ?? topLabelScores(scores);
       const metrics = await selection(scores, top, given === undefined);
@@ -129,6 +134,7 @@ export async function metricsCommand(args: string[]): Promise<number> {
       });
     }
   } finally {
+    call.dispose();
     await parallel.close();
   }
   if (values.json) {

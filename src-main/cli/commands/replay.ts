@@ -5,6 +5,7 @@ import { storedProvenanceOf, unknownProvenance } from '../../core/report/provena
 import { GATE_OPTIONS, settingsOverTrace, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { printRunSummary } from './run-summary';
+import { commandCall } from '../command-call';
 
 /** knob replay TRACE: the run's outputs again from a recorded trace, with any settings, no model. */
 export async function replayCommand(args: string[]): Promise<number> {
@@ -21,7 +22,10 @@ export async function replayCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob replay takes one trace file');
   if (!values.out) throw new UsageError('--out DIR is required');
   await checkOutputFolder(values.out);
-  const file = await readTraceFile(positionals[0]);
+  const call = commandCall('replay', values.json === true);
+  const file = await readTraceFile(positionals[0], (read, size) =>
+    call.progress('reading the trace', read, size),
+  ).finally(() => call.dispose());
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   // The model, source and schedule are those the trace was made with, when the trace says so.
   const recorded = storedProvenanceOf(file.context);

@@ -33,6 +33,7 @@ export function compareCalibratorsOn(
   subject: CalibrationSubject,
   methods: readonly CalibrationMethod[],
   split: HeldOutSplit,
+  progress: Pick<Parameters<typeof compareCalibrators>[5] & object, 'onProgress' | 'signal'> = {},
 ): CalibratorComparison {
   const frames = subject.labels.length;
   if (frames === 0)
@@ -50,6 +51,7 @@ export function compareCalibratorsOn(
     );
   return compareCalibrators(subject.logits, subject.labels, subject.classCount, methods, split, {
     features: subject.features,
+    ...progress,
   });
 }
 
