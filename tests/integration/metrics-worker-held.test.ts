@@ -120,4 +120,27 @@ describe('a cancelled view in the metrics worker', () => {
     expect(next.settingsVersion).toBe(2);
     expect(client.workerStarts).toBe(starts);
   }, 120_000);
+
+  it('a calibrator comparison stops before its next fit; the worker is kept', async () => {
+    const full = syntheticTrace({ frames: 60_000, classCount: 10, seed: 17 });
+    const copy = { recording: growing(full, 60_000), version: 1, recordingId: 12, calibrator: null };
+    await client.snapshot(copy, settings, { groupBy: 'none', classes: 'auto', detail: 'light' });
+    const starts = client.workerStarts;
+    const controller = new AbortController();
+    // every method, seconds of fitting at this length: cancelled at once, it cannot have finished
+    const fits = client.compareCalibrators({ ...copy, signal: controller.signal }, settings, {
+      methods: ['temperature', 'vector', 'matrix', 'dirichlet', 'isotonic', 'histogram-binning'],
+      split: { kind: 'time', evaluateFraction: 0.3 },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await expect(fits).rejects.toMatchObject({ code: 'CANCELLED' });
+    const next = await client.snapshot({ ...copy, version: 2 }, settings, {
+      groupBy: 'none',
+      classes: 'auto',
+      detail: 'light',
+    });
+    expect(next.settingsVersion).toBe(2);
+    expect(client.workerStarts).toBe(starts);
+  }, 120_000);
 });

@@ -141,6 +141,27 @@ describe('output calibrators', () => {
     }
   });
 
+  it('a comparison reports each method before its fit and stops before the next once cancelled', () => {
+    const controller = new AbortController();
+    const seen: Array<[number, number, string]> = [];
+    const split = { kind: 'time' as const, evaluateFraction: 0.3 };
+    const compare = () =>
+      compareCalibrators(data.logits, data.labels, 5, ['temperature', 'isotonic', 'vector'], split, {
+        signal: controller.signal,
+        onProgress: (done, total, stage) => {
+          seen.push([done, total, stage]);
+          if (done === 1) controller.abort();
+        },
+      });
+    expect(compare).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
+    // the temperature and isotonic fits started; the vector fit did not
+    expect(seen.map(([done, total]) => [done, total])).toEqual([
+      [0, 3],
+      [1, 3],
+    ]);
+    expect(seen[0]![2]).toMatch(/temperature/i);
+  });
+
   it('temperature scaling fitted on over-confident logits lowers held-out NLL and ECE, and never changes the top-1', () => {
     const comparison = compareCalibrators(data.logits, data.labels, 5, ['temperature', 'isotonic'], {
       kind: 'time',

@@ -464,6 +464,8 @@ export function compareOutputCalibrators(
   settings: GateSettings,
   basis: ViewBasis,
   request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+  /** Each method before its fit; the signal is read between fits. */
+  progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
   // a calibrator is fitted on every class's logits: the full vectors
   const run = replayedView(recorded, settings, request.lastFrames, { everyClass: 'logits' });
@@ -477,6 +479,7 @@ export function compareOutputCalibrators(
     },
     request.methods,
     request.split,
+    progress,
   );
   const figures = (list: HeadlineFigure[]) =>
     list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));

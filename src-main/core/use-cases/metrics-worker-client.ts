@@ -125,15 +125,15 @@ export class MetricsWorkerClient {
       transfer: traces.flatMap(transferables),
       ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.done, p.total, p.stage) }),
       // The worker computes one request at a time. A snapshot or comparison reads the call's
-      // shared cancel flag between resamples and table chunks, so it stops within one of them and
-      // the worker keeps its recording and tables. Other work cannot be interrupted: a cancelled
+      // shared cancel flag between resamples and table chunks, a calibrator comparison between
+      // fits, so it stops within one of them and the worker keeps its recording and tables. Other work cannot be interrupted: a cancelled
       // call of it that leaves no other call waiting for a result ends the worker (the next call
       // starts a fresh one, sent the whole recording), so abandoned work stops instead of running
       // on (and once such work was cancelled, so does the cancel of the last call waiting, of
       // whatever kind); with other calls waiting a cancelled request still waiting its turn never
       // runs, one already running finishes unanswered.
       onCancel: () => {
-        const polls = message.kind === 'snapshot' || message.kind === 'compare';
+        const polls = message.kind === 'snapshot' || message.kind === 'compare' || message.kind === 'calibrators';
         // uninterruptible work cancelled may still be running, whatever is cancelled after it
         if (!polls) this.cancelledUninterruptible.add(thread);
         if (polls && !this.cancelledUninterruptible.has(thread)) return;

@@ -78,7 +78,10 @@ async function compute(
         comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames, signal),
       };
     case 'calibrators':
-      return { kind: 'calibrators', comparison: compareOutputCalibrators(source, request.settings, basis, request) };
+      return {
+        kind: 'calibrators',
+        comparison: compareOutputCalibrators(source, request.settings, basis, request, { onProgress, signal }),
+      };
   }
 }
 
