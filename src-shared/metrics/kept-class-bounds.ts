@@ -30,7 +30,11 @@ export interface KeptClassFrameBounds {
  *   a settled frame whose [c_i, c_i + d_i] stays in its bin moves its bin's sum by at most d_i; one
  *   that may change bin, or whose top-1 may change, moves two bins' sums by at most 1 each, so the
  *   bound is (sum_{settled, same bin} d_i + 2 #others) / n; the same holds for the weighted
- *   top-label ECE per predicted class (Gupta & Ramdas 2021), the same sum over (class, bin) cells.
+ *   top-label ECE per predicted class (Gupta & Ramdas 2021), the same sum over (class, bin) cells;
+ * - AUROC (Mann-Whitney, ties 1/2) over P correct and N wrong settled frames: only a pair whose
+ *   confidence ranges meet can change its order, W of them, so the settled frames' AUROC moves by at
+ *   most W / (P N); taking an unsettled frame out or putting it back moves a mean over pairs by at
+ *   most 1 / min(P, N), so with U of them the bound is W / (P N) + 2 U / min(P, N).
  * Other metrics (equal-mass bins, MCE, SmoothECE, ranks, tests) have no stated bound here: they are
  * marked as computed from the kept classes, without one.
  */
@@ -43,6 +47,7 @@ export interface KeptClassMetricBounds {
   topLabelBrier: number;
   /** The ECE bound under equal-width bins. */
   ece(bins: number, edgeRule: EdgeRule): number;
+  auroc(): number;
 }
 
 export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFrameBounds): KeptClassMetricBounds {
@@ -67,6 +72,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     nll: nll / n,
     brier: brier / n,
     topLabelBrier: Math.min(1, topLabelBrier / n),
+    auroc: () => aurocBound(top, bounds, unsettled),
     ece(bins, edgeRule) {
       const edges = equalWidthEdges(bins);
       let sum = 0;
@@ -127,6 +133,7 @@ export function withKeptClassBounds(
     else if (m.identity === NLL_FROM_LOGITS) bound = bounds.nll;
     else if (m.name === 'Brier') bound = bounds.brier;
     else if (m.name === 'Brier (top-label)') bound = bounds.topLabelBrier;
+    else if (m.name === 'AUROC') bound = bounds.auroc();
     else {
       const ece = equalWidthEceOf(m.identity);
       if (ece !== null) bound = bounds.ece(ece.bins, ece.edgeRule);
@@ -145,4 +152,38 @@ function roundedUp(bound: number): string {
 /** "32 of 1000 classes kept a frame". */
 export function keptClassesText({ keep, classCount }: { keep: number; classCount: number }): string {
   return `${keep} of ${classCount} classes kept a frame`;
+}
+
+/** The AUROC bound above (1 when the settled frames are all right or all wrong). */
+function aurocBound(top: TopLabelScores, bounds: KeptClassFrameBounds, unsettled: number): number {
+  const right: Array<[number, number]> = [];
+  const wrong: Array<[number, number]> = [];
+  for (let i = 0; i < top.confidence.length; i++) {
+    if (bounds.uncertainTop1[i] === 1) continue;
+    const c = top.confidence[i]!;
+    (top.correct[i] === 1 ? right : wrong).push([c, Math.min(1, c + bounds.confidenceUp[i]!)]);
+  }
+  const p = right.length;
+  const q = wrong.length;
+  if (p === 0 || q === 0) return 1;
+  // pairs whose ranges do not meet: one range wholly below the other
+  const apart = whollyBelow(right, wrong) + whollyBelow(wrong, right);
+  return Math.min(1, (p * q - apart) / (p * q) + (2 * unsettled) / Math.min(p, q));
+}
+
+/** How many pairs (a in `lower`, b in `upper`) have a's range wholly below b's (a.hi < b.lo). */
+function whollyBelow(lower: Array<[number, number]>, upper: Array<[number, number]>): number {
+  const highs = Float64Array.from(lower, ([, hi]) => hi).sort();
+  let count = 0;
+  for (const [lo] of upper) {
+    let a = 0;
+    let b = highs.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (highs[mid]! < lo) a = mid + 1;
+      else b = mid;
+    }
+    count += a;
+  }
+  return count;
 }

@@ -66,16 +66,17 @@ export function allocateKeptClassLogits(frameCount: number, keep: number): KeptC
 }
 
 /**
- * Refuses a `keep` that leaves no rest, a class count uint16 cannot index, or two classes (whose
- * presets read the probability of class 1, which kept classes do not give for every frame).
+ * Refuses a `keep` that leaves no rest, one class (the label would be all a frame keeps, so every
+ * frame would look right), a class count uint16 cannot index, or two classes (whose presets read the
+ * probability of class 1, which kept classes do not give for every frame).
  */
 export function checkKeptClassCount(keep: number, classCount: number): void {
   if (classCount < 3)
     throw new KnobError('INVALID_INPUT', `a trace of ${classCount} classes has nothing to leave out: keep every class`);
-  if (!Number.isInteger(keep) || keep < 1 || keep >= classCount)
+  if (!Number.isInteger(keep) || keep < 2 || keep >= classCount)
     throw new KnobError(
       'INVALID_INPUT',
-      `classes kept a frame must be an integer from 1 to ${classCount - 1} (the trace has ${classCount} classes), got ${keep}`,
+      `classes kept a frame must be an integer from 2 to ${classCount - 1} (the trace has ${classCount} classes), got ${keep}`,
     );
   if (classCount > KEPT_CLASSES_MAX_CLASS_COUNT)
     throw new KnobError(

@@ -132,7 +132,7 @@ describe('kept-class traces', () => {
         expect(Math.abs(m.value! - exactValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
       }
     });
-    expect(bounded).toBe(3 * 9);
+    expect(bounded).toBe(3 * 10);
     expect(notKept).toBe(3 * 5);
 
     const refused = measuredKnob(['replay', compact, '--out', join(dir, 'replayed')]);

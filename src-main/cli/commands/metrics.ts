@@ -159,6 +159,8 @@ export async function metricsCommand(args: string[]): Promise<number> {
       );
     lines.push(...notComputedLines(result.metrics));
     if (result.headline) lines.push(...headlineLines(result.headline));
+    if (result.headline && result.kept !== undefined)
+      lines.push(`  (the intervals resample the kept-class figures; each stated bound above adds to them)`);
     if (result.l2CeIntervals) {
       const { asymptotic, bootstrap } = result.l2CeIntervals;
       const range = (lo: number, hi: number) => `[${lo.toPrecision(4)}, ${hi.toPrecision(4)}]`;

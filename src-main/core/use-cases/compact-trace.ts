@@ -29,8 +29,8 @@ export interface CompactTraceResult {
  * every class refuses it by name. `keep` is checked before the input is read.
  */
 export async function compactTrace(input: CompactTraceInput, call: CallContext): Promise<CompactTraceResult> {
-  if (!Number.isInteger(input.keep) || input.keep < 1)
-    throw new KnobError('INVALID_INPUT', `classes kept a frame must be a positive integer, got ${input.keep}`);
+  if (!Number.isInteger(input.keep) || input.keep < 2)
+    throw new KnobError('INVALID_INPUT', `classes kept a frame must be an integer of at least 2, got ${input.keep}`);
   let inputBytes = 0;
   const file = await readTraceFile(input.input, (read, size) => {
     inputBytes = size;
