@@ -27,8 +27,18 @@ export interface CumulativeTests {
 
 const EPS = 2.220446049250313e-16;
 
+/**
+ * Above these the CDFs are 1 in double precision: P(max |B| > x) <= 4 P(B_1 > x) = 2 erfc(x / sqrt 2)
+ * is below 1e-300 from x = 38, and a range above x needs max |B| above x / 2. Their series take a
+ * number of terms that grows with x, so a scaled statistic of 1e200 (scores whose sigma is tiny)
+ * would never finish without the cut.
+ */
+const MAX_ABS_CDF_ONE = 40;
+const RANGE_CDF_ONE = 80;
+
 export function brownianMaxAbsCdf(x: number): number {
   if (!(x > 0)) return 0;
+  if (x >= MAX_ABS_CDF_ONE) return 1;
   const terms = Math.ceil(0.5 + ((x * Math.SQRT2) / Math.PI) * Math.sqrt(Math.log(4 / Math.PI / EPS)));
   let sum = 0;
   for (let k = 0; k < terms; k++) {
@@ -40,6 +50,7 @@ export function brownianMaxAbsCdf(x: number): number {
 
 export function brownianRangeCdf(x: number): number {
   if (!(x > 0)) return 0;
+  if (x >= RANGE_CDF_ONE) return 1;
   const factor = (4 / Math.sqrt(2 * Math.PI)) * (1 / x + x / (Math.PI * Math.PI));
   const terms = Math.ceil(0.5 + (x / Math.PI / Math.SQRT2) * Math.sqrt(Math.log(factor / EPS)));
   let sum = 0;

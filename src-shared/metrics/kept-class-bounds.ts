@@ -84,7 +84,8 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
           locateBin(c, edges, edgeRule) !== locateBin(Math.min(1, c + up), edges, edgeRule);
         sum += moves ? 2 : up;
       }
-      return sum / n;
+      // an ECE lies in [0, 1]
+      return Math.min(1, sum / n);
     },
   };
 }

@@ -61,51 +61,65 @@ export function keptClassScoresOfFrames(
         best = t;
       }
     }
-    let zT = 0;
-    let runnerUp = 0;
-    let sumSquares = 0;
-    for (let t = 0; t < keep; t++) {
-      const e = expNonPositive(z[t]! - m);
-      zT += e;
-      sumSquares += e * e;
-      if (t !== best && e > runnerUp && z[t] !== m) runnerUp = e;
-    }
     const upperLog = stay * kept.restLseStatic[i]! + gate * kept.restLseDyn[i]!;
     const lowerLog = Math.max(
       kept.restLseStatic[i]! + gate * kept.restSlopeStatic[i]!,
       kept.restLseDyn[i]! - stay * kept.restSlopeDyn[i]!,
     );
     const restMax = stay * kept.restMaxStatic[i]! + gate * kept.restMaxDyn[i]!;
+    // Everything relative to the larger of the kept lead and the rest (M <= L, so restMax too): no
+    // exp overflows however far apart they are, and the partition is at least 1.
+    const shift = m > upperLog ? m : upperLog;
+    let zT = 0;
+    let sumSquares = 0;
+    let runnerUp = -Infinity;
+    for (let t = 0; t < keep; t++) {
+      const e = expNonPositive(z[t]! - shift);
+      zT += e;
+      sumSquares += e * e;
+      if (t !== best && z[t]! !== m && z[t]! > runnerUp) runnerUp = z[t]!;
+    }
     const slack = ROUNDING_SLACK * (1 + Math.abs(m) + Math.abs(upperLog));
-    const rHi = Math.exp(upperLog - m);
-    const rLo = Math.min(rHi, Math.exp(lowerLog - m));
+    const rHi = expNonPositive(upperLog - shift);
+    const rLo = Math.min(rHi, expNonPositive(lowerLog - shift));
     const partition = zT + rHi;
-    const delta = Math.log(partition / (zT + rLo)) + slack;
+    // zT + rLo underflows to 0 only when the kept classes are negligible against a rest known only
+    // to within its chord: delta is then Infinity, and each bound below is its quantity's range
+    const delta = Math.log(partition) - Math.log(zT + rLo) + slack;
     const grow = Math.expm1(delta);
     const inverse = 1 / partition;
-    const confidence = inverse;
+    const confidence = expNonPositive(m - shift) * inverse;
+    const confidenceHi = zT + rLo > 0 ? Math.min(1, expNonPositive(m - shift) / (zT + rLo)) : 1;
     const predicted = kept.classes[base + best]!;
     const label = labels[j]!;
     const labelAt = keptIndexOf(kept.classes, base, keep, label);
-    const restLeadRatio = Math.exp(restMax - m) / zT;
-    const fillProbability = Math.exp(upperLog - logRestCount - m) * inverse;
-    const labelProbability = labelAt >= 0 ? expNonPositive(z[labelAt]! - m) * inverse : fillProbability;
+    const restLeadRatio = zT > 0 ? Math.min(1, expNonPositive(restMax - shift) / zT) : 1;
+    const fillProbability = expNonPositive(upperLog - logRestCount - shift) * inverse;
+    const labelProbability = labelAt >= 0 ? expNonPositive(z[labelAt]! - shift) * inverse : fillProbability;
+    const keptSquares = sumSquares * inverse * inverse;
     const restSquaresEstimate = restCount * fillProbability * fillProbability;
-    const restSquaresFull = restLeadRatio * Math.min(1, rHi / zT);
+    const restSquaresFull = restLeadRatio * (zT > 0 ? Math.min(1, rHi / zT) : 1);
     top.confidence[j] = confidence;
     top.predicted[j] = predicted;
     top.correct[j] = predicted === label ? 1 : 0;
-    sampleNll[j] = Math.log(partition) + m - (labelAt >= 0 ? z[labelAt]! : upperLog - logRestCount);
-    sampleBrier[j] = sumSquares * inverse * inverse + restSquaresEstimate - 2 * labelProbability + 1;
-    bounds.confidenceUp[j] = confidence * grow + slack;
+    sampleNll[j] = Math.log(partition) + shift - (labelAt >= 0 ? z[labelAt]! : upperLog - logRestCount);
+    sampleBrier[j] = keptSquares + restSquaresEstimate - 2 * labelProbability + 1;
+    bounds.confidenceUp[j] = confidenceHi - confidence + slack;
     bounds.nll[j] = labelAt >= 0 ? delta : Infinity;
-    bounds.brier[j] =
-      Math.expm1(2 * delta) * sumSquares * inverse * inverse +
-      (labelAt >= 0 ? 2 * labelProbability * grow : 2 * Math.max(labelProbability, restLeadRatio)) +
+    const brierBound =
+      (keptSquares > 0 ? Math.expm1(2 * delta) * keptSquares : 0) +
+      (labelAt >= 0
+        ? labelProbability > 0
+          ? 2 * labelProbability * grow
+          : 0
+        : 2 * Math.max(labelProbability, restLeadRatio)) +
       Math.max(restSquaresEstimate, restSquaresFull) +
       slack;
+    // a Brier term lies in [0, 2]
+    bounds.brier[j] = Math.min(2, brierBound);
     // a rest class may reach the lead, or a kept runner-up's probability may round to the leader's
-    bounds.uncertainTop1[j] = restMax >= m - slack || runnerUp >= 1 - 1e-12 ? 1 : 0;
+    // (more than 1e-12 relative below the lead, its exp and probability are strictly smaller)
+    bounds.uncertainTop1[j] = restMax >= m - slack || m - runnerUp <= 1e-12 * (1 + Math.abs(m)) ? 1 : 0;
   }
   const scores: ClassScores = {
     sampleCount: n,

@@ -42,6 +42,15 @@ describe('cumulative-difference tests', () => {
     expect(integrate((x) => 1 - brownianMaxAbsCdf(x))).toBeCloseTo(Math.sqrt(Math.PI / 2), 6);
     expect(integrate((x) => 1 - brownianRangeCdf(x))).toBeCloseTo(2 * Math.sqrt(2 / Math.PI), 6);
   });
+  it('the CDFs reach 1 and stay there, however large the statistic (no series of 1e200 terms)', () => {
+    for (const x of [40, 1e6, 1e200, Infinity]) {
+      expect(brownianMaxAbsCdf(x), `max |B| at ${x}`).toBe(1);
+      expect(brownianRangeCdf(2 * x), `range at ${2 * x}`).toBe(1);
+    }
+    // continuous at the cuts: the series itself gives 1 to double precision just below them
+    expect(1 - brownianMaxAbsCdf(39.99)).toBeLessThan(1e-15);
+    expect(1 - brownianRangeCdf(79.99)).toBeLessThan(1e-15);
+  });
   it('erfc matches known values', () => {
     expect(erfc(0)).toBe(1);
     expect(erfc(1)).toBeCloseTo(0.15729920705028513, 15);
