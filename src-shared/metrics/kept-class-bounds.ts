@@ -6,13 +6,15 @@ import type { TopLabelScores } from './scores';
 
 /**
  * How far each frame's figures from kept-class logits may lie from those of the full trace: the
- * full trace's confidence lies in [c, c + confidenceUp], its NLL term in [nll - nll bound, nll] and
- * its Brier term within +-brier of the estimate; `uncertainTop1` marks a frame whose top-1 the kept
+ * full trace's confidence lies in [c - confidenceDown, c + confidenceUp] (down is rounding alone:
+ * the full replay sums in another order), its NLL term and its Brier term within +-nll and
+ * +-brier of the estimate; `uncertainTop1` marks a frame whose top-1 the kept
  * classes cannot settle (a rest class may lead the fused row, or two kept classes tie as far as the
  * softmax's rounding can tell). An NLL bound is Infinity where the label was not kept.
  */
 export interface KeptClassFrameBounds {
   confidenceUp: Float64Array;
+  confidenceDown: Float64Array;
   nll: Float64Array;
   brier: Float64Array;
   uncertainTop1: Uint8Array;
@@ -21,13 +23,13 @@ export interface KeptClassFrameBounds {
 /**
  * How far a metric computed from kept-class logits (src-shared/trace/kept-class-scores.ts) may lie from the same
  * metric of the full trace, from the frames' bounds; n labelled frames, u of them with an
- * unsettled top-1, c_i the confidence and d_i its bound:
+ * unsettled top-1, c_i the confidence and d_i = up_i + down_i the width of its range:
  * - accuracy(top-1): u / n;
- * - NLL (mean): the mean NLL bound (the full value lies below the estimate, by at most it);
+ * - NLL (mean): the mean NLL bound (the full value lies below the estimate but for rounding);
  * - Brier (multiclass): the mean Brier bound;
  * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
  * - ECE(top-label, B equal-width bins, any edge rule, L1) = (1/n) sum_b |sum_{i in b} (c_i - a_i)|:
- *   a settled frame whose [c_i, c_i + d_i] stays in its bin moves its bin's sum by at most d_i; one
+ *   a settled frame whose [c_i - down_i, c_i + up_i] stays in its bin moves its bin's sum by at most d_i; one
  *   that may change bin, or whose top-1 may change, moves two bins' sums by at most 1 each, so the
  *   bound is (sum_{settled, same bin} d_i + 2 #others) / n; the same holds for the weighted
  *   top-label ECE per predicted class (Gupta & Ramdas 2021), the same sum over (class, bin) cells;
@@ -57,7 +59,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
   let brier = 0;
   let topLabelBrier = 0;
   for (let i = 0; i < n; i++) {
-    const up = bounds.confidenceUp[i]!;
+    const up = bounds.confidenceUp[i]! + bounds.confidenceDown[i]!;
     nll += bounds.nll[i]!;
     brier += bounds.brier[i]!;
     if (bounds.uncertainTop1[i] === 1) {
@@ -79,10 +81,11 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
       for (let i = 0; i < n; i++) {
         const c = top.confidence[i]!;
         const up = bounds.confidenceUp[i]!;
+        const down = bounds.confidenceDown[i]!;
         const moves =
           bounds.uncertainTop1[i] === 1 ||
-          locateBin(c, edges, edgeRule) !== locateBin(Math.min(1, c + up), edges, edgeRule);
-        sum += moves ? 2 : up;
+          locateBin(Math.max(0, c - down), edges, edgeRule) !== locateBin(Math.min(1, c + up), edges, edgeRule);
+        sum += moves ? 2 : up + down;
       }
       // an ECE lies in [0, 1]
       return Math.min(1, sum / n);
@@ -157,34 +160,45 @@ export function keptClassesText({ keep, classCount }: { keep: number; classCount
 
 /** The AUROC bound above (1 when the settled frames are all right or all wrong). */
 function aurocBound(top: TopLabelScores, bounds: KeptClassFrameBounds, unsettled: number): number {
-  const right: Array<[number, number]> = [];
-  const wrong: Array<[number, number]> = [];
-  for (let i = 0; i < top.confidence.length; i++) {
+  const n = top.confidence.length;
+  let p = 0;
+  let q = 0;
+  for (let i = 0; i < n; i++) {
+    if (bounds.uncertainTop1[i] === 1) continue;
+    if (top.correct[i] === 1) p++;
+    else q++;
+  }
+  if (p === 0 || q === 0) return 1;
+  // each settled frame's confidence range [lo, hi], right and wrong apart
+  const ranges = {
+    right: [new Float64Array(p), new Float64Array(p)],
+    wrong: [new Float64Array(q), new Float64Array(q)],
+  };
+  let r = 0;
+  let w = 0;
+  for (let i = 0; i < n; i++) {
     if (bounds.uncertainTop1[i] === 1) continue;
     const c = top.confidence[i]!;
-    (top.correct[i] === 1 ? right : wrong).push([c, Math.min(1, c + bounds.confidenceUp[i]!)]);
+    const [lo, hi] = top.correct[i] === 1 ? ranges.right : ranges.wrong;
+    const at = top.correct[i] === 1 ? r++ : w++;
+    lo![at] = Math.max(0, c - bounds.confidenceDown[i]!);
+    hi![at] = Math.min(1, c + bounds.confidenceUp[i]!);
   }
-  const p = right.length;
-  const q = wrong.length;
-  if (p === 0 || q === 0) return 1;
   // pairs whose ranges do not meet: one range wholly below the other
-  const apart = whollyBelow(right, wrong) + whollyBelow(wrong, right);
+  const apart = whollyBelow(ranges.right[1]!, ranges.wrong[0]!) + whollyBelow(ranges.wrong[1]!, ranges.right[0]!);
   return Math.min(1, (p * q - apart) / (p * q) + (2 * unsettled) / Math.min(p, q));
 }
 
-/** How many pairs (a in `lower`, b in `upper`) have a's range wholly below b's (a.hi < b.lo). */
-function whollyBelow(lower: Array<[number, number]>, upper: Array<[number, number]>): number {
-  const highs = Float64Array.from(lower, ([, hi]) => hi).sort();
+/** How many pairs (a, b) have a's range wholly below b's: highs[a] < lows[b] (both sorted here, in place). */
+function whollyBelow(highs: Float64Array, lows: Float64Array): number {
+  highs.sort();
+  lows.sort();
+  // one merge: for each low in increasing order, the highs below it only grow
   let count = 0;
-  for (const [lo] of upper) {
-    let a = 0;
-    let b = highs.length;
-    while (a < b) {
-      const mid = (a + b) >> 1;
-      if (highs[mid]! < lo) a = mid + 1;
-      else b = mid;
-    }
-    count += a;
+  let below = 0;
+  for (let j = 0; j < lows.length; j++) {
+    while (below < highs.length && highs[below]! < lows[j]!) below++;
+    count += below;
   }
   return count;
 }

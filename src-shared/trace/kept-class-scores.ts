@@ -20,7 +20,7 @@ const ROUNDING_SLACK = 1e-12;
  * confidence 1 / Z, NLL log Z + m - z_y, Brier sum_T p_k^2 + R_hi^2 / (r Z^2) - 2 p_y + 1 (the
  * rest as r equal classes). The full partition lies in [Z_T + R_lo, Z], so with
  * delta = log(Z / (Z_T + R_lo)) every kept probability lies in [p, p e^delta] and the NLL term in
- * [nll - delta, nll]; the Brier bound adds up those ranges, and the rest's sum of squares is at
+ * [nll - delta, nll] (and delta holds a rounding slack, as the confidence's range does below c); the Brier bound adds up those ranges, and the rest's sum of squares is at
  * most exp(M - m) / Z_T times its mass, M = (1 - g) M_s + g M_d bounding every rest logit. The top-1
  * is the first largest kept logit, settled when it exceeds M.
  */
@@ -40,11 +40,13 @@ export function keptClassScoresOfFrames(
   const top = allocateTopLabelScores(n);
   const bounds: KeptClassFrameBounds = {
     confidenceUp: new Float64Array(n),
+    confidenceDown: new Float64Array(n),
     nll: new Float64Array(n),
     brier: new Float64Array(n),
     uncertainTop1: new Uint8Array(n),
   };
   const z = new Float64Array(keep);
+  const { zStatic, zDyn, restLseStatic, restLseDyn, restSlopeStatic, restSlopeDyn, restMaxStatic, restMaxDyn } = kept;
   for (let j = 0; j < n; j++) {
     const i = frames[j]!;
     const gate = clampGate(g[i]!);
@@ -54,19 +56,16 @@ export function keptClassScoresOfFrames(
     let best = 0;
     for (let t = 0; t < keep; t++) {
       // the replay's arithmetic (fuseRowInto), so a kept logit has the full row's bits
-      const v = stay * kept.zStatic[base + t]! + gate * kept.zDyn[base + t]!;
+      const v = stay * zStatic[base + t]! + gate * zDyn[base + t]!;
       z[t] = v;
       if (v > m) {
         m = v;
         best = t;
       }
     }
-    const upperLog = stay * kept.restLseStatic[i]! + gate * kept.restLseDyn[i]!;
-    const lowerLog = Math.max(
-      kept.restLseStatic[i]! + gate * kept.restSlopeStatic[i]!,
-      kept.restLseDyn[i]! - stay * kept.restSlopeDyn[i]!,
-    );
-    const restMax = stay * kept.restMaxStatic[i]! + gate * kept.restMaxDyn[i]!;
+    const upperLog = stay * restLseStatic[i]! + gate * restLseDyn[i]!;
+    const lowerLog = Math.max(restLseStatic[i]! + gate * restSlopeStatic[i]!, restLseDyn[i]! - stay * restSlopeDyn[i]!);
+    const restMax = stay * restMaxStatic[i]! + gate * restMaxDyn[i]!;
     // Everything relative to the larger of the kept lead and the rest (M <= L, so restMax too): no
     // exp overflows however far apart they are, and the partition is at least 1.
     const shift = m > upperLog ? m : upperLog;
@@ -105,6 +104,7 @@ export function keptClassScoresOfFrames(
     sampleNll[j] = Math.log(partition) + shift - (labelAt >= 0 ? z[labelAt]! : upperLog - logRestCount);
     sampleBrier[j] = keptSquares + restSquaresEstimate - 2 * labelProbability + 1;
     bounds.confidenceUp[j] = confidenceHi - confidence + slack;
+    bounds.confidenceDown[j] = confidence * slack;
     bounds.nll[j] = labelAt >= 0 ? delta : Infinity;
     const brierBound =
       (keptSquares > 0 ? Math.expm1(2 * delta) * keptSquares : 0) +

@@ -91,12 +91,24 @@ export function checkKeptClassCount(keep: number, classCount: number): void {
  * possible for a rest of K - keep classes (M_b <= L_b <= M_b + log(K - keep), each tangent of the
  * convex log R below its other end): a file cannot claim a rest no classes could have.
  */
-export function validateKeptClasses(kept: KeptClassLogits, frameCount: number, classCount: number): void {
+export function validateKeptClasses(
+  kept: KeptClassLogits,
+  frameCount: number,
+  classCount: number,
+  /** Labelled frames must keep their label (knob compact keeps it; its NLL is unbounded otherwise). */
+  labels: Int32Array | null,
+): void {
   const fail = (message: string): never => {
     throw new KnobError('INVALID_TRACE', message);
   };
   const { keep } = kept;
-  checkKeptClassCount(keep, classCount);
+  try {
+    checkKeptClassCount(keep, classCount);
+  } catch (error) {
+    fail(
+      `the kept_class column keeps ${keep} of ${classCount} classes a frame, which no kept-class trace can (${(error as Error).message})`,
+    );
+  }
   for (const [name, values, per] of [
     ['kept_class', kept.classes, keep],
     ['kept_z_static', kept.zStatic, keep],
@@ -110,27 +122,29 @@ export function validateKeptClasses(kept: KeptClassLogits, frameCount: number, c
   ] as const)
     if (values.length < frameCount * per) fail(`${name} has ${values.length} values for ${frameCount} x ${per}`);
   const logRest = Math.log(classCount - keep);
+  const { classes, zStatic, zDyn } = kept;
   for (let i = 0; i < frameCount; i++) {
+    const base = i * keep;
+    let sum = 0;
     for (let t = 0; t < keep; t++) {
-      const c = kept.classes[i * keep + t]!;
-      if (c >= classCount || (t > 0 && c <= kept.classes[i * keep + t - 1]!))
+      const c = classes[base + t]!;
+      if (c >= classCount || (t > 0 && c <= classes[base + t - 1]!))
         fail(`the kept classes of frame ${i} are not distinct increasing classes of 0..${classCount - 1}`);
-      if (!Number.isFinite(kept.zStatic[i * keep + t]!) || !Number.isFinite(kept.zDyn[i * keep + t]!))
-        fail(`a kept logit of frame ${i} is not finite`);
+      // finite float32 values sum to a finite float64 (trace.ts allFinite)
+      sum += zStatic[base + t]! + zDyn[base + t]!;
     }
-    const rests: Array<[number, number]> = [
-      [kept.restMaxStatic[i]!, kept.restLseStatic[i]!],
-      [kept.restMaxDyn[i]!, kept.restLseDyn[i]!],
-    ];
-    for (const [max, lse] of rests)
-      if (!(
-        Number.isFinite(max) &&
-        max <= lse + 1e-9 * (1 + Math.abs(lse)) &&
-        lse <= max + logRest + 1e-9 * (1 + Math.abs(lse))
-      ))
-        fail(`the rest summary of frame ${i} is not finite or not one its ${classCount - keep} classes can have`);
+    if (!Number.isFinite(sum)) fail(`a kept logit of frame ${i} is not finite`);
+    const label = labels === null ? -1 : labels[i]!;
+    if (label >= 0 && !classes.subarray(base, base + keep).includes(label))
+      fail(`the label of frame ${i} (class ${label}) is not among its kept classes`);
+    if (
+      !possibleRest(kept.restMaxStatic[i]!, kept.restLseStatic[i]!, logRest) ||
+      !possibleRest(kept.restMaxDyn[i]!, kept.restLseDyn[i]!, logRest)
+    )
+      fail(`the rest summary of frame ${i} is not finite or not one its ${classCount - keep} classes can have`);
     // log R is convex: each tangent stays at or below the other end
-    const [ls, ld] = [kept.restLseStatic[i]!, kept.restLseDyn[i]!];
+    const ls = kept.restLseStatic[i]!;
+    const ld = kept.restLseDyn[i]!;
     const slack = 1e-9 * (1 + Math.abs(ls) + Math.abs(ld));
     if (
       !Number.isFinite(kept.restSlopeStatic[i]!) ||
@@ -140,6 +154,13 @@ export function validateKeptClasses(kept: KeptClassLogits, frameCount: number, c
     )
       fail(`the rest slopes of frame ${i} are not finite or not ones its rest can have`);
   }
+}
+
+/** Whether a rest's maximum M and log-sum-exp L are finite and possible: M <= L <= M + log(count). */
+function possibleRest(max: number, lse: number, logCount: number): boolean {
+  // relative to M (a float32), so that no L far above it passes on its own size
+  const slack = 1e-9 * (1 + Math.abs(max));
+  return Number.isFinite(max) && Number.isFinite(lse) && max <= lse + slack && lse <= max + logCount + slack;
 }
 
 /**

@@ -80,7 +80,7 @@ export function validateTrace(trace: Trace, logits: 'every class' | 'kept classe
   const { frameCount: n, classCount: k } = trace;
   if (trace.keptClasses !== undefined && logits === 'every class')
     fail(
-      `the trace keeps ${trace.keptClasses.keep} of its ${k} classes a frame (a kept-class trace): \`knob metrics --trace\` reads it, with the bounds that implies; everything else needs every class`,
+      `the trace keeps ${trace.keptClasses.keep} of its ${k} classes a frame (a kept-class trace): \`knob metrics --trace\` (without --every-class) reads it, with the bounds that implies; everything else needs every class`,
     );
   if (trace.formatVersion > TRACE_FORMAT_VERSION) {
     fail(`trace format version ${trace.formatVersion} is newer than this app reads (${TRACE_FORMAT_VERSION})`);
@@ -90,7 +90,7 @@ export function validateTrace(trace: Trace, logits: 'every class' | 'kept classe
   if (trace.timestampsSeconds.length < n)
     fail(`timestampsSeconds has ${trace.timestampsSeconds.length} values for ${n} frames`);
   if (trace.uRef.length < n) fail(`u_ref has ${trace.uRef.length} values for ${n} frames`);
-  if (trace.keptClasses !== undefined) validateKeptClasses(trace.keptClasses, n, k);
+  if (trace.keptClasses !== undefined) validateKeptClasses(trace.keptClasses, n, k, trace.labels);
   else {
     if (trace.zStatic.length < n * k) fail(`z_static has ${trace.zStatic.length} values for ${n} x ${k}`);
     if (trace.zDyn.length < n * k) fail(`z_dyn has ${trace.zDyn.length} values for ${n} x ${k}`);

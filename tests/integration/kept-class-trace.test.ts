@@ -87,6 +87,20 @@ describe('kept-class traces', () => {
       ],
       ['a slope past the chord', (t) => (t.keptClasses!.restSlopeStatic[3] = 1e6), /rest slopes of frame 3/],
       ['a non-finite kept logit', (t) => (t.keptClasses!.zDyn[13] = Number.NaN), /kept logit of frame 3 is not finite/],
+      ['an infinite rest', (t) => (t.keptClasses!.restLseDyn[4] = Infinity), /rest summary of frame 4/],
+      [
+        'a rest far above its maximum',
+        (t) => (t.keptClasses!.restLseStatic[5] = t.keptClasses!.restMaxStatic[5]! + 1e6),
+        /rest summary of frame 5/,
+      ],
+      [
+        'a label not kept',
+        (t) => {
+          const kept = t.keptClasses!.classes.subarray(24, 28);
+          t.labels![6] = Array.from({ length: 20 }, (_, c) => c).find((c) => !kept.includes(c))!;
+        },
+        /the label of frame 6 \(class \d+\) is not among its kept classes/,
+      ],
     ];
     for (const [name, spoil, message] of cases) {
       const kept = keptTraceOf(trace, 4);

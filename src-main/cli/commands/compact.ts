@@ -1,6 +1,6 @@
 import { formatBytes } from '../../core/files/input-limits';
 import { compactTrace } from '../../core/use-cases/compact-trace';
-import { checkOutputFile, parseCommandArgs, positiveInteger } from '../cli-args';
+import { checkOutputFile, numberInRange, parseCommandArgs } from '../cli-args';
 import { commandCall } from '../command-call';
 import { printJson } from '../json-output';
 import { UsageError } from '../usage-error';
@@ -17,7 +17,7 @@ export async function compactCommand(args: string[]): Promise<number> {
   );
   if (positionals.length !== 1) throw new UsageError('knob compact takes one trace file');
   if (!values.out) throw new UsageError('--out FILE.arrow is required');
-  const keep = positiveInteger(values.keep, 'keep', DEFAULT_KEEP, 65_535);
+  const keep = numberInRange(values.keep, 'keep', DEFAULT_KEEP, { min: 2, max: 65_535, integer: true });
   await checkOutputFile(values.out);
   const call = commandCall('compact', values.json);
   try {
@@ -26,8 +26,7 @@ export async function compactCommand(args: string[]): Promise<number> {
     else
       process.stdout.write(
         `${values.out}: ${result.frames} frames, ${result.keep} of ${result.classCount} classes kept a frame, ` +
-          `${formatBytes(result.outputBytes)} (${formatBytes(result.inputBytes)} with every class, ` +
-          `${(result.inputBytes / result.outputBytes).toFixed(1)} times larger)\n`,
+          `${formatBytes(result.outputBytes)} (${formatBytes(result.inputBytes)} with every class)\n`,
       );
   } finally {
     call.dispose();
