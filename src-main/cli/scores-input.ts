@@ -115,6 +115,9 @@ export async function readScoresInput(
     const { gate: settings } = await settingsOverTrace(values, file);
     const model = storedProvenanceOf(file.context)?.model ?? null;
     const frames = labelledFrames(file.trace);
+    // before any replay: a trace without labels has nothing to score, whichever its logits
+    if (frames.length === 0)
+      throw new KnobError('INVALID_INPUT', `${trace}: the trace has no labelled frames; metrics need true labels`);
     const features = featuresOfFrames(file.trace, frames);
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
@@ -154,8 +157,6 @@ function topLabelScoresOf(
 ): Pick<ScoresSubject, 'scores' | 'top' | 'kept'> {
   const kept = trace.keptClasses;
   if (kept === undefined) return topLabelScoresOfFrames(trace, g, frames);
-  if (frames.length === 0)
-    throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
   const labels = new Int32Array(frames.length);
   for (let j = 0; j < frames.length; j++) labels[j] = trace.labels![frames[j]!]!;
   const { scores, top, bounds } = keptClassScoresOfFrames(kept, trace.classCount, g, frames, labels);

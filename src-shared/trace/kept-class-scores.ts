@@ -20,8 +20,9 @@ const ROUNDING_SLACK = 1e-12;
  * confidence 1 / Z, NLL log Z + m - z_y, Brier sum_T p_k^2 + R_hi^2 / (r Z^2) - 2 p_y + 1 (the
  * rest as r equal classes). The full partition lies in [Z_T + R_lo, Z], so with
  * delta = log(Z / (Z_T + R_lo)) every kept probability lies in [p, p e^delta] and the NLL term in
- * [nll - delta, nll] (and delta holds a rounding slack, as the confidence's range does below c); the Brier bound adds up those ranges, and the rest's sum of squares is at
- * most exp(M - m) / Z_T times its mass, M = (1 - g) M_s + g M_d bounding every rest logit. The top-1
+ * [nll - delta, nll] (delta holds a rounding slack, as the confidence's range does below c); the
+ * Brier bound adds up those ranges, and the rest's sum of squares is at most exp(M - m) / Z_T times
+ * its mass, M = (1 - g) M_s + g M_d bounding every rest logit. The top-1
  * is the first largest kept logit, settled when it exceeds M.
  */
 export function keptClassScoresOfFrames(

@@ -12,6 +12,7 @@ import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/tr
 import { KEPT_CLASS_ARRAYS, keepLeadingClasses } from '../../src-shared/trace/kept-classes';
 import type { Trace } from '../../src-shared/trace/trace';
 import { measuredKnob } from '../support/measured-knob';
+import { readScoresInput } from '../../src-main/cli/scores-input';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 interface Figure {
@@ -64,6 +65,20 @@ describe('kept-class traces', () => {
     await expect(readTraceFile(path)).rejects.toThrow(
       new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the trace keeps 6 of its 40 classes a frame`),
     );
+  });
+
+  it('a trace without labels is refused by name before anything is scored, kept or not', async () => {
+    const trace = { ...syntheticTrace({ frames: 120, classCount: 12, seed: 6 }), labels: null };
+    for (const [name, written] of [
+      ['unlabelled-full.arrow', trace],
+      ['unlabelled-kept.arrow', keptTraceOf(trace, 3)],
+    ] as const) {
+      const path = join(dir, name);
+      writeFileSync(path, encodeTraceFile(written, null));
+      await expect(readScoresInput({ trace: path }, 'auto')).rejects.toThrow(
+        `${path}: the trace has no labelled frames; metrics need true labels`,
+      );
+    }
   });
 
   it('refuses kept columns that lie', async () => {
