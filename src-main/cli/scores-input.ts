@@ -117,7 +117,10 @@ export async function readScoresInput(
     const frames = labelledFrames(file.trace);
     // before any replay: a trace without labels has nothing to score, whichever its logits
     if (frames.length === 0)
-      throw new KnobError('INVALID_INPUT', `${trace}: the trace has no labelled frames; metrics need true labels`);
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${trace}: the trace has no labelled frames; metrics and calibrators need true labels`,
+      );
     const features = featuresOfFrames(file.trace, frames);
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);

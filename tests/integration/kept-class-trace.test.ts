@@ -76,7 +76,7 @@ describe('kept-class traces', () => {
       const path = join(dir, name);
       writeFileSync(path, encodeTraceFile(written, null));
       await expect(readScoresInput({ trace: path }, 'auto')).rejects.toThrow(
-        `${path}: the trace has no labelled frames; metrics need true labels`,
+        `${path}: the trace has no labelled frames; metrics and calibrators need true labels`,
       );
     }
   });
