@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import { expNonPositive } from '../fusion/exp-non-positive';
 import type { LogitArray } from '../fusion/logits';
@@ -88,6 +89,7 @@ export function fitAffineLogitScaling(
   labels: Int32Array,
   classCount: number,
   regularisation: number | OdirRegularisation = kind === 'matrix' ? 1e-3 : 0,
+  signal?: CancelSignal,
 ): { params: AffineLogitParams; report: FitReport } {
   const odir = typeof regularisation === 'number' ? null : regularisation;
   const l2 = typeof regularisation === 'number' ? regularisation : 0;
@@ -218,7 +220,7 @@ export function fitAffineLogitScaling(
     startU[j] = start[j] * columnScale[c];
     startU[weightCount + rowOf(j)] += start[j] * columnMean[c];
   }
-  const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8 });
+  const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8, signal });
   toFree(result.x, free);
   realise(free);
   const penaltyName =

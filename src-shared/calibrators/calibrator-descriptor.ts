@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import { logSumExpRow, type LogitArray } from '../fusion/logits';
 import type { RowFeatures } from './fit-input';
@@ -61,12 +62,16 @@ export interface CalibratorDescriptor<S extends SpecSchema = SpecSchema> {
   featureWidth(spec: SpecOf<S>): number | null;
   /** Refuses a spec whose shape does not fit `classCount` beyond its class count (checkCalibratorFor). */
   checkFor?(spec: SpecOf<S>, classCount: number): void;
-  /** Fits on checked input (fitCalibrator checks it; `features` is given when `needsFeatures`). */
+  /**
+   * Fits on checked input (fitCalibrator checks it; `features` is given when `needsFeatures`).
+   * `signal`: a fit that takes seconds (an optimiser's iterations) reads it and stops when cancelled.
+   */
   fit(
     logits: LogitArray,
     labels: Int32Array,
     classCount: number,
     features: RowFeatures | null,
+    signal?: CancelSignal,
   ): { spec: SpecOf<S>; report: FitReport };
   /** The row function, before the probability floor (compileCalibrator adds it). */
   compile(spec: SpecOf<S>): CompiledRows;

@@ -217,7 +217,7 @@ export function compareCalibrators(
     features?: RowFeatures | null;
     /** Before each method's fit: methods done, of how many, and the next one's label. */
     onProgress?: (done: number, total: number, stage: string) => void;
-    /** Read between methods: a cancelled comparison stops before the next fit. */
+    /** Read between fits and by the fits that take seconds: a cancelled comparison stops within one. */
     signal?: CancelSignal;
   } = {},
 ): CalibratorComparison {
@@ -227,8 +227,9 @@ export function compareCalibrators(
   const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
   const held = rows(logits, labels, k, evaluated, features);
   const resampling = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
+  const { signal } = options;
   const results = methods.map((method, index): MethodEvaluation => {
-    stopIfCancelled(options.signal, 'the calibrator comparison was cancelled');
+    stopIfCancelled(signal, 'the calibrator comparison was cancelled');
     options.onProgress?.(index, methods.length, CALIBRATION_METHOD_LABELS[method]);
     let calibrated: Float64Array;
     let fitted: { spec: CalibratorSpec; report: FitReport };
@@ -236,19 +237,25 @@ export function compareCalibrators(
       // Cross-fitting: each fold calibrated by a fit on the other folds, then put back in order.
       const byRow = new Map<number, Float64Array>();
       for (const fold of parts.folds) {
+        stopIfCancelled(signal, 'the calibrator comparison was cancelled');
         const others = parts.folds.filter((f) => f !== fold).flat();
         const train = rows(logits, labels, k, others, features);
         const test = rows(logits, labels, k, fold, features);
-        const out = calibrateLogits(fitCalibrator(method, train.z, train.y, k, train.f).spec, test.z, k, test.f);
+        const out = calibrateLogits(
+          fitCalibrator(method, train.z, train.y, k, train.f, signal).spec,
+          test.z,
+          k,
+          test.f,
+        );
         fold.forEach((row, i) => byRow.set(row, out.subarray(i * k, (i + 1) * k)));
       }
       calibrated = new Float64Array(evaluated.length * k);
       evaluated.forEach((row, i) => calibrated.set(byRow.get(row)!, i * k));
       const all = rows(logits, labels, k, evaluated, features);
-      fitted = fitCalibrator(method, all.z, all.y, k, all.f);
+      fitted = fitCalibrator(method, all.z, all.y, k, all.f, signal);
     } else {
       const train = rows(logits, labels, k, parts.fit, features);
-      fitted = fitCalibrator(method, train.z, train.y, k, train.f);
+      fitted = fitCalibrator(method, train.z, train.y, k, train.f, signal);
       calibrated = calibrateLogits(fitted.spec, held.z, k, held.f);
     }
     let changed = 0;

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../cancel-signal';
 import { logSumExpRow, type LogitArray } from '../fusion/logits';
 import { affineLogitRowInto, fitAffineLogitScaling, type OdirRegularisation } from './affine-logit-scaling';
 import type { FitReport } from './fit-report';
@@ -55,6 +56,7 @@ export function fitDirichlet(
   logits: LogitArray,
   labels: Int32Array,
   classCount: number,
+  signal?: CancelSignal,
 ): { params: DirichletParams; report: FitReport } {
   const k = classCount;
   const n = labels.length;
@@ -79,7 +81,14 @@ export function fitDirichlet(
           k,
           sample.filter((_, i) => i % FOLDS === fold),
         );
-        const fit = fitAffineLogitScaling('matrix', train.z, train.y, k, { offDiagonal: value, intercept: value });
+        const fit = fitAffineLogitScaling(
+          'matrix',
+          train.z,
+          train.y,
+          k,
+          { offDiagonal: value, intercept: value },
+          signal,
+        );
         total += heldOutNll(fit.params.weights, fit.params.bias, test.z, test.y, k) * test.y.length;
       }
       return total / sample.length;
@@ -91,7 +100,7 @@ export function fitDirichlet(
       `(held-out NLL ${ODIR_GRID.map((v, i) => `${v}: ${scores[i].toFixed(4)}`).join(', ')})`;
   }
   const regularisation = { offDiagonal: chosen, intercept: chosen };
-  const fit = fitAffineLogitScaling('matrix', logP, labels, k, regularisation);
+  const fit = fitAffineLogitScaling('matrix', logP, labels, k, regularisation, signal);
   return {
     params: { weights: fit.params.weights, bias: fit.params.bias, regularisation },
     report: { ...fit.report, method: `Dirichlet calibration on ln p (${fit.report.method}); ${selection}` },

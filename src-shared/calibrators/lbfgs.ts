@@ -1,6 +1,10 @@
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
+
 /**
  * Limited-memory BFGS with a backtracking (Armijo) line search, for the smooth convex objectives
- * of vector and matrix scaling. Deterministic: no randomness, fixed memory.
+ * of vector and matrix scaling. Deterministic: no randomness, fixed memory. `signal` is read once
+ * an iteration: a matrix fit at many classes takes seconds, and a cancelled one stops within an
+ * iteration instead of holding its thread to the end.
  */
 export interface LbfgsResult {
   x: Float64Array;
@@ -12,7 +16,7 @@ export interface LbfgsResult {
 export function minimizeLbfgs(
   objective: (x: Float64Array, gradient: Float64Array) => number,
   start: Float64Array,
-  options: { maxIterations?: number; gradientTolerance?: number; memory?: number } = {},
+  options: { maxIterations?: number; gradientTolerance?: number; memory?: number; signal?: CancelSignal } = {},
 ): LbfgsResult {
   const maxIterations = options.maxIterations ?? 500;
   const tolerance = options.gradientTolerance ?? 1e-9;
@@ -30,6 +34,7 @@ export function minimizeLbfgs(
   const alpha = new Float64Array(memory);
   const norm = (v: Float64Array): number => Math.sqrt(v.reduce((a, b) => a + b * b, 0));
   for (let iteration = 0; iteration < maxIterations; iteration++) {
+    stopIfCancelled(options.signal, 'the fit was cancelled');
     if (norm(g) <= tolerance * Math.max(1, norm(x))) return { x, value, iterations: iteration, converged: true };
     // two-loop recursion
     direction.set(g);

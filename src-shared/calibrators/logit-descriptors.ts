@@ -66,8 +66,8 @@ function affineDescriptor<M extends 'vector' | 'matrix'>(method: M, label: strin
     classCount: (spec) => spec.bias.length,
     featureWidth: () => null,
     checkFor: checkWeights,
-    fit(logits, labels, k) {
-      const fit = fitAffineLogitScaling(method, logits, labels, k);
+    fit(logits, labels, k, _features, signal) {
+      const fit = fitAffineLogitScaling(method, logits, labels, k, undefined, signal);
       return {
         spec: { method, weights: Array.from(fit.params.weights), bias: Array.from(fit.params.bias) },
         report: fit.report,
@@ -106,8 +106,8 @@ export const dirichletCalibrator = {
   classCount: (spec) => spec.bias.length,
   featureWidth: () => null,
   checkFor: checkWeights,
-  fit(logits, labels, k) {
-    const fit = fitDirichlet(logits, labels, k);
+  fit(logits, labels, k, _features, signal) {
+    const fit = fitDirichlet(logits, labels, k, signal);
     return {
       spec: {
         method: 'dirichlet',

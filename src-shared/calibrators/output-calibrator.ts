@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import type { LogitArray } from '../fusion/logits';
 import { missingFeatures, type RowInto } from './calibrator-descriptor';
@@ -150,6 +151,7 @@ export function fitCalibrator(
   labels: Int32Array,
   classCount: number,
   features?: RowFeatures | null,
+  signal?: CancelSignal,
 ): { spec: CalibratorSpec; report: FitReport };
 export function fitCalibrator(
   method: ExtensionMethod,
@@ -157,6 +159,7 @@ export function fitCalibrator(
   labels: Int32Array,
   classCount: number,
   features?: RowFeatures | null,
+  signal?: CancelSignal,
 ): { spec: ExtensionCalibratorSpec; report: FitReport };
 export function fitCalibrator(
   method: CalibrationMethod | ExtensionMethod,
@@ -164,10 +167,12 @@ export function fitCalibrator(
   labels: Int32Array,
   classCount: number,
   features: RowFeatures | null = null,
+  /** Read by the fits that take seconds (the optimisers'): a cancelled fit throws CANCELLED. */
+  signal?: CancelSignal,
 ): { spec: AnyCalibratorSpec; report: FitReport } {
   const descriptor = calibratorDescriptor(method);
   if (labels.length === 0) throw new KnobError('INVALID_INPUT', `${descriptor.label} needs labelled frames`);
   checkFitInput(logits, labels, classCount, features);
   if (descriptor.needsFeatures && features === null) missingFeatures(descriptor.label);
-  return descriptor.fit(logits, labels, classCount, features) as { spec: AnyCalibratorSpec; report: FitReport };
+  return descriptor.fit(logits, labels, classCount, features, signal) as { spec: AnyCalibratorSpec; report: FitReport };
 }

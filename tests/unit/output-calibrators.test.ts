@@ -19,6 +19,7 @@ import {
   fitPlatt,
   isotonicAt,
   ODIR_GRID,
+  type HeldOutSplit,
 } from '../../src-shared/calibrators';
 import { PROBABILITY_FLOOR } from '../../src-shared/calibrators/probability-floor';
 import { logSumExpRow } from '../../src-shared/fusion/logits';
@@ -160,6 +161,35 @@ describe('output calibrators', () => {
       [1, 3],
     ]);
     expect(seen[0]![2]).toMatch(/temperature/i);
+  });
+
+  it('a fit that takes many optimiser steps stops within one once cancelled (a dirichlet fit, cross-fitted or not)', () => {
+    const splits: HeldOutSplit[] = [
+      { kind: 'time', evaluateFraction: 0.3 },
+      { kind: 'kfold', folds: 3, seed: 0 },
+    ];
+    for (const split of splits) {
+      const controller = new AbortController();
+      let reads = 0;
+      // the abort lands after the check before the fit: only the fit itself can see it
+      const signal = {
+        get aborted() {
+          reads++;
+          return controller.signal.aborted;
+        },
+        addEventListener: () => undefined,
+        removeEventListener: () => undefined,
+      };
+      const compare = () =>
+        compareCalibrators(data.logits, data.labels, 5, ['dirichlet'], split, {
+          signal,
+          onProgress: () => controller.abort(),
+        });
+      expect(compare, split.kind).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
+      // once before the method, then once before any fitting work (the optimiser's first step, or
+      // the first fold's check): nothing after it ran
+      expect(reads, split.kind).toBe(2);
+    }
   });
 
   it('temperature scaling fitted on over-confident logits lowers held-out NLL and ECE, and never changes the top-1', () => {
