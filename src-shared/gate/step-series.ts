@@ -35,20 +35,31 @@ export function stepSeries(settings: GateSettings, options: StepSeriesOptions): 
   const { hSeconds, frames } = options;
   const scipy = (options.convention ?? 'app') === 'scipy';
   const stepSettings: GateSettings = { ...DEFAULT_GATE_SETTINGS, ...settings, mode: 'continuous', g0: 0 };
-  const uRef = new Float64Array(frames).fill(1);
-  const timestampsSeconds = new Float64Array(frames);
-  for (let i = 0; i < frames; i++) timestampsSeconds[i] = i * hSeconds;
-  const driven = new Float64Array(frames);
-  runGate(stepSettings, { uRef, timestampsSeconds, nominalDtSeconds: hSeconds }, 0, frames, createGateState(0), {
-    g: driven,
-    v: new Float64Array(frames),
-  });
-  if (!scipy) return { tSeconds: timestampsSeconds, g: driven };
-  const g = new Float64Array(frames + 1);
-  g.set(driven, 1);
-  const tSeconds = new Float64Array(frames + 1);
-  for (let i = 0; i <= frames; i++) tSeconds[i] = i * hSeconds;
+  // scipy: one sample more, the rest sample first; the gate writes the driven frames after it, and
+  // the first `frames` instants are the gate's own time stamps (fresh arrays: 200,000 frames is
+  // 1.6 MB each, and the tuner asks for a series per setting)
+  const rest = scipy ? 1 : 0;
+  const tSeconds = new Float64Array(frames + rest);
+  for (let i = 0; i < tSeconds.length; i++) tSeconds[i] = i * hSeconds;
+  const g = new Float64Array(frames + rest);
+  const { ones, velocity } = stepScratch(frames);
+  runGate(
+    stepSettings,
+    { uRef: ones, timestampsSeconds: tSeconds.subarray(0, frames), nominalDtSeconds: hSeconds },
+    0,
+    frames,
+    createGateState(0),
+    { g: g.subarray(rest), v: velocity },
+  );
   return { tSeconds, g };
+}
+
+/** The step's input (u = 1) and the gate's velocity, which nobody reads: kept, grown when needed. */
+let scratch = { ones: new Float64Array(0), velocity: new Float64Array(0) };
+function stepScratch(frames: number): typeof scratch {
+  if (scratch.ones.length < frames)
+    scratch = { ones: new Float64Array(frames).fill(1), velocity: new Float64Array(frames) };
+  return scratch;
 }
 
 /** Unit step response of the continuous gate from rest at 0, at time t >= 0. */
