@@ -48,7 +48,7 @@ export const EVERY_CLASS_MAX_CLASSES = 100;
 export interface MetricSuiteOptions {
   /** Binnings for the binned metrics (default: 15 equal-width and 15 equal-mass bins). */
   binnings?: BinningSpec[];
-  /** MMCE is O(n^2) (subsampled above 20,000): off unless asked for. */
+  /** MMCE (exact, O(n log n): a sort): off unless asked for, as netcal's suite leaves it. */
   includeMmce?: boolean;
   /** TCE runs one exact binomial test per distinct prediction (about 5 us each): off unless asked for. */
   includeTce?: boolean;
@@ -143,8 +143,7 @@ export function suiteTasks(
     ]),
     { key: 'smooth', run: () => [smoothEce(top.confidence, top.correct).value] },
   ];
-  if (options.includeMmce)
-    tasks.unshift({ key: 'mmce', run: () => [mmce(top.confidence, top.correct, options.seed ?? 0)] });
+  if (options.includeMmce) tasks.unshift({ key: 'mmce', run: () => [mmce(top.confidence, top.correct)] });
   if (options.includeTce) {
     const n = top.confidence.length;
     tasks.unshift({

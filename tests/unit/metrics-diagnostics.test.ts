@@ -8,7 +8,7 @@ import {
 } from '../../src-shared/metrics/cumulative-tests';
 import { gateConditionalCalibration } from '../../src-shared/metrics/gate-conditional';
 import { gateBuckets, groupedMetrics } from '../../src-shared/metrics/grouped';
-import { MMCE_EXACT_LIMIT, mmce } from '../../src-shared/metrics/mmce';
+import { mmce } from '../../src-shared/metrics/mmce';
 import {
   confidenceHistogram,
   reliabilityDiagram,
@@ -80,12 +80,41 @@ describe('cumulative-difference tests', () => {
   });
 });
 
-describe('MMCE cost', () => {
-  it('subsamples above the exact limit with a stated seed, deterministically', () => {
-    const big = pairs(MMCE_EXACT_LIMIT + 500, (s) => s, 5);
-    const a = mmce(big.scores, big.outcomes, 7);
-    expect(a.identity).toMatch(/subsample of 20000 of 20500, seed 7/);
-    expect(mmce(big.scores, big.outcomes, 7).value).toBe(a.value);
+describe('MMCE', () => {
+  /** The definition as netcal sums it: every pair, O(n^2). */
+  function pairwiseMmce(c: Float64Array, correct: Uint8Array): number {
+    let sum = 0;
+    for (let i = 0; i < c.length; i++)
+      for (let j = 0; j < c.length; j++)
+        sum += (correct[i]! - c[i]!) * (correct[j]! - c[j]!) * Math.exp(-2.5 * Math.abs(c[i]! - c[j]!));
+    return Math.sqrt(Math.max(0, sum) / c.length ** 2);
+  }
+
+  it('equals the pairwise sum within 1e-12, with ties, calibrated or not, in any order', () => {
+    for (const [n, map] of [
+      [3000, (s: number) => s],
+      [2000, (s: number) => s * s],
+      [1, (s: number) => s],
+    ] as const) {
+      const { scores, outcomes } = pairs(n, map, 11);
+      // ties: a third of the scores rounded to two decimals
+      for (let i = 0; i < n; i += 3) scores[i] = Math.round(scores[i]! * 100) / 100;
+      const expected = pairwiseMmce(scores, outcomes);
+      const value = mmce(scores, outcomes);
+      expect(Math.abs(value.value - expected), `n ${n}`).toBeLessThanOrEqual(1e-12);
+      expect(value.identity).toMatch(/exact/);
+      const reversed = mmce(scores.slice().reverse(), outcomes.slice().reverse());
+      expect(Math.abs(reversed.value - expected)).toBeLessThanOrEqual(1e-12);
+    }
+  });
+
+  it('is exact at a million samples: no subsample, the same identity', () => {
+    const { scores, outcomes } = pairs(1_000_000, (s) => s * s, 5);
+    const value = mmce(scores, outcomes);
+    expect(value.identity).toBe(mmce(scores.subarray(0, 10), outcomes.subarray(0, 10)).identity);
+    // s -> s^2 on uniform scores is far from calibrated: a clearly positive value
+    expect(value.value).toBeGreaterThan(0.05);
+    expect(Number.isFinite(value.value)).toBe(true);
   });
 });
 
