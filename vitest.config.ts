@@ -41,6 +41,10 @@ export default defineConfig({
         // first, on its own: the later groups never share the cores with it
         test: {
           name: 'unit',
+          // pure code with no module state a test changes (no vi.mock, stubbed globals or fake
+          // timers here): the files of a worker share one module graph, so src-shared is imported
+          // once a worker instead of once a file (the project: 72 s -> 40 s; passes shuffled)
+          isolate: false,
           include: ['tests/unit/**/*.test.ts'],
           fileParallelism: true,
           maxWorkers: CORES,
