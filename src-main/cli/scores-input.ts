@@ -124,10 +124,10 @@ export async function readScoresInput(
     const features = featuresOfFrames(file.trace, frames);
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
-    return subjectGates(trace, file.trace, settings).map(([subject, g], branch) => ({
+    return subjectGates(trace, file.trace, settings).map(([subject, gateOf], branch) => ({
       subject,
       scored: (): ScoresSubject => {
-        if (topLabelOnly) return { subject, ...topLabelScoresOf(file.trace, g, frames), model };
+        if (topLabelOnly) return { subject, ...topLabelScoresOf(file.trace, gateOf(), frames), model };
         const logits =
           branch === 0
             ? replay(file.trace, settings, { keepFusedLogits: true }).fusedLogits!
@@ -170,12 +170,16 @@ function topLabelScoresOf(
   };
 }
 
-/** The fused output at the settings' gate, then each branch (g = 0, g = 1), as gate values by frame. */
-function subjectGates(path: string, trace: Trace, settings: GateSettings): Array<[string, Float64Array]> {
+/**
+ * The fused output at the settings' gate, then each branch (g = 0, g = 1), with their gate values
+ * by frame made when asked for: only the top-label path reads them (the full-vector path replays,
+ * or reads a branch's logits as they are).
+ */
+function subjectGates(path: string, trace: Trace, settings: GateSettings): Array<[string, () => Float64Array]> {
   return [
-    [fusedSubject(path, settings), gateTrajectory(trace, settings)],
-    [`static branch of ${path}`, new Float64Array(trace.frameCount)],
-    [`dynamic branch of ${path}`, new Float64Array(trace.frameCount).fill(1)],
+    [fusedSubject(path, settings), () => gateTrajectory(trace, settings)],
+    [`static branch of ${path}`, () => new Float64Array(trace.frameCount)],
+    [`dynamic branch of ${path}`, () => new Float64Array(trace.frameCount).fill(1)],
   ];
 }
 

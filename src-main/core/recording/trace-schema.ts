@@ -1,6 +1,7 @@
 import { DataType, Precision, type Field, type Schema } from 'apache-arrow';
 import { KnobError } from '../../../src-shared/errors';
 import { inputLimit } from '../files/input-limits';
+import { KEPT_CLASS_COLUMNS } from './kept-class-columns';
 
 /**
  * A trace file's schema checked before any column is materialised (issue 26: an 18 MB trace of 64
@@ -45,7 +46,7 @@ const COLUMNS: Readonly<Record<string, { type: ColumnType; required: boolean }>>
 });
 
 const FULL_LOGIT_COLUMNS = ['z_static', 'z_dyn'];
-const KEPT_CLASS_COLUMN_NAMES = Object.keys(COLUMNS).filter((name) => /^(kept|rest)_/.test(name));
+const KEPT_CLASS_COLUMN_NAMES: readonly string[] = KEPT_CLASS_COLUMNS;
 
 /** The columns a trace may hold, in the order the app writes them. */
 export const TRACE_COLUMNS = Object.keys(COLUMNS);
