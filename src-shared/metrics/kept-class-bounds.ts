@@ -37,8 +37,16 @@ export interface KeptClassFrameBounds {
  *   confidence ranges meet can change its order, W of them, so the settled frames' AUROC moves by at
  *   most W / (P N); taking an unsettled frame out or putting it back moves a mean over pairs by at
  *   most 1 / min(P, N), so with U of them the bound is W / (P N) + 2 U / min(P, N).
- * Other metrics (equal-mass bins, MCE, SmoothECE, ranks, tests) have no stated bound here: they are
- * marked as computed from the kept classes, without one.
+ * - MCE(top-label, B equal-width bins, any edge rule) = max over non-empty bins of |mean_{i in b} (c_i - a_i)|:
+ *   in bin b, S_b settled frames stay in it whatever the full confidence (their range inside b) and
+ *   m_b others may be in it in either trace (a settled frame whose range crosses into b, or an
+ *   unsettled one, which may be anywhere). Adding t of values in [-1, 1] to a mean of |S_b| moves it by at most
+ *   2 t / (|S_b| + t) <= 2 m_b / (|S_b| + m_b), once for each trace, and the settled frames' own
+ *   mean moves by at most sum_{S_b} d_i / |S_b|; so a bin's gap moves by at most
+ *   beta_b = sum_{S_b} d_i / |S_b| + 4 m_b / (|S_b| + m_b), and the MCE by max_b beta_b, or 1 where
+ *   a bin with no settled frame may be non-empty in one trace only.
+ * Other metrics (equal-mass bins, RMSCE, SmoothECE, ranks, tests) have no stated bound here: they
+ * are marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
   frames: number;
@@ -49,6 +57,8 @@ export interface KeptClassMetricBounds {
   topLabelBrier: number;
   /** The ECE bound under equal-width bins. */
   ece(bins: number, edgeRule: EdgeRule): number;
+  /** The MCE bound under equal-width bins. */
+  mce(bins: number, edgeRule: EdgeRule): number;
   auroc(): number;
 }
 
@@ -75,6 +85,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     brier: brier / n,
     topLabelBrier: Math.min(1, topLabelBrier / n),
     auroc: () => aurocBound(top, bounds, unsettled),
+    mce: (bins, edgeRule) => mceBound(top, bounds, unsettled, bins, edgeRule),
     ece(bins, edgeRule) {
       const edges = equalWidthEdges(bins);
       let sum = 0;
@@ -93,6 +104,51 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
   };
 }
 
+/** The MCE bound above. */
+function mceBound(
+  top: TopLabelScores,
+  bounds: KeptClassFrameBounds,
+  unsettled: number,
+  bins: number,
+  edgeRule: EdgeRule,
+): number {
+  const edges = equalWidthEdges(bins);
+  const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
+  const settled = new Float64Array(binCount);
+  const settledWidth = new Float64Array(binCount);
+  // crossings[b] - crossings[b - 1]: settled frames whose range starts by bin b, less those ended
+  // before it (a difference array, so a range over many bins costs two entries)
+  const crossings = new Float64Array(binCount + 1);
+  for (let i = 0; i < top.confidence.length; i++) {
+    if (bounds.uncertainTop1[i] === 1) continue;
+    const c = top.confidence[i]!;
+    const down = bounds.confidenceDown[i]!;
+    const up = bounds.confidenceUp[i]!;
+    const low = locateBin(Math.max(0, c - down), edges, edgeRule);
+    const high = locateBin(Math.min(1, c + up), edges, edgeRule);
+    if (low === high) {
+      settled[low]++;
+      settledWidth[low] += up + down;
+    } else {
+      crossings[low]++;
+      crossings[high + 1]--;
+    }
+  }
+  let worst = 0;
+  let crossing = 0;
+  for (let b = 0; b < binCount; b++) {
+    crossing += crossings[b]!;
+    const others = crossing + unsettled;
+    const s = settled[b]!;
+    if (s === 0) {
+      if (others > 0) return 1;
+      continue;
+    }
+    worst = Math.max(worst, settledWidth[b]! / s + (4 * others) / (s + others));
+  }
+  return Math.min(1, worst);
+}
+
 const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
   ['[lo,hi) last closed', 'left-closed'],
   ['(lo,hi] first closed', 'right-closed'],
@@ -100,17 +156,19 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
 ];
 
 /**
- * The bins and edge rule of an equal-width top-label ECE identity, alone or per predicted class
- * weighted by n_l / n (the same sum over finer cells, so the same bound), or null.
+ * The kind, bins and edge rule of an equal-width top-label ECE identity (alone or per predicted
+ * class weighted by n_l / n: the same sum over finer cells, so the same bound) or MCE identity, or null.
  */
-function equalWidthEceOf(identity: string): { bins: number; edgeRule: EdgeRule } | null {
+function equalWidthBinnedOf(identity: string): { kind: 'ECE' | 'MCE'; bins: number; edgeRule: EdgeRule } | null {
   const match =
-    /^ECE\(top-label(?: per predicted class)?, (\d+) equal-width bins, (.+?), L1(?:, weighted by n_l\/n, Gupta & Ramdas 2021)?\)(?: \[preset [^\]]+\])?$/.exec(
+    /^(?:ECE\(top-label(?: per predicted class)?, (\d+) equal-width bins, (.+?), L1(?:, weighted by n_l\/n, Gupta & Ramdas 2021)?\)|MCE\(top-label, (\d+) equal-width bins, (.+?), max\))(?: \[preset [^\]]+\])?$/.exec(
       identity,
     );
   if (match === null) return null;
-  const rule = EDGE_RULE_OF_LABEL.find(([label]) => label === match[2]);
-  return rule === undefined ? null : { bins: Number(match[1]), edgeRule: rule[1] };
+  const kind = match[1] !== undefined ? 'ECE' : 'MCE';
+  const [bins, label] = kind === 'ECE' ? [match[1], match[2]] : [match[3], match[4]];
+  const rule = EDGE_RULE_OF_LABEL.find(([known]) => known === label);
+  return rule === undefined ? null : { kind, bins: Number(bins), edgeRule: rule[1] };
 }
 
 /**
@@ -139,8 +197,8 @@ export function withKeptClassBounds(
     else if (m.name === 'Brier (top-label)') bound = bounds.topLabelBrier;
     else if (m.name === 'AUROC') bound = bounds.auroc();
     else {
-      const ece = equalWidthEceOf(m.identity);
-      if (ece !== null) bound = bounds.ece(ece.bins, ece.edgeRule);
+      const binned = equalWidthBinnedOf(m.identity);
+      if (binned !== null) bound = (binned.kind === 'ECE' ? bounds.ece : bounds.mce)(binned.bins, binned.edgeRule);
     }
     return { ...m, approximation: bound === null ? `${kept}: no stated bound for this metric` : within(bound) };
   });
