@@ -45,8 +45,13 @@ export interface KeptClassFrameBounds {
  *   mean moves by at most sum_{S_b} d_i / |S_b|; so a bin's gap moves by at most
  *   beta_b = sum_{S_b} d_i / |S_b| + 4 m_b / (|S_b| + m_b), and the MCE by max_b beta_b, or 1 where
  *   a bin with no settled frame may be non-empty in one trace only.
- * Other metrics (equal-mass bins, RMSCE, SmoothECE, ranks, tests) have no stated bound here: they
- * are marked as computed from the kept classes, without one.
+ * - RMSCE (L2 plug-in) = ||v||, v_b = sqrt(N_b / n) |gap_b| with N_b in [s_b, s_b + m_b]: by the
+ *   triangle inequality it moves by at most ||v_full - v_est|| <= sqrt(sum_b delta_b^2), where
+ *   delta_b = sqrt((s_b + m_b)/n) - sqrt(s_b/n) + sqrt((s_b + m_b)/n) min(1, beta_b) (the weight's
+ *   move times a gap of at most 1, plus the weight times the gap's move), or sqrt(m_b/n) for a bin
+ *   with no settled frame.
+ * Other metrics (equal-mass bins, SmoothECE, ranks, tests) have no stated bound here: they are
+ * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
   frames: number;
@@ -59,6 +64,8 @@ export interface KeptClassMetricBounds {
   ece(bins: number, edgeRule: EdgeRule): number;
   /** The MCE bound under equal-width bins. */
   mce(bins: number, edgeRule: EdgeRule): number;
+  /** The RMSCE bound under equal-width bins. */
+  rmsce(bins: number, edgeRule: EdgeRule): number;
   auroc(): number;
 }
 
@@ -85,7 +92,8 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     brier: brier / n,
     topLabelBrier: Math.min(1, topLabelBrier / n),
     auroc: () => aurocBound(top, bounds, unsettled),
-    mce: (bins, edgeRule) => mceBound(top, bounds, unsettled, bins, edgeRule),
+    mce: (bins, edgeRule) => mceBound(binOccupancy(top, bounds, unsettled, bins, edgeRule)),
+    rmsce: (bins, edgeRule) => rmsceBound(binOccupancy(top, bounds, unsettled, bins, edgeRule), n),
     ece(bins, edgeRule) {
       const edges = equalWidthEdges(bins);
       let sum = 0;
@@ -104,14 +112,18 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
   };
 }
 
-/** The MCE bound above. */
-function mceBound(
+/**
+ * Per bin under equal-width bins: how many settled frames stay in it, the sum of their confidence
+ * ranges' widths, and how many other frames may be in it in either trace (settled frames whose range
+ * crosses into it, and every unsettled frame).
+ */
+function binOccupancy(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
   unsettled: number,
   bins: number,
   edgeRule: EdgeRule,
-): number {
+) {
   const edges = equalWidthEdges(bins);
   const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
   const settled = new Float64Array(binCount);
@@ -134,19 +146,48 @@ function mceBound(
       crossings[high + 1]--;
     }
   }
-  let worst = 0;
+  const others = new Float64Array(binCount);
   let crossing = 0;
   for (let b = 0; b < binCount; b++) {
     crossing += crossings[b]!;
-    const others = crossing + unsettled;
-    const s = settled[b]!;
-    if (s === 0) {
-      if (others > 0) return 1;
+    others[b] = crossing + unsettled;
+  }
+  return { binCount, settled, settledWidth, others };
+}
+
+/** How far bin b's |gap| may move (beta_b above), or null when it has no settled frame. */
+function gapBound(settled: number, settledWidth: number, others: number): number | null {
+  return settled === 0 ? null : Math.min(1, settledWidth / settled + (4 * others) / (settled + others));
+}
+
+/** The MCE bound above. */
+function mceBound(occupancy: ReturnType<typeof binOccupancy>): number {
+  const { binCount, settled, settledWidth, others } = occupancy;
+  let worst = 0;
+  for (let b = 0; b < binCount; b++) {
+    const beta = gapBound(settled[b]!, settledWidth[b]!, others[b]!);
+    if (beta === null) {
+      if (others[b]! > 0) return 1;
       continue;
     }
-    worst = Math.max(worst, settledWidth[b]! / s + (4 * others) / (s + others));
+    worst = Math.max(worst, beta);
   }
-  return Math.min(1, worst);
+  return worst;
+}
+
+/** The RMSCE bound above, for n frames. */
+function rmsceBound(occupancy: ReturnType<typeof binOccupancy>, n: number): number {
+  const { binCount, settled, settledWidth, others } = occupancy;
+  let squares = 0;
+  for (let b = 0; b < binCount; b++) {
+    const s = settled[b]!;
+    const m = others[b]!;
+    const beta = gapBound(s, settledWidth[b]!, m);
+    const most = Math.sqrt((s + m) / n);
+    const delta = beta === null ? most : most - Math.sqrt(s / n) + most * beta;
+    squares += delta * delta;
+  }
+  return Math.min(1, Math.sqrt(squares));
 }
 
 const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
@@ -157,16 +198,21 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
 
 /**
  * The kind, bins and edge rule of an equal-width top-label ECE identity (alone or per predicted
- * class weighted by n_l / n: the same sum over finer cells, so the same bound) or MCE identity, or null.
+ * class weighted by n_l / n: the same sum over finer cells, so the same bound), MCE or RMSCE
+ * identity, or null.
  */
-function equalWidthBinnedOf(identity: string): { kind: 'ECE' | 'MCE'; bins: number; edgeRule: EdgeRule } | null {
+function equalWidthBinnedOf(
+  identity: string,
+): { kind: 'ECE' | 'MCE' | 'RMSCE'; bins: number; edgeRule: EdgeRule } | null {
   const match =
-    /^(?:ECE\(top-label(?: per predicted class)?, (\d+) equal-width bins, (.+?), L1(?:, weighted by n_l\/n, Gupta & Ramdas 2021)?\)|MCE\(top-label, (\d+) equal-width bins, (.+?), max\))(?: \[preset [^\]]+\])?$/.exec(
+    /^(ECE|MCE|RMSCE)\(top-label(?: per predicted class)?, (\d+) equal-width bins, (.+?), (L1|max|L2 plug-in)(?:, weighted by n_l\/n, Gupta & Ramdas 2021)?\)(?: \[preset [^\]]+\])?$/.exec(
       identity,
     );
   if (match === null) return null;
-  const kind = match[1] !== undefined ? 'ECE' : 'MCE';
-  const [bins, label] = kind === 'ECE' ? [match[1], match[2]] : [match[3], match[4]];
+  const [, kind, bins, label, norm] = match as unknown as [string, 'ECE' | 'MCE' | 'RMSCE', string, string, string];
+  // each kind with its own norm, and only the ECE per predicted class
+  const normOf = { ECE: 'L1', MCE: 'max', RMSCE: 'L2 plug-in' } as const;
+  if (norm !== normOf[kind] || (kind !== 'ECE' && identity.includes('per predicted class'))) return null;
   const rule = EDGE_RULE_OF_LABEL.find(([known]) => known === label);
   return rule === undefined ? null : { kind, bins: Number(bins), edgeRule: rule[1] };
 }
@@ -198,7 +244,8 @@ export function withKeptClassBounds(
     else if (m.name === 'AUROC') bound = bounds.auroc();
     else {
       const binned = equalWidthBinnedOf(m.identity);
-      if (binned !== null) bound = (binned.kind === 'ECE' ? bounds.ece : bounds.mce)(binned.bins, binned.edgeRule);
+      if (binned !== null)
+        bound = { ECE: bounds.ece, MCE: bounds.mce, RMSCE: bounds.rmsce }[binned.kind](binned.bins, binned.edgeRule);
     }
     return { ...m, approximation: bound === null ? `${kept}: no stated bound for this metric` : within(bound) };
   });
