@@ -1,6 +1,7 @@
 import { locateBin, type EdgeRule } from './bin-location';
 import { equalWidthEdges } from './binning';
 import type { MetricValue } from './metric-value';
+import { aurcBound, aurocBound, eAurcBound } from './kept-class-rank-bounds';
 import { NLL_FROM_LOGITS } from './proper-scores';
 import type { TopLabelScores } from './scores';
 
@@ -33,10 +34,7 @@ export interface KeptClassFrameBounds {
  *   that may change bin, or whose top-1 may change, moves two bins' sums by at most 1 each, so the
  *   bound is (sum_{settled, same bin} d_i + 2 #others) / n; the same holds for the weighted
  *   top-label ECE per predicted class (Gupta & Ramdas 2021), the same sum over (class, bin) cells;
- * - AUROC (Mann-Whitney, ties 1/2) over P correct and N wrong settled frames: only a pair whose
- *   confidence ranges meet can change its order, W of them, so the settled frames' AUROC moves by at
- *   most W / (P N); taking an unsettled frame out or putting it back moves a mean over pairs by at
- *   most 1 / min(P, N), so with U of them the bound is W / (P N) + 2 U / min(P, N).
+ * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts.
  * - MCE(top-label, B equal-width bins, any edge rule) = max over non-empty bins of |mean_{i in b} (c_i - a_i)|:
  *   in bin b, S_b settled frames stay in it whatever the full confidence (their range inside b) and
  *   m_b others may be in it in either trace (a settled frame whose range crosses into b, or an
@@ -50,7 +48,7 @@ export interface KeptClassFrameBounds {
  *   delta_b = sqrt((s_b + m_b)/n) - sqrt(s_b/n) + sqrt((s_b + m_b)/n) min(1, beta_b) (the weight's
  *   move times a gap of at most 1, plus the weight times the gap's move), or sqrt(m_b/n) for a bin
  *   with no settled frame.
- * Other metrics (equal-mass bins, SmoothECE, ranks, tests) have no stated bound here: they are
+ * Other metrics (equal-mass bins, SmoothECE, the cumulative tests) have no stated bound here: they are
  * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
@@ -67,6 +65,8 @@ export interface KeptClassMetricBounds {
   /** The RMSCE bound under equal-width bins. */
   rmsce(bins: number, edgeRule: EdgeRule): number;
   auroc(): number;
+  aurc(): number;
+  eAurc(): number;
 }
 
 export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFrameBounds): KeptClassMetricBounds {
@@ -92,6 +92,8 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     brier: brier / n,
     topLabelBrier: Math.min(1, topLabelBrier / n),
     auroc: () => aurocBound(top, bounds, unsettled),
+    aurc: () => aurcBound(top, bounds, unsettled),
+    eAurc: () => eAurcBound(top, bounds, unsettled),
     mce: (bins, edgeRule) => mceBound(binOccupancy(top, bounds, unsettled, bins, edgeRule)),
     rmsce: (bins, edgeRule) => rmsceBound(binOccupancy(top, bounds, unsettled, bins, edgeRule), n),
     ece(bins, edgeRule) {
@@ -242,6 +244,8 @@ export function withKeptClassBounds(
     else if (m.name === 'Brier') bound = bounds.brier;
     else if (m.name === 'Brier (top-label)') bound = bounds.topLabelBrier;
     else if (m.name === 'AUROC') bound = bounds.auroc();
+    else if (m.name === 'AURC') bound = bounds.aurc();
+    else if (m.name === 'E-AURC') bound = bounds.eAurc();
     else {
       const binned = equalWidthBinnedOf(m.identity);
       if (binned !== null)
@@ -261,49 +265,4 @@ function roundedUp(bound: number): string {
 /** "32 of 1000 classes kept a frame". */
 export function keptClassesText({ keep, classCount }: { keep: number; classCount: number }): string {
   return `${keep} of ${classCount} classes kept a frame`;
-}
-
-/** The AUROC bound above (1 when the settled frames are all right or all wrong). */
-function aurocBound(top: TopLabelScores, bounds: KeptClassFrameBounds, unsettled: number): number {
-  const n = top.confidence.length;
-  let p = 0;
-  let q = 0;
-  for (let i = 0; i < n; i++) {
-    if (bounds.uncertainTop1[i] === 1) continue;
-    if (top.correct[i] === 1) p++;
-    else q++;
-  }
-  if (p === 0 || q === 0) return 1;
-  // each settled frame's confidence range [lo, hi], right and wrong apart
-  const ranges = {
-    right: [new Float64Array(p), new Float64Array(p)],
-    wrong: [new Float64Array(q), new Float64Array(q)],
-  };
-  let r = 0;
-  let w = 0;
-  for (let i = 0; i < n; i++) {
-    if (bounds.uncertainTop1[i] === 1) continue;
-    const c = top.confidence[i]!;
-    const [lo, hi] = top.correct[i] === 1 ? ranges.right : ranges.wrong;
-    const at = top.correct[i] === 1 ? r++ : w++;
-    lo![at] = Math.max(0, c - bounds.confidenceDown[i]!);
-    hi![at] = Math.min(1, c + bounds.confidenceUp[i]!);
-  }
-  // pairs whose ranges do not meet: one range wholly below the other
-  const apart = whollyBelow(ranges.right[1]!, ranges.wrong[0]!) + whollyBelow(ranges.wrong[1]!, ranges.right[0]!);
-  return Math.min(1, (p * q - apart) / (p * q) + (2 * unsettled) / Math.min(p, q));
-}
-
-/** How many pairs (a, b) have a's range wholly below b's: highs[a] < lows[b] (both sorted here, in place). */
-function whollyBelow(highs: Float64Array, lows: Float64Array): number {
-  highs.sort();
-  lows.sort();
-  // one merge: for each low in increasing order, the highs below it only grow
-  let count = 0;
-  let below = 0;
-  for (let j = 0; j < lows.length; j++) {
-    while (below < highs.length && highs[below]! < lows[j]!) below++;
-    count += below;
-  }
-  return count;
 }
