@@ -50,8 +50,8 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       classes that lead either branch, with the log-sum-exp, maximum and slope of the rest of each
       branch (10 N + 40 bytes a frame where every class costs 8 K). knob metrics --trace reads it:
       each metric of the fused output and the branches comes with how far the full trace's value
-      can lie from it (accuracy, NLL, Brier, equal-width ECE, TL-ECE, MCE and RMSCE, AUROC, AURC
-      and E-AURC; the rest say they have no stated bound). Everything that needs every class (the desk, replay, tune,
+      can lie from it (accuracy, NLL, Brier, the equal-width binned metrics but the debiased
+      L2-CE, AUROC, AURC and E-AURC; the rest say they have no stated bound). Everything that needs every class (the desk, replay, tune,
       calibrate, analyze, export) refuses it. N is at least 2.
 `,
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]

@@ -56,6 +56,9 @@ function traceOf(c: Case, seed: number): Trace {
   };
 }
 
+/** Metrics of bin-by-bin means, whose bounds sparse bins decide. */
+const SPARSE_BIN_DECIDED = new Set(['MCE', 'RMSCE', 'ACE (netcal)']);
+
 function gatesOf(n: number, seed: number): Float64Array {
   const random = seededRandom(seed);
   // the ends exactly, beyond them (clamped), and anywhere between
@@ -117,14 +120,16 @@ describe('kept-class scores against the full trace', () => {
         expect(fullValue.has(m.identity), m.identity).toBe(true);
         expect(Math.abs(m.value - fullValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
         // not only true but worth stating: below the metric's range (1; Brier and NLL have more);
-        // not the MCE's and RMSCE's, which sparse bins decide (tight where the mass is kept, below)
-        if (c.informative === true && m.name !== 'MCE' && m.name !== 'RMSCE')
+        // not those of the per-bin metrics, which sparse bins decide (tight where the mass is kept,
+        // below)
+        if (c.informative === true && !SPARSE_BIN_DECIDED.has(m.name))
           expect(Number(stated[1]), `${m.identity} bound`).toBeLessThan(1);
       }
       // accuracy, NLL, Brier, top-label Brier, ECE and TL-ECE at 15 bins, the presets' three ECEs,
       // AUROC, the MCE at 15 bins and in both equal-width presets, the RMSCE at 15 bins and in
-      // torchmetrics' (netcal's preset has none), AURC and E-AURC
-      expect(bounded).toBe(17);
+      // torchmetrics' (netcal's preset has none), AURC and E-AURC, the ACE at 15 bins and in
+      // netcal's preset, sharpness and refinement at 15 bins
+      expect(bounded).toBe(21);
     });
   }
 
@@ -150,9 +155,11 @@ describe('kept-class scores against the full trace', () => {
     const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
     expect(bounds.unsettledFrames).toBe(0);
     expect(bounds.nll).toBeLessThan(1e-3);
-    expect(bounds.ece(15, 'left-closed')).toBeLessThan(0.02);
-    expect(bounds.mce(15, 'left-closed')).toBeLessThan(0.1);
-    expect(bounds.rmsce(15, 'left-closed')).toBeLessThan(0.1);
+    expect(bounds.equalWidth('ECE', 15, 'left-closed')).toBeLessThan(0.02);
+    expect(bounds.equalWidth('MCE', 15, 'left-closed')).toBeLessThan(0.1);
+    expect(bounds.equalWidth('RMSCE', 15, 'left-closed')).toBeLessThan(0.1);
+    expect(bounds.equalWidth('ACE', 15, 'left-closed')).toBeLessThan(0.1);
+    expect(bounds.equalWidth('sharpness', 15, 'left-closed')).toBeLessThan(0.1);
     // g = 0 and g = 1 are each branch itself: the rest's log-sum-exp is exact there
     for (const end of [0, 1]) {
       const g = new Float64Array(trace.frameCount).fill(end);
