@@ -177,8 +177,8 @@ export const ptsCalibrator = {
   comparedByDefault: false,
   classCount: (spec) => spec.classCount,
   featureWidth: () => null,
-  fit(logits, labels, k) {
-    const fit = fitPts(logits, labels, k);
+  fit(logits, labels, k, _features, signal) {
+    const fit = fitPts(logits, labels, k, { signal });
     return { spec: { method: 'pts', classCount: k, ...fit.params }, report: fit.report };
   },
   compile(spec) {

@@ -1,3 +1,4 @@
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import type { LogitArray } from '../fusion/logits';
 import { normalDraw, seededRandom } from '../random';
@@ -50,6 +51,8 @@ export interface PtsFitOptions {
   seed?: number;
   /** 'mse' (the paper's) or 'nll'. */
   objective?: 'mse' | 'nll';
+  /** Read before each step: 1,500 steps take seconds, and a cancelled fit stops within one. */
+  signal?: CancelSignal;
 }
 
 /** The arrays of a fitted PTS, typed once, with the buffers one row's forward pass needs. */
@@ -169,6 +172,7 @@ export function fitPts(
   const batch = new Uint32Array(batchSize);
   let loss = 0;
   for (let step = 1; step <= steps; step++) {
+    stopIfCancelled(options.signal, 'the fit was cancelled');
     for (let b = 0; b < batchSize; b++) batch[b] = batchSize === n ? b : Math.floor(random() * n);
     gradient.fill(0);
     loss = 0;

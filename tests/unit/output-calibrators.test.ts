@@ -19,6 +19,7 @@ import {
   fitPlatt,
   isotonicAt,
   ODIR_GRID,
+  type CalibrationMethod,
   type HeldOutSplit,
 } from '../../src-shared/calibrators';
 import { PROBABILITY_FLOOR } from '../../src-shared/calibrators/probability-floor';
@@ -163,12 +164,14 @@ describe('output calibrators', () => {
     expect(seen[0]![2]).toMatch(/temperature/i);
   });
 
-  it('a fit that takes many optimiser steps stops within one once cancelled (a dirichlet fit, cross-fitted or not)', () => {
-    const splits: HeldOutSplit[] = [
-      { kind: 'time', evaluateFraction: 0.3 },
-      { kind: 'kfold', folds: 3, seed: 0 },
+  it('a fit that takes many optimiser steps stops within one once cancelled (Dirichlet, PTS, matrix; cross-fitted or not)', () => {
+    const cases: Array<[CalibrationMethod, HeldOutSplit]> = [
+      ['dirichlet', { kind: 'time', evaluateFraction: 0.3 }],
+      ['dirichlet', { kind: 'kfold', folds: 3, seed: 0 }],
+      ['pts', { kind: 'time', evaluateFraction: 0.3 }],
+      ['matrix', { kind: 'time', evaluateFraction: 0.3 }],
     ];
-    for (const split of splits) {
+    for (const [method, split] of cases) {
       const controller = new AbortController();
       let reads = 0;
       // the abort lands after the check before the fit: only the fit itself can see it
@@ -181,14 +184,14 @@ describe('output calibrators', () => {
         removeEventListener: () => undefined,
       };
       const compare = () =>
-        compareCalibrators(data.logits, data.labels, 5, ['dirichlet'], split, {
+        compareCalibrators(data.logits, data.labels, 5, [method], split, {
           signal,
           onProgress: () => controller.abort(),
         });
-      expect(compare, split.kind).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
+      expect(compare, `${method} ${split.kind}`).toThrow(expect.objectContaining({ code: 'CANCELLED' }));
       // once before the method, then once before any fitting work (the optimiser's first step, or
       // the first fold's check): nothing after it ran
-      expect(reads, split.kind).toBe(2);
+      expect(reads, `${method} ${split.kind}`).toBe(2);
     }
   });
 
