@@ -37,14 +37,38 @@ import type { TopLabelScores } from './scores';
  */
 export type EqualWidthKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement';
 
-export function equalWidthBound(
-  kind: EqualWidthKind,
+/**
+ * The bounds above for `kind` at any bins and edge rule; each binning's pass over the frames (a
+ * day is millions) is made once and kept, however many of its metrics ask.
+ */
+export function equalWidthBounds(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
-  options: { unsettled: number; bins: number; edgeRule: EdgeRule; accuracyBound: number },
+  unsettled: number,
+): (kind: EqualWidthKind, bins: number, edgeRule: EdgeRule) => number {
+  const passes = new Map<string, { occupancy: Occupancy; estimateSharpness: number }>();
+  const accuracyBound = unsettled / top.confidence.length;
+  return (kind, bins, edgeRule) => {
+    const key = `${bins} ${edgeRule}`;
+    let pass = passes.get(key);
+    if (pass === undefined) {
+      pass = {
+        occupancy: binOccupancy(top, bounds, { unsettled, bins, edgeRule }),
+        estimateSharpness: estimatedSharpness(top, bins, edgeRule),
+      };
+      passes.set(key, pass);
+    }
+    return equalWidthBound(kind, top.confidence.length, pass.occupancy, pass.estimateSharpness, accuracyBound);
+  };
+}
+
+function equalWidthBound(
+  kind: EqualWidthKind,
+  n: number,
+  occupancy: Occupancy,
+  estimateSharpness: number,
+  accuracyBound: number,
 ): number {
-  const n = top.confidence.length;
-  const occupancy = binOccupancy(top, bounds, options);
   const { binCount, settled, settledWidth, others } = occupancy;
   let bound = 0;
   switch (kind) {
@@ -81,22 +105,26 @@ export function equalWidthBound(
     case 'sharpness':
     case 'refinement': {
       let squares = 0;
-      let estimateSquared = 0;
       for (let b = 0; b < binCount; b++) {
         const s = settled[b]!;
         const m = others[b]!;
         if (s + m > 0) squares += (m * m) / (n * (s + m));
       }
-      const counts = estimatedBinCounts(top, options.bins, options.edgeRule);
-      for (let b = 0; b < binCount; b++)
-        if (counts.frames[b]! > 0) estimateSquared += counts.right[b]! ** 2 / (n * counts.frames[b]!);
       const spread = Math.sqrt(squares);
-      bound = spread * (2 * Math.sqrt(estimateSquared) + spread);
-      if (kind === 'refinement') bound += options.accuracyBound;
+      bound = spread * (2 * Math.sqrt(estimateSharpness) + spread);
+      if (kind === 'refinement') bound += accuracyBound;
       break;
     }
   }
   return Math.min(1, bound);
+}
+
+interface Occupancy {
+  binCount: number;
+  settled: Float64Array;
+  settledWidth: Float64Array;
+  others: Float64Array;
+  eceSum: number;
 }
 
 /** beta_b above, or null for a bin with no settled frame. */
@@ -112,7 +140,7 @@ function binOccupancy(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
   { unsettled, bins, edgeRule }: { unsettled: number; bins: number; edgeRule: EdgeRule },
-) {
+): Occupancy {
   const edges = equalWidthEdges(bins);
   const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
   const settled = new Float64Array(binCount);
@@ -147,8 +175,8 @@ function binOccupancy(
   return { binCount, settled, settledWidth, others, eceSum };
 }
 
-/** The estimate's own frames and right frames per bin (its sharpness is sum right^2 / (n frames)). */
-function estimatedBinCounts(top: TopLabelScores, bins: number, edgeRule: EdgeRule) {
+/** The estimate's own sharpness under the bins: sum_b right_b^2 / (n N_b). */
+function estimatedSharpness(top: TopLabelScores, bins: number, edgeRule: EdgeRule): number {
   const edges = equalWidthEdges(bins);
   const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
   const frames = new Float64Array(binCount);
@@ -158,5 +186,8 @@ function estimatedBinCounts(top: TopLabelScores, bins: number, edgeRule: EdgeRul
     frames[b]++;
     right[b] += top.correct[i]!;
   }
-  return { frames, right };
+  let sharpness = 0;
+  for (let b = 0; b < binCount; b++)
+    if (frames[b]! > 0) sharpness += right[b]! ** 2 / (top.confidence.length * frames[b]!);
+  return sharpness;
 }

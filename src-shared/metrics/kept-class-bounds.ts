@@ -1,5 +1,5 @@
 import type { EdgeRule } from './bin-location';
-import { equalWidthBound, type EqualWidthKind } from './kept-class-binned-bounds';
+import { equalWidthBounds, type EqualWidthKind } from './kept-class-binned-bounds';
 import type { MetricValue } from './metric-value';
 import { aurcBound, aurocBound, eAurcBound } from './kept-class-rank-bounds';
 import { NLL_FROM_LOGITS } from './proper-scores';
@@ -64,6 +64,8 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
       topLabelBrier += 1;
     } else topLabelBrier += up * (2 + up);
   }
+  // the AURC's bound sorts every frame's range: once, for E-AURC's too
+  let aurc: number | undefined;
   return {
     frames: n,
     unsettledFrames: unsettled,
@@ -72,10 +74,9 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     brier: brier / n,
     topLabelBrier: Math.min(1, topLabelBrier / n),
     auroc: () => aurocBound(top, bounds, unsettled),
-    aurc: () => aurcBound(top, bounds, unsettled),
-    eAurc: () => eAurcBound(top, bounds, unsettled),
-    equalWidth: (kind, bins, edgeRule) =>
-      equalWidthBound(kind, top, bounds, { unsettled, bins, edgeRule, accuracyBound: unsettled / n }),
+    aurc: () => (aurc ??= aurcBound(top, bounds, unsettled)),
+    eAurc: () => eAurcBound(top, bounds, unsettled, (aurc ??= aurcBound(top, bounds, unsettled))),
+    equalWidth: equalWidthBounds(top, bounds, unsettled),
   };
 }
 
