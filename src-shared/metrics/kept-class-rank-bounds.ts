@@ -17,10 +17,10 @@ import type { TopLabelScores } from './scores';
  * - E-AURC = AURC - (r + (1 - r) ln(1 - r)): the optimal term is increasing in the error rate r,
  *   which lies between E/n and (E + U)/n (E settled wrong frames), so it moves by at most its
  *   value's range there, on top of the AURC's bound.
- * The counts of ranges below or above one another are taken on 2^16 cells of [0, 1] in O(n), not by
- * sorting (a day is millions of frames): a range counts as wholly below another only when its cell
- * is, so a count of ranges apart can only be too small and one of ranges that may meet too large;
- * each bound can only widen, by the frames that share a cell (width 1.5e-5).
+ * The counts of ranges below or above one another are taken on 2^18 cells in O(n), not by sorting
+ * (a day is millions of frames): a range counts as wholly below another only when its cell is two
+ * below (cellOf), so a count of ranges apart can only be too small and one of ranges that may meet
+ * too large; each bound can only widen, by the frames within a cell or two of one another.
  */
 export function aurocBound(top: TopLabelScores, bounds: KeptClassFrameBounds, unsettled: number): number {
   const n = top.confidence.length;
@@ -48,7 +48,9 @@ export function aurocBound(top: TopLabelScores, bounds: KeptClassFrameBounds, un
   for (let i = 0; i < n; i++) {
     if (bounds.uncertainTop1[i] === 1) continue;
     const low = cellOf(top.confidence[i]! - bounds.confidenceDown[i]!);
-    apart += top.correct[i] === 1 ? wrongBelow[low]! : rightBelow[low]!;
+    // a margin of one cell: the cell map is monotone up to rounding (cellOf)
+    if (low < 2) continue;
+    apart += top.correct[i] === 1 ? wrongBelow[low - 1]! : rightBelow[low - 1]!;
   }
   return Math.min(1, (p * q - apart) / (p * q) + (2 * unsettled) / Math.min(p, q));
 }
@@ -82,9 +84,11 @@ export function aurcBound(top: TopLabelScores, bounds: KeptClassFrameBounds, uns
   for (let i = 0; i < n; i++) {
     if (bounds.uncertainTop1[i] === 1 || top.correct[i] === 1) continue;
     const c = top.confidence[i]!;
-    const first = 1 + lowsAbove[cellOf(c + bounds.confidenceUp[i]!)]!;
+    // each with a margin of one cell (cellOf): fewer ranges wholly above, more that may be above
+    const highCell = cellOf(c + bounds.confidenceUp[i]!);
+    const first = 1 + (highCell + 1 < CELLS ? lowsAbove[highCell + 1]! : 0);
     // the frame itself is among the ranges that may be above it: less one, plus one for the rank
-    const last = highsFrom[cellOf(c - bounds.confidenceDown[i]!)]! + unsettled;
+    const last = highsFrom[Math.max(0, cellOf(c - bounds.confidenceDown[i]!) - 1)]! + unsettled;
     sum += harmonic[last - 1]! - harmonic[first - 1]!;
   }
   return Math.min(1, sum / n);
@@ -101,15 +105,26 @@ export function eAurcBound(
   let wrong = 0;
   for (let i = 0; i < n; i++) if (bounds.uncertainTop1[i] === 0 && top.correct[i] === 0) wrong++;
   const optimal = (r: number) => r + (r < 1 ? (1 - r) * Math.log(1 - r) : 0);
-  return aurc + optimal((wrong + unsettled) / n) - optimal(wrong / n);
+  // E-AURC <= AURC <= 1
+  return Math.min(1, aurc + optimal((wrong + unsettled) / n) - optimal(wrong / n));
 }
 
-/** Cells of [0, 1] the range counts are taken on. */
-const CELLS = 1 << 16;
+/** Cells the range counts are taken on, uniform in key(c) = c - ln(1 - c) over [0, KEY_MAX]. */
+const CELLS = 1 << 18;
+/** key(c) below 1 is at most 1 - ln(2^-53) = 37.7: every confidence under 1 has a cell below the top. */
+const KEY_MAX = 40;
 
-/** The cell of a confidence (clamped to [0, 1]). */
+/**
+ * The cell of a confidence: uniform in c - ln(1 - c), so about 7.6e-5 wide at low confidence and
+ * 1.5e-4 of (1 - c) wide near 1, where a trained classifier puts most of its frames (uniform cells
+ * in c put them all in the top one, and the rank bounds then charged every pair there). The map is
+ * monotone up to log1p's rounding, so the counts above keep a margin of one cell: a range counts as
+ * wholly below another only when its cell is at least two below.
+ */
 function cellOf(confidence: number): number {
-  return confidence <= 0 ? 0 : confidence >= 1 ? CELLS - 1 : Math.floor(confidence * CELLS);
+  if (!(confidence > 0)) return 0;
+  if (confidence >= 1) return CELLS - 1;
+  return Math.min(CELLS - 1, Math.floor(((confidence - Math.log1p(-confidence)) / KEY_MAX) * CELLS));
 }
 
 /** below[c] = counts in the cells below c. */

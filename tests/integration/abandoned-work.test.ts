@@ -138,12 +138,13 @@ describe('work the caller abandons stops', () => {
     }
   }, 180_000);
 
-  it("a cancelled calibrator comparison stops within a fit and does not fail the next client's call", async () => {
+  it("a cancelled calibrator comparison does not fail the next client's call", async () => {
     const client = await rawClient();
     try {
       // a call the metrics worker takes a minute and a half over uncancelled (a snapshot of a
-      // recording it already holds can finish before a cancel arrives); cancelled, its fit stops at
-      // the optimiser's next step, so the next call does not wait for it
+      // recording it already holds can finish before a cancel arrives); that a cancelled fit stops
+      // within an optimiser step is output-calibrators.test.ts's (it fails without the check):
+      // here, only that the next call is answered
       const slow = { methods: ['dirichlet'], split: { kind: 'kfold' } };
       client.send({ id: 1, method: 'calibrator.compare', params: slow });
       await new Promise((resolve) => setTimeout(resolve, 200));
