@@ -1,5 +1,7 @@
 import { locateBin, type EdgeRule } from './bin-location';
-import { equalWidthEdges } from './binning';
+import { binCountOf, equalWidthEdges } from './binning';
+import { sharpness } from './calibration-error';
+import { binnedStatistics } from './column-statistics';
 import type { KeptClassFrameBounds } from './kept-class-bounds';
 import type { TopLabelScores } from './scores';
 
@@ -54,7 +56,9 @@ export function equalWidthBounds(
     if (pass === undefined) {
       pass = {
         occupancy: binOccupancy(top, bounds, { unsettled, bins, edgeRule }),
-        estimateSharpness: estimatedSharpness(top, bins, edgeRule),
+        estimateSharpness: sharpness(
+          binnedStatistics(top.confidence, top.correct, { scheme: 'equal-width', bins, edgeRule }),
+        ),
       };
       passes.set(key, pass);
     }
@@ -142,7 +146,7 @@ function binOccupancy(
   { unsettled, bins, edgeRule }: { unsettled: number; bins: number; edgeRule: EdgeRule },
 ): Occupancy {
   const edges = equalWidthEdges(bins);
-  const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
+  const binCount = binCountOf({ scheme: 'equal-width', bins, edgeRule });
   const settled = new Float64Array(binCount);
   const settledWidth = new Float64Array(binCount);
   // crossings[b] - crossings[b - 1]: settled frames whose range starts by bin b, less those ended
@@ -173,21 +177,4 @@ function binOccupancy(
     others[b] = crossing + unsettled;
   }
   return { binCount, settled, settledWidth, others, eceSum };
-}
-
-/** The estimate's own sharpness under the bins: sum_b right_b^2 / (n N_b). */
-function estimatedSharpness(top: TopLabelScores, bins: number, edgeRule: EdgeRule): number {
-  const edges = equalWidthEdges(bins);
-  const binCount = edgeRule === 'one-in-extra-bin' ? bins + 1 : bins;
-  const frames = new Float64Array(binCount);
-  const right = new Float64Array(binCount);
-  for (let i = 0; i < top.confidence.length; i++) {
-    const b = locateBin(top.confidence[i]!, edges, edgeRule);
-    frames[b]++;
-    right[b] += top.correct[i]!;
-  }
-  let sharpness = 0;
-  for (let b = 0; b < binCount; b++)
-    if (frames[b]! > 0) sharpness += right[b]! ** 2 / (top.confidence.length * frames[b]!);
-  return sharpness;
 }
