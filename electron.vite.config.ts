@@ -11,8 +11,7 @@ const OUT = process.env.KNOB_BUILD_DIR ?? 'out';
 // and zod and protobuf over 200 each, and resolving about a thousand files was most of every
 // `knob` command's and worker thread's start (`knob tune --help` 0.93 s -> 0.37 s on this 2-core
 // machine; two CLI-heavy test files 91 s -> 65 s). Native addons (onnxruntime-node,
-// @resvg/resvg-js) and what loads files by path at run time (pino's transports, tsx, ws) stay
-// external.
+// @resvg/resvg-js) and what loads files by path at run time (tsx, ws) stay external.
 const BUNDLED_DEPENDENCIES = [
   'apache-arrow',
   'zod',
@@ -27,6 +26,9 @@ const BUNDLED_DEPENDENCIES = [
   'env-paths',
   'onnx-buf',
   'yauzl',
+  // used in-process (a rolling file, no transport thread): bundled, date-fns is one file, not 250
+  'pino',
+  'pino-roll',
 ];
 
 // Three builds from one config: the Electron main process, the sandboxed preload (CommonJS, as
