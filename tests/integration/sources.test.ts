@@ -18,6 +18,7 @@ import { openSource, openSourcePath } from '../../src-main/core/sources/open-sou
 import { openVideoSource } from '../../src-main/core/sources/video-source';
 import { fashionMnistSample } from '../support/fashion-mnist';
 import { npyBytes } from '../support/npy-writer';
+import { testPatternVideo } from '../support/fashion-video';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-sources-'));
 const sample = fashionMnistSample(40);
@@ -185,6 +186,34 @@ describe('video through ffmpeg', () => {
     expect(got.frames).toHaveLength(12);
     got.times.forEach((t, i) => expect(t).toBeCloseTo(i / 10, 6));
     for (let i = 0; i < 12; i++) expect(Array.from(got.frames[i])).toEqual(Array.from(sample.images[i]));
+  });
+
+  it('a camera-sized video gives the same frames and times in any batch size, and from any frame', async () => {
+    // 320 x 240 decoded to 224 x 224 RGB: one frame (147 KiB) is more than a pipe delivers at a
+    // time (64 KiB), so a batch is filled across chunks and a chunk can end mid-frame; 480 frames
+    // (69 MiB) are more than a batch's buffer starts at (64 MiB), so the one batch asked for all of
+    // them grows it
+    const clip = testPatternVideo(join(dir, 'pattern.mp4'), 16);
+    const source = await openSourcePath(clip, { target: { width: 224, height: 224, channels: 3 } });
+    const size = source.info.width * source.info.height * source.info.channels;
+    const whole = await collect(source, 600);
+    expect(whole.frames).toHaveLength(480);
+    expect(new Set(whole.frames.map((f) => Buffer.from(f).toString('base64'))).size).toBeGreaterThan(1);
+    const sameFrames = (frames: Uint8Array[], from: number) =>
+      expect(frames.map((f, i) => Buffer.compare(f, whole.frames[from + i]!))).toEqual(new Array(480 - from).fill(0));
+    for (const batch of [7, 64]) {
+      const got = await collect(source, batch);
+      expect(got.times).toEqual(whole.times);
+      sameFrames(got.frames, 0);
+    }
+    const resumed: Uint8Array[] = [];
+    let firstFrame = -1;
+    for await (const b of source.batches(7, 11)) {
+      if (firstFrame < 0) firstFrame = b.first;
+      for (let i = 0; i < b.count; i++) resumed.push(b.frames.slice(i * size, (i + 1) * size));
+    }
+    expect(firstFrame).toBe(11);
+    sameFrames(resumed, 11);
   });
 
   it('a corrupt video and a missing ffmpeg are typed errors naming the file or the program', async () => {
