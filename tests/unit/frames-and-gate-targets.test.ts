@@ -46,6 +46,18 @@ describe('preprocessing', () => {
       expected(255, 2),
       expected(30, 2),
     ]);
+    // a batch: each frame its own three planes
+    const two = new Float32Array(12);
+    framesToTensorInto(Uint8Array.of(...frames, 1, 2, 3, 4, 5, 6), 2, rgbSpec, tensorMap(rgbSpec), two);
+    expect(Array.from(two.subarray(0, 6))).toEqual(Array.from(planar));
+    expect(Array.from(two.subarray(6))).toEqual([
+      expected(1, 0),
+      expected(4, 0),
+      expected(2, 1),
+      expected(5, 1),
+      expected(3, 2),
+      expected(6, 2),
+    ]);
     const interleaved = new Float32Array(6);
     const nhwc = { ...rgbSpec, layout: 'NHWC' as const };
     framesToTensorInto(frames, 1, nhwc, tensorMap(nhwc), interleaved);
