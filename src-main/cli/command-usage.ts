@@ -21,7 +21,7 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
            ${SCHEDULE_USAGE}
            ${GATE_USAGE}
            [--label-file FILE.csv|FILE.json] [--frame-rate HZ] [--batch N] [--limit N] [--record-features]
-           [--intervals] [--json]
+           [--keep N] [--intervals] [--json]
       Runs the model over the source once and writes DIR/trace.arrow (Arrow IPC, readable by
       pandas.read_feather), DIR/metrics.json, DIR/report.html and its figures (SVG and PNG).
       Sources: the embedded Fashion-MNIST test set, IDX files, .npz or a folder with
@@ -38,6 +38,10 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       --intervals prints the headline figures with 95 % bootstrap intervals (metrics.json always has them).
       --record-features keeps the model's 'features' output in the trace (for the dac and procal
       calibrators; about 0.8 KB a frame for the shipped model).
+      --keep N records a kept-class trace as the frames arrive (what knob compact --keep N makes of a
+      full one, the same values): DIR/trace.arrow alone, its logits 10 N + 40 bytes a frame whatever the class
+      count; knob metrics --trace gives its metrics with their stated bounds. Not with --label-file
+      (an imported label would not be among a frame's kept classes) or a calibrator.
       The batch is chosen from the model's input size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB (256 frames of
       28x28, 22 of 224x224x3; the run says which) unless --batch N. Ctrl-C stops the run between
       batches and keeps the frames computed.

@@ -47,6 +47,24 @@ export const KEPT_CLASS_ARRAYS = [
   'restSlopeDyn',
 ] as const satisfies ReadonlyArray<keyof KeptClassLogits>;
 
+type KeptClassArray = KeptClassLogits[(typeof KEPT_CLASS_ARRAYS)[number]];
+
+/**
+ * The kept-class logits with each per-frame array replaced by `map(array, valuesPerFrame)` (keep
+ * for the classes and their logits, 1 for a rest summary): slicing, growing or copying them all.
+ */
+export function mapKeptClassArrays(
+  kept: KeptClassLogits,
+  map: <T extends KeptClassArray>(array: T, valuesPerFrame: number) => T,
+): KeptClassLogits {
+  const out = { ...kept };
+  for (const name of KEPT_CLASS_ARRAYS) {
+    const perFrame = name === 'classes' || name === 'zStatic' || name === 'zDyn' ? kept.keep : 1;
+    (out as Record<string, KeptClassArray | number>)[name] = map(kept[name], perFrame);
+  }
+  return out;
+}
+
 /** Class indices are stored as uint16. */
 export const KEPT_CLASSES_MAX_CLASS_COUNT = 65_536;
 
@@ -172,25 +190,50 @@ export function keepLeadingClasses(trace: Trace, keep: number): KeptClassLogits 
   const { frameCount: n, classCount: k } = trace;
   checkKeptClassCount(keep, k);
   const out = allocateKeptClassLogits(n, keep);
+  keepLeadingClassesInto({ zStatic: trace.zStatic, zDyn: trace.zDyn, labels: trace.labels }, n, k, out, 0);
+  return out;
+}
+
+/** Rows [0, count) of both branches' logits (K a row) and their labels (-1 or null: none). */
+export interface LogitRows {
+  zStatic: Float32Array;
+  zDyn: Float32Array;
+  labels: Int32Array | null;
+}
+
+/**
+ * The kept classes of `count` logit rows written as frames firstFrame.. of `out` (which has room
+ * for them): what keepLeadingClasses does for a whole trace, a batch at a time (knob run --keep),
+ * with the same arithmetic, so the same bits. Buffers are allocated once a call, none a frame.
+ */
+export function keepLeadingClassesInto(
+  rows: LogitRows,
+  count: number,
+  classCount: number,
+  out: KeptClassLogits,
+  firstFrame: number,
+): void {
+  const { keep } = out;
+  const { zStatic, zDyn, labels } = rows;
   const chosen = new Int32Array(keep);
   const lead = new Float64Array(keep);
-  const isKept = new Uint8Array(k);
-  for (let i = 0; i < n; i++) {
-    const offset = i * k;
-    const label = trace.labels === null ? -1 : trace.labels[i]!;
-    leadingClassesInto(trace.zStatic, trace.zDyn, offset, k, keep, label, chosen, lead);
+  const isKept = new Uint8Array(classCount);
+  for (let r = 0; r < count; r++) {
+    const offset = r * classCount;
+    const i = firstFrame + r;
+    const label = labels === null ? -1 : labels[r]!;
+    leadingClassesInto(zStatic, zDyn, offset, classCount, keep, label, chosen, lead);
     chosen.sort();
     for (let j = 0; j < keep; j++) {
       const c = chosen[j]!;
       isKept[c] = 1;
       out.classes[i * keep + j] = c;
-      out.zStatic[i * keep + j] = trace.zStatic[offset + c]!;
-      out.zDyn[i * keep + j] = trace.zDyn[offset + c]!;
+      out.zStatic[i * keep + j] = zStatic[offset + c]!;
+      out.zDyn[i * keep + j] = zDyn[offset + c]!;
     }
-    restSummaryInto(trace.zStatic, trace.zDyn, offset, k, isKept, i, out);
+    restSummaryInto(zStatic, zDyn, offset, classCount, isKept, i, out);
     for (let j = 0; j < keep; j++) isKept[chosen[j]!] = 0;
   }
-  return out;
 }
 
 /**

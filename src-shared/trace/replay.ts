@@ -4,6 +4,8 @@ import { runGate } from '../gate/gate-kernel';
 import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibrator';
 import { fuseRowInto, fuseTop1Into } from '../fusion/convex-fusion';
 import { argmaxRow } from '../fusion/logits';
+import { KnobError } from '../errors';
+import { keptClassScoresOfFrames } from './kept-class-scores';
 import { validateTrace, type Trace } from './trace';
 
 /** Per-frame results of running the gate and the fusion over a trace. */
@@ -109,10 +111,33 @@ export class GateReplayer {
     resetGateState(this.state, this.settings.g0);
   }
 
-  /** Processes frames [from, to) of `trace` into `out` (which must have room for them). */
+  /**
+   * Processes frames [from, to) of `trace` into `out` (which must have room for them). A kept-class
+   * trace's top-1 and confidence are its kept-class estimates (kept-class-scores.ts: the confidence
+   * with the rest at its chord, exact at g = 0 and 1), with no calibrator (they need every class).
+   */
   advance(trace: Trace, from: number, to: number, out: ReplayOutput): void {
     out.clampedInputs += runGate(this.settings, trace, from, to, this.state, out);
     const k = trace.classCount;
+    if (trace.keptClasses !== undefined) {
+      if (this.calibrator !== null || out.fusedLogits !== null)
+        throw new KnobError(
+          'INVALID_INPUT',
+          'a kept-class trace has no full fused rows: output calibrators and fused logits need every class',
+        );
+      const frames = Int32Array.from({ length: to - from }, (_, j) => from + j);
+      const { top } = keptClassScoresOfFrames(
+        trace.keptClasses,
+        k,
+        out.g,
+        frames,
+        new Int32Array(frames.length).fill(-1),
+      );
+      out.top1.set(top.predicted, from);
+      out.confidence.set(top.confidence, from);
+      out.settingsVersion.fill(this.version, from, to);
+      return;
+    }
     if (this.scratch.length !== k) this.scratch = new Float64Array(k);
     if (this.calibrator !== null) {
       this.calibrateInto(trace, from, to, out);

@@ -1,4 +1,10 @@
 import { KnobError } from '../errors';
+import {
+  allocateKeptClassLogits,
+  checkKeptClassCount,
+  keepLeadingClassesInto,
+  mapKeptClassArrays,
+} from './kept-classes';
 import { allocateReplayOutput, type ReplayOutput } from './replay';
 import { TRACE_FORMAT_VERSION, UNKNOWN_LABEL, type Trace } from './trace';
 import { copyReplayOutput, sliceTrace } from './trace-slice';
@@ -11,6 +17,10 @@ import { copyReplayOutput, sliceTrace } from './trace-slice';
  *
  * Metadata columns are fixed at creation: corruption (category), severity, continuous severity,
  * corruption seed and source frame index (numbers).
+ *
+ * With `keepClasses` the builder records a kept-class trace (kept-classes.ts) as frames arrive:
+ * each batch's full rows are reduced to their leading classes and rest summaries on append and not
+ * kept, so a recording holds 10 keep + 40 bytes of logits a frame whatever K, not 8 K (knob run --keep).
  */
 export const METADATA_COLUMNS = ['severity', 'continuous_severity', 'corruption_seed', 'source_frame'] as const;
 export type NumericMetadataName = (typeof METADATA_COLUMNS)[number];
@@ -34,7 +44,10 @@ export function allocateBatchMetadata(capacity: number): BatchMetadata {
   };
 }
 
-function grown<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(array: T, length: number): T {
+function grown<T extends Float32Array | Float64Array | Int32Array | Uint32Array | Uint16Array>(
+  array: T,
+  length: number,
+): T {
   const next = new (array.constructor as new (n: number) => T)(length);
   next.set(array);
   return next;
@@ -46,7 +59,10 @@ export class TraceBuilder {
   private capacity: number;
   private readonly corruptionCodes = new Map<string, number>();
 
-  /** `featureWidth`: record the model's features (that many a frame); null records none. */
+  /**
+   * `featureWidth`: record the model's features (that many a frame); null records none.
+   * `keepClasses`: record that many classes a frame (a kept-class trace); null records every class.
+   */
   constructor(
     classCount: number,
     labelNames: string[],
@@ -54,16 +70,20 @@ export class TraceBuilder {
     hasLabels: boolean,
     initialCapacity = 1024,
     featureWidth: number | null = null,
+    keepClasses: number | null = null,
   ) {
+    if (keepClasses !== null) checkKeptClassCount(keepClasses, classCount);
     this.capacity = Math.max(1, initialCapacity);
     const n = this.capacity;
+    const kept = keepClasses !== null;
     this.trace = {
       formatVersion: TRACE_FORMAT_VERSION,
       frameCount: 0,
       classCount,
       timestampsSeconds: new Float64Array(n),
-      zStatic: new Float32Array(n * classCount),
-      zDyn: new Float32Array(n * classCount),
+      zStatic: new Float32Array(kept ? 0 : n * classCount),
+      zDyn: new Float32Array(kept ? 0 : n * classCount),
+      ...(kept ? { keptClasses: allocateKeptClassLogits(n, keepClasses) } : {}),
       uRef: new Float32Array(n),
       labels: hasLabels ? new Int32Array(n).fill(UNKNOWN_LABEL) : null,
       labelNames,
@@ -93,8 +113,10 @@ export class TraceBuilder {
     const t = this.trace;
     const k = t.classCount;
     t.timestampsSeconds = grown(t.timestampsSeconds, next);
-    t.zStatic = grown(t.zStatic, next * k);
-    t.zDyn = grown(t.zDyn, next * k);
+    if (t.keptClasses === undefined) {
+      t.zStatic = grown(t.zStatic, next * k);
+      t.zDyn = grown(t.zDyn, next * k);
+    } else t.keptClasses = mapKeptClassArrays(t.keptClasses, (array, perFrame) => grown(array, next * perFrame));
     t.uRef = grown(t.uRef, next);
     if (t.features !== undefined) t.features.values = grown(t.features.values, next * t.features.width);
     if (t.labels !== null) {
@@ -144,8 +166,10 @@ export class TraceBuilder {
       const width = t.features.width;
       t.features.values.set(features!.subarray(0, count * width), first * width);
     }
-    t.zStatic.set(zStatic.subarray(0, count * k), first * k);
-    t.zDyn.set(zDyn.subarray(0, count * k), first * k);
+    if (t.keptClasses === undefined) {
+      t.zStatic.set(zStatic.subarray(0, count * k), first * k);
+      t.zDyn.set(zDyn.subarray(0, count * k), first * k);
+    } else keepLeadingClassesInto({ zStatic, zDyn, labels }, count, k, t.keptClasses, first);
     t.uRef.set(uRef.subarray(0, count), first);
     t.timestampsSeconds.set(timestampsSeconds.subarray(0, count), first);
     if (t.labels !== null && labels !== null) t.labels.set(labels.subarray(0, count), first);
@@ -178,6 +202,16 @@ export class TraceBuilder {
       throw new KnobError('INVALID_INPUT', `frame ${frame} is not in the trace (0..${this.trace.frameCount - 1})`);
     if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < this.trace.classCount))
       throw new KnobError('INVALID_INPUT', `label ${label} is not a class index`);
+    const kept = this.trace.keptClasses;
+    if (
+      kept !== undefined &&
+      label !== UNKNOWN_LABEL &&
+      !kept.classes.subarray(frame * kept.keep, (frame + 1) * kept.keep).includes(label)
+    )
+      throw new KnobError(
+        'INVALID_INPUT',
+        `frame ${frame} kept ${kept.keep} classes and not class ${label}: a kept-class recording takes a label only among them`,
+      );
     this.trace.labels[frame] = label;
   }
 

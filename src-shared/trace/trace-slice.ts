@@ -1,3 +1,4 @@
+import { mapKeptClassArrays } from './kept-classes';
 import type { ReplayOutput } from './replay';
 import type { MetadataColumn, Trace } from './trace';
 
@@ -10,7 +11,7 @@ import type { MetadataColumn, Trace } from './trace';
  */
 export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' | 'copy' | 'share'): Trace {
   const k = trace.classCount;
-  const cut = <T extends Float32Array | Float64Array | Int32Array | Uint8Array>(
+  const cut = <T extends Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array>(
     array: T,
     start: number,
     end: number,
@@ -40,6 +41,13 @@ export function sliceTrace(trace: Trace, from: number, to: number, mode: 'view' 
             width: trace.features.width,
             values: cut(trace.features.values, from * trace.features.width, to * trace.features.width),
           },
+        }),
+    ...(trace.keptClasses === undefined
+      ? {}
+      : {
+          keptClasses: mapKeptClassArrays(trace.keptClasses, (array, perFrame) =>
+            cut(array, from * perFrame, to * perFrame),
+          ),
         }),
     ...(trace.labelLayers === undefined
       ? {}

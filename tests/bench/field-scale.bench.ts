@@ -10,7 +10,8 @@
  * to a day (24 h at 30 fps) to show that a day fits the trace limit and how `knob metrics` reads it.
  * Then a real-sized network: a MobileNet-like 224 x 224 x 3 classifier of 1,000 classes built by
  * the benchmark (tests/support/mobilenet-like.ts) over a video it generates with ffmpeg: `knob run`
- * with its peak memory (the batch chosen from the input size), and `knob bench` (bare
+ * with its peak memory (the batch chosen from the input size), the same with --keep 32, what
+ * recording an hour of it holds with every class and kept, and `knob bench` (bare
  * onnxruntime-node against the engine, and the live path at 30 fps).
  * Wall-clock figures are printed, never asserted. Targets (2 cores, CPU): a knob change under 1 s,
  * metrics under 2 s, a tune under 10 s, peak memory under 1 GB; knob run of the 224 x 224 model
@@ -29,6 +30,7 @@ import {
   type KeptClassLogits,
 } from '../../src-shared/trace/kept-classes';
 import { timestampsFromFrameRate, type Trace } from '../../src-shared/trace/trace';
+import { allocateBatchMetadata, TraceBuilder } from '../../src-shared/trace/trace-builder';
 import { inputLimit } from '../../src-main/core/files/input-limits';
 import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { testPatternVideo } from '../support/fashion-video';
@@ -258,23 +260,34 @@ export function runRealSizedNetwork(): void {
     return;
   }
   try {
+    const knobRun = (out: string, ...more: string[]) =>
+      measured([
+        'tests/support/measured-cli.mjs',
+        'run',
+        '--model',
+        model,
+        '--source',
+        video,
+        ...more,
+        '--out',
+        out,
+        '--json',
+      ]);
     const out = join(FOLDER, 'run');
-    const run = measured([
-      'tests/support/measured-cli.mjs',
-      'run',
-      '--model',
-      model,
-      '--source',
-      video,
-      '--out',
-      out,
-      '--json',
-    ]);
+    const run = knobRun(out);
     const frames = (JSON.parse(run.stdout) as { frames: number }).frames;
     row(
       'knob run, 1,200 frames (target: peak < 1,536 MB)',
       `${seconds(run.ms)}, ${(frames / (run.ms / 1000)).toFixed(0)} frames/s, peak ${run.peakMb.toFixed(0)} MB`,
     );
+    const keptOut = join(FOLDER, 'kept-run');
+    const keptRun = knobRun(keptOut, '--keep', String(KEPT));
+    const kib = (folder: string) => (statSync(join(folder, 'trace.arrow')).size / 2 ** 10).toFixed(0);
+    row(
+      `knob run --keep ${KEPT}, the same frames`,
+      `${seconds(keptRun.ms)}, ${(frames / (keptRun.ms / 1000)).toFixed(0)} frames/s, peak ${keptRun.peakMb.toFixed(0)} MB; trace ${kib(keptOut)} KiB against ${kib(out)} KiB`,
+    );
+    runRecordingMemory();
     const bench = spawnSync(
       process.execPath,
       [
@@ -301,4 +314,44 @@ export function runRealSizedNetwork(): void {
     rmSync(model, { force: true });
     rmSync(video, { force: true });
   }
+}
+
+/**
+ * What recording an hour at 1,000 classes (108,000 frames, in the 22-frame batches of the 224 x 224
+ * model) holds in the recording's columns (TraceBuilder, as knob run fills it), every class against
+ * --keep 32: the bytes of its typed arrays after the last batch.
+ */
+function runRecordingMemory(): void {
+  const frames = Math.round(108_000 * SCALE);
+  const batch = 22;
+  const logits = syntheticTrace({ frames: batch, classCount: 1000, seed: 5 });
+  const metadata = allocateBatchMetadata(batch);
+  for (const keep of [null, KEPT]) {
+    const started = performance.now();
+    const builder = new TraceBuilder(1000, logits.labelNames, 1 / 30, false, 1024, null, keep);
+    for (let at = 0; at < frames; at += batch) {
+      const count = Math.min(batch, frames - at);
+      builder.append(
+        count,
+        logits.zStatic as Float32Array,
+        logits.zDyn as Float32Array,
+        logits.uRef,
+        logits.timestampsSeconds,
+        null,
+        metadata,
+      );
+    }
+    const held = typedArrayBytes(builder.trace) + typedArrayBytes(builder.output);
+    row(
+      `recording ${frames.toLocaleString('en')} frames x 1,000 classes, ${keep === null ? 'every class' : `--keep ${keep}`}`,
+      `${(held / 2 ** 20).toFixed(0)} MiB in its columns (${(held / frames).toFixed(0)} bytes a frame, capacity doubling included), ${seconds(performance.now() - started)}`,
+    );
+  }
+}
+
+/** The bytes of the typed arrays in `value`, a few levels of plain objects deep. */
+function typedArrayBytes(value: unknown, depth = 3): number {
+  if (ArrayBuffer.isView(value)) return value.byteLength;
+  if (depth === 0 || value === null || typeof value !== 'object') return 0;
+  return Object.values(value).reduce((sum: number, v) => sum + typedArrayBytes(v, depth - 1), 0);
 }

@@ -169,4 +169,52 @@ describe('kept-class traces', () => {
     expect(refused.status).toBe(1);
     expect(refused.line).toMatch(/keeps 24 of its 300 classes a frame \(a kept-class trace\)/);
   }, 120_000);
+
+  it('knob run --keep records what knob compact makes of the full run, and refuses what it cannot keep', async () => {
+    const full = join(dir, 'run-full');
+    const keptRun = join(dir, 'run-kept');
+    const compacted = join(dir, 'run-compacted.arrow');
+    const run = (...more: string[]) => measuredKnob(['run', '--source', 'default', '--limit', '700', ...more]);
+    expect(run('--out', full).status).toBe(0);
+    const recorded = run('--keep', '4', '--out', keptRun, '--json');
+    expect(recorded.status, recorded.stderr).toBe(0);
+    const summary = JSON.parse(recorded.stdout) as {
+      files: { trace: string; metrics: null; report: null };
+      kept: { keep: number; classCount: number };
+      labelledFrames: number;
+    };
+    expect(summary.files).toEqual({ trace: join(keptRun, 'trace.arrow'), metrics: null, report: null });
+    expect(summary.kept).toEqual({ keep: 4, classCount: 10 });
+    expect(summary.labelledFrames).toBe(700);
+    expect(measuredKnob(['compact', join(full, 'trace.arrow'), '--keep', '4', '--out', compacted]).status).toBe(0);
+    const [a, b] = await Promise.all(
+      [join(keptRun, 'trace.arrow'), compacted].map((path) => readTraceFile(path, undefined, 'kept classes too')),
+    );
+    for (const key of KEPT_CLASS_ARRAYS) {
+      const [x, y] = [a!.trace.keptClasses![key], b!.trace.keptClasses![key]];
+      expect(x.length, key).toBe(700 * (['classes', 'zStatic', 'zDyn'].includes(key) ? 4 : 1));
+      expect(
+        Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength)),
+        key,
+      ).toBe(true);
+    }
+    expect(Array.from(a!.trace.labels!)).toEqual(Array.from(b!.trace.labels!));
+    expect(Array.from(a!.trace.uRef)).toEqual(Array.from(b!.trace.uRef));
+    // so its metrics, each with its stated bound, are the compacted trace's
+    const metricsOf = (path: string) => {
+      const measured = measuredKnob(['metrics', '--trace', path, '--json']);
+      expect(measured.status, measured.stderr).toBe(0);
+      return subjects(measured.stdout).map((s) => s.metrics);
+    };
+    expect(metricsOf(join(keptRun, 'trace.arrow'))).toEqual(metricsOf(compacted));
+
+    expect(run('--keep', '10', '--out', join(dir, 'refused')).line).toBe(
+      'knob: classes kept a frame must be an integer from 2 to 9 (the trace has 10 classes), got 10',
+    );
+    const one = run('--keep', '1', '--out', join(dir, 'refused'));
+    expect([one.status, one.line]).toEqual([2, 'knob: --keep must be at least 2 classes a frame, got 1']);
+    const labelled = run('--keep', '3', '--label-file', join(dir, 'labels.csv'), '--out', join(dir, 'refused'));
+    expect(labelled.status).toBe(2);
+    expect(labelled.line).toMatch(/^knob: --keep with --label-file: labels imported after the run would not be among/);
+  }, 120_000);
 });

@@ -6,6 +6,10 @@ import { InferenceClient } from '../../core/inference/inference-client';
 import { runSourceOffline } from '../../core/use-cases/run-offline';
 import { batchFramesFor } from '../../core/inference/batch-size';
 import { replayRun } from '../../core/use-cases/replay-run';
+import { writeKeptRunTrace } from '../../core/engine/run-outputs';
+import type { OfflineRunResult } from '../../core/engine/offline-run';
+import { checkKeptClassCount, KEPT_CLASSES_MAX_CLASS_COUNT } from '../../../src-shared/trace/kept-classes';
+import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
@@ -46,6 +50,7 @@ export async function runCommand(args: string[]): Promise<number> {
     json: { type: 'boolean', default: false },
     intervals: { type: 'boolean', default: false },
     'record-features': { type: 'boolean', default: false },
+    keep: { type: 'string' },
   });
   if (!values.source) throw new UsageError('--source is required (default, a dataset, folder or video path)');
   if (!values.out) throw new UsageError('--out DIR is required');
@@ -56,6 +61,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // the batch: --batch, or chosen from the model's input size once it is loaded
   const batchGiven = values.batch === undefined ? undefined : positiveInteger(values.batch, 'batch', 1, MAX_BATCH);
   const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, 'limit', 1);
+  const keep = keptClassesFromArgs(values, calibrator !== null);
   // the schedule's options now, at the highest frame rate (the source's, known once it opens, is
   // checked below), and the output folder: neither waits for the model to start
   scheduleFromArgs(values, FRAME_RATE_RANGE_HZ.max);
@@ -72,6 +78,7 @@ export async function runCommand(args: string[]): Promise<number> {
     const model = client.description;
     checkSettingsForModel(values, settingsModel, model);
     if (calibrator !== null) checkCalibratorFor(calibrator, model.classCount);
+    if (keep !== undefined) checkKeptClassCount(keep, model.classCount);
     const batch = batchGiven === undefined ? batchFramesFor(model.input) : null;
     const batchSize = batchGiven ?? batch!.frames;
     if (!values.json)
@@ -92,6 +99,7 @@ export async function runCommand(args: string[]): Promise<number> {
         batchSize,
         maxFrames: limit,
         recordFeatures: values['record-features'],
+        keepClasses: keep,
       },
       call,
     ).finally(() => call.dispose());
@@ -104,6 +112,28 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     if (result.framesProcessed === 0)
       throw new KnobError(result.error?.code ?? 'INVALID_INPUT', result.error?.message ?? 'no frames were processed');
+    const summary = {
+      intervals: values.intervals === true,
+      settings,
+      frames: result.framesProcessed,
+      model,
+      source: source.info,
+      wallMs: result.wallMs,
+      latency: result.latencyPerFrame,
+      restarts: result.restarts,
+      error: result.error,
+    };
+    if (keep !== undefined) {
+      const trace = await writeKeptRunTrace(values.out, result.trace, settings, result.output, provenance);
+      const labelledCount = labelledFrames(result.trace).length;
+      printRunSummary(values.json === true, {
+        ...summary,
+        analysis: null,
+        kept: { keep, classCount: model.classCount, labelledFrames: labelledCount },
+        files: { trace, metrics: null, report: null },
+      });
+      return endOfRun(result, values.out);
+    }
     const labelled = await importLabelsFromArgs(values, result.trace);
     if (labelled.entry !== null) provenance.labelImports.push(labelled.entry);
     const trace = labelled.trace;
@@ -126,27 +156,39 @@ export async function runCommand(args: string[]): Promise<number> {
       provenance,
       partial,
     });
-    printRunSummary(values.json === true, {
-      intervals: values.intervals === true,
-      files,
-      settings,
-      analysis,
-      frames: result.framesProcessed,
-      model,
-      source: source.info,
-      wallMs: result.wallMs,
-      latency: result.latencyPerFrame,
-      restarts: result.restarts,
-      error: result.error,
-    });
-    if (result.error !== null) {
-      process.stderr.write(
-        `knob: ${result.error.message} (kept the ${result.framesProcessed} frames processed before it in ${values.out})\n`,
-      );
-      return 1;
-    }
-    return 0;
+    printRunSummary(values.json === true, { ...summary, files, analysis });
+    return endOfRun(result, values.out);
   } finally {
     await client.close();
   }
+}
+
+/** The exit status of a run whose outputs are written: 1, said on stderr, when it stopped part-way. */
+function endOfRun(result: OfflineRunResult, folder: string): number {
+  if (result.error === null) return 0;
+  process.stderr.write(
+    `knob: ${result.error.message} (kept the ${result.framesProcessed} frames processed before it in ${folder})\n`,
+  );
+  return 1;
+}
+
+/**
+ * --keep N: classes kept a frame (a kept-class recording), checked before the model starts. A kept
+ * trace has no full rows for a calibrator, and labels imported after the run would not be among a
+ * frame's kept classes (its label is kept only when the source gives it).
+ */
+function keptClassesFromArgs(
+  values: { keep?: string; 'label-file'?: string },
+  calibrated: boolean,
+): number | undefined {
+  if (values.keep === undefined) return undefined;
+  const keep = positiveInteger(values.keep, 'keep', 2, KEPT_CLASSES_MAX_CLASS_COUNT - 1);
+  if (keep < 2) throw new UsageError(`--keep must be at least 2 classes a frame, got ${keep}`);
+  if (values['label-file'] !== undefined)
+    throw new UsageError(
+      '--keep with --label-file: labels imported after the run would not be among the kept classes; record every class, import the labels, then knob compact',
+    );
+  if (calibrated)
+    throw new UsageError('--keep with a calibrator: a kept-class trace has no full rows for it to calibrate');
+  return keep;
 }

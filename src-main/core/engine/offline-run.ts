@@ -39,6 +39,8 @@ export interface OfflineRunOptions {
   attemptsPerBatch?: number;
   /** Keep the model's `features` output in the trace (the model must have one). */
   recordFeatures?: boolean;
+  /** Record this many classes a frame (a kept-class trace, TraceBuilder); default every class. */
+  keepClasses?: number;
   onProgress?: (framesDone: number, framesTotal: number | null) => void;
   signal?: AbortSignal;
 }
@@ -83,6 +85,7 @@ export async function runOffline(options: OfflineRunOptions): Promise<OfflineRun
     source.info.hasLabels,
     Math.min(options.maxFrames ?? source.info.frameCount ?? 1024, 1 << 20),
     keepFeatures ? model.featureCount : null,
+    options.keepClasses ?? null,
   );
   const replayer = new GateReplayer(settings, 0);
   const latency = new LatencyRecorder();

@@ -195,6 +195,23 @@ export function runOutputFiles(
   ];
 }
 
+/**
+ * A kept-class run's output (knob run --keep): trace.arrow alone, with the run's settings, outputs
+ * and provenance. metrics.json and report.html need every class (analyseRun); the kept-class
+ * trace's metrics, each with its stated bound, are `knob metrics --trace`'s.
+ */
+export async function writeKeptRunTrace(
+  outDir: string,
+  trace: Trace,
+  settings: GateSettings,
+  output: ReplayOutput,
+  provenance: StoredProvenance,
+): Promise<string> {
+  const data = encodeTraceFile(trace, { settings, output: { ...output, fusedLogits: null } }, { provenance });
+  const [path] = await writeOutputFiles(outDir, [{ name: 'trace.arrow', data }]);
+  return path!;
+}
+
 /** Writes a run's outputs into `outDir`, all or nothing. */
 export async function writeRunOutputs(
   outDir: string,

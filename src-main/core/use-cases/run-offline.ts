@@ -1,5 +1,6 @@
 import { checkScheduleForChannels, type CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { checkKeptClassCount } from '../../../src-shared/trace/kept-classes';
 import type { CallContext } from '../calls/call-context';
 import { runOffline, type OfflineRunResult } from '../engine/offline-run';
 import { batchFramesFor } from '../inference/batch-size';
@@ -18,6 +19,8 @@ export interface RunOfflineInput {
   maxFrames?: number;
   /** Keep the model's `features` output in the trace (the model must have one). */
   recordFeatures: boolean;
+  /** Record this many classes a frame (a kept-class trace, kept-classes.ts); default every class. */
+  keepClasses?: number;
 }
 
 /**
@@ -25,11 +28,12 @@ export interface RunOfflineInput {
  * `knob run` alike: the schedule is checked against the model's input channels before the first
  * batch, progress is reported as `offline run of <source>`, and cancelling the call stops the run
  * between batches; the frames computed before a stop or a failure are in the result, with the
- * error.
+ * error. `keepClasses` is checked against the model's classes before the first batch.
  */
 export async function runSourceOffline(input: RunOfflineInput, call: CallContext): Promise<OfflineRunResult> {
   const { model, source } = input;
   checkScheduleForChannels(input.schedule, model.description.input.channels);
+  if (input.keepClasses !== undefined) checkKeptClassCount(input.keepClasses, model.description.classCount);
   const task = `offline run of ${source.info.description}`;
   return runOffline({
     client: model,
@@ -40,6 +44,7 @@ export async function runSourceOffline(input: RunOfflineInput, call: CallContext
     batchSize: input.batchSize ?? batchFramesFor(model.description.input).frames,
     maxFrames: input.maxFrames,
     recordFeatures: input.recordFeatures,
+    keepClasses: input.keepClasses,
     signal: call.signal,
     onProgress: (done, total) => call.progress(task, done, total),
   });
