@@ -39,8 +39,9 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       --record-features keeps the model's 'features' output in the trace (for the dac and procal
       calibrators; about 0.8 KB a frame for the shipped model).
       --keep N records a kept-class trace as the frames arrive (what knob compact --keep N makes of a
-      full one, the same values): DIR/trace.arrow alone, its logits 10 N + 40 bytes a frame whatever the class
-      count; knob metrics --trace gives its metrics with their stated bounds. Not with --label-file
+      full one, the same values), its logits 10 N + 40 bytes a frame whatever the class count;
+      metrics.json and the report give each metric with how far the full trace's can lie (the
+      figures knob metrics --trace gives). Not with --label-file
       (an imported label would not be among a frame's kept classes) or a calibrator.
       The batch is chosen from the model's input size within ${BATCH_MEMORY_BUDGET_BYTES / 2 ** 20} MiB (256 frames of
       28x28, 22 of 224x224x3; the run says which) unless --batch N. Ctrl-C stops the run between

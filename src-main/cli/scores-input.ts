@@ -6,12 +6,8 @@ import {
   type TopLabelScores,
 } from '../../src-shared/metrics/scores';
 import { gateTrajectory, replay } from '../../src-shared/trace/replay';
-import {
-  featuresOfFrames,
-  labelledFrames,
-  scoresOfFrames,
-  topLabelScoresOfFrames,
-} from '../../src-shared/trace/trace-scores';
+import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import { topLabelTraceScores, type KeptClassScoring } from '../../src-shared/trace/top-label-trace-scores';
 import type { Trace } from '../../src-shared/trace/trace';
 import type { GateSettings } from '../../src-shared/gate/gate-settings';
 import { EVERY_CLASS_MAX_CLASSES } from '../../src-shared/metrics/metric-suite';
@@ -22,8 +18,6 @@ import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
 import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
 import type { CallContext } from '../core/calls/call-context';
-import { keptClassScoresOfFrames } from '../../src-shared/trace/kept-class-scores';
-import { keptClassMetricBounds, type KeptClassMetricBounds } from '../../src-shared/metrics/kept-class-bounds';
 
 /**
  * What `knob metrics` and `knob calibrate` score: (logits or probabilities, labels) from files, or
@@ -56,7 +50,7 @@ export interface ScoresSubject {
    * A kept-class trace's bounds on each metric against its full trace, and what it keeps:
    * withKeptClassBounds puts them on the metrics.
    */
-  kept?: { bounds: KeptClassMetricBounds; keep: number; classCount: number };
+  kept?: KeptClassScoring;
 }
 
 async function scoresFromFiles(logitsPath: string, labelsPath: string, probabilities: boolean): Promise<ClassScores> {
@@ -127,7 +121,7 @@ export async function readScoresInput(
     return subjectGates(trace, file.trace, settings).map(([subject, gateOf], branch) => ({
       subject,
       scored: (): ScoresSubject => {
-        if (topLabelOnly) return { subject, ...topLabelScoresOf(file.trace, gateOf(), frames), model };
+        if (topLabelOnly) return { subject, ...topLabelTraceScores(file.trace, gateOf(), frames), model };
         const logits =
           branch === 0
             ? replay(file.trace, settings, { keepFusedLogits: true }).fusedLogits!
@@ -146,28 +140,6 @@ export async function readScoresInput(
   const subject = `${logits !== undefined ? 'logits' : 'probabilities'} ${input}, labels ${labels}`;
   const scored = { subject, scores: await scoresFromFiles(input, labels, logits === undefined) };
   return [{ subject, scored: () => scored }];
-}
-
-/**
- * A many-class or kept-class trace's output at gate values `g` (0 and 1 are the branches), top-label
- * only: each frame fused and scored on its own, so memory stays that of the trace; from kept classes
- * (kept-class-scores.ts) with its bounds against the full trace the kept one was made from.
- */
-function topLabelScoresOf(
-  trace: Trace,
-  g: Float64Array,
-  frames: Int32Array,
-): Pick<ScoresSubject, 'scores' | 'top' | 'kept'> {
-  const kept = trace.keptClasses;
-  if (kept === undefined) return topLabelScoresOfFrames(trace, g, frames);
-  const labels = new Int32Array(frames.length);
-  for (let j = 0; j < frames.length; j++) labels[j] = trace.labels![frames[j]!]!;
-  const { scores, top, bounds } = keptClassScoresOfFrames(kept, trace.classCount, g, frames, labels);
-  return {
-    scores,
-    top,
-    kept: { bounds: keptClassMetricBounds(top, bounds), keep: kept.keep, classCount: trace.classCount },
-  };
 }
 
 /**

@@ -45,6 +45,11 @@ export interface ReplayOptions {
   settingsVersion?: number;
   /** The output calibrator applied after fusion (none: the fused output as it is). */
   calibrator?: Calibrator | null;
+  /**
+   * 'kept classes too': a kept-class trace replays (its top-1 and confidence the kept-class
+   * estimates, GateReplayer.advance); by default it is refused, as everywhere that needs every class.
+   */
+  logits?: 'every class' | 'kept classes too';
 }
 
 export function allocateReplayOutput(
@@ -196,7 +201,7 @@ export function gateTrajectory(trace: Trace, settings: GateSettings): Float64Arr
 
 /** Replays a whole trace with one setting, from rest at g0. Validates the trace first. */
 export function replay(trace: Trace, settings: GateSettings, options: ReplayOptions = {}): ReplayOutput {
-  validateTrace(trace);
+  validateTrace(trace, options.logits);
   const into = options.fusedLogitsInto;
   const kept = (options.keepFusedLogits ?? false) && into === undefined;
   const out = allocateReplayOutput(trace.frameCount, trace.classCount, kept);

@@ -80,7 +80,7 @@ export function validateTrace(trace: Trace, logits: 'every class' | 'kept classe
   const { frameCount: n, classCount: k } = trace;
   if (trace.keptClasses !== undefined && logits === 'every class')
     fail(
-      `the trace keeps ${trace.keptClasses.keep} of its ${k} classes a frame (a kept-class trace): \`knob metrics --trace\` (without --every-class) reads it, with the bounds that implies; everything else needs every class`,
+      `the trace keeps ${trace.keptClasses.keep} of its ${k} classes a frame (a kept-class trace): \`knob metrics --trace\` (without --every-class) and \`knob replay\` read it, with the bounds that implies; everything else needs every class`,
     );
   if (trace.formatVersion > TRACE_FORMAT_VERSION) {
     fail(`trace format version ${trace.formatVersion} is newer than this app reads (${TRACE_FORMAT_VERSION})`);

@@ -1,10 +1,11 @@
 /**
  * Kept-class traces as files (issue 29: traces that fit the field): `knob compact` writes one, it
  * reads back as it was written, `knob metrics --trace` scores it with each metric's stated bound
- * holding against the full trace's own figures, everything that needs every class refuses it by
- * name, and a file whose kept columns lie is refused before anything is computed from it.
+ * holding against the full trace's own figures, `knob replay` and `knob run --keep` write the same
+ * figures in metrics.json, everything that needs every class refuses it by name, and a file whose
+ * kept columns lie is refused before anything is computed from it.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,43 @@ const subjects = (stdout: string): Subject[] => {
   const parsed = JSON.parse(stdout) as Subject & { branches: Subject[] };
   return [parsed, ...parsed.branches];
 };
+
+/**
+ * A run folder's metrics.json, fused output then each branch, as `knob metrics --json` gives them:
+ * by identity, a value that is not a finite number as null (metrics.json writes "NaN", the
+ * command's JSON null).
+ */
+function runFolderMetrics(folder: string): Array<Map<string, Figure>> {
+  const json = JSON.parse(readFileSync(join(folder, 'metrics.json'), 'utf8')) as {
+    metrics: Record<'fused' | 'static' | 'dynamic', Figure[]>;
+  };
+  return [json.metrics.fused, json.metrics.static, json.metrics.dynamic].map(byIdentity);
+}
+
+function byIdentity(metrics: Figure[]): Map<string, Figure> {
+  return new Map(
+    metrics.map((m) => [m.identity, { ...m, value: typeof m.value === 'number' ? m.value : null }] as const),
+  );
+}
+
+/**
+ * Each figure of a run folder's metrics.json equals `knob metrics --trace` of the same trace (which
+ * adds TCE for the branches too); returns how many carry a kept-class bound.
+ */
+function expectSameFiguresAsMetricsCommand(folder: string, trace: string): number {
+  const measured = measuredKnob(['metrics', '--trace', trace, '--json']);
+  expect(measured.status, measured.stderr).toBe(0);
+  const fromCommand = subjects(measured.stdout).map((s) => byIdentity(s.metrics));
+  let bounded = 0;
+  runFolderMetrics(folder).forEach((written, s) => {
+    expect(written.size, `subject ${s}`).toBeGreaterThan(40);
+    for (const [identity, figure] of written) {
+      expect(figure, identity).toEqual(fromCommand[s]!.get(identity));
+      if (/within \S+ of it$/.test(figure.approximation ?? '')) bounded++;
+    }
+  });
+  return bounded;
+}
 
 describe('kept-class traces', () => {
   const dir = mkdtempSync(join(tmpdir(), 'knob-kept-'));
@@ -165,7 +203,18 @@ describe('kept-class traces', () => {
     expect(bounded).toBe(3 * 21);
     expect(notKept).toBe(3 * 5);
 
-    const refused = measuredKnob(['replay', compact, '--out', join(dir, 'replayed')]);
+    // knob replay writes the same figures, bounds and all, in its metrics.json and report
+    const replayed = join(dir, 'replayed');
+    const replay = measuredKnob(['replay', compact, '--out', replayed, '--json']);
+    expect(replay.status, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      kept: { keep: 24, classCount: 300, description: '24 of 300 classes kept a frame' },
+    });
+    expect(expectSameFiguresAsMetricsCommand(replayed, compact)).toBe(3 * 21);
+    expect(readFileSync(join(replayed, 'report.html'), 'utf8')).toContain(
+      '24 of 300 classes kept a frame: each metric says how far the full trace&#39;s value can lie',
+    );
+    const refused = measuredKnob(['tune', compact]);
     expect(refused.status).toBe(1);
     expect(refused.line).toMatch(/keeps 24 of its 300 classes a frame \(a kept-class trace\)/);
   }, 120_000);
@@ -179,13 +228,19 @@ describe('kept-class traces', () => {
     const recorded = run('--keep', '4', '--out', keptRun, '--json');
     expect(recorded.status, recorded.stderr).toBe(0);
     const summary = JSON.parse(recorded.stdout) as {
-      files: { trace: string; metrics: null; report: null };
-      kept: { keep: number; classCount: number };
+      files: { trace: string; metrics: string; report: string };
+      kept: { keep: number; classCount: number; description: string; unsettledFrames: number };
       labelledFrames: number;
     };
-    expect(summary.files).toEqual({ trace: join(keptRun, 'trace.arrow'), metrics: null, report: null });
-    expect(summary.kept).toEqual({ keep: 4, classCount: 10 });
+    expect(summary.files).toEqual({
+      trace: join(keptRun, 'trace.arrow'),
+      metrics: join(keptRun, 'metrics.json'),
+      report: join(keptRun, 'report.html'),
+    });
+    expect(summary.kept).toMatchObject({ keep: 4, classCount: 10, description: '4 of 10 classes kept a frame' });
     expect(summary.labelledFrames).toBe(700);
+    // its metrics.json holds knob metrics --trace's figures of its trace, each bound included
+    expect(expectSameFiguresAsMetricsCommand(keptRun, join(keptRun, 'trace.arrow'))).toBe(3 * 21);
     expect(measuredKnob(['compact', join(full, 'trace.arrow'), '--keep', '4', '--out', compacted]).status).toBe(0);
     const [a, b] = await Promise.all(
       [join(keptRun, 'trace.arrow'), compacted].map((path) => readTraceFile(path, undefined, 'kept classes too')),

@@ -6,7 +6,7 @@
  * any model and any source (the frames fitted to the model's input), where it once took only the
  * embedded 28 x 28 set.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,11 @@ describe('a 224 x 224 x 3, 1,000-class network', () => {
     for (const key of KEPT_CLASS_ARRAYS)
       expect(Array.from(recorded!.trace.keptClasses![key]), key).toEqual(Array.from(made!.trace.keptClasses![key]));
     expect(statSync(join(kept, 'trace.arrow')).size).toBeLessThan(statSync(join(out, 'trace.arrow')).size / 10);
+    // its metrics.json and report say what it keeps (the video has no labels: no figures to bound)
+    expect(JSON.parse(readFileSync(join(kept, 'metrics.json'), 'utf8'))).toMatchObject({
+      labelledFrameCount: 0,
+      kept: { keep: 32, classCount: 1000, description: '32 of 1000 classes kept a frame' },
+    });
     const given = await knob(
       'run',
       '--model',

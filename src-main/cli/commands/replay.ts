@@ -23,8 +23,11 @@ export async function replayCommand(args: string[]): Promise<number> {
   if (!values.out) throw new UsageError('--out DIR is required');
   await checkOutputFolder(values.out);
   const call = commandCall('replay', values.json === true);
-  const file = await readTraceFile(positionals[0], (read, size) =>
-    call.progress('reading the trace', read, size),
+  // a kept-class trace replays too: its metrics then carry their bounds against the full trace
+  const file = await readTraceFile(
+    positionals[0],
+    (read, size) => call.progress('reading the trace', read, size),
+    'kept classes too',
   ).finally(() => call.dispose());
   const { gate: settings, calibrator } = await settingsOverTrace(values, file);
   // The model, source and schedule are those the trace was made with, when the trace says so.

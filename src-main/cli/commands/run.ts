@@ -6,10 +6,8 @@ import { InferenceClient } from '../../core/inference/inference-client';
 import { runSourceOffline } from '../../core/use-cases/run-offline';
 import { batchFramesFor } from '../../core/inference/batch-size';
 import { replayRun } from '../../core/use-cases/replay-run';
-import { writeKeptRunTrace } from '../../core/engine/run-outputs';
 import type { OfflineRunResult } from '../../core/engine/offline-run';
 import { checkKeptClassCount, KEPT_CLASSES_MAX_CLASS_COUNT } from '../../../src-shared/trace/kept-classes';
-import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import { runProvenance } from '../../core/report/provenance';
 import {
   GATE_OPTIONS,
@@ -123,17 +121,6 @@ export async function runCommand(args: string[]): Promise<number> {
       restarts: result.restarts,
       error: result.error,
     };
-    if (keep !== undefined) {
-      const trace = await writeKeptRunTrace(values.out, result.trace, settings, result.output, provenance);
-      const labelledCount = labelledFrames(result.trace).length;
-      printRunSummary(values.json === true, {
-        ...summary,
-        analysis: null,
-        kept: { keep, classCount: model.classCount, labelledFrames: labelledCount },
-        files: { trace, metrics: null, report: null },
-      });
-      return endOfRun(result, values.out);
-    }
     const labelled = await importLabelsFromArgs(values, result.trace);
     if (labelled.entry !== null) provenance.labelImports.push(labelled.entry);
     const trace = labelled.trace;

@@ -1,120 +1,20 @@
-import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
+import { describeCalibrator } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
-import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metrics/headline-intervals';
-import {
-  EQUAL_WIDTH_15,
-  metricSuite,
-  PRESET_NAMES,
-  presetMetrics,
-  tceNotEnoughFrames,
-} from '../../../src-shared/metrics/metric-suite';
-import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
-import {
-  TCE_DEFAULT_MIN_BIN_SIZE,
-  tceMetric,
-  testBasedCalibrationError,
-  type TceResult,
-} from '../../../src-shared/metrics/test-based-calibration-error';
-import type { MetricValue } from '../../../src-shared/metrics/metric-value';
-import {
-  confidenceHistogram,
-  reliabilityDiagram,
-  smoothReliabilityCurve,
-  type ReliabilityDiagram,
-  type SmoothReliabilityCurve,
-} from '../../../src-shared/metrics/reliability';
-import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
-import { replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { labelledFrames, scoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
 import { encodeTraceFile } from '../recording/trace-arrow';
 import { reportFiles, type ReportInput } from '../report/html-report';
 import { provenanceRows, sourceFramesOf, type Provenance, type StoredProvenance } from '../report/provenance';
-
 import { creationTime } from '../report/creation-time';
+import type { RunAnalysis } from './run-analysis';
+
 /**
  * What `knob run`, `knob replay` and the desk's export leave in their output folder, from (trace,
- * settings, output calibrator, provenance) alone (with a calibrator, every figure is of the
- * calibrated output and says so): trace.arrow (the trace with the run's outputs and its provenance),
- * metrics.json (every metric of the fused output and of each branch, with identities, and the
- * headline figures with intervals), report.html with its figures beside it (SVG and PNG).
+ * settings, the run's analysis (run-analysis.ts), provenance) alone: trace.arrow (the trace with the
+ * run's outputs and its provenance), metrics.json (every metric of the fused output and of each
+ * branch, with identities, and the headline figures with intervals), report.html with its figures
+ * beside it (SVG and PNG). A kept-class trace's files say what it keeps, and each metric its bound.
  */
-export interface RunAnalysis {
-  /** The output calibrator applied after fusion (null: the fused output as it is). */
-  calibrator: CalibratorSpec | null;
-  output: ReplayOutput;
-  labelledFrameCount: number;
-  metrics: { fused: MetricValue[]; static: MetricValue[]; dynamic: MetricValue[] };
-  /** The fused output's headline figures with 95 % bootstrap intervals. */
-  headline: HeadlineFigure[];
-  reliability: ReliabilityDiagram | null;
-  smooth: SmoothReliabilityCurve | null;
-  histogram: { edges: Float64Array; counts: Float64Array } | null;
-  /**
-   * TCE of the fused output with its bins (null without labels, on TCE_DEFAULT_MIN_BIN_SIZE frames
-   * or fewer, where metrics.fused names it not computed, or beyond TCE_RUN_LIMIT frames).
-   */
-  tce: TceResult | null;
-  /** The fused output's debiased L2-CE (U-statistic) with its asymptotic and bootstrap intervals. */
-  l2CeIntervals: ReturnType<typeof l2CeIntervalsWithBootstrap> | null;
-}
-
-/** TCE runs one exact test per distinct prediction: runs longer than this leave it out. */
-export const TCE_RUN_LIMIT = 200_000;
-
-export function analyseRun(
-  trace: Trace,
-  settings: GateSettings,
-  calibrator: CalibratorSpec | null = null,
-): RunAnalysis {
-  const output = replay(trace, settings, {
-    keepFusedLogits: true,
-    calibrator: calibrator === null ? null : compileCalibrator(calibrator),
-  });
-  const frames = labelledFrames(trace);
-  if (frames.length === 0) {
-    return {
-      calibrator,
-      output,
-      labelledFrameCount: 0,
-      metrics: { fused: [], static: [], dynamic: [] },
-      headline: [],
-      reliability: null,
-      smooth: null,
-      histogram: null,
-      tce: null,
-      l2CeIntervals: null,
-    };
-  }
-  const all = (scores: ClassScores, top: TopLabelScores = topLabelScores(scores)): MetricValue[] => [
-    ...metricSuite(scores),
-    ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top)),
-  ];
-  const fusedScores = scoresOfFrames(trace, output.fusedLogits!, frames);
-  const fusedTop = topLabelScores(fusedScores);
-  const tooFew = frames.length <= TCE_DEFAULT_MIN_BIN_SIZE;
-  const tce =
-    !tooFew && frames.length <= TCE_RUN_LIMIT ? testBasedCalibrationError(fusedTop.confidence, fusedTop.correct) : null;
-  const tceValue = tce !== null ? [tceMetric(tce)] : tooFew ? [tceNotEnoughFrames(frames.length)] : [];
-  return {
-    calibrator,
-    output,
-    labelledFrameCount: frames.length,
-    metrics: {
-      fused: [...all(fusedScores, fusedTop), ...tceValue],
-      static: all(scoresOfFrames(trace, trace.zStatic, frames)),
-      dynamic: all(scoresOfFrames(trace, trace.zDyn, frames)),
-    },
-    headline: headlineFigures(fusedScores, fusedTop),
-    reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
-    smooth: smoothReliabilityCurve(fusedTop.confidence, fusedTop.correct, { meshPoints: 51, replicates: 50 }),
-    histogram: confidenceHistogram(fusedTop.confidence, 20),
-    tce,
-    l2CeIntervals: l2CeIntervalsWithBootstrap(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
-  };
-}
-
 export interface RunOutputFiles {
   trace: string;
   metrics: string;
@@ -158,13 +58,14 @@ export function runOutputFiles(
     clampedInputs: analysis.output.clampedInputs,
     calibrator: analysis.calibrator,
     partial,
+    kept: analysis.kept,
     provenance: Object.fromEntries(provenanceRows(provenance)),
     headline: analysis.headline,
     l2CeIntervals: analysis.l2CeIntervals,
     metrics: analysis.metrics,
   };
   const report: ReportInput = {
-    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s${analysis.calibrator === null ? '' : `, calibrated by ${describeCalibrator(analysis.calibrator)}`}`,
+    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s${analysis.calibrator === null ? '' : `, calibrated by ${describeCalibrator(analysis.calibrator)}`}${analysis.kept === null ? '' : ` (${analysis.kept.description}: each metric says how far the full trace's value can lie)`}`,
     partial:
       partial === null
         ? null
@@ -193,23 +94,6 @@ export function runOutputFiles(
     },
     ...reportFiles(report),
   ];
-}
-
-/**
- * A kept-class run's output (knob run --keep): trace.arrow alone, with the run's settings, outputs
- * and provenance. metrics.json and report.html need every class (analyseRun); the kept-class
- * trace's metrics, each with its stated bound, are `knob metrics --trace`'s.
- */
-export async function writeKeptRunTrace(
-  outDir: string,
-  trace: Trace,
-  settings: GateSettings,
-  output: ReplayOutput,
-  provenance: StoredProvenance,
-): Promise<string> {
-  const data = encodeTraceFile(trace, { settings, output: { ...output, fusedLogits: null } }, { provenance });
-  const [path] = await writeOutputFiles(outDir, [{ name: 'trace.arrow', data }]);
-  return path!;
 }
 
 /** Writes a run's outputs into `outDir`, all or nothing. */

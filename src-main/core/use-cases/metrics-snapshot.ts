@@ -47,7 +47,7 @@ import {
 } from '../../../src-shared/metrics/reliability';
 import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/scores';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { TCE_RUN_LIMIT } from '../engine/run-outputs';
+import { TCE_RUN_LIMIT } from '../engine/run-analysis';
 import { compareCalibratorsOn } from './compare-calibrators';
 import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
 import type { TableProgress } from './held-recording';

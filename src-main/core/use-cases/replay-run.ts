@@ -1,13 +1,8 @@
 import { checkCalibratorFor, type CalibratorSpec } from '../../../src-shared/calibrators';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import {
-  analyseRun,
-  writeRunOutputs,
-  type PartialRun,
-  type RunAnalysis,
-  type RunOutputFiles,
-} from '../engine/run-outputs';
+import { analyseRun, type RunAnalysis } from '../engine/run-analysis';
+import { writeRunOutputs, type PartialRun, type RunOutputFiles } from '../engine/run-outputs';
 import type { StoredProvenance } from '../report/provenance';
 
 export interface ReplayRunInput {
@@ -25,7 +20,8 @@ export interface ReplayRunInput {
  * A recording's run outputs at a setting (run-outputs.ts): the calibrator checked against the
  * recording's classes, then the gate replayed over the trace with every figure of the fused output
  * and of each branch, written as one group. `knob run` writes its fresh trace this way and
- * `knob replay` a recorded one at any setting; the desk's bundle export builds the same files.
+ * `knob replay` a recorded one at any setting; the desk's bundle export builds the same files. A
+ * kept-class trace gets the same files, its metrics with their bounds against the full trace.
  */
 export async function replayRun(input: ReplayRunInput): Promise<{ analysis: RunAnalysis; files: RunOutputFiles }> {
   const { trace, settings, calibrator } = input;
