@@ -46,39 +46,15 @@ export function keptClassScoresOfFrames(
     brier: new Float64Array(n),
     uncertainTop1: new Uint8Array(n),
   };
-  const z = new Float64Array(keep);
-  const { zStatic, zDyn, restLseStatic, restLseDyn, restSlopeStatic, restSlopeDyn, restMaxStatic, restMaxDyn } = kept;
+  const frame = new KeptFrameFusion(keep);
+  const z = frame.z;
+  const { restLseStatic, restLseDyn, restSlopeStatic, restSlopeDyn, restMaxStatic, restMaxDyn } = kept;
   for (let j = 0; j < n; j++) {
     const i = frames[j]!;
-    const gate = clampGate(g[i]!);
-    const stay = 1 - gate;
-    const base = i * keep;
-    let m = -Infinity;
-    let best = 0;
-    for (let t = 0; t < keep; t++) {
-      // the replay's arithmetic (fuseRowInto), so a kept logit has the full row's bits
-      const v = stay * zStatic[base + t]! + gate * zDyn[base + t]!;
-      z[t] = v;
-      if (v > m) {
-        m = v;
-        best = t;
-      }
-    }
-    const upperLog = stay * restLseStatic[i]! + gate * restLseDyn[i]!;
+    frame.fuse(kept, i, g[i]!);
+    const { gate, stay, base, m, best, upperLog, shift, zT, sumSquares, runnerUp } = frame;
     const lowerLog = Math.max(restLseStatic[i]! + gate * restSlopeStatic[i]!, restLseDyn[i]! - stay * restSlopeDyn[i]!);
     const restMax = stay * restMaxStatic[i]! + gate * restMaxDyn[i]!;
-    // Everything relative to the larger of the kept lead and the rest (M <= L, so restMax too): no
-    // exp overflows however far apart they are, and the partition is at least 1.
-    const shift = m > upperLog ? m : upperLog;
-    let zT = 0;
-    let sumSquares = 0;
-    let runnerUp = -Infinity;
-    for (let t = 0; t < keep; t++) {
-      const e = expNonPositive(z[t]! - shift);
-      zT += e;
-      sumSquares += e * e;
-      if (t !== best && z[t]! !== m && z[t]! > runnerUp) runnerUp = z[t]!;
-    }
     const slack = ROUNDING_SLACK * (1 + Math.abs(m) + Math.abs(upperLog));
     const rHi = expNonPositive(upperLog - shift);
     const rLo = Math.min(rHi, expNonPositive(lowerLog - shift));
@@ -132,6 +108,94 @@ export function keptClassScoresOfFrames(
     sampleBrier,
   };
   return { scores, top, bounds };
+}
+
+/**
+ * The kept-class estimates of top-1 and confidence alone (what keptClassScoresOfFrames gives, the
+ * same bits) of frames [from, to) at gate values `g` (by frame), written at the same indices of
+ * `top1` and `confidence`: the replay's outputs on a kept-class trace, with no allocation a call
+ * beyond one row of kept logits.
+ */
+export function keptClassTopLabelInto(
+  kept: KeptClassLogits,
+  g: Float64Array,
+  from: number,
+  to: number,
+  top1: Int32Array,
+  confidence: Float64Array,
+): void {
+  const frame = new KeptFrameFusion(kept.keep);
+  for (let i = from; i < to; i++) {
+    frame.fuse(kept, i, g[i]!);
+    const rHi = expNonPositive(frame.upperLog - frame.shift);
+    confidence[i] = expNonPositive(frame.m - frame.shift) * (1 / (frame.zT + rHi));
+    top1[i] = kept.classes[frame.base + frame.best]!;
+  }
+}
+
+/**
+ * One frame's kept fused logits at a gate value and what every kept-class figure starts from: the
+ * largest kept logit m (the first, `best`), the rest's chord `upperLog`, the shift (the larger of the
+ * two: no exp overflows however far apart they are, and the partition is at least 1) and the sums of
+ * the kept exp(z - shift) and of their squares. One object a scoring pass, refilled per frame.
+ */
+class KeptFrameFusion {
+  readonly z: Float64Array;
+  gate = 0;
+  stay = 1;
+  base = 0;
+  m = -Infinity;
+  best = 0;
+  upperLog = 0;
+  shift = 0;
+  zT = 0;
+  sumSquares = 0;
+  /** The largest kept logit below m (what says whether two kept classes tie). */
+  runnerUp = -Infinity;
+
+  constructor(private readonly keep: number) {
+    this.z = new Float64Array(keep);
+  }
+
+  fuse(kept: KeptClassLogits, i: number, g: number): void {
+    const { keep, z } = this;
+    const gate = clampGate(g);
+    const stay = 1 - gate;
+    const base = i * keep;
+    let m = -Infinity;
+    let best = 0;
+    for (let t = 0; t < keep; t++) {
+      // the replay's arithmetic (fuseRowInto), so a kept logit has the full row's bits
+      const v = stay * kept.zStatic[base + t]! + gate * kept.zDyn[base + t]!;
+      z[t] = v;
+      if (v > m) {
+        m = v;
+        best = t;
+      }
+    }
+    const upperLog = stay * kept.restLseStatic[i]! + gate * kept.restLseDyn[i]!;
+    // M <= L, so the rest's largest logit is below the shift too
+    const shift = m > upperLog ? m : upperLog;
+    let zT = 0;
+    let sumSquares = 0;
+    let runnerUp = -Infinity;
+    for (let t = 0; t < keep; t++) {
+      const e = expNonPositive(z[t]! - shift);
+      zT += e;
+      sumSquares += e * e;
+      if (t !== best && z[t]! !== m && z[t]! > runnerUp) runnerUp = z[t]!;
+    }
+    this.gate = gate;
+    this.stay = stay;
+    this.base = base;
+    this.m = m;
+    this.best = best;
+    this.upperLog = upperLog;
+    this.shift = shift;
+    this.zT = zT;
+    this.sumSquares = sumSquares;
+    this.runnerUp = runnerUp;
+  }
 }
 
 /** Where `label` sits among a frame's kept classes (increasing), or -1. */

@@ -5,7 +5,7 @@ import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibra
 import { fuseRowInto, fuseTop1Into } from '../fusion/convex-fusion';
 import { argmaxRow } from '../fusion/logits';
 import { KnobError } from '../errors';
-import { keptClassScoresOfFrames } from './kept-class-scores';
+import { keptClassTopLabelInto } from './kept-class-scores';
 import { validateTrace, type Trace } from './trace';
 
 /** Per-frame results of running the gate and the fusion over a trace. */
@@ -130,16 +130,7 @@ export class GateReplayer {
           'INVALID_INPUT',
           'a kept-class trace has no full fused rows: output calibrators and fused logits need every class',
         );
-      const frames = Int32Array.from({ length: to - from }, (_, j) => from + j);
-      const { top } = keptClassScoresOfFrames(
-        trace.keptClasses,
-        k,
-        out.g,
-        frames,
-        new Int32Array(frames.length).fill(-1),
-      );
-      out.top1.set(top.predicted, from);
-      out.confidence.set(top.confidence, from);
+      keptClassTopLabelInto(trace.keptClasses, out.g, from, to, out.top1, out.confidence);
       out.settingsVersion.fill(this.version, from, to);
       return;
     }
