@@ -53,11 +53,12 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
   compact: `  knob compact TRACE.arrow --out KEPT.arrow [--keep N] [--json]
       Rewrites a trace with only each frame's N leading classes (default 32): its label and the
       classes that lead either branch, with the log-sum-exp, maximum and slope of the rest of each
-      branch (10 N + 40 bytes a frame where every class costs 8 K). knob metrics --trace reads it:
-      each metric of the fused output and the branches comes with how far the full trace's value
-      can lie from it (accuracy, NLL, Brier, the equal-width binned metrics but the debiased
-      L2-CE, AUROC, AURC and E-AURC; the rest say they have no stated bound). Everything that needs every class (the desk, replay, tune,
-      calibrate, analyze, export) refuses it. N is at least 2.
+      branch (10 N + 40 bytes a frame where every class costs 8 K). knob metrics --trace and knob
+      replay read it: each metric of the fused output and the branches comes with how far the full
+      trace's value can lie from it (accuracy, NLL, Brier, the binned metrics but the debiased
+      L2-CE and the equal-mass per-class ECEs, AUROC, AURC and E-AURC; the rest say they have no
+      stated bound). Everything that needs every class (the desk, tune, calibrate, analyze,
+      export) refuses it. N is at least 2.
 `,
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]
                [--preset ${PRESET_NAMES.join('|')}]... [--bins N --binning equal-width|equal-mass

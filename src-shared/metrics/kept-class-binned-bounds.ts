@@ -1,17 +1,25 @@
-import { locateBin, type EdgeRule } from './bin-location';
-import { binCountOf, equalWidthEdges } from './binning';
+import { locateBin } from './bin-location';
+import { binCountOf, binningIdentity, equalMassEdges, equalWidthEdges, type BinningSpec } from './binning';
 import { sharpness } from './calibration-error';
 import { binnedStatistics } from './column-statistics';
 import type { KeptClassFrameBounds } from './kept-class-bounds';
 import type { TopLabelScores } from './scores';
 
 /**
- * The stated bounds of the kept-class binned metrics under B equal-width bins with any edge rule
- * (kept-class-bounds.ts states the rest). n labelled frames; a settled frame's full confidence lies
- * in [c_i - down_i, c_i + up_i], width d_i, and its correctness a_i is the estimate's; an
- * unsettled frame (its top-1 not settled) may be anywhere, right or wrong. In bin b, s_b settled
- * frames stay in it (their range inside b) and m_b others may be in it in either trace (a settled
- * frame whose range crosses into b, or any unsettled frame).
+ * The stated bounds of the kept-class binned metrics under B equal-width or equal-mass bins with any
+ * edge rule (kept-class-bounds.ts states the rest). n labelled frames; a settled frame's full
+ * confidence lies in [c_i - down_i, c_i + up_i], width d_i, and its correctness a_i is the
+ * estimate's; an unsettled frame (its top-1 not settled) may be anywhere in [0, 1], right or wrong.
+ * In bin b, s_b settled frames stay in it (in both traces) and m_b others may be in it in either
+ * trace (a settled frame that may be in another bin in one of them, or any unsettled frame).
+ * Equal-width edges are fixed: a frame stays when its range lies in one bin. Equal-mass edges move
+ * with the values (binning.ts: each inner edge is a midpoint, or numpy's linear quantile, of two
+ * order statistics, nondecreasing in both), and the k-th order statistic of values each in
+ * [lo_i, hi_i] lies between the k-th of the lo's and the k-th of the hi's; so every edge of both
+ * traces lies between the edges of the lo's and those of the hi's (widened by EDGE_ROUNDING for
+ * the rounding of the interpolation), and a frame stays when the bin of lo_i under the highest
+ * edges equals the bin of hi_i under the lowest (a bin index grows with the value and falls as the
+ * edges rise, under every edge rule).
  * - ECE (L1) = (1/n) sum_b |sum_{i in b} (c_i - a_i)|: a settled frame that stays in its bin moves
  *   its bin's sum by at most d_i; one that may change bin, or an unsettled one, moves two bins' sums
  *   by at most 1 each: (sum_{settled, same bin} d_i + 2 #others) / n. The weighted top-label ECE per
@@ -37,37 +45,44 @@ import type { TopLabelScores } from './scores';
  *   (unsettled frames / n) plus the sharpness's.
  * Every bound is capped at 1, each metric's range.
  */
-export type EqualWidthKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement';
+export type BinnedKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement';
 
 /**
- * The bounds above for `kind` at any bins and edge rule; each binning's pass over the frames (a
- * day is millions) is made once and kept, however many of its metrics ask.
+ * Absolute slack on each equal-mass edge: a midpoint or an interpolation of two order statistics in
+ * [0, 1] is off its exact value by a few units in the last place of 1 (2.2e-16), in either trace.
  */
-export function equalWidthBounds(
+const EDGE_ROUNDING = 1e-15;
+
+/**
+ * The bounds above for `kind` under any binning; each binning's pass over the frames (a day is
+ * millions) is made once and kept, however many of its metrics ask. An equal-mass binning of fewer
+ * frames than bins has no metric to bound: NaN.
+ */
+export function binnedBounds(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
   unsettled: number,
-): (kind: EqualWidthKind, bins: number, edgeRule: EdgeRule) => number {
+): (kind: BinnedKind, spec: BinningSpec) => number {
   const passes = new Map<string, { occupancy: Occupancy; estimateSharpness: number }>();
-  const accuracyBound = unsettled / top.confidence.length;
-  return (kind, bins, edgeRule) => {
-    const key = `${bins} ${edgeRule}`;
+  const n = top.confidence.length;
+  const accuracyBound = unsettled / n;
+  return (kind, spec) => {
+    if (spec.scheme === 'equal-mass' && n < spec.bins) return Number.NaN;
+    const key = binningIdentity(spec);
     let pass = passes.get(key);
     if (pass === undefined) {
       pass = {
-        occupancy: binOccupancy(top, bounds, { unsettled, bins, edgeRule }),
-        estimateSharpness: sharpness(
-          binnedStatistics(top.confidence, top.correct, { scheme: 'equal-width', bins, edgeRule }),
-        ),
+        occupancy: binOccupancy(top, bounds, unsettled, spec),
+        estimateSharpness: sharpness(binnedStatistics(top.confidence, top.correct, spec)),
       };
       passes.set(key, pass);
     }
-    return equalWidthBound(kind, top.confidence.length, pass.occupancy, pass.estimateSharpness, accuracyBound);
+    return binnedBound(kind, n, pass.occupancy, pass.estimateSharpness, accuracyBound);
   };
 }
 
-function equalWidthBound(
-  kind: EqualWidthKind,
+function binnedBound(
+  kind: BinnedKind,
   n: number,
   occupancy: Occupancy,
   estimateSharpness: number,
@@ -143,27 +158,36 @@ function gapBound(settled: number, settledWidth: number, others: number): number
 function binOccupancy(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
-  { unsettled, bins, edgeRule }: { unsettled: number; bins: number; edgeRule: EdgeRule },
+  unsettled: number,
+  spec: BinningSpec,
 ): Occupancy {
-  const edges = equalWidthEdges(bins);
-  const binCount = binCountOf({ scheme: 'equal-width', bins, edgeRule });
+  const n = top.confidence.length;
+  // each frame's range of full confidence, clamped to [0, 1] (an unsettled frame's is all of it)
+  const lo = new Float64Array(n);
+  const hi = new Float64Array(n).fill(1);
+  for (let i = 0; i < n; i++) {
+    if (bounds.uncertainTop1[i] === 1) continue;
+    const c = top.confidence[i]!;
+    lo[i] = Math.max(0, c - bounds.confidenceDown[i]!);
+    hi[i] = Math.min(1, c + bounds.confidenceUp[i]!);
+  }
+  const { lowest, highest } = edgeRanges(lo, hi, spec);
+  const binCount = binCountOf(spec);
   const settled = new Float64Array(binCount);
   const settledWidth = new Float64Array(binCount);
   // crossings[b] - crossings[b - 1]: settled frames whose range starts by bin b, less those ended
   // before it (a difference array, so a range over many bins costs two entries)
   const crossings = new Float64Array(binCount + 1);
   let eceSum = 2 * unsettled;
-  for (let i = 0; i < top.confidence.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (bounds.uncertainTop1[i] === 1) continue;
-    const c = top.confidence[i]!;
-    const down = bounds.confidenceDown[i]!;
-    const up = bounds.confidenceUp[i]!;
-    const low = locateBin(Math.max(0, c - down), edges, edgeRule);
-    const high = locateBin(Math.min(1, c + up), edges, edgeRule);
+    const width = bounds.confidenceUp[i]! + bounds.confidenceDown[i]!;
+    const low = locateBin(lo[i]!, highest, spec.edgeRule);
+    const high = locateBin(hi[i]!, lowest, spec.edgeRule);
     if (low === high) {
       settled[low]++;
-      settledWidth[low] += up + down;
-      eceSum += up + down;
+      settledWidth[low] += width;
+      eceSum += width;
     } else {
       crossings[low]++;
       crossings[high + 1]--;
@@ -177,4 +201,27 @@ function binOccupancy(
     others[b] = crossing + unsettled;
   }
   return { binCount, settled, settledWidth, others, eceSum };
+}
+
+/**
+ * The lowest and highest each edge can be in either trace: equal-width edges are fixed; equal-mass
+ * edges lie between those of the frames' lower ends and those of their upper ends (see above),
+ * widened by EDGE_ROUNDING. The last edge is 1 in every binning (the extra bin's for 1.0).
+ */
+function edgeRanges(
+  lo: Float64Array,
+  hi: Float64Array,
+  spec: BinningSpec,
+): { lowest: Float64Array; highest: Float64Array } {
+  if (spec.scheme === 'equal-width') {
+    const edges = equalWidthEdges(spec.bins);
+    return { lowest: edges, highest: edges };
+  }
+  const lowest = equalMassEdges(lo, spec.bins, spec.massEdges);
+  const highest = equalMassEdges(hi, spec.bins, spec.massEdges);
+  for (let j = 0; j < spec.bins; j++) {
+    lowest[j]! -= EDGE_ROUNDING;
+    highest[j]! += EDGE_ROUNDING;
+  }
+  return { lowest, highest };
 }

@@ -1,5 +1,6 @@
 import type { EdgeRule } from './bin-location';
-import { equalWidthBounds, type EqualWidthKind } from './kept-class-binned-bounds';
+import type { BinningSpec, MassEdges } from './binning';
+import { binnedBounds, type BinnedKind } from './kept-class-binned-bounds';
 import type { MetricValue } from './metric-value';
 import { aurcBound, aurocBound, eAurcBound } from './kept-class-rank-bounds';
 import { NLL_FROM_LOGITS } from './proper-scores';
@@ -29,11 +30,13 @@ export interface KeptClassFrameBounds {
  * - NLL (mean): the mean NLL bound (the full value lies below the estimate but for rounding);
  * - Brier (multiclass): the mean Brier bound;
  * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
- * - ECE, MCE, RMSCE, ACE, sharpness and refinement under equal-width bins, any edge rule:
+ * - ECE, MCE, RMSCE, ACE, sharpness and refinement under equal-width or equal-mass bins, any edge
+ *   rule, and the weighted top-label ECE per predicted class under equal-width bins:
  *   kept-class-binned-bounds.ts;
  * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts.
- * Other metrics (equal-mass bins, the debiased L2-CEs, SmoothECE, the cumulative tests) have no
- * stated bound here: they are marked as computed from the kept classes, without one.
+ * Other metrics (the per-class ECEs under equal-mass bins, whose edges each class's own values
+ * make, the debiased L2-CEs, SmoothECE, the cumulative tests) have no stated bound here: they are
+ * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
   frames: number;
@@ -42,8 +45,8 @@ export interface KeptClassMetricBounds {
   nll: number;
   brier: number;
   topLabelBrier: number;
-  /** A binned metric's bound under equal-width bins (kept-class-binned-bounds.ts). */
-  equalWidth(kind: EqualWidthKind, bins: number, edgeRule: EdgeRule): number;
+  /** A binned metric's bound under a binning (kept-class-binned-bounds.ts). */
+  binned(kind: BinnedKind, spec: BinningSpec): number;
   auroc(): number;
   aurc(): number;
   eAurc(): number;
@@ -76,7 +79,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     auroc: () => aurocBound(top, bounds, unsettled),
     aurc: () => (aurc ??= aurcBound(top, bounds, unsettled)),
     eAurc: () => eAurcBound(top, bounds, unsettled, (aurc ??= aurcBound(top, bounds, unsettled))),
-    equalWidth: equalWidthBounds(top, bounds, unsettled),
+    binned: binnedBounds(top, bounds, unsettled),
   };
 }
 
@@ -86,8 +89,11 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
   ['[lo,hi) with 1.0 in an extra bin', 'one-in-extra-bin'],
 ];
 
-/** Each bounded kind's norm as its identity ends, and whether it may be per predicted class. */
-const EQUAL_WIDTH_NORMS: ReadonlyArray<[EqualWidthKind, string, 'top-label' | 'per predicted class']> = [
+/**
+ * Each bounded kind's norm as its identity ends, and whether it may be per predicted class (under
+ * equal-width bins only: equal-mass edges of a class's own values are not bounded here).
+ */
+const BINNED_NORMS: ReadonlyArray<[BinnedKind, string, 'top-label' | 'per predicted class']> = [
   ['ECE', 'L1', 'top-label'],
   // the weighted top-label ECE per predicted class is the same sum over finer cells: the same bound
   ['ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
@@ -98,19 +104,29 @@ const EQUAL_WIDTH_NORMS: ReadonlyArray<[EqualWidthKind, string, 'top-label' | 'p
   ['refinement', 'sum (n_b/n) acc_b (1 - acc_b)', 'top-label'],
 ];
 
-/** The kind, bins and edge rule of an equal-width binned identity with a stated bound, or null. */
-function equalWidthBinnedOf(identity: string): { kind: EqualWidthKind; bins: number; edgeRule: EdgeRule } | null {
+/** The kind and binning of a binned identity (binningIdentity's text) with a stated bound, or null. */
+function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | null {
   const match =
-    /^(\w+)\(top-label( per predicted class)?, (\d+) equal-width bins, (\[lo,hi\) last closed|\(lo,hi\] first closed|\[lo,hi\) with 1\.0 in an extra bin), (.+)\)(?: \[preset [^\]]+\])?$/.exec(
+    /^(\w+)\(top-label( per predicted class)?, (\d+) (equal-width|equal-mass \((midpoint|quantile) edges\)) bins, (\[lo,hi\) last closed|\(lo,hi\] first closed|\[lo,hi\) with 1\.0 in an extra bin), (.+)\)(?: \[preset [^\]]+\])?$/.exec(
       identity,
     );
   if (match === null) return null;
-  const [, kind, perClass, bins, label, norm] = match;
-  const known = EQUAL_WIDTH_NORMS.find(
+  const [, kind, perClass, binsText, scheme, massEdges, label, norm] = match;
+  if (perClass !== undefined && scheme !== 'equal-width') return null;
+  const known = BINNED_NORMS.find(
     ([k, n, scope]) => k === kind && n === norm && (scope === 'per predicted class') === (perClass !== undefined),
   );
   const rule = EDGE_RULE_OF_LABEL.find(([l]) => l === label);
-  return known === undefined || rule === undefined ? null : { kind: known[0], bins: Number(bins), edgeRule: rule[1] };
+  if (known === undefined || rule === undefined) return null;
+  const bins = Number(binsText);
+  const edgeRule = rule[1];
+  return {
+    kind: known[0],
+    spec:
+      scheme === 'equal-width'
+        ? { scheme: 'equal-width', bins, edgeRule }
+        : { scheme: 'equal-mass', bins, massEdges: massEdges as MassEdges, edgeRule },
+  };
 }
 
 /**
@@ -141,8 +157,8 @@ export function withKeptClassBounds(
     else if (m.name === 'AURC') bound = bounds.aurc();
     else if (m.name === 'E-AURC') bound = bounds.eAurc();
     else {
-      const binned = equalWidthBinnedOf(m.identity);
-      if (binned !== null) bound = bounds.equalWidth(binned.kind, binned.bins, binned.edgeRule);
+      const binned = binnedOf(m.identity);
+      if (binned !== null) bound = bounds.binned(binned.kind, binned.spec);
     }
     return { ...m, approximation: bound === null ? `${kept}: no stated bound for this metric` : within(bound) };
   });

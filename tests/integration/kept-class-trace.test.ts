@@ -199,8 +199,8 @@ describe('kept-class traces', () => {
         expect(Math.abs(m.value! - exactValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
       }
     });
-    // per subject, the 21 metrics with a stated bound (tests/unit/kept-class-scores.test.ts lists them)
-    expect(bounded).toBe(3 * 21);
+    // per subject, the 27 metrics with a stated bound (tests/unit/kept-class-scores.test.ts lists them)
+    expect(bounded).toBe(3 * 27);
     expect(notKept).toBe(3 * 5);
 
     // knob replay writes the same figures, bounds and all, in its metrics.json and report
@@ -210,7 +210,7 @@ describe('kept-class traces', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({
       kept: { keep: 24, classCount: 300, description: '24 of 300 classes kept a frame' },
     });
-    expect(expectSameFiguresAsMetricsCommand(replayed, compact)).toBe(3 * 21);
+    expect(expectSameFiguresAsMetricsCommand(replayed, compact)).toBe(3 * 27);
     expect(readFileSync(join(replayed, 'report.html'), 'utf8')).toContain(
       '24 of 300 classes kept a frame: each metric says how far the full trace&#39;s value can lie',
     );
@@ -240,7 +240,7 @@ describe('kept-class traces', () => {
     expect(summary.kept).toMatchObject({ keep: 4, classCount: 10, description: '4 of 10 classes kept a frame' });
     expect(summary.labelledFrames).toBe(700);
     // its metrics.json holds knob metrics --trace's figures of its trace, each bound included
-    expect(expectSameFiguresAsMetricsCommand(keptRun, join(keptRun, 'trace.arrow'))).toBe(3 * 21);
+    expect(expectSameFiguresAsMetricsCommand(keptRun, join(keptRun, 'trace.arrow'))).toBe(3 * 27);
     expect(measuredKnob(['compact', join(full, 'trace.arrow'), '--keep', '4', '--out', compacted]).status).toBe(0);
     const [a, b] = await Promise.all(
       [join(keptRun, 'trace.arrow'), compacted].map((path) => readTraceFile(path, undefined, 'kept classes too')),

@@ -128,8 +128,9 @@ describe('kept-class scores against the full trace', () => {
       // accuracy, NLL, Brier, top-label Brier, ECE and TL-ECE at 15 bins, the presets' three ECEs,
       // AUROC, the MCE at 15 bins and in both equal-width presets, the RMSCE at 15 bins and in
       // torchmetrics' (netcal's preset has none), AURC and E-AURC, the ACE at 15 bins and in
-      // netcal's preset, sharpness and refinement at 15 bins
-      expect(bounded).toBe(21);
+      // netcal's preset, sharpness and refinement at 15 bins; and at 15 equal-mass bins the ECE,
+      // MCE, RMSCE, ACE, sharpness and refinement
+      expect(bounded).toBe(27);
     });
   }
 
@@ -155,11 +156,11 @@ describe('kept-class scores against the full trace', () => {
     const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
     expect(bounds.unsettledFrames).toBe(0);
     expect(bounds.nll).toBeLessThan(1e-3);
-    expect(bounds.equalWidth('ECE', 15, 'left-closed')).toBeLessThan(0.02);
-    expect(bounds.equalWidth('MCE', 15, 'left-closed')).toBeLessThan(0.1);
-    expect(bounds.equalWidth('RMSCE', 15, 'left-closed')).toBeLessThan(0.1);
-    expect(bounds.equalWidth('ACE', 15, 'left-closed')).toBeLessThan(0.1);
-    expect(bounds.equalWidth('sharpness', 15, 'left-closed')).toBeLessThan(0.1);
+    expect(bounds.binned('ECE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.02);
+    expect(bounds.binned('MCE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
+    expect(bounds.binned('RMSCE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
+    expect(bounds.binned('ACE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
+    expect(bounds.binned('sharpness', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
     // g = 0 and g = 1 are each branch itself: the rest's log-sum-exp is exact there
     for (const end of [0, 1]) {
       const g = new Float64Array(trace.frameCount).fill(end);
@@ -224,7 +225,109 @@ describe('kept-class scores against the full trace', () => {
       checked++;
       expect(Math.abs(m.value - fullValue.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
     }
-    expect(checked).toBe(5);
+    expect(checked).toBe(6);
+  });
+
+  it('equal-mass bins: every binned bound holds under both edge placements and every edge rule', () => {
+    // gates inside (0, 1), where the estimate moves, and more bins than the suite's: frames near
+    // the moving edges decide these metrics
+    const c: Case = { classCount: 200, keep: 8, frames: 1400, scale: 1.2, difference: 1.5 };
+    const trace = traceOf(c, 41);
+    const frames = labelledFrames(trace);
+    const g = gatesOf(trace.frameCount, 9).map((v) => 0.1 + 0.8 * v);
+    const full = topLabelScoresOfFrames(trace, g, frames);
+    const estimate = keptClassScoresOfFrames(keepLeadingClasses(trace, c.keep), 200, g, frames, full.scores.labels);
+    const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
+    let checked = 0;
+    let moved = 0;
+    for (const massEdges of ['midpoint', 'quantile'] as const)
+      for (const edgeRule of ['right-closed', 'left-closed', 'one-in-extra-bin'] as const)
+        for (const bins of [15, 40]) {
+          const options = {
+            everyClass: false,
+            includeTce: false,
+            binnings: [{ scheme: 'equal-mass' as const, bins, massEdges, edgeRule }],
+          };
+          const exact = new Map(metricSuite(full.scores, options, full.top).map((m) => [m.identity, m.value]));
+          const estimated = withKeptClassBounds(metricSuite(estimate.scores, options, estimate.top), bounds, c);
+          for (const m of estimated) {
+            if (!m.identity.includes('equal-mass')) continue;
+            const stated = /within (\S+) of it$/.exec(m.approximation ?? '');
+            if (stated === null) continue;
+            checked++;
+            const gap = Math.abs(m.value - exact.get(m.identity)!);
+            if (gap > 1e-9) moved++;
+            expect(gap, m.identity).toBeLessThanOrEqual(Number(stated[1]));
+          }
+        }
+    // ECE, MCE, RMSCE, ACE, sharpness and refinement in each of the 12 binnings, most of them moved
+    expect(checked).toBe(12 * 6);
+    expect(moved).toBeGreaterThan(checked / 2);
+  });
+
+  it('equal-mass bins: edges that move with the frames move the frames that stay put between bins', () => {
+    // Built by hand at the bounds' own level, 30 equal-mass bins of 30 frames: six frames may lie
+    // anywhere in [0.01, 0.99], at the top in the estimate and at the bottom in the "full" trace,
+    // so every edge moves six ranks and the six frames just below each edge, whose own ranges are
+    // 1e-9 wide, change bin. They are right in even bins and wrong in odd ones, and the estimate's
+    // bins are calibrated, so each bin's gap moves by about 6/30 in the full trace: a bound that
+    // took the estimate's edges as fixed misses nearly all of it.
+    const n = 900;
+    const wide = 6;
+    const estimateTop = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+    const fullTop = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+    const frameBounds = {
+      confidenceUp: new Float64Array(n).fill(1e-9),
+      confidenceDown: new Float64Array(n).fill(1e-9),
+      nll: new Float64Array(n),
+      brier: new Float64Array(n),
+      uncertainTop1: new Uint8Array(n),
+    };
+    const confidenceOf = (i: number) => 0.3 + (0.65 * i) / (n - wide);
+    for (let start = 0; start < n - wide; start += 30) {
+      // the six movers, then as many of the others right as make the estimate's bin calibrated
+      const movers = 1 - ((start / 30) % 2);
+      let expected = 0;
+      for (let i = start; i < Math.min(start + 30, n - wide); i++) expected += confidenceOf(i);
+      const right = Math.max(0, Math.min(24, Math.round(expected - 6 * movers)));
+      for (let i = start; i < Math.min(start + 30, n - wide); i++) {
+        estimateTop.confidence[i] = fullTop.confidence[i] = confidenceOf(i);
+        estimateTop.correct[i] = fullTop.correct[i] = i - start >= 24 ? movers : i - start < right ? 1 : 0;
+      }
+    }
+    for (let i = n - wide; i < n; i++) {
+      estimateTop.confidence[i] = 0.99;
+      fullTop.confidence[i] = 0.01;
+      frameBounds.confidenceDown[i] = 0.98;
+    }
+    const scoresOf = (top: typeof fullTop) => ({
+      sampleCount: n,
+      classCount: 2,
+      probabilities: new Float64Array(0),
+      labels: Int32Array.from(top.correct, (right) => (right === 1 ? 0 : 1)),
+      logits: null,
+      sampleNll: new Float64Array(n),
+      sampleBrier: new Float64Array(n),
+    });
+    const bounds = keptClassMetricBounds(estimateTop, frameBounds);
+    const spec = { scheme: 'equal-mass', bins: 30, massEdges: 'midpoint', edgeRule: 'right-closed' } as const;
+    const options = { everyClass: false, includeTce: false, binnings: [spec] };
+    const exact = new Map(metricSuite(scoresOf(fullTop), options, fullTop).map((m) => [m.identity, m.value]));
+    const estimated = withKeptClassBounds(metricSuite(scoresOf(estimateTop), options, estimateTop), bounds, {
+      keep: 2,
+      classCount: 3,
+    });
+    let checked = 0;
+    for (const m of estimated) {
+      const stated = /within (\S+) of it$/.exec(m.approximation ?? '');
+      if (stated === null || !m.identity.includes('equal-mass')) continue;
+      checked++;
+      expect(Math.abs(m.value - exact.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
+    }
+    expect(checked).toBe(6);
+    // the ECE moves by far more than the six wide frames alone could move it (2 each / n)
+    const ece = estimated.find((m) => m.identity.startsWith('ECE(top-label, 30 equal-mass'))!;
+    expect(Math.abs(ece.value - exact.get(ece.identity)!)).toBeGreaterThan((5 * 2 * wide) / n);
   });
 
   it('keeps the label of every labelled frame, so its NLL is bounded', () => {
