@@ -43,9 +43,12 @@ import type { TopLabelScores } from './scores';
  *   D = sqrt(sum D_b^2) and ||w||^2 by at most D (2 ||w_est|| + D).
  * - refinement = sum_b (N_b/n) acc_b (1 - acc_b) = accuracy - sharpness: the accuracy's bound
  *   (unsettled frames / n) plus the sharpness's.
+ * - the unweighted mean over predicted classes of each class's ECE (MAPIE): with every top-1
+ *   settled each frame keeps its class, and class l's ECE moves by at most its own frames' share of
+ *   the ECE's sum above over n_l; with any unsettled, the classes themselves may change: 1.
  * Every bound is capped at 1, each metric's range.
  */
-export type BinnedKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement';
+export type BinnedKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement' | 'ECE per class, unweighted';
 
 /**
  * Absolute slack on each equal-mass edge: a midpoint or an interpolation of two order statistics in
@@ -94,6 +97,18 @@ function binnedBound(
     case 'ECE':
       bound = occupancy.eceSum / n;
       break;
+    case 'ECE per class, unweighted': {
+      if (accuracyBound > 0) return 1;
+      const { classFrames, classEceSum } = occupancy;
+      let classes = 0;
+      for (let l = 0; l < classFrames.length; l++) {
+        if (classFrames[l] === 0) continue;
+        classes++;
+        bound += classEceSum[l]! / classFrames[l]!;
+      }
+      if (classes > 0) bound /= classes;
+      break;
+    }
     case 'MCE':
     case 'ACE': {
       let nonEmpty = 0;
@@ -144,6 +159,9 @@ interface Occupancy {
   settledWidth: Float64Array;
   others: Float64Array;
   eceSum: number;
+  /** Per predicted class (by index): its settled frames, and their share of eceSum. */
+  classFrames: Float64Array;
+  classEceSum: Float64Array;
 }
 
 /** beta_b above, or null for a bin with no settled frame. */
@@ -179,19 +197,26 @@ function binOccupancy(
   // before it (a difference array, so a range over many bins costs two entries)
   const crossings = new Float64Array(binCount + 1);
   let eceSum = 2 * unsettled;
+  let classes = 0;
+  for (let i = 0; i < n; i++) if (top.predicted[i]! >= classes) classes = top.predicted[i]! + 1;
+  const classFrames = new Float64Array(classes);
+  const classEceSum = new Float64Array(classes);
   for (let i = 0; i < n; i++) {
     if (bounds.uncertainTop1[i] === 1) continue;
     const width = bounds.confidenceUp[i]! + bounds.confidenceDown[i]!;
+    classFrames[top.predicted[i]!]++;
     const low = locateBin(lo[i]!, highest, spec.edgeRule);
     const high = locateBin(hi[i]!, lowest, spec.edgeRule);
     if (low === high) {
       settled[low]++;
       settledWidth[low] += width;
       eceSum += width;
+      classEceSum[top.predicted[i]!] += width;
     } else {
       crossings[low]++;
       crossings[high + 1]--;
       eceSum += 2;
+      classEceSum[top.predicted[i]!] += 2;
     }
   }
   const others = new Float64Array(binCount);
@@ -200,7 +225,7 @@ function binOccupancy(
     crossing += crossings[b]!;
     others[b] = crossing + unsettled;
   }
-  return { binCount, settled, settledWidth, others, eceSum };
+  return { binCount, settled, settledWidth, others, eceSum, classFrames, classEceSum };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { BinningSpec, MassEdges } from './binning';
 import { binnedBounds, type BinnedKind } from './kept-class-binned-bounds';
 import type { MetricValue } from './metric-value';
 import { aurcBound, aurocBound, eAurcBound } from './kept-class-rank-bounds';
+import { calibrationTestBounds, type TestBounds } from './kept-class-test-bounds';
 import { NLL_FROM_LOGITS } from './proper-scores';
 import type { TopLabelScores } from './scores';
 
@@ -31,11 +32,13 @@ export interface KeptClassFrameBounds {
  * - Brier (multiclass): the mean Brier bound;
  * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
  * - ECE, MCE, RMSCE, ACE, sharpness and refinement under equal-width or equal-mass bins, any edge
- *   rule, and the weighted top-label ECE per predicted class under equal-width bins:
- *   kept-class-binned-bounds.ts;
- * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts.
+ *   rule, and the top-label ECE per predicted class (weighted and MAPIE's unweighted mean) under
+ *   equal-width bins: kept-class-binned-bounds.ts;
+ * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts;
+ * - the KS and Kuiper statistics of cumulative differences, Spiegelhalter's Z and their P-values:
+ *   kept-class-test-bounds.ts.
  * Other metrics (the per-class ECEs under equal-mass bins, whose edges each class's own values
- * make, the debiased L2-CEs, SmoothECE, the cumulative tests) have no stated bound here: they are
+ * make, the debiased L2-CEs, SmoothECE, TCE) have no stated bound here: they are
  * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
@@ -50,6 +53,8 @@ export interface KeptClassMetricBounds {
   auroc(): number;
   aurc(): number;
   eAurc(): number;
+  /** The calibration tests' bounds (null: the estimate has no test, every confidence 0 or 1). */
+  tests(): TestBounds | null;
 }
 
 export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFrameBounds): KeptClassMetricBounds {
@@ -69,6 +74,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
   }
   // the AURC's bound sorts every frame's range: once, for E-AURC's too
   let aurc: number | undefined;
+  let tests: TestBounds | null | undefined;
   return {
     frames: n,
     unsettledFrames: unsettled,
@@ -80,6 +86,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     aurc: () => (aurc ??= aurcBound(top, bounds, unsettled)),
     eAurc: () => eAurcBound(top, bounds, unsettled, (aurc ??= aurcBound(top, bounds, unsettled))),
     binned: binnedBounds(top, bounds, unsettled),
+    tests: () => (tests === undefined ? (tests = calibrationTestBounds(top, bounds)) : tests),
   };
 }
 
@@ -93,16 +100,27 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
  * Each bounded kind's norm as its identity ends, and whether it may be per predicted class (under
  * equal-width bins only: equal-mass edges of a class's own values are not bounded here).
  */
-const BINNED_NORMS: ReadonlyArray<[BinnedKind, string, 'top-label' | 'per predicted class']> = [
+const BINNED_NORMS: ReadonlyArray<[BinnedKind, string | RegExp, 'top-label' | 'per predicted class']> = [
   ['ECE', 'L1', 'top-label'],
   // the weighted top-label ECE per predicted class is the same sum over finer cells: the same bound
   ['ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
+  ['ECE per class, unweighted', /^L1, unweighted mean over \d+ classes, MAPIE$/, 'per predicted class'],
   ['MCE', 'max', 'top-label'],
   ['RMSCE', 'L2 plug-in', 'top-label'],
   ['ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018', 'top-label'],
   ['sharpness', 'sum (n_b/n) acc_b^2', 'top-label'],
   ['refinement', 'sum (n_b/n) acc_b (1 - acc_b)', 'top-label'],
 ];
+
+/** The calibration tests' metric names (cumulative-tests.ts) and their bounds' keys. */
+const TEST_OF_NAME = new Map<string, keyof TestBounds>([
+  ['KS (scaled)', 'ks'],
+  ['KS P-value', 'ksPValue'],
+  ['Kuiper (scaled)', 'kuiper'],
+  ['Kuiper P-value', 'kuiperPValue'],
+  ['Spiegelhalter Z', 'spiegelhalterZ'],
+  ['Spiegelhalter P-value', 'spiegelhalterPValue'],
+]);
 
 /** The kind and binning of a binned identity (binningIdentity's text) with a stated bound, or null. */
 function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | null {
@@ -114,7 +132,10 @@ function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | n
   const [, kind, perClass, binsText, scheme, massEdges, label, norm] = match;
   if (perClass !== undefined && scheme !== 'equal-width') return null;
   const known = BINNED_NORMS.find(
-    ([k, n, scope]) => k === kind && n === norm && (scope === 'per predicted class') === (perClass !== undefined),
+    ([k, n, scope]) =>
+      (k === kind || (k === 'ECE per class, unweighted' && kind === 'ECE')) &&
+      (typeof n === 'string' ? n === norm : n.test(norm!)) &&
+      (scope === 'per predicted class') === (perClass !== undefined),
   );
   const rule = EDGE_RULE_OF_LABEL.find(([l]) => l === label);
   if (known === undefined || rule === undefined) return null;
@@ -156,6 +177,7 @@ export function withKeptClassBounds(
     else if (m.name === 'AUROC') bound = bounds.auroc();
     else if (m.name === 'AURC') bound = bounds.aurc();
     else if (m.name === 'E-AURC') bound = bounds.eAurc();
+    else if (TEST_OF_NAME.has(m.name)) bound = bounds.tests()?.[TEST_OF_NAME.get(m.name)!] ?? null;
     else {
       const binned = binnedOf(m.identity);
       if (binned !== null) bound = bounds.binned(binned.kind, binned.spec);
