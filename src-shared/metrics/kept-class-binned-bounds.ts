@@ -4,6 +4,7 @@ import { sharpness } from './calibration-error';
 import { binnedStatistics } from './column-statistics';
 import type { KeptClassFrameBounds } from './kept-class-bounds';
 import type { TopLabelScores } from './scores';
+import { debiasedL2Bound, type DebiasedL2Kind } from './kept-class-debiased-bounds';
 
 /**
  * The stated bounds of the kept-class binned metrics under B equal-width or equal-mass bins with any
@@ -46,9 +47,11 @@ import type { TopLabelScores } from './scores';
  * - the unweighted mean over predicted classes of each class's ECE (MAPIE): with every top-1
  *   settled each frame keeps its class, and class l's ECE moves by at most its own frames' share of
  *   the ECE's sum above over n_l; with any unsettled, the classes themselves may change: 1.
+ * - the debiased L2-CEs (Kumar et al. 2019; Sun et al. 2024's U-statistic): kept-class-debiased-bounds.ts.
  * Every bound is capped at 1, each metric's range.
  */
-export type BinnedKind = 'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement' | 'ECE per class, unweighted';
+export type BinnedKind =
+  'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement' | 'ECE per class, unweighted' | DebiasedL2Kind;
 
 /**
  * Absolute slack on each equal-mass edge: a midpoint or an interpolation of two order statistics in
@@ -66,7 +69,7 @@ export function binnedBounds(
   bounds: KeptClassFrameBounds,
   unsettled: number,
 ): (kind: BinnedKind, spec: BinningSpec) => number {
-  const passes = new Map<string, { occupancy: Occupancy; estimateSharpness: number }>();
+  const passes = new Map<string, { occupancy: Occupancy; estimateSharpness: number; spec: BinningSpec }>();
   const n = top.confidence.length;
   const accuracyBound = unsettled / n;
   return (kind, spec) => {
@@ -77,15 +80,23 @@ export function binnedBounds(
       pass = {
         occupancy: binOccupancy(top, bounds, unsettled, spec),
         estimateSharpness: sharpness(binnedStatistics(top.confidence, top.correct, spec)),
+        spec,
       };
       passes.set(key, pass);
     }
+    if (kind === 'debiased L2-CE' || kind === 'debiased L2-CE (U-statistic)')
+      return debiasedL2Bound(kind, top, spec, {
+        ...pass.occupancy,
+        weightedGapMoves: pass.occupancy.settled.map((stay, b) =>
+          weightedGapMove(n, stay, pass!.occupancy.settledWidth[b]!, pass!.occupancy.others[b]!),
+        ),
+      });
     return binnedBound(kind, n, pass.occupancy, pass.estimateSharpness, accuracyBound);
   };
 }
 
 function binnedBound(
-  kind: BinnedKind,
+  kind: Exclude<BinnedKind, DebiasedL2Kind>,
   n: number,
   occupancy: Occupancy,
   estimateSharpness: number,
@@ -127,10 +138,7 @@ function binnedBound(
     case 'RMSCE': {
       let squares = 0;
       for (let b = 0; b < binCount; b++) {
-        const s = settled[b]!;
-        const beta = gapBound(s, settledWidth[b]!, others[b]!);
-        const most = Math.sqrt((s + others[b]!) / n);
-        const delta = beta === null ? most : most - Math.sqrt(s / n) + most * beta;
+        const delta = weightedGapMove(n, settled[b]!, settledWidth[b]!, others[b]!);
         squares += delta * delta;
       }
       bound = Math.sqrt(squares);
@@ -162,6 +170,16 @@ interface Occupancy {
   /** Per predicted class (by index): its settled frames, and their share of eceSum. */
   classFrames: Float64Array;
   classEceSum: Float64Array;
+}
+
+/**
+ * How far v_b = sqrt(N_b / n) |gap_b| may move (the RMSCE's delta_b above): the weight's move
+ * times a gap of at most 1, plus the weight times the gap's move; sqrt(m_b / n) with no settled frame.
+ */
+function weightedGapMove(n: number, settled: number, settledWidth: number, others: number): number {
+  const beta = gapBound(settled, settledWidth, others);
+  const most = Math.sqrt((settled + others) / n);
+  return beta === null ? most : most - Math.sqrt(settled / n) + most * beta;
 }
 
 /** beta_b above, or null for a bin with no settled frame. */

@@ -33,12 +33,13 @@ export interface KeptClassFrameBounds {
  * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
  * - ECE, MCE, RMSCE, ACE, sharpness and refinement under equal-width or equal-mass bins, any edge
  *   rule, and the top-label ECE per predicted class (weighted and MAPIE's unweighted mean) under
- *   equal-width bins: kept-class-binned-bounds.ts;
+ *   equal-width bins, and the debiased L2-CEs (Kumar; Sun's U-statistic) under either binning:
+ *   kept-class-binned-bounds.ts and kept-class-debiased-bounds.ts;
  * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts;
  * - the KS and Kuiper statistics of cumulative differences, Spiegelhalter's Z and their P-values:
  *   kept-class-test-bounds.ts.
  * Other metrics (the per-class ECEs under equal-mass bins, whose edges each class's own values
- * make, the debiased L2-CEs, SmoothECE, TCE) have no stated bound here: they are
+ * make, SmoothECE, TCE) have no stated bound here: they are
  * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
@@ -97,19 +98,23 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
 ];
 
 /**
- * Each bounded kind's norm as its identity ends, and whether it may be per predicted class (under
- * equal-width bins only: equal-mass edges of a class's own values are not bounded here).
+ * Each bounded kind by its identity's first word and norm, and whether it may be per predicted
+ * class (under equal-width bins only: equal-mass edges of a class's own values are not bounded here).
  */
-const BINNED_NORMS: ReadonlyArray<[BinnedKind, string | RegExp, 'top-label' | 'per predicted class']> = [
-  ['ECE', 'L1', 'top-label'],
+const BINNED_NORMS: ReadonlyArray<
+  [kind: BinnedKind, word: string, norm: string | RegExp, scope: 'top-label' | 'per predicted class']
+> = [
+  ['ECE', 'ECE', 'L1', 'top-label'],
   // the weighted top-label ECE per predicted class is the same sum over finer cells: the same bound
-  ['ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
-  ['ECE per class, unweighted', /^L1, unweighted mean over \d+ classes, MAPIE$/, 'per predicted class'],
-  ['MCE', 'max', 'top-label'],
-  ['RMSCE', 'L2 plug-in', 'top-label'],
-  ['ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018', 'top-label'],
-  ['sharpness', 'sum (n_b/n) acc_b^2', 'top-label'],
-  ['refinement', 'sum (n_b/n) acc_b (1 - acc_b)', 'top-label'],
+  ['ECE', 'ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
+  ['ECE per class, unweighted', 'ECE', /^L1, unweighted mean over \d+ classes, MAPIE$/, 'per predicted class'],
+  ['MCE', 'MCE', 'max', 'top-label'],
+  ['RMSCE', 'RMSCE', 'L2 plug-in', 'top-label'],
+  ['debiased L2-CE', 'CE', 'L2 debiased, Kumar et al. 2019', 'top-label'],
+  ['debiased L2-CE (U-statistic)', 'CE', 'L2 debiased U-statistic, Sun et al. 2024', 'top-label'],
+  ['ACE', 'ACE', 'unweighted mean over non-empty bins, netcal / Neumann et al. 2018', 'top-label'],
+  ['sharpness', 'sharpness', 'sum (n_b/n) acc_b^2', 'top-label'],
+  ['refinement', 'refinement', 'sum (n_b/n) acc_b (1 - acc_b)', 'top-label'],
 ];
 
 /** The calibration tests' metric names (cumulative-tests.ts) and their bounds' keys. */
@@ -129,11 +134,11 @@ function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | n
       identity,
     );
   if (match === null) return null;
-  const [, kind, perClass, binsText, scheme, massEdges, label, norm] = match;
+  const [, word, perClass, binsText, scheme, massEdges, label, norm] = match;
   if (perClass !== undefined && scheme !== 'equal-width') return null;
   const known = BINNED_NORMS.find(
-    ([k, n, scope]) =>
-      (k === kind || (k === 'ECE per class, unweighted' && kind === 'ECE')) &&
+    ([, w, n, scope]) =>
+      w === word &&
       (typeof n === 'string' ? n === norm : n.test(norm!)) &&
       (scope === 'per predicted class') === (perClass !== undefined),
   );

@@ -60,10 +60,18 @@ function traceOf(c: Case, seed: number): Trace {
 
 /** Metrics of bin-by-bin means, whose bounds sparse bins decide. */
 /**
- * Bounds that sparse bins decide, and the unweighted per-class ECE's, which is 1 whenever a top-1
- * is unsettled (the predicted classes themselves may differ).
+ * Bounds that sparse bins decide (the debiased L2-CEs' through a square root as well), and the
+ * unweighted per-class ECE's, which is 1 whenever a top-1 is unsettled (the predicted classes
+ * themselves may differ).
  */
-const SPARSE_BIN_DECIDED = new Set(['MCE', 'RMSCE', 'ACE (netcal)', 'TL-ECE (unweighted)']);
+const SPARSE_BIN_DECIDED = new Set([
+  'MCE',
+  'RMSCE',
+  'ACE (netcal)',
+  'TL-ECE (unweighted)',
+  'debiased L2-CE',
+  'debiased L2-CE (U-statistic)',
+]);
 const UNBOUNDED_STATISTICS = new Set(['KS (scaled)', 'Kuiper (scaled)', 'Spiegelhalter Z']);
 
 function gatesOf(n: number, seed: number): Float64Array {
@@ -141,8 +149,9 @@ describe('kept-class scores against the full trace', () => {
       // torchmetrics' (netcal's preset has none), AURC and E-AURC, the ACE at 15 bins and in
       // netcal's preset, sharpness and refinement at 15 bins; at 15 equal-mass bins the ECE, MCE,
       // RMSCE, ACE, sharpness and refinement; the unweighted per-class ECE at 15 equal-width bins;
+      // the debiased L2-CE (Kumar) at both 15 bins and in its preset, Sun's at 15 equal-width bins;
       // the KS and Kuiper statistics, Spiegelhalter's Z and their P-values
-      expect(bounded).toBe(34);
+      expect(bounded).toBe(38);
     });
   }
 
@@ -167,12 +176,30 @@ describe('kept-class scores against the full trace', () => {
     );
     const bounds = keptClassMetricBounds(estimate.top, estimate.bounds);
     expect(bounds.unsettledFrames).toBe(0);
+    // every stated bound holds here too, where they are tight (every top-1 settled, every bin's
+    // frames its own in both traces: the small moves of each frame decide them)
+    const exact = topLabelScoresOfFrames(trace, inside, frames);
+    const exactValue = new Map(metricsOf(exact.scores, exact.top).map((m) => [sameMetric(m.identity), m.value]));
+    let tight = 0;
+    for (const m of withKeptClassBounds(metricsOf(estimate.scores, estimate.top), bounds, c)) {
+      const stated = /within (\S+) of it$/.exec(m.approximation ?? '');
+      if (stated === null) continue;
+      expect(Math.abs(m.value - exactValue.get(sameMetric(m.identity))!), m.identity).toBeLessThanOrEqual(
+        Number(stated[1]),
+      );
+      if (Number(stated[1]) < 1e-3) tight++;
+    }
+    expect(tight).toBeGreaterThan(10);
     expect(bounds.nll).toBeLessThan(1e-3);
     expect(bounds.binned('ECE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.02);
     expect(bounds.binned('MCE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
     expect(bounds.binned('RMSCE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
     expect(bounds.binned('ACE', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
     expect(bounds.binned('sharpness', { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' })).toBeLessThan(0.1);
+    // the debiased L2-CEs too, where T's bound passes through a square root
+    const width15 = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' } as const;
+    expect(bounds.binned('debiased L2-CE', width15)).toBeLessThan(1e-3);
+    expect(bounds.binned('debiased L2-CE (U-statistic)', width15)).toBeLessThan(1e-3);
     // g = 0 and g = 1 are each branch itself: the rest's log-sum-exp is exact there
     for (const end of [0, 1]) {
       const g = new Float64Array(trace.frameCount).fill(end);
@@ -274,8 +301,9 @@ describe('kept-class scores against the full trace', () => {
             expect(gap, m.identity).toBeLessThanOrEqual(Number(stated[1]));
           }
         }
-    // ECE, MCE, RMSCE, ACE, sharpness and refinement in each of the 12 binnings, most of them moved
-    expect(checked).toBe(12 * 6);
+    // ECE, MCE, RMSCE, the debiased L2-CE, ACE, sharpness and refinement in each of the 12
+    // binnings, most of them moved
+    expect(checked).toBe(12 * 7);
     expect(moved).toBeGreaterThan(checked / 2);
   });
 
@@ -338,7 +366,7 @@ describe('kept-class scores against the full trace', () => {
       checked++;
       expect(Math.abs(m.value - exact.get(m.identity)!), m.identity).toBeLessThanOrEqual(Number(stated[1]));
     }
-    expect(checked).toBe(6);
+    expect(checked).toBe(7);
     // the ECE moves by far more than the six wide frames alone could move it (2 each / n)
     const ece = estimated.find((m) => m.identity.startsWith('ECE(top-label, 30 equal-mass'))!;
     expect(Math.abs(ece.value - exact.get(ece.identity)!)).toBeGreaterThan((5 * 2 * wide) / n);
