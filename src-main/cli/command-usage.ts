@@ -55,9 +55,9 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       classes that lead either branch, with the log-sum-exp, maximum and slope of the rest of each
       branch (10 N + 40 bytes a frame where every class costs 8 K). knob metrics --trace and knob
       replay read it: each metric of the fused output and the branches comes with how far the full
-      trace's value can lie from it (accuracy, NLL, Brier, the binned metrics but the equal-mass
-      per-class ECEs, AUROC, AURC, E-AURC, the KS, Kuiper and Spiegelhalter tests; SmoothECE and
-      TCE say they have no stated bound). Everything that needs every class (the desk, tune, calibrate, analyze,
+      trace's value can lie from it (accuracy, NLL, Brier, every binned metric, AUROC, AURC,
+      E-AURC, the KS, Kuiper and Spiegelhalter tests; SmoothECE and TCE say they have no stated
+      bound). Everything that needs every class (the desk, tune, calibrate, analyze,
       export) refuses it. N is at least 2.
 `,
   metrics: `  knob metrics ${SCORES_INPUT_USAGE} [${GATE_USAGE}]

@@ -44,14 +44,26 @@ import { debiasedL2Bound, type DebiasedL2Kind } from './kept-class-debiased-boun
  *   D = sqrt(sum D_b^2) and ||w||^2 by at most D (2 ||w_est|| + D).
  * - refinement = sum_b (N_b/n) acc_b (1 - acc_b) = accuracy - sharpness: the accuracy's bound
  *   (unsettled frames / n) plus the sharpness's.
- * - the unweighted mean over predicted classes of each class's ECE (MAPIE): with every top-1
- *   settled each frame keeps its class, and class l's ECE moves by at most its own frames' share of
- *   the ECE's sum above over n_l; with any unsettled, the classes themselves may change: 1.
+ * - the top-label ECE per predicted class, weighted by n_l / n (Gupta & Ramdas 2021) and the
+ *   unweighted mean over predicted classes (MAPIE): under equal-width bins the weighted one is the
+ *   ECE's sum over finer (class, bin) cells, the same bound. With every top-1 settled each frame
+ *   keeps its class, and class l's ECE moves by at most its own frames' share of the ECE's sum
+ *   above over n_l, its bins (equal-mass: of its own frames' values, each class of at least B
+ *   frames, as the metric takes them) bounded as above; with any unsettled frame the classes
+ *   themselves may change: 1 (but for the weighted one under equal-width bins).
  * - the debiased L2-CEs (Kumar et al. 2019; Sun et al. 2024's U-statistic): kept-class-debiased-bounds.ts.
  * Every bound is capped at 1, each metric's range.
  */
 export type BinnedKind =
-  'ECE' | 'MCE' | 'RMSCE' | 'ACE' | 'sharpness' | 'refinement' | 'ECE per class, unweighted' | DebiasedL2Kind;
+  | 'ECE'
+  | 'MCE'
+  | 'RMSCE'
+  | 'ACE'
+  | 'sharpness'
+  | 'refinement'
+  | 'ECE per class, weighted'
+  | 'ECE per class, unweighted'
+  | DebiasedL2Kind;
 
 /**
  * Absolute slack on each equal-mass edge: a midpoint or an interpolation of two order statistics in
@@ -75,6 +87,8 @@ export function binnedBounds(
   return (kind, spec) => {
     if (spec.scheme === 'equal-mass' && n < spec.bins) return Number.NaN;
     const key = binningIdentity(spec);
+    if ((kind === 'ECE per class, weighted' || kind === 'ECE per class, unweighted') && spec.scheme === 'equal-mass')
+      return unsettled > 0 ? 1 : perClassBound(kind, perClassEqualMass(top, bounds, spec), n);
     let pass = passes.get(key);
     if (pass === undefined) {
       pass = {
@@ -106,20 +120,13 @@ function binnedBound(
   let bound = 0;
   switch (kind) {
     case 'ECE':
+    case 'ECE per class, weighted':
       bound = occupancy.eceSum / n;
       break;
-    case 'ECE per class, unweighted': {
+    case 'ECE per class, unweighted':
       if (accuracyBound > 0) return 1;
-      const { classFrames, classEceSum } = occupancy;
-      let classes = 0;
-      for (let l = 0; l < classFrames.length; l++) {
-        if (classFrames[l] === 0) continue;
-        classes++;
-        bound += classEceSum[l]! / classFrames[l]!;
-      }
-      if (classes > 0) bound /= classes;
+      bound = perClassBound(kind, occupancy, n);
       break;
-    }
     case 'MCE':
     case 'ACE': {
       let nonEmpty = 0;
@@ -170,6 +177,70 @@ interface Occupancy {
   /** Per predicted class (by index): its settled frames, and their share of eceSum. */
   classFrames: Float64Array;
   classEceSum: Float64Array;
+}
+
+/** Each class's frames and share of the ECE's sum (Occupancy's), as the per-class ECEs read them. */
+interface PerClassSums {
+  classFrames: Float64Array;
+  classEceSum: Float64Array;
+}
+
+/** The per-class ECE's bound from each class's share: sum over n (weighted), or the mean of share / n_l. */
+function perClassBound(
+  kind: 'ECE per class, weighted' | 'ECE per class, unweighted',
+  sums: PerClassSums,
+  n: number,
+): number {
+  const { classFrames, classEceSum } = sums;
+  let bound = 0;
+  let classes = 0;
+  for (let l = 0; l < classFrames.length; l++) {
+    if (classFrames[l] === 0) continue;
+    classes++;
+    bound += kind === 'ECE per class, weighted' ? classEceSum[l]! / n : classEceSum[l]! / classFrames[l]!;
+  }
+  if (kind === 'ECE per class, unweighted' && classes > 0) bound /= classes;
+  return Math.min(1, bound);
+}
+
+/**
+ * Per predicted class of at least B frames (every top-1 settled): its frames and its ECE sum under
+ * equal-mass bins of its own values, each class's occupancy as above; smaller classes count none.
+ */
+function perClassEqualMass(top: TopLabelScores, bounds: KeptClassFrameBounds, spec: BinningSpec): PerClassSums {
+  const n = top.confidence.length;
+  let classes = 0;
+  for (let i = 0; i < n; i++) if (top.predicted[i]! >= classes) classes = top.predicted[i]! + 1;
+  // frames grouped by class (a counting sort), then each group's occupancy on copies of its columns
+  const starts = new Int32Array(classes + 1);
+  for (let i = 0; i < n; i++) starts[top.predicted[i]! + 1]++;
+  for (let l = 0; l < classes; l++) starts[l + 1] += starts[l]!;
+  const order = new Int32Array(n);
+  const fill = starts.slice(0, classes);
+  for (let i = 0; i < n; i++) order[fill[top.predicted[i]!]!++] = i;
+  const classFrames = new Float64Array(classes);
+  const classEceSum = new Float64Array(classes);
+  for (let l = 0; l < classes; l++) {
+    const group = order.subarray(starts[l]!, starts[l + 1]!);
+    if (group.length < spec.bins) continue;
+    const floats = (column: Float64Array) => Float64Array.from(group, (i) => column[i]!);
+    const bytes = (column: Uint8Array) => Uint8Array.from(group, (i) => column[i]!);
+    const groupTop = {
+      confidence: floats(top.confidence),
+      correct: bytes(top.correct),
+      predicted: Int32Array.from(group, (i) => top.predicted[i]!),
+    };
+    const groupBounds = {
+      confidenceUp: floats(bounds.confidenceUp),
+      confidenceDown: floats(bounds.confidenceDown),
+      nll: floats(bounds.nll),
+      brier: floats(bounds.brier),
+      uncertainTop1: bytes(bounds.uncertainTop1),
+    };
+    classFrames[l] = group.length;
+    classEceSum[l] = binOccupancy(groupTop, groupBounds, 0, spec).eceSum;
+  }
+  return { classFrames, classEceSum };
 }
 
 /**

@@ -31,15 +31,15 @@ export interface KeptClassFrameBounds {
  * - NLL (mean): the mean NLL bound (the full value lies below the estimate but for rounding);
  * - Brier (multiclass): the mean Brier bound;
  * - Brier (top-label) (c - correct)^2: d_i (2 + d_i) a settled frame, 1 an unsettled one, averaged;
- * - ECE, MCE, RMSCE, ACE, sharpness and refinement under equal-width or equal-mass bins, any edge
- *   rule, and the top-label ECE per predicted class (weighted and MAPIE's unweighted mean) under
- *   equal-width bins, and the debiased L2-CEs (Kumar; Sun's U-statistic) under either binning:
- *   kept-class-binned-bounds.ts and kept-class-debiased-bounds.ts;
+ * - ECE, MCE, RMSCE, ACE, sharpness, refinement, the top-label ECE per predicted class (weighted
+ *   and MAPIE's unweighted mean) and the debiased L2-CEs (Kumar; Sun's U-statistic) under
+ *   equal-width or equal-mass bins, any edge rule: kept-class-binned-bounds.ts and
+ *   kept-class-debiased-bounds.ts;
  * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts;
  * - the KS and Kuiper statistics of cumulative differences, Spiegelhalter's Z and their P-values:
  *   kept-class-test-bounds.ts.
- * Other metrics (the per-class ECEs under equal-mass bins, whose edges each class's own values
- * make, SmoothECE, TCE) have no stated bound here: they are
+ * Other metrics (SmoothECE, whose bandwidth is a fixed point found on a grid, and TCE, with its
+ * PAVA bins and a test per prediction) have no stated bound here: they are
  * marked as computed from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
@@ -97,16 +97,12 @@ const EDGE_RULE_OF_LABEL: ReadonlyArray<[string, EdgeRule]> = [
   ['[lo,hi) with 1.0 in an extra bin', 'one-in-extra-bin'],
 ];
 
-/**
- * Each bounded kind by its identity's first word and norm, and whether it may be per predicted
- * class (under equal-width bins only: equal-mass edges of a class's own values are not bounded here).
- */
+/** Each bounded kind by its identity's first word and norm, and whether it is per predicted class. */
 const BINNED_NORMS: ReadonlyArray<
   [kind: BinnedKind, word: string, norm: string | RegExp, scope: 'top-label' | 'per predicted class']
 > = [
   ['ECE', 'ECE', 'L1', 'top-label'],
-  // the weighted top-label ECE per predicted class is the same sum over finer cells: the same bound
-  ['ECE', 'ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
+  ['ECE per class, weighted', 'ECE', 'L1, weighted by n_l/n, Gupta & Ramdas 2021', 'per predicted class'],
   ['ECE per class, unweighted', 'ECE', /^L1, unweighted mean over \d+ classes, MAPIE$/, 'per predicted class'],
   ['MCE', 'MCE', 'max', 'top-label'],
   ['RMSCE', 'RMSCE', 'L2 plug-in', 'top-label'],
@@ -135,7 +131,6 @@ function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | n
     );
   if (match === null) return null;
   const [, word, perClass, binsText, scheme, massEdges, label, norm] = match;
-  if (perClass !== undefined && scheme !== 'equal-width') return null;
   const known = BINNED_NORMS.find(
     ([, w, n, scope]) =>
       w === word &&
