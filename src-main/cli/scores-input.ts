@@ -6,7 +6,13 @@ import {
   type TopLabelScores,
 } from '../../src-shared/metrics/scores';
 import { gateTrajectory, replay } from '../../src-shared/trace/replay';
-import { featuresOfFrames, labelledFrames, scoresOfFrames } from '../../src-shared/trace/trace-scores';
+import {
+  featuresOfFrames,
+  labelledFrames,
+  labelledLogitRows,
+  scoresOfFrames,
+} from '../../src-shared/trace/trace-scores';
+import type { LogitArray } from '../../src-shared/fusion/logits';
 import { topLabelTraceScores, type KeptClassScoring } from '../../src-shared/trace/top-label-trace-scores';
 import type { Trace } from '../../src-shared/trace/trace';
 import type { GateSettings } from '../../src-shared/gate/gate-settings';
@@ -87,6 +93,13 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
 export interface ScoresSubjectSource {
   subject: string;
   scored(): ScoresSubject;
+  /**
+   * The logit rows of the labelled frames and their labels, which `scored` would softmax, for a
+   * caller that softmaxes them itself (the parallel metric suite, on both threads into its shared
+   * arrays, with no second copy of the probabilities); absent where the scores are not made from
+   * logits (files, a trace scored top-label only).
+   */
+  logitRows?(): { rows: LogitArray; classCount: number; labels: Int32Array };
 }
 
 export async function readScoresInput(
@@ -118,18 +131,27 @@ export async function readScoresInput(
     const features = featuresOfFrames(file.trace, frames);
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
+    const { frameCount, classCount } = file.trace;
+    // the fused logits in shared memory, as the trace's own are (readTraceFile): the parallel
+    // suite's helper thread then reads them in place
+    const logitsOf = (branch: number): LogitArray =>
+      branch === 0
+        ? replay(file.trace, settings, {
+            keepFusedLogits: true,
+            fusedLogitsInto: new Float64Array(new SharedArrayBuffer(frameCount * classCount * 8)),
+          }).fusedLogits!
+        : branch === 1
+          ? file.trace.zStatic
+          : file.trace.zDyn;
     return subjectGates(trace, file.trace, settings).map(([subject, gateOf], branch) => ({
       subject,
       scored: (): ScoresSubject => {
         if (topLabelOnly) return { subject, ...topLabelTraceScores(file.trace, gateOf(), frames), model };
-        const logits =
-          branch === 0
-            ? replay(file.trace, settings, { keepFusedLogits: true }).fusedLogits!
-            : branch === 1
-              ? file.trace.zStatic
-              : file.trace.zDyn;
-        return { subject, scores: scoresOfFrames(file.trace, logits, frames), features, model };
+        return { subject, scores: scoresOfFrames(file.trace, logitsOf(branch), frames), features, model };
       },
+      ...(topLabelOnly
+        ? {}
+        : { logitRows: () => ({ ...labelledLogitRows(file.trace, logitsOf(branch), frames), classCount }) }),
     }));
   }
   const logits = values.logits as string | undefined;

@@ -34,21 +34,32 @@ export function scoredFrames(
   frames: Int32Array,
   overwrite: boolean,
 ): { scores: ClassScores; top: TopLabelScores } {
+  const { rows, labels } = labelledLogitRows(trace, logits, frames);
+  return scoredLogits(rows, trace.classCount, labels, overwrite);
+}
+
+/**
+ * The logit rows of the given labelled frames (indices of `trace`, increasing) and their labels:
+ * when every frame is labelled, the rows are the logits as they are, read in place rather than
+ * copied (an n x K copy was a third of a ten-class knob turn); otherwise a new array of the rows.
+ */
+export function labelledLogitRows(
+  trace: Trace,
+  logits: LogitArray,
+  frames: Int32Array,
+): { rows: LogitArray; labels: Int32Array } {
   if (trace.labels === null || frames.length === 0)
     throw new KnobError('INVALID_INPUT', 'the trace has no labelled frames; metrics need true labels');
   const k = trace.classCount;
   const labels = new Int32Array(frames.length);
   for (let j = 0; j < frames.length; j++) labels[j] = trace.labels[frames[j]];
-  // Every frame labelled (frames are distinct indices in order): the rows are the logits as they
-  // are, read in place rather than copied (an n x K copy was a third of a ten-class knob turn).
-  if (frames.length === trace.frameCount)
-    return scoredLogits(logits.subarray(0, frames.length * k), k, labels, overwrite);
-  const selected = new Float64Array(frames.length * k);
+  if (frames.length === trace.frameCount) return { rows: logits.subarray(0, frames.length * k), labels };
+  const rows = new Float64Array(frames.length * k);
   for (let j = 0; j < frames.length; j++) {
     const i = frames[j];
-    for (let c = 0; c < k; c++) selected[j * k + c] = logits[i * k + c];
+    for (let c = 0; c < k; c++) rows[j * k + c] = logits[i * k + c];
   }
-  return scoredLogits(selected, k, labels, overwrite);
+  return { rows, labels };
 }
 
 /**

@@ -12,13 +12,14 @@ import {
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import { unavailableText, type MetricValue } from '../../../src-shared/metrics/metric-value';
 import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
+import type { LogitArray } from '../../../src-shared/fusion/logits';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { keptClassesText, withKeptClassBounds } from '../../../src-shared/metrics/kept-class-bounds';
 import { formatPValue } from '../../../src-shared/metrics/metric-format';
 import { headlineLines, notComputedLines } from '../headline-lines';
 import { positiveInteger, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
-import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
+import { readScoresInput, SCORES_INPUT_OPTIONS, type ScoresSubject } from '../scores-input';
 import { commandCall } from '../command-call';
 import { stopIfCancelled } from '../../../src-shared/cancel-signal';
 
@@ -32,23 +33,49 @@ const EDGE_RULES: EdgeRule[] = ['left-closed', 'right-closed', 'one-in-extra-bin
 
 type Values = ReturnType<typeof parseMetricsArgs>['values'];
 
+/** Which metrics the options ask for, of one subject's scores, or of its logit rows (the suite's softmax). */
+interface MetricSelection {
+  ofScores(scores: ClassScores, top: TopLabelScores, everyClass: boolean): Promise<MetricValue[]>;
+  /** Absent when no suite runs (presets alone): the scores are then made first. */
+  ofLogitRows?(rows: LogitRows): Promise<{ scores: ClassScores; metrics: MetricValue[] }>;
+}
+
+type LogitRows = { rows: LogitArray; classCount: number; labels: Int32Array };
+
 /**
- * Which metrics the options ask for, as a function of one subject's scores. The full suite runs on
- * both cores (ParallelMetricSuite) when the input is large enough for it to pay; top-label scores
- * (a trace of many classes read without --every-class) take the one-thread suite, which is then
- * O(frames), with the classwise metrics marked not computed.
+ * Which metrics the options ask for. The full suite runs on both cores (ParallelMetricSuite) when
+ * the input is large enough for it to pay, from logit rows when the subject gives them (the softmax
+ * then on both threads too); top-label scores (a trace of many classes read without
+ * --every-class) take the one-thread suite, which is then O(frames), with the classwise metrics
+ * marked not computed.
  */
-function metricSelection(
-  values: Values,
-  presets: PresetName[],
-  parallel: ParallelMetricSuite,
-): (scores: ClassScores, top: TopLabelScores, everyClass: boolean) => Promise<MetricValue[]> {
+function metricSelection(values: Values, presets: PresetName[], parallel: ParallelMetricSuite): MetricSelection {
   const suite = (scores: ClassScores, top: TopLabelScores, everyClass: boolean, options: MetricSuiteOptions) =>
     everyClass
       ? parallel.fromScores(scores, options)
       : Promise.resolve(metricSuite(scores, { ...options, everyClass }, top));
   const presetValues = (scores: ClassScores, top: TopLabelScores, everyClass: boolean, names: readonly PresetName[]) =>
     names.flatMap((p) => presetMetrics(p, scores, top, everyClass));
+  // the suite (under `binnings`, or its own) then the presets `names`, of scores or of logit rows
+  // (the suite's softmax on both threads, the presets from the scores it made)
+  const withSuite = (binnings: BinningSpec[] | undefined, names: readonly PresetName[]): MetricSelection => {
+    const options = (scores: { sampleCount: number }): MetricSuiteOptions => ({
+      ...(binnings === undefined ? {} : { binnings }),
+      includeMmce: values.mmce,
+      includeTce: withTce(values, scores),
+    });
+    return {
+      ofScores: async (scores, top, everyClass) => [
+        ...(await suite(scores, top, everyClass, options(scores))),
+        ...presetValues(scores, top, everyClass, names),
+      ],
+      ofLogitRows: async ({ rows, classCount, labels }) => {
+        const suiteOptions = options({ sampleCount: labels.length });
+        const { scores, metrics } = await parallel.fromLogits(rows, classCount, labels, suiteOptions);
+        return { scores, metrics: [...metrics, ...presetValues(scores, topLabelScores(scores), true, names)] };
+      },
+    };
+  };
   const custom = values.bins !== undefined || values.binning !== undefined || values.edges !== undefined;
   if (custom) {
     const bins = positiveInteger(values.bins, 'bins', 15, 10_000);
@@ -62,25 +89,17 @@ function metricSelection(
     if (scheme === 'equal-width') spec = { scheme, bins, edgeRule };
     else if (scheme === 'equal-mass') spec = { scheme, bins, massEdges, edgeRule };
     else throw new UsageError("--binning must be 'equal-width' or 'equal-mass'");
-    return async (scores, top, everyClass) => [
-      ...(await suite(scores, top, everyClass, {
-        binnings: [spec],
-        includeMmce: values.mmce,
-        includeTce: withTce(values, scores),
-      })),
-      ...presetValues(scores, top, everyClass, presets),
-    ];
+    return withSuite([spec], presets);
   }
-  if (presets.length > 0) return async (scores, top, everyClass) => presetValues(scores, top, everyClass, presets);
-  return async (scores, top, everyClass) => [
-    ...(await suite(scores, top, everyClass, { includeMmce: values.mmce, includeTce: withTce(values, scores) })),
-    ...presetValues(scores, top, everyClass, PRESET_NAMES),
-  ];
+  if (presets.length > 0)
+    return { ofScores: async (scores, top, everyClass) => presetValues(scores, top, everyClass, presets) };
+  return withSuite(undefined, PRESET_NAMES);
 }
 
 /** TCE costs one exact test per distinct prediction: included up to this many samples unless --tce. */
 const TCE_DEFAULT_LIMIT = 100_000;
-const withTce = (values: Values, scores: ClassScores): boolean => values.tce || scores.sampleCount <= TCE_DEFAULT_LIMIT;
+const withTce = (values: Values, scores: { sampleCount: number }): boolean =>
+  values.tce || scores.sampleCount <= TCE_DEFAULT_LIMIT;
 
 function parseMetricsArgs(args: string[]) {
   return parseCommandArgs(args, {
@@ -115,9 +134,13 @@ export async function metricsCommand(args: string[]): Promise<number> {
     for (const [index, source] of subjects.entries()) {
       stopIfCancelled(call.signal, 'knob metrics was interrupted');
       call.progress(`scoring ${source.subject}`, index, subjects.length);
-      const { subject, scores, top: given, kept } = source.scored();
+      // every class from logit rows: the suite's own softmax on both threads; otherwise the scores
+      const rows = selection.ofLogitRows === undefined ? undefined : source.logitRows?.();
+      const scored: ScoresSubject & { metrics?: MetricValue[] } =
+        rows === undefined ? source.scored() : { subject: source.subject, ...(await selection.ofLogitRows!(rows)) };
+      const { subject, scores, top: given, kept } = scored;
       const top = given ?? topLabelScores(scores);
-      const metrics = await selection(scores, top, given === undefined);
+      const metrics = scored.metrics ?? (await selection.ofScores(scores, top, given === undefined));
       results.push({
         subject,
         samples: scores.sampleCount,
