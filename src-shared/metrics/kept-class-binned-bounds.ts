@@ -72,6 +72,12 @@ export type BinnedKind =
 const EDGE_ROUNDING = 1e-15;
 
 /**
+ * Added to every binned bound: a bound can be met exactly (a sharpness of 9/49 with one unsettled
+ * frame), and each trace's metric is rounded in its own order, a few units in the last place.
+ */
+const METRIC_ROUNDING = 1e-13;
+
+/**
  * The bounds above for `kind` under any binning; each binning's pass over the frames (a day is
  * millions) is made once and kept, however many of its metrics ask. An equal-mass binning of fewer
  * frames than bins has no metric to bound: NaN.
@@ -165,7 +171,7 @@ function binnedBound(
       break;
     }
   }
-  return Math.min(1, bound);
+  return Math.min(1, bound + METRIC_ROUNDING);
 }
 
 interface Occupancy {
@@ -200,7 +206,7 @@ function perClassBound(
     bound += kind === 'ECE per class, weighted' ? classEceSum[l]! / n : classEceSum[l]! / classFrames[l]!;
   }
   if (kind === 'ECE per class, unweighted' && classes > 0) bound /= classes;
-  return Math.min(1, bound);
+  return Math.min(1, bound + METRIC_ROUNDING);
 }
 
 /**

@@ -24,7 +24,8 @@ import type { TopLabelScores } from './scores';
  *   an unsettled frame's terms lie in [-1/8, 1] and [0, 1/16].
  * Each statistic's range follows, and each P-value's from it (both decrease with the statistic,
  * Spiegelhalter's with |Z|); the bound is the farther end from the estimate. Where V_lo or W_lo
- * is 0 the full trace may have no test: Infinity. Sums are widened by SUM_ROUNDING per frame for
+ * is 0 the full trace may have no test: the statistic's bound is Infinity, its P-value's the whole
+ * of [0, 1] from the estimate. Sums are widened by SUM_ROUNDING per frame for
  * the rounding of both traces' passes.
  */
 export interface TestBounds {
@@ -102,16 +103,16 @@ export function calibrationTestBounds(top: TopLabelScores, bounds: KeptClassFram
     ks: farther(estimate.ks.value, ksRange),
     ksPValue: farther(
       estimate.ksPValue.value,
-      decreasing(ksRange, (x) => 1 - brownianMaxAbsCdf(x)),
+      pValueRange(ksRange, (x) => 1 - brownianMaxAbsCdf(x)),
     ),
     kuiper: farther(estimate.kuiper.value, kuiperRange),
     kuiperPValue: farther(
       estimate.kuiperPValue.value,
-      decreasing(kuiperRange, (x) => 1 - brownianRangeCdf(x)),
+      pValueRange(kuiperRange, (x) => 1 - brownianRangeCdf(x)),
     ),
     spiegelhalterZ: z === null ? Infinity : farther(z, zRange),
     spiegelhalterPValue:
-      z === null ? Infinity : farther(normalTwoSidedPValue(z), decreasing(absZ, normalTwoSidedPValue)),
+      z === null ? Infinity : farther(normalTwoSidedPValue(z), pValueRange(absZ, normalTwoSidedPValue)),
   };
 }
 
@@ -135,14 +136,24 @@ function ratioRange(xLo: number, xHi: number, wLo: number, wHi: number): [number
   return [low, high];
 }
 
-/** The range of a decreasing f over [a, b]. */
-function decreasing([a, b]: [number, number], f: (x: number) => number): [number, number] {
-  return [f(b), f(a)];
+/**
+ * The range of a P-value p(x) for x in [a, b], p decreasing in exact arithmetic (0 at x = Infinity):
+ * both ends taken in either order, as 1 - CDF in floating point is not monotone to the last unit,
+ * and widened by P_VALUE_ROUNDING within [0, 1].
+ */
+function pValueRange([a, b]: [number, number], p: (x: number) => number): [number, number] {
+  const at = (x: number) => (Number.isFinite(x) ? p(x) : 0);
+  const [pa, pb] = [at(a), at(b)];
+  return [Math.max(0, Math.min(pa, pb) - P_VALUE_ROUNDING), Math.min(1, Math.max(pa, pb) + P_VALUE_ROUNDING)];
 }
 
-/** How far the farther end of `range` lies from `value`. */
+/** The Brownian CDFs' series and erfc are accurate to a few units in the last place of 1. */
+const P_VALUE_ROUNDING = 1e-14;
+
+/** How far the farther end of `range` lies from `value` (never below 0; unknown: Infinity). */
 function farther(value: number, [low, high]: [number, number]): number {
-  return Math.max(value - low, high - value);
+  const bound = Math.max(0, value - low, high - value);
+  return Number.isNaN(bound) ? Infinity : bound;
 }
 
 /**

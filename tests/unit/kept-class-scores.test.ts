@@ -438,6 +438,31 @@ describe('kept-class scores against the full trace', () => {
     expect(farthest).toBeGreaterThan(0.4);
   });
 
+  it('the calibration tests: where the full trace may have no test, P-values keep a bound in [0, 1]', () => {
+    // found by review: every range reaching 1, so the variance's lower end is 0 (Z and the
+    // statistics unbounded); the P-values' bounds were NaN
+    const n = 200;
+    const top = { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
+    const frameBounds = {
+      confidenceUp: new Float64Array(n),
+      confidenceDown: new Float64Array(n).fill(1e-13),
+      nll: new Float64Array(n),
+      brier: new Float64Array(n),
+      uncertainTop1: new Uint8Array(n),
+    };
+    for (let i = 0; i < n; i++) {
+      top.confidence[i] = 0.6 + 0.4 * (i / n) - 1e-9;
+      top.correct[i] = i % 5 === 0 ? 0 : 1;
+      frameBounds.confidenceUp[i] = 1 - top.confidence[i]! + 1e-12;
+    }
+    const tests = keptClassMetricBounds(top, frameBounds).tests()!;
+    expect([tests.ks, tests.kuiper, tests.spiegelhalterZ]).toEqual([Infinity, Infinity, Infinity]);
+    for (const p of [tests.ksPValue, tests.kuiperPValue, tests.spiegelhalterPValue]) {
+      expect(p).toBeGreaterThan(0);
+      expect(p).toBeLessThanOrEqual(1 + 1e-12);
+    }
+  });
+
   it('keeps the label of every labelled frame, so its NLL is bounded', () => {
     const trace = traceOf({ classCount: 50, keep: 2, frames: 300, scale: 1, difference: 1 }, 8);
     const kept = keepLeadingClasses(trace, 2);

@@ -66,7 +66,16 @@ export interface KeptRunAnalysis {
   /** "32 of 1000 classes kept a frame". */
   description: string;
   unsettledFrames: number;
+  /** What the figures beside the metrics are (KEPT_FIGURES_NOTE). */
+  figures: string;
 }
+
+/**
+ * The headline intervals, the L2-CE intervals, TCE and the curves of a kept-class trace are of its
+ * estimates: they carry no bound of their own (the metrics do), as knob metrics --intervals says.
+ */
+export const KEPT_FIGURES_NOTE =
+  "the headline and L2-CE intervals, TCE and the curves are of the kept-class estimates: they resample or plot them, and each metric's stated bound adds to them";
 
 /** TCE runs one exact test per distinct prediction: runs longer than this leave it out. */
 export const TCE_RUN_LIMIT = 200_000;
@@ -107,6 +116,7 @@ export function analyseRun(
           classCount: trace.classCount,
           description: keptClassesText({ keep: keptClasses.keep, classCount: trace.classCount }),
           unsettledFrames,
+          figures: KEPT_FIGURES_NOTE,
         };
   if (frames.length === 0) {
     return {

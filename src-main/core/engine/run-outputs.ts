@@ -65,7 +65,7 @@ export function runOutputFiles(
     metrics: analysis.metrics,
   };
   const report: ReportInput = {
-    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s${analysis.calibrator === null ? '' : `, calibrated by ${describeCalibrator(analysis.calibrator)}`}${analysis.kept === null ? '' : ` (${analysis.kept.description}: each metric says how far the full trace's value can lie)`}`,
+    title: `Knob run: ${GATE_VARIANT_LABELS[settings.variant]}, zeta ${settings.zeta}, wn ${settings.wnRadPerSec} rad/s${analysis.calibrator === null ? '' : `, calibrated by ${describeCalibrator(analysis.calibrator)}`}${analysis.kept === null ? '' : ` (${analysis.kept.description}: each metric says how far the full trace's value can lie; ${analysis.kept.figures})`}`,
     partial:
       partial === null
         ? null
