@@ -3,6 +3,7 @@ import type { BinningSpec, MassEdges } from './binning';
 import { binnedBounds, type BinnedKind } from './kept-class-binned-bounds';
 import type { MetricValue } from './metric-value';
 import { aurcBound, aurocBound, eAurcBound } from './kept-class-rank-bounds';
+import { smoothEceBound } from './kept-class-smooth-ece-bound';
 import { calibrationTestBounds, type TestBounds } from './kept-class-test-bounds';
 import { NLL_FROM_LOGITS } from './proper-scores';
 import type { TopLabelScores } from './scores';
@@ -37,10 +38,11 @@ export interface KeptClassFrameBounds {
  *   kept-class-debiased-bounds.ts;
  * - AUROC, AURC and E-AURC: kept-class-rank-bounds.ts;
  * - the KS and Kuiper statistics of cumulative differences, Spiegelhalter's Z and their P-values:
- *   kept-class-test-bounds.ts.
- * Other metrics (SmoothECE, whose bandwidth is a fixed point found on a grid, and TCE, with its
- * PAVA bins and a test per prediction) have no stated bound here: they are
- * marked as computed from the kept classes, without one.
+ *   kept-class-test-bounds.ts;
+ * - SmoothECE, its bandwidth's search followed wherever the full trace's may go:
+ *   kept-class-smooth-ece-bound.ts.
+ * TCE (its PAVA bins and a test per prediction) has no stated bound here: it is marked as computed
+ * from the kept classes, without one.
  */
 export interface KeptClassMetricBounds {
   frames: number;
@@ -56,6 +58,7 @@ export interface KeptClassMetricBounds {
   eAurc(): number;
   /** The calibration tests' bounds (null: the estimate has no test, every confidence 0 or 1). */
   tests(): TestBounds | null;
+  smoothEce(): number;
 }
 
 export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFrameBounds): KeptClassMetricBounds {
@@ -76,6 +79,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
   // the AURC's bound sorts every frame's range: once, for E-AURC's too
   let aurc: number | undefined;
   let tests: TestBounds | null | undefined;
+  let smoothEce: number | undefined;
   return {
     frames: n,
     unsettledFrames: unsettled,
@@ -88,6 +92,7 @@ export function keptClassMetricBounds(top: TopLabelScores, bounds: KeptClassFram
     eAurc: () => eAurcBound(top, bounds, unsettled, (aurc ??= aurcBound(top, bounds, unsettled))),
     binned: binnedBounds(top, bounds, unsettled),
     tests: () => (tests === undefined ? (tests = calibrationTestBounds(top, bounds)) : tests),
+    smoothEce: () => (smoothEce ??= smoothEceBound(top, bounds)),
   };
 }
 
@@ -177,6 +182,7 @@ export function withKeptClassBounds(
     else if (m.name === 'AUROC') bound = bounds.auroc();
     else if (m.name === 'AURC') bound = bounds.aurc();
     else if (m.name === 'E-AURC') bound = bounds.eAurc();
+    else if (m.name === 'SmoothECE') bound = bounds.smoothEce();
     else if (TEST_OF_NAME.has(m.name)) bound = bounds.tests()?.[TEST_OF_NAME.get(m.name)!] ?? null;
     else {
       const binned = binnedOf(m.identity);

@@ -1,5 +1,6 @@
 import FFT from 'fft.js';
 import { metric, type MetricValue } from './metric-value';
+import { ValuesBoundedCache } from './values-bounded-cache';
 
 /**
  * SmoothECE (Blasiok & Nakkiran 2023) computed exactly as relplot does (DEFINITIONS.md 4.6), so
@@ -24,7 +25,7 @@ function pythonRound(x: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
-function linspace(count: number): Float64Array {
+export function linspace(count: number): Float64Array {
   const out = new Float64Array(count);
   const step = 1 / (count - 1);
   for (let i = 0; i < count; i++) out[i] = i * step;
@@ -53,7 +54,7 @@ export function splitOntoGrid(
   }
 }
 
-function gaussianOnGrid(nodes: number, sigma: number): Float64Array {
+export function gaussianOnGrid(nodes: number, sigma: number): Float64Array {
   const t = linspace(nodes);
   const out = new Float64Array(nodes);
   const norm = Math.sqrt(2 * Math.PI) * sigma;
@@ -154,24 +155,13 @@ function workspaceFor(size: number): FftWorkspace {
  * spectra hold (8 Mi doubles, 64 MiB): the oldest go first. A bandwidth search visits about a
  * dozen sigmas (8 Ki values each at M = 1001); a bootstrap's resamples revisit mostly the same.
  */
-const SMOOTHER_VALUES_KEPT = 8 * 1024 * 1024;
-const smoothers = new Map<string, ReflectedGaussianSmoother>();
-let smootherValuesHeld = 0;
+const smoothers = new ValuesBoundedCache<string, ReflectedGaussianSmoother>(
+  8 * 1024 * 1024,
+  (smoother) => smoother.kernelSpectrum.length,
+);
 
 export function smootherFor(nodes: number, sigma: number): ReflectedGaussianSmoother {
-  const key = `${nodes}:${sigma}`;
-  let smoother = smoothers.get(key);
-  if (smoother === undefined) {
-    smoother = new ReflectedGaussianSmoother(nodes, sigma);
-    smootherValuesHeld += smoother.kernelSpectrum.length;
-    for (const [oldKey, old] of smoothers) {
-      if (smootherValuesHeld <= SMOOTHER_VALUES_KEPT) break;
-      smoothers.delete(oldKey);
-      smootherValuesHeld -= old.kernelSpectrum.length;
-    }
-    smoothers.set(key, smoother);
-  }
-  return smoother;
+  return smoothers.get(`${nodes}:${sigma}`, () => new ReflectedGaussianSmoother(nodes, sigma));
 }
 
 /** The direct O(M^2) sum of the same convolution: the definition the FFT path is tested against. */
@@ -194,14 +184,22 @@ export function reflectedGaussianSmoothDirect(values: Float64Array, sigma: numbe
 }
 
 /** relplot interpolate: value at t of the function i/(len - 1) -> y[i], linear between nodes. */
-function interpolateGrid(t: number, grid: Float64Array): number {
-  const count = grid.length;
-  const bucket = 1 / (count - 1);
-  let i = Math.trunc(t * (count - 1));
-  if (i < 0) i = 0;
-  else if (i > count - 2) i = count - 2;
-  const residual = (t - i * bucket) / bucket;
+export function interpolateGrid(t: number, grid: Float64Array): number {
+  const i = gridCellOf(t, grid.length);
+  const residual = gridCellResidual(t, i, grid.length);
   return grid[i] * (1 - residual) + grid[i + 1] * residual;
+}
+
+/** The cell of a grid of `count` nodes on [0, 1] that interpolateGrid reads t from. */
+export function gridCellOf(t: number, count: number): number {
+  const i = Math.trunc(t * (count - 1));
+  return i < 0 ? 0 : i > count - 2 ? count - 2 : i;
+}
+
+/** Where t lies in cell i of interpolateGrid's grid: the weight of node i + 1. */
+export function gridCellResidual(t: number, i: number, count: number): number {
+  const bucket = 1 / (count - 1);
+  return (t - i * bucket) / bucket;
 }
 
 /** Grid nodes relplot uses for a bandwidth. */
@@ -267,8 +265,11 @@ export function smoothCurve(grids: GridProvider, sigma: number, meshPoints = smo
   return { t, residual, density };
 }
 
-/** smECE at a given bandwidth (relplot smooth_ece, normalised by the summed density). */
-export function smoothEceAtBandwidth(grids: GridProvider, sigma: number): number {
+/**
+ * smECE's two sums at a bandwidth (relplot smooth_ece, normalised by the summed density): the
+ * numerator sum |r_hat| dens and the denominator sum dens over the mesh.
+ */
+export function smoothEceTerms(grids: GridProvider, sigma: number): { numerator: number; denominator: number } {
   const curve = smoothCurve(grids, sigma);
   let numerator = 0;
   let denominator = 0;
@@ -276,36 +277,69 @@ export function smoothEceAtBandwidth(grids: GridProvider, sigma: number): number
     numerator += Math.abs(curve.residual[i]) * curve.density[i];
     denominator += curve.density[i];
   }
+  return { numerator, denominator };
+}
+
+/** smECE at a given bandwidth. */
+export function smoothEceAtBandwidth(grids: GridProvider, sigma: number): number {
+  const { numerator, denominator } = smoothEceTerms(grids, sigma);
   return numerator / denominator;
 }
 
+/** relplot search_param's least bandwidth and its bisection steps. */
+const BANDWIDTH_EPS = 0.001;
+const BISECTION_STEPS = 10;
+
 /**
- * relplot search_param: 1 if the predicate holds there, else 10 bisection steps, upper end. Also
- * returns smECE at that bandwidth, which the search has always computed (at 1, or at the last
- * `mid` that moved the upper end), so the caller need not smooth again.
+ * relplot search_param over the predicate "sigma < smECE_sigma": 1 if it holds there, else ten
+ * bisection steps on [0, 1] (a step below eps counts as holding), keeping the upper end, which
+ * goes to `onEnd`. `holds` may answer 'either' where the predicate's truth is not known (the full
+ * trace of a kept-class trace, kept-class-smooth-ece-bound.ts): then every end a search could
+ * reach goes to `onEnd`, each once, but for the searches on from (start, end) that `follow`
+ * declines. A known predicate reaches one end, relplot's.
  */
-function searchBandwidth(grids: GridProvider, eps: number): { sigma: number; value: number } {
-  let valueAtStart = smoothEceAtBandwidth(grids, 1);
-  if (1 < eps || 1 < valueAtStart) return { sigma: 1, value: valueAtStart };
-  let start = 1;
-  let end = 0;
-  for (let i = 0; i < 10; i++) {
+export function forEachReachableBandwidth(
+  holds: (sigma: number) => boolean | 'either',
+  onEnd: (sigma: number) => void,
+  follow: (start: number, end: number) => boolean = () => true,
+  eps = BANDWIDTH_EPS,
+): void {
+  const atOne = 1 < eps ? true : holds(1);
+  if (atOne !== false) onEnd(1);
+  if (atOne === true) return;
+  const bisect = (start: number, end: number, step: number): void => {
+    if (!follow(start, end)) return;
+    if (step === BISECTION_STEPS) {
+      onEnd(start);
+      return;
+    }
     const mid = (start + end) / 2;
-    if (mid < eps) {
-      end = mid;
-      continue;
-    }
-    const value = smoothEceAtBandwidth(grids, mid);
-    if (mid < value) end = mid;
-    else {
-      start = mid;
-      valueAtStart = value;
-    }
-  }
-  return { sigma: start, value: valueAtStart };
+    const midHolds = mid < eps ? true : holds(mid);
+    if (midHolds !== false) bisect(start, mid, step + 1);
+    if (midHolds !== true) bisect(mid, end, step + 1);
+  };
+  bisect(1, 0, 0);
 }
 
-export function smoothEceBandwidth(grids: GridProvider, eps = 0.001): number {
+/** The bandwidth relplot's search reaches, and smECE there (computed once per bandwidth tried). */
+function searchBandwidth(grids: GridProvider, eps: number): { sigma: number; value: number } {
+  const values = new Map<number, number>();
+  const valueAt = (sigma: number): number => {
+    let value = values.get(sigma);
+    if (value === undefined) values.set(sigma, (value = smoothEceAtBandwidth(grids, sigma)));
+    return value;
+  };
+  let sigma = NaN;
+  forEachReachableBandwidth(
+    (s) => s < valueAt(s),
+    (end) => (sigma = end),
+    undefined,
+    eps,
+  );
+  return { sigma, value: valueAt(sigma) };
+}
+
+export function smoothEceBandwidth(grids: GridProvider, eps = BANDWIDTH_EPS): number {
   return searchBandwidth(grids, eps).sigma;
 }
 
@@ -323,7 +357,7 @@ export function smoothEce(
 }
 
 export function smoothEceFromGrids(grids: GridProvider, approximation?: string): SmoothEceResult {
-  const { sigma, value } = searchBandwidth(grids, 0.001);
+  const { sigma, value } = searchBandwidth(grids, BANDWIDTH_EPS);
   return {
     sigma,
     value: metric(

@@ -202,8 +202,8 @@ describe('kept-class traces', () => {
         );
       }
     });
-    // per subject, the 40 metrics with a stated bound (tests/unit/kept-class-scores.test.ts lists them)
-    expect(bounded).toBe(3 * 40);
+    // per subject, the 42 metrics with a stated bound (tests/unit/kept-class-scores.test.ts lists them)
+    expect(bounded).toBe(3 * 42);
     expect(notKept).toBe(3 * 5);
 
     // knob replay writes the same figures, bounds and all, in its metrics.json and report
@@ -219,7 +219,7 @@ describe('kept-class traces', () => {
         figures: expect.stringContaining('are of the kept-class estimates'),
       },
     });
-    expect(expectSameFiguresAsMetricsCommand(replayed, compact)).toBe(3 * 40);
+    expect(expectSameFiguresAsMetricsCommand(replayed, compact)).toBe(3 * 42);
     expect(readFileSync(join(replayed, 'report.html'), 'utf8')).toContain(
       '24 of 300 classes kept a frame: each metric says how far the full trace&#39;s value can lie',
     );
@@ -249,7 +249,7 @@ describe('kept-class traces', () => {
     expect(summary.kept).toMatchObject({ keep: 4, classCount: 10, description: '4 of 10 classes kept a frame' });
     expect(summary.labelledFrames).toBe(700);
     // its metrics.json holds knob metrics --trace's figures of its trace, each bound included
-    expect(expectSameFiguresAsMetricsCommand(keptRun, join(keptRun, 'trace.arrow'))).toBe(3 * 40);
+    expect(expectSameFiguresAsMetricsCommand(keptRun, join(keptRun, 'trace.arrow'))).toBe(3 * 42);
     expect(measuredKnob(['compact', join(full, 'trace.arrow'), '--keep', '4', '--out', compacted]).status).toBe(0);
     const [a, b] = await Promise.all(
       [join(keptRun, 'trace.arrow'), compacted].map((path) => readTraceFile(path, undefined, 'kept classes too')),

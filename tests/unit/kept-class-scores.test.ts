@@ -147,8 +147,8 @@ describe('kept-class scores against the full trace', () => {
       // RMSCE, ACE, sharpness and refinement; the unweighted per-class ECE at 15 equal-width bins;
       // the debiased L2-CE (Kumar) at both 15 bins and in its preset, Sun's at 15 equal-width bins;
       // both per-class ECEs at 15 equal-mass bins; the KS and Kuiper statistics, Spiegelhalter's Z
-      // and their P-values
-      expect(bounded).toBe(40);
+      // and their P-values; SmoothECE in the suite and in its preset
+      expect(bounded).toBe(42);
     });
   }
 
@@ -263,7 +263,7 @@ describe('kept-class scores against the full trace', () => {
         Number(stated[1]),
       );
     }
-    expect(checked).toBe(9);
+    expect(checked).toBe(11);
   });
 
   it('equal-mass bins: every binned bound holds under both edge placements and every edge rule', () => {
