@@ -41,11 +41,16 @@ import { ValuesBoundedCache } from './values-bounded-cache';
  * SUM_ROUNDING of D for the rounding of both traces' FFTs and sums.
  *
  * Ranges wide enough to leave many bandwidths undecided would make the search follow hundreds of
- * them: past WORK_FOLLOWED, a bandwidth is taken as either way without being smoothed, its range
- * as [0, sigma] (the least and most an end's smECE can be), which is still a bound, only a looser
+ * them: past `workBudget`, a bandwidth is taken as either way without being smoothed, its range
+ * as [0, 1] (an end's smECE is then capped by its sigma alone), which is still a bound, only a looser
  * one.
  */
-export function smoothEceBound(top: TopLabelScores, bounds: KeptClassFrameBounds): number {
+export function smoothEceBound(
+  top: TopLabelScores,
+  bounds: KeptClassFrameBounds,
+  /** Grid-node-by-mesh-point products to spend (the tests lower it to reach the fallback). */
+  workBudget = WORK_FOLLOWED,
+): number {
   const grids = gridProviderFromSamples(top.confidence, top.correct);
   const estimate = smoothEceFromGrids(grids).value.value;
   const frames = frameRanges(top, bounds);
@@ -55,7 +60,9 @@ export function smoothEceBound(top: TopLabelScores, bounds: KeptClassFrameBounds
     let range = ranges.get(sigma);
     if (range === undefined) {
       work += smoothGridNodes(sigma) * smoothMeshPoints(sigma);
-      range = work <= WORK_FOLLOWED ? smoothEceRangeAt(grids, sigma, frames) : [0, sigma];
+      // [0, 1], not [0, sigma]: sigma >= sigma would decide the predicate false and drop the
+      // branch where it holds (found by review)
+      range = work <= workBudget ? smoothEceRangeAt(grids, sigma, frames) : [0, 1];
       ranges.set(sigma, range);
     }
     return range;

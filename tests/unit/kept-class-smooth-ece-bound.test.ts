@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { keptClassMetricBounds } from '../../src-shared/metrics/kept-class-bounds';
+import { smoothEceBound } from '../../src-shared/metrics/kept-class-smooth-ece-bound';
 import {
   forEachReachableBandwidth,
   gridProviderFromSamples,
@@ -140,6 +141,43 @@ describe('SmoothECE of a kept-class trace', () => {
       const gap = Math.abs(full - estimate);
       expect(gap, `wrong at ${wrongAt}`).toBeLessThanOrEqual(bound);
       if (farMoreThanWidth) expect(gap).toBeGreaterThan(10 * 1e-3);
+    }
+  });
+
+  it('past its work budget a bandwidth counts as either way, not as the predicate false', () => {
+    // found by review: 1,000 frames at 0.5, right and wrong in turn (SmoothECE 0), and 20
+    // unsettled ones; the full trace with the unsettled frames wrong at 0.9 has SmoothECE 0.0176.
+    // With the budget spent from sigma = 1/32 on, a fallback range of [0, sigma] decided every
+    // later step "not below smECE" and stated 0.00195.
+    const frames: Frame[] = [
+      ...Array.from({ length: 1000 }, (_, i) => ({ c: 0.5, y: i % 2, up: 0 })),
+      ...Array.from({ length: 20 }, (_, i) => ({ c: 0.5, y: i % 2, up: 0, unsettled: true })),
+    ];
+    const n = frames.length;
+    const top = {
+      confidence: Float64Array.from(frames, (f) => f.c),
+      predicted: new Int32Array(n),
+      correct: Uint8Array.from(frames, (f) => f.y),
+    };
+    const frameBounds = {
+      confidenceUp: new Float64Array(n),
+      confidenceDown: new Float64Array(n),
+      nll: new Float64Array(n),
+      brier: new Float64Array(n),
+      uncertainTop1: Uint8Array.from(frames, (f) => (f.unsettled === true ? 1 : 0)),
+    };
+    const full = smoothEceOf(
+      frames.map((f) => (f.unsettled === true ? 0.9 : f.c)),
+      frames.map((f) => (f.unsettled === true ? 0 : f.y)),
+    );
+    const estimate = smoothEceOf(
+      frames.map((f) => f.c),
+      frames.map((f) => f.y),
+    );
+    expect(full - estimate).toBeGreaterThan(0.015);
+    for (const budget of [0, 1_001_010, 3_000_000, undefined]) {
+      const bound = smoothEceBound(top, frameBounds, budget);
+      expect(full - estimate, `budget ${budget}`).toBeLessThanOrEqual(bound);
     }
   });
 
