@@ -128,6 +128,14 @@ const TEST_OF_NAME = new Map<string, keyof TestBounds>([
   ['Spiegelhalter P-value', 'spiegelhalterPValue'],
 ]);
 
+/** Why a metric has no stated bound, where the reason is known. */
+const NO_BOUND_BECAUSE = new Map<string, string>([
+  [
+    'TCE',
+    "its PAVA bins follow the frames' order by confidence, which frames whose ranges overlap may change, and each frame's binomial test is not monotone in its confidence",
+  ],
+]);
+
 /** The kind and binning of a binned identity (binningIdentity's text) with a stated bound, or null. */
 function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | null {
   const match =
@@ -188,7 +196,9 @@ export function withKeptClassBounds(
       const binned = binnedOf(m.identity);
       if (binned !== null) bound = bounds.binned(binned.kind, binned.spec);
     }
-    return { ...m, approximation: bound === null ? `${kept}: no stated bound for this metric` : within(bound) };
+    if (bound !== null) return { ...m, approximation: within(bound) };
+    const why = NO_BOUND_BECAUSE.get(m.name);
+    return { ...m, approximation: `${kept}: no stated bound for this metric${why === undefined ? '' : ` (${why})`}` };
   });
 }
 

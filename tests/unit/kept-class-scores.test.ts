@@ -463,6 +463,23 @@ describe('kept-class scores against the full trace', () => {
     }
   });
 
+  it('with TCE in the suite, every metric but TCE carries a bound, and TCE says why it has none', () => {
+    const trace = traceOf({ classCount: 10, keep: 3, frames: 300, scale: 1.5, difference: 1 }, 4);
+    const frames = labelledFrames(trace);
+    const g = gatesOf(trace.frameCount, 2);
+    const labels = topLabelScoresOfFrames(trace, g, frames).scores.labels;
+    const estimate = keptClassScoresOfFrames(keepLeadingClasses(trace, 3), 10, g, frames, labels);
+    const suite = metricSuite(estimate.scores, { everyClass: false, includeTce: true }, estimate.top);
+    const marked = withKeptClassBounds(suite, keptClassMetricBounds(estimate.top, estimate.bounds), {
+      keep: 3,
+      classCount: 10,
+    }).filter((m) => m.unavailable === undefined && !/within \S+ of it$/.test(m.approximation ?? ''));
+    expect(marked.map((m) => m.name)).toEqual(['TCE']);
+    expect(marked[0]!.approximation).toMatch(
+      /^3 of 10 classes kept a frame: no stated bound for this metric \(its PAVA/,
+    );
+  });
+
   it('keeps the label of every labelled frame, so its NLL is bounded', () => {
     const trace = traceOf({ classCount: 50, keep: 2, frames: 300, scale: 1, difference: 1 }, 8);
     const kept = keepLeadingClasses(trace, 2);
