@@ -165,8 +165,8 @@ function binnedOf(identity: string): { kind: BinnedKind; spec: BinningSpec } | n
 
 /**
  * The metrics with what their kept-class origin means for them, in `approximation`: the bound
- * where one is stated above, "no stated bound" for the rest; the metrics that read every class
- * say the trace did not keep them.
+ * where one is stated above, "no stated bound" for the rest, with the reason where NO_BOUND_BECAUSE
+ * knows it; the metrics that read every class say the trace did not keep them.
  */
 export function withKeptClassBounds(
   metrics: MetricValue[],
@@ -190,6 +190,8 @@ export function withKeptClassBounds(
     else if (m.name === 'AUROC') bound = bounds.auroc();
     else if (m.name === 'AURC') bound = bounds.aurc();
     else if (m.name === 'E-AURC') bound = bounds.eAurc();
+    // top-label SmoothECE: a kept trace has at least 3 classes, so no preset scores it on a
+    // binary task's positive-class pairs, which this bound is not of
     else if (m.name === 'SmoothECE') bound = bounds.smoothEce();
     else if (TEST_OF_NAME.has(m.name)) bound = bounds.tests()?.[TEST_OF_NAME.get(m.name)!] ?? null;
     else {

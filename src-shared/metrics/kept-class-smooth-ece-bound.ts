@@ -41,7 +41,7 @@ import { ValuesBoundedCache } from './values-bounded-cache';
  * SUM_ROUNDING of D for the rounding of both traces' FFTs and sums.
  *
  * Ranges wide enough to leave many bandwidths undecided would make the search follow hundreds of
- * them: past `workBudget`, a bandwidth is taken as either way without being smoothed, its range
+ * them: past `workBudgetProducts`, a bandwidth below 1 is taken as either way without being smoothed, its range
  * as [0, 1] (an end's smECE is then capped by its sigma alone), which is still a bound, only a looser
  * one.
  */
@@ -49,7 +49,7 @@ export function smoothEceBound(
   top: TopLabelScores,
   bounds: KeptClassFrameBounds,
   /** Grid-node-by-mesh-point products to spend (the tests lower it to reach the fallback). */
-  workBudget = WORK_FOLLOWED,
+  workBudgetProducts = WORK_FOLLOWED,
 ): number {
   const grids = gridProviderFromSamples(top.confidence, top.correct);
   const estimate = smoothEceFromGrids(grids).value.value;
@@ -61,8 +61,9 @@ export function smoothEceBound(
     if (range === undefined) {
       work += smoothGridNodes(sigma) * smoothMeshPoints(sigma);
       // [0, 1], not [0, sigma]: sigma >= sigma would decide the predicate false and drop the
-      // branch where it holds (found by review)
-      range = work <= workBudget ? smoothEceRangeAt(grids, sigma, frames) : [0, 1];
+      // branch where it holds (at sigma = 1 it is false anyway: smECE < 1, the density having 1e-4
+      // added)
+      range = work <= workBudgetProducts ? smoothEceRangeAt(grids, sigma, frames) : [0, 1];
       ranges.set(sigma, range);
     }
     return range;
@@ -86,7 +87,8 @@ export function smoothEceBound(
 
 /**
  * The most grid-node-by-mesh-point products (a bandwidth's cost, meshResponse) one bound spends:
- * 400 bandwidths at M = 1001 and P = 200, each about a millisecond.
+ * 400 bandwidths at M = 1001 and P = 200 (sigma >= 0.05), each about a millisecond; a small
+ * bandwidth costs up to about (10 / sigma)^2 (sigma = 2^-9: a third of the budget).
  */
 const WORK_FOLLOWED = 400 * 1001 * 200;
 
@@ -109,15 +111,17 @@ function frameRanges(top: TopLabelScores, bounds: KeptClassFrameBounds): FrameRa
   let widths = 0;
   let unsettled = 0;
   for (let i = 0; i < n; i++) {
-    if (bounds.uncertainTop1[i] === 1) {
+    const c = top.confidence[i]!;
+    const [a, b] = [Math.max(0, c - bounds.confidenceDown[i]!), Math.min(1, c + bounds.confidenceUp[i]!)];
+    // a range that is not one (NaN ends) counts as an unsettled frame's: anywhere, right or wrong
+    if (bounds.uncertainTop1[i] === 1 || !(a <= b)) {
       unsettled++;
       lo[i] = NaN;
       continue;
     }
-    const c = top.confidence[i]!;
-    lo[i] = Math.max(0, c - bounds.confidenceDown[i]!);
-    hi[i] = Math.min(1, c + bounds.confidenceUp[i]!);
-    widths += hi[i]! - lo[i]!;
+    lo[i] = a;
+    hi[i] = b;
+    widths += b - a;
   }
   const covers = new Map<number, Float64Array>();
   return {
@@ -140,7 +144,7 @@ function cellCover(lo: Float64Array, hi: Float64Array, nodes: number): Float64Ar
   const cells = nodes - 1;
   const cover = new Float64Array(cells);
   const spanned = new Float64Array(cells + 1);
-  const cellOf = (x: number) => Math.min(cells - 1, Math.max(0, Math.trunc(x * cells)));
+  const cellOf = (x: number) => gridCellOf(x, nodes);
   for (let i = 0; i < lo.length; i++) {
     const a = lo[i]!;
     if (Number.isNaN(a)) continue;

@@ -44,9 +44,7 @@ export function splitOntoGrid(
   const scale = nodes - 1;
   for (let i = 0; i < positions.length; i++) {
     const x = positions[i] * scale;
-    let bin = Math.trunc(x);
-    if (bin < 0) bin = 0;
-    else if (bin > nodes - 2) bin = nodes - 2;
+    const bin = gridCellOf(positions[i], nodes);
     const frac = x - bin;
     const w = weights === null ? 1 : weights[i];
     out[bin] += (1 - frac) * w;
@@ -153,7 +151,8 @@ function workspaceFor(size: number): FftWorkspace {
 /**
  * Smoothers kept by (M, sigma), so a kernel's spectrum is taken once. Bounded by the values their
  * spectra hold (8 Mi doubles, 64 MiB): the oldest go first. A bandwidth search visits about a
- * dozen sigmas (8 Ki values each at M = 1001); a bootstrap's resamples revisit mostly the same.
+ * dozen sigmas (8 Ki values each at M = 1001); a bootstrap's resamples revisit mostly the same. A
+ * kept-class trace's bound (kept-class-smooth-ece-bound.ts) may visit hundreds, and push those out.
  */
 const smoothers = new ValuesBoundedCache<string, ReflectedGaussianSmoother>(
   8 * 1024 * 1024,
@@ -295,7 +294,8 @@ const BISECTION_STEPS = 10;
  * bisection steps on [0, 1] (a step below eps counts as holding), keeping the upper end, which
  * goes to `onEnd`. `holds` may answer 'either' where the predicate's truth is not known (the full
  * trace of a kept-class trace, kept-class-smooth-ece-bound.ts): then every end a search could
- * reach goes to `onEnd`, each once, but for the searches on from (start, end) that `follow`
+ * reach goes to `onEnd`, each once (1 too: reported at the start, not again at the end of the
+ * path where every step holds), but for the searches on from (start, end) that `follow`
  * declines. A known predicate reaches one end, relplot's.
  */
 export function forEachReachableBandwidth(
@@ -310,7 +310,7 @@ export function forEachReachableBandwidth(
   const bisect = (start: number, end: number, step: number): void => {
     if (!follow(start, end)) return;
     if (step === BISECTION_STEPS) {
-      onEnd(start);
+      if (start !== 1 || atOne === false) onEnd(start);
       return;
     }
     const mid = (start + end) / 2;

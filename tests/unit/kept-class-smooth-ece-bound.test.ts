@@ -76,7 +76,9 @@ describe('SmoothECE of a kept-class trace', () => {
       undefined,
       0,
     );
-    // 1 at once, then every multiple of 2^-10 in (0, 1] as the upper end of the last step
+    // 1 at once, then every other multiple of 2^-10 in (0, 1) as the upper end of the last step,
+    // each once
+    expect(every).toHaveLength(1024);
     expect(new Set(every).size).toBe(1024);
     expect(Math.min(...every)).toBe(2 ** -10);
   });
