@@ -11,6 +11,14 @@ export const MetricEntrySchema = z.strictObject({
   identity: z.string(),
   value: z.number().nullable(),
   /**
+   * Present when the value is an approximation, saying of what and how close: a kept-class
+   * trace's estimate with how far the full trace's value can lie ("32 of 1000 classes kept a
+   * frame: the full trace's value is within 0.0142 of it"), or that no bound is stated and why.
+   */
+  approximation: z.string().optional(),
+  /** With a stated bound: the value the approximation stands for lies within this of `value`. */
+  bound: z.number().nonnegative().optional(),
+  /**
    * Present (value null) when the metric needs more labelled frames than the window has, or reads
    * every class of every frame and the snapshot left the classes out (MetricsOptions.classes).
    */
@@ -36,7 +44,10 @@ export const IntervalSchema = z.strictObject({
   lo: z.number(),
   hi: z.number(),
   method: z.string(),
-  /** Set when the interval was widened to contain its value, saying why. */
+  /**
+   * Set when the interval was widened to contain its value, saying why, or when it resamples a
+   * kept-class trace's estimates (its metric's stated bound then adds to it).
+   */
   note: z.string().optional(),
 });
 
@@ -78,7 +89,10 @@ export const HeadlineFigureSchema = z.strictObject({
   lo: z.number().nullable(),
   hi: z.number().nullable(),
   method: z.string(),
-  /** Set when the interval was widened to contain its value, saying why. */
+  /**
+   * Set when the interval was widened to contain its value, saying why, or when it resamples a
+   * kept-class trace's estimates (its metric's stated bound then adds to it).
+   */
   note: z.string().optional(),
 });
 
@@ -141,6 +155,12 @@ export const MetricsSnapshotSchema = z.strictObject({
   labelledFrameCount: z.number().int().nonnegative(),
   /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
   window: z.string(),
+  /**
+   * Present for a kept-class trace (`knob compact`, `knob run --keep`): every figure and chart is
+   * of its estimates from the kept classes, each value says how far the full trace's can lie, and
+   * `unsettledFrames` labelled frames have a top-1 the kept classes cannot settle.
+   */
+  kept: z.strictObject({ description: z.string(), unsettledFrames: z.number().int().nonnegative() }).optional(),
   values: z.array(MetricEntrySchema),
   /**
    * Intervals of the headline values, keyed by the identity of the value: bootstrap ones, and for

@@ -68,6 +68,11 @@ export const RecordingSummarySchema = z.strictObject({
    */
   featureWidth: z.number().int().positive().nullable(),
   /**
+   * Present for a kept-class trace ("32 of 1000 classes kept a frame", `knob compact`): its views
+   * are estimates with stated bounds, and what reads every class of every frame refuses it.
+   */
+  keptClasses: z.string().optional(),
+  /**
    * The label layers (issue 27): frames labelled by the source and by an imported file (the truth),
    * the operator's corrections (a layer of their own), whether the metrics read the corrections,
    * and whether a correction can be undone or redone.

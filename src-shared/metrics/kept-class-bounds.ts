@@ -198,7 +198,7 @@ export function withKeptClassBounds(
       const binned = binnedOf(m.identity);
       if (binned !== null) bound = bounds.binned(binned.kind, binned.spec);
     }
-    if (bound !== null) return { ...m, approximation: within(bound) };
+    if (bound !== null) return { ...m, approximation: within(bound), bound };
     const why = NO_BOUND_BECAUSE.get(m.name);
     return { ...m, approximation: `${kept}: no stated bound for this metric${why === undefined ? '' : ` (${why})`}` };
   });

@@ -11,6 +11,11 @@ export interface MetricValue {
   /** Set when the value is an approximation (streaming sketches), saying of what and how close. */
   approximation?: string;
   /**
+   * Set when the approximation has a stated bound: the value it stands for (a kept-class trace's
+   * full trace, kept-class-bounds.ts) lies within this distance of `value`.
+   */
+  bound?: number;
+  /**
    * Set when the metric could not be computed on these frames (value NaN): it needs at least
    * `needed` labelled frames and got `got`. The rest of the suite is computed as usual.
    */

@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
 import { expNonPositive } from '../fusion/exp-non-positive';
+import { keptClassesText } from '../metrics/kept-class-bounds';
 import type { Trace } from './trace';
 
 /**
@@ -63,6 +64,20 @@ export function mapKeptClassArrays(
     (out as Record<string, KeptClassArray | number>)[name] = map(kept[name], perFrame);
   }
   return out;
+}
+
+/**
+ * Refuses `what` on a kept-class trace: it reads every class of every frame (a calibrator, the
+ * tuner, an export, a frame's class probabilities), which the trace does not hold. One set of
+ * words for every view and service of the desk that needs them.
+ */
+export function requireEveryClass(trace: Pick<Trace, 'keptClasses' | 'classCount'>, what: string): void {
+  const kept = trace.keptClasses;
+  if (kept === undefined) return;
+  throw new KnobError(
+    'NOT_AVAILABLE',
+    `${what} needs every class of every frame, and this recording is a kept-class trace (${keptClassesText({ keep: kept.keep, classCount: trace.classCount })}): load the trace it was compacted from, or record with every class`,
+  );
 }
 
 /** Class indices are stored as uint16. */

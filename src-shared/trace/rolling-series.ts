@@ -36,7 +36,9 @@ export function pushFrameToWindow(
  * of the output (fused at g, then calibrated when a calibrator is given) over the last
  * `windowFrames` labelled frames, read at the ascending frame indices `at` (the chart's decimated
  * frames). Null where no labelled frame precedes the index. The same window (SlidingWindowCalibration)
- * and figures (accuracyAndConfidence) as the live stream's rolling readout.
+ * and figures (accuracyAndConfidence) as the live stream's rolling readout. A kept-class trace has
+ * no probability rows to push: null everywhere (its calibration view states its estimates' bounds,
+ * which a rolling line could not show).
  */
 export function rollingSeries(
   trace: Trace,
@@ -53,7 +55,7 @@ export function rollingSeries(
   if (calibrator !== null) checkFeaturesFor(calibrator, trace.features ?? null);
   const accuracy: (number | null)[] = [];
   const confidence: (number | null)[] = [];
-  const frames = Math.min(trace.frameCount, g.length);
+  const frames = trace.keptClasses === undefined ? Math.min(trace.frameCount, g.length) : 0;
   let next = 0;
   for (let frame = 0; frame < frames && next < at.length; frame++) {
     const label = labels?.[frame] ?? UNKNOWN_LABEL;
@@ -64,6 +66,10 @@ export function rollingSeries(
       accuracy.push(figures.find((m) => m.name === 'accuracy')?.value ?? null);
       confidence.push(figures.find((m) => m.name === 'mean confidence')?.value ?? null);
     }
+  }
+  for (; trace.keptClasses !== undefined && next < at.length; next++) {
+    accuracy.push(null);
+    confidence.push(null);
   }
   if (next < at.length)
     throw new RangeError(`rolling series: frame indices must ascend within the ${frames} frames (${at[next]})`);

@@ -3,13 +3,16 @@
  * opened by its path, the desk shows the work on the work bar (reading it, then its fused-score
  * tables being built in the metrics worker) and computes its calibration by itself, without
  * Recompute; with 400 classes the knob-turn figures leave out what reads every class, say so, and
- * "Compute every class" computes the classwise metrics.
+ * "Compute every class" computes the classwise metrics. The same trace kept at 8 classes a frame
+ * (`knob compact`) opens too: the view says what it keeps, each headline value and each row of the
+ * table how far the full trace's can lie, and the rolling chart why it has no line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { keepLeadingClasses } from '../../src-shared/trace/kept-classes';
 import type { BrowserMode } from '../support/browser-mode';
 import { startDesk, testIdText, waitUntil } from '../support/desk-page';
 import { syntheticTrace } from '../support/synthetic-trace';
@@ -17,7 +20,14 @@ import { syntheticTrace } from '../support/synthetic-trace';
 let app: BrowserMode;
 const dir = mkdtempSync(join(tmpdir(), 'knob-long-trace-e2e-'));
 const path = join(dir, 'long.arrow');
-writeFileSync(path, encodeTraceFile(syntheticTrace({ frames: 20_000, classCount: 400, seed: 3 }), null));
+const long = syntheticTrace({ frames: 20_000, classCount: 400, seed: 3 });
+writeFileSync(path, encodeTraceFile(long, null));
+const keptPath = join(dir, 'kept.arrow');
+const keptClasses = keepLeadingClasses(long, 8);
+writeFileSync(
+  keptPath,
+  encodeTraceFile({ ...long, zStatic: new Float32Array(0), zDyn: new Float32Array(0), keptClasses }, null),
+);
 
 beforeEach(async () => {
   app = await startDesk();
@@ -51,6 +61,27 @@ describe('a long trace of many classes', () => {
     );
     await app.page.getByTestId('metrics-every-class').click();
     await waitUntil('every class computed', async () => (await note.count()) === 0, 120_000);
+    expect(app.pageErrors).toEqual([]);
+  }, 300_000);
+
+  it("a kept-class trace: each figure with how far the full trace's can lie", async () => {
+    await app.page.getByTestId('trace-path').fill(keptPath);
+    await app.page.getByTestId('open-trace').click();
+    const kept = app.page.getByTestId('metrics-kept');
+    await kept.waitFor({ timeout: 120_000 });
+    expect(await kept.innerText()).toMatch(/A kept-class trace \(8 of 400 classes kept a frame\)/);
+    // the headline values: a bound under each, but TCE's, which has none and says so
+    const bounds = app.page.getByTestId('metric-bound');
+    await bounds.first().waitFor();
+    const shown = await bounds.allInnerTexts();
+    expect(shown.filter((text) => /^full trace ±\d/.test(text)).length).toBeGreaterThanOrEqual(6);
+    expect(shown.filter((text) => !/^full trace ±\d/.test(text))).toEqual(['no stated bound']);
+    // every row of the table: its bound, or why it has none
+    await app.page.getByText(/^All metrics \(\d+\)/).click();
+    const table = app.page.getByTestId('metrics-table');
+    await table.waitFor();
+    expect(await table.locator('thead').innerText()).toMatch(/full trace within/);
+    expect(await testIdText(app, 'rolling-empty')).toMatch(/A kept-class trace \(8 of 400 classes kept a frame\)/);
     expect(app.pageErrors).toEqual([]);
   }, 300_000);
 });

@@ -12,6 +12,8 @@ import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { StoredProvenance } from '../report/provenance';
 import { FrameImageRing, type FrameImage } from './frame-image-ring';
 import { LabelLayers, type LabelEdit } from '../../../src-shared/labels/label-layers';
+import { keptClassesText } from '../../../src-shared/metrics/kept-class-bounds';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 
 /**
  * The current recording: the trace (what the model said about each frame) with the run's outputs,
@@ -140,6 +142,9 @@ export class Recording {
       unsaved: this.changedSinceSave,
       path: this.path,
       featureWidth: this.trace.features?.width ?? null,
+      ...(this.trace.keptClasses === undefined
+        ? {}
+        : { keptClasses: keptClassesText({ keep: this.trace.keptClasses.keep, classCount: this.trace.classCount }) }),
       labels: this.layers.counted(),
     };
   }
@@ -203,6 +208,8 @@ export class Recording {
    */
   correctLabel(frame: number, label: number): LabelEdit {
     const trace = this.trace;
+    // a kept-class trace keeps each labelled frame's label among its classes: another may not be
+    requireEveryClass(trace, 'labelling frames');
     if (!(Number.isInteger(label) && label >= UNKNOWN_LABEL && label < trace.classCount)) {
       throw new KnobError(
         'INVALID_INPUT',
@@ -230,6 +237,7 @@ export class Recording {
 
   /** Imported labels as the truth of frames the source left unlabelled (never over the source's). */
   importLabels(frames: Int32Array, classIndices: Int32Array, where: string): void {
+    requireEveryClass(this.trace, 'importing labels');
     this.layers.importTruth(frames, classIndices, where);
     this.layers.effectiveInto(this.trace.labels!);
     this.labelsChanged(null);
@@ -318,6 +326,8 @@ export class Recording {
     for (let i = 0; i < n; i++) if (labels[i] !== UNKNOWN_LABEL) count++;
     this.labelled = count;
     this.window = new SlidingWindowCalibration(ROLLING_WINDOW_FRAMES, { classCount: this.trace.classCount });
+    // a kept-class trace has no probability rows: its rolling figures stay empty (rollingSeries)
+    if (this.trace.keptClasses !== undefined) return;
     const recent: number[] = [];
     for (let i = n - 1; i >= 0 && recent.length < ROLLING_WINDOW_FRAMES; i--)
       if (labels[i] !== UNKNOWN_LABEL) recent.push(i);

@@ -29,13 +29,17 @@ export class RecordingFiles {
 
   /**
    * A saved trace becomes the current recording; model and source stay. Reading it reports its
-   * progress in bytes (a trace of hours takes seconds).
+   * progress in bytes (a trace of hours takes seconds). A kept-class trace (`knob compact`, `knob
+   * run --keep`) loads too.
    */
   async load(path: string, discard: boolean, call: CallContext = localCall()): Promise<ApiResult<'trace.load'>> {
     const recording = await this.session.loadRecording(discard, async (recordings) => {
       const task = `reading ${basename(path)} (bytes)`;
-      const file = await readTraceFile(path, (read, size) => call.progress(task, read, size));
-      const output = file.run?.output ?? replay(file.trace, this.session.knobs.current.gate);
+      // a kept-class trace too: its views are its estimates with their bounds, and what needs every
+      // class refuses it by name (requireEveryClass)
+      const file = await readTraceFile(path, (read, size) => call.progress(task, read, size), 'kept classes too');
+      const gate = this.session.knobs.current.gate;
+      const output = file.run?.output ?? replay(file.trace, gate, { logits: 'kept classes too' });
       const options = {
         origin: 'loaded' as const,
         description: `trace ${basename(path)}`,

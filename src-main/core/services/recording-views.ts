@@ -3,6 +3,7 @@ import { KnobError } from '../../../src-shared/errors';
 import type { LabelEdit } from '../../../src-shared/labels/label-layers';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { frameReadout } from '../../../src-shared/trace/frame-readout';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import { replay } from '../../../src-shared/trace/replay';
 import { rollingSeries } from '../../../src-shared/trace/rolling-series';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
@@ -28,7 +29,7 @@ export class RecordingViews {
     const knobs = this.session.knobs;
     const trace = recording.trace;
     const recorded = { ...trace, frameCount: recording.frameCount };
-    const output = replay(recorded, knobs.current.gate);
+    const output = replay(recorded, knobs.current.gate, { logits: 'kept classes too' });
     const t = trace.timestampsSeconds.subarray(0, recording.frameCount);
     const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
     const severity = trace.metadata.severity;
@@ -54,6 +55,7 @@ export class RecordingViews {
       throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (${recording.frameCount} frames)`);
     const { current: knobs, calibrator } = this.session.knobs;
     const trace = recording.trace;
+    requireEveryClass(trace, "a frame's class probabilities");
     const output = replay({ ...trace, frameCount: frame + 1 }, knobs.gate);
     const k = trace.classCount;
     const features = frameFeatures(trace, frame);
@@ -103,6 +105,8 @@ export class RecordingViews {
   async importLabels(path: string, classMapPath: string | undefined): Promise<ApiResult<'labels.import'>> {
     this.session.allow('recording.label');
     const recording = this.session.requireRecording();
+    // before any file is read (Recording.importLabels holds the rule)
+    requireEveryClass(recording.trace, 'importing labels');
     const classMap = classMapPath === undefined ? null : await readClassMapFile(classMapPath);
     const read = await readLabelFile(path, recording.trace, recording.frameCount, classMap);
     // the files were read against this recording: one that replaced it meanwhile has other frames

@@ -4,6 +4,7 @@ import type { BundleManifest } from '../../../src-shared/bundle/bundle-manifest'
 import { checkCalibratorFor, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { buildBundle } from '../bundle/bundle-export';
 import { checkOutputFolder, writeOutputFile } from '../files/output-files';
@@ -50,6 +51,7 @@ export interface ExportedBundle {
 export async function exportBundle(input: ExportBundleInput): Promise<ExportedBundle> {
   const { path, model } = input;
   checkBundlePath(path);
+  requireEveryClass(input.trace, 'a bundle (its calibration data, reliability and step graph)');
   checkTraceRecordedWith(input.traceName, input.provenance, model);
   if (input.calibrator !== null) checkCalibratorFor(input.calibrator, model.classCount);
   await checkOutputFolder(dirname(path));

@@ -1,25 +1,16 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
 import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
-import {
-  describeCalibrator,
-  type CalibrationMethod,
-  type CalibratorSpec,
-  type HeldOutSplit,
-} from '../../../src-shared/calibrators';
+import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resample } from '../../../src-shared/metrics/bootstrap';
 import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
 import {
   bootstrapIntervalsOf,
   headlineStatistics,
-  independentDifferences,
-  meanOverGroups,
   pairedDifferences,
-  type HeadlineFigure,
   type HeadlineStatistic,
   type KeyedInterval,
-  type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
 import {
   EQUAL_WIDTH_15,
@@ -32,6 +23,7 @@ import { classwiseMetricsOf, classwiseStatisticsUnder } from '../../../src-share
 import type { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 import type { BinTotals } from '../../../src-shared/metrics/calibration-error';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
+import { keptClassesText, withKeptClassBounds } from '../../../src-shared/metrics/kept-class-bounds';
 import { l2CeIntervalsWithBootstrap } from '../../../src-shared/metrics/calibration-error-interval';
 import {
   TCE_DEFAULT_MIN_BIN_SIZE,
@@ -46,12 +38,11 @@ import {
   type ReliabilityDiagram,
 } from '../../../src-shared/metrics/reliability';
 import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/scores';
-import type { Trace } from '../../../src-shared/trace/trace';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import { TCE_RUN_LIMIT } from '../engine/run-analysis';
-import { compareCalibratorsOn } from './compare-calibrators';
-import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
 import type { TableProgress } from './held-recording';
-import { plainSource, replayedView, type Replayed, type TraceSource } from './view-replay';
+import { differenceEntry } from './view-comparisons';
+import { replayedView, type Replayed, type TraceSource } from './view-replay';
 
 /**
  * What the desk's calibration panel shows for one trace and one setting, computed by replay (no
@@ -63,17 +54,13 @@ import { plainSource, replayedView, type Replayed, type TraceSource } from './vi
  */
 export type Snapshot = ApiResult<'metrics.snapshot'>;
 export type Comparison = Omit<ApiResult<'metrics.compare'>, 'computeMs'>;
-export type RunsComparison = Omit<ApiResult<'runs.compare'>, 'computeMs'>;
-export interface RecentRunTrace {
-  trace: Trace;
-  settings: GateSettings;
-  run: RunsComparison['a']['run'];
-}
 
 const entry = (m: MetricValue) => ({
   name: m.name,
   identity: m.identity,
   value: finiteOrNull(m.value),
+  ...(m.approximation === undefined ? {} : { approximation: m.approximation }),
+  ...(m.bound === undefined || !Number.isFinite(m.bound) ? {} : { bound: m.bound }),
   ...(m.unavailable === undefined ? {} : { unavailable: m.unavailable }),
 });
 const intervalEntries = (intervals: Record<string, KeyedInterval>) =>
@@ -159,6 +146,11 @@ function groups(
   const { scores, top } = run;
   const { keys, name } = groupKeys(run, groupBy);
   const intervals = new Map<string, Snapshot['intervals']>();
+  // a kept-class trace's group figures are its estimates: bounds are stated for the whole window only
+  const estimate =
+    run.kept === undefined
+      ? undefined
+      : `${keptClassesText(run.kept)}: an estimate; no stated bound for a group of frames`;
   // a group's headline figures need its frames' top-label pairs, NLL and Brier terms only
   const pick = resample;
   const grouped = groupedMetrics(keys, name, (indices) => {
@@ -184,7 +176,7 @@ function groups(
         intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES, signal })),
       );
     }
-    return statistics.map((s) => metric(s.name, s.identity, s.evaluate(null)));
+    return statistics.map((s) => metric(s.name, s.identity, s.evaluate(null), estimate));
   });
   return grouped.map((g) => ({
     key: g.key,
@@ -221,7 +213,11 @@ function tceEntry(top: TopLabelScores): Snapshot['tce'] {
   return { identity: result.identity, value: result.value, bins: result.bins };
 }
 
-const tceValue = (tce: NonNullable<Snapshot['tce']>) => ({ name: 'TCE', identity: tce.identity, value: tce.value });
+const tceValue = (tce: NonNullable<Snapshot['tce']>): MetricValue => ({
+  name: 'TCE',
+  identity: tce.identity,
+  value: tce.value,
+});
 
 /** The suite's values, and every class's statistics under suiteBinnings (none on the table path). */
 interface SuiteOfView {
@@ -271,6 +267,9 @@ function snapshotOf(
     frameCount: run.trace.frameCount,
     window: run.window,
     groupBy,
+    ...(run.kept === undefined
+      ? {}
+      : { kept: { description: keptClassesText(run.kept), unsettledFrames: run.kept.bounds.unsettledFrames } }),
   };
   if (run.scores === null || run.top === null || statistics === null || suite === null) {
     return {
@@ -299,19 +298,19 @@ function snapshotOf(
   return {
     ...base,
     labelledFrameCount: run.frames.length,
-    values: [
-      ...suite.values.map(entry),
+    values: keptBounds(run, [
+      ...suite.values,
       ...(tce !== null
         ? [tceValue(tce)]
         : resampled && scores.sampleCount <= TCE_DEFAULT_MIN_BIN_SIZE
-          ? [entry(tceNotEnoughFrames(scores.sampleCount))]
+          ? [tceNotEnoughFrames(scores.sampleCount)]
           : []),
-    ],
+    ]).map(entry),
     intervals: resampled
-      ? [
+      ? keptIntervalNotes(run, [
           ...intervalEntries(bootstrapIntervalsOf(statistics, scores.sampleCount, { signal })),
           ...l2CeIntervals(top, signal),
-        ]
+        ])
       : [],
     reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
     classReliability: classwise === undefined ? [] : classDiagrams(classwise[equalWidthAt]!, run.trace.labelNames),
@@ -325,6 +324,21 @@ function snapshotOf(
     groups: groups(run, groupBy, resampled, signal),
     computeMs: performance.now() - started,
   };
+}
+
+/**
+ * A kept-class trace's metrics with how far the full trace's may lie (kept-class-bounds.ts, the
+ * same words as `knob metrics --trace`); any other trace's as they are.
+ */
+function keptBounds(run: Replayed, metrics: MetricValue[]): MetricValue[] {
+  return run.kept === undefined ? metrics : withKeptClassBounds(metrics, run.kept.bounds, run.kept);
+}
+
+/** A kept-class trace's intervals resample its estimates: each says that its metric's bound adds to it. */
+function keptIntervalNotes(run: Replayed, intervals: Snapshot['intervals']): Snapshot['intervals'] {
+  if (run.kept === undefined) return intervals;
+  const note = `resamples the estimates from ${keptClassesText(run.kept)}; the metric's stated bound against the full trace adds to it`;
+  return intervals.map((i) => ({ ...i, note: i.note === undefined ? note : `${i.note}; ${note}` }));
 }
 
 /** A snapshot's replay: its window, calibrator and classes, in the source's buffer kept between views. */
@@ -391,6 +405,8 @@ export function compareSnapshots(
   /** Polled between resamples: a cancelled comparison stops with CANCELLED. */
   signal?: CancelSignal,
 ): Comparison {
+  // the paired differences of two kept-class estimates would have no stated bound
+  requireEveryClass(recorded.view(), 'the A/B comparison');
   const started = performance.now();
   const runA = replayedView(recorded, a, lastFrames, { calibrator: computedFrom.calibrator, signal });
   const runB = replayedView(recorded, b, lastFrames, { calibrator: computedFrom.calibrator, signal });
@@ -405,95 +421,5 @@ export function compareSnapshots(
     a: snapshotOf(runA, statisticsA, computedFrom, options, started, undefined, signal),
     b: snapshotOf(runB, statisticsB, computedFrom, options, started, undefined, signal),
     differences,
-  };
-}
-
-/** A paired or independent difference as the API carries it (non-finite values as null). */
-function differenceEntry(d: PairedDifference): Comparison['differences'][number] {
-  return {
-    name: d.name,
-    identity: d.identity,
-    a: finiteOrNull(d.a),
-    b: finiteOrNull(d.b),
-    difference: finiteOrNull(d.difference),
-    lo: d.interval.lo,
-    hi: d.interval.hi,
-    method: d.interval.identity,
-    lowerIsBetter: d.lowerIsBetter,
-    verdict: d.verdict,
-  };
-}
-
-/**
- * Two recent runs, each replayed at the settings it was recorded with: the headline figures with
- * their intervals, and B - A with an interval from resampling each run on its own.
- */
-export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsComparison {
-  const runA = replayedView(plainSource(a.trace), a.settings, undefined);
-  const runB = replayedView(plainSource(b.trace), b.settings, undefined);
-  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
-  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
-  const figures = (statistics: HeadlineStatistic[] | null, count: number) =>
-    statistics === null
-      ? []
-      : meanOverGroups([statistics], [count]).map((f) => ({
-          ...f,
-          value: finiteOrNull(f.value),
-          lo: finiteOrNull(f.lo),
-          hi: finiteOrNull(f.hi),
-        }));
-  return {
-    a: { run: a.run, figures: figures(statisticsA, runA.frames.length) },
-    b: { run: b.run, figures: figures(statisticsB, runB.frames.length) },
-    differences:
-      statisticsA === null || statisticsB === null
-        ? []
-        : independentDifferences(statisticsA, statisticsB, {
-            a: runA.frames.length,
-            b: runB.frames.length,
-          }).map(differenceEntry),
-  };
-}
-
-/**
- * Calibrators fitted on the recording's fused output at `settings` (uncalibrated: a calibrator is
- * fitted on what it will calibrate) and compared on held-out labelled frames.
- */
-export function compareOutputCalibrators(
-  recorded: TraceSource,
-  settings: GateSettings,
-  basis: ViewBasis,
-  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
-  /** Each method before its fit; the signal is read between fits. */
-  progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
-): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
-  // a calibrator is fitted on every class's logits: the full vectors
-  const run = replayedView(recorded, settings, request.lastFrames, { everyClass: 'logits' });
-  const comparison = compareCalibratorsOn(
-    {
-      name: `the recording's fused output (${run.window})`,
-      logits: run.scores?.logits ?? new Float64Array(0),
-      labels: run.scores?.labels ?? new Int32Array(0),
-      classCount: run.trace.classCount,
-      features: featuresOfFrames(run.trace, run.frames),
-    },
-    request.methods,
-    request.split,
-    progress,
-  );
-  const figures = (list: HeadlineFigure[]) =>
-    list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));
-  return {
-    recordingId: basis.recordingId,
-    settingsVersion: basis.version,
-    split: comparison.split,
-    fitFrames: comparison.fitFrames,
-    evaluatedFrames: comparison.evaluatedFrames,
-    before: figures(comparison.before),
-    methods: comparison.methods.map((m) => ({
-      ...m,
-      report: { ...m.report, objective: finiteOrNull(m.report.objective) },
-      figures: figures(m.figures),
-    })),
   };
 }

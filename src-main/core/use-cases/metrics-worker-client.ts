@@ -3,7 +3,8 @@ import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
-import type { Comparison, RecentRunTrace, RunsComparison, Snapshot } from './metrics-snapshot';
+import type { Comparison, Snapshot } from './metrics-snapshot';
+import type { RecentRunTrace, RunsComparison } from './view-comparisons';
 
 type CalibratorsComparison = Omit<ApiResult<'calibrator.compare'>, 'computeMs'>;
 import type { MetricsRequest } from './metrics-worker';

@@ -2,13 +2,8 @@ import type { MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
 import { HeldRecording, type RecordingRows, type TableProgress } from './held-recording';
-import {
-  compareOutputCalibrators,
-  compareRecentRuns,
-  compareSnapshots,
-  metricsSnapshotOnTwoThreads,
-  type RecentRunTrace,
-} from './metrics-snapshot';
+import { compareSnapshots, metricsSnapshotOnTwoThreads } from './metrics-snapshot';
+import { compareOutputCalibrators, compareRecentRuns, type RecentRunTrace } from './view-comparisons';
 import type { MetricsAnswer, MetricsResult } from './metrics-worker-client';
 import { serve } from '../workers/worker-serve';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';

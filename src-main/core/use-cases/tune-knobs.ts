@@ -1,6 +1,7 @@
 import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { TuningRequest } from '../../../src-shared/tuning';
 import { tuneOnThreads } from '../tuning/tuning-pool';
@@ -23,6 +24,7 @@ export interface TuneKnobsInput {
  */
 export async function tuneKnobs(input: TuneKnobsInput): Promise<Awaited<ReturnType<typeof tuneOnThreads>>> {
   const { calibrator } = input;
+  requireEveryClass(input.trace, 'tuning');
   if (calibrator !== null && calibrator.method !== 'temperature')
     throw new KnobError(
       'INVALID_SETTINGS',

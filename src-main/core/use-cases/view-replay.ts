@@ -1,4 +1,4 @@
-import { compileCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
+import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { labelLogitsOf, type FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
 import { runGate } from '../../../src-shared/gate/gate-kernel';
@@ -8,6 +8,8 @@ import { EVERY_CLASS_MAX_CLASSES } from '../../../src-shared/metrics/metric-suit
 import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
+import { topLabelTraceScores, type KeptClassScoring } from '../../../src-shared/trace/top-label-trace-scores';
 import { labelledFrames, scoredFrames } from '../../../src-shared/trace/trace-scores';
 import { sliceTrace } from '../../../src-shared/trace/trace-slice';
 import type { TableProgress } from './held-recording';
@@ -23,6 +25,9 @@ import type { TableProgress } from './held-recording';
  *    probabilities, so what reads every class (classwise metrics, per-class diagrams) is left out
  *    and marked. Taken when the source has tables, the classes exceed EVERY_CLASS_MAX_CLASSES, the
  *    caller did not ask for every class, and the output calibrator is none or a temperature.
+ * A kept-class trace (kept-classes.ts) has a third: its top-label estimates from the kept classes,
+ * each frame with its bounds against the full trace (top-label-trace-scores.ts, as `knob metrics
+ * --trace` scores it), and nothing that reads every class or a calibrator.
  */
 export interface TraceSource {
   view(): Trace;
@@ -49,6 +54,8 @@ export interface Replayed {
   top: TopLabelScores | null;
   /** False when the scores hold no probabilities (the table path): nothing reads every class. */
   everyClass: boolean;
+  /** Set for a kept-class trace: the scores are its estimates, and how far the full trace's may lie. */
+  kept?: KeptClassScoring;
 }
 
 /** The last `lastFrames` frames of a trace (all when absent), as a trace of its own. */
@@ -96,6 +103,7 @@ export function replayedView(
   const trace = windowOf(recorded, lastFrames);
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
+  if (recorded.keptClasses !== undefined) return keptView(trace, window, frames, settings, calibrator, everyClass);
   const temperature = tableTemperature(calibrator);
   const tabled =
     source.table !== undefined &&
@@ -118,6 +126,23 @@ export function replayedView(
   if (confidenceFromScores) output.confidence.set(top.confidence);
   if (overwrite) output.fusedLogits = null;
   return { trace, window, frames, output, scores, top, everyClass: true };
+}
+
+/** A kept-class trace's view: its estimates and their bounds (see above). */
+function keptView(
+  trace: Trace,
+  window: string,
+  frames: Int32Array,
+  settings: GateSettings,
+  calibrator: CalibratorSpec | null,
+  everyClass: NonNullable<ViewOptions['everyClass']>,
+): Replayed {
+  if (calibrator !== null) requireEveryClass(trace, `the output calibrator (${describeCalibrator(calibrator)})`);
+  if (everyClass !== 'auto') requireEveryClass(trace, "every class's metrics");
+  const output = replay(trace, settings, { logits: 'kept classes too' });
+  if (frames.length === 0) return { trace, window, frames, output, scores: null, top: null, everyClass: false };
+  const { scores, top, kept } = topLabelTraceScores(trace, output.g, frames);
+  return { trace, window, frames, output, scores, top, everyClass: false, kept };
 }
 
 /** The table path: the gate over the window, the rest from the table (see above). */

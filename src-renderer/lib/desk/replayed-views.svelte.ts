@@ -67,6 +67,8 @@ export class ReplayedViews {
     const update = this.host.update();
     const labelled =
       this.host.running() && update !== null ? update.rolling.length > 0 : recording.labelledFrameCount > 0;
+    if (recording.keptClasses !== undefined)
+      return `A kept-class trace (${recording.keptClasses}): the rolling accuracy and confidence need every class's probabilities; the calibration view gives its figures with how far the full trace's can lie.`;
     if (!labelled)
       return 'No labelled frames in this recording: the rolling accuracy and confidence need true labels (label frames in labelling mode, or import a label file).';
     return null;

@@ -1,0 +1,122 @@
+import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
+import type { ApiResult } from '../../../src-shared/api/contract';
+import type { CalibrationMethod, HeldOutSplit } from '../../../src-shared/calibrators';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import {
+  headlineStatistics,
+  independentDifferences,
+  meanOverGroups,
+  type HeadlineFigure,
+  type HeadlineStatistic,
+  type PairedDifference,
+} from '../../../src-shared/metrics/headline-intervals';
+import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { compareCalibratorsOn } from './compare-calibrators';
+import type { Comparison, ViewBasis } from './metrics-snapshot';
+import { plainSource, replayedView, type TraceSource } from './view-replay';
+
+/**
+ * The desk's comparisons beside its snapshot (metrics-snapshot.ts): two recent runs, and output
+ * calibrators fitted and compared on the recording. Both read every class of every frame.
+ */
+export type RunsComparison = Omit<ApiResult<'runs.compare'>, 'computeMs'>;
+export interface RecentRunTrace {
+  trace: Trace;
+  settings: GateSettings;
+  run: RunsComparison['a']['run'];
+}
+
+/** A paired or independent difference as the API carries it (non-finite values as null). */
+export function differenceEntry(d: PairedDifference): Comparison['differences'][number] {
+  return {
+    name: d.name,
+    identity: d.identity,
+    a: finiteOrNull(d.a),
+    b: finiteOrNull(d.b),
+    difference: finiteOrNull(d.difference),
+    lo: d.interval.lo,
+    hi: d.interval.hi,
+    method: d.interval.identity,
+    lowerIsBetter: d.lowerIsBetter,
+    verdict: d.verdict,
+  };
+}
+
+/**
+ * Two recent runs, each replayed at the settings it was recorded with: the headline figures with
+ * their intervals, and B - A with an interval from resampling each run on its own.
+ */
+export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsComparison {
+  for (const { trace, run } of [a, b]) requireEveryClass(trace, `comparing recent runs (${run.id})`);
+  const runA = replayedView(plainSource(a.trace), a.settings, undefined);
+  const runB = replayedView(plainSource(b.trace), b.settings, undefined);
+  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
+  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
+  const figures = (statistics: HeadlineStatistic[] | null, count: number) =>
+    statistics === null
+      ? []
+      : meanOverGroups([statistics], [count]).map((f) => ({
+          ...f,
+          value: finiteOrNull(f.value),
+          lo: finiteOrNull(f.lo),
+          hi: finiteOrNull(f.hi),
+        }));
+  return {
+    a: { run: a.run, figures: figures(statisticsA, runA.frames.length) },
+    b: { run: b.run, figures: figures(statisticsB, runB.frames.length) },
+    differences:
+      statisticsA === null || statisticsB === null
+        ? []
+        : independentDifferences(statisticsA, statisticsB, {
+            a: runA.frames.length,
+            b: runB.frames.length,
+          }).map(differenceEntry),
+  };
+}
+
+/**
+ * Calibrators fitted on the recording's fused output at `settings` (uncalibrated: a calibrator is
+ * fitted on what it will calibrate) and compared on held-out labelled frames.
+ */
+export function compareOutputCalibrators(
+  recorded: TraceSource,
+  settings: GateSettings,
+  basis: ViewBasis,
+  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+  /** Each method before its fit; the signal is read between fits. */
+  progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
+): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
+  // a calibrator is fitted on every class's logits: the full vectors
+  requireEveryClass(recorded.view(), 'fitting output calibrators');
+  const run = replayedView(recorded, settings, request.lastFrames, { everyClass: 'logits' });
+  const comparison = compareCalibratorsOn(
+    {
+      name: `the recording's fused output (${run.window})`,
+      logits: run.scores?.logits ?? new Float64Array(0),
+      labels: run.scores?.labels ?? new Int32Array(0),
+      classCount: run.trace.classCount,
+      features: featuresOfFrames(run.trace, run.frames),
+    },
+    request.methods,
+    request.split,
+    progress,
+  );
+  const figures = (list: HeadlineFigure[]) =>
+    list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));
+  return {
+    recordingId: basis.recordingId,
+    settingsVersion: basis.version,
+    split: comparison.split,
+    fitFrames: comparison.fitFrames,
+    evaluatedFrames: comparison.evaluatedFrames,
+    before: figures(comparison.before),
+    methods: comparison.methods.map((m) => ({
+      ...m,
+      report: { ...m.report, objective: finiteOrNull(m.report.objective) },
+      figures: figures(m.figures),
+    })),
+  };
+}
