@@ -7,7 +7,8 @@
  * turn did before), `knob metrics --trace` and `knob tune`; beside them numpy doing a knob turn's
  * per-frame work (fuse, softmax, top-1, NLL, ECE at one setting) on the same logits in the same run.
  * The hour is then kept at 32 classes a frame (`knob compact`), scored with its bounds, and tiled
- * to a day (24 h at 30 fps) to show that a day fits the trace limit and how `knob metrics` reads it.
+ * to a day (24 h at 30 fps) to show that a day fits the trace limit and how `knob metrics` and the
+ * desk read it.
  * Then a real-sized network: a MobileNet-like 224 x 224 x 3 classifier of 1,000 classes built by
  * the benchmark (tests/support/mobilenet-like.ts) over a video it generates with ffmpeg: `knob run`
  * with its peak memory (the batch chosen from the input size), the same with --keep 32, what
@@ -131,14 +132,7 @@ export async function runFieldScaleBench(): Promise<void> {
       `${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / c.frames).toFixed(0)} bytes a frame, ${seconds(performance.now() - started)}`,
     );
     try {
-      const desk = measured([
-        '--import',
-        'tsx',
-        'tests/bench/field-desk-child.ts',
-        path,
-        ...(c.exact ? ['--exact'] : []),
-      ]);
-      const view = JSON.parse(desk.stdout.trim().split('\n').pop()!) as Record<string, number | null>;
+      const view = deskView(path, c.exact);
       row('desk: load the trace', seconds(view.loadMs!));
       row('desk: first calibration view (tables built)', seconds(view.firstViewMs!));
       row('desk: a knob change, its figures, median of 3 (target < 1 s)', seconds(view.knobTurnMs!));
@@ -170,6 +164,21 @@ export async function runFieldScaleBench(): Promise<void> {
     }
   }
   runRealSizedNetwork();
+}
+
+/** The desk's view of a trace file, in a process of its own (field-desk-child.ts). */
+function deskView(path: string, exact = false): Record<string, number | null> {
+  const desk = measured(['--import', 'tsx', 'tests/bench/field-desk-child.ts', path, ...(exact ? ['--exact'] : [])]);
+  return JSON.parse(desk.stdout.trim().split('\n').pop()!) as Record<string, number | null>;
+}
+
+/** One row of the desk's figures on a kept-class trace. */
+function keptDeskRow(what: string, path: string): void {
+  const view = deskView(path);
+  row(
+    `desk: ${what} (load, first view, knob turn, intervals, peak)`,
+    `${seconds(view.loadMs!)}, ${seconds(view.firstViewMs!)}, ${seconds(view.knobTurnMs!)}, ${seconds(view.intervalsMs!)}, ${view.peakRssMb!.toFixed(0)} MB`,
+  );
 }
 
 /** Classes a kept-class trace keeps a frame in this benchmark (knob compact's default). */
@@ -216,6 +225,7 @@ function runKeptClasses(path: string, trace: ReturnType<typeof syntheticTrace>):
       `knob metrics --trace, ${KEPT} classes kept`,
       `${seconds(metrics.ms)}, peak ${metrics.peakMb.toFixed(0)} MB, ${statedBounds(metrics.stdout)}`,
     );
+    keptDeskRow(`the hour kept at ${KEPT} classes`, keptPath);
     const hour = keepLeadingClasses(trace, KEPT);
     const day = tiledKeptTrace(trace, hour, 24);
     let started = performance.now();
@@ -228,6 +238,7 @@ function runKeptClasses(path: string, trace: ReturnType<typeof syntheticTrace>):
     started = performance.now();
     const dayMetrics = measured(['tests/support/measured-cli.mjs', 'metrics', '--trace', dayPath, '--json']);
     row('  knob metrics --trace on the day', `${seconds(dayMetrics.ms)}, peak ${dayMetrics.peakMb.toFixed(0)} MB`);
+    keptDeskRow('the kept day', dayPath);
   } finally {
     rmSync(keptPath, { force: true });
     rmSync(dayPath, { force: true });
