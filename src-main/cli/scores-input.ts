@@ -20,6 +20,7 @@ import { EVERY_CLASS_MAX_CLASSES } from '../../src-shared/metrics/metric-suite';
 import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
+import type { ParallelMetricSuite } from '../core/metrics/parallel-metric-suite';
 import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
 import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
@@ -92,7 +93,8 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
  */
 export interface ScoresSubjectSource {
   subject: string;
-  scored(): ScoresSubject;
+  /** A promise where the scoring runs on the parallel suite's threads (a trace scored top-label only). */
+  scored(): ScoresSubject | Promise<ScoresSubject>;
   /**
    * The logit rows of the labelled frames and their labels, which `scored` would softmax, for a
    * caller that softmaxes them itself (the parallel metric suite, on both threads into its shared
@@ -111,6 +113,8 @@ export async function readScoresInput(
   classes: 'auto' | 'all' = 'all',
   /** Where reading a trace reports its progress (the command's bar). */
   call?: CallContext,
+  /** Scores a trace's fused output top-label only on both threads (absent: on this one). */
+  parallel?: ParallelMetricSuite,
 ): Promise<ScoresSubjectSource[]> {
   const trace = values.trace as string | undefined;
   if (trace !== undefined) {
@@ -145,7 +149,11 @@ export async function readScoresInput(
           : file.trace.zDyn;
     return subjectGates(trace, file.trace, settings).map(([subject, gateOf], branch) => ({
       subject,
-      scored: (): ScoresSubject => {
+      scored: (): ScoresSubject | Promise<ScoresSubject> => {
+        if (topLabelOnly && parallel !== undefined && file.trace.keptClasses === undefined)
+          return parallel
+            .topLabelScoresOfFrames(file.trace, gateOf(), frames)
+            .then((scored) => ({ subject, ...scored, model }));
         if (topLabelOnly) return { subject, ...topLabelTraceScores(file.trace, gateOf(), frames), model };
         return { subject, scores: scoresOfFrames(file.trace, logitsOf(branch), frames), features, model };
       },

@@ -4,7 +4,8 @@
  * on SharedArrayBuffers), bad logits refused as the one-thread path refuses them wherever they
  * sit, and a refusal does not leave the helper's late answer to be taken for the next request's;
  * and the desk's knob-turn snapshot with its top-label tasks on the helper (the metrics worker's
- * path) equals the one-thread snapshot.
+ * path) equals the one-thread snapshot; and a trace's fused output scored top-label only on both
+ * threads (`knob metrics --trace` of many classes) equals the one-thread scores.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ParallelMetricSuite, PARALLEL_MIN_SAMPLES } from '../../src-main/core/metrics/parallel-metric-suite';
@@ -16,6 +17,7 @@ import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
 import { HeldRecording } from '../../src-main/core/use-cases/held-recording';
 import { metricsSnapshot, metricsSnapshotOnTwoThreads } from '../../src-main/core/use-cases/metrics-snapshot';
 import { plainSource } from '../../src-main/core/use-cases/view-replay';
+import { topLabelScoresOfFrames } from '../../src-shared/trace/trace-scores';
 
 const nothingHeld: HeldRecording | null = null;
 
@@ -96,5 +98,29 @@ describe('parallel metric suite', () => {
       expect({ ...two, computeMs: 0 }).toEqual({ ...one, computeMs: 0 });
       expect(two.values.filter((v) => v.name === 'classwise ECE' && v.unavailable === undefined)).toHaveLength(2);
     }
+  });
+
+  it("scores a trace's fused output top-label only on both threads, bit for bit, logits read in place", async () => {
+    const made = syntheticTrace({ frames: PARALLEL_MIN_SAMPLES * 1.5 + 3_001, classCount: 120, seed: 37 });
+    const n = made.frameCount;
+    // in shared memory, as readTraceFile reads a trace's logits
+    const sharedCopy = (values: Float32Array) => {
+      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
+      out.set(values);
+      return out;
+    };
+    const trace = { ...made, zStatic: sharedCopy(made.zStatic), zDyn: sharedCopy(made.zDyn) };
+    // two frames of every three, the gate somewhere in and beyond [0, 1]
+    const frames = Int32Array.from({ length: Math.floor(n / 3) * 2 }, (_, j) => j + (j >> 1));
+    const g = Float64Array.from({ length: n }, (_, i) => ((i * 7919) % 1300) / 1000 - 0.15);
+    const two = await suite.topLabelScoresOfFrames(trace, g, frames);
+    expect(suite.fallback).toBeNull();
+    const one = topLabelScoresOfFrames(made, g, frames);
+    expect(two.scores).toEqual(one.scores);
+    expect(two.top).toEqual(one.top);
+    // logits not in shared memory: this thread alone, and says why
+    const alone = await suite.topLabelScoresOfFrames(made, g, frames);
+    expect(suite.fallback).toMatch(/not in shared memory/);
+    expect(alone.top).toEqual(one.top);
   });
 });

@@ -102,7 +102,9 @@ async function fittedAndCompared(
     scores,
     features = null,
     model = null,
-  } = subjects[values.trace === undefined ? 0 : BRANCHES.indexOf(choice.branch as (typeof BRANCHES)[number])]!.scored();
+  } = await subjects[
+    values.trace === undefined ? 0 : BRANCHES.indexOf(choice.branch as (typeof BRANCHES)[number])
+  ]!.scored();
   // --method all: the feature methods only where the frames have features (said in the output)
   const { methods, skipped } =
     choice.method === 'all'

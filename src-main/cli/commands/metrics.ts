@@ -130,14 +130,16 @@ export async function metricsCommand(args: string[]): Promise<number> {
   const results = [];
   const call = commandCall('metrics', values.json);
   try {
-    const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto', call);
+    const subjects = await readScoresInput(values, values['every-class'] ? 'all' : 'auto', call, parallel);
     for (const [index, source] of subjects.entries()) {
       stopIfCancelled(call.signal, 'knob metrics was interrupted');
       call.progress(`scoring ${source.subject}`, index, subjects.length);
       // every class from logit rows: the suite's own softmax on both threads; otherwise the scores
       const rows = selection.ofLogitRows === undefined ? undefined : source.logitRows?.();
       const scored: ScoresSubject & { metrics?: MetricValue[] } =
-        rows === undefined ? source.scored() : { subject: source.subject, ...(await selection.ofLogitRows!(rows)) };
+        rows === undefined
+          ? await source.scored()
+          : { subject: source.subject, ...(await selection.ofLogitRows!(rows)) };
       const { subject, scores, top: given, kept } = scored;
       const top = given ?? topLabelScores(scores);
       const metrics = scored.metrics ?? (await selection.ofScores(scores, top, given === undefined));

@@ -3,17 +3,24 @@ import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { scoreRowsInto, topLabelRowsInto } from '../../../src-shared/metrics/scores';
 import { serve } from '../workers/worker-serve';
 import { takeSuiteWork, type SharedSuiteArrays } from './shared-suite-arrays';
+import { scoreFusedShare, type SharedFusedRows } from './shared-fused-rows';
 
 /**
  * The second thread of the parallel metric suite (parallel-metric-suite.ts): the softmax (when
- * the suite starts from logits) and top-label pairs of the rows it is given, then work from the shared counter until none is left.
+ * the suite starts from logits) and top-label pairs of the rows it is given, or the fused top-label
+ * scores of a share of a trace's frames, then work from the shared counter until none is left.
  * Every request is answered under its id (worker-protocol.ts) with the tasks' results (none for rows).
  */
 export type HelperRequest =
   | { kind: 'rows'; arrays: SharedSuiteArrays; from: number; to: number }
+  | { kind: 'fused-rows'; rows: SharedFusedRows; from: number; to: number }
   | { kind: 'work'; arrays: SharedSuiteArrays; options: MetricSuiteOptions };
 
 serve<HelperRequest, Array<[string, MetricValue[]]>>((request) => {
+  if (request.kind === 'fused-rows') {
+    scoreFusedShare(request.rows, request.from, request.to);
+    return [];
+  }
   const { arrays } = request;
   if (request.kind === 'work') return takeSuiteWork(arrays, request.options);
   const { from, to } = request;

@@ -15,7 +15,10 @@ import {
   type ClassScores,
   type TopLabelScores,
 } from '../../../src-shared/metrics/scores';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { topLabelScoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { startEntryWorker } from '../workers/entry-worker';
+import { logitsShared, scoreFusedShare, sharedFusedRows } from './shared-fused-rows';
 import { ThreadChannel } from '../workers/worker-channel';
 import type { HelperRequest } from './metric-suite-helper';
 import {
@@ -174,6 +177,57 @@ export class ParallelMetricSuite {
       }
       this.fallback = null;
       return { mine: result, results: new Map([...taken, ...helped]) };
+    });
+  }
+
+  /**
+   * topLabelScoresOfFrames (trace-scores.ts: the fused output of a trace of many classes, scored a
+   * frame at a time) on both threads, the same bits: this thread scores the first half of the
+   * frames while the helper scores the rest, reading the trace's logits in place. Logits not in
+   * shared memory (readTraceFile's are), fewer than PARALLEL_MIN_SAMPLES frames, or a helper that
+   * cannot start or fails: this thread scores them all.
+   */
+  topLabelScoresOfFrames(
+    trace: Trace,
+    g: Float64Array,
+    frames: Int32Array,
+  ): Promise<{ scores: ClassScores; top: TopLabelScores }> {
+    const oneThread = () => topLabelScoresOfFrames(trace, g, frames);
+    return this.queued(async () => {
+      const n = frames.length;
+      if (trace.labels === null || n < PARALLEL_MIN_SAMPLES || !logitsShared(trace.zStatic, trace.zDyn)) {
+        this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} frames, or logits not in shared memory`;
+        return oneThread();
+      }
+      const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
+      const rows = sharedFusedRows(trace, g, frames, labels);
+      const split = n >> 1;
+      let theirs: Promise<TaskResults>;
+      try {
+        theirs = this.ask({ kind: 'fused-rows', rows, from: split, to: n });
+      } catch (error) {
+        this.fallback = `the helper thread could not start (${error instanceof Error ? error.message : String(error)})`;
+        return oneThread();
+      }
+      const [, helped] = await this.alongside(theirs.catch(helperFailed), () => scoreFusedShare(rows, 0, split));
+      if (helped === null) {
+        this.fallback = 'the helper thread failed';
+        const helper = this.helper;
+        this.helper = null;
+        await helper?.close();
+        scoreFusedShare(rows, split, n);
+      } else this.fallback = null;
+      const { sampleNll, sampleBrier, top } = rows.out;
+      const scores: ClassScores = {
+        sampleCount: n,
+        classCount: trace.classCount,
+        probabilities: new Float64Array(0),
+        labels: rows.labels,
+        logits: null,
+        sampleNll,
+        sampleBrier,
+      };
+      return { scores, top };
     });
   }
 
