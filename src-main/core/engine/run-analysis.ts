@@ -5,6 +5,7 @@ import { headlineFigures, type HeadlineFigure } from '../../../src-shared/metric
 import { keptClassesText, withKeptClassBounds } from '../../../src-shared/metrics/kept-class-bounds';
 import {
   EQUAL_WIDTH_15,
+  EVERY_CLASS_MAX_CLASSES,
   metricSuite,
   PRESET_NAMES,
   presetMetrics,
@@ -36,7 +37,9 @@ import { topLabelTraceScores, type KeptClassScoring } from '../../../src-shared/
  * and of each branch, with identities, the headline figures with intervals and the report's curves.
  * With a calibrator, every figure is of the calibrated output and says so. A kept-class trace
  * (kept-classes.ts) is scored from its kept classes, each metric carrying how far the full trace's
- * value can lie (withKeptClassBounds), the same figures `knob metrics --trace` gives it.
+ * value can lie (withKeptClassBounds), the same figures `knob metrics --trace` gives it; so is a
+ * trace of more than EVERY_CLASS_MAX_CLASSES classes without a calibrator, top-label only (the
+ * classwise metrics marked not computed), as `knob metrics --trace` scores it.
  */
 export interface RunAnalysis {
   /** The output calibrator applied after fusion (null: the fused output as it is). */
@@ -100,13 +103,17 @@ export function analyseRun(
       'INVALID_INPUT',
       `the trace keeps ${keptClassesText({ keep: keptClasses.keep, classCount: trace.classCount })}: a calibrator needs every class`,
     );
+  // With many classes and no calibrator, `knob metrics --trace`'s path: each frame fused and scored
+  // on its own, so memory does not grow with K (the full vectors of an hour at 1,000 classes are
+  // 864 MB a copy, and the three subjects' probabilities were held at once: 5.2 GB).
+  const everyClass = keptClasses === undefined && (trace.classCount <= EVERY_CLASS_MAX_CLASSES || calibrator !== null);
   const output =
-    keptClasses === undefined
-      ? replay(trace, settings, {
-          keepFusedLogits: true,
+    keptClasses !== undefined
+      ? replay(trace, settings, { logits: 'kept classes too' })
+      : replay(trace, settings, {
+          keepFusedLogits: everyClass,
           calibrator: calibrator === null ? null : compileCalibrator(calibrator),
-        })
-      : replay(trace, settings, { logits: 'kept classes too' });
+        });
   const frames = labelledFrames(trace);
   const keptOf = (unsettledFrames: number): KeptRunAnalysis | null =>
     keptClasses === undefined
@@ -119,6 +126,7 @@ export function analyseRun(
           figures: KEPT_FIGURES_NOTE,
         };
   if (frames.length === 0) {
+    output.fusedLogits = null;
     return {
       calibrator,
       output,
@@ -133,16 +141,18 @@ export function analyseRun(
       kept: keptOf(0),
     };
   }
-  const [fused, staticBranch, dynamicBranch] =
-    keptClasses === undefined
-      ? [output.fusedLogits!, trace.zStatic, trace.zDyn].map((logits): ScoredSubject => {
-          const scores = scoresOfFrames(trace, logits, frames);
-          return { scores, top: topLabelScores(scores), everyClass: true };
-        })
-      : [output.g, new Float64Array(trace.frameCount), new Float64Array(trace.frameCount).fill(1)].map(
-          (g): ScoredSubject => ({ ...topLabelTraceScores(trace, g, frames), everyClass: false }),
-        );
-  const fusedTop = fused!.top;
+  // one subject at a time: a subject's n x K probabilities go before the next one's are made
+  const scored = (subject: number): ScoredSubject => {
+    if (everyClass) {
+      const scores = scoresOfFrames(trace, [output.fusedLogits!, trace.zStatic, trace.zDyn][subject]!, frames);
+      return { scores, top: topLabelScores(scores), everyClass: true };
+    }
+    const g = [output.g, new Float64Array(trace.frameCount), new Float64Array(trace.frameCount).fill(1)][subject]!;
+    return { ...topLabelTraceScores(trace, g, frames), everyClass: false };
+  };
+  const fused = scored(0);
+  output.fusedLogits = null;
+  const fusedTop = fused.top;
   const tooFew = frames.length <= TCE_DEFAULT_MIN_BIN_SIZE;
   const tce =
     !tooFew && frames.length <= TCE_RUN_LIMIT ? testBasedCalibrationError(fusedTop.confidence, fusedTop.correct) : null;
@@ -152,17 +162,17 @@ export function analyseRun(
     output,
     labelledFrameCount: frames.length,
     metrics: {
-      fused: subjectMetrics(fused!, tceValue),
-      static: subjectMetrics(staticBranch!),
-      dynamic: subjectMetrics(dynamicBranch!),
+      fused: subjectMetrics(fused, tceValue),
+      static: subjectMetrics(scored(1)),
+      dynamic: subjectMetrics(scored(2)),
     },
-    headline: headlineFigures(fused!.scores, fusedTop),
+    headline: headlineFigures(fused.scores, fusedTop),
     reliability: reliabilityDiagram(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
     smooth: smoothReliabilityCurve(fusedTop.confidence, fusedTop.correct, { meshPoints: 51, replicates: 50 }),
     histogram: confidenceHistogram(fusedTop.confidence, 20),
     tce,
     l2CeIntervals: l2CeIntervalsWithBootstrap(fusedTop.confidence, fusedTop.correct, EQUAL_WIDTH_15),
-    kept: keptOf(fused!.kept?.bounds.unsettledFrames ?? 0),
+    kept: keptOf(fused.kept?.bounds.unsettledFrames ?? 0),
   };
 }
 
