@@ -198,8 +198,9 @@ export function withKeptClassBounds(
       const binned = binnedOf(m.identity);
       if (binned !== null) bound = bounds.binned(binned.kind, binned.spec);
     }
-    if (bound !== null) return { ...m, approximation: within(bound), bound };
-    const why = NO_BOUND_BECAUSE.get(m.name);
+    if (bound !== null && Number.isFinite(bound)) return { ...m, approximation: within(bound), bound };
+    // a frame whose range is unbounded (logits far apart enough that its rest's terms overflow)
+    const why = bound !== null ? 'the frames allow no finite bound for it here' : NO_BOUND_BECAUSE.get(m.name);
     return { ...m, approximation: `${kept}: no stated bound for this metric${why === undefined ? '' : ` (${why})`}` };
   });
 }

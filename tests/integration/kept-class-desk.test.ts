@@ -19,7 +19,10 @@ import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/tr
 import { metricsSnapshot } from '../../src-main/core/use-cases/metrics-snapshot';
 import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { exportBundle } from '../../src-main/core/use-cases/export-bundle';
+import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
+import { replay } from '../../src-shared/trace/replay';
 import { measuredKnob } from '../support/measured-knob';
+import { keepRequest } from '../support/recent-run-request';
 import { sameMetric } from '../support/same-metric';
 import { syntheticTrace } from '../support/synthetic-trace';
 
@@ -151,6 +154,12 @@ describe("the desk's views of a kept-class trace", () => {
       ],
       ['every class', () => backend.handle('metrics.snapshot', { classes: 'all' }), /^every class's metrics needs/],
       ['labels.import', () => backend.handle('labels.import', { path: labelFile }), /^importing labels needs/],
+      // the compacted labels are those that counted then: the other layer's may not be kept
+      [
+        'labels.useCorrections',
+        () => backend.handle('labels.useCorrections', { use: false }),
+        /^changing which labels count needs/,
+      ],
     ];
     for (const [what, call, words] of refusals) {
       const error = await call().then(
@@ -160,11 +169,55 @@ describe("the desk's views of a kept-class trace", () => {
       expect(error, what).toMatchObject({ code: 'NOT_AVAILABLE', message: expect.stringMatching(words) });
       expect(error!.message, what).toMatch(NEEDS_EVERY_CLASS);
     }
-    // nothing refused changed the recording
+    // nothing refused changed the recording, and an undo or redo with nothing to take back is no change
+    expect(await backend.handle('labels.undo', {})).toBeNull();
+    expect(await backend.handle('labels.redo', {})).toBeNull();
     expect((await backend.handle('session.get', {})).recording).toMatchObject({
       labelledFrameCount: 3000,
       unsaved: false,
     });
+  });
+
+  it('says it is a kept-class trace on a window with no labelled frame too', async () => {
+    const unlabelled = join(dir, 'kept-unlabelled.arrow');
+    writeFileSync(unlabelled, encodeTraceFile({ ...kept, labels: null }, null));
+    await backend.handle('trace.load', { path: unlabelled, discard: true });
+    const snapshot = await backend.handle('metrics.snapshot', {});
+    expect(snapshot.labelledFrameCount).toBe(0);
+    expect(snapshot.kept).toEqual({ description: '6 of 40 classes kept a frame', unsettledFrames: 0 });
+    await backend.handle('trace.load', { path: keptPath, discard: true });
+  });
+
+  it('a kept-class recent run reopens as the loaded trace does, and comparing it is refused by name', async () => {
+    const folder = join(dir, 'runs');
+    const store = await RecentRunsStore.open(folder);
+    const withRuns = new KnobBackend({ recentRuns: store });
+    try {
+      const request = keepRequest(50, 4);
+      const keptRequest = {
+        ...request,
+        trace: { ...kept },
+        run: {
+          settings: DEFAULT_GATE_SETTINGS,
+          output: replay(kept, DEFAULT_GATE_SETTINGS, { logits: 'kept classes too' }),
+        },
+        description: { ...request.description, frameCount: 3000, labelledFrameCount: 3000 },
+      };
+      const keptRun = (await store.keep(keptRequest))!;
+      const other = (await store.keep(keepRequest(50, 5)))!;
+      expect(await withRuns.handle('runs.open', { id: keptRun.id, discard: true })).toMatchObject({ classCount: 40 });
+      expect((await withRuns.handle('session.get', {})).recording?.keptClasses).toBe('6 of 40 classes kept a frame');
+      expect((await withRuns.handle('metrics.snapshot', {})).kept?.description).toBe('6 of 40 classes kept a frame');
+      await expect(withRuns.handle('runs.compare', { a: other.id, b: keptRun.id })).rejects.toMatchObject({
+        code: 'NOT_AVAILABLE',
+        message: expect.stringMatching(new RegExp(`^comparing recent runs \\(${keptRun.id}\\) needs every class`)),
+      });
+      // read again from the files alone (the index rebuilt), it is listed
+      rmSync(join(folder, 'index.json'), { force: true });
+      expect((await RecentRunsStore.open(folder)).describe().runs.map((r) => r.id)).toContain(keptRun.id);
+    } finally {
+      await withRuns.close();
+    }
   });
 
   it('an output calibrator and a bundle are refused before anything is computed', async () => {

@@ -126,6 +126,8 @@ describe('kept-class scores against the full trace', () => {
       let bounded = 0;
       for (const m of estimated) {
         const stated = /within (\S+) of it$/.exec(m.approximation ?? '');
+        // logits thousands apart may overflow a frame's range: then no bound, said (kept-class-unbounded-frames.test.ts)
+        if (/allow no finite bound/.test(m.approximation ?? '')) bounded++;
         if (stated === null) continue;
         bounded++;
         expect(fullValue.has(sameMetric(m.identity)), m.identity).toBe(true);

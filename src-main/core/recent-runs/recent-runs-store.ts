@@ -170,7 +170,8 @@ export class RecentRunsStore {
     if (this.find(id) === null) await this.refresh();
     const run = this.find(id);
     if (run === null) throw new KnobError('NOT_AVAILABLE', `no recent run '${id}' (it may have been removed)`);
-    return { run, file: await readTraceFile(this.path(id)) };
+    // a kept-class recording is kept as it is: its views and refusals are the loaded trace's
+    return { run, file: await readTraceFile(this.path(id), undefined, 'kept classes too') };
   }
 
   setLimit(limitBytes: number): Promise<RecentRuns> {
@@ -258,7 +259,7 @@ async function rebuildIndex(folder: string, logger: Logger | null): Promise<Rece
     if (!name.endsWith('.arrow') || !RECENT_RUN_ID.test(id)) continue;
     try {
       const path = join(folder, name);
-      const file = await readTraceFile(path);
+      const file = await readTraceFile(path, undefined, 'kept classes too');
       const entry = RecentRunSchema.safeParse(file.context.recentRun);
       if (entry.success && entry.data.id === id) runs.push({ ...entry.data, bytes: (await stat(path)).size });
     } catch (error) {

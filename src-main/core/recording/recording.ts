@@ -219,17 +219,22 @@ export class Recording {
     return this.labelsChanged(this.layers.correct(frame, label));
   }
 
+  /** Takes the last correction back; null (and nothing changed, nothing to save) when there is none. */
   undoLabel(): LabelEdit | null {
-    return this.labelsChanged(this.layers.undo());
+    const edit = this.layers.undo();
+    return edit === null ? null : this.labelsChanged(edit);
   }
 
   redoLabel(): LabelEdit | null {
-    return this.labelsChanged(this.layers.redo());
+    const edit = this.layers.redo();
+    return edit === null ? null : this.labelsChanged(edit);
   }
 
   /** Whether the metrics read the operator's corrections over the truth (a visible choice). */
   useCorrections(use: boolean): void {
     if (this.layers.useCorrections === use) return;
+    // a kept-class trace kept the labels that counted when it was compacted: the other layer's may not be kept
+    requireEveryClass(this.trace, 'changing which labels count');
     this.layers.useCorrections = use;
     this.layers.effectiveInto(this.trace.labels!);
     this.labelsChanged(null);

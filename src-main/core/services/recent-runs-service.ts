@@ -42,7 +42,8 @@ export class RecentRunsService {
     this.session.allow('trace.load');
     const { run, file } = await store.read(id);
     const recording = await this.session.loadRecording(discard, async (recordings) => {
-      const output = file.run?.output ?? replay(file.trace, this.session.knobs.current.gate);
+      const gate = this.session.knobs.current.gate;
+      const output = file.run?.output ?? replay(file.trace, gate, { logits: 'kept classes too' });
       const options = {
         origin: 'loaded' as const,
         description: `recent run of ${run.keptAt}: ${run.description}`,

@@ -173,7 +173,11 @@ function groups(
     if (resampled) {
       intervals.set(
         key,
-        intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES, signal })),
+        keptIntervalNotes(
+          run,
+          intervalEntries(bootstrapIntervalsOf(statistics, indices.length, { replicates: GROUP_REPLICATES, signal })),
+          'no bound is stated for a group of frames',
+        ),
       );
     }
     return statistics.map((s) => metric(s.name, s.identity, s.evaluate(null), estimate));
@@ -267,9 +271,15 @@ function snapshotOf(
     frameCount: run.trace.frameCount,
     window: run.window,
     groupBy,
-    ...(run.kept === undefined
+    // a kept-class trace says so even on a window with no labelled frame (nothing unsettled then)
+    ...(run.trace.keptClasses === undefined
       ? {}
-      : { kept: { description: keptClassesText(run.kept), unsettledFrames: run.kept.bounds.unsettledFrames } }),
+      : {
+          kept: {
+            description: keptClassesText({ keep: run.trace.keptClasses.keep, classCount: run.trace.classCount }),
+            unsettledFrames: run.kept?.bounds.unsettledFrames ?? 0,
+          },
+        }),
   };
   if (run.scores === null || run.top === null || statistics === null || suite === null) {
     return {
@@ -334,10 +344,17 @@ function keptBounds(run: Replayed, metrics: MetricValue[]): MetricValue[] {
   return run.kept === undefined ? metrics : withKeptClassBounds(metrics, run.kept.bounds, run.kept);
 }
 
-/** A kept-class trace's intervals resample its estimates: each says that its metric's bound adds to it. */
-function keptIntervalNotes(run: Replayed, intervals: Snapshot['intervals']): Snapshot['intervals'] {
+/**
+ * A kept-class trace's intervals resample its estimates: each says so, and that its metric's bound
+ * adds to it (a group's figures have none).
+ */
+function keptIntervalNotes(
+  run: Replayed,
+  intervals: Snapshot['intervals'],
+  bound = "the metric's stated bound against the full trace adds to it",
+): Snapshot['intervals'] {
   if (run.kept === undefined) return intervals;
-  const note = `resamples the estimates from ${keptClassesText(run.kept)}; the metric's stated bound against the full trace adds to it`;
+  const note = `resamples the estimates from ${keptClassesText(run.kept)}; ${bound}`;
   return intervals.map((i) => ({ ...i, note: i.note === undefined ? note : `${i.note}; ${note}` }));
 }
 
