@@ -3,6 +3,7 @@
  * file must go) leaves the output folder exactly as it was, through the CLI (knob replay) and the
  * API (bundle.export, trace.save); an output folder under a path that is not a folder is refused
  * before anything is created; a run that stopped part-way says so in metrics.json and the report.
+ * A file written from its chunks (a trace is, so that it is never held twice) is their bytes.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { outputLength, writeOutputFile } from '../../src-main/core/files/output-files';
+import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-atomic-'));
 const RUN = join(dir, 'run');
@@ -103,5 +106,21 @@ describe('outputs are all or nothing', () => {
     mkdirSync(target);
     await expect(backend.handle('trace.save', { path: target })).rejects.toThrow(/saved\.arrow: is a folder/);
     expect(readdirSync(target)).toEqual([]);
+  });
+
+  it('a file written from its chunks is their bytes in order, across many writes', async () => {
+    // chunks of every size from 0 on, more than one writev takes at once
+    const chunks = Array.from({ length: 700 }, (_, i) =>
+      Uint8Array.from({ length: i % 37 }, (_, j) => (i * 31 + j) & 255),
+    );
+    const path = await writeOutputFile(join(dir, 'chunked.bin'), chunks);
+    expect(Buffer.compare(readFileSync(path), Buffer.concat(chunks))).toBe(0);
+    expect(outputLength(chunks)).toBe(statSync(path).size);
+    // a trace saved from the desk is written from its chunks: the same bytes as encoded whole
+    const saved = join(dir, 'saved-whole.arrow');
+    await backend.handle('trace.save', { path: saved });
+    const { trace, run, context } = await readTraceFile(saved);
+    expect(Buffer.compare(readFileSync(saved), encodeTraceFile(trace, run, context))).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ import { runOutputFiles } from '../engine/run-outputs';
 import { creationTime } from '../report/creation-time';
 import type { StoredProvenance } from '../report/provenance';
 import { writeArchive, type ArchiveMember } from '../files/zip-archive';
+import { outputBytes } from '../files/output-files';
 import { deployReadme } from './deploy-readme';
 
 /**
@@ -83,9 +84,9 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   const outputs = runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), input.provenance, null, createdAt);
   let traceSha256: string | null = null;
   for (const file of outputs) {
-    const bytes = typeof file.data === 'string' ? new TextEncoder().encode(file.data) : file.data;
-    if (file.name === 'trace.arrow') traceSha256 = sha256Hex(bytes);
-    else add(`report/${file.name}`, bytes);
+    const { data } = file;
+    if (file.name === 'trace.arrow') traceSha256 = sha256Hex(typeof data === 'string' ? outputBytes(data) : data);
+    else add(`report/${file.name}`, outputBytes(data));
   }
 
   // The step graph and its Triton repository (a model the graph cannot take leaves both out, saying why).

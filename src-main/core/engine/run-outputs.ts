@@ -2,7 +2,7 @@ import { describeCalibrator } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
-import { encodeTraceFile } from '../recording/trace-arrow';
+import { traceFileChunks } from '../recording/trace-arrow';
 import { reportFiles, type ReportInput } from '../report/html-report';
 import { provenanceRows, sourceFramesOf, type Provenance, type StoredProvenance } from '../report/provenance';
 import { creationTime } from '../report/creation-time';
@@ -86,7 +86,7 @@ export function runOutputFiles(
   return [
     {
       name: 'trace.arrow',
-      data: encodeTraceFile(trace, { settings, output }, { provenance: source }),
+      data: traceFileChunks(trace, { settings, output }, { provenance: source }),
     },
     {
       name: 'metrics.json',

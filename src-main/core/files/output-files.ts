@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { KnobError } from '../../../src-shared/errors';
 import { descriptorExhaustion } from './descriptor-exhaustion';
@@ -15,7 +15,61 @@ import { descriptorExhaustion } from './descriptor-exhaustion';
  */
 export interface OutputFile {
   name: string;
-  data: Uint8Array | string;
+  /** The file's bytes, or its chunks in order (a large file written without joining them first). */
+  data: Uint8Array | string | readonly Uint8Array[];
+}
+
+/** The byte length of an output's data. */
+export function outputLength(data: OutputFile['data']): number {
+  if (typeof data === 'string') return Buffer.byteLength(data);
+  if (data instanceof Uint8Array) return data.byteLength;
+  return data.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+}
+
+/** An output's data as one array of bytes (what needs them at once: a zip member). */
+export function outputBytes(data: OutputFile['data']): Uint8Array {
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  return data instanceof Uint8Array ? data : joinedChunks(data);
+}
+
+/** Chunks joined into one array. */
+export function joinedChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(outputLength(chunks));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Chunks written per writev call (under every platform's IOV_MAX). */
+const CHUNKS_PER_WRITE = 256;
+
+/** Writes `data` to a new file (`wx`: never over an existing one). */
+async function writeNewFile(path: string, data: OutputFile['data']): Promise<void> {
+  if (typeof data === 'string' || data instanceof Uint8Array) {
+    await writeFile(path, data, { flag: 'wx' });
+    return;
+  }
+  const handle = await open(path, 'wx');
+  try {
+    for (let from = 0; from < data.length; from += CHUNKS_PER_WRITE) {
+      const group = data.slice(from, from + CHUNKS_PER_WRITE);
+      let written = (await handle.writev(group)).bytesWritten;
+      // a short write (rare on regular files): the rest of the group, chunk by chunk
+      for (const chunk of group) {
+        if (written >= chunk.byteLength) {
+          written -= chunk.byteLength;
+          continue;
+        }
+        for (let at = written; at < chunk.byteLength;) at += (await handle.write(chunk, at)).bytesWritten;
+        written = 0;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 const VIRTUAL_ROOTS = ['/proc', '/sys'];
@@ -101,7 +155,7 @@ export async function writeOutputFiles(dir: string, files: OutputFile[]): Promis
       const temporary = join(dir, `.${basename(file.name)}.${tag}.partial`);
       written.push(temporary);
       try {
-        await writeFile(temporary, file.data, { flag: 'wx' });
+        await writeNewFile(temporary, file.data);
       } catch (error) {
         throw outputError(target, error, 'be written');
       }
@@ -123,7 +177,7 @@ export async function writeOutputFiles(dir: string, files: OutputFile[]): Promis
 }
 
 /** One file, atomically (a trace saved from the desk, a table, a card). */
-export async function writeOutputFile(path: string, data: Uint8Array | string): Promise<string> {
+export async function writeOutputFile(path: string, data: OutputFile['data']): Promise<string> {
   const [written] = await writeOutputFiles(dirname(path), [{ name: basename(path), data }]);
   return written;
 }

@@ -22,7 +22,7 @@ export async function keepRecording(
   context: KeepContext,
 ): Promise<string | null> {
   const revision = recording.revision;
-  const { trace, output } = recording.copy();
+  const { trace, output } = recording.frozen();
   const source = recording.origin === 'loaded' ? null : context.source;
   const last = recording.provenance.schedule?.at(-1) ?? null;
   const kept = await store.keep({

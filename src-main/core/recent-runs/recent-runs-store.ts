@@ -14,8 +14,8 @@ import { KnobError } from '../../../src-shared/errors';
 import { parseJsonText } from '../../../src-shared/json-text';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { readUserText } from '../files/user-files';
-import { writeOutputFile } from '../files/output-files';
-import { encodeTraceFile, readTraceFile, type RecordedRun, type TraceFile } from '../recording/trace-arrow';
+import { outputLength, writeOutputFile } from '../files/output-files';
+import { readTraceFile, traceFileChunks, type RecordedRun, type TraceFile } from '../recording/trace-arrow';
 import type { StoredProvenance } from '../report/provenance';
 import { withFolderLock, type FolderLockOptions } from './folder-lock';
 
@@ -146,16 +146,17 @@ export class RecentRunsStore {
       const existing = request.id === null ? null : this.find(request.id);
       const id = existing?.id ?? newRunId(now);
       const entry = { ...request.description, id, keptAt: now.toISOString() };
-      const bytes = encodeTraceFile(request.trace, request.run, {
+      const chunks = traceFileChunks(request.trace, request.run, {
         provenance: request.provenance,
         recentRun: { ...entry, bytes: 0 },
       });
-      if (bytes.length > this.limitBytes) {
+      const bytes = outputLength(chunks);
+      if (bytes > this.limitBytes) {
         if (existing) await this.remove([existing]);
         return null;
       }
-      await writeOutputFile(this.path(id), bytes);
-      const kept: RecentRun = { ...entry, bytes: bytes.length };
+      await writeOutputFile(this.path(id), chunks);
+      const kept: RecentRun = { ...entry, bytes };
       this.runs = [kept, ...this.runs.filter((run) => run.id !== id)];
       await this.evict();
       await this.writeIndex();

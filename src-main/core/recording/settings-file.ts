@@ -53,7 +53,7 @@ export function settingsFile(settings: {
   model: string | null;
   modelSha256: string[] | null;
   calibrator?: CalibratorSpec | null;
-}): OutputFile {
+}): OutputFile & { data: string } {
   const content = {
     format: 'knob-settings',
     formatVersion: SETTINGS_FORMAT_VERSION,

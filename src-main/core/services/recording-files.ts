@@ -19,7 +19,7 @@ export class RecordingFiles {
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
     await checkOutputFolder(dirname(path)); // before the recording is copied and encoded
     const revision = recording.revision;
-    const { trace, output } = recording.copy();
+    const { trace, output } = recording.frozen();
     const run = { settings: this.session.knobs.current.gate, output };
     await writeTraceFile(path, trace, run, { provenance: recording.provenance });
     recording.markSaved(path, revision);

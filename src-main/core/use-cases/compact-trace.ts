@@ -3,8 +3,8 @@ import { KnobError } from '../../../src-shared/errors';
 import { keepLeadingClasses } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CallContext } from '../calls/call-context';
-import { writeOutputFile } from '../files/output-files';
-import { encodeTraceFile, readTraceFile } from '../recording/trace-arrow';
+import { outputLength, writeOutputFile } from '../files/output-files';
+import { readTraceFile, traceFileChunks } from '../recording/trace-arrow';
 
 export interface CompactTraceInput {
   input: string;
@@ -47,14 +47,14 @@ export async function compactTrace(input: CompactTraceInput, call: CallContext):
   };
   stopIfCancelled(call.signal, CANCELLED);
   call.progress('writing the kept-class trace', trace.frameCount, trace.frameCount);
-  const bytes = encodeTraceFile(kept, file.run, file.context);
-  await writeOutputFile(input.output, bytes);
+  const chunks = traceFileChunks(kept, file.run, file.context);
+  await writeOutputFile(input.output, chunks);
   return {
     frames: trace.frameCount,
     classCount: trace.classCount,
     keep: input.keep,
     inputBytes,
-    outputBytes: bytes.length,
+    outputBytes: outputLength(chunks),
   };
 }
 
