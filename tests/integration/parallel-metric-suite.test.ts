@@ -123,4 +123,35 @@ describe('parallel metric suite', () => {
     expect(suite.fallback).toMatch(/not in shared memory/);
     expect(alone.top).toEqual(one.top);
   });
+
+  it("a long recording's first knob turn builds its table on both threads, to the same snapshot", async () => {
+    const made = syntheticTrace({ frames: 24_001, classCount: 120, seed: 41 });
+    const shared = (values: Float32Array) => {
+      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
+      out.set(values);
+      return out;
+    };
+    // a loaded trace's logits are in shared memory: the helper reads them in place
+    const trace = { ...made, zStatic: shared(made.zStatic), zDyn: shared(made.zDyn) };
+    const two = HeldRecording.apply(nothingHeld, { recordingId: 3, kind: 'whole', trace });
+    const one = HeldRecording.apply(nothingHeld, { recordingId: 3, kind: 'whole', trace });
+    const basis = { version: 1, recordingId: 3, calibrator: null };
+    const options = { groupBy: 'none' as const, detail: 'light' as const };
+    const progress: number[] = [];
+    const viewed = await metricsSnapshotOnTwoThreads(
+      two,
+      DEFAULT_GATE_SETTINGS,
+      basis,
+      options,
+      (done) => progress.push(done),
+      suite,
+    );
+    // this thread built the first half, reporting it; the merge made the table whole
+    expect(progress.at(-1)).toBe(24_001);
+    expect(progress.filter((done) => done < 24_001).every((done) => done <= 12_001)).toBe(true);
+    expect(two.table(1, true).entryCount).toBe(24_001);
+    const alone = metricsSnapshot(one, DEFAULT_GATE_SETTINGS, basis, options);
+    expect({ ...viewed, computeMs: 0 }).toEqual({ ...alone, computeMs: 0 });
+    expect(viewed.values.find((v) => v.name === 'classwise ECE')?.unavailable?.reason).toBe('every class not computed');
+  });
 });

@@ -19,6 +19,8 @@ import type { Trace } from '../../../src-shared/trace/trace';
 import { topLabelScoresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { startEntryWorker } from '../workers/entry-worker';
 import { logitsShared, scoreFusedShare, sharedFusedRows } from './shared-fused-rows';
+import type { FusedScoreTableParts } from '../../../src-shared/fusion/fused-score-table';
+import type { TableRowsRequest } from './table-rows';
 import { ThreadChannel } from '../workers/worker-channel';
 import type { HelperRequest } from './metric-suite-helper';
 import {
@@ -30,6 +32,7 @@ import {
 } from './shared-suite-arrays';
 
 type TaskResults = Array<[string, MetricValue[]]>;
+type HelperAnswer = TaskResults | FusedScoreTableParts;
 
 /**
  * The full metric suite on two threads, the same values as metricSuite (src-shared) bit for bit:
@@ -67,7 +70,7 @@ async function allAnswered(answers: Array<Promise<TaskResults>>): Promise<TaskRe
 }
 
 export class ParallelMetricSuite {
-  private helper: ThreadChannel<HelperRequest, TaskResults> | null = null;
+  private helper: ThreadChannel<HelperRequest, HelperAnswer> | null = null;
   /** Why the last computation ran on one thread, or null when it used both. */
   fallback: string | null = null;
   /** Helper threads started so far (one, unless a helper failed and was replaced). */
@@ -77,7 +80,7 @@ export class ParallelMetricSuite {
   /** Computations run one after another (the helper serves one at a time). */
   private queue: Promise<unknown> = Promise.resolve();
 
-  private ensureHelper(): ThreadChannel<HelperRequest, TaskResults> {
+  private ensureHelper(): ThreadChannel<HelperRequest, HelperAnswer> {
     if (this.helper !== null && this.helper.endedWith === null) return this.helper;
     const worker = startEntryWorker(import.meta.url, 'metric-suite-helper');
     this.helperStarts++;
@@ -86,8 +89,35 @@ export class ParallelMetricSuite {
     return this.helper;
   }
 
-  private ask(request: HelperRequest): Promise<TaskResults> {
-    return this.ensureHelper().call(request);
+  /** The helper that answered its first request (answering): work handed to it runs at once. */
+  private answered: ThreadChannel<HelperRequest, HelperAnswer> | null = null;
+
+  /**
+   * Waits until the helper serves (once per thread started): a thread still starting needs this
+   * thread's event loop, so work handed to it before the synchronous work done alongside here began
+   * only once that had finished (the two halves ran one after the other).
+   */
+  private async answering(): Promise<void> {
+    const helper = this.ensureHelper();
+    if (this.answered === helper) return;
+    await helper.call({ kind: 'ping' });
+    this.answered = helper;
+  }
+
+  private ask(request: Exclude<HelperRequest, { kind: 'table-rows' }>): Promise<TaskResults> {
+    return this.ensureHelper().call(request) as Promise<TaskResults>;
+  }
+
+  /**
+   * A share of a recording's fused-score table, built on the helper from logits in shared memory
+   * (table-rows.ts), while the caller builds the rows before it. Rejects when the helper cannot
+   * start or fails (the caller then builds the share itself).
+   */
+  tableRows(request: TableRowsRequest): Promise<FusedScoreTableParts> {
+    return this.queued(async () => {
+      await this.answering();
+      return (await this.ensureHelper().call({ kind: 'table-rows', rows: request })) as FusedScoreTableParts;
+    });
   }
 
   /**
@@ -158,6 +188,7 @@ export class ParallelMetricSuite {
       const arrays = sharedTopLabelArrays(scores, top);
       let theirs: Promise<TaskResults>;
       try {
+        await this.answering();
         theirs = this.ask({ kind: 'work', arrays, options });
       } catch (error) {
         this.fallback = `the helper thread could not start (${error instanceof Error ? error.message : String(error)})`;
@@ -204,6 +235,7 @@ export class ParallelMetricSuite {
       const split = n >> 1;
       let theirs: Promise<TaskResults>;
       try {
+        await this.answering();
         theirs = this.ask({ kind: 'fused-rows', rows, from: split, to: n });
       } catch (error) {
         this.fallback = `the helper thread could not start (${error instanceof Error ? error.message : String(error)})`;
@@ -255,6 +287,7 @@ export class ParallelMetricSuite {
     // This thread's share of the rows: half, or less when it copies the helper's logits first.
     const split = Math.floor(n * (copying ? COPYING_SHARE : 0.5));
     try {
+      await this.answering();
       // The helper's rows in chunks, each sent once copied, so the helper starts on the first
       // while this thread copies the rest.
       const chunks: Array<Promise<TaskResults>> = [];

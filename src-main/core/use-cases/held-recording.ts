@@ -1,5 +1,7 @@
 import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
-import { FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
+import { FusedScoreTable, type FusedScoreTableParts } from '../../../src-shared/fusion/fused-score-table';
+import { logitsShared } from '../metrics/shared-fused-rows';
+import type { TableRowsRequest } from '../metrics/table-rows';
 import type { MetadataColumn, Trace } from '../../../src-shared/trace/trace';
 
 /**
@@ -39,6 +41,11 @@ const SCRATCH_MAX_VALUES = 2 ** 25;
 
 /** Frames summarised between progress reports while a table is built. */
 const TABLE_CHUNK_FRAMES = 4096;
+
+/** Below this many missing rows a table is built on one thread (the other's start and copy cost more). */
+const TWO_THREAD_MIN_FRAMES = 16_384;
+
+const TABLE_STAGE = 'fused scores of the recording';
 
 export class HeldRecording {
   /** The recording's columns, with room to grow; `view()` is the trace of what is held. */
@@ -108,7 +115,14 @@ export class HeldRecording {
    * The fused-score table of every frame held at `temperature` (`squares` for the Brier terms),
    * built once and extended by the rows that arrived since, reporting its progress.
    */
-  table(temperature: number, squares: boolean, onProgress?: TableProgress, signal?: CancelSignal): FusedScoreTable {
+  table(
+    temperature: number,
+    squares: boolean,
+    onProgress?: TableProgress,
+    signal?: CancelSignal,
+    /** Build only up to this row (tableOnTwoThreads' first half); default every row held. */
+    upTo = this.frameCount,
+  ): FusedScoreTable {
     const key = `${temperature} ${squares}`;
     let table = this.tables.get(key);
     if (table === undefined) {
@@ -120,16 +134,66 @@ export class HeldRecording {
     const view = this.view();
     const total = this.frameCount;
     for (
-      let to = Math.min(total, table.entryCount + TABLE_CHUNK_FRAMES);
-      table.entryCount < total;
+      let to = Math.min(upTo, table.entryCount + TABLE_CHUNK_FRAMES);
+      table.entryCount < upTo;
       to += TABLE_CHUNK_FRAMES
     ) {
       // a cancel keeps the chunks built so far: the next view goes on from there
       stopIfCancelled(signal, 'building the fused-score tables was cancelled');
-      table.extend(view, Math.min(total, to));
-      onProgress?.(table.entryCount, total, 'fused scores of the recording');
+      table.extend(view, Math.min(upTo, to));
+      onProgress?.(table.entryCount, total, TABLE_STAGE);
     }
     return table;
+  }
+
+  /**
+   * The table at `temperature` made whole on two threads (the first view of a long loaded
+   * recording): `share` builds the second half of the missing rows on another thread from the
+   * logits in place (they must be in shared memory, as a loaded trace's are) while this thread
+   * builds the first half chunk by chunk, reporting its progress and polling `signal`; the halves
+   * are merged in order, the same entries as table() builds alone. With fewer than
+   * TWO_THREAD_MIN_FRAMES rows missing, logits not in shared memory or a share that fails, this
+   * thread builds what is missing (table()).
+   */
+  async tableOnTwoThreads(
+    temperature: number,
+    squares: boolean,
+    share: (request: TableRowsRequest) => Promise<FusedScoreTableParts>,
+    onProgress?: TableProgress,
+    signal?: CancelSignal,
+  ): Promise<void> {
+    const mine = this.table(temperature, squares, undefined, signal, 0);
+    const total = this.frameCount;
+    const missing = total - mine.entryCount;
+    const { zStatic, zDyn, classCount } = this.columns;
+    if (missing < TWO_THREAD_MIN_FRAMES || !logitsShared(zStatic, zDyn)) return;
+    const split = mine.entryCount + (missing >> 1);
+    const theirs = share({
+      zStatic,
+      zDyn,
+      classCount,
+      temperature,
+      squares: mine.squares,
+      from: split,
+      to: total,
+    }).catch(() => null);
+    try {
+      // a chunk at a time, yielding between chunks: a cancel reaches this thread between them
+      // (the worker's messages wait for its event loop), as does anything the helper's start needs
+      while (mine.entryCount < split) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const upTo = Math.min(split, mine.entryCount + TABLE_CHUNK_FRAMES);
+        this.table(temperature, squares, (done) => onProgress?.(done, total, TABLE_STAGE), signal, upTo);
+      }
+    } catch (error) {
+      await theirs; // the other thread stops touching nothing of ours, but its answer is not left pending
+      throw error;
+    }
+    const parts = await theirs;
+    if (parts === null) return; // table() builds the rest here when next asked
+    const merged = FusedScoreTable.merge(classCount, temperature, [mine.parts(), parts]);
+    for (const [key, table] of this.tables) if (table === mine) this.tables.set(key, merged);
+    onProgress?.(total, total, TABLE_STAGE);
   }
 
   private append(rows: Trace, labels: Int32Array | null): void {

@@ -42,7 +42,7 @@ import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import { TCE_RUN_LIMIT } from '../engine/run-analysis';
 import type { TableProgress } from './held-recording';
 import { differenceEntry } from './view-comparisons';
-import { replayedView, type Replayed, type TraceSource } from './view-replay';
+import { replayedView, tablePathTemperature, type Replayed, type TraceSource } from './view-replay';
 
 /**
  * What the desk's calibration panel shows for one trace and one setting, computed by replay (no
@@ -404,6 +404,13 @@ export async function metricsSnapshotOnTwoThreads(
   signal?: CancelSignal,
 ): Promise<Snapshot> {
   const started = performance.now();
+  // a long recording's first knob-turn view: its fused-score table built on both threads
+  const temperature = tablePathTemperature(recorded, recorded.view(), {
+    calibrator: computedFrom.calibrator,
+    everyClass: options.classes,
+  });
+  if (temperature !== null && recorded.tableOnTwoThreads !== undefined)
+    await recorded.tableOnTwoThreads(temperature, true, (request) => parallel.tableRows(request), onProgress, signal);
   const run = snapshotRun(recorded, settings, computedFrom, options, onProgress, signal);
   if (run.scores === null) return snapshotOf(run, null, computedFrom, options, started, null);
   const suite = await suiteAlongside(run.scores, run.top!, run.everyClass, parallel);

@@ -1,6 +1,11 @@
 import { compileCalibrator, describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
-import { labelLogitsOf, type FusedScoreTable } from '../../../src-shared/fusion/fused-score-table';
+import {
+  labelLogitsOf,
+  type FusedScoreTable,
+  type FusedScoreTableParts,
+} from '../../../src-shared/fusion/fused-score-table';
+import type { TableRowsRequest } from '../metrics/table-rows';
 import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { createGateState } from '../../../src-shared/gate/gate-state';
@@ -38,6 +43,17 @@ export interface TraceSource {
    * a long recording then faults in no fresh n x K pages (a third of a ten-class knob turn on 10 h).
    */
   scratch?: (length: number) => Float64Array;
+  /**
+   * The table at `temperature` made whole with the help of another thread (`share` builds rows of
+   * it there), before a view reads it (HeldRecording.tableOnTwoThreads).
+   */
+  tableOnTwoThreads?(
+    temperature: number,
+    squares: boolean,
+    share: (request: TableRowsRequest) => Promise<FusedScoreTableParts>,
+    onProgress?: TableProgress,
+    signal?: CancelSignal,
+  ): Promise<void>;
 }
 
 /** A trace with no tables: its views fuse the K logits. */
@@ -92,6 +108,21 @@ export interface ViewOptions {
   scratch?: (length: number) => Float64Array;
 }
 
+/**
+ * The temperature of the fused-score table a view with `options` reads (the knob-turn path above),
+ * or null when it fuses the K logits (a view a caller may prepare the table for: the metrics
+ * worker builds a long recording's first one on two threads).
+ */
+export function tablePathTemperature(source: TraceSource, recorded: Trace, options: ViewOptions): number | null {
+  const temperature = tableTemperature(options.calibrator ?? null);
+  const tabled =
+    source.table !== undefined &&
+    recorded.keptClasses === undefined &&
+    (options.everyClass ?? 'auto') === 'auto' &&
+    recorded.classCount > EVERY_CLASS_MAX_CLASSES;
+  return tabled ? temperature : null;
+}
+
 export function replayedView(
   source: TraceSource,
   settings: GateSettings,
@@ -104,13 +135,9 @@ export function replayedView(
   const window = trace === recorded ? 'all recorded frames' : `last ${trace.frameCount} recorded frames`;
   const frames = labelledFrames(trace);
   if (recorded.keptClasses !== undefined) return keptView(trace, window, frames, settings, calibrator, everyClass);
-  const temperature = tableTemperature(calibrator);
-  const tabled =
-    source.table !== undefined &&
-    everyClass === 'auto' &&
-    recorded.classCount > EVERY_CLASS_MAX_CLASSES &&
-    temperature !== null;
-  if (tabled) return tableView(source, recorded, trace, window, frames, settings, temperature!, onProgress, signal);
+  const temperature = tablePathTemperature(source, recorded, options);
+  if (temperature !== null)
+    return tableView(source, recorded, trace, window, frames, settings, temperature, onProgress, signal);
   const fusedLength = frames.length > 0 && everyClass !== 'logits' ? trace.frameCount * trace.classCount : 0;
   // every frame scored, uncalibrated: the confidence comes from the scores' pass (one exp per class)
   const confidenceFromScores = frames.length === trace.frameCount && calibrator === null;
