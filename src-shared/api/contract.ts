@@ -171,7 +171,11 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
   branchesDisagree: true,
   corruption: true,
   severity: true,
-}).extend({ image: StreamUpdateSchema.shape.image.nullable() });
+}).extend({
+  image: StreamUpdateSchema.shape.image.nullable(),
+  /** Set for a frame of a kept-class trace: what of the readout is estimated from its kept classes, and how. */
+  approximation: z.string().optional(),
+});
 
 export const BundleExportParamsSchema = z.strictObject({
   /** NAME.knob.zip: NAME names the bundle (and its Triton model). */

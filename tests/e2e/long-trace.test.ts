@@ -5,7 +5,8 @@
  * Recompute; with 400 classes the knob-turn figures leave out what reads every class, say so, and
  * "Compute every class" computes the classwise metrics. The same trace kept at 8 classes a frame
  * (`knob compact`) opens too: the view says what it keeps, each headline value and each row of the
- * table how far the full trace's can lie, and the rolling chart why it has no line.
+ * table how far the full trace's can lie, the rolling chart why it has no line, and a scrubbed frame
+ * what of its readout is estimated.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,13 @@ describe('a long trace of many classes', () => {
     await table.waitFor();
     expect(await table.locator('thead').innerText()).toMatch(/full trace within/);
     expect(await testIdText(app, 'rolling-empty')).toMatch(/A kept-class trace \(8 of 400 classes kept a frame\)/);
+    // a scrubbed frame: its readout from the kept classes, saying what is estimated
+    const scrub = app.page.getByTestId('scrub');
+    await scrub.waitFor();
+    await scrub.fill('100');
+    const note = app.page.getByTestId('frame-approximation');
+    await note.waitFor();
+    expect(await note.innerText()).toMatch(/^8 of 400 classes kept a frame: the branches' probabilities exact/);
     expect(app.pageErrors).toEqual([]);
   }, 300_000);
 });

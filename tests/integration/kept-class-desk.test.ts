@@ -3,9 +3,10 @@
  * and the desk is where it is looked at), through the real backend: `trace.load` reads it, the
  * calibration view gives the same figures, each with the same stated bound, as `knob metrics
  * --trace` of the same file, every stated bound holds against the desk's own view of the full trace
- * it was compacted from, and everything that reads every class of every frame (a frame's class
- * probabilities, labels, tuning, the analyses, A/B, calibrators, a bundle, every class's metrics)
- * is refused by name, in one set of words, instead of computing on rows the trace does not hold.
+ * it was compacted from, a scrubbed frame's readout comes from its kept classes and says what is
+ * estimated, and everything that reads every class of every frame (labels, tuning, the analyses,
+ * A/B, calibrators, a bundle, every class's metrics) is refused by name, in one set of words,
+ * instead of computing on rows the trace does not hold.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +126,15 @@ describe("the desk's views of a kept-class trace", () => {
     expect(back.run?.output.confidence.every((c) => c > 0 && c <= 1)).toBe(true);
   });
 
+  it("a scrubbed frame's readout comes from its kept classes, and says what is estimated", async () => {
+    const frame = await backend.handle('trace.frame', { frame: 10 });
+    expect(frame.approximation).toMatch(/^6 of 40 classes kept a frame: the branches' probabilities exact/);
+    const keptHere = Array.from(kept.keptClasses!.classes.subarray(10 * 6, 11 * 6));
+    expect(frame.top).toHaveLength(3);
+    for (const row of frame.top) expect(keptHere).toContain(row.classIndex);
+    expect(frame.top[0]!.fused).toBeGreaterThanOrEqual(frame.top[1]!.fused);
+  });
+
   it('the stream chart gets the gate, and no rolling line it could not state', async () => {
     const series = await backend.handle('recording.series', { maxPoints: 400 });
     expect(series.g.length).toBeGreaterThan(0);
@@ -137,7 +147,6 @@ describe("the desk's views of a kept-class trace", () => {
     const labelFile = join(dir, 'labels.csv');
     writeFileSync(labelFile, 'frame,label\n10,3\n');
     const refusals: Array<[string, () => Promise<unknown>, RegExp]> = [
-      ['trace.frame', () => backend.handle('trace.frame', { frame: 10 }), /^a frame's class probabilities needs/],
       ['stream.label', () => backend.handle('stream.label', { frame: 10, label: 3 }), /^labelling frames needs/],
       ['tune.run', () => backend.handle('tune.run', {}), /^tuning needs/],
       ['analysis.run', () => backend.handle('analysis.run', {}), /^the paper's analyses needs/],

@@ -2,7 +2,8 @@ import type { ApiResult } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import type { LabelEdit } from '../../../src-shared/labels/label-layers';
 import { decimationIndices } from '../../../src-shared/plots/decimate';
-import { frameReadout } from '../../../src-shared/trace/frame-readout';
+import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
+import { keptFrameReadout } from '../../../src-shared/trace/kept-frame-readout';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import { replay } from '../../../src-shared/trace/replay';
 import { rollingSeries } from '../../../src-shared/trace/rolling-series';
@@ -55,11 +56,16 @@ export class RecordingViews {
       throw new KnobError('INVALID_INPUT', `frame ${frame} is not recorded (${recording.frameCount} frames)`);
     const { current: knobs, calibrator } = this.session.knobs;
     const trace = recording.trace;
-    requireEveryClass(trace, "a frame's class probabilities");
-    const output = replay({ ...trace, frameCount: frame + 1 }, knobs.gate);
+    const kept = trace.keptClasses;
+    if (kept !== undefined && calibrator !== null) requireEveryClass(trace, "the output calibrator's probabilities");
+    const output = replay({ ...trace, frameCount: frame + 1 }, knobs.gate, { logits: 'kept classes too' });
     const k = trace.classCount;
     const features = frameFeatures(trace, frame);
-    const readout = frameReadout(trace.zStatic, trace.zDyn, frame * k, k, output.g[frame], 3, calibrator, features);
+    // a kept-class trace's frame from its kept classes, saying what is estimated
+    const readout: FrameReadout & { approximation?: string } =
+      kept === undefined
+        ? frameReadout(trace.zStatic, trace.zDyn, frame * k, k, output.g[frame], 3, calibrator, features)
+        : keptFrameReadout(kept, k, frame, output.g[frame], 3);
     const label = trace.labels![frame];
     const corruption = trace.metadata.corruption;
     const severity = trace.metadata.severity;
@@ -77,6 +83,7 @@ export class RecordingViews {
       corruption: name === undefined || name === 'none' ? null : name,
       severity: severity?.kind === 'number' ? severity.values[frame] : 0,
       image: image === null ? null : imageToApi(image),
+      ...(readout.approximation === undefined ? {} : { approximation: readout.approximation }),
     };
   }
 
