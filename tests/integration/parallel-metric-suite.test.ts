@@ -18,6 +18,7 @@ import { HeldRecording } from '../../src-main/core/use-cases/held-recording';
 import { metricsSnapshot, metricsSnapshotOnTwoThreads } from '../../src-main/core/use-cases/metrics-snapshot';
 import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { topLabelScoresOfFrames } from '../../src-shared/trace/trace-scores';
+import { tableOfRows, type TableRowsRequest } from '../../src-main/core/metrics/table-rows';
 
 const nothingHeld: HeldRecording | null = null;
 
@@ -153,5 +154,43 @@ describe('parallel metric suite', () => {
     const alone = metricsSnapshot(one, DEFAULT_GATE_SETTINGS, basis, options);
     expect({ ...viewed, computeMs: 0 }).toEqual({ ...alone, computeMs: 0 });
     expect(viewed.values.find((v) => v.name === 'classwise ECE')?.unavailable?.reason).toBe('every class not computed');
+  });
+
+  it("a cancelled first view keeps the rows built and the helper's share in flight for the next one", async () => {
+    const made = syntheticTrace({ frames: 20_001, classCount: 120, seed: 43 });
+    const shared = (values: Float32Array) => {
+      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
+      out.set(values);
+      return out;
+    };
+    const trace = { ...made, zStatic: shared(made.zStatic), zDyn: shared(made.zDyn) };
+    const held = HeldRecording.apply(nothingHeld, { recordingId: 4, kind: 'whole', trace });
+    let shares = 0;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // the other thread's share, answered only when released: a cancel must not wait for it
+    const share = async (request: TableRowsRequest) => {
+      shares++;
+      await released;
+      return tableOfRows(request);
+    };
+    const controller = new AbortController();
+    const cancelled = held.tableOnTwoThreads(1, true, share, () => controller.abort(), controller.signal);
+    await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
+    const kept = held.table(1, true, undefined, undefined, 0).entryCount;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(10_000);
+    // an already cancelled view hands nothing over
+    await expect(held.tableOnTwoThreads(1, true, share, undefined, controller.signal)).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
+    const next = held.tableOnTwoThreads(1, true, share);
+    release();
+    await next;
+    expect(shares).toBe(1);
+    const whole = held.table(1, true);
+    expect(whole.entryCount).toBe(20_001);
+    const alone = HeldRecording.apply(nothingHeld, { recordingId: 4, kind: 'whole', trace }).table(1, true);
+    expect(whole.parts()).toEqual(alone.parts());
   });
 });

@@ -46,6 +46,39 @@ export function joinedChunks(chunks: readonly Uint8Array[]): Uint8Array {
 /** Chunks written per writev call (under every platform's IOV_MAX). */
 const CHUNKS_PER_WRITE = 256;
 
+/**
+ * Bytes per write call at most: Node 20 reports a writev's bytes written as a signed 32-bit number
+ * (a 2.24 GB group came back negative, and 4.5 GB as 8.8 GB written), so no call is given 2^31.
+ */
+const WRITE_MAX_BYTES = 1 << 30;
+
+/**
+ * `chunks` in write calls' groups: at most `maxChunks` pieces and `maxBytes` bytes a group, a chunk
+ * larger than that cut into pieces (views); empty chunks left out.
+ */
+export function writeGroups(
+  chunks: readonly Uint8Array[],
+  maxBytes = WRITE_MAX_BYTES,
+  maxChunks = CHUNKS_PER_WRITE,
+): Uint8Array[][] {
+  const groups: Uint8Array[][] = [];
+  let group: Uint8Array[] = [];
+  let bytes = 0;
+  for (const chunk of chunks)
+    for (let at = 0; at < chunk.byteLength; at += maxBytes) {
+      const piece = chunk.subarray(at, Math.min(chunk.byteLength, at + maxBytes));
+      if (group.length === maxChunks || bytes + piece.byteLength > maxBytes) {
+        groups.push(group);
+        group = [];
+        bytes = 0;
+      }
+      group.push(piece);
+      bytes += piece.byteLength;
+    }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 /** Writes `data` to a new file (`wx`: never over an existing one). */
 async function writeNewFile(path: string, data: OutputFile['data']): Promise<void> {
   if (typeof data === 'string' || data instanceof Uint8Array) {
@@ -53,17 +86,20 @@ async function writeNewFile(path: string, data: OutputFile['data']): Promise<voi
     return;
   }
   const handle = await open(path, 'wx');
+  const advanced = (bytesWritten: number): number => {
+    if (!(bytesWritten > 0)) throw new Error(`a write made no progress (${bytesWritten} bytes)`);
+    return bytesWritten;
+  };
   try {
-    for (let from = 0; from < data.length; from += CHUNKS_PER_WRITE) {
-      const group = data.slice(from, from + CHUNKS_PER_WRITE);
-      let written = (await handle.writev(group)).bytesWritten;
-      // a short write (rare on regular files): the rest of the group, chunk by chunk
-      for (const chunk of group) {
-        if (written >= chunk.byteLength) {
-          written -= chunk.byteLength;
+    for (const group of writeGroups(data)) {
+      let written = advanced((await handle.writev(group)).bytesWritten);
+      // a short write (rare on regular files): the rest of the group, piece by piece
+      for (const piece of group) {
+        if (written >= piece.byteLength) {
+          written -= piece.byteLength;
           continue;
         }
-        for (let at = written; at < chunk.byteLength;) at += (await handle.write(chunk, at)).bytesWritten;
+        for (let at = written; at < piece.byteLength;) at += advanced((await handle.write(piece, at)).bytesWritten);
         written = 0;
       }
     }

@@ -289,7 +289,10 @@ export class Recording {
     const n = this.frameCount;
     const counts = this.layers.counted();
     const layered = counts.imported > 0 || counts.corrections > 0 || !counts.useCorrections;
-    const view = sliceTrace(this.trace, 0, n, 'view');
+    // the layers as they are now, never those the trace was loaded with (a correction since
+    // taken away would come back)
+    const { labelLayers: loadedLayers, ...view } = sliceTrace(this.trace, 0, n, 'view');
+    void loadedLayers;
     const o = this.output;
     return {
       trace: {

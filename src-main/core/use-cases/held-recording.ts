@@ -46,11 +46,17 @@ const TABLE_CHUNK_FRAMES = 4096;
 const TWO_THREAD_MIN_FRAMES = 16_384;
 
 const TABLE_STAGE = 'fused scores of the recording';
+const TABLE_CANCELLED = 'building the fused-score tables was cancelled';
 
 export class HeldRecording {
   /** The recording's columns, with room to grow; `view()` is the trace of what is held. */
   private columns: Trace;
   private readonly tables = new Map<string, FusedScoreTable>();
+  /** Each table's share being built on another thread (tableOnTwoThreads): rows [from, to). */
+  private readonly sharesInFlight = new Map<
+    FusedScoreTable,
+    { from: number; to: number; parts: Promise<FusedScoreTableParts | null> }
+  >();
   private scratchValues = new Float64Array(0);
 
   /**
@@ -139,7 +145,7 @@ export class HeldRecording {
       to += TABLE_CHUNK_FRAMES
     ) {
       // a cancel keeps the chunks built so far: the next view goes on from there
-      stopIfCancelled(signal, 'building the fused-score tables was cancelled');
+      stopIfCancelled(signal, TABLE_CANCELLED);
       table.extend(view, Math.min(upTo, to));
       onProgress?.(table.entryCount, total, TABLE_STAGE);
     }
@@ -162,35 +168,31 @@ export class HeldRecording {
     onProgress?: TableProgress,
     signal?: CancelSignal,
   ): Promise<void> {
+    stopIfCancelled(signal, TABLE_CANCELLED);
     const mine = this.table(temperature, squares, undefined, signal, 0);
     const total = this.frameCount;
-    const missing = total - mine.entryCount;
     const { zStatic, zDyn, classCount } = this.columns;
-    if (missing < TWO_THREAD_MIN_FRAMES || !logitsShared(zStatic, zDyn)) return;
-    const split = mine.entryCount + (missing >> 1);
-    const theirs = share({
-      zStatic,
-      zDyn,
-      classCount,
-      temperature,
-      squares: mine.squares,
-      from: split,
-      to: total,
-    }).catch(() => null);
-    try {
-      // a chunk at a time, yielding between chunks: a cancel reaches this thread between them
-      // (the worker's messages wait for its event loop), as does anything the helper's start needs
-      while (mine.entryCount < split) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const upTo = Math.min(split, mine.entryCount + TABLE_CHUNK_FRAMES);
-        this.table(temperature, squares, (done) => onProgress?.(done, total, TABLE_STAGE), signal, upTo);
-      }
-    } catch (error) {
-      await theirs; // the other thread stops touching nothing of ours, but its answer is not left pending
-      throw error;
+    // a share handed over by a view that was cancelled is still on its way: this view waits for it
+    let pending = this.sharesInFlight.get(mine);
+    if (pending === undefined || pending.from < mine.entryCount || pending.to !== total) {
+      const missing = total - mine.entryCount;
+      if (missing < TWO_THREAD_MIN_FRAMES || !logitsShared(zStatic, zDyn)) return;
+      const from = mine.entryCount + (missing >> 1);
+      const request = { zStatic, zDyn, classCount, temperature, squares: mine.squares, from, to: total };
+      pending = { from, to: total, parts: share(request).catch(() => null) };
+      this.sharesInFlight.set(mine, pending);
     }
-    const parts = await theirs;
-    if (parts === null) return; // table() builds the rest here when next asked
+    // a chunk at a time, yielding between chunks: a cancel reaches this thread between them (the
+    // worker's messages wait for its event loop); it keeps what was built, and the share in flight
+    while (mine.entryCount < pending.from) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const upTo = Math.min(pending.from, mine.entryCount + TABLE_CHUNK_FRAMES);
+      this.table(temperature, squares, (done) => onProgress?.(done, total, TABLE_STAGE), signal, upTo);
+    }
+    const parts = await pending.parts;
+    this.sharesInFlight.delete(mine);
+    // a helper that failed, or rows this thread built meanwhile: table() builds what is missing here
+    if (parts === null || mine.entryCount !== pending.from) return;
     const merged = FusedScoreTable.merge(classCount, temperature, [mine.parts(), parts]);
     for (const [key, table] of this.tables) if (table === mine) this.tables.set(key, merged);
     onProgress?.(total, total, TABLE_STAGE);
