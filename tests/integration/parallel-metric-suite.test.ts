@@ -18,9 +18,20 @@ import { HeldRecording } from '../../src-main/core/use-cases/held-recording';
 import { metricsSnapshot, metricsSnapshotOnTwoThreads } from '../../src-main/core/use-cases/metrics-snapshot';
 import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { topLabelScoresOfFrames } from '../../src-shared/trace/trace-scores';
+import type { Trace } from '../../src-shared/trace/trace';
 import { tableOfRows, type TableRowsRequest } from '../../src-main/core/metrics/table-rows';
 
 const nothingHeld: HeldRecording | null = null;
+
+/** A trace with its logits in shared memory, as readTraceFile reads them: the helper reads them in place. */
+function inSharedMemory(trace: Trace): Trace {
+  const shared = (values: Float32Array) => {
+    const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
+    out.set(values);
+    return out;
+  };
+  return { ...trace, zStatic: shared(trace.zStatic), zDyn: shared(trace.zDyn) };
+}
 
 const suite = new ParallelMetricSuite();
 afterAll(() => suite.close());
@@ -104,13 +115,7 @@ describe('parallel metric suite', () => {
   it("scores a trace's fused output top-label only on both threads, bit for bit, logits read in place", async () => {
     const made = syntheticTrace({ frames: PARALLEL_MIN_SAMPLES * 1.5 + 3_001, classCount: 120, seed: 37 });
     const n = made.frameCount;
-    // in shared memory, as readTraceFile reads a trace's logits
-    const sharedCopy = (values: Float32Array) => {
-      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
-      out.set(values);
-      return out;
-    };
-    const trace = { ...made, zStatic: sharedCopy(made.zStatic), zDyn: sharedCopy(made.zDyn) };
+    const trace = inSharedMemory(made);
     // two frames of every three, the gate somewhere in and beyond [0, 1]
     const frames = Int32Array.from({ length: Math.floor(n / 3) * 2 }, (_, j) => j + (j >> 1));
     const g = Float64Array.from({ length: n }, (_, i) => ((i * 7919) % 1300) / 1000 - 0.15);
@@ -127,13 +132,7 @@ describe('parallel metric suite', () => {
 
   it("a long recording's first knob turn builds its table on both threads, to the same snapshot", async () => {
     const made = syntheticTrace({ frames: 24_001, classCount: 120, seed: 41 });
-    const shared = (values: Float32Array) => {
-      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
-      out.set(values);
-      return out;
-    };
-    // a loaded trace's logits are in shared memory: the helper reads them in place
-    const trace = { ...made, zStatic: shared(made.zStatic), zDyn: shared(made.zDyn) };
+    const trace = inSharedMemory(made);
     const two = HeldRecording.apply(nothingHeld, { recordingId: 3, kind: 'whole', trace });
     const one = HeldRecording.apply(nothingHeld, { recordingId: 3, kind: 'whole', trace });
     const basis = { version: 1, recordingId: 3, calibrator: null };
@@ -158,12 +157,7 @@ describe('parallel metric suite', () => {
 
   it("a cancelled first view keeps the rows built and the helper's share in flight for the next one", async () => {
     const made = syntheticTrace({ frames: 20_001, classCount: 120, seed: 43 });
-    const shared = (values: Float32Array) => {
-      const out = new Float32Array(new SharedArrayBuffer(values.byteLength));
-      out.set(values);
-      return out;
-    };
-    const trace = { ...made, zStatic: shared(made.zStatic), zDyn: shared(made.zDyn) };
+    const trace = inSharedMemory(made);
     const held = HeldRecording.apply(nothingHeld, { recordingId: 4, kind: 'whole', trace });
     let shares = 0;
     let release: () => void = () => undefined;
