@@ -40,6 +40,28 @@ export interface TopLabelScores {
 }
 
 /** Top-label pairs for `n` frames, to be filled (scoreRowsInto, topLabelRowsInto, FusedScoreTable.scoresInto). */
+/**
+ * Scores of a top-label path (a trace of many classes, a fused-score table, kept classes): the
+ * labels and per-sample NLL and Brier terms, no probabilities and no logits, so nothing that reads
+ * every class takes them.
+ */
+export function topLabelOnlyScores(
+  classCount: number,
+  labels: Int32Array,
+  sampleNll: Float64Array,
+  sampleBrier: Float64Array,
+): ClassScores {
+  return {
+    sampleCount: labels.length,
+    classCount,
+    probabilities: new Float64Array(0),
+    labels,
+    logits: null,
+    sampleNll,
+    sampleBrier,
+  };
+}
+
 export function allocateTopLabelScores(n: number): TopLabelScores {
   return { confidence: new Float64Array(n), predicted: new Int32Array(n), correct: new Uint8Array(n) };
 }

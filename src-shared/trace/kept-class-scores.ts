@@ -1,7 +1,7 @@
 import { clampGate } from '../fusion/convex-fusion';
 import { expNonPositive } from '../fusion/exp-non-positive';
 import type { KeptClassFrameBounds } from '../metrics/kept-class-bounds';
-import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { allocateTopLabelScores, topLabelOnlyScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import type { KeptClassLogits } from './kept-classes';
 
 /**
@@ -98,16 +98,7 @@ export function keptClassScoresOfFrames(
     // (more than 1e-12 relative below the lead, its exp and probability are strictly smaller)
     bounds.uncertainTop1[j] = restMax >= m - slack || m - runnerUp <= 1e-12 * (1 + Math.abs(m)) ? 1 : 0;
   }
-  const scores: ClassScores = {
-    sampleCount: n,
-    classCount,
-    probabilities: new Float64Array(0),
-    labels,
-    logits: null,
-    sampleNll,
-    sampleBrier,
-  };
-  return { scores, top, bounds };
+  return { scores: topLabelOnlyScores(classCount, labels, sampleNll, sampleBrier), top, bounds };
 }
 
 /**

@@ -1,6 +1,12 @@
 import { KnobError } from '../errors';
 import { FusedRowScorer } from '../metrics/fused-row-scorer';
-import { allocateTopLabelScores, scoredLogits, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import {
+  allocateTopLabelScores,
+  scoredLogits,
+  topLabelOnlyScores,
+  type ClassScores,
+  type TopLabelScores,
+} from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
@@ -84,16 +90,7 @@ export function topLabelScoresOfFrames(
     top: allocateTopLabelScores(n),
   };
   new FusedRowScorer(k).scoreInto(trace.zStatic, trace.zDyn, g, frames, labels, 1, out);
-  const scores: ClassScores = {
-    sampleCount: n,
-    classCount: k,
-    probabilities: new Float64Array(0),
-    labels,
-    logits: null,
-    sampleNll: out.sampleNll,
-    sampleBrier: out.sampleBrier,
-  };
-  return { scores, top: out.top };
+  return { scores: topLabelOnlyScores(k, labels, out.sampleNll, out.sampleBrier), top: out.top };
 }
 
 /** The model's features of the given frames, in their order (null when the trace has none). */

@@ -147,7 +147,8 @@ export function analyseRun(
       const scores = scoresOfFrames(trace, [output.fusedLogits!, trace.zStatic, trace.zDyn][subject]!, frames);
       return { scores, top: topLabelScores(scores), everyClass: true };
     }
-    const g = [output.g, new Float64Array(trace.frameCount), new Float64Array(trace.frameCount).fill(1)][subject]!;
+    // the fused output at its gate, then each branch (g = 0, g = 1): only the one scored is made
+    const g = subject === 0 ? output.g : new Float64Array(trace.frameCount).fill(subject === 1 ? 0 : 1);
     return { ...topLabelTraceScores(trace, g, frames), everyClass: false };
   };
   const fused = scored(0);

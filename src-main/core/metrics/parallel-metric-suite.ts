@@ -11,6 +11,7 @@ import {
   checkedShapeAndLabels,
   scoreRowsInto,
   scoresFromLogits,
+  topLabelOnlyScores,
   topLabelRowsInto,
   type ClassScores,
   type TopLabelScores,
@@ -230,8 +231,7 @@ export class ParallelMetricSuite {
         this.fallback = `fewer than ${PARALLEL_MIN_SAMPLES} frames, or logits not in shared memory`;
         return oneThread();
       }
-      const labels = Int32Array.from(frames, (i) => trace.labels![i]!);
-      const rows = sharedFusedRows(trace, g, frames, labels);
+      const rows = sharedFusedRows({ ...trace, labels: trace.labels }, g, frames);
       const split = n >> 1;
       let theirs: Promise<TaskResults>;
       try {
@@ -250,16 +250,7 @@ export class ParallelMetricSuite {
         scoreFusedShare(rows, split, n);
       } else this.fallback = null;
       const { sampleNll, sampleBrier, top } = rows.out;
-      const scores: ClassScores = {
-        sampleCount: n,
-        classCount: trace.classCount,
-        probabilities: new Float64Array(0),
-        labels: rows.labels,
-        logits: null,
-        sampleNll,
-        sampleBrier,
-      };
-      return { scores, top };
+      return { scores: topLabelOnlyScores(trace.classCount, rows.labels, sampleNll, sampleBrier), top };
     });
   }
 

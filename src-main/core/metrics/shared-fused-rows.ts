@@ -30,25 +30,27 @@ function sharedCopy<T extends Float64Array | Int32Array>(values: T): T {
   return out;
 }
 
+/** The shared arrays for scoring `frames` of a trace at gate values `g`, their labels read from it. */
 export function sharedFusedRows(
-  logits: { zStatic: LogitArray; zDyn: LogitArray; classCount: number },
+  trace: { zStatic: LogitArray; zDyn: LogitArray; classCount: number; labels: Int32Array },
   g: Float64Array,
   frames: Int32Array,
-  labels: Int32Array,
 ): SharedFusedRows {
   const n = frames.length;
+  const labels = new Int32Array(new SharedArrayBuffer(n * 4));
+  for (let j = 0; j < n; j++) labels[j] = trace.labels[frames[j]!]!;
   const top = {
     confidence: new Float64Array(new SharedArrayBuffer(n * 8)),
     predicted: new Int32Array(new SharedArrayBuffer(n * 4)),
     correct: new Uint8Array(new SharedArrayBuffer(n)),
   };
   return {
-    classCount: logits.classCount,
-    zStatic: logits.zStatic,
-    zDyn: logits.zDyn,
+    classCount: trace.classCount,
+    zStatic: trace.zStatic,
+    zDyn: trace.zDyn,
     g: sharedCopy(g),
     frames: sharedCopy(frames),
-    labels: sharedCopy(labels),
+    labels,
     out: {
       sampleNll: new Float64Array(new SharedArrayBuffer(n * 8)),
       sampleBrier: new Float64Array(new SharedArrayBuffer(n * 8)),

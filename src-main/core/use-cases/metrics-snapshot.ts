@@ -37,7 +37,7 @@ import {
   smoothReliabilityCurve,
   type ReliabilityDiagram,
 } from '../../../src-shared/metrics/reliability';
-import type { ClassScores, TopLabelScores } from '../../../src-shared/metrics/scores';
+import { topLabelOnlyScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import { TCE_RUN_LIMIT } from '../engine/run-analysis';
 import type { TableProgress } from './held-recording';
@@ -154,15 +154,12 @@ function groups(
   // a group's headline figures need its frames' top-label pairs, NLL and Brier terms only
   const pick = resample;
   const grouped = groupedMetrics(keys, name, (indices) => {
-    const subset: ClassScores = {
-      sampleCount: indices.length,
-      classCount: scores.classCount,
-      probabilities: new Float64Array(0),
-      labels: pick(scores.labels, indices),
-      logits: null,
-      sampleNll: pick(scores.sampleNll!, indices),
-      sampleBrier: pick(scores.sampleBrier!, indices),
-    };
+    const subset = topLabelOnlyScores(
+      scores.classCount,
+      pick(scores.labels, indices),
+      pick(scores.sampleNll!, indices),
+      pick(scores.sampleBrier!, indices),
+    );
     const subsetTop = {
       confidence: pick(top.confidence, indices),
       predicted: pick(top.predicted, indices),

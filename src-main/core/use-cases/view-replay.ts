@@ -10,7 +10,12 @@ import { runGate } from '../../../src-shared/gate/gate-kernel';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { createGateState } from '../../../src-shared/gate/gate-state';
 import { EVERY_CLASS_MAX_CLASSES } from '../../../src-shared/metrics/metric-suite';
-import { allocateTopLabelScores, type ClassScores, type TopLabelScores } from '../../../src-shared/metrics/scores';
+import {
+  allocateTopLabelScores,
+  topLabelOnlyScores,
+  type ClassScores,
+  type TopLabelScores,
+} from '../../../src-shared/metrics/scores';
 import { allocateReplayOutput, replay, type ReplayOutput } from '../../../src-shared/trace/replay';
 import { validateTrace, type Trace } from '../../../src-shared/trace/trace';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
@@ -200,14 +205,6 @@ function tableView(
   const sampleBrier = new Float64Array(m);
   const labelLogits = labelLogitsOf(recorded, entries, labels);
   table.scoresInto(labelLogits, output.g, entries, labels, { ...top, sampleNll, sampleBrier }, undefined, offset);
-  const scores: ClassScores = {
-    sampleCount: m,
-    classCount: trace.classCount,
-    probabilities: new Float64Array(0),
-    labels,
-    logits: null,
-    sampleNll,
-    sampleBrier,
-  };
+  const scores = topLabelOnlyScores(trace.classCount, labels, sampleNll, sampleBrier);
   return { trace, window, frames, output, scores, top, everyClass: false };
 }
