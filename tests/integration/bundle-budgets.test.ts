@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readArchive } from '../../src-main/core/files/zip-archive';
 import { knob } from '../support/knob-cli';
 import { measuredKnob } from '../support/measured-knob';
-import { repeated, streamedZip, type StreamedMember } from '../support/streamed-zip';
+import { deflatedOnce, repeated, streamedZip, type StreamedMember } from '../support/streamed-zip';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-bundle-budgets-'));
 const soundPath = join(dir, 'sound.knob.zip');
@@ -73,11 +73,9 @@ function bundleWith(name: string, manifestJson: unknown, extra: StreamedMember[]
   return path;
 }
 
+const ZERO_MEMBER = deflatedOnce(repeated(ZERO_BLOCK, ZERO_MEMBER_BYTES / MIB));
 const zeroMembers = (count: number): StreamedMember[] =>
-  Array.from({ length: count }, (_, i) => ({
-    name: `bomb/${String(i).padStart(3, '0')}.bin`,
-    chunks: repeated(ZERO_BLOCK, ZERO_MEMBER_BYTES / MIB),
-  }));
+  Array.from({ length: count }, (_, i) => ({ name: `bomb/${String(i).padStart(3, '0')}.bin`, deflated: ZERO_MEMBER }));
 
 function expectRefused(path: string, args: string[], message: RegExp): void {
   const result = measuredKnob(['verify', path, ...args]);
