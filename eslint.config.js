@@ -37,6 +37,7 @@ const SHARED_FOLDERS = [
   'probes',
   'tuning',
   'analysis',
+  'drift',
   'plots',
   'api',
   'bundle',

@@ -1,0 +1,47 @@
+import { KnobError } from '../errors';
+import { clampGate } from '../fusion/convex-fusion';
+import { argmaxRow } from '../fusion/logits';
+import type { GateSettings } from '../gate/gate-settings';
+import { replay } from '../trace/replay';
+import type { Trace } from '../trace/trace';
+import type { MonitorSignal } from './monitor';
+
+/** What every frame has, labelled or not: the signals a drift monitor can watch. */
+export const FRAME_SIGNALS = {
+  confidence: "the output's top-1 probability at the knobs (fused; a kept-class trace's estimate)",
+  'gate-target': 'u*, the gate target the model gives the frame',
+  gate: 'g, the gate at the knobs (clamped to [0, 1])',
+  disagreement: "1 where the static and dynamic branches' top-1 differ, else 0 (every class only)",
+} as const;
+export type FrameSignal = keyof typeof FRAME_SIGNALS;
+export const FRAME_SIGNAL_NAMES = Object.keys(FRAME_SIGNALS) as FrameSignal[];
+
+/**
+ * The chosen per-frame signals of a recording at the knobs, by one replay of the gate and the
+ * fusion (replay.ts, the kernel every view uses). A kept-class trace gives the confidence as its
+ * kept-class estimate and has no disagreement signal (a branch's top-1 may lie outside its kept
+ * classes): asked for, it is refused by name.
+ */
+export function frameSignals(trace: Trace, settings: GateSettings, names: readonly FrameSignal[]): MonitorSignal[] {
+  const n = trace.frameCount;
+  const replayed = names.some((name) => name === 'confidence' || name === 'gate')
+    ? replay(trace, settings, { logits: 'kept classes too' })
+    : null;
+  return names.map((name) => {
+    const values = new Float64Array(n);
+    if (name === 'confidence') values.set(replayed!.confidence);
+    else if (name === 'gate') for (let i = 0; i < n; i++) values[i] = clampGate(replayed!.g[i]!);
+    else if (name === 'gate-target') values.set(trace.uRef);
+    else {
+      if (trace.keptClasses !== undefined)
+        throw new KnobError(
+          'INVALID_INPUT',
+          `the disagreement signal needs every class of both branches; this trace keeps ${trace.keptClasses.keep} of ${trace.classCount} a frame`,
+        );
+      const k = trace.classCount;
+      for (let i = 0; i < n; i++)
+        values[i] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
+    }
+    return { name, values };
+  });
+}

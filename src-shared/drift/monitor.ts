@@ -1,0 +1,252 @@
+import { KnobError } from '../errors';
+import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
+import { blockFramesFor } from './block-bootstrap';
+import { CUSUM_IDENTITY, TwoSidedCusum } from './cusum';
+import {
+  DEFAULT_PATH_TARGETS,
+  DEFAULT_PATHS,
+  thresholdForMeanFramesBetweenAlarms,
+  type ThresholdCalibration,
+} from './false-alarm-threshold';
+import { WindowKs, windowKsIdentity } from './window-ks';
+
+export const DRIFT_DETECTORS = ['cusum', 'window-ks'] as const;
+export type DriftDetector = (typeof DRIFT_DETECTORS)[number];
+
+export interface MonitorSignal {
+  name: string;
+  /** One value a frame, finite. */
+  values: Float64Array;
+}
+
+export interface MonitorOptions {
+  /** The reference window: frames [start, end) of the stream, taken as unshifted. */
+  referenceStart: number;
+  referenceEnd: number;
+  /** Mean time between false alarms of the whole monitor (every signal and detector together). */
+  meanFramesBetweenFalseAlarms: number;
+  detectors: readonly DriftDetector[];
+  windowFrames: number;
+  strideFrames: number;
+  bins: number;
+  seed: number;
+  /** Simulated streams a threshold (false-alarm-threshold.ts); by default as many as the budget allows. */
+  paths?: number;
+}
+
+export interface DriftAlarm {
+  frame: number;
+  signal: string;
+  detector: DriftDetector;
+  statistic: number;
+  threshold: number;
+}
+
+export interface MonitoredPair {
+  signal: string;
+  detector: DriftDetector;
+  identity: string;
+  /** Set when the signal cannot be tested (constant on the reference): why. */
+  skipped?: string;
+  calibration?: ThresholdCalibration;
+  alarms: number;
+}
+
+export interface MonitorReport {
+  referenceStart: number;
+  referenceEnd: number;
+  /** Frames after the reference that were monitored. */
+  monitoredFrames: number;
+  meanFramesBetweenFalseAlarms: number;
+  /** Each tested pair's share: the whole monitor's target times the pairs tested (a union bound). */
+  meanFramesBetweenFalseAlarmsPerPair: number;
+  pairs: MonitoredPair[];
+  /** Every alarm in frame order. */
+  alarms: DriftAlarm[];
+}
+
+/** How a pair's statistic is made from its reference: plain data, so a thread can make it too. */
+export type StatisticSpec =
+  | { detector: 'cusum'; referenceMean: number; referenceSd: number }
+  | { detector: 'window-ks'; windowFrames: number; strideFrames: number; bins: number };
+
+export function makeStatistic(spec: StatisticSpec, reference: Float64Array): AlarmStatistic {
+  return spec.detector === 'cusum'
+    ? new TwoSidedCusum(spec.referenceMean, spec.referenceSd)
+    : new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins);
+}
+
+/** One pair's threshold to calibrate (calibrateThreshold), wherever it runs. */
+export interface ThresholdRequest {
+  spec: StatisticSpec;
+  reference: Float64Array;
+  targetFrames: number;
+  paths: number;
+  blockFrames: number;
+  seed: number;
+}
+
+export function calibrateThreshold(request: ThresholdRequest): ThresholdCalibration {
+  const { spec, reference } = request;
+  return thresholdForMeanFramesBetweenAlarms(() => makeStatistic(spec, reference), reference, request.targetFrames, {
+    paths: request.paths,
+    blockFrames: request.blockFrames,
+    seed: request.seed,
+  });
+}
+
+/** What a monitor will do: its pairs, and the thresholds it needs (null for a pair not tested). */
+export interface MonitorPlan {
+  options: MonitorOptions;
+  pairs: MonitoredPair[];
+  signalOfPair: number[];
+  requests: Array<ThresholdRequest | null>;
+  meanFramesBetweenFalseAlarmsPerPair: number;
+}
+
+/**
+ * Drift alarms on per-frame signals, after a reference window taken as unshifted: each signal
+ * through each detector, with its threshold calibrated on the reference (false-alarm-threshold.ts)
+ * so that the monitor as a whole raises a false alarm at most once in meanFramesBetweenFalseAlarms
+ * on data like the reference: each of the m tested pairs is held to m times that (the union of m
+ * alarm streams alarms at most at the sum of their rates). Every frame after the reference is
+ * monitored; a detector restarts after each alarm, and every alarm is reported with its frame.
+ * In three steps, so the thresholds (the costly part) can be calibrated on threads: planMonitor,
+ * calibrateThreshold for each request, runMonitor; monitorSignals does all three here.
+ */
+export function monitorSignals(signals: readonly MonitorSignal[], options: MonitorOptions): MonitorReport {
+  const plan = planMonitor(signals, options);
+  return runMonitor(
+    signals,
+    plan,
+    plan.requests.map((r) => (r === null ? null : calibrateThreshold(r))),
+  );
+}
+
+export function planMonitor(signals: readonly MonitorSignal[], options: MonitorOptions): MonitorPlan {
+  const frames = signals[0]?.values.length ?? 0;
+  const { referenceStart, referenceEnd } = options;
+  if (!(Number.isInteger(referenceStart) && Number.isInteger(referenceEnd)))
+    throw new KnobError('INVALID_INPUT', `the reference window ${referenceStart}:${referenceEnd} is not in frames`);
+  if (referenceStart < 0 || referenceEnd > frames || referenceEnd - referenceStart < MIN_REFERENCE_FRAMES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the reference window ${referenceStart}:${referenceEnd} must lie within the ${frames} frames and hold at least ${MIN_REFERENCE_FRAMES}`,
+    );
+  if (options.detectors.includes('window-ks') && options.windowFrames > referenceEnd - referenceStart)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `a window of ${options.windowFrames} frames is longer than the reference window (${referenceEnd - referenceStart})`,
+    );
+  const pairs: MonitoredPair[] = [];
+  const signalOfPair: number[] = [];
+  const specs: Array<{ spec: StatisticSpec; reference: Float64Array } | null> = [];
+  signals.forEach((signal, signalIndex) => {
+    if (signal.values.length !== frames) throw new RangeError(`signal ${signal.name}: ${signal.values.length} values`);
+    const reference = signal.values.subarray(referenceStart, referenceEnd);
+    const { mean, sd } = meanAndSd(reference);
+    for (const detector of options.detectors) {
+      const identity =
+        detector === 'cusum'
+          ? CUSUM_IDENTITY
+          : windowKsIdentity(options.windowFrames, options.strideFrames, options.bins);
+      const pair: MonitoredPair = { signal: signal.name, detector, identity, alarms: 0 };
+      pairs.push(pair);
+      signalOfPair.push(signalIndex);
+      if (!(sd > 0)) {
+        pair.skipped = `constant on the reference (${mean}): nothing to compare a shift with`;
+        specs.push(null);
+        continue;
+      }
+      const spec: StatisticSpec =
+        detector === 'cusum'
+          ? { detector, referenceMean: mean, referenceSd: sd }
+          : { detector, windowFrames: options.windowFrames, strideFrames: options.strideFrames, bins: options.bins };
+      specs.push({ spec, reference });
+    }
+  });
+  const tested = specs.filter((s) => s !== null).length;
+  const perPair = options.meanFramesBetweenFalseAlarms * Math.max(1, tested);
+  const paths = options.paths ?? pathsWithinBudget(perPair);
+  const requests = specs.map((s, index) =>
+    s === null
+      ? null
+      : {
+          ...s,
+          targetFrames: perPair,
+          paths,
+          blockFrames: blockFramesFor(s.reference),
+          seed: (options.seed + index * 0x9e3779b9) >>> 0,
+        },
+  );
+  return { options, pairs, signalOfPair, requests, meanFramesBetweenFalseAlarmsPerPair: perPair };
+}
+
+/** The monitor run with its thresholds (calibrations[i] for plan.requests[i]). */
+export function runMonitor(
+  signals: readonly MonitorSignal[],
+  plan: MonitorPlan,
+  calibrations: ReadonlyArray<ThresholdCalibration | null>,
+): MonitorReport {
+  const frames = signals[0]?.values.length ?? 0;
+  const { referenceStart, referenceEnd } = plan.options;
+  const alarms: DriftAlarm[] = [];
+  const pairs = plan.pairs.map((p) => ({ ...p }));
+  pairs.forEach((pair, index) => {
+    const request = plan.requests[index];
+    const calibration = calibrations[index];
+    if (request === null || request === undefined || calibration === null || calibration === undefined) return;
+    pair.calibration = calibration;
+    const statistic = makeStatistic(request.spec, request.reference);
+    const values = signals[plan.signalOfPair[index]!]!.values;
+    for (let frame = referenceEnd; frame < frames; frame++) {
+      const s = statistic.nextEncoded(statistic.encode(values[frame]!));
+      if (s !== NO_TEST && s > calibration.threshold) {
+        alarms.push({
+          frame,
+          signal: pair.signal,
+          detector: pair.detector,
+          statistic: s,
+          threshold: calibration.threshold,
+        });
+        pair.alarms++;
+        statistic.reset();
+      }
+    }
+  });
+  alarms.sort((a, b) => a.frame - b.frame);
+  return {
+    referenceStart,
+    referenceEnd,
+    monitoredFrames: frames - referenceEnd,
+    meanFramesBetweenFalseAlarms: plan.options.meanFramesBetweenFalseAlarms,
+    meanFramesBetweenFalseAlarmsPerPair: plan.meanFramesBetweenFalseAlarmsPerPair,
+    pairs,
+    alarms,
+  };
+}
+
+/**
+ * Frames simulated a threshold at most (about 0.2 s of a CUSUM, 0.6 s of a windowed test here):
+ * long targets get fewer paths, never fewer than MIN_PATHS, so a day's target still ends in seconds.
+ * The calibration's relative sampling error is about 1 / sqrt(paths).
+ */
+export const SIMULATED_FRAMES_BUDGET = 40_000_000;
+export const MIN_PATHS = 16;
+
+function pathsWithinBudget(targetFrames: number): number {
+  const perPath = DEFAULT_PATH_TARGETS * targetFrames;
+  return Math.max(MIN_PATHS, Math.min(DEFAULT_PATHS, Math.floor(SIMULATED_FRAMES_BUDGET / perPath)));
+}
+
+/** A reference shorter than this says too little about the unshifted stream to calibrate on. */
+export const MIN_REFERENCE_FRAMES = 100;
+
+function meanAndSd(values: Float64Array): { mean: number; sd: number } {
+  let mean = 0;
+  for (let i = 0; i < values.length; i++) mean += values[i]!;
+  mean /= values.length;
+  let squares = 0;
+  for (let i = 0; i < values.length; i++) squares += (values[i]! - mean) ** 2;
+  return { mean, sd: Math.sqrt(squares / (values.length - 1)) };
+}

@@ -1,0 +1,99 @@
+import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
+
+/**
+ * Kolmogorov-Smirnov distance between a sliding window and the reference, at the reference's
+ * quantile edges: D = max_b |F_window(e_b) - F_reference(e_b)| over the edges e_b that cut the
+ * sorted reference into `bins` equal parts (ties merged). It is the two-sample KS statistic of the
+ * signal as the reference's quantile bins see it (never above the exact statistic), kept
+ * incrementally: a frame in and a frame out of the window move one count each, so a test costs
+ * O(bins) however long the window. The window is tested every `strideFrames` frames once full, and
+ * starts empty again after a reset.
+ */
+export class WindowKs implements AlarmStatistic {
+  private readonly edges: Float64Array;
+  private readonly referenceCdf: Float64Array;
+  private readonly counts: Int32Array;
+  private readonly ring: Int32Array;
+  private filled = 0;
+  private at = 0;
+  /** Frames until the next test once the window is full (0: test on this frame). */
+  private untilTest = 0;
+
+  constructor(
+    reference: Float64Array,
+    private readonly windowFrames: number,
+    private readonly strideFrames: number,
+    bins: number,
+  ) {
+    if (!(windowFrames >= 2 && strideFrames >= 1 && bins >= 2))
+      throw new RangeError(`window ${windowFrames}, stride ${strideFrames}, bins ${bins}`);
+    const sorted = Float64Array.from(reference).sort();
+    const edges: number[] = [];
+    for (let b = 1; b < bins; b++) {
+      const edge = sorted[Math.min(sorted.length - 1, Math.floor((b * sorted.length) / bins))]!;
+      if (edges.length === 0 || edge > edges[edges.length - 1]!) edges.push(edge);
+    }
+    this.edges = Float64Array.from(edges);
+    this.referenceCdf = new Float64Array(edges.length);
+    for (let e = 0; e < edges.length; e++) this.referenceCdf[e] = upperBound(sorted, edges[e]!) / sorted.length;
+    this.counts = new Int32Array(edges.length + 1);
+    this.ring = new Int32Array(windowFrames);
+  }
+
+  encode(x: number): number {
+    return edgesBelow(this.edges, x);
+  }
+
+  nextEncoded(bin: number): number {
+    if (this.filled === this.windowFrames) this.counts[this.ring[this.at]!]!--;
+    else this.filled++;
+    this.ring[this.at] = bin;
+    this.counts[bin]!++;
+    if (++this.at === this.windowFrames) this.at = 0;
+    if (this.filled < this.windowFrames) return NO_TEST;
+    if (this.untilTest-- !== 0) return NO_TEST;
+    this.untilTest = this.strideFrames - 1;
+    let below = 0;
+    let distance = 0;
+    for (let e = 0; e < this.edges.length; e++) {
+      below += this.counts[e]!;
+      distance = Math.max(distance, Math.abs(below / this.windowFrames - this.referenceCdf[e]!));
+    }
+    return distance;
+  }
+
+  reset(): void {
+    this.counts.fill(0);
+    this.filled = 0;
+    this.at = 0;
+    this.untilTest = 0;
+  }
+}
+
+/** The bin of x: how many edges lie below it, so a value on an edge counts in F(edge). */
+function edgesBelow(edges: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = edges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (edges[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** How many of the sorted values are at most x. */
+function upperBound(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function windowKsIdentity(windowFrames: number, strideFrames: number, bins: number): string {
+  return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges, tested every ${strideFrames} frames`;
+}

@@ -1,0 +1,167 @@
+/**
+ * Issue 30, drift alarms: the detectors against their definitions, and the false-alarm calibration
+ * against what it promises: over seeded realisations of an autocorrelated unshifted stream (each
+ * with its own reference), the measured mean time between false alarms matches the chosen one
+ * within its sampling error.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  blockFramesFor,
+  monitorSignals,
+  NO_TEST,
+  thresholdForMeanFramesBetweenAlarms,
+  TwoSidedCusum,
+  WindowKs,
+  type AlarmStatistic,
+} from '../../src-shared/drift';
+import { normalDraw, seededRandom } from '../../src-shared/random';
+
+/** x_t = phi x_{t-1} + sqrt(1 - phi^2) e_t: unit variance, autocorrelation phi^lag. */
+function ar1(frames: number, phi: number, seed: number, shiftFrom = Infinity, shiftSd = 0): Float64Array {
+  const random = seededRandom(seed);
+  const out = new Float64Array(frames);
+  let x = normalDraw(random);
+  for (let t = 0; t < frames; t++) {
+    x = phi * x + Math.sqrt(1 - phi * phi) * normalDraw(random);
+    out[t] = x + (t >= shiftFrom ? shiftSd : 0);
+  }
+  return out;
+}
+
+function alarmsOver(statistic: AlarmStatistic, values: Float64Array, threshold: number): number[] {
+  const frames: number[] = [];
+  for (let t = 0; t < values.length; t++) {
+    const s = statistic.nextEncoded(statistic.encode(values[t]!));
+    if (s !== NO_TEST && s > threshold) {
+      frames.push(t);
+      statistic.reset();
+    }
+  }
+  return frames;
+}
+
+describe('two-sided CUSUM', () => {
+  it('adds (z - k) while the mean sits above the reference and (-z - k) below, floored at 0', () => {
+    const cusum = new TwoSidedCusum(10, 2, 0.5);
+    // z = +1 each frame: S+ grows by 0.5 a frame
+    expect([12, 12, 12].map((x) => cusum.nextEncoded(cusum.encode(x)))).toEqual([0.5, 1, 1.5]);
+    // z = 0: S+ falls by 0.5, S- stays 0
+    expect(cusum.nextEncoded(cusum.encode(10))).toBe(1);
+    cusum.reset();
+    // z = -2: S- grows by 1.5
+    expect([6, 6].map((x) => cusum.nextEncoded(cusum.encode(x)))).toEqual([1.5, 3]);
+    expect(() => new TwoSidedCusum(0, 0)).toThrow(/varies/);
+  });
+});
+
+describe('windowed KS at the reference quantile edges', () => {
+  it('is max |F_window(e) - F_reference(e)| over the edges, for windows sliding over random data', () => {
+    const random = seededRandom(7);
+    const reference = Float64Array.from({ length: 500 }, () => Math.round(normalDraw(random) * 4) / 4);
+    const stream = Float64Array.from({ length: 400 }, () => Math.round((normalDraw(random) + 0.3) * 4) / 4);
+    const window = 60;
+    const stride = 7;
+    const bins = 10;
+    const ks = new WindowKs(reference, window, stride, bins);
+    const sorted = Float64Array.from(reference).sort();
+    const edges = [...new Set(Array.from({ length: bins - 1 }, (_, b) => sorted[Math.floor(((b + 1) * 500) / bins)]!))];
+    const cdf = (values: ArrayLike<number>, e: number) =>
+      Array.from(values).filter((v) => v <= e).length / values.length;
+    let tests = 0;
+    for (let t = 0; t < stream.length; t++) {
+      const d = ks.nextEncoded(ks.encode(stream[t]!));
+      const due = t + 1 >= window && (t + 1 - window) % stride === 0;
+      expect(d === NO_TEST, `frame ${t}`).toBe(!due);
+      if (!due) continue;
+      tests++;
+      const last = stream.subarray(t + 1 - window, t + 1);
+      const expected = Math.max(...edges.map((e) => Math.abs(cdf(last, e) - cdf(reference, e))));
+      expect(d).toBeCloseTo(expected, 12);
+    }
+    expect(tests).toBe(Math.floor((400 - window) / stride) + 1);
+  });
+});
+
+describe('block length', () => {
+  it('grows with the autocorrelation: ten integrated autocorrelation times, at least n^(1/3)', () => {
+    // white noise: tau about 1, so 10 frames against n^(1/3) = 20
+    expect(blockFramesFor(ar1(8000, 0, 1))).toBe(Math.ceil(Math.cbrt(8000)));
+    // AR(1) with phi 0.95: tau = (1 + phi) / (1 - phi) = 39, so about 390 frames
+    const block = blockFramesFor(ar1(40000, 0.95, 2));
+    expect(block).toBeGreaterThan(280);
+    expect(block).toBeLessThan(550);
+  });
+});
+
+describe('false alarms at the chosen rate', () => {
+  for (const detector of ['cusum', 'window-ks'] as const)
+    it(`${detector}: measured mean frames between false alarms on fresh unshifted streams matches the target`, () => {
+      const target = 600;
+      const realisations = 24;
+      const streamFrames = 30_000;
+      const rates: number[] = [];
+      for (let r = 0; r < realisations; r++) {
+        const reference = ar1(6000, 0.8, 1000 + r);
+        const mean = reference.reduce((a, b) => a + b, 0) / reference.length;
+        const sd = Math.sqrt(reference.reduce((a, b) => a + (b - mean) ** 2, 0) / (reference.length - 1));
+        const make = (): AlarmStatistic =>
+          detector === 'cusum' ? new TwoSidedCusum(mean, sd) : new WindowKs(reference, 120, 30, 20);
+        const calibration = thresholdForMeanFramesBetweenAlarms(make, reference, target, {
+          blockFrames: blockFramesFor(reference),
+          seed: r,
+        });
+        expect(calibration.simulatedMeanFrames).toBeGreaterThanOrEqual(target);
+        const alarms = alarmsOver(make(), ar1(streamFrames, 0.8, 5000 + r), calibration.threshold);
+        rates.push(alarms.length / streamFrames);
+      }
+      const meanRate = rates.reduce((a, b) => a + b, 0) / realisations;
+      const se = Math.sqrt(rates.reduce((a, b) => a + (b - meanRate) ** 2, 0) / (realisations - 1) / realisations);
+      console.log(
+        `[drift] ${detector}: target 1/${target}, measured 1/${(1 / meanRate).toFixed(0)} ` +
+          `(rate ${(meanRate * target).toFixed(3)} x target, sampling error ${(se * target).toFixed(3)})`,
+      );
+      expect(Math.abs(meanRate * target - 1)).toBeLessThan(3 * se * target + 0.05);
+    });
+});
+
+describe('the monitor', () => {
+  it('alarms after a one-sd shift and not before, on each detector; a constant signal is skipped, saying why', () => {
+    const values = ar1(20_000, 0.8, 11, 12_000, 1);
+    const report = monitorSignals(
+      [
+        { name: 'x', values },
+        { name: 'flat', values: new Float64Array(20_000).fill(0.5) },
+      ],
+      {
+        referenceStart: 0,
+        referenceEnd: 5000,
+        meanFramesBetweenFalseAlarms: 20_000,
+        detectors: ['cusum', 'window-ks'],
+        windowFrames: 150,
+        strideFrames: 30,
+        bins: 20,
+        seed: 3,
+      },
+    );
+    expect(report.meanFramesBetweenFalseAlarmsPerPair).toBe(40_000);
+    expect(report.pairs.filter((p) => p.skipped !== undefined).map((p) => p.signal)).toEqual(['flat', 'flat']);
+    for (const detector of ['cusum', 'window-ks'] as const) {
+      const first = report.alarms.find((a) => a.detector === detector && a.signal === 'x');
+      expect(first, detector).toBeDefined();
+      expect(first!.frame).toBeGreaterThanOrEqual(12_000);
+      expect(first!.frame - 12_000).toBeLessThan(1000);
+    }
+    expect(() =>
+      monitorSignals([{ name: 'x', values }], {
+        referenceStart: 0,
+        referenceEnd: 50,
+        meanFramesBetweenFalseAlarms: 1000,
+        detectors: ['cusum'],
+        windowFrames: 20,
+        strideFrames: 5,
+        bins: 10,
+        seed: 1,
+      }),
+    ).toThrow(/reference window 0:50 must lie within the 20000 frames and hold at least 100/);
+  });
+});
