@@ -51,6 +51,7 @@ export default defineConfig({
           'metric-suite-helper': resolve('src-main/core/metrics/metric-suite-helper.ts'),
           'tuning-worker': resolve('src-main/core/tuning/tuning-worker.ts'),
           'analysis-worker': resolve('src-main/core/analysis/analysis-worker.ts'),
+          'threshold-worker': resolve('src-main/core/drift/threshold-worker.ts'),
           // the knob command (bin/knob.mjs runs it when it is newer than the sources)
           knob: resolve('src-main/cli/knob.ts'),
         },

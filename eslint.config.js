@@ -65,6 +65,7 @@ const CORE_FOLDERS = [
   'engine',
   'model-card',
   'analysis',
+  'drift',
   'metrics',
   'tuning',
   'probes',

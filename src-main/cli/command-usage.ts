@@ -3,6 +3,7 @@ import { DEFAULT_GATE_SETTINGS, GATE_DISCRETIZATIONS, GATE_VARIANTS } from '../.
 import { EVERY_CLASS_MAX_CLASSES, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { TUNING_METRICS } from '../../src-shared/tuning';
+import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES } from '../../src-shared/drift';
 import { GATE_USAGE, SCHEDULE_USAGE } from './cli-args';
 import { SOURCE_USAGE } from './source-args';
 import { MODEL_USAGE } from './model-args';
@@ -135,6 +136,17 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       with T_eff < 1 and why (for K >= 3 it is not a theorem); reliability and ECE where the
       branches agree and where they disagree; the AUROC of u* and of g for the oracle advantage;
       the polarisation index E|g - 0.5|; the gate-conditional calibration test.
+`,
+  monitor: `  knob monitor TRACE.arrow [--reference START:END] [--false-alarm-hours H]
+            [--signals ${FRAME_SIGNAL_NAMES.join(',')}] [--detectors ${DRIFT_DETECTORS.join(',')}]
+            [--window-frames N] [--stride-frames N] [--bins B] [--seed S] [${GATE_USAGE}] [--json]
+      Drift alarms on what every frame has, labelled or not: each signal (default confidence and
+      gate-target) through a two-sided CUSUM and a windowed KS test against the reference window
+      (frames START to END, default the first 20 %), each threshold calibrated on the reference by
+      simulation (moving block bootstrap) so that the monitor as a whole raises at most one false
+      alarm in H hours of unshifted stream (default 1; each of m signal-detector pairs is held to
+      m x H). The window defaults to 10 s of frames, tested every second. Prints each threshold,
+      how it was calibrated, and every alarm with its frame and stream time.
 `,
   tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
             [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]

@@ -72,6 +72,10 @@ const COMMANDS = {
     summary: "the paper's analyses of a trace (T_eff, CSR, agreement, oracle advantage)",
     load: async () => (await import('./commands/analyze')).analyzeCommand,
   },
+  monitor: {
+    summary: 'drift alarms on a trace, labelled or not, at a chosen rate of false alarms',
+    load: async () => (await import('./commands/monitor')).monitorCommand,
+  },
   tune: {
     summary: 'tune the knobs on a trace by replay, judged on held-out frames',
     load: async () => (await import('./commands/tune')).tuneCommand,

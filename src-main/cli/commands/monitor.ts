@@ -1,0 +1,125 @@
+import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES, type DriftDetector, type FrameSignal } from '../../../src-shared/drift';
+import { readTraceFile } from '../../core/recording/trace-arrow';
+import { monitorTrace, type MonitorTraceResult } from '../../core/use-cases/monitor-trace';
+import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption, settingsOverTrace } from '../cli-args';
+import { commandCall } from '../command-call';
+import { printJson } from '../json-output';
+import { UsageError } from '../usage-error';
+
+const DEFAULT_SIGNALS: FrameSignal[] = ['confidence', 'gate-target'];
+/** Alarms listed in the text report; --json has them all. */
+const ALARM_LINES = 20;
+
+/** A comma list of names from `allowed`, or the usage error that lists them. */
+function namesOption<T extends string>(value: unknown, option: string, allowed: readonly T[], fallback: T[]): T[] {
+  if (value === undefined) return fallback;
+  const names = String(value).split(',');
+  const unknown = names.filter((n) => !(allowed as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0)
+    throw new UsageError(`--${option} takes names from ${allowed.join(', ')}; not ${unknown.join(', ')}`);
+  return [...new Set(names)] as T[];
+}
+
+function referenceOption(value: unknown): { start: number; end: number } | null {
+  if (value === undefined) return null;
+  const match = /^(\d+):(\d+)$/.exec(String(value));
+  if (match === null) throw new UsageError(`--reference takes START:END frame indices, got '${String(value)}'`);
+  const start = Number(match[1]);
+  const end = Number(match[2]);
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start < end))
+    throw new UsageError(`--reference START:END needs START < END, got '${String(value)}'`);
+  return { start, end };
+}
+
+function reportLines(r: MonitorTraceResult, trace: string): string[] {
+  const lines = [
+    `drift monitor of ${trace}: reference frames ${r.referenceStart}:${r.referenceEnd}, ${r.monitoredFrames} frames monitored at ${r.framesPerSecond.toFixed(2)} frames/s`,
+    `false alarms: at most one in ${r.falseAlarmHours} h of unshifted stream in all (each tested signal and detector: one in ${(r.meanFramesBetweenFalseAlarmsPerPair / r.framesPerSecond / 3600).toFixed(3)} h)`,
+  ];
+  for (const s of r.signals) lines.push(`signal ${s.name}: ${s.description}`);
+  for (const p of r.pairs) {
+    if (p.skipped !== undefined) {
+      lines.push(`${p.signal} / ${p.detector}: not tested: ${p.skipped}`);
+      continue;
+    }
+    const c = p.calibration!;
+    lines.push(
+      `${p.signal} / ${p.identity}: threshold ${c.threshold.toPrecision(4)} (${c.method}; ${c.censoredPaths} of ${c.paths} without an alarm), ${p.alarms} alarm${p.alarms === 1 ? '' : 's'}`,
+    );
+  }
+  if (r.alarms.length === 0) lines.push('no alarm');
+  // a detector restarts after an alarm, so a lasting shift alarms again and again: the first ones say when
+  r.alarms
+    .slice(0, ALARM_LINES)
+    .forEach((a, i) =>
+      lines.push(
+        `alarm at frame ${a.frame} (${r.alarmSeconds[i]!.toFixed(2)} s): ${a.signal}, ${a.detector} ${a.statistic.toPrecision(4)} > ${a.threshold.toPrecision(4)}`,
+      ),
+    );
+  if (r.alarms.length > ALARM_LINES)
+    lines.push(`... and ${r.alarms.length - ALARM_LINES} more (--json lists every one)`);
+  return lines;
+}
+
+/** knob monitor TRACE: drift alarms on what every frame has, labelled or not. */
+export async function monitorCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      ...GATE_OPTIONS,
+      reference: { type: 'string' },
+      'false-alarm-hours': { type: 'string' },
+      signals: { type: 'string' },
+      detectors: { type: 'string' },
+      'window-frames': { type: 'string' },
+      'stride-frames': { type: 'string' },
+      bins: { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    true,
+  );
+  if (positionals.length !== 1) throw new UsageError('knob monitor takes one trace file');
+  const reference = referenceOption(values.reference);
+  const falseAlarmHours = numberInRange(values['false-alarm-hours'], 'false-alarm-hours', 1, { min: 0.001, max: 24 });
+  const signals = namesOption<FrameSignal>(values.signals, 'signals', FRAME_SIGNAL_NAMES, DEFAULT_SIGNALS);
+  const detectors = namesOption<DriftDetector>(values.detectors, 'detectors', DRIFT_DETECTORS, [...DRIFT_DETECTORS]);
+  const frames = (name: 'window-frames' | 'stride-frames') =>
+    values[name] === undefined
+      ? null
+      : numberInRange(values[name], name, 0, { min: name === 'window-frames' ? 2 : 1, max: 1_000_000, integer: true });
+  const windowFrames = frames('window-frames');
+  const strideFrames = frames('stride-frames');
+  const bins = numberInRange(values.bins, 'bins', 20, { min: 2, max: 1000, integer: true });
+  const seed = seedOption(values.seed);
+  const call = commandCall('monitor', values.json);
+  let result: MonitorTraceResult;
+  try {
+    // a kept-class trace gives its confidence as the kept-class estimate (frame-signals.ts)
+    const file = await readTraceFile(
+      positionals[0]!,
+      (read, size) => call.progress('reading the trace', read, size),
+      'kept classes too',
+    );
+    const { gate: settings } = await settingsOverTrace(values, file);
+    call.progress('calibrating the thresholds and monitoring', 0, null);
+    result = await monitorTrace({
+      trace: file.trace,
+      settings,
+      signals,
+      reference,
+      falseAlarmHours,
+      detectors,
+      windowFrames,
+      strideFrames,
+      bins,
+      seed,
+      signal: call.signal,
+    });
+  } finally {
+    call.dispose();
+  }
+  if (values.json) printJson({ trace: positionals[0], ...result });
+  else for (const line of reportLines(result, positionals[0]!)) process.stdout.write(`${line}\n`);
+  return 0;
+}

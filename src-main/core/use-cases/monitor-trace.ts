@@ -1,0 +1,93 @@
+import {
+  FRAME_SIGNALS,
+  frameSignals,
+  MIN_REFERENCE_FRAMES,
+  planMonitor,
+  runMonitor,
+  type DriftDetector,
+  type FrameSignal,
+  type MonitorReport,
+} from '../../../src-shared/drift';
+import { KnobError } from '../../../src-shared/errors';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import type { Trace } from '../../../src-shared/trace/trace';
+import { calibrateOnThreads } from '../drift/threshold-threads';
+
+export interface MonitorTraceInput {
+  trace: Trace;
+  settings: GateSettings;
+  signals: readonly FrameSignal[];
+  /** Frames [start, end) taken as unshifted; null: the first REFERENCE_FRACTION of the recording. */
+  reference: { start: number; end: number } | null;
+  /** Mean time between false alarms of the whole monitor on unshifted data, in hours of stream time. */
+  falseAlarmHours: number;
+  detectors: readonly DriftDetector[];
+  /** The windowed test's window and stride in frames; null: 10 s and 1 s of the recording's frames. */
+  windowFrames: number | null;
+  strideFrames: number | null;
+  bins: number;
+  seed: number;
+  signal?: AbortSignal;
+}
+
+export interface MonitorTraceResult extends MonitorReport {
+  framesPerSecond: number;
+  falseAlarmHours: number;
+  signals: Array<{ name: FrameSignal; description: string }>;
+  /** Stream time of each alarm's frame, in seconds, in the order of `alarms`. */
+  alarmSeconds: number[];
+}
+
+/** The default reference: the first fifth of the recording. */
+export const REFERENCE_FRACTION = 0.2;
+
+/**
+ * Drift alarms on a recording, labelled or not (`knob monitor`): the chosen per-frame signals at
+ * the knobs, each through the chosen detectors with thresholds calibrated on the reference window
+ * to the operator's mean time between false alarms, converted to frames at the recording's own
+ * frame rate (its timestamps). The reference is checked before any signal is computed; the
+ * thresholds, the costly part, are calibrated on threads (threshold-threads.ts), cancellable.
+ */
+export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTraceResult> {
+  const { trace } = input;
+  const n = trace.frameCount;
+  const reference = input.reference ?? { start: 0, end: Math.floor(n * REFERENCE_FRACTION) };
+  if (reference.start < 0 || reference.end > n || reference.end - reference.start < MIN_REFERENCE_FRAMES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the reference window ${reference.start}:${reference.end} must lie within the recording's ${n} frames and hold at least ${MIN_REFERENCE_FRAMES}` +
+        (input.reference === null ? ` (the default is its first ${REFERENCE_FRACTION * 100} %)` : ''),
+    );
+  if (reference.end >= n) throw new KnobError('INVALID_INPUT', 'the reference window leaves no frames to monitor');
+  const framesPerSecond = frameRateOf(trace);
+  const referenceFrames = reference.end - reference.start;
+  const windowFrames =
+    input.windowFrames ?? Math.min(Math.round(10 * framesPerSecond), Math.floor(referenceFrames / 2));
+  const strideFrames = input.strideFrames ?? Math.max(1, Math.round(framesPerSecond));
+  const signals = frameSignals(trace, input.settings, input.signals);
+  const plan = planMonitor(signals, {
+    referenceStart: reference.start,
+    referenceEnd: reference.end,
+    meanFramesBetweenFalseAlarms: input.falseAlarmHours * 3600 * framesPerSecond,
+    detectors: input.detectors,
+    windowFrames: Math.max(2, windowFrames),
+    strideFrames,
+    bins: input.bins,
+    seed: input.seed,
+  });
+  const report = runMonitor(signals, plan, await calibrateOnThreads(plan.requests, input.signal));
+  return {
+    ...report,
+    framesPerSecond,
+    falseAlarmHours: input.falseAlarmHours,
+    signals: input.signals.map((name) => ({ name, description: FRAME_SIGNALS[name] })),
+    alarmSeconds: report.alarms.map((a) => trace.timestampsSeconds[a.frame]!),
+  };
+}
+
+/** Frames a second of stream time: from the first and last timestamps, else the declared period. */
+function frameRateOf(trace: Trace): number {
+  const n = trace.frameCount;
+  const span = n > 1 ? trace.timestampsSeconds[n - 1]! - trace.timestampsSeconds[0]! : 0;
+  return span > 0 ? (n - 1) / span : 1 / trace.nominalDtSeconds;
+}

@@ -1,0 +1,92 @@
+/**
+ * Issue 30, drift alarms offline: `knob monitor` on the embedded stream with the shipped model, a
+ * clean stretch and then a stepped ramp of a corruption the model never saw in training
+ * (tools/train/train_knob.py holds out shot_noise, defocus_blur and zoom_blur among others). The
+ * monitor reads no label: its signals are the output's confidence and u*. Each alarm's delay after
+ * the onset is printed; no alarm falls in the unshifted stretch between the reference and the onset.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { knob, knobFailureLine } from '../support/knob-cli';
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-monitor-'));
+const FRAMES = 3000;
+const REFERENCE = '0:1000';
+const ONSET = 2000;
+/** Severity 1 at the onset, one more every 200 frames: a ramp in steps, as the schedule takes it. */
+const RAMP = `0:0,${ONSET}:1,${ONSET + 200}:2,${ONSET + 400}:3,${ONSET + 600}:4,${ONSET + 800}:5`;
+
+interface MonitorJson {
+  alarms: Array<{ frame: number; signal: string; detector: string }>;
+  pairs: Array<{ signal: string; detector: string; calibration?: { threshold: number; paths: number } }>;
+  monitoredFrames: number;
+  framesPerSecond: number;
+}
+
+async function monitorOf(corruption: string): Promise<MonitorJson> {
+  const out = join(dir, corruption);
+  const run = await knob(
+    'run',
+    '--source',
+    'default',
+    '--limit',
+    String(FRAMES),
+    '--schedule',
+    'step',
+    '--corrupt',
+    corruption,
+    '--levels',
+    RAMP,
+    '--out',
+    out,
+  );
+  expect(run.status, run.stderr).toBe(0);
+  const monitored = await knob(
+    'monitor',
+    join(out, 'trace.arrow'),
+    '--reference',
+    REFERENCE,
+    '--false-alarm-hours',
+    '0.1',
+    '--json',
+  );
+  expect(monitored.status, monitored.stderr).toBe(0);
+  return JSON.parse(monitored.stdout) as MonitorJson;
+}
+
+describe('knob monitor on a clean stream that drifts into a held-out corruption', () => {
+  for (const corruption of ['shot_noise', 'defocus_blur', 'zoom_blur'])
+    it(`${corruption}: no alarm before the onset, an alarm within the ramp`, async () => {
+      const report = await monitorOf(corruption);
+      expect(report.framesPerSecond).toBeCloseTo(30, 6);
+      expect(report.monitoredFrames).toBe(FRAMES - 1000);
+      expect(report.pairs.every((p) => p.calibration !== undefined)).toBe(true);
+      const early = report.alarms.filter((a) => a.frame < ONSET);
+      expect(early, 'alarms in the unshifted stretch').toEqual([]);
+      const first = report.alarms[0];
+      expect(first, 'an alarm after the onset').toBeDefined();
+      const delays = ['confidence', 'gate-target'].map((signal) => {
+        const alarm = report.alarms.find((a) => a.signal === signal);
+        return `${signal} ${alarm === undefined ? 'none' : `${alarm.frame - ONSET} frames (${alarm.detector})`}`;
+      });
+      console.log(
+        `[monitor] ${corruption}: first alarm ${first!.frame - ONSET} frames after the onset; ${delays.join(', ')}`,
+      );
+      expect(first!.frame).toBeLessThan(FRAMES);
+    }, 120_000);
+
+  it('refuses a reference window outside the recording, and an unknown signal, before any work', async () => {
+    const out = join(dir, 'short');
+    expect((await knob('run', '--source', 'default', '--limit', '300', '--out', out)).status).toBe(0);
+    const trace = join(out, 'trace.arrow');
+    expect(knobFailureLine(await knob('monitor', trace, '--reference', '0:5000'))).toMatch(
+      /the reference window 0:5000 must lie within the recording's 300 frames and hold at least 100/,
+    );
+    expect(knobFailureLine(await knob('monitor', trace, '--signals', 'confidence,mood'), 2)).toMatch(
+      /--signals takes names from confidence, gate-target, gate, disagreement; not mood/,
+    );
+    expect(knobFailureLine(await knob('monitor', trace, '--reference', '9:3'), 2)).toMatch(/START < END/);
+  });
+});
