@@ -39,6 +39,7 @@ import { mobilenetLikeClassifier } from '../support/mobilenet-like';
 import { npyBytes } from '../support/npy-writer';
 import { syntheticTrace } from '../support/synthetic-trace';
 import { buildInto } from './bench-build';
+import { measuredCommand } from './measured-command';
 import { row } from './bench-timing';
 import { NUMPY_PYTHON } from './numpy-reference';
 
@@ -60,18 +61,7 @@ const CASES: FieldCase[] = [
 ];
 
 /** A command of the app in a process of its own, with its wall time and peak memory. */
-function measured(args: string[]): { ms: number; peakMb: number; stdout: string } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, args, {
-    encoding: 'utf8',
-    maxBuffer: 256 << 20,
-    env: { ...process.env, KNOB_BUILD_DIR: BUILD_DIR },
-  });
-  const ms = performance.now() - started;
-  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
-  const peak = /KNOB_PEAK_RSS_KB=(\d+)/.exec(result.stderr);
-  return { ms, peakMb: peak === null ? Number.NaN : Number(peak[1]) / 1024, stdout: result.stdout };
-}
+const measured = (args: string[]) => measuredCommand(BUILD_DIR, args);
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 

@@ -4,6 +4,7 @@ import { runCalibratorsBench } from './calibrators.bench';
 import { runCliBench } from './cli.bench';
 import { runDeployBench } from './deploy.bench';
 import { runDeskBench } from './desk.bench';
+import { runDriftBench } from './drift.bench';
 import { runEngineBench } from './engine.bench';
 import { runFieldScaleBench } from './field-scale.bench';
 import { runGateReplayBench } from './gate-replay.bench';
@@ -20,6 +21,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   tuning: runTuningBench,
   cli: runCliBench,
   field: runFieldScaleBench,
+  drift: runDriftBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(
