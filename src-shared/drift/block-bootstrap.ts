@@ -21,12 +21,17 @@ export class BlockBootstrapStream {
   }
 
   next(): number {
+    return this.reference[this.nextIndex()]!;
+  }
+
+  /** The index in the reference of the next frame drawn (to resample paired columns alike). */
+  nextIndex(): number {
     if (this.left === 0) {
       this.at = Math.floor(this.random() * (this.reference.length - this.blockFrames + 1));
       this.left = this.blockFrames;
     }
     this.left--;
-    return this.reference[this.at++]!;
+    return this.at++;
   }
 }
 

@@ -5,3 +5,4 @@ export * from './false-alarm-threshold';
 export * from './frame-signals';
 export * from './monitor';
 export * from './window-ks';
+export * from './label-free-accuracy';

@@ -2,11 +2,15 @@
  * Issue 30, drift alarms: the detectors against their definitions, and the false-alarm calibration
  * against what it promises: over seeded realisations of an autocorrelated unshifted stream (each
  * with its own reference), the measured mean time between false alarms matches the chosen one
- * within its sampling error.
+ * within its sampling error. The label-free accuracy estimators against what holds exactly on
+ * their own reference.
  */
 import { describe, expect, it } from 'vitest';
 import {
   blockFramesFor,
+  estimateAccuracy,
+  fitAccuracyEstimators,
+  labelFreeAccuracy,
   monitorSignals,
   NO_TEST,
   thresholdForMeanFramesBetweenAlarms,
@@ -163,5 +167,37 @@ describe('the monitor', () => {
         seed: 1,
       }),
     ).toThrow(/reference window 0:50 must lie within the 20000 frames and hold at least 100/);
+  });
+});
+
+describe('label-free accuracy estimators', () => {
+  const random = seededRandom(21);
+  const confidence = Float64Array.from({ length: 2000 }, () => 0.5 + 0.5 * random());
+  // right with probability confidence - 0.1: an over-confident model
+  const correct = Uint8Array.from(confidence, (c) => (random() < c - 0.1 ? 1 : 0));
+  const accuracy = correct.reduce((a, b) => a + b, 0) / correct.length;
+
+  it('each reproduces the reference accuracy on the reference itself (mean confidence does not)', () => {
+    const estimators = fitAccuracyEstimators({ confidence, correct });
+    expect(estimators.referenceAccuracy).toBe(accuracy);
+    const onReference = estimateAccuracy(estimators, confidence);
+    // ATC: the share at or above the threshold is the share right (distinct confidences)
+    expect(onReference.atc).toBeCloseTo(accuracy, 12);
+    expect(onReference.doc).toBeCloseTo(accuracy, 12);
+    // isotonic regression keeps the mean of what it fits (pool-adjacent-violators averages blocks)
+    expect(onReference['calibrated confidence']).toBeCloseTo(accuracy, 12);
+    expect(onReference['mean confidence'] - accuracy).toBeGreaterThan(0.08);
+  });
+
+  it('intervals contain their estimate, and a reference with too few labels is refused', () => {
+    const window = confidence.subarray(0, 300).map((c) => c * 0.9);
+    for (const e of labelFreeAccuracy({ confidence, correct }, [window], { replicates: 100, seed: 2 })[0]!) {
+      expect(e.low, e.method).toBeLessThanOrEqual(e.value);
+      expect(e.high, e.method).toBeGreaterThanOrEqual(e.value);
+      expect(e.high - e.low, e.method).toBeGreaterThan(0);
+    }
+    expect(() =>
+      fitAccuracyEstimators({ confidence: confidence.subarray(0, 50), correct: correct.subarray(0, 50) }),
+    ).toThrow(/at least 100 labelled reference frames; the reference has 50/);
   });
 });
