@@ -148,6 +148,15 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       m x H). The window defaults to 10 s of frames, tested every second. Prints each threshold,
       how it was calibrated, and every alarm with its frame and stream time.
 `,
+  estimate: `  knob estimate TRACE.arrow [--reference START:END] [--by severity|window] [--window-frames N]
+            [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
+      Accuracy without labels: mean confidence, ATC-MC (Garg et al. 2022), DoC (Guillory et al.
+      2021) and the mean of the confidence calibrated on the reference (isotonic), each fitted on the
+      labelled frames of the reference window (default the first 20 %) and applied to each severity
+      (or each window, default a minute) after it without reading its labels, with 95 % moving-block
+      bootstrap intervals. Where the frames have labels, each group's true accuracy is shown too,
+      with each method's mean absolute error and how often its interval covers the truth.
+`,
   tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
             [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]
             [--split time|random|none] [--evaluate-fraction F] [--search-on fit|held-out] [--seed S]

@@ -76,6 +76,10 @@ const COMMANDS = {
     summary: 'drift alarms on a trace, labelled or not, at a chosen rate of false alarms',
     load: async () => (await import('./commands/monitor')).monitorCommand,
   },
+  estimate: {
+    summary: 'accuracy without labels (ATC, DoC), fitted on a labelled reference window',
+    load: async () => (await import('./commands/estimate')).estimateCommand,
+  },
   tune: {
     summary: 'tune the knobs on a trace by replay, judged on held-out frames',
     load: async () => (await import('./commands/tune')).tuneCommand,

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { knob, knobFailureLine } from '../support/knob-cli';
+import { knob, knobFailureLine, steppedCorruptionRun } from '../support/knob-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-monitor-'));
 const FRAMES = 3000;
@@ -27,22 +27,7 @@ interface MonitorJson {
 
 async function monitorOf(corruption: string): Promise<MonitorJson> {
   const out = join(dir, corruption);
-  const run = await knob(
-    'run',
-    '--source',
-    'default',
-    '--limit',
-    String(FRAMES),
-    '--schedule',
-    'step',
-    '--corrupt',
-    corruption,
-    '--levels',
-    RAMP,
-    '--out',
-    out,
-  );
-  expect(run.status, run.stderr).toBe(0);
+  await steppedCorruptionRun(out, corruption, FRAMES, RAMP);
   const monitored = await knob(
     'monitor',
     join(out, 'trace.arrow'),

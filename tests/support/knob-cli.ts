@@ -25,3 +25,31 @@ export function knobFailureLine(result: { status: number | null; stderr: string 
     throw new Error(`expected one 'knob:' line and exit ${status}, got ${result.status}:\n${result.stderr}`);
   return lines[0]!;
 }
+
+/**
+ * `knob run` of the embedded stream through the shipped model with a stepped corruption schedule
+ * (`levels` as --levels takes them, FRAME:SEVERITY,...), into `out`; fails the test when it fails.
+ */
+export async function steppedCorruptionRun(
+  out: string,
+  corruption: string,
+  frames: number,
+  levels: string,
+): Promise<void> {
+  const run = await knob(
+    'run',
+    '--source',
+    'default',
+    '--limit',
+    String(frames),
+    '--schedule',
+    'step',
+    '--corrupt',
+    corruption,
+    '--levels',
+    levels,
+    '--out',
+    out,
+  );
+  if (run.status !== 0) throw new Error(`knob run failed (${run.status}):\n${run.stderr}`);
+}

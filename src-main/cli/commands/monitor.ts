@@ -1,9 +1,7 @@
 import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES, type DriftDetector, type FrameSignal } from '../../../src-shared/drift';
-import { readTraceFile } from '../../core/recording/trace-arrow';
 import { monitorTrace, type MonitorTraceResult } from '../../core/use-cases/monitor-trace';
-import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption, settingsOverTrace } from '../cli-args';
-import { commandCall } from '../command-call';
-import { printJson } from '../json-output';
+import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
 
 const DEFAULT_SIGNALS: FrameSignal[] = ['confidence', 'gate-target'];
@@ -20,7 +18,7 @@ function namesOption<T extends string>(value: unknown, option: string, allowed: 
   return [...new Set(names)] as T[];
 }
 
-function referenceOption(value: unknown): { start: number; end: number } | null {
+export function referenceOption(value: unknown): { start: number; end: number } | null {
   if (value === undefined) return null;
   const match = /^(\d+):(\d+)$/.exec(String(value));
   if (match === null) throw new UsageError(`--reference takes START:END frame indices, got '${String(value)}'`);
@@ -92,34 +90,26 @@ export async function monitorCommand(args: string[]): Promise<number> {
   const strideFrames = frames('stride-frames');
   const bins = numberInRange(values.bins, 'bins', 20, { min: 2, max: 1000, integer: true });
   const seed = seedOption(values.seed);
-  const call = commandCall('monitor', values.json);
-  let result: MonitorTraceResult;
-  try {
-    // a kept-class trace gives its confidence as the kept-class estimate (frame-signals.ts)
-    const file = await readTraceFile(
-      positionals[0]!,
-      (read, size) => call.progress('reading the trace', read, size),
-      'kept classes too',
-    );
-    const { gate: settings } = await settingsOverTrace(values, file);
-    call.progress('calibrating the thresholds and monitoring', 0, null);
-    result = await monitorTrace({
-      trace: file.trace,
-      settings,
-      signals,
-      reference,
-      falseAlarmHours,
-      detectors,
-      windowFrames,
-      strideFrames,
-      bins,
-      seed,
-      signal: call.signal,
-    });
-  } finally {
-    call.dispose();
-  }
-  if (values.json) printJson({ trace: positionals[0], ...result });
-  else for (const line of reportLines(result, positionals[0]!)) process.stdout.write(`${line}\n`);
-  return 0;
+  // a kept-class trace gives its confidence as the kept-class estimate (frame-signals.ts)
+  return runOverTrace(
+    'monitor',
+    values,
+    positionals[0]!,
+    'calibrating the thresholds and monitoring',
+    (trace, settings, signal) =>
+      monitorTrace({
+        trace,
+        settings,
+        signals,
+        reference,
+        falseAlarmHours,
+        detectors,
+        windowFrames,
+        strideFrames,
+        bins,
+        seed,
+        signal,
+      }),
+    (result) => reportLines(result, positionals[0]!),
+  );
 }

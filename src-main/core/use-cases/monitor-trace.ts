@@ -86,7 +86,7 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
 }
 
 /** Frames a second of stream time: from the first and last timestamps, else the declared period. */
-function frameRateOf(trace: Trace): number {
+export function frameRateOf(trace: Trace): number {
   const n = trace.frameCount;
   const span = n > 1 ? trace.timestampsSeconds[n - 1]! - trace.timestampsSeconds[0]! : 0;
   return span > 0 ? (n - 1) / span : 1 / trace.nominalDtSeconds;

@@ -1,0 +1,165 @@
+import {
+  LABEL_FREE_METHOD_NAMES,
+  LABEL_FREE_METHODS,
+  labelFreeAccuracy,
+  MIN_LABELLED_REFERENCE,
+  type AccuracyEstimate,
+  type LabelFreeMethod,
+} from '../../../src-shared/drift';
+import { KnobError } from '../../../src-shared/errors';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { replay } from '../../../src-shared/trace/replay';
+import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
+import { REFERENCE_FRACTION, frameRateOf } from './monitor-trace';
+
+export type EstimateGrouping = 'severity' | 'window';
+
+export interface EstimateAccuracyInput {
+  trace: Trace;
+  settings: GateSettings;
+  /** Labelled frames [start, end) the estimators are fitted on; null: the first fifth. */
+  reference: { start: number; end: number } | null;
+  by: EstimateGrouping;
+  /** Frames a window with `by: 'window'`; null: a minute of the recording's frames. */
+  windowFrames: number | null;
+  replicates: number;
+  seed: number;
+}
+
+export interface EstimatedGroup {
+  /** The severity, or the window's first frame. */
+  key: string;
+  firstFrame: number;
+  frames: number;
+  estimates: AccuracyEstimate[];
+  /** Labelled frames in the group and their accuracy, when the labels are there to reveal. */
+  labelledFrames: number;
+  trueAccuracy: number | null;
+}
+
+export interface EstimateAccuracyResult {
+  referenceStart: number;
+  referenceEnd: number;
+  referenceLabelledFrames: number;
+  referenceAccuracy: number;
+  by: EstimateGrouping;
+  methods: Array<{ method: LabelFreeMethod; identity: string; assumption: string }>;
+  groups: EstimatedGroup[];
+  /** Over the groups with labels: each method's mean absolute error and how many intervals cover the truth. */
+  summary: Array<{ method: LabelFreeMethod; meanAbsoluteError: number | null; covered: number; groups: number }>;
+  /** Set on a kept-class trace: its confidences and top-1 are the kept-class estimates. */
+  approximation?: string;
+}
+
+/**
+ * Label-free accuracy estimates of a recording (`knob estimate`): the estimators (mean confidence,
+ * ATC, DoC, calibrated confidence; src-shared/drift/label-free-accuracy.ts) fitted on the labelled
+ * frames of a reference window, applied to each severity or window after it without reading its
+ * labels; where the labels are there, each group also gets its true accuracy, so the estimates can
+ * be judged (labels revealed afterwards).
+ */
+export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateAccuracyResult {
+  const { trace } = input;
+  const n = trace.frameCount;
+  const reference = input.reference ?? { start: 0, end: Math.floor(n * REFERENCE_FRACTION) };
+  if (reference.start < 0 || reference.end >= n)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the reference window ${reference.start}:${reference.end} must lie within the recording's ${n} frames and leave frames after it`,
+    );
+  const labels = trace.labels;
+  const referenceFrames: number[] = [];
+  if (labels !== null)
+    for (let i = reference.start; i < reference.end; i++) if (labels[i] !== UNKNOWN_LABEL) referenceFrames.push(i);
+  if (referenceFrames.length < MIN_LABELLED_REFERENCE)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the reference window ${reference.start}:${reference.end} has ${referenceFrames.length} labelled frames; the estimates are fitted on at least ${MIN_LABELLED_REFERENCE}`,
+    );
+  if (input.by === 'severity' && trace.metadata.severity?.kind !== 'number')
+    throw new KnobError('INVALID_INPUT', 'this recording has no severity column to group by: use windows');
+  const replayed = replay(trace, input.settings, { logits: 'kept classes too' });
+  const correct = (i: number) => (replayed.top1[i] === labels![i] ? 1 : 0);
+  const referenceData = {
+    confidence: Float64Array.from(referenceFrames, (i) => replayed.confidence[i]!),
+    correct: Uint8Array.from(referenceFrames, correct),
+  };
+  const grouped = groupsAfter(trace, reference.end, input);
+  const estimates = labelFreeAccuracy(
+    referenceData,
+    grouped.map(({ frames }) => Float64Array.from(frames, (i) => replayed.confidence[i]!)),
+    { replicates: input.replicates, seed: input.seed },
+  );
+  const groups: EstimatedGroup[] = grouped.map(({ key, frames }, g) => {
+    let labelled = 0;
+    let right = 0;
+    if (labels !== null)
+      for (const i of frames)
+        if (labels[i] !== UNKNOWN_LABEL) {
+          labelled++;
+          right += correct(i);
+        }
+    return {
+      key,
+      firstFrame: frames[0]!,
+      frames: frames.length,
+      estimates: estimates[g]!,
+      labelledFrames: labelled,
+      trueAccuracy: labelled > 0 ? right / labelled : null,
+    };
+  });
+  const judged = groups.filter((g) => g.trueAccuracy !== null);
+  let referenceRight = 0;
+  for (const c of referenceData.correct) referenceRight += c;
+  return {
+    referenceStart: reference.start,
+    referenceEnd: reference.end,
+    referenceLabelledFrames: referenceFrames.length,
+    referenceAccuracy: referenceRight / referenceFrames.length,
+    by: input.by,
+    methods: LABEL_FREE_METHOD_NAMES.map((method) => ({ method, ...LABEL_FREE_METHODS[method] })),
+    groups,
+    summary: LABEL_FREE_METHOD_NAMES.map((method, m) => ({
+      method,
+      meanAbsoluteError:
+        judged.length === 0
+          ? null
+          : judged.reduce((sum, g) => sum + Math.abs(g.estimates[m]!.value - g.trueAccuracy!), 0) / judged.length,
+      covered: judged.filter((g) => g.estimates[m]!.low <= g.trueAccuracy! && g.trueAccuracy! <= g.estimates[m]!.high)
+        .length,
+      groups: judged.length,
+    })),
+    ...(trace.keptClasses === undefined
+      ? {}
+      : {
+          approximation: `a kept-class trace (${trace.keptClasses.keep} of ${trace.classCount} classes a frame): its confidences and top-1 are the kept-class estimates`,
+        }),
+  };
+}
+
+/** The frames after the reference, by severity (in order of first appearance) or in windows. */
+function groupsAfter(
+  trace: Trace,
+  from: number,
+  input: EstimateAccuracyInput,
+): Array<{ key: string; frames: number[] }> {
+  const n = trace.frameCount;
+  if (input.by === 'severity') {
+    const severity = trace.metadata.severity as { kind: 'number'; values: Float64Array };
+    const byKey = new Map<string, number[]>();
+    for (let i = from; i < n; i++) {
+      const key = String(severity.values[i]);
+      let frames = byKey.get(key);
+      if (frames === undefined) byKey.set(key, (frames = []));
+      frames.push(i);
+    }
+    return [...byKey].map(([key, frames]) => ({ key, frames }));
+  }
+  const size = input.windowFrames ?? Math.max(1, Math.round(60 * frameRateOf(trace)));
+  const out: Array<{ key: string; frames: number[] }> = [];
+  for (let start = from; start < n; start += size) {
+    const frames = Array.from({ length: Math.min(size, n - start) }, (_, j) => start + j);
+    out.push({ key: String(start), frames });
+  }
+  return out;
+}
