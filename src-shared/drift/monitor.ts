@@ -168,6 +168,14 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
   const tested = specs.filter((s) => s !== null).length;
   const perPair = options.meanFramesBetweenFalseAlarms * Math.max(1, tested);
   const paths = options.paths ?? pathsWithinBudget(perPair);
+  const simulated = paths * Math.ceil(DEFAULT_PATH_TARGETS * perPair) * tested;
+  if (simulated > MAX_SIMULATED_FRAMES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `one false alarm in ${Math.round(options.meanFramesBetweenFalseAlarms)} frames over ${tested} signal-detector pairs ` +
+        `needs ${simulated.toExponential(2)} simulated frames to calibrate, more than the ${MAX_SIMULATED_FRAMES.toExponential(1)} ` +
+        'allowed (about half a minute): ask for a shorter time between false alarms or fewer signals',
+    );
   const requests = specs.map((s, index) =>
     s === null
       ? null
@@ -233,6 +241,8 @@ export function runMonitor(
  */
 export const SIMULATED_FRAMES_BUDGET = 40_000_000;
 export const MIN_PATHS = 16;
+/** Simulated frames a monitor at most, every threshold together: what ends in about half a minute here. */
+export const MAX_SIMULATED_FRAMES = 1.5e9;
 
 function pathsWithinBudget(targetFrames: number): number {
   const perPath = DEFAULT_PATH_TARGETS * targetFrames;

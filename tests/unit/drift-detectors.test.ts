@@ -167,6 +167,19 @@ describe('the monitor', () => {
         seed: 1,
       }),
     ).toThrow(/reference window 0:50 must lie within the 20000 frames and hold at least 100/);
+    // a target whose calibration would run for minutes is refused before any simulation
+    expect(() =>
+      monitorSignals([{ name: 'x', values }], {
+        referenceStart: 0,
+        referenceEnd: 5000,
+        meanFramesBetweenFalseAlarms: 24 * 3600 * 1000,
+        detectors: ['cusum', 'window-ks'],
+        windowFrames: 20,
+        strideFrames: 5,
+        bins: 10,
+        seed: 1,
+      }),
+    ).toThrow(/needs 1\.6\de\+10 simulated frames to calibrate, more than the 1\.5e\+9 allowed/);
   });
 });
 
