@@ -38,6 +38,7 @@ const SHARED_FOLDERS = [
   'tuning',
   'analysis',
   'drift',
+  'review',
   'plots',
   'api',
   'bundle',

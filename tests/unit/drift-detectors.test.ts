@@ -18,7 +18,16 @@ import {
   WindowKs,
   type AlarmStatistic,
 } from '../../src-shared/drift';
+import { topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { normalDraw, seededRandom } from '../../src-shared/random';
+import {
+  reviewQueue,
+  STRATIFIED_BINNING,
+  stratifiedBins,
+  stratifiedEce,
+  stratifiedEceInterval,
+  UNLABELLED_OUTCOME,
+} from '../../src-shared/review';
 
 /** x_t = phi x_{t-1} + sqrt(1 - phi^2) e_t: unit variance, autocorrelation phi^lag. */
 function ar1(frames: number, phi: number, seed: number, shiftFrom = Infinity, shiftSd = 0): Float64Array {
@@ -212,5 +221,41 @@ describe('label-free accuracy estimators', () => {
     expect(() =>
       fitAccuracyEstimators({ confidence: confidence.subarray(0, 50), correct: correct.subarray(0, 50) }),
     ).toThrow(/at least 100 labelled reference frames; the reference has 50/);
+  });
+});
+
+describe('the stratified ECE of a window', () => {
+  const random = seededRandom(33);
+  const confidence = Float64Array.from({ length: 3000 }, () => 0.4 + 0.6 * random());
+  const correct = Uint8Array.from(confidence, (c) => (random() < c - 0.05 ? 1 : 0));
+
+  it('with every frame labelled is the plain ECE of the same 15 equal-width bins', () => {
+    const bins = stratifiedBins({ confidence, outcome: Int8Array.from(correct) }).bins;
+    const plain = topLabelBinnedMetrics(
+      { confidence, correct, predicted: new Int32Array(confidence.length) },
+      STRATIFIED_BINNING,
+    ).find((m) => m.name === 'ECE')!.value;
+    expect(stratifiedEce(bins)).toBeCloseTo(plain, 12);
+  });
+
+  it('its interval narrows as labels come, and the queue goes first to bins with no label', () => {
+    const outcome = new Int8Array(confidence.length).fill(UNLABELLED_OUTCOME);
+    const width = () => {
+      const { low, high } = stratifiedEceInterval(stratifiedBins({ confidence, outcome }).bins, {
+        draws: 2000,
+        seed: 1,
+      });
+      return high - low;
+    };
+    const none = width();
+    for (let i = 0; i < confidence.length; i += 3) outcome[i] = correct[i]!;
+    expect(width()).toBeLessThan(none);
+    const sparse = new Int8Array(confidence.length).fill(UNLABELLED_OUTCOME);
+    // labels only above 0.7: the four bins wholly below it (0.4 to 0.667) get the first four labels
+    for (let i = 0; i < confidence.length; i++) if (confidence[i]! >= 0.7 && i % 2 === 0) sparse[i] = correct[i]!;
+    const queue = reviewQueue({ confidence, outcome: sparse }, 4);
+    expect(queue.every((q) => q.confidence < 2 / 3 && /no label yet/.test(q.reason))).toBe(true);
+    expect(new Set(queue.map((q) => q.bin)).size).toBe(4);
+    expect(queue.every((q) => q.narrowing > 0)).toBe(true);
   });
 });

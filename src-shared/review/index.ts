@@ -1,0 +1,2 @@
+export * from './review-queue';
+export * from './stratified-calibration-error';
