@@ -157,6 +157,13 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       bootstrap intervals. Where the frames have labels, each group's true accuracy is shown too,
       with each method's mean absolute error and how often its interval covers the truth.
 `,
+  review: `  knob review TRACE.arrow [--window START:END] [--count N] [--draws N] [--seed S] [${GATE_USAGE}] [--json]
+      The review queue: the window's (default the last 2,000 frames) stratified ECE with a 95 %
+      interval (bin weights from every frame, accuracies from the labelled ones at each bin's
+      Jeffreys posterior), and the N frames (default 20) whose labels would narrow that interval
+      most, each with its stream time, why it was chosen (a bin with no label, an uncertain
+      crowded bin, the branches disagreeing, u* moving) and the expected narrowing.
+`,
   tune: `  knob tune TRACE.arrow [--metric ${TUNING_METRICS.join('|')}]
             [--max-settling S] [--max-overshoot PERCENT] [--min-bandwidth HZ]
             [--split time|random|none] [--evaluate-fraction F] [--search-on fit|held-out] [--seed S]

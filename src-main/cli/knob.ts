@@ -80,6 +80,10 @@ const COMMANDS = {
     summary: 'accuracy without labels (ATC, DoC), fitted on a labelled reference window',
     load: async () => (await import('./commands/estimate')).estimateCommand,
   },
+  review: {
+    summary: "the frames to label next to narrow a window's calibration error interval most",
+    load: async () => (await import('./commands/review')).reviewCommand,
+  },
   tune: {
     summary: 'tune the knobs on a trace by replay, judged on held-out frames',
     load: async () => (await import('./commands/tune')).tuneCommand,

@@ -18,14 +18,15 @@ function namesOption<T extends string>(value: unknown, option: string, allowed: 
   return [...new Set(names)] as T[];
 }
 
-export function referenceOption(value: unknown): { start: number; end: number } | null {
+/** A START:END window of frame indices (--reference, --window), or null when not given. */
+export function referenceOption(value: unknown, option = 'reference'): { start: number; end: number } | null {
   if (value === undefined) return null;
   const match = /^(\d+):(\d+)$/.exec(String(value));
-  if (match === null) throw new UsageError(`--reference takes START:END frame indices, got '${String(value)}'`);
+  if (match === null) throw new UsageError(`--${option} takes START:END frame indices, got '${String(value)}'`);
   const start = Number(match[1]);
   const end = Number(match[2]);
   if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start < end))
-    throw new UsageError(`--reference START:END needs START < END, got '${String(value)}'`);
+    throw new UsageError(`--${option} START:END needs START < END, got '${String(value)}'`);
   return { start, end };
 }
 
