@@ -143,10 +143,12 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       Drift alarms on what every frame has, labelled or not: each signal (default confidence and
       gate-target) through a two-sided CUSUM and a windowed KS test against the reference window
       (frames START to END, default the first 20 %), each threshold calibrated on the reference by
-      simulation (moving block bootstrap) so that the monitor as a whole raises at most one false
-      alarm in H hours of unshifted stream (default 1; each of m signal-detector pairs is held to
-      m x H). The window defaults to 10 s of frames, tested every second. Prints each threshold,
-      how it was calibrated, and every alarm with its frame and stream time.
+      simulation (a Gaussian-copula autoregression fitted to it, the detector refitted on a
+      simulated reference each path) so that the monitor as a whole raises at most one false alarm
+      in H hours of unshifted stream (default 1; each of m signal-detector pairs is held to m x H;
+      a target that would take over 1.5e9 simulated frames is refused). The window defaults to
+      10 s of frames, tested every second. Prints each threshold, how it was calibrated, and the
+      first 20 alarms with their frame and stream time (--json: every one).
 `,
   estimate: `  knob estimate TRACE.arrow [--reference START:END] [--by severity|window] [--window-frames N]
             [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
@@ -156,6 +158,13 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       (or each window, default a minute) after it without reading its labels, with 95 % moving-block
       bootstrap intervals. Where the frames have labels, each group's true accuracy is shown too,
       with each method's mean absolute error and how often its interval covers the truth.
+`,
+  timeline: `  knob timeline TRACE.arrow [--window-frames N] [--stride-frames N] [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
+      Calibration over time of a labelled (or partly labelled) recording: accuracy, ECE (15
+      equal-width bins, L1), NLL and Brier over windows (default a minute of frames, one after
+      another; --stride-frames below the window slides them), each on the window's labelled frames
+      with a 95 % moving-block bootstrap interval, and the change points of accuracy (binary
+      segmentation, each split tested against moving-block resamples of its segment).
 `,
   review: `  knob review TRACE.arrow [--window START:END] [--count N] [--draws N] [--seed S] [${GATE_USAGE}] [--json]
       The review queue: the window's (default the last 2,000 frames) stratified ECE with a 95 %

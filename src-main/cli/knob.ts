@@ -80,6 +80,10 @@ const COMMANDS = {
     summary: 'accuracy without labels (ATC, DoC), fitted on a labelled reference window',
     load: async () => (await import('./commands/estimate')).estimateCommand,
   },
+  timeline: {
+    summary: 'calibration over time: metrics over windows with intervals, and change points',
+    load: async () => (await import('./commands/timeline')).timelineCommand,
+  },
   review: {
     summary: "the frames to label next to narrow a window's calibration error interval most",
     load: async () => (await import('./commands/review')).reviewCommand,

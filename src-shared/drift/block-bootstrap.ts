@@ -1,11 +1,12 @@
 import type { RandomSource } from '../random';
 
 /**
- * Unshifted streams for calibrating alarm thresholds, drawn from a reference window by the moving
- * block bootstrap (Kuensch 1989): blocks of consecutive reference frames, each starting at a
- * uniform position, laid end to end. Whole blocks keep the stream's autocorrelation up to the block
- * length, which an i.i.d. resample would lose: a video's confidence moves slowly, and thresholds
- * fitted to shuffled frames would alarm far more often than stated.
+ * The moving block bootstrap (Kuensch 1989) of a window of a stream, for the intervals of the
+ * label-free estimates and of calibration over time: blocks of consecutive frames, each starting at
+ * a uniform position, laid end to end. Whole blocks keep the stream's autocorrelation up to the
+ * block length, which an i.i.d. resample would lose: a video's confidence moves slowly, and
+ * intervals from shuffled frames would be too narrow. (The alarm thresholds need the long-run
+ * variance exactly and are simulated by copula-autoregression.ts instead.)
  */
 export class BlockBootstrapStream {
   private at = 0;
@@ -48,8 +49,7 @@ const MAX_LAG = 2000;
  * (Geyer 1992's initial positive sequence, in its simplest form), at most a quarter of the reference.
  * The long-run variance a block bootstrap reproduces falls short by about sum_k |k| gamma_k / b
  * (Kuensch 1989); for an AR(1) stream that is 2 rho / (1 - rho^2) / b, a quarter at b = 2 tau with
- * rho = 0.8, and a CUSUM sees that shortfall as false alarms half again as often as stated. At
- * b = 10 tau it is a few per cent. A constant reference has no autocorrelation to keep: n^(1/3).
+ * rho = 0.8, a few per cent at b = 10 tau. A constant reference has no autocorrelation to keep: n^(1/3).
  */
 export function blockFramesFor(reference: Float64Array): number {
   const n = reference.length;

@@ -1,10 +1,15 @@
 import { seededRandom } from '../random';
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
-import { BlockBootstrapStream } from './block-bootstrap';
+import { CopulaStream, fitCopulaAutoregression } from './copula-autoregression';
 
 export interface ThresholdCalibration {
   /** Alarm when the statistic is above this. */
   threshold: number;
+  /**
+   * false when no threshold met the target within the simulated paths (every path censored, or
+   * the statistic never tested): the pair cannot be monitored at this target, and says so.
+   */
+  reachable: boolean;
   /** The mean frames between false alarms it was fitted to, and what the simulation gives at it. */
   targetFrames: number;
   simulatedMeanFrames: number;
@@ -12,7 +17,8 @@ export interface ThresholdCalibration {
   pathFrames: number;
   /** Paths with no alarm at the threshold within pathFrames (counted as pathFrames: conservative). */
   censoredPaths: number;
-  blockFrames: number;
+  /** The AR order fitted to the reference's normal scores. */
+  autoregressionOrder: number;
   method: string;
 }
 
@@ -20,51 +26,106 @@ export interface ThresholdOptions {
   paths?: number;
   /** Each path runs this many times the target (about e^-3 of the paths are then censored). */
   pathTargets?: number;
-  blockFrames: number;
+  /** Frames a path runs at least (a windowed test must fill its window and test a few times). */
+  minPathFrames?: number;
   seed: number;
 }
 
 /**
  * The threshold at which a detector's mean time between false alarms on unshifted data is
- * `targetFrames`, by simulation: `paths` streams drawn from the reference by the moving block
- * bootstrap, each run through a fresh detector for pathTargets x targetFrames frames. With restarts
- * after an alarm the run lengths renew, so the mean time between alarms is the mean run length, and
- * a path's run length at threshold h is the first frame its running maximum passes h: one pass per
- * path gives the run length at every threshold at once. The threshold is the smallest running-maximum
- * value whose mean run length reaches the target; a path that never passes it counts as its full
- * length, which can only lengthen the true mean (conservative).
+ * `targetFrames`, by simulation: `paths` streams from a Gaussian-copula autoregression fitted to the
+ * reference (copula-autoregression.ts). Each path first simulates a reference of the same length
+ * and fits the detector to it (its mean and sd, or its quantile edges), so the thresholds carry the
+ * reference's own sampling error, which the detector run on real data carries too (the bootstrap
+ * for control charts with estimated parameters, Gandy and Kvaloy 2013); then it runs the detector
+ * for pathTargets x targetFrames frames. With restarts after an alarm the run lengths renew, so the
+ * mean time between alarms is the mean run length, and a path's run length at threshold h is the
+ * first frame its running maximum passes h: one pass per path gives the run length at every
+ * threshold at once. The threshold is the smallest running-maximum value whose mean run length
+ * reaches the target. A path that never passes it counts as its full length; its true run length
+ * can only be longer, so the true mean is at least the simulated one (conservative).
  */
 export function thresholdForMeanFramesBetweenAlarms(
-  makeStatistic: () => AlarmStatistic,
+  makeStatistic: (reference: Float64Array) => AlarmStatistic,
   reference: Float64Array,
   targetFrames: number,
   options: ThresholdOptions,
 ): ThresholdCalibration {
+  return thresholdsForMeanFramesBetweenAlarms([makeStatistic], reference, targetFrames, options)[0]!;
+}
+
+/**
+ * The thresholds of several detectors of one signal, from the same simulated paths: each path's
+ * stream is drawn once and fed to every detector (each refitted on the path's simulated
+ * reference), which halves the simulation for a CUSUM and a windowed test of the same signal.
+ */
+export function thresholdsForMeanFramesBetweenAlarms(
+  makers: ReadonlyArray<(reference: Float64Array) => AlarmStatistic>,
+  reference: Float64Array,
+  targetFrames: number,
+  options: ThresholdOptions,
+): ThresholdCalibration[] {
   const paths = options.paths ?? DEFAULT_PATHS;
-  const pathFrames = Math.ceil((options.pathTargets ?? DEFAULT_PATH_TARGETS) * targetFrames);
+  const pathFrames = Math.max(
+    options.minPathFrames ?? 0,
+    Math.ceil((options.pathTargets ?? DEFAULT_PATH_TARGETS) * targetFrames),
+  );
   const random = seededRandom(options.seed);
-  // per path, its running-maximum records: the frame (1-based) and the new maximum
-  const recordFrames: Float64Array[] = [];
-  const recordValues: Float64Array[] = [];
-  const encoder = makeStatistic();
-  const encoded = reference.map((x) => encoder.encode(x));
+  const model = fitCopulaAutoregression(reference);
+  const n = reference.length;
+  const d = makers.length;
+  const simulatedReference = new Float64Array(n);
+  const codes = makers.map(() => new Float64Array(n));
+  // per detector and path, its running-maximum records: the frame (1-based) and the new maximum
+  const recordFrames = makers.map(() => [] as Float64Array[]);
+  const recordValues = makers.map(() => [] as Float64Array[]);
   for (let p = 0; p < paths; p++) {
-    const stream = new BlockBootstrapStream(encoded, options.blockFrames, random);
-    const statistic = makeStatistic();
-    const frames: number[] = [];
-    const values: number[] = [];
-    let max = -Infinity;
+    const stream = new CopulaStream(model, random);
+    for (let i = 0; i < n; i++) simulatedReference[i] = model.sorted[stream.nextIndex()]!;
+    const statistics = makers.map((make) => make(simulatedReference));
+    // the stream is made of the reference's values: each is encoded once a path for each detector
+    statistics.forEach((statistic, k) => {
+      for (let i = 0; i < n; i++) codes[k]![i] = statistic.encode(model.sorted[i]!);
+    });
+    const frames = makers.map(() => [] as number[]);
+    const values = makers.map(() => [] as number[]);
+    const max = new Float64Array(d).fill(-Infinity);
     for (let t = 1; t <= pathFrames; t++) {
-      const s = statistic.nextEncoded(stream.next());
-      if (s !== NO_TEST && s > max) {
-        max = s;
-        frames.push(t);
-        values.push(s);
+      const index = stream.nextIndex();
+      for (let k = 0; k < d; k++) {
+        const s = statistics[k]!.nextEncoded(codes[k]![index]!);
+        if (s !== NO_TEST && s > max[k]!) {
+          max[k] = s;
+          frames[k]!.push(t);
+          values[k]!.push(s);
+        }
       }
     }
-    recordFrames.push(Float64Array.from(frames));
-    recordValues.push(Float64Array.from(values));
+    for (let k = 0; k < d; k++) {
+      recordFrames[k]!.push(Float64Array.from(frames[k]!));
+      recordValues[k]!.push(Float64Array.from(values[k]!));
+    }
   }
+  return makers.map((_, k) =>
+    thresholdFromRecords(
+      recordFrames[k]!,
+      recordValues[k]!,
+      targetFrames,
+      paths,
+      pathFrames,
+      model.coefficients.length,
+    ),
+  );
+}
+
+function thresholdFromRecords(
+  recordFrames: Float64Array[],
+  recordValues: Float64Array[],
+  targetFrames: number,
+  paths: number,
+  pathFrames: number,
+  order: number,
+): ThresholdCalibration {
   const meanRunLength = (threshold: number): { mean: number; censored: number } => {
     let sum = 0;
     let censored = 0;
@@ -81,26 +142,25 @@ export function thresholdForMeanFramesBetweenAlarms(
   // the mean run length only grows with the threshold: bisect the candidates for the first that reaches it
   let lo = 0;
   let hi = candidates.length - 1;
-  if (candidates.length === 0 || meanRunLength(candidates[hi]!).mean < targetFrames) hi = -1;
-  else
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (meanRunLength(candidates[mid]!).mean >= targetFrames) hi = mid;
-      else lo = mid + 1;
-    }
-  const threshold = hi < 0 ? (candidates[candidates.length - 1] ?? 0) : candidates[hi]!;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (meanRunLength(candidates[mid]!).mean >= targetFrames) hi = mid;
+    else lo = mid + 1;
+  }
+  const threshold = candidates.length === 0 ? Infinity : candidates[hi]!;
   const { mean, censored } = meanRunLength(threshold);
   return {
     threshold,
+    reachable: candidates.length > 0 && censored < paths,
     targetFrames,
     simulatedMeanFrames: mean,
     paths,
     pathFrames,
     censoredPaths: censored,
-    blockFrames: options.blockFrames,
+    autoregressionOrder: order,
     method:
-      `simulated: ${paths} unshifted streams of ${pathFrames} frames from the reference ` +
-      `(moving block bootstrap, blocks of ${options.blockFrames} frames), restart after each alarm`,
+      `simulated: ${paths} unshifted streams of ${pathFrames} frames from a Gaussian-copula AR(${order}) ` +
+      'fitted to the reference, the detector refitted on a simulated reference each (Gandy and Kvaloy 2013), restart after each alarm',
   };
 }
 

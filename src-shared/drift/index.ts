@@ -6,3 +6,5 @@ export * from './frame-signals';
 export * from './monitor';
 export * from './window-ks';
 export * from './label-free-accuracy';
+export * from './calibration-over-time';
+export * from './copula-autoregression';

@@ -1,11 +1,10 @@
 import { KnobError } from '../errors';
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
-import { blockFramesFor } from './block-bootstrap';
 import { CUSUM_IDENTITY, TwoSidedCusum } from './cusum';
 import {
   DEFAULT_PATH_TARGETS,
   DEFAULT_PATHS,
-  thresholdForMeanFramesBetweenAlarms,
+  thresholdsForMeanFramesBetweenAlarms,
   type ThresholdCalibration,
 } from './false-alarm-threshold';
 import { WindowKs, windowKsIdentity } from './window-ks';
@@ -67,40 +66,45 @@ export interface MonitorReport {
 
 /** How a pair's statistic is made from its reference: plain data, so a thread can make it too. */
 export type StatisticSpec =
-  | { detector: 'cusum'; referenceMean: number; referenceSd: number }
-  | { detector: 'window-ks'; windowFrames: number; strideFrames: number; bins: number };
+  { detector: 'cusum' } | { detector: 'window-ks'; windowFrames: number; strideFrames: number; bins: number };
 
+/** The detector fitted to a reference: its mean and sd, or its quantile edges. */
 export function makeStatistic(spec: StatisticSpec, reference: Float64Array): AlarmStatistic {
-  return spec.detector === 'cusum'
-    ? new TwoSidedCusum(spec.referenceMean, spec.referenceSd)
-    : new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins);
+  if (spec.detector === 'window-ks') return new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins);
+  const { mean, sd } = meanAndSd(reference);
+  // a simulated reference can come out constant where the real one was not: a tiny sd, then
+  return new TwoSidedCusum(mean, sd > 0 ? sd : Number.MIN_VALUE);
 }
 
-/** One pair's threshold to calibrate (calibrateThreshold), wherever it runs. */
+/** One signal's thresholds to calibrate (calibrateThresholds), one a detector, wherever it runs. */
 export interface ThresholdRequest {
-  spec: StatisticSpec;
+  specs: StatisticSpec[];
+  /** The monitor's pairs the specs stand for, in their order. */
+  pairs: number[];
   reference: Float64Array;
   targetFrames: number;
   paths: number;
-  blockFrames: number;
+  minPathFrames: number;
   seed: number;
 }
 
-export function calibrateThreshold(request: ThresholdRequest): ThresholdCalibration {
-  const { spec, reference } = request;
-  return thresholdForMeanFramesBetweenAlarms(() => makeStatistic(spec, reference), reference, request.targetFrames, {
-    paths: request.paths,
-    blockFrames: request.blockFrames,
-    seed: request.seed,
-  });
+export function calibrateThresholds(request: ThresholdRequest): ThresholdCalibration[] {
+  return thresholdsForMeanFramesBetweenAlarms(
+    request.specs.map((spec) => (reference: Float64Array) => makeStatistic(spec, reference)),
+    request.reference,
+    request.targetFrames,
+    { paths: request.paths, minPathFrames: request.minPathFrames, seed: request.seed },
+  );
 }
 
-/** What a monitor will do: its pairs, and the thresholds it needs (null for a pair not tested). */
+/** What a monitor will do: its pairs, and the thresholds it needs (a request a tested signal). */
 export interface MonitorPlan {
   options: MonitorOptions;
   pairs: MonitoredPair[];
   signalOfPair: number[];
-  requests: Array<ThresholdRequest | null>;
+  /** Each tested pair's statistic and reference (null: not tested). */
+  statistics: Array<{ spec: StatisticSpec; reference: Float64Array } | null>;
+  requests: ThresholdRequest[];
   meanFramesBetweenFalseAlarmsPerPair: number;
 }
 
@@ -116,11 +120,7 @@ export interface MonitorPlan {
  */
 export function monitorSignals(signals: readonly MonitorSignal[], options: MonitorOptions): MonitorReport {
   const plan = planMonitor(signals, options);
-  return runMonitor(
-    signals,
-    plan,
-    plan.requests.map((r) => (r === null ? null : calibrateThreshold(r))),
-  );
+  return runMonitor(signals, plan, plan.requests.map(calibrateThresholds));
 }
 
 export function planMonitor(signals: readonly MonitorSignal[], options: MonitorOptions): MonitorPlan {
@@ -160,7 +160,7 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
       }
       const spec: StatisticSpec =
         detector === 'cusum'
-          ? { detector, referenceMean: mean, referenceSd: sd }
+          ? { detector }
           : { detector, windowFrames: options.windowFrames, strideFrames: options.strideFrames, bins: options.bins };
       specs.push({ spec, reference });
     }
@@ -176,39 +176,62 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
         `needs ${simulated.toExponential(2)} simulated frames to calibrate, more than the ${MAX_SIMULATED_FRAMES.toExponential(1)} ` +
         'allowed (about half a minute): ask for a shorter time between false alarms or fewer signals',
     );
-  const requests = specs.map((s, index) =>
-    s === null
-      ? null
-      : {
-          ...s,
-          targetFrames: perPair,
-          paths,
-          blockFrames: blockFramesFor(s.reference),
-          seed: (options.seed + index * 0x9e3779b9) >>> 0,
-        },
-  );
-  return { options, pairs, signalOfPair, requests, meanFramesBetweenFalseAlarmsPerPair: perPair };
+  const requests: ThresholdRequest[] = [];
+  specs.forEach((s, index) => {
+    if (s === null) return;
+    const signal = signalOfPair[index]!;
+    let request = requests.find((r) => signalOfPair[r.pairs[0]!] === signal);
+    if (request === undefined) {
+      request = {
+        specs: [],
+        pairs: [],
+        reference: s.reference,
+        targetFrames: perPair,
+        paths,
+        minPathFrames: 0,
+        seed: (options.seed + signal * 0x9e3779b9) >>> 0,
+      };
+      requests.push(request);
+    }
+    request.specs.push(s.spec);
+    request.pairs.push(index);
+    // a windowed test must fill its window and test a few times in every path
+    if (s.spec.detector === 'window-ks')
+      request.minPathFrames = Math.max(request.minPathFrames, s.spec.windowFrames + 10 * s.spec.strideFrames);
+  });
+  return { options, pairs, signalOfPair, statistics: specs, requests, meanFramesBetweenFalseAlarmsPerPair: perPair };
 }
 
-/** The monitor run with its thresholds (calibrations[i] for plan.requests[i]). */
+/** The monitor run with its thresholds (calibrations[r][k] for plan.requests[r].specs[k]). */
 export function runMonitor(
   signals: readonly MonitorSignal[],
   plan: MonitorPlan,
-  calibrations: ReadonlyArray<ThresholdCalibration | null>,
+  calibrations: ReadonlyArray<readonly ThresholdCalibration[]>,
 ): MonitorReport {
   const frames = signals[0]?.values.length ?? 0;
   const { referenceStart, referenceEnd } = plan.options;
   const alarms: DriftAlarm[] = [];
   const pairs = plan.pairs.map((p) => ({ ...p }));
+  const calibrationOfPair = new Map<number, ThresholdCalibration>();
+  plan.requests.forEach((request, r) =>
+    request.pairs.forEach((pair, k) => calibrationOfPair.set(pair, calibrations[r]![k]!)),
+  );
   pairs.forEach((pair, index) => {
-    const request = plan.requests[index];
-    const calibration = calibrations[index];
-    if (request === null || request === undefined || calibration === null || calibration === undefined) return;
+    const statistic = plan.statistics[index];
+    const calibration = calibrationOfPair.get(index);
+    if (statistic === null || statistic === undefined || calibration === undefined) return;
     pair.calibration = calibration;
-    const statistic = makeStatistic(request.spec, request.reference);
+    if (!calibration.reachable) {
+      pair.skipped =
+        `no threshold reaches the target: in ${calibration.paths} simulated streams of ${calibration.pathFrames} frames ` +
+        'the statistic never alarmed at any value it took (a window too short for its values to spread, or a stride too long): ' +
+        'try a longer window or a shorter time between false alarms';
+      return;
+    }
+    const detector = makeStatistic(statistic.spec, statistic.reference);
     const values = signals[plan.signalOfPair[index]!]!.values;
     for (let frame = referenceEnd; frame < frames; frame++) {
-      const s = statistic.nextEncoded(statistic.encode(values[frame]!));
+      const s = detector.nextEncoded(detector.encode(values[frame]!));
       if (s !== NO_TEST && s > calibration.threshold) {
         alarms.push({
           frame,
@@ -218,7 +241,7 @@ export function runMonitor(
           threshold: calibration.threshold,
         });
         pair.alarms++;
-        statistic.reset();
+        detector.reset();
       }
     }
   });
@@ -235,13 +258,14 @@ export function runMonitor(
 }
 
 /**
- * Frames simulated a threshold at most (about 0.2 s of a CUSUM, 0.6 s of a windowed test here):
- * long targets get fewer paths, never fewer than MIN_PATHS, so a day's target still ends in seconds.
- * The calibration's relative sampling error is about 1 / sqrt(paths).
+ * The frames a signal's simulation aims at (about 2.5 s of a copula AR and two detectors here):
+ * long targets get fewer paths, but never fewer than MIN_PATHS, so past the budget the cost grows
+ * with the target until MAX_SIMULATED_FRAMES refuses it. The calibration's relative sampling error
+ * is about 1 / sqrt(paths).
  */
 export const SIMULATED_FRAMES_BUDGET = 40_000_000;
 export const MIN_PATHS = 16;
-/** Simulated frames a monitor at most, every threshold together: what ends in about half a minute here. */
+/** Simulated frames a monitor at most, every detector's counted: what ends in about a minute here. */
 export const MAX_SIMULATED_FRAMES = 1.5e9;
 
 function pathsWithinBudget(targetFrames: number): number {

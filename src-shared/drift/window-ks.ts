@@ -95,5 +95,5 @@ function upperBound(sorted: Float64Array, x: number): number {
 }
 
 export function windowKsIdentity(windowFrames: number, strideFrames: number, bins: number): string {
-  return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges, tested every ${strideFrames} frames`;
+  return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges (tied edges merged), tested every ${strideFrames} frames`;
 }

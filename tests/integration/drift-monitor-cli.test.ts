@@ -70,7 +70,7 @@ describe('knob monitor on a clean stream that drifts into a held-out corruption'
       /the reference window 0:5000 must lie within the recording's 300 frames and hold at least 100/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--signals', 'confidence,mood'), 2)).toMatch(
-      /--signals takes names from confidence, gate-target, gate, disagreement; not mood/,
+      /--signals takes names from confidence, gate-target, gate, disagreement; not 'mood'/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--reference', '9:3'), 2)).toMatch(/START < END/);
   });

@@ -13,8 +13,10 @@ function namesOption<T extends string>(value: unknown, option: string, allowed: 
   if (value === undefined) return fallback;
   const names = String(value).split(',');
   const unknown = names.filter((n) => !(allowed as readonly string[]).includes(n));
-  if (unknown.length > 0 || names.length === 0)
-    throw new UsageError(`--${option} takes names from ${allowed.join(', ')}; not ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--${option} takes names from ${allowed.join(', ')}; not ${unknown.map((n) => `'${n}'`).join(', ')}`,
+    );
   return [...new Set(names)] as T[];
 }
 

@@ -17,7 +17,7 @@ export type EstimateGrouping = 'severity' | 'window';
 export interface EstimateAccuracyInput {
   trace: Trace;
   settings: GateSettings;
-  /** Labelled frames [start, end) the estimators are fitted on; null: the first fifth. */
+  /** Labelled frames [start, end) the estimators are fitted on; null: defaultReference. */
   reference: { start: number; end: number } | null;
   by: EstimateGrouping;
   /** Frames a window with `by: 'window'`; null: a minute of the recording's frames. */
@@ -61,7 +61,9 @@ export interface EstimateAccuracyResult {
 export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateAccuracyResult {
   const { trace } = input;
   const n = trace.frameCount;
-  const reference = input.reference ?? { start: 0, end: Math.floor(n * REFERENCE_FRACTION) };
+  if (input.by === 'severity' && trace.metadata.severity?.kind !== 'number')
+    throw new KnobError('INVALID_INPUT', 'this recording has no severity column to group by: use windows');
+  const reference = input.reference ?? defaultReference(trace, input.by);
   if (reference.start < 0 || reference.end >= n)
     throw new KnobError(
       'INVALID_INPUT',
@@ -76,8 +78,7 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
       'INVALID_INPUT',
       `the reference window ${reference.start}:${reference.end} has ${referenceFrames.length} labelled frames; the estimates are fitted on at least ${MIN_LABELLED_REFERENCE}`,
     );
-  if (input.by === 'severity' && trace.metadata.severity?.kind !== 'number')
-    throw new KnobError('INVALID_INPUT', 'this recording has no severity column to group by: use windows');
+
   const replayed = replay(trace, input.settings, { logits: 'kept classes too' });
   const correct = (i: number) => (replayed.top1[i] === labels![i] ? 1 : 0);
   const referenceData = {
@@ -85,6 +86,13 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
     correct: Uint8Array.from(referenceFrames, correct),
   };
   const grouped = groupsAfter(trace, reference.end, input);
+  const resampled = input.replicates * (n - reference.start);
+  if (grouped.length > MAX_WINDOWS || resampled > MAX_RESAMPLED_FRAMES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${grouped.length} groups and ${input.replicates} replicates over ${n - reference.start} frames is more than this ` +
+        `estimates at once (${MAX_WINDOWS} groups, ${MAX_RESAMPLED_FRAMES.toExponential(0)} resampled frames): use longer windows or fewer replicates`,
+    );
   const estimates = labelFreeAccuracy(
     referenceData,
     grouped.map(({ frames }) => Float64Array.from(frames, (i) => replayed.confidence[i]!)),
@@ -136,6 +144,25 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
         }),
   };
 }
+
+/**
+ * The default reference: by severity, the frames before the severity first changes (the first
+ * level alone, so no shifted frame is fitted on); by window, the first fifth of the recording.
+ */
+function defaultReference(trace: Trace, by: EstimateGrouping): { start: number; end: number } {
+  const n = trace.frameCount;
+  if (by === 'severity') {
+    const severity = (trace.metadata.severity as { kind: 'number'; values: Float64Array }).values;
+    let end = 1;
+    while (end < n && severity[end] === severity[0]) end++;
+    return { start: 0, end };
+  }
+  return { start: 0, end: Math.floor(n * REFERENCE_FRACTION) };
+}
+
+/** Windows a call may estimate, and resampled frames in all: past them it would run for minutes. */
+export const MAX_WINDOWS = 5000;
+export const MAX_RESAMPLED_FRAMES = 4e8;
 
 /** The frames after the reference, by severity (in order of first appearance) or in windows. */
 function groupsAfter(
