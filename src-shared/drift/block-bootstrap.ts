@@ -44,9 +44,8 @@ const MAX_LAG = 2000;
 
 /**
  * The block length: the larger of n^(1/3) (the rate that balances the bootstrap's bias and variance,
- * Hall, Horowitz and Jing 1995) and ten times the integrated autocorrelation time
- * tau = 1 + 2 sum_k rho_k, summed until the first lag whose autocorrelation is not positive
- * (Geyer 1992's initial positive sequence, in its simplest form), at most a quarter of the reference.
+ * Hall, Horowitz and Jing 1995) and ten integrated autocorrelation times
+ * (integratedAutocorrelationTime), at most a quarter of the reference.
  * The long-run variance a block bootstrap reproduces falls short by about sum_k |k| gamma_k / b
  * (Kuensch 1989); for an AR(1) stream that is 2 rho / (1 - rho^2) / b, a quarter at b = 2 tau with
  * rho = 0.8, a few per cent at b = 10 tau. A constant reference has no autocorrelation to keep: n^(1/3).
@@ -54,21 +53,31 @@ const MAX_LAG = 2000;
 export function blockFramesFor(reference: Float64Array): number {
   const n = reference.length;
   const rateLength = Math.ceil(Math.cbrt(n));
+  const tau = integratedAutocorrelationTime(reference);
+  return Math.max(1, Math.min(Math.floor(n / 4), Math.max(rateLength, Math.ceil(BLOCK_TAUS * tau))));
+}
+
+/**
+ * tau = 1 + 2 sum_k rho_k, summed until the first lag whose autocorrelation is not positive (Geyer
+ * 1992's initial positive sequence, in its simplest form) and at most MAX_LAG or a quarter of the
+ * series: how many frames one independent frame is worth. A constant series: 1.
+ */
+export function integratedAutocorrelationTime(series: Float64Array): number {
+  const n = series.length;
   let mean = 0;
-  for (let i = 0; i < n; i++) mean += reference[i]!;
+  for (let i = 0; i < n; i++) mean += series[i]!;
   mean /= n;
   let variance = 0;
-  for (let i = 0; i < n; i++) variance += (reference[i]! - mean) ** 2;
+  for (let i = 0; i < n; i++) variance += (series[i]! - mean) ** 2;
   let tau = 1;
-  if (variance > 0) {
-    const lags = Math.min(MAX_LAG, Math.floor(n / 4));
-    for (let lag = 1; lag <= lags; lag++) {
-      let sum = 0;
-      for (let i = lag; i < n; i++) sum += (reference[i]! - mean) * (reference[i - lag]! - mean);
-      const rho = sum / variance;
-      if (!(rho > 0)) break;
-      tau += 2 * rho;
-    }
+  if (!(variance > 0)) return tau;
+  const lags = Math.min(MAX_LAG, Math.floor(n / 4));
+  for (let lag = 1; lag <= lags; lag++) {
+    let sum = 0;
+    for (let i = lag; i < n; i++) sum += (series[i]! - mean) * (series[i - lag]! - mean);
+    const rho = sum / variance;
+    if (!(rho > 0)) break;
+    tau += 2 * rho;
   }
-  return Math.max(1, Math.min(Math.floor(n / 4), Math.max(rateLength, Math.ceil(BLOCK_TAUS * tau))));
+  return tau;
 }

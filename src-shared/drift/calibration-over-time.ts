@@ -1,3 +1,4 @@
+import { KnobError } from '../errors';
 import { topLabelBinnedMetrics } from '../metrics/binned-metrics';
 import { binningIdentity, type EqualWidthSpec } from '../metrics/binning';
 import { seededRandom, type RandomSource } from '../random';
@@ -59,6 +60,9 @@ export interface OverTimeOptions {
 }
 
 const DEFAULT_MIN_LABELLED = 30;
+/** Windows and resampled frames a call computes at most: past them it would run for minutes. */
+export const MAX_WINDOWS = 5000;
+export const MAX_RESAMPLED_FRAMES = 4e8;
 const NULL_RESAMPLES = 199;
 const MAX_CHANGE_POINTS = 10;
 
@@ -76,6 +80,14 @@ export function calibrationOverTime(
   options: OverTimeOptions,
 ): CalibrationOverTime {
   const minLabelled = options.minLabelled ?? DEFAULT_MIN_LABELLED;
+  const windowCount = Math.ceil(Math.max(1, trace.frameCount - options.windowFrames) / options.strideFrames) + 1;
+  const resampled = windowCount * Math.min(options.windowFrames, trace.frameCount) * options.replicates;
+  if (windowCount > MAX_WINDOWS || resampled > MAX_RESAMPLED_FRAMES)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${windowCount} windows of ${options.windowFrames} frames with ${options.replicates} replicates is more than calibration ` +
+        `over time computes at once (${MAX_WINDOWS} windows, ${MAX_RESAMPLED_FRAMES.toExponential(0)} resampled frames): use a longer stride or fewer replicates`,
+    );
   const frames = labelledFrames(trace);
   const { scores, top, kept } = topLabelTraceScores(trace, gateTrajectory(trace, settings), frames);
   const random = seededRandom(options.seed);

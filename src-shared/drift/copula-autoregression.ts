@@ -42,6 +42,16 @@ export function fitCopulaAutoregression(reference: Float64Array): CopulaAutoregr
     for (let j = lo; j < hi; j++) scores[order[j]!] = score;
     lo = hi;
   }
+  // Tied values share a score, so the scores' variance is below 1 (0.28 for a 0/1 signal with 10 %
+  // ones): standardised, the simulated z has unit variance as the quantile map below assumes, and
+  // the reference's proportions come back exactly.
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += scores[i]!;
+  mean /= n;
+  let variance = 0;
+  for (let i = 0; i < n; i++) variance += (scores[i]! - mean) ** 2;
+  const sd = Math.sqrt(variance / n);
+  for (let i = 0; i < n; i++) scores[i] = sd > 0 ? (scores[i]! - mean) / sd : 0;
   const { coefficients, innovationVariance } = autoregressionByAic(scores, Math.min(MAX_ORDER, Math.floor(n / 10)));
   // cell c -> how many of the quantile boundaries Phi^-1((i + 1) / n) lie below its centre
   const indexOfCell = new Uint32Array(GRID_CELLS);

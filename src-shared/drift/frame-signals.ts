@@ -38,10 +38,17 @@ export function frameSignals(trace: Trace, settings: GateSettings, names: readon
           'INVALID_INPUT',
           `the disagreement signal needs every class of both branches; this trace keeps ${trace.keptClasses.keep} of ${trace.classCount} a frame`,
         );
-      const k = trace.classCount;
-      for (let i = 0; i < n; i++)
-        values[i] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
+      values.set(branchDisagreement(trace, 0, n));
     }
     return { name, values };
   });
+}
+
+/** 1 for each frame of [start, end) where the static and dynamic branches' top-1 differ (every class). */
+export function branchDisagreement(trace: Trace, start: number, end: number): Uint8Array {
+  const k = trace.classCount;
+  const out = new Uint8Array(end - start);
+  for (let i = start; i < end; i++)
+    out[i - start] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
+  return out;
 }

@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
+import { integratedAutocorrelationTime } from './block-bootstrap';
 import { CUSUM_IDENTITY, TwoSidedCusum } from './cusum';
 import {
   DEFAULT_PATH_TARGETS,
@@ -116,7 +117,7 @@ export interface MonitorPlan {
  * alarm streams alarms at most at the sum of their rates). Every frame after the reference is
  * monitored; a detector restarts after each alarm, and every alarm is reported with its frame.
  * In three steps, so the thresholds (the costly part) can be calibrated on threads: planMonitor,
- * calibrateThreshold for each request, runMonitor; monitorSignals does all three here.
+ * calibrateThresholds for each request, runMonitor; monitorSignals does all three here.
  */
 export function monitorSignals(signals: readonly MonitorSignal[], options: MonitorOptions): MonitorReport {
   const plan = planMonitor(signals, options);
@@ -145,6 +146,8 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
     if (signal.values.length !== frames) throw new RangeError(`signal ${signal.name}: ${signal.values.length} values`);
     const reference = signal.values.subarray(referenceStart, referenceEnd);
     const { mean, sd } = meanAndSd(reference);
+    const untestable =
+      sd > 0 ? untestableReason(reference) : `constant on the reference (${mean}): nothing to compare a shift with`;
     for (const detector of options.detectors) {
       const identity =
         detector === 'cusum'
@@ -153,8 +156,8 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
       const pair: MonitoredPair = { signal: signal.name, detector, identity, alarms: 0 };
       pairs.push(pair);
       signalOfPair.push(signalIndex);
-      if (!(sd > 0)) {
-        pair.skipped = `constant on the reference (${mean}): nothing to compare a shift with`;
+      if (untestable !== null) {
+        pair.skipped = untestable;
         specs.push(null);
         continue;
       }
@@ -168,7 +171,10 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
   const tested = specs.filter((s) => s !== null).length;
   const perPair = options.meanFramesBetweenFalseAlarms * Math.max(1, tested);
   const paths = options.paths ?? pathsWithinBudget(perPair);
-  const simulated = paths * Math.ceil(DEFAULT_PATH_TARGETS * perPair) * tested;
+  const windowedPathFrames = options.detectors.includes('window-ks')
+    ? options.windowFrames + 10 * options.strideFrames
+    : 0;
+  const simulated = paths * Math.max(windowedPathFrames, Math.ceil(DEFAULT_PATH_TARGETS * perPair)) * tested;
   if (simulated > MAX_SIMULATED_FRAMES)
     throw new KnobError(
       'INVALID_INPUT',
@@ -224,8 +230,8 @@ export function runMonitor(
     if (!calibration.reachable) {
       pair.skipped =
         `no threshold reaches the target: in ${calibration.paths} simulated streams of ${calibration.pathFrames} frames ` +
-        'the statistic never alarmed at any value it took (a window too short for its values to spread, or a stride too long): ' +
-        'try a longer window or a shorter time between false alarms';
+        'the statistic never passed the largest value it took' +
+        (pair.detector === 'window-ks' ? ' (a window too short for its values to spread: try a longer one)' : '');
       return;
     }
     const detector = makeStatistic(statistic.spec, statistic.reference);
@@ -272,6 +278,27 @@ function pathsWithinBudget(targetFrames: number): number {
   const perPath = DEFAULT_PATH_TARGETS * targetFrames;
   return Math.max(MIN_PATHS, Math.min(DEFAULT_PATHS, Math.floor(SIMULATED_FRAMES_BUDGET / perPath)));
 }
+
+/**
+ * Why a varying signal's reference cannot calibrate thresholds, or null. A reference of fewer than
+ * MIN_REFERENCE_TAUS autocorrelation times is a handful of independent frames: its mean and sd are
+ * off by enough that a CUSUM alarmed 18 times as often as stated on 100 frames of AR(1) with
+ * phi 0.95 (2.5 times on 1,000). A signal of few distinct values has a serial dependence the
+ * copula simulation does not reproduce (its normal scores are tied and damp it): a two-valued
+ * signal alarmed 3.6 times as often as stated.
+ */
+function untestableReason(reference: Float64Array): string | null {
+  const distinct = new Set(reference).size;
+  if (distinct < MIN_DISTINCT_VALUES)
+    return `takes ${distinct} distinct values on the reference: thresholds for a signal of so few values cannot be calibrated here (the simulation damps its serial dependence)`;
+  const tau = integratedAutocorrelationTime(reference);
+  if (reference.length < MIN_REFERENCE_TAUS * tau)
+    return `the reference spans ${(reference.length / tau).toFixed(1)} autocorrelation times of this signal (tau ${tau.toFixed(1)} frames); its thresholds need ${MIN_REFERENCE_TAUS}: a longer reference`;
+  return null;
+}
+
+export const MIN_DISTINCT_VALUES = 20;
+export const MIN_REFERENCE_TAUS = 50;
 
 /** A reference shorter than this says too little about the unshifted stream to calibrate on. */
 export const MIN_REFERENCE_FRAMES = 100;

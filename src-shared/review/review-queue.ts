@@ -24,6 +24,9 @@ export interface QueuedFrame {
   narrowing: number;
 }
 
+/** A u* move from one frame to the next worth naming in a frame's reason (a tenth of its range). */
+const NOTABLE_GATE_TARGET_MOVE = 0.1;
+
 /** z of a two-sided 95 % interval: the narrowing is stated for the interval the desk shows. */
 const Z95 = 1.959963984540054;
 
@@ -74,7 +77,7 @@ export function reviewQueue(window: WindowOutcomes, count: number, hints: Review
     const reasons = [
       labelled[best] === 0 ? 'a confidence bin with no label yet' : `confidence bin ${best + 1} of ${bins.length}`,
       ...((hints.disagreement?.[frame] ?? 0) === 1 ? ['the branches disagree'] : []),
-      ...((hints.gateTargetMove?.[frame] ?? 0) > 0.1
+      ...((hints.gateTargetMove?.[frame] ?? 0) > NOTABLE_GATE_TARGET_MOVE
         ? [`u* moved by ${hints.gateTargetMove![frame]!.toFixed(2)}`]
         : []),
     ];

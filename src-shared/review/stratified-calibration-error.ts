@@ -82,12 +82,13 @@ export function stratifiedEce(bins: readonly StratifiedBin[]): number {
  * The stratified ECE with an interval: each draw takes every bin's accuracy from a normal
  * approximation of its Jeffreys posterior (clipped to [0, 1]), so a bin with few labels, or none,
  * widens the interval by what it leaves unknown (a resample of one label would not). The interval
- * is the draws' percentile interval widened to contain the estimate.
+ * is the draws' percentile interval widened to contain the estimate; with no label at all the
+ * estimate is null and the interval the prior's.
  */
 export function stratifiedEceInterval(
   bins: readonly StratifiedBin[],
   options: { draws: number; seed: number; level?: number },
-): { value: number; low: number; high: number } {
+): { value: number | null; low: number; high: number } {
   const total = bins.reduce((n, b) => n + b.frames, 0);
   const posteriors = bins.map(binAccuracyPosterior);
   const random = seededRandom(options.seed);
@@ -104,10 +105,10 @@ export function stratifiedEceInterval(
   }
   draws.sort();
   const alpha = (1 - (options.level ?? 0.95)) / 2;
+  const low = draws[Math.floor(alpha * (options.draws - 1))]!;
+  const high = draws[Math.ceil((1 - alpha) * (options.draws - 1))]!;
+  // with no label at all there is no estimate, only the range the prior allows
+  if (bins.every((b) => b.labelled === 0)) return { value: null, low, high };
   const value = stratifiedEce(bins);
-  return {
-    value,
-    low: Math.min(value, draws[Math.floor(alpha * (options.draws - 1))]!),
-    high: Math.max(value, draws[Math.ceil((1 - alpha) * (options.draws - 1))]!),
-  };
+  return { value, low: Math.min(value, low), high: Math.max(value, high) };
 }

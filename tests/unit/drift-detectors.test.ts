@@ -8,7 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   blockFramesFor,
+  CopulaStream,
   estimateAccuracy,
+  fitCopulaAutoregression,
   fitAccuracyEstimators,
   labelFreeAccuracy,
   monitorSignals,
@@ -268,5 +270,55 @@ describe('the stratified ECE of a window', () => {
     expect(queue.every((q) => q.confidence < 2 / 3 && /no label yet/.test(q.reason))).toBe(true);
     expect(new Set(queue.map((q) => q.bin)).size).toBe(4);
     expect(queue.every((q) => q.narrowing > 0)).toBe(true);
+  });
+});
+
+describe('the copula autoregression of a reference', () => {
+  it("reproduces the reference's values in their proportions, ties included, and its lag-1 correlation", () => {
+    const random = seededRandom(8);
+    // a 0/1 signal with 10 % ones, and a smooth one with 60 % of its values at 1.0
+    const binary = Float64Array.from({ length: 20_000 }, () => (random() < 0.1 ? 1 : 0));
+    const smooth = ar1(20_000, 0.9, 9).map((x) => Math.min(1, 0.9 + 0.1 * x));
+    for (const [reference, value] of [
+      [binary, 1],
+      [smooth, 1],
+    ] as const) {
+      const model = fitCopulaAutoregression(reference);
+      const stream = new CopulaStream(model, seededRandom(10));
+      const share = (values: ArrayLike<number>) => Array.from(values).filter((v) => v === value).length / values.length;
+      const simulated = Float64Array.from({ length: 200_000 }, () => model.sorted[stream.nextIndex()]!);
+      expect(Math.abs(share(simulated) - share(reference))).toBeLessThan(0.01);
+    }
+    const model = fitCopulaAutoregression(ar1(20_000, 0.9, 11));
+    const stream = new CopulaStream(model, seededRandom(12));
+    const simulated = Float64Array.from({ length: 200_000 }, () => model.sorted[stream.nextIndex()]!);
+    const mean = simulated.reduce((a, b) => a + b, 0) / simulated.length;
+    let lag1 = 0;
+    let variance = 0;
+    for (let i = 1; i < simulated.length; i++) lag1 += (simulated[i]! - mean) * (simulated[i - 1]! - mean);
+    for (const v of simulated) variance += (v - mean) ** 2;
+    expect(lag1 / variance).toBeCloseTo(0.9, 1);
+  });
+
+  it('leaves untested, saying why, a signal of few values and a reference of few autocorrelation times', () => {
+    const random = seededRandom(13);
+    const report = monitorSignals(
+      [
+        { name: 'two-valued', values: Float64Array.from({ length: 6000 }, () => (random() < 0.3 ? 1 : 0)) },
+        { name: 'slow', values: ar1(6000, 0.99, 14) },
+      ],
+      {
+        referenceStart: 0,
+        referenceEnd: 2000,
+        meanFramesBetweenFalseAlarms: 2000,
+        detectors: ['cusum'],
+        windowFrames: 100,
+        strideFrames: 10,
+        bins: 10,
+        seed: 1,
+      },
+    );
+    expect(report.pairs[0]!.skipped).toMatch(/takes 2 distinct values on the reference/);
+    expect(report.pairs[1]!.skipped).toMatch(/the reference spans [\d.]+ autocorrelation times of this signal/);
   });
 });

@@ -7,7 +7,8 @@ import { referenceOption } from './monitor';
 function reportLines(r: QueueReviewResult, trace: string): string[] {
   return [
     `review queue of ${trace}: window ${r.windowStart}:${r.windowEnd}, ${r.labelledFrames} labelled of ${r.windowEnd - r.windowStart} frames`,
-    `${r.identity}: ${r.ece.value.toFixed(4)} [${r.ece.low.toFixed(4)}, ${r.ece.high.toFixed(4)}]`,
+    ...(r.approximation === undefined ? [] : [r.approximation]),
+    `${r.identity}: ${r.ece.value === null ? 'no labels yet, the prior allows' : r.ece.value.toFixed(4)} [${r.ece.low.toFixed(4)}, ${r.ece.high.toFixed(4)}]`,
     r.queue.length === 0
       ? 'every frame of the window is labelled: nothing to queue'
       : 'label next (frame, stream time, confidence, why, expected narrowing of the interval half-width):',

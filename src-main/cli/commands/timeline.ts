@@ -6,7 +6,7 @@ import { UsageError } from '../usage-error';
 function reportLines(r: CalibrationTimelineResult, trace: string): string[] {
   const names = Object.keys(r.metrics) as Array<keyof CalibrationTimelineResult['metrics']>;
   const lines = [
-    `calibration over time of ${trace}: windows of ${r.windowFrames} frames every ${r.strideFrames} (${r.framesPerSecond.toFixed(2)} frames/s), each on its labelled frames with a 95 % moving-block bootstrap interval`,
+    `calibration over time of ${trace}: windows of ${r.windowFrames} frames (the last one to the end) every ${r.strideFrames} (${r.framesPerSecond.toFixed(2)} frames/s), each on its labelled frames with a 95 % moving-block bootstrap interval`,
     ...(r.approximation === undefined ? [] : [r.approximation]),
     ...names.map((n) => `${n}: ${r.metrics[n]}`),
     '',

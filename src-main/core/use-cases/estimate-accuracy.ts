@@ -147,7 +147,8 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
 
 /**
  * The default reference: by severity, the frames before the severity first changes (the first
- * level alone, so no shifted frame is fitted on); by window, the first fifth of the recording.
+ * level alone, so no shifted frame is fitted on); by window, or a severity that never changes,
+ * the first fifth of the recording.
  */
 function defaultReference(trace: Trace, by: EstimateGrouping): { start: number; end: number } {
   const n = trace.frameCount;
@@ -155,7 +156,8 @@ function defaultReference(trace: Trace, by: EstimateGrouping): { start: number; 
     const severity = (trace.metadata.severity as { kind: 'number'; values: Float64Array }).values;
     let end = 1;
     while (end < n && severity[end] === severity[0]) end++;
-    return { start: 0, end };
+    // one level throughout (or none readable): no clean stretch to tell apart, so the first fifth
+    if (end < n && Number.isFinite(severity[0])) return { start: 0, end };
   }
   return { start: 0, end: Math.floor(n * REFERENCE_FRACTION) };
 }

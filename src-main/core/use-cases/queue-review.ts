@@ -1,5 +1,5 @@
 import { KnobError } from '../../../src-shared/errors';
-import { argmaxRow } from '../../../src-shared/fusion/logits';
+import { branchDisagreement } from '../../../src-shared/drift';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import {
   reviewQueue,
@@ -26,7 +26,10 @@ export interface QueueReviewResult {
   windowEnd: number;
   labelledFrames: number;
   identity: string;
-  ece: { value: number; low: number; high: number };
+  /** null when the window has no labelled frame: then only the interval the prior allows. */
+  ece: { value: number | null; low: number; high: number };
+  /** Set on a kept-class trace: its confidences and top-1 are the kept-class estimates. */
+  approximation?: string;
   queue: Array<{ frame: number; seconds: number; confidence: number; reason: string; narrowing: number }>;
 }
 
@@ -64,15 +67,8 @@ export function queueReview(input: QueueReviewInput): QueueReviewResult {
     const i = window.start + j;
     gateTargetMove[j] = i === 0 ? 0 : Math.abs(trace.uRef[i]! - trace.uRef[i - 1]!);
   }
-  let disagreement: Uint8Array | undefined;
-  if (trace.keptClasses === undefined) {
-    const k = trace.classCount;
-    disagreement = new Uint8Array(size);
-    for (let j = 0; j < size; j++) {
-      const i = window.start + j;
-      disagreement[j] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
-    }
-  }
+  const disagreement =
+    trace.keptClasses === undefined ? branchDisagreement(trace, window.start, window.end) : undefined;
   const windowOutcomes = { confidence, outcome };
   const queue = reviewQueue(windowOutcomes, input.count, {
     gateTargetMove,
@@ -84,6 +80,11 @@ export function queueReview(input: QueueReviewInput): QueueReviewResult {
     labelledFrames: labelled,
     identity: stratifiedEceIdentity(),
     ece: stratifiedEceInterval(stratifiedBins(windowOutcomes).bins, { draws: input.draws, seed: input.seed }),
+    ...(trace.keptClasses === undefined
+      ? {}
+      : {
+          approximation: `a kept-class trace (${trace.keptClasses.keep} of ${trace.classCount} classes a frame): its confidences and top-1 are the kept-class estimates`,
+        }),
     queue: queue.map((q) => ({
       frame: window.start + q.frame,
       seconds: trace.timestampsSeconds[window.start + q.frame]!,
