@@ -97,6 +97,23 @@ export async function checkOutputFile(path: string): Promise<void> {
 /** Batches of frames sent to the model at once (a batch's frames are held in memory twice). */
 export const MAX_BATCH = 4096;
 /** Seeds are 32-bit: the corruption generator's state. */
+/** A START:END window of frame indices (--reference, --window), or null when not given. */
+export function frameRangeOption(value: Values[string], option: string): { start: number; end: number } | null {
+  if (value === undefined) return null;
+  const match = /^(\d+):(\d+)$/.exec(String(value));
+  if (match === null) throw new UsageError(`--${option} takes START:END frame indices, got '${String(value)}'`);
+  const start = Number(match[1]);
+  const end = Number(match[2]);
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start < end))
+    throw new UsageError(`--${option} START:END needs START < END, got '${String(value)}'`);
+  return { start, end };
+}
+
+/** A count of frames within [min, max], or null when not given (the command's default applies). */
+export function frameCountOption(value: Values[string], option: string, min: number, max: number): number | null {
+  return value === undefined ? null : numberInRange(value, option, 0, { min, max, integer: true });
+}
+
 export function seedOption(value: Values[string]): number {
   return numberInRange(value, 'seed', 0, { min: 0, max: 0xffffffff, integer: true });
 }

@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
 import { topLabelBinnedMetrics } from '../metrics/binned-metrics';
+import { percentileIntervalContaining } from '../metrics/bootstrap';
 import { binningIdentity, type EqualWidthSpec } from '../metrics/binning';
 import { seededRandom, type RandomSource } from '../random';
 import type { GateSettings } from '../gate/gate-settings';
@@ -180,16 +181,11 @@ function windowValues(
     const values = metricsOf(terms, resampled);
     METRIC_NAMES.forEach((m, i) => (replicated[i]![r] = values[m]));
   }
-  return METRIC_NAMES.map((metric, i) => {
-    const sorted = replicated[i]!.sort();
-    const value = point[metric];
-    return {
-      metric,
-      value,
-      low: Math.min(value, sorted[Math.floor(0.025 * (replicates - 1))]!),
-      high: Math.max(value, sorted[Math.ceil(0.975 * (replicates - 1))]!),
-    };
-  });
+  return METRIC_NAMES.map((metric, i) => ({
+    metric,
+    value: point[metric],
+    ...percentileIntervalContaining(replicated[i]!, point[metric]),
+  }));
 }
 
 /** The most likely single change of a Bernoulli mean in correct[lo, hi): its split and statistic. */

@@ -1,5 +1,6 @@
 import { fitIsotonic, isotonicAt, type IsotonicParams } from '../calibrators/isotonic-regression';
 import { KnobError } from '../errors';
+import { percentileIntervalContaining } from '../metrics/bootstrap';
 import { seededRandom } from '../random';
 import { BlockBootstrapStream, blockFramesFor } from './block-bootstrap';
 
@@ -148,7 +149,6 @@ export function labelFreeAccuracy(
       }
     replicateEstimators.push(fitAccuracyEstimators(resampled));
   }
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
   return windows.map((window) => {
     const point = estimateAccuracy(estimators, window);
     const windowDraws = window.length >= 2 ? new BlockBootstrapStream(window, blockFramesFor(window), random) : null;
@@ -160,12 +160,10 @@ export function labelFreeAccuracy(
       const estimate = estimateAccuracy(replicate, resampledWindow);
       LABEL_FREE_METHOD_NAMES.forEach((method, m) => (replicated[m]![r] = estimate[method]));
     });
-    return LABEL_FREE_METHOD_NAMES.map((method, m) => {
-      const sorted = replicated[m]!.sort();
-      const value = point[method];
-      const low = sorted[Math.floor(alpha * (sorted.length - 1))]!;
-      const high = sorted[Math.ceil((1 - alpha) * (sorted.length - 1))]!;
-      return { method, value, low: Math.min(low, value), high: Math.max(high, value) };
-    });
+    return LABEL_FREE_METHOD_NAMES.map((method, m) => ({
+      method,
+      value: point[method],
+      ...percentileIntervalContaining(replicated[m]!, point[method], options.level),
+    }));
   });
 }

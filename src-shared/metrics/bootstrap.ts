@@ -72,6 +72,22 @@ export function percentileInterval(values: Float64Array, options: BootstrapOptio
   };
 }
 
+/**
+ * The level's percentile interval of replicates (sorted in place, numpy 'linear' percentiles),
+ * widened to contain `estimate` when there is one: an interval never leaves out its own estimate.
+ */
+export function percentileIntervalContaining(
+  replicates: Float64Array,
+  estimate: number | null,
+  level = 0.95,
+): { low: number; high: number } {
+  replicates.sort();
+  const alpha = (1 - level) / 2;
+  const low = percentileOfSorted(replicates, alpha);
+  const high = percentileOfSorted(replicates, 1 - alpha);
+  return estimate === null ? { low, high } : { low: Math.min(low, estimate), high: Math.max(high, estimate) };
+}
+
 /** Gathers a resample of the columns a metric needs. */
 export function resample<T extends Float64Array | Uint8Array | Int32Array>(
   values: T,

@@ -1,4 +1,5 @@
 import { assignBins, binningIdentity, type EqualWidthSpec } from '../metrics/binning';
+import { percentileIntervalContaining } from '../metrics/bootstrap';
 import { normalDraw, seededRandom } from '../random';
 
 /** A window's frames as the review queue sees them: every frame's top-1 confidence, and its outcome if labelled. */
@@ -103,12 +104,7 @@ export function stratifiedEceInterval(
     });
     draws[d] = ece;
   }
-  draws.sort();
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
-  const low = draws[Math.floor(alpha * (options.draws - 1))]!;
-  const high = draws[Math.ceil((1 - alpha) * (options.draws - 1))]!;
   // with no label at all there is no estimate, only the range the prior allows
-  if (bins.every((b) => b.labelled === 0)) return { value: null, low, high };
-  const value = stratifiedEce(bins);
-  return { value, low: Math.min(value, low), high: Math.max(value, high) };
+  const value = bins.every((b) => b.labelled === 0) ? null : stratifiedEce(bins);
+  return { value, ...percentileIntervalContaining(draws, value, options.level) };
 }

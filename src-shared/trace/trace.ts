@@ -138,3 +138,10 @@ export function timestampsFromFrameRate(frameCount: number, frameRateHz: number)
   for (let i = 0; i < frameCount; i++) t[i] = i / frameRateHz;
   return t;
 }
+
+/** Frames a second of stream time: from the first and last timestamps, else the declared period. */
+export function frameRateHzOf(trace: Trace): number {
+  const n = trace.frameCount;
+  const span = n > 1 ? trace.timestampsSeconds[n - 1]! - trace.timestampsSeconds[0]! : 0;
+  return span > 0 ? (n - 1) / span : 1 / trace.nominalDtSeconds;
+}

@@ -3,10 +3,16 @@ import {
   type EstimateAccuracyResult,
   type EstimateGrouping,
 } from '../../core/use-cases/estimate-accuracy';
-import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import {
+  frameCountOption,
+  frameRangeOption,
+  GATE_OPTIONS,
+  numberInRange,
+  parseCommandArgs,
+  seedOption,
+} from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
-import { referenceOption } from './monitor';
 
 const percent = (v: number) => `${(100 * v).toFixed(1)}`;
 
@@ -51,13 +57,10 @@ export async function estimateCommand(args: string[]): Promise<number> {
     true,
   );
   if (positionals.length !== 1) throw new UsageError('knob estimate takes one trace file');
-  const reference = referenceOption(values.reference);
+  const reference = frameRangeOption(values.reference, 'reference');
   const by = (values.by ?? 'severity') as EstimateGrouping;
   if (by !== 'severity' && by !== 'window') throw new UsageError(`--by must be severity or window, got '${by}'`);
-  const windowFrames =
-    values['window-frames'] === undefined
-      ? null
-      : numberInRange(values['window-frames'], 'window-frames', 0, { min: 1, max: 100_000_000, integer: true });
+  const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 1, 100_000_000);
   const replicates = numberInRange(values.replicates, 'replicates', 200, { min: 20, max: 10_000, integer: true });
   const seed = seedOption(values.seed);
   return runOverTrace(

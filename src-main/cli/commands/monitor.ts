@@ -1,6 +1,13 @@
 import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES, type DriftDetector, type FrameSignal } from '../../../src-shared/drift';
 import { monitorTrace, type MonitorTraceResult } from '../../core/use-cases/monitor-trace';
-import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import {
+  frameCountOption,
+  frameRangeOption,
+  GATE_OPTIONS,
+  numberInRange,
+  parseCommandArgs,
+  seedOption,
+} from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
 
@@ -18,18 +25,6 @@ function namesOption<T extends string>(value: unknown, option: string, allowed: 
       `--${option} takes names from ${allowed.join(', ')}; not ${unknown.map((n) => `'${n}'`).join(', ')}`,
     );
   return [...new Set(names)] as T[];
-}
-
-/** A START:END window of frame indices (--reference, --window), or null when not given. */
-export function referenceOption(value: unknown, option = 'reference'): { start: number; end: number } | null {
-  if (value === undefined) return null;
-  const match = /^(\d+):(\d+)$/.exec(String(value));
-  if (match === null) throw new UsageError(`--${option} takes START:END frame indices, got '${String(value)}'`);
-  const start = Number(match[1]);
-  const end = Number(match[2]);
-  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start < end))
-    throw new UsageError(`--${option} START:END needs START < END, got '${String(value)}'`);
-  return { start, end };
 }
 
 function reportLines(r: MonitorTraceResult, trace: string): string[] {
@@ -81,16 +76,12 @@ export async function monitorCommand(args: string[]): Promise<number> {
     true,
   );
   if (positionals.length !== 1) throw new UsageError('knob monitor takes one trace file');
-  const reference = referenceOption(values.reference);
+  const reference = frameRangeOption(values.reference, 'reference');
   const falseAlarmHours = numberInRange(values['false-alarm-hours'], 'false-alarm-hours', 1, { min: 0.001, max: 24 });
   const signals = namesOption<FrameSignal>(values.signals, 'signals', FRAME_SIGNAL_NAMES, DEFAULT_SIGNALS);
   const detectors = namesOption<DriftDetector>(values.detectors, 'detectors', DRIFT_DETECTORS, [...DRIFT_DETECTORS]);
-  const frames = (name: 'window-frames' | 'stride-frames') =>
-    values[name] === undefined
-      ? null
-      : numberInRange(values[name], name, 0, { min: name === 'window-frames' ? 2 : 1, max: 1_000_000, integer: true });
-  const windowFrames = frames('window-frames');
-  const strideFrames = frames('stride-frames');
+  const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 2, 1_000_000);
+  const strideFrames = frameCountOption(values['stride-frames'], 'stride-frames', 1, 1_000_000);
   const bins = numberInRange(values.bins, 'bins', 20, { min: 2, max: 1000, integer: true });
   const seed = seedOption(values.seed);
   // a kept-class trace gives its confidence as the kept-class estimate (frame-signals.ts)

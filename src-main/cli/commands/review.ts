@@ -1,8 +1,7 @@
 import { queueReview, type QueueReviewResult } from '../../core/use-cases/queue-review';
-import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import { frameRangeOption, GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
-import { referenceOption } from './monitor';
 
 function reportLines(r: QueueReviewResult, trace: string): string[] {
   return [
@@ -34,7 +33,7 @@ export async function reviewCommand(args: string[]): Promise<number> {
     true,
   );
   if (positionals.length !== 1) throw new UsageError('knob review takes one trace file');
-  const window = referenceOption(values.window, 'window');
+  const window = frameRangeOption(values.window, 'window');
   const count = numberInRange(values.count, 'count', 20, { min: 1, max: 10_000, integer: true });
   const draws = numberInRange(values.draws, 'draws', 2000, { min: 100, max: 100_000, integer: true });
   const seed = seedOption(values.seed);

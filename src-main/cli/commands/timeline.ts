@@ -1,5 +1,5 @@
 import { calibrationTimeline, type CalibrationTimelineResult } from '../../core/use-cases/calibration-timeline';
-import { GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import { frameCountOption, GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
 
@@ -48,16 +48,8 @@ export async function timelineCommand(args: string[]): Promise<number> {
     true,
   );
   if (positionals.length !== 1) throw new UsageError('knob timeline takes one trace file');
-  const frames = (name: 'window-frames' | 'stride-frames') =>
-    values[name] === undefined
-      ? null
-      : numberInRange(values[name], name, 0, {
-          min: name === 'window-frames' ? 2 : 1,
-          max: 100_000_000,
-          integer: true,
-        });
-  const windowFrames = frames('window-frames');
-  const strideFrames = frames('stride-frames');
+  const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 2, 100_000_000);
+  const strideFrames = frameCountOption(values['stride-frames'], 'stride-frames', 1, 100_000_000);
   const replicates = numberInRange(values.replicates, 'replicates', 200, { min: 20, max: 10_000, integer: true });
   const seed = seedOption(values.seed);
   return runOverTrace(

@@ -1,7 +1,6 @@
 import { calibrationOverTime, type CalibrationOverTime, OVER_TIME_METRICS } from '../../../src-shared/drift';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import type { Trace } from '../../../src-shared/trace/trace';
-import { frameRateOf } from './monitor-trace';
+import { frameRateHzOf, type Trace } from '../../../src-shared/trace/trace';
 
 export interface CalibrationTimelineInput {
   trace: Trace;
@@ -30,7 +29,7 @@ export interface CalibrationTimelineResult extends CalibrationOverTime {
  */
 export function calibrationTimeline(input: CalibrationTimelineInput): CalibrationTimelineResult {
   const { trace } = input;
-  const framesPerSecond = frameRateOf(trace);
+  const framesPerSecond = frameRateHzOf(trace);
   const windowFrames = input.windowFrames ?? Math.max(2, Math.round(60 * framesPerSecond));
   const strideFrames = input.strideFrames ?? windowFrames;
   const result = calibrationOverTime(trace, input.settings, {

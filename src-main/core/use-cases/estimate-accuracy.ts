@@ -9,8 +9,8 @@ import {
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { replay } from '../../../src-shared/trace/replay';
-import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
-import { REFERENCE_FRACTION, frameRateOf } from './monitor-trace';
+import { frameRateHzOf, UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
+import { REFERENCE_FRACTION } from './monitor-trace';
 
 export type EstimateGrouping = 'severity' | 'window';
 
@@ -184,7 +184,7 @@ function groupsAfter(
     }
     return [...byKey].map(([key, frames]) => ({ key, frames }));
   }
-  const size = input.windowFrames ?? Math.max(1, Math.round(60 * frameRateOf(trace)));
+  const size = input.windowFrames ?? Math.max(1, Math.round(60 * frameRateHzOf(trace)));
   const out: Array<{ key: string; frames: number[] }> = [];
   for (let start = from; start < n; start += size) {
     const frames = Array.from({ length: Math.min(size, n - start) }, (_, j) => start + j);

@@ -10,7 +10,7 @@ import {
 } from '../../../src-shared/drift';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import type { Trace } from '../../../src-shared/trace/trace';
+import { frameRateHzOf, type Trace } from '../../../src-shared/trace/trace';
 import { calibrateOnThreads } from '../drift/threshold-threads';
 
 export interface MonitorTraceInput {
@@ -59,7 +59,7 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
         (input.reference === null ? ` (the default is its first ${REFERENCE_FRACTION * 100} %)` : ''),
     );
   if (reference.end >= n) throw new KnobError('INVALID_INPUT', 'the reference window leaves no frames to monitor');
-  const framesPerSecond = frameRateOf(trace);
+  const framesPerSecond = frameRateHzOf(trace);
   const referenceFrames = reference.end - reference.start;
   const windowFrames =
     input.windowFrames ?? Math.min(Math.round(10 * framesPerSecond), Math.floor(referenceFrames / 2));
@@ -83,11 +83,4 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
     signals: input.signals.map((name) => ({ name, description: FRAME_SIGNALS[name] })),
     alarmSeconds: report.alarms.map((a) => trace.timestampsSeconds[a.frame]!),
   };
-}
-
-/** Frames a second of stream time: from the first and last timestamps, else the declared period. */
-export function frameRateOf(trace: Trace): number {
-  const n = trace.frameCount;
-  const span = n > 1 ? trace.timestampsSeconds[n - 1]! - trace.timestampsSeconds[0]! : 0;
-  return span > 0 ? (n - 1) / span : 1 / trace.nominalDtSeconds;
 }
