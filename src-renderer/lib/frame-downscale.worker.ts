@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 import { encodeFramePacket } from '../../src-shared/api/frame-packet';
-import { fitFrameInto } from '../../src-shared/frames/fit-frame';
+import { fitterFor, type FrameFitter } from '../../src-shared/frames/fit-frame';
 
 /**
  * Camera frames downscaled to the model's input off the UI thread (ARCHITECTURE.md, frames path):
@@ -17,7 +17,7 @@ export interface DownscaleRequest {
 }
 
 let canvas: OffscreenCanvas | null = null;
-let scratch = new Float64Array(0);
+let fitter: FrameFitter | null = null;
 
 self.onmessage = (event: MessageEvent<DownscaleRequest>) => {
   const { bitmap, width, height, channels, timestampSeconds } = event.data;
@@ -28,16 +28,8 @@ self.onmessage = (event: MessageEvent<DownscaleRequest>) => {
   bitmap.close();
   const rgba = context.getImageData(0, 0, canvas.width, canvas.height).data;
   const pixels = new Uint8Array(width * height * channels);
-  const needed = canvas.width * canvas.height * (channels === 1 ? 1 : 3);
-  if (scratch.length < needed) scratch = new Float64Array(needed);
-  fitFrameInto(
-    new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength),
-    { width: canvas.width, height: canvas.height, channels: 4 },
-    { width, height, channels },
-    pixels,
-    0,
-    scratch,
-  );
+  fitter = fitterFor(fitter, { width: canvas.width, height: canvas.height, channels: 4 }, { width, height, channels });
+  fitter.fitInto(new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength), pixels, 0);
   const packet = encodeFramePacket({ width, height, channels, timestampSeconds, label: -1, pixels });
   (self as unknown as Worker).postMessage(packet, [packet.buffer]);
 };

@@ -71,5 +71,10 @@ export const ModelDescriptionSchema = z.strictObject({
    * for density- and proximity-aware calibration); null when it has none.
    */
   featureCount: z.number().int().positive().nullable(),
+  /**
+   * How many batches the inference process runs at once (one onnxruntime session each): what the
+   * live path keeps in flight so that every core works (session-layout.ts).
+   */
+  concurrentRuns: z.number().int().positive(),
 });
 export type ModelDescription = z.infer<typeof ModelDescriptionSchema>;

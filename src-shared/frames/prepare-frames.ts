@@ -1,6 +1,6 @@
 import { corruptionAt, corruptBytes, type CorruptionSchedule } from '../corruptions';
 import type { BatchMetadata } from '../trace/trace-builder';
-import { fitFrameInto, type FrameGeometry } from './fit-frame';
+import { fitterFor, type FrameFitter, type FrameGeometry } from './fit-frame';
 
 /**
  * A batch of source frames made ready for the model: each frame is fitted to the model's input
@@ -30,16 +30,15 @@ export function createFramePreparer(
   streamSeed: number,
 ): FramePreparer {
   const frameBytes = target.width * target.height * target.channels;
-  let scratch = new Float64Array(0);
+  let fitter: FrameFitter | null = null;
   return {
     target,
     prepare(frames, from, count, firstStreamIndex, firstSourceFrame, out, metadata, metadataOffset = 0) {
       const sourceBytes = from.width * from.height * from.channels;
-      const needed = from.width * from.height * (target.channels === 1 ? 1 : 3);
-      if (scratch.length < needed) scratch = new Float64Array(needed);
+      fitter = fitterFor(fitter, from, target);
       for (let i = 0; i < count; i++) {
         const at = i * frameBytes;
-        fitFrameInto(frames.subarray(i * sourceBytes, (i + 1) * sourceBytes), from, target, out, at, scratch);
+        fitter.fitInto(frames.subarray(i * sourceBytes, (i + 1) * sourceBytes), out, at);
         const streamIndex = firstStreamIndex + i;
         const m = metadataOffset + i;
         if (schedule.kind === 'none') {

@@ -327,6 +327,63 @@ describe('the engine', () => {
     session.close();
   });
 
+  it('live with a frame in flight on every session: frames appended in submission order, equal bit for bit to one at a time', async () => {
+    const client = await start({ path: DEFAULT_MODEL_PATH });
+    // the process runs as many batches at once as the CPU layout has sessions (one per core pair)
+    expect(client.description.concurrentRuns).toBe(cpuSessionLayout().sessions);
+    const schedule = {
+      kind: 'step' as const,
+      corruption: 'gaussian_noise' as const,
+      levels: [
+        { atFrame: 0, severity: 0 },
+        { atFrame: 40, severity: 4 },
+      ],
+    };
+    const runWith = async (framesInFlight: number) => {
+      const pipeline = livePipelineOnNewRecording({
+        client,
+        description: 'test',
+        provenance: unknownProvenance('test frames', 'test'),
+        frameRateHz: 30,
+        schedule,
+        streamSeed: 3,
+        framesInFlight,
+      });
+      for (let i = 0; i < 80; i++) {
+        await pipeline.whenAccepting();
+        pipeline.submit(sample.images[i], { width: 28, height: 28, channels: 1 }, i / 30, sample.labels[i]);
+        if (i === 59) pipeline.setSettings({ ...DEFAULT_GATE_SETTINGS, zeta: 0.4 }, 1);
+      }
+      await pipeline.idle();
+      const peak = pipeline.peakFramesInFlight;
+      const copy = pipeline.recording.copy();
+      pipeline.close();
+      return { peak, dropped: pipeline.recording.framesDropped, ...copy };
+    };
+    const one = await runWith(1);
+    const many = await runWith(2);
+    expect(one.peak).toBe(1);
+    expect(many.peak).toBe(2);
+    expect([one.dropped, many.dropped]).toEqual([0, 0]);
+    expect(many.trace.frameCount).toBe(80);
+    expect(Array.from(many.trace.labels!)).toEqual(sample.labels.slice(0, 80));
+    expect(Array.from(many.trace.timestampsSeconds)).toEqual(Array.from(one.trace.timestampsSeconds));
+    expect(Array.from(many.trace.zStatic)).toEqual(Array.from(one.trace.zStatic));
+    expect(Array.from(many.trace.uRef)).toEqual(Array.from(one.trace.uRef));
+    const severity = many.trace.metadata.severity;
+    expect(severity.kind === 'number' && severity.values[39] === 0 && severity.values[40] === 4).toBe(true);
+    // the knob change staged after frame 59 was submitted takes effect at the next gate step, on a
+    // frame still in flight or waiting then (at most the two in flight and the one waiting before)
+    const changedAt = (r: typeof one) => Array.from(r.output.settingsVersion).indexOf(1);
+    const firstChanged = changedAt(many);
+    expect(firstChanged).toBeGreaterThanOrEqual(57);
+    expect(firstChanged).toBeLessThanOrEqual(60);
+    const common = Math.min(firstChanged, changedAt(one));
+    expect(Array.from(many.output.g.subarray(0, common))).toEqual(Array.from(one.output.g.subarray(0, common)));
+    const replayed = replay({ ...many.trace, frameCount: firstChanged }, DEFAULT_GATE_SETTINGS);
+    expect(Array.from(replayed.g)).toEqual(Array.from(many.output.g.subarray(0, firstChanged)));
+  });
+
   it('the inference process killed mid-stream: a typed error, a restart with backoff, and the stream resumes with its gate state', async () => {
     const client = await start({ path: DEFAULT_MODEL_PATH });
     const errors: string[] = [];

@@ -4,7 +4,8 @@
  * numpy.percentile's linear rule, and the growable trace equal to one built at once.
  */
 import { describe, expect, it } from 'vitest';
-import { fitFrameInto } from '../../src-shared/frames/fit-frame';
+import { fitFrameInto, type FrameGeometry } from '../../src-shared/frames/fit-frame';
+import { seededRandom } from '../../src-shared/random';
 import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/frames/frame-to-tensor';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
@@ -76,14 +77,7 @@ describe('preprocessing', () => {
   it('fits frames by area averaging, colour to grey by Rec. 601 luma, grey to colour by replication', () => {
     const source = Uint8Array.of(0, 100, 200, 255, 10, 20, 30, 40, 1, 2, 3, 4, 5, 6, 7, 8);
     const out = new Uint8Array(4);
-    fitFrameInto(
-      source,
-      { width: 4, height: 4, channels: 1 },
-      { width: 2, height: 2, channels: 1 },
-      out,
-      0,
-      new Float64Array(0),
-    );
+    fitFrameInto(source, { width: 4, height: 4, channels: 1 }, { width: 2, height: 2, channels: 1 }, out, 0);
     expect(Array.from(out)).toEqual([
       Math.round((0 + 100 + 10 + 20) / 4),
       Math.round((200 + 255 + 30 + 40) / 4),
@@ -92,24 +86,10 @@ describe('preprocessing', () => {
     ]);
     const rgb = Uint8Array.of(255, 0, 0, 0, 255, 0);
     const grey = new Uint8Array(2);
-    fitFrameInto(
-      rgb,
-      { width: 2, height: 1, channels: 3 },
-      { width: 2, height: 1, channels: 1 },
-      grey,
-      0,
-      new Float64Array(0),
-    );
+    fitFrameInto(rgb, { width: 2, height: 1, channels: 3 }, { width: 2, height: 1, channels: 1 }, grey, 0);
     expect(Array.from(grey)).toEqual([Math.round(0.299 * 255), Math.round(0.587 * 255)]);
     const back = new Uint8Array(6);
-    fitFrameInto(
-      grey,
-      { width: 2, height: 1, channels: 1 },
-      { width: 2, height: 1, channels: 3 },
-      back,
-      0,
-      new Float64Array(0),
-    );
+    fitFrameInto(grey, { width: 2, height: 1, channels: 1 }, { width: 2, height: 1, channels: 3 }, back, 0);
     expect(Array.from(back)).toEqual([76, 76, 76, 150, 150, 150]);
     expect(() =>
       fitFrameInto(
@@ -118,9 +98,60 @@ describe('preprocessing', () => {
         { width: 1, height: 1, channels: 1 },
         out,
         0,
-        new Float64Array(0),
       ),
     ).toThrow(KnobError);
+  });
+
+  it('the two-pass box filter equals the coverage-weighted mean of every source pixel under each output pixel', () => {
+    const random = seededRandom(5);
+    // the definition, one output pixel at a time (the one-pass filter the two passes replaced)
+    const reference = (source: Uint8Array, from: FrameGeometry, to: FrameGeometry, x: number, y: number, c: number) => {
+      const xs = from.width / to.width;
+      const ys = from.height / to.height;
+      let sum = 0;
+      for (let sy = 0; sy < from.height; sy++)
+        for (let sx = 0; sx < from.width; sx++) {
+          const wx = Math.max(0, Math.min((x + 1) * xs, sx + 1) - Math.max(x * xs, sx));
+          const wy = Math.max(0, Math.min((y + 1) * ys, sy + 1) - Math.max(y * ys, sy));
+          if (wx === 0 || wy === 0) continue;
+          const at = (sy * from.width + sx) * from.channels;
+          const value =
+            to.channels === 1 && from.channels !== 1
+              ? 0.299 * source[at] + 0.587 * source[at + 1] + 0.114 * source[at + 2]
+              : source[at + (from.channels === 1 ? 0 : c)];
+          sum += wx * wy * value;
+        }
+      return sum / (xs * ys);
+    };
+    let compared = 0;
+    for (let trial = 0; trial < 40; trial++) {
+      const from = {
+        width: 1 + Math.floor(random() * 37),
+        height: 1 + Math.floor(random() * 29),
+        channels: [1, 3, 4][Math.floor(random() * 3)],
+      };
+      const to = {
+        width: 1 + Math.floor(random() * 31),
+        height: 1 + Math.floor(random() * 23),
+        channels: [1, 3][trial % 2],
+      };
+      const source = Uint8Array.from({ length: from.width * from.height * from.channels }, () =>
+        Math.floor(random() * 256),
+      );
+      const out = new Uint8Array(to.width * to.height * to.channels + 5);
+      fitFrameInto(source, from, to, out, 5);
+      for (let y = 0; y < to.height; y++)
+        for (let x = 0; x < to.width; x++)
+          for (let c = 0; c < to.channels; c++) {
+            const exact = reference(source, from, to, x, y, c);
+            const got = out[5 + (y * to.width + x) * to.channels + c];
+            // the sums are taken in another order: a rounded value may move only at an exact tie
+            if (Math.abs((exact % 1) - 0.5) < 1e-9) expect(Math.abs(got - exact)).toBeLessThanOrEqual(0.5 + 1e-9);
+            else expect(got).toBe(Math.min(255, Math.max(0, Math.round(exact))));
+            compared++;
+          }
+    }
+    expect(compared).toBeGreaterThan(10000);
   });
 
   it('corrupts each frame by the schedule and records corruption, severity, seed and source index', () => {

@@ -15,7 +15,11 @@ export function benchLines(r: EngineBenchReport): string[] {
     `engine / bare              ${r.engineToBareRatio.toFixed(3).padStart(8)}   (target >= 0.95)`,
     `engine / bare, same layout ${r.engineToBareEngineLayoutRatio.toFixed(3).padStart(8)}   (the engine's own overhead)`,
     `gate + fusion per frame    ${r.gateFusion.nsPerFrame.toFixed(1).padStart(8)} ns = ${(r.gateFusion.fractionOfInference * 100).toFixed(3)} % of inference (target <= 1 %)`,
-    `live ${r.live.fps} fps for ${r.live.seconds} s: ${r.live.processed}/${r.live.submitted} processed, ${r.live.dropped} dropped; end-to-end ${live ? `p50 ${live.p50Ms.toFixed(2)} ms, p95 ${live.p95Ms.toFixed(2)} ms, p99 ${live.p99Ms.toFixed(2)} ms` : 'n/a'} (target p95 < 10 ms, 0 dropped)`,
+    `live ${r.live.fps} fps for ${r.live.seconds} s: ${r.live.processed}/${r.live.submitted} processed, ${r.live.dropped} dropped; end-to-end ${live ? `p50 ${live.p50Ms.toFixed(2)} ms, p95 ${live.p95Ms.toFixed(2)} ms, p99 ${live.p99Ms.toFixed(2)} ms` : 'n/a'} (target p95 < 10 ms, 0 dropped)${r.live.firstError === null ? '' : `; first drop: ${r.live.firstError}`}`,
+    ...r.liveFullRate.map(
+      (f) =>
+        `live at full rate, ${f.framesInFlight} in flight: ${f.framesPerSecond.toFixed(0)} frames/s over ${f.frames} frames = ${(f.framesPerSecond / r.bareEngineLayout.framesPerSecond).toFixed(2)} of bare in the engine's layout; end-to-end p95 ${f.endToEnd ? f.endToEnd.p95Ms.toFixed(2) : 'n/a'} ms (queued behind the frames in flight)`,
+    ),
   ];
 }
 

@@ -10,20 +10,23 @@ import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { GateReplayer } from '../../../src-shared/trace/replay';
 import { allocateBatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { UNKNOWN_LABEL } from '../../../src-shared/trace/trace';
-import type { InferenceClient } from '../inference/inference-client';
+import type { InferenceClient, TimedBranchOutputs } from '../inference/inference-client';
 import { Recording } from '../recording/recording';
 import type { StoredProvenance } from '../report/provenance';
 import { LatencyRecorder, type LatencyReport } from './latency-recorder';
 
 /**
- * The live path (camera, video or dataset played in real time) into a live Recording: one frame in
- * flight to the inference process, the latest submitted frame waiting behind it (an older waiting
- * frame is dropped and counted), each frame fitted and corrupted, then appended to the recording,
- * which steps the gate over it with the same GateReplayer as an offline replay. Updates to the UI
- * are throttled to at most `maxEventHz` (a trailing update always carries the latest frame). Knob
- * changes are staged and applied between frames, and each frame records the settings version it
- * used. A crash of the inference process loses only the frame in flight (counted as dropped); the
- * gate state lives here and continues.
+ * The live path (camera, video or dataset played in real time) into a live Recording. Up to
+ * `framesInFlight` frames are at the inference process at once (by default as many as it runs at
+ * once, `concurrentRuns`: one per onnxruntime session, so every core works), and the latest
+ * submitted frame waits behind them (an older waiting frame is dropped and counted). Each frame is
+ * fitted and corrupted when it goes in flight, in submission order, and its outputs are appended in
+ * that same order however the runs finish, so the recording steps the gate over the stream exactly
+ * as a one-at-a-time pipeline would, with the same GateReplayer as an offline replay. Updates to the
+ * UI are throttled to at most `maxEventHz` (a trailing update always carries the latest frame). Knob
+ * changes are staged and applied between frames as they are appended, and each frame records the
+ * settings version it used. A crash of the inference process loses only the frames in flight
+ * (counted as dropped); the gate state lives here and continues.
  */
 export interface LiveUpdate {
   recordingId: number;
@@ -57,6 +60,8 @@ export interface LivePipelineOptions {
   streamSeed: number;
   maxEventHz?: number;
   topK?: number;
+  /** Frames at the inference process at once; default its `concurrentRuns`. */
+  framesInFlight?: number;
   onUpdate?: (update: LiveUpdate) => void;
   onError?: (error: KnobErrorPayload) => void;
 }
@@ -96,18 +101,35 @@ interface Waiting {
   submittedAt: number;
 }
 
+/** A frame prepared and sent to the inference process, waiting for its turn to be appended. */
+interface InFlight {
+  job: Waiting;
+  prepared: Uint8Array;
+  metadata: ReturnType<typeof allocateBatchMetadata>;
+  prepMs: number;
+  /** Settles with the outputs, or with the error that drops the frame (never rejects). */
+  outputs: Promise<TimedBranchOutputs | { error: KnobErrorPayload }>;
+}
+
 export class LivePipeline {
   readonly recording: Recording;
   private readonly replayer: GateReplayer;
   private preparer;
   private stagedSchedule: { schedule: CorruptionSchedule; seed: number } | null = null;
   private acceptWaiters: Array<() => void> = [];
-  private readonly metadata = allocateBatchMetadata(1);
+  private readonly maxInFlight: number;
+  /** One metadata row per slot: a slot is reused only after its frame was appended (FIFO). */
+  private readonly metadataSlots: Array<ReturnType<typeof allocateBatchMetadata>>;
+  private sent = 0;
+  private readonly inFlight: InFlight[] = [];
+  /** The most frames that were in flight at once. */
+  peakFramesInFlight = 0;
   private readonly latency = new LatencyRecorder();
   private readonly timestamp = new Float64Array(1);
   private readonly label = new Int32Array(1);
   private waiting: Waiting | null = null;
-  private busy = false;
+  private appending = false;
+  private lastSentTimestampSeconds = -Infinity;
   private staged: { settings: GateSettings; version: number; calibrator: Calibrator | null } | null = null;
   private calibrator: Calibrator | null;
   private resetRequested = false;
@@ -132,11 +154,19 @@ export class LivePipeline {
     );
     this.calibrator = options.calibrator ?? null;
     this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0, this.calibrator);
+    this.maxInFlight = Math.max(1, Math.floor(options.framesInFlight ?? options.client.description.concurrentRuns));
+    this.metadataSlots = Array.from({ length: this.maxInFlight }, () => allocateBatchMetadata(1));
+  }
+
+  /** Frames at the inference process at once, at most. */
+  get framesInFlight(): number {
+    return this.maxInFlight;
   }
 
   /**
-   * Offers a frame; if one is already waiting, the older one is dropped (latest wins).
-   * `sourceFrame` is the frame's index in its source (the submission count for a camera).
+   * Offers a frame; if every slot is in flight and one is already waiting, the older one is dropped
+   * (latest wins). `sourceFrame` is the frame's index in its source (the submission count for a
+   * camera).
    */
   submit(
     frame: Uint8Array,
@@ -149,11 +179,11 @@ export class LivePipeline {
     this.submitted++;
     if (this.waiting !== null) this.recording.framesDropped++;
     this.waiting = { frame, geometry, timestampSeconds, label, sourceFrame, submittedAt: performance.now() };
-    if (!this.busy) void this.pump();
+    this.sendWaiting();
   }
 
   /**
-   * Staged; the next frame to be processed uses them (retuning is bumpless: (g, v) are kept). The
+   * Staged; the next frame appended uses them (retuning is bumpless: (g, v) are kept). The
    * calibrator applies to the output from that frame on.
    */
   setSettings(settings: GateSettings, version: number, calibrator: Calibrator | null = this.calibrator): void {
@@ -185,26 +215,32 @@ export class LivePipeline {
 
   /** Resolves when nothing is in flight or waiting. */
   idle(): Promise<void> {
-    if (!this.busy && this.waiting === null) return Promise.resolve();
+    if (this.inFlight.length === 0 && this.waiting === null) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async pump(): Promise<void> {
-    this.busy = true;
-    while (this.waiting !== null && !this.closed) {
+  /** Sends the waiting frame when a slot is free, and makes sure the appending loop runs. */
+  private sendWaiting(): void {
+    if (this.closed) return;
+    if (this.waiting !== null && this.inFlight.length < this.maxInFlight) {
       const job = this.waiting;
       this.waiting = null;
       for (const resolve of this.acceptWaiters.splice(0)) resolve();
       try {
-        await this.process(job);
+        this.send(job);
       } catch (error) {
-        // whatever a frame's processing throws is reported as that frame's error: the pump (and
-        // the process) keep running
-        this.options.onError?.(toErrorPayload(error));
+        // whatever a frame's preparation throws is reported as that frame's error: the stream
+        // (and the process) keep running
+        this.drop(toErrorPayload(error));
       }
     }
-    this.busy = false;
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    if (!this.appending && this.inFlight.length > 0) void this.appendInOrder();
+    else this.notifyIdle();
+  }
+
+  private notifyIdle(): void {
+    if (this.inFlight.length === 0 && this.waiting === null)
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private drop(error: KnobErrorPayload): void {
@@ -212,15 +248,19 @@ export class LivePipeline {
     this.options.onError?.(error);
   }
 
-  private async process(job: Waiting): Promise<void> {
+  /**
+   * Prepares the frame at the stream position it will take (the frames already recorded and in
+   * flight before it) and sends it. Should an earlier frame in flight then be dropped, the frames
+   * behind it were prepared one position later than where they are appended; their recorded
+   * corruption and severity are what they were prepared with.
+   */
+  private send(job: Waiting): void {
     const spec = this.options.client.description.input;
-    const trace = this.recording.trace;
-    const index = trace.frameCount;
-    const previous = index > 0 ? trace.timestampsSeconds[index - 1] : -Infinity;
-    if (!(job.timestampSeconds > previous && Number.isFinite(job.timestampSeconds))) {
+    const index = this.recording.trace.frameCount + this.inFlight.length;
+    if (!(job.timestampSeconds > this.lastSentTimestampSeconds && Number.isFinite(job.timestampSeconds))) {
       this.drop({
         code: 'INVALID_INPUT',
-        message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${previous} s); frame dropped`,
+        message: `frame timestamp ${job.timestampSeconds} s does not increase (previous ${this.lastSentTimestampSeconds} s); frame dropped`,
       });
       return;
     }
@@ -230,26 +270,43 @@ export class LivePipeline {
       this.recording.noteSchedule(index, schedule, seed);
       this.stagedSchedule = null;
     }
+    const metadata = this.metadataSlots[this.sent % this.maxInFlight];
     const prepared = new Uint8Array(spec.width * spec.height * spec.channels);
     const prepStarted = performance.now();
-    try {
-      this.preparer.prepare(job.frame, job.geometry, 1, index, job.sourceFrame, prepared, this.metadata);
-    } catch (error) {
-      this.drop(toErrorPayload(error));
-      return;
-    }
+    this.preparer.prepare(job.frame, job.geometry, 1, index, job.sourceFrame, prepared, metadata);
     const prepMs = performance.now() - prepStarted;
-    let outputs;
-    try {
-      // the recording says whether it keeps the model's features (source.open's recordFeatures)
-      outputs = await this.options.client.run(prepared, 1, index, {
-        keepFeatures: this.recording.trace.features !== undefined,
-      });
-    } catch (error) {
-      this.drop(toErrorPayload(error));
-      return;
+    this.lastSentTimestampSeconds = job.timestampSeconds;
+    this.sent++;
+    // the recording says whether it keeps the model's features (source.open's recordFeatures)
+    const outputs = this.options.client
+      .run(prepared, 1, index, { keepFeatures: this.recording.trace.features !== undefined })
+      .catch((error: unknown) => ({ error: toErrorPayload(error) }));
+    this.inFlight.push({ job, prepared, metadata, prepMs, outputs });
+    this.peakFramesInFlight = Math.max(this.peakFramesInFlight, this.inFlight.length);
+  }
+
+  /** Appends the frames in flight in the order they were sent, each as its outputs arrive. */
+  private async appendInOrder(): Promise<void> {
+    this.appending = true;
+    while (this.inFlight.length > 0 && !this.closed) {
+      const head = this.inFlight[0];
+      const outputs = await head.outputs;
+      this.inFlight.shift();
+      if (this.closed) break;
+      try {
+        if ('error' in outputs) this.drop(outputs.error);
+        else this.append(head, outputs);
+      } catch (error) {
+        this.options.onError?.(toErrorPayload(error));
+      }
+      this.sendWaiting();
     }
-    if (this.closed) return;
+    this.appending = false;
+    this.notifyIdle();
+  }
+
+  private append(head: InFlight, outputs: TimedBranchOutputs): void {
+    const { job, prepared, metadata } = head;
     const gateStarted = performance.now();
     if (this.staged !== null) {
       this.replayer.setSettings(this.staged.settings, this.staged.version);
@@ -263,14 +320,19 @@ export class LivePipeline {
     }
     this.timestamp[0] = job.timestampSeconds;
     this.label[0] = job.label;
-    this.recording.appendFrame(outputs, this.timestamp, this.label, this.metadata, this.replayer, prepared);
+    this.recording.appendFrame(outputs, this.timestamp, this.label, metadata, this.replayer, prepared);
     const done = performance.now();
     this.lastImage = prepared;
-    this.lastCorruption = this.metadata.corruption[0];
-    this.lastSeverity = this.metadata.severity[0];
+    this.lastCorruption = metadata.corruption[0];
+    this.lastSeverity = metadata.severity[0];
     this.lastSourceFrame = job.sourceFrame;
     this.lastEndToEndMs = done - job.submittedAt;
-    this.latency.record(prepMs + outputs.preprocessMs, outputs.inferenceMs, done - gateStarted, this.lastEndToEndMs);
+    this.latency.record(
+      head.prepMs + outputs.preprocessMs,
+      outputs.inferenceMs,
+      done - gateStarted,
+      this.lastEndToEndMs,
+    );
     this.scheduleUpdate();
   }
 
@@ -331,6 +393,8 @@ export class LivePipeline {
     this.closed = true;
     if (this.trailing !== null) clearTimeout(this.trailing);
     this.waiting = null;
+    // frames still in flight are answered to no one
+    this.inFlight.length = 0;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     for (const resolve of this.acceptWaiters.splice(0)) resolve();
   }

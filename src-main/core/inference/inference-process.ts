@@ -94,7 +94,7 @@ async function load(options: ModelOptions): Promise<ModelDescription> {
   if (generation !== loadGeneration) throw new Error('a later load replaced this one');
   loaded = true;
   dispatch();
-  return description;
+  return { ...description, concurrentRuns: sessions.length };
 }
 
 /** On the CPU, the other sessions load the same model before the process reports it loaded. */

@@ -295,6 +295,9 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       executionProvider: provider,
       skippedProviders: first.skipped,
       featureCount,
+      // one loaded model runs one batch at a time (inferInTurn); the inference process says how
+      // many it runs at once once its sessions have loaded
+      concurrentRuns: 1,
     };
     return {
       description,
