@@ -28,6 +28,7 @@ import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
+import { FIELD_METHODS } from './field-watch';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -457,6 +458,7 @@ export const API_METHODS = {
    * replay (no model); the same figures and words as `knob analyze`.
    */
   'analysis.run': { params: AnalysesParamsSchema, result: AnalysesViewSchema },
+  ...FIELD_METHODS,
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ApiMethod = keyof typeof API_METHODS;

@@ -15,6 +15,8 @@ export const FRAME_SIGNALS = {
 } as const;
 export type FrameSignal = keyof typeof FRAME_SIGNALS;
 export const FRAME_SIGNAL_NAMES = Object.keys(FRAME_SIGNALS) as FrameSignal[];
+/** What a monitor watches unless told otherwise (the desk and `knob monitor`): what the output says, and u*. */
+export const DEFAULT_FRAME_SIGNALS: readonly FrameSignal[] = ['confidence', 'gate-target'];
 
 /**
  * The chosen per-frame signals of a recording at the knobs, by one replay of the gate and the

@@ -80,6 +80,17 @@ export function requireEveryClass(trace: Pick<Trace, 'keptClasses' | 'classCount
   );
 }
 
+/**
+ * What a view computed from per-frame confidences and top-1 says on a kept-class trace (they are
+ * its kept-class estimates); undefined on a trace of every class.
+ */
+export function keptClassEstimateNote(trace: Pick<Trace, 'keptClasses' | 'classCount'>): string | undefined {
+  const kept = trace.keptClasses;
+  return kept === undefined
+    ? undefined
+    : `a kept-class trace (${kept.keep} of ${trace.classCount} classes a frame): its confidences and top-1 are the kept-class estimates`;
+}
+
 /** Class indices are stored as uint16. */
 export const KEPT_CLASSES_MAX_CLASS_COUNT = 65_536;
 

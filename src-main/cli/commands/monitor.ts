@@ -1,4 +1,10 @@
-import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES, type DriftDetector, type FrameSignal } from '../../../src-shared/drift';
+import {
+  DEFAULT_FRAME_SIGNALS,
+  DRIFT_DETECTORS,
+  FRAME_SIGNAL_NAMES,
+  type DriftDetector,
+  type FrameSignal,
+} from '../../../src-shared/drift';
 import { monitorTrace, type MonitorTraceResult } from '../../core/use-cases/monitor-trace';
 import {
   frameCountOption,
@@ -11,7 +17,6 @@ import {
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
 
-const DEFAULT_SIGNALS: FrameSignal[] = ['confidence', 'gate-target'];
 /** Alarms listed in the text report; --json has them all. */
 const ALARM_LINES = 20;
 
@@ -78,7 +83,7 @@ export async function monitorCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob monitor takes one trace file');
   const reference = frameRangeOption(values.reference, 'reference');
   const falseAlarmHours = numberInRange(values['false-alarm-hours'], 'false-alarm-hours', 1, { min: 0.001, max: 24 });
-  const signals = namesOption<FrameSignal>(values.signals, 'signals', FRAME_SIGNAL_NAMES, DEFAULT_SIGNALS);
+  const signals = namesOption<FrameSignal>(values.signals, 'signals', FRAME_SIGNAL_NAMES, [...DEFAULT_FRAME_SIGNALS]);
   const detectors = namesOption<DriftDetector>(values.detectors, 'detectors', DRIFT_DETECTORS, [...DRIFT_DETECTORS]);
   const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 2, 1_000_000);
   const strideFrames = frameCountOption(values['stride-frames'], 'stride-frames', 1, 1_000_000);

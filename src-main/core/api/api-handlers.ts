@@ -1,6 +1,7 @@
 import type { ApiMethod, ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
 import type { CallContext } from '../calls/call-context';
 import type { Bundles } from '../services/bundles';
+import type { FieldWatch } from '../services/field-watch';
 import type { Measurements } from '../services/measurements';
 import type { RecentRunsService } from '../services/recent-runs-service';
 import type { RecordingFiles } from '../services/recording-files';
@@ -35,10 +36,11 @@ export interface Services {
   measurements: Measurements;
   bundles: Bundles;
   runs: RecentRunsService;
+  field: FieldWatch;
 }
 
 export function createApiHandlers(services: Services, app: AppFacts): ApiHandlers {
-  const { session, views, files, measurements, bundles, runs } = services;
+  const { session, views, files, measurements, bundles, runs, field } = services;
   const { knobs } = session;
   return {
     'app.info': () => ({ name: app.name, version: app.version, logFile: app.logFile() }),
@@ -82,5 +84,9 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'probe.frequency': (params, call) => measurements.frequencyProbe(params, call),
     'tune.run': (params, call) => measurements.tune(params, call),
     'analysis.run': (params, call) => measurements.analyse(params, call.signal),
+    'field.monitor': (params, call) => field.monitor(params, call),
+    'field.timeline': (params) => field.timeline(params),
+    'field.estimate': (params) => field.estimate(params),
+    'field.review': (params) => field.review(params),
   };
 }

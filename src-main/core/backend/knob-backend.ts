@@ -13,6 +13,7 @@ import { createApiHandlers, type ApiHandler, type ApiHandlers, type Services } f
 import { MetricsWorkerClient } from '../use-cases/metrics-worker-client';
 import { Bundles } from '../services/bundles';
 import { Measurements } from '../services/measurements';
+import { FieldWatch } from '../services/field-watch';
 import { RecentRunsService } from '../services/recent-runs-service';
 import { RecordingFiles } from '../services/recording-files';
 import { RecordingViews } from '../services/recording-views';
@@ -74,6 +75,7 @@ export class KnobBackend {
       views: new RecordingViews(session),
       files: new RecordingFiles(session),
       measurements: new Measurements(session, this.metrics),
+      field: new FieldWatch(session),
       bundles: new Bundles(session, dataFolder),
       runs: new RecentRunsService(session, recentRuns, this.metrics, emit),
     });

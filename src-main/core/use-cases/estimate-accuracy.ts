@@ -8,6 +8,7 @@ import {
 } from '../../../src-shared/drift';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
 import { replay } from '../../../src-shared/trace/replay';
 import { frameRateHzOf, UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { REFERENCE_FRACTION } from './monitor-trace';
@@ -137,11 +138,7 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
         .length,
       groups: judged.length,
     })),
-    ...(trace.keptClasses === undefined
-      ? {}
-      : {
-          approximation: `a kept-class trace (${trace.keptClasses.keep} of ${trace.classCount} classes a frame): its confidences and top-1 are the kept-class estimates`,
-        }),
+    approximation: keptClassEstimateNote(trace),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   stratifiedEceInterval,
   UNLABELLED_OUTCOME,
 } from '../../../src-shared/review';
+import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
 import { replay } from '../../../src-shared/trace/replay';
 import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 
@@ -80,11 +81,7 @@ export function queueReview(input: QueueReviewInput): QueueReviewResult {
     labelledFrames: labelled,
     identity: stratifiedEceIdentity(),
     ece: stratifiedEceInterval(stratifiedBins(windowOutcomes).bins, { draws: input.draws, seed: input.seed }),
-    ...(trace.keptClasses === undefined
-      ? {}
-      : {
-          approximation: `a kept-class trace (${trace.keptClasses.keep} of ${trace.classCount} classes a frame): its confidences and top-1 are the kept-class estimates`,
-        }),
+    approximation: keptClassEstimateNote(trace),
     queue: queue.map((q) => ({
       frame: window.start + q.frame,
       seconds: trace.timestampsSeconds[window.start + q.frame]!,

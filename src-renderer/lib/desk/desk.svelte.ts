@@ -8,6 +8,7 @@ import { AbCompare } from './ab-compare.svelte';
 import { Camera } from './camera.svelte';
 import { Confirmations } from './confirmations.svelte';
 import { ErrorSlots } from './error-slots.svelte';
+import { FieldWatch } from './field-watch.svelte';
 import { Files } from './files.svelte';
 import { FIRST_START_SCHEDULE } from './first-start';
 import { KnobSync } from './knob-sync.svelte';
@@ -51,6 +52,8 @@ export class Desk {
   /** The paper's analyses of the current recording (Analyses tab). */
   readonly analyses: RecordingRequest<ApiResult<'analysis.run'>>;
   readonly probes: Probes;
+  /** The Field tab: drift alarms, calibration over time, label-free estimates, the review queue. */
+  readonly field: FieldWatch;
   /** The Tune tab: the last tune of the current recording, Apply inside the knobs' ranges, Undo. */
   readonly tuning: Tuning;
   /** Labelling mode, corrections with undo, the metrics' choice of labels, label files. */
@@ -87,13 +90,14 @@ export class Desk {
     });
     this.metrics = new MetricsView({ api, slots, mirror, settingsVersion: version });
     this.ab = new AbCompare({ api, slots, mirror, gate: () => this.knobs.gate, window: () => this.metrics.window });
-    const requestHost = (area: 'calibrators' | 'analysis') => ({
+    const requestHost = (area: 'calibrators' | 'analysis' | 'field') => ({
       recordingId,
       settingsVersion: version,
       report: (error: unknown) => slots.report(area, error),
     });
     this.calibratorComparison = new RecordingRequest(requestHost('calibrators'));
     this.analyses = new RecordingRequest(requestHost('analysis'));
+    this.field = new FieldWatch(api, requestHost('field'));
     this.probes = new Probes({ api, slots, settingsVersion: version });
     this.tuning = new Tuning({
       api,
@@ -271,6 +275,7 @@ export class Desk {
     this.ab.reset();
     this.calibratorComparison.reset();
     this.analyses.reset();
+    this.field.reset();
     this.tuning.reset();
     this.offline.reset();
   }

@@ -16,7 +16,8 @@ export type Area =
   | 'runs'
   | 'calibrators'
   | 'probe'
-  | 'analysis';
+  | 'analysis'
+  | 'field';
 
 export class ErrorSlots {
   errors = $state<Record<Area, string | null>>({
@@ -32,6 +33,7 @@ export class ErrorSlots {
     calibrators: null,
     probe: null,
     analysis: null,
+    field: null,
   });
 
   /** Sets an area's slot from a failure, or clears it (null). */

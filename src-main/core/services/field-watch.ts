@@ -1,0 +1,179 @@
+import type { ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
+import { LISTED_ALARMS } from '../../../src-shared/api/field-watch';
+import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
+import { DRIFT_DETECTORS } from '../../../src-shared/drift';
+import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
+import type { CallContext } from '../calls/call-context';
+import type { Session } from '../session/session';
+import { calibrationTimeline } from '../use-cases/calibration-timeline';
+import { estimateAccuracyOfTrace } from '../use-cases/estimate-accuracy';
+import { monitorTrace } from '../use-cases/monitor-trace';
+import { queueReview } from '../use-cases/queue-review';
+
+/** The CLI's defaults, so the desk and `knob monitor|timeline|estimate|review` give the same figures. */
+const MONITOR_BINS = 20;
+const REPLICATES = 200;
+const REVIEW_DRAWS = 2000;
+
+const interval = (v: { value: number | null; low: number; high: number }) => ({
+  value: finiteOrNull(v.value),
+  low: finiteOrNull(v.low),
+  high: finiteOrNull(v.high),
+});
+
+/**
+ * The unlabelled field in the desk (issue 30): the current recording, as of now, at the knobs now,
+ * through the same use cases as `knob monitor`, `knob timeline`, `knob estimate` and `knob review`.
+ * Each view names the recording and the knobs' version it was computed for (staleness.ts).
+ */
+export class FieldWatch {
+  constructor(private readonly session: Session) {}
+
+  /** The recording as of now (recorded frames never change; labels copied) and the knobs it is seen at. */
+  private basis() {
+    const recording = this.session.requireRecording();
+    const { trace } = recording.frozen();
+    const { gate, version } = this.session.knobs.current;
+    return { trace, gate, recordingId: recording.id, settingsVersion: version };
+  }
+
+  async monitor(params: ApiParsedParams<'field.monitor'>, call: CallContext): Promise<ApiResult<'field.monitor'>> {
+    const { trace, gate, recordingId, settingsVersion } = this.basis();
+    const started = performance.now();
+    const task = `drift thresholds for ${trace.frameCount} frames`;
+    call.progress(task, 0, null);
+    const report = await monitorTrace({
+      trace,
+      settings: gate,
+      signals: params.signals,
+      reference: params.reference,
+      falseAlarmHours: params.falseAlarmHours,
+      detectors: DRIFT_DETECTORS.filter((d) => params.detectors.includes(d)),
+      windowFrames: null,
+      strideFrames: null,
+      bins: MONITOR_BINS,
+      seed: params.seed,
+      signal: call.signal,
+    });
+    call.progress(task, 1, 1);
+    return {
+      recordingId,
+      settingsVersion,
+      approximation: keptClassEstimateNote(trace) ?? null,
+      referenceStart: report.referenceStart,
+      referenceEnd: report.referenceEnd,
+      monitoredFrames: report.monitoredFrames,
+      framesPerSecond: report.framesPerSecond,
+      falseAlarmHours: report.falseAlarmHours,
+      falseAlarmHoursPerPair: report.meanFramesBetweenFalseAlarmsPerPair / report.framesPerSecond / 3600,
+      signals: report.signals,
+      pairs: report.pairs.map((p) => ({
+        signal: p.signal,
+        detector: p.detector,
+        identity: p.identity,
+        skipped: p.skipped ?? null,
+        threshold: p.calibration === undefined ? null : finiteOrNull(p.calibration.threshold),
+        method: p.calibration?.method ?? null,
+        alarms: p.alarms,
+      })),
+      alarms: report.alarms.slice(0, LISTED_ALARMS).map((a, i) => ({
+        frame: a.frame,
+        seconds: report.alarmSeconds[i]!,
+        signal: a.signal,
+        detector: a.detector,
+        statistic: finiteOrNull(a.statistic),
+        threshold: finiteOrNull(a.threshold),
+      })),
+      alarmCount: report.alarms.length,
+      wallMs: performance.now() - started,
+    };
+  }
+
+  timeline(params: ApiParsedParams<'field.timeline'>): ApiResult<'field.timeline'> {
+    const { trace, gate, recordingId, settingsVersion } = this.basis();
+    const result = calibrationTimeline({
+      trace,
+      settings: gate,
+      windowFrames: params.windowFrames,
+      strideFrames: null,
+      replicates: REPLICATES,
+      seed: params.seed,
+    });
+    const names = Object.keys(result.metrics) as Array<keyof typeof result.metrics>;
+    return {
+      recordingId,
+      settingsVersion,
+      approximation: result.approximation ?? null,
+      framesPerSecond: result.framesPerSecond,
+      windowFrames: result.windowFrames,
+      metrics: names.map((name) => ({ name, identity: result.metrics[name] })),
+      windows: result.windows.map((w, i) => ({
+        firstFrame: w.firstFrame,
+        endFrame: w.endFrame,
+        seconds: result.windowSeconds[i]!,
+        labelledFrames: w.labelledFrames,
+        values: names.map((name) => {
+          const v = w.values.find((value) => value?.metric === name) ?? null;
+          return v === null ? null : interval(v);
+        }),
+      })),
+      changePoints: result.changePoints.map((c, i) => ({
+        frame: c.frame,
+        seconds: result.changePointSeconds[i]!,
+        accuracyBefore: c.accuracyBefore,
+        accuracyAfter: c.accuracyAfter,
+        pValue: c.pValue,
+      })),
+      changePointMethod: result.changePointMethod,
+    };
+  }
+
+  estimate(params: ApiParsedParams<'field.estimate'>): ApiResult<'field.estimate'> {
+    const { trace, gate, recordingId, settingsVersion } = this.basis();
+    const result = estimateAccuracyOfTrace({
+      trace,
+      settings: gate,
+      reference: params.reference,
+      by: params.by,
+      windowFrames: params.windowFrames,
+      replicates: REPLICATES,
+      seed: params.seed,
+    });
+    return {
+      recordingId,
+      settingsVersion,
+      approximation: result.approximation ?? null,
+      referenceStart: result.referenceStart,
+      referenceEnd: result.referenceEnd,
+      referenceLabelledFrames: result.referenceLabelledFrames,
+      referenceAccuracy: result.referenceAccuracy,
+      by: result.by,
+      methods: result.methods,
+      groups: result.groups.map((g) => ({ ...g, estimates: g.estimates.map(interval) })),
+      summary: result.summary,
+    };
+  }
+
+  review(params: ApiParsedParams<'field.review'>): ApiResult<'field.review'> {
+    const { trace, gate, recordingId, settingsVersion } = this.basis();
+    const result = queueReview({
+      trace,
+      settings: gate,
+      window: params.window,
+      count: params.count,
+      draws: REVIEW_DRAWS,
+      seed: params.seed,
+    });
+    return {
+      recordingId,
+      settingsVersion,
+      approximation: result.approximation ?? null,
+      windowStart: result.windowStart,
+      windowEnd: result.windowEnd,
+      labelledFrames: result.labelledFrames,
+      identity: result.identity,
+      ece: interval(result.ece),
+      queue: result.queue,
+    };
+  }
+}
