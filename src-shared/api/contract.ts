@@ -28,7 +28,7 @@ import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
-import { FIELD_METHODS } from './field-watch';
+import { FIELD_METHODS, LiveAlarmSchema } from './field-watch';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -150,6 +150,8 @@ export const StreamUpdateSchema = z.strictObject({
   }),
   corruption: z.string().nullable(),
   severity: z.number(),
+  /** Drift alarms the live watch raised since the last update (field.watchLive); usually none. */
+  driftAlarms: z.array(LiveAlarmSchema).optional(),
 });
 
 export const TraceSummarySchema = z.strictObject({

@@ -21,6 +21,14 @@ const basis = {
   approximation: z.string().nullable(),
 };
 
+/** A drift alarm as the live stream's updates carry it. */
+export const LiveAlarmSchema = z.strictObject({
+  frame: z.number().int().nonnegative(),
+  seconds: z.number(),
+  signal: z.string(),
+  detector: z.enum(DRIFT_DETECTORS),
+});
+
 /** Alarms a monitor view lists (and the stream chart marks); the count says how many there were in all. */
 export const LISTED_ALARMS = 500;
 
@@ -185,6 +193,19 @@ export const ReviewViewSchema = z.strictObject({
   ),
 });
 
+export const WatchLiveParamsSchema = z.strictObject({ on: z.boolean() });
+
+export const WatchLiveViewSchema = z.strictObject({
+  recordingId: z.number().int().nonnegative(),
+  /** Whether the recording's frames are being watched as they are recorded. */
+  watching: z.boolean(),
+  /** The first frame watched; null when no watch was ever armed on the recording. */
+  fromFrame: z.number().int().nullable(),
+  alarmCount: z.number().int().nonnegative(),
+  /** Why the watch stopped (the operator, the knobs moved); null while it watches. */
+  stoppedBecause: z.string().nullable(),
+});
+
 export type MonitorView = z.infer<typeof MonitorViewSchema>;
 export type TimelineView = z.infer<typeof TimelineViewSchema>;
 export type EstimateView = z.infer<typeof EstimateViewSchema>;
@@ -197,6 +218,13 @@ export const FIELD_METHODS = {
    * (cancelling the call stops them).
    */
   'field.monitor': { params: MonitorParamsSchema, result: MonitorViewSchema },
+  /**
+   * Arms the last `field.monitor` of the current live recording (its detectors and thresholds, at
+   * the knobs it was calibrated at) on the frames recorded from now on, or stops it. Its alarms come
+   * with the stream's updates and stay with the recording (a saved trace keeps them). Turning a knob
+   * stops it: the thresholds were calibrated for the signals at the knobs of the monitor.
+   */
+  'field.watchLive': { params: WatchLiveParamsSchema, result: WatchLiveViewSchema },
   /** Calibration over time of the current recording's labelled frames, with change points (`knob timeline`). */
   'field.timeline': { params: TimelineParamsSchema, result: TimelineViewSchema },
   /** Label-free accuracy estimates after a labelled reference (`knob estimate`). */

@@ -1,5 +1,5 @@
 import { KnobError } from '../errors';
-import { clampGate } from '../fusion/convex-fusion';
+import { clampGate, fuseTop1Into } from '../fusion/convex-fusion';
 import { argmaxRow } from '../fusion/logits';
 import type { GateSettings } from '../gate/gate-settings';
 import { replay } from '../trace/replay';
@@ -43,6 +43,63 @@ export function frameSignals(trace: Trace, settings: GateSettings, names: readon
       values.set(branchDisagreement(trace, 0, n));
     }
     return { name, values };
+  });
+}
+
+/** Buffers frameSignalsAt works in, made once a stream (nothing is allocated a frame but two views). */
+export interface FrameSignalScratch {
+  gate: Float64Array;
+  top1: Int32Array;
+  confidence: Float64Array;
+  row: Float64Array;
+}
+
+export function frameSignalScratch(classCount: number): FrameSignalScratch {
+  return {
+    gate: new Float64Array(1),
+    top1: new Int32Array(1),
+    confidence: new Float64Array(1),
+    row: new Float64Array(classCount),
+  };
+}
+
+/**
+ * Frame i's signals, the gate at it being `g` (unclamped), into `out` in the order of `names`: what a
+ * live watch reads as each frame is recorded. The same arithmetic as frameSignals: the confidence is
+ * the fused output's (replay's fuseTop1Into on that one row, no output calibrator), so a live watch
+ * and an offline monitor of the same frames see the same values bit for bit. Every class only.
+ */
+export function frameSignalsAt(
+  trace: Trace,
+  i: number,
+  g: number,
+  names: readonly FrameSignal[],
+  out: Float64Array,
+  scratch: FrameSignalScratch,
+): void {
+  const k = trace.classCount;
+  names.forEach((name, s) => {
+    if (name === 'gate-target') out[s] = trace.uRef[i]!;
+    else if (name === 'gate') out[s] = clampGate(g);
+    else if (name === 'disagreement')
+      out[s] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
+    else {
+      scratch.gate[0] = g;
+      const row = i * k;
+      fuseTop1Into(
+        trace.zStatic.subarray(row, row + k),
+        trace.zDyn.subarray(row, row + k),
+        scratch.gate,
+        k,
+        0,
+        1,
+        scratch.top1,
+        scratch.confidence,
+        null,
+        scratch.row,
+      );
+      out[s] = scratch.confidence[0]!;
+    }
   });
 }
 

@@ -8,3 +8,5 @@ export * from './window-ks';
 export * from './label-free-accuracy';
 export * from './calibration-over-time';
 export * from './copula-autoregression';
+export * from './drift-watch';
+export * from './detector-statistic';

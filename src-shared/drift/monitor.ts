@@ -1,14 +1,15 @@
 import { KnobError } from '../errors';
-import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
+import { DriftWatch } from './drift-watch';
 import { integratedAutocorrelationTime } from './block-bootstrap';
-import { CUSUM_IDENTITY, TwoSidedCusum } from './cusum';
+import { CUSUM_IDENTITY } from './cusum';
+import { makeStatistic, meanAndSd, type StatisticSpec } from './detector-statistic';
 import {
   DEFAULT_PATH_TARGETS,
   DEFAULT_PATHS,
   thresholdsForMeanFramesBetweenAlarms,
   type ThresholdCalibration,
 } from './false-alarm-threshold';
-import { WindowKs, windowKsIdentity } from './window-ks';
+import { windowKsIdentity } from './window-ks';
 
 export const DRIFT_DETECTORS = ['cusum', 'window-ks'] as const;
 export type DriftDetector = (typeof DRIFT_DETECTORS)[number];
@@ -63,18 +64,6 @@ export interface MonitorReport {
   pairs: MonitoredPair[];
   /** Every alarm in frame order. */
   alarms: DriftAlarm[];
-}
-
-/** How a pair's statistic is made from its reference: plain data, so a thread can make it too. */
-export type StatisticSpec =
-  { detector: 'cusum' } | { detector: 'window-ks'; windowFrames: number; strideFrames: number; bins: number };
-
-/** The detector fitted to a reference: its mean and sd, or its quantile edges. */
-export function makeStatistic(spec: StatisticSpec, reference: Float64Array): AlarmStatistic {
-  if (spec.detector === 'window-ks') return new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins);
-  const { mean, sd } = meanAndSd(reference);
-  // a simulated reference can come out constant where the real one was not: a tiny sd, then
-  return new TwoSidedCusum(mean, sd > 0 ? sd : Number.MIN_VALUE);
 }
 
 /** One signal's thresholds to calibrate (calibrateThresholds), one a detector, wherever it runs. */
@@ -216,49 +205,24 @@ export function runMonitor(
 ): MonitorReport {
   const frames = signals[0]?.values.length ?? 0;
   const { referenceStart, referenceEnd } = plan.options;
-  const alarms: DriftAlarm[] = [];
-  const pairs = plan.pairs.map((p) => ({ ...p }));
-  const calibrationOfPair = new Map<number, ThresholdCalibration>();
-  plan.requests.forEach((request, r) =>
-    request.pairs.forEach((pair, k) => calibrationOfPair.set(pair, calibrations[r]![k]!)),
+  const watch = DriftWatch.arm(
+    plan,
+    calibrations,
+    signals.map((s) => s.name),
   );
-  pairs.forEach((pair, index) => {
-    const statistic = plan.statistics[index];
-    const calibration = calibrationOfPair.get(index);
-    if (statistic === null || statistic === undefined || calibration === undefined) return;
-    pair.calibration = calibration;
-    if (!calibration.reachable) {
-      pair.skipped =
-        `no threshold reaches the target: in ${calibration.paths} simulated streams of ${calibration.pathFrames} frames ` +
-        'the statistic never passed the largest value it took' +
-        (pair.detector === 'window-ks' ? ' (a window too short for its values to spread: try a longer one)' : '');
-      return;
-    }
-    const detector = makeStatistic(statistic.spec, statistic.reference);
-    const values = signals[plan.signalOfPair[index]!]!.values;
-    for (let frame = referenceEnd; frame < frames; frame++) {
-      const s = detector.nextEncoded(detector.encode(values[frame]!));
-      if (s !== NO_TEST && s > calibration.threshold) {
-        alarms.push({
-          frame,
-          signal: pair.signal,
-          detector: pair.detector,
-          statistic: s,
-          threshold: calibration.threshold,
-        });
-        pair.alarms++;
-        detector.reset();
-      }
-    }
-  });
-  alarms.sort((a, b) => a.frame - b.frame);
+  const alarms: DriftAlarm[] = [];
+  const values = new Float64Array(signals.length);
+  for (let frame = referenceEnd; frame < frames; frame++) {
+    for (let s = 0; s < signals.length; s++) values[s] = signals[s]!.values[frame]!;
+    watch.step(frame, values, (alarm) => alarms.push(alarm));
+  }
   return {
     referenceStart,
     referenceEnd,
     monitoredFrames: frames - referenceEnd,
     meanFramesBetweenFalseAlarms: plan.options.meanFramesBetweenFalseAlarms,
     meanFramesBetweenFalseAlarmsPerPair: plan.meanFramesBetweenFalseAlarmsPerPair,
-    pairs,
+    pairs: watch.pairs,
     alarms,
   };
 }
@@ -302,12 +266,3 @@ export const MIN_REFERENCE_TAUS = 50;
 
 /** A reference shorter than this says too little about the unshifted stream to calibrate on. */
 export const MIN_REFERENCE_FRAMES = 100;
-
-function meanAndSd(values: Float64Array): { mean: number; sd: number } {
-  let mean = 0;
-  for (let i = 0; i < values.length; i++) mean += values[i]!;
-  mean /= values.length;
-  let squares = 0;
-  for (let i = 0; i < values.length; i++) squares += (values[i]! - mean) ** 2;
-  return { mean, sd: Math.sqrt(squares / (values.length - 1)) };
-}

@@ -85,4 +85,50 @@ describe('the Field tab', () => {
     await app.screenshot('desk-field');
     expect(app.pageErrors).toEqual([]);
   }, 300_000);
+
+  it('watches the live stream: alarms as the frames arrive, on the gate chart', async () => {
+    const { page, backend } = app;
+    const frames = (): number => backend.session.describe().recording?.frameCount ?? 0;
+    const playUntil = async (count: number) => {
+      await backend.handle('stream.start', {});
+      await waitUntil(`${count} frames recorded`, async () => frames() >= count, 120_000);
+      await backend.handle('stream.stop', {});
+    };
+    // once the desk's start has loaded its model and opened the embedded stream, the operator
+    // sets shot noise at severity 4 from frame 1500 in the Source panel (which configures the
+    // source), and the test plays it fast through the API
+    const started = () => ['ready', 'playing'].includes(backend.session.describe().state);
+    await waitUntil('the desk to start', async () => started(), 60_000);
+    if (backend.session.describe().state === 'playing') await backend.handle('stream.stop', {});
+    await page.getByTestId('schedule-kind').selectOption('step');
+    await page.getByTestId('schedule-corruption').selectOption('shot_noise');
+    await page.getByLabel('severity S').fill('4');
+    await page.getByLabel('up at frame').fill('1500');
+    await page.getByLabel('back at frame').fill('100000');
+    await expect.poll(() => testIdText(app, 'schedule-status')).toMatch(/^in force/);
+    await backend.handle('stream.playback', { speed: 16 });
+    await playUntil(800);
+    await page.getByTestId('tab-field').click();
+    await page.getByTestId('field-reference-start').fill('0');
+    await page.getByTestId('field-reference-end').fill('600');
+    await page.getByTestId('field-monitor').click();
+    await page.getByTestId('field-alarm-count').waitFor({ timeout: 120_000 });
+    const marked = Number(await page.getByTestId('gate-chart').getAttribute('data-alarm-marks'));
+    await page.getByTestId('field-watch-live').click();
+    await expect
+      .poll(() => testIdText(app, 'field-watch-status'))
+      .toMatch(/^Watching live from frame \d+: 0 alarms so far/);
+    await playUntil(2600);
+    await expect
+      .poll(() => testIdText(app, 'field-watch-status'), { timeout: 30_000 })
+      .toMatch(/^Watching live from frame \d+: [1-9]\d* alarms? so far/);
+    await waitUntil(
+      'the live alarms marked on the gate chart',
+      async () => Number(await page.getByTestId('gate-chart').getAttribute('data-alarm-marks')) > marked,
+      20_000,
+    );
+    await page.getByTestId('field-watch-stop').click();
+    await expect.poll(() => testIdText(app, 'field-watch-status')).toMatch(/^Not watching \(stopped by the operator\)/);
+    expect(app.pageErrors).toEqual([]);
+  }, 300_000);
 });

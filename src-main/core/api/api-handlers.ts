@@ -85,6 +85,7 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'tune.run': (params, call) => measurements.tune(params, call),
     'analysis.run': (params, call) => measurements.analyse(params, call.signal),
     'field.monitor': (params, call) => field.monitor(params, call),
+    'field.watchLive': (params) => field.watchLive(params),
     'field.timeline': (params) => field.timeline(params),
     'field.estimate': (params) => field.estimate(params),
     'field.review': (params) => field.review(params),

@@ -1,4 +1,5 @@
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
+import type { DriftAlarm } from '../../../src-shared/drift';
 import { KnobError, toErrorPayload, type KnobErrorPayload } from '../../../src-shared/errors';
 import type { FrameGeometry } from '../../../src-shared/frames/fit-frame';
 import { createFramePreparer } from '../../../src-shared/frames/prepare-frames';
@@ -47,6 +48,8 @@ export interface LiveUpdate {
   image: { width: number; height: number; channels: 1 | 3; pixels: Uint8Array };
   corruption: string | null;
   severity: number;
+  /** Drift alarms the recording's live watch raised since the last update (none without a watch). */
+  driftAlarms: Array<DriftAlarm & { seconds: number }>;
 }
 
 export interface LivePipelineOptions {
@@ -386,6 +389,10 @@ export class LivePipeline {
       image: { ...this.preparer.target, pixels: this.lastImage },
       corruption: this.lastCorruption,
       severity: this.lastSeverity,
+      driftAlarms: (recording.driftWatch?.takeNew() ?? []).map((alarm) => ({
+        ...alarm,
+        seconds: trace.timestampsSeconds[alarm.frame]!,
+      })),
     });
   }
 

@@ -10,6 +10,7 @@ import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-sl
 import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { StoredProvenance } from '../report/provenance';
+import type { LiveDriftWatch } from './live-drift-watch';
 import { FrameImageRing, type FrameImage } from './frame-image-ring';
 import { LabelLayers, type LabelEdit } from '../../../src-shared/labels/label-layers';
 import { keptClassesText } from '../../../src-shared/metrics/kept-class-bounds';
@@ -159,6 +160,20 @@ export class Recording {
     this.provenance.labelImports.push(structuredClone(entry));
   }
 
+  /**
+   * The drift monitor watching this recording's frames as they are recorded (field.watchLive), or
+   * null; its alarms stay here after it stops, and a saved trace keeps them.
+   */
+  driftWatch: LiveDriftWatch | null = null;
+
+  /** What a trace file of this recording keeps besides its columns: its provenance, and its live drift watch. */
+  fileContext(): Record<string, unknown> {
+    return {
+      provenance: this.provenance,
+      ...(this.driftWatch === null ? {} : { driftWatch: this.driftWatch.record() }),
+    };
+  }
+
   /** A live recording's corruption schedule changes from frame `fromFrame` on (its provenance says so). */
   noteSchedule(fromFrame: number, schedule: CorruptionSchedule, seed: number): void {
     const history = (this.provenance.schedule ??= []);
@@ -191,6 +206,8 @@ export class Recording {
       outputs.features,
     );
     replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
+    const output = this.builder.output;
+    this.driftWatch?.step(this.builder.trace, index, output.g[index]!, output.settingsVersion[index]!);
     this.images.keep(index, image);
     this.changedSinceSave = true;
     this.revision++;

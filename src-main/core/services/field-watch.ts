@@ -4,6 +4,9 @@ import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import { DRIFT_DETECTORS } from '../../../src-shared/drift';
 import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
 import type { CallContext } from '../calls/call-context';
+import { KnobError } from '../../../src-shared/errors';
+import type { MonitorPlan, ThresholdCalibration } from '../../../src-shared/drift';
+import { LiveDriftWatch, type DriftWatchTerms } from '../recording/live-drift-watch';
 import type { Session } from '../session/session';
 import { calibrationTimeline } from '../use-cases/calibration-timeline';
 import { estimateAccuracyOfTrace } from '../use-cases/estimate-accuracy';
@@ -27,7 +30,54 @@ const interval = (v: { value: number | null; low: number; high: number }) => ({
  * Each view names the recording and the knobs' version it was computed for (staleness.ts).
  */
 export class FieldWatch {
+  /** The last monitor's plan and thresholds, with what they were computed for: what a live watch arms. */
+  private lastMonitor: {
+    recordingId: number;
+    terms: DriftWatchTerms;
+    plan: MonitorPlan;
+    calibrations: ThresholdCalibration[][];
+  } | null = null;
+
   constructor(private readonly session: Session) {}
+
+  /** Arms the last monitor on the frames recorded from now on, or stops the watch. */
+  watchLive(params: ApiParsedParams<'field.watchLive'>): ApiResult<'field.watchLive'> {
+    const recording = this.session.requireRecording();
+    if (!params.on) recording.driftWatch?.stop('stopped by the operator');
+    else {
+      const last = this.lastMonitor;
+      if (
+        last === null ||
+        last.recordingId !== recording.id ||
+        last.terms.settingsVersion !== this.session.knobs.current.version
+      )
+        throw new KnobError(
+          'NOT_AVAILABLE',
+          'watching live needs a drift monitor of this recording at the knobs now: watch for drift first',
+        );
+      if (!recording.appendable)
+        throw new KnobError(
+          'NOT_AVAILABLE',
+          `recording ${recording.id} is complete: watching live needs a live recording (play a source)`,
+        );
+      recording.driftWatch?.stop('armed again');
+      recording.driftWatch = new LiveDriftWatch(
+        last.plan,
+        last.calibrations,
+        last.terms,
+        recording.frameCount,
+        recording.trace.classCount,
+      );
+    }
+    const watch = recording.driftWatch;
+    return {
+      recordingId: recording.id,
+      watching: watch !== null && watch.stoppedBecause === null,
+      fromFrame: watch?.fromFrame ?? null,
+      alarmCount: watch?.alarmCount ?? 0,
+      stoppedBecause: watch?.stoppedBecause ?? null,
+    };
+  }
 
   /** The recording as of now (recorded frames never change; labels copied) and the knobs it is seen at. */
   private basis() {
@@ -54,6 +104,11 @@ export class FieldWatch {
       bins: MONITOR_BINS,
       seed: params.seed,
       signal: call.signal,
+      onCalibrated: (plan, calibrations) => {
+        const reference = { start: plan.options.referenceStart, end: plan.options.referenceEnd };
+        const terms = { reference, falseAlarmHours: params.falseAlarmHours, signals: params.signals, settingsVersion };
+        this.lastMonitor = { recordingId, terms, plan, calibrations };
+      },
     });
     call.progress(task, 1, 1);
     return {

@@ -21,7 +21,7 @@ export class RecordingFiles {
     const revision = recording.revision;
     const { trace, output } = recording.frozen();
     const run = { settings: this.session.knobs.current.gate, output };
-    await writeTraceFile(path, trace, run, { provenance: recording.provenance });
+    await writeTraceFile(path, trace, run, recording.fileContext());
     recording.markSaved(path, revision);
     this.session.announce();
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };

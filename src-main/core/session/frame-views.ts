@@ -45,5 +45,11 @@ export function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventD
     image: imageToApi(update.image),
     corruption: update.corruption,
     severity: update.severity,
+    driftAlarms: update.driftAlarms.map((alarm) => ({
+      frame: alarm.frame,
+      seconds: alarm.seconds,
+      signal: alarm.signal,
+      detector: alarm.detector,
+    })),
   };
 }

@@ -6,7 +6,9 @@ import {
   runMonitor,
   type DriftDetector,
   type FrameSignal,
+  type MonitorPlan,
   type MonitorReport,
+  type ThresholdCalibration,
 } from '../../../src-shared/drift';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -28,6 +30,8 @@ export interface MonitorTraceInput {
   bins: number;
   seed: number;
   signal?: AbortSignal;
+  /** Given the plan and its calibrated thresholds, before the monitor runs (what arms a live watch). */
+  onCalibrated?: (plan: MonitorPlan, calibrations: ThresholdCalibration[][]) => void;
 }
 
 export interface MonitorTraceResult extends MonitorReport {
@@ -75,7 +79,9 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
     bins: input.bins,
     seed: input.seed,
   });
-  const report = runMonitor(signals, plan, await calibrateOnThreads(plan.requests, input.signal));
+  const calibrations = await calibrateOnThreads(plan.requests, input.signal);
+  input.onCalibrated?.(plan, calibrations);
+  const report = runMonitor(signals, plan, calibrations);
   return {
     ...report,
     framesPerSecond,

@@ -97,7 +97,7 @@ export class Desk {
     });
     this.calibratorComparison = new RecordingRequest(requestHost('calibrators'));
     this.analyses = new RecordingRequest(requestHost('analysis'));
-    this.field = new FieldWatch(api, requestHost('field'));
+    this.field = new FieldWatch(api, slots, requestHost('field'));
     this.probes = new Probes({ api, slots, settingsVersion: version });
     this.tuning = new Tuning({
       api,
@@ -165,7 +165,10 @@ export class Desk {
     const offs = [
       api.on('knobs.changed', (k) => this.knobs.adopt(k)),
       api.on('session.state', (s) => this.mirror.adopt(s)),
-      api.on('stream.update', (u) => this.stream.received(u)),
+      api.on('stream.update', (u) => {
+        this.stream.received(u);
+        this.field.received(u);
+      }),
       api.on('recording.changed', (c) => this.stream.recordingChanged(c)),
       api.on('frame.rejected', (e) => this.stream.rejected(e.message)),
       api.on('work.progress', (p) => this.offline.progress(p)),

@@ -1,6 +1,10 @@
 import type { KnobApi } from '../../../src-shared/api/client';
-import type { ApiParams, ApiResult } from '../../../src-shared/api/contract';
+import type { ApiEventData, ApiParams, ApiResult } from '../../../src-shared/api/contract';
+import type { ErrorSlots } from './error-slots.svelte';
 import { RecordingRequest, type RecordingRequestHost } from './recording-request.svelte';
+
+/** Live alarms marked on the gate chart at most (the count says how many there were). */
+const MAX_LIVE_MARKS = 2000;
 
 /**
  * The Field tab's views of the current recording at the knobs (issue 30): drift alarms, calibration
@@ -13,9 +17,15 @@ export class FieldWatch {
   readonly timeline: RecordingRequest<ApiResult<'field.timeline'>>;
   readonly estimate: RecordingRequest<ApiResult<'field.estimate'>>;
   readonly review: RecordingRequest<ApiResult<'field.review'>>;
+  /** The live watch as the backend last described it (null: never armed on this recording). */
+  watch = $state.raw<ApiResult<'field.watchLive'> | null>(null);
+  /** Alarms the live watch raised, as the stream's updates brought them (the last MAX_LIVE_MARKS). */
+  liveAlarms = $state.raw<Array<{ frame: number; seconds: number; signal: string; detector: string }>>([]);
+  liveAlarmCount = $state(0);
 
   constructor(
     private readonly api: KnobApi,
+    private readonly slots: ErrorSlots,
     host: RecordingRequestHost,
   ) {
     this.monitor = new RecordingRequest(host);
@@ -40,12 +50,30 @@ export class FieldWatch {
     return this.review.run(() => this.api.call('field.review', params));
   }
 
-  /** Stream times of the listed alarms, for the gate chart's marks (none without a monitor view). */
+  /** Arms the last monitor on the frames recorded from now on, or stops it. */
+  async watchLive(on: boolean): Promise<void> {
+    const view = await this.slots.attempt('field', () => this.api.call('field.watchLive', { on }));
+    if (view !== null) this.watch = view;
+  }
+
+  /** A stream update: the alarms it carries join the live ones. */
+  received(update: ApiEventData<'stream.update'>): void {
+    const alarms = update.driftAlarms ?? [];
+    if (alarms.length === 0) return;
+    this.liveAlarmCount += alarms.length;
+    this.liveAlarms = [...this.liveAlarms, ...alarms].slice(-MAX_LIVE_MARKS);
+  }
+
+  /** Stream times of the listed and the live alarms, for the gate chart's marks. */
   get alarmSeconds(): number[] {
-    return this.monitor.result?.alarms.map((alarm) => alarm.seconds) ?? [];
+    const listed = this.monitor.result?.alarms.map((alarm) => alarm.seconds) ?? [];
+    return this.liveAlarms.length === 0 ? listed : [...listed, ...this.liveAlarms.map((alarm) => alarm.seconds)];
   }
 
   reset(): void {
+    this.watch = null;
+    this.liveAlarms = [];
+    this.liveAlarmCount = 0;
     this.monitor.reset();
     this.timeline.reset();
     this.estimate.reset();

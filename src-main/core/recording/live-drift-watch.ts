@@ -1,0 +1,103 @@
+import {
+  DriftWatch,
+  frameSignalScratch,
+  frameSignalsAt,
+  type DriftAlarm,
+  type FrameSignal,
+  type FrameSignalScratch,
+  type MonitorPlan,
+  type ThresholdCalibration,
+} from '../../../src-shared/drift';
+import type { Trace } from '../../../src-shared/trace/trace';
+
+/** What a watch was armed with, as the trace file keeps it (its context's `driftWatch`). */
+export interface DriftWatchTerms {
+  /** The monitor's reference window and its mean time between false alarms (hours of stream time). */
+  reference: { start: number; end: number };
+  falseAlarmHours: number;
+  signals: FrameSignal[];
+  /** The knobs' version the thresholds were calibrated at. */
+  settingsVersion: number;
+}
+
+/** Alarms a watch keeps in the recording (and its trace file); past it, it counts them. */
+export const KEPT_LIVE_ALARMS = 100_000;
+
+/**
+ * A drift monitor watching a live recording: the detectors a `field.monitor` calibrated, armed at
+ * the frame the operator asked and stepped on each frame as it is recorded (src-shared's DriftWatch,
+ * the same stepping as the offline monitor, on the same per-frame signals). Its alarms stay with the
+ * recording: the stream's updates carry the new ones, and a saved trace keeps them all.
+ */
+export class LiveDriftWatch {
+  readonly alarms: DriftAlarm[] = [];
+  alarmCount = 0;
+  private pending: DriftAlarm[] = [];
+  private readonly values: Float64Array;
+  private readonly scratch: FrameSignalScratch;
+  private readonly watch: DriftWatch;
+
+  constructor(
+    plan: MonitorPlan,
+    calibrations: ReadonlyArray<readonly ThresholdCalibration[]>,
+    readonly terms: DriftWatchTerms,
+    /** The first frame it watches. */
+    readonly fromFrame: number,
+    classCount: number,
+  ) {
+    this.watch = DriftWatch.arm(plan, calibrations, terms.signals);
+    this.values = new Float64Array(terms.signals.length);
+    this.scratch = frameSignalScratch(classCount);
+  }
+
+  /** Why it stopped watching (null while it watches); its alarms stay. */
+  stoppedBecause: string | null = null;
+
+  stop(reason: string): void {
+    this.stoppedBecause ??= reason;
+  }
+
+  /**
+   * Frame i was just recorded, the gate at it `g`, at the knobs' `settingsVersion`. A frame at other
+   * knobs stops the watch: its thresholds hold for the signals at the knobs they were calibrated at.
+   */
+  step(trace: Trace, i: number, g: number, settingsVersion: number): void {
+    if (this.stoppedBecause !== null) return;
+    if (settingsVersion !== this.terms.settingsVersion) {
+      this.stop(`the knobs moved (frame ${i})`);
+      return;
+    }
+    frameSignalsAt(trace, i, g, this.terms.signals, this.values, this.scratch);
+    this.watch.step(i, this.values, (alarm) => {
+      this.alarmCount++;
+      if (this.alarms.length >= KEPT_LIVE_ALARMS) return;
+      this.alarms.push(alarm);
+      this.pending.push(alarm);
+    });
+  }
+
+  /** The alarms raised since the last call (what the next stream update carries). */
+  takeNew(): DriftAlarm[] {
+    const taken = this.pending;
+    this.pending = [];
+    return taken;
+  }
+
+  /** The watch as a trace file keeps it. */
+  record(): Record<string, unknown> {
+    return {
+      ...this.terms,
+      fromFrame: this.fromFrame,
+      stoppedBecause: this.stoppedBecause,
+      pairs: this.watch.pairs.map((p) => ({
+        signal: p.signal,
+        detector: p.detector,
+        identity: p.identity,
+        threshold: p.calibration?.threshold ?? null,
+        skipped: p.skipped ?? null,
+      })),
+      alarmCount: this.alarmCount,
+      alarms: this.alarms.map((a) => ({ ...a })),
+    };
+  }
+}

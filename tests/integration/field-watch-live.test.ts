@@ -1,0 +1,135 @@
+/**
+ * Drift alarms live (issue 30), through the real backend and the shipped model: the embedded stream
+ * plays (shot noise at severity 4 from frame 1500), pauses; a drift monitor of what is recorded so
+ * far is armed on the frames recorded from then on (`field.watchLive`); play resumes. The alarms
+ * come with the stream's updates, the saved trace keeps them, and they are the alarms the same
+ * detectors and thresholds raise stepped offline over the same recorded frames (one DriftWatch
+ * for both). A watch needs a monitor at the knobs now, and a frame at other knobs stops it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ApiEventData } from '../../src-shared/api/contract';
+import {
+  DEFAULT_FRAME_SIGNALS,
+  DRIFT_DETECTORS,
+  DriftWatch,
+  frameSignalScratch,
+  frameSignalsAt,
+  type DriftAlarm,
+  type MonitorPlan,
+  type ThresholdCalibration,
+} from '../../src-shared/drift';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { monitorTrace } from '../../src-main/core/use-cases/monitor-trace';
+import { sliceTrace } from '../../src-shared/trace/trace-slice';
+
+const dir = mkdtempSync(join(tmpdir(), 'knob-field-live-'));
+const backend = new KnobBackend();
+const carried: Array<NonNullable<ApiEventData<'stream.update'>['driftAlarms']>[number]> = [];
+backend.subscribe((event, data) => {
+  if (event === 'stream.update') carried.push(...((data as ApiEventData<'stream.update'>).driftAlarms ?? []));
+});
+afterAll(async () => {
+  await backend.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const frames = (): number => backend.session.describe().recording?.frameCount ?? 0;
+
+async function playUntil(count: number): Promise<void> {
+  await backend.handle('stream.start', {});
+  const deadline = performance.now() + 120_000;
+  while (frames() < count) {
+    if (performance.now() > deadline) throw new Error(`timed out at ${frames()} frames waiting for ${count}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await backend.handle('stream.stop', {});
+}
+
+describe('a drift watch on the live stream', () => {
+  it('raises the alarms the same detectors raise offline on the recorded frames; the trace keeps them', async () => {
+    await backend.handle('model.load', { path: 'default', executionProviders: ['cpu'] });
+    await backend.handle('source.open', {
+      kind: 'embedded',
+      schedule: {
+        kind: 'step',
+        corruption: 'shot_noise',
+        levels: [
+          { atFrame: 0, severity: 0 },
+          { atFrame: 1500, severity: 4 },
+        ],
+      },
+    });
+    await backend.handle('stream.playback', { speed: 16 });
+    await expect(backend.handle('field.watchLive', { on: true })).rejects.toMatchObject({ code: 'NOT_AVAILABLE' });
+    await playUntil(800);
+    const reference = { start: 0, end: 600 };
+    await backend.handle('field.monitor', { reference });
+    const armed = await backend.handle('field.watchLive', { on: true });
+    const fromFrame = armed.fromFrame!;
+    expect(armed).toMatchObject({ watching: true, alarmCount: 0, stoppedBecause: null });
+    expect(fromFrame).toBe(frames());
+    await playUntil(2600);
+    const watched = await backend.handle('field.watchLive', { on: false });
+    expect(watched.stoppedBecause).toBe('stopped by the operator');
+    const path = join(dir, 'watched.arrow');
+    await backend.handle('trace.save', { path });
+
+    // offline: the same monitor of the frames recorded when the watch was armed (its thresholds),
+    // the same detectors stepped over the recorded frames from there on, on the recorded gate
+    const file = await readTraceFile(path);
+    const { trace } = file;
+    let armedOffline: { plan: MonitorPlan; calibrations: ThresholdCalibration[][] } | null = null;
+    await monitorTrace({
+      trace: sliceTrace(trace, 0, fromFrame, 'view'),
+      settings: DEFAULT_GATE_SETTINGS,
+      signals: DEFAULT_FRAME_SIGNALS,
+      reference,
+      falseAlarmHours: 1,
+      detectors: DRIFT_DETECTORS,
+      windowFrames: null,
+      strideFrames: null,
+      bins: 20,
+      seed: 0,
+      onCalibrated: (plan, calibrations) => (armedOffline = { plan, calibrations }),
+    });
+    const { plan, calibrations } = armedOffline!;
+    const watch = DriftWatch.arm(plan, calibrations, [...DEFAULT_FRAME_SIGNALS]);
+    const values = new Float64Array(DEFAULT_FRAME_SIGNALS.length);
+    const scratch = frameSignalScratch(trace.classCount);
+    const expected: DriftAlarm[] = [];
+    for (let i = fromFrame; i < trace.frameCount; i++) {
+      frameSignalsAt(trace, i, file.run!.output.g[i]!, DEFAULT_FRAME_SIGNALS, values, scratch);
+      watch.step(i, values, (alarm) => expected.push(alarm));
+    }
+    const kept = (file.context.driftWatch as { alarms: DriftAlarm[]; fromFrame: number; alarmCount: number }) ?? null;
+    expect(kept).not.toBeNull();
+    expect(kept.fromFrame).toBe(fromFrame);
+    const key = (a: { frame: number; signal: string; detector: string }) => `${a.frame} ${a.signal} ${a.detector}`;
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected[0]!.frame).toBeGreaterThanOrEqual(1500);
+    expect(kept.alarms.map(key)).toEqual(expected.map(key));
+    expect(kept.alarmCount).toBe(watched.alarmCount);
+    expect(carried.map(key)).toEqual(expected.map(key));
+    for (const alarm of carried) expect(alarm.seconds).toBe(trace.timestampsSeconds[alarm.frame]);
+  }, 240_000);
+
+  it('needs a monitor at the knobs now, and a frame at other knobs stops the watch', async () => {
+    await backend.handle('field.monitor', { reference: { start: 0, end: 600 } });
+    await backend.handle('field.watchLive', { on: true });
+    await backend.handle('knobs.set', { gate: { zeta: 0.5 } });
+    await expect(backend.handle('field.watchLive', { on: true })).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+      message: expect.stringMatching(/at the knobs now/),
+    });
+    const before = frames();
+    await playUntil(before + 30);
+    const state = await backend.handle('field.watchLive', { on: false });
+    expect(state.watching).toBe(false);
+    expect(state.stoppedBecause).toBe(`the knobs moved (frame ${before})`);
+  }, 120_000);
+});
