@@ -150,14 +150,17 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       10 s of frames, tested every second. Prints each threshold, how it was calibrated, and the
       first 20 alarms with their frame and stream time (--json: every one).
 `,
-  estimate: `  knob estimate TRACE.arrow [--reference START:END] [--by severity|window] [--window-frames N]
-            [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
+  estimate: `  knob estimate TRACE.arrow [--reference START:END] [--reference-trace LABELLED.arrow]
+            [--by severity|window] [--window-frames N] [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
       Accuracy without labels: mean confidence, ATC-MC (Garg et al. 2022), DoC (Guillory et al.
       2021) and the mean of the confidence calibrated on the reference (isotonic), each fitted on the
       labelled frames of the reference window (default the first 20 %) and applied to each severity
       (or each window, default a minute) after it without reading its labels, with 95 % moving-block
       bootstrap intervals. Where the frames have labels, each group's true accuracy is shown too,
       with each method's mean absolute error and how often its interval covers the truth.
+      --reference-trace fits on another recording of the same model (its frames START:END, default
+      all; refused if recorded with another model) and estimates every frame of TRACE: a recording
+      with no labels at all.
 `,
   timeline: `  knob timeline TRACE.arrow [--window-frames N] [--stride-frames N] [--replicates N] [--seed S] [${GATE_USAGE}] [--json]
       Calibration over time of a labelled (or partly labelled) recording: accuracy, ECE (15

@@ -1,6 +1,6 @@
 import type { GateSettings } from '../../src-shared/gate/gate-settings';
 import type { Trace } from '../../src-shared/trace/trace';
-import { readTraceFile } from '../core/recording/trace-arrow';
+import { readTraceFile, type TraceFile } from '../core/recording/trace-arrow';
 import { settingsOverTrace, type Values } from './cli-args';
 import { commandCall } from './command-call';
 import { printJson } from './json-output';
@@ -16,7 +16,7 @@ export async function runOverTrace<Result extends object>(
   values: Values & { json?: boolean },
   path: string,
   stage: string,
-  work: (trace: Trace, settings: GateSettings, signal: AbortSignal) => Result | Promise<Result>,
+  work: (trace: Trace, settings: GateSettings, signal: AbortSignal, file: TraceFile) => Result | Promise<Result>,
   lines: (result: Result) => string[],
 ): Promise<number> {
   const call = commandCall(command, values.json === true);
@@ -29,7 +29,7 @@ export async function runOverTrace<Result extends object>(
     );
     const { gate: settings } = await settingsOverTrace(values, file);
     call.progress(stage, 0, null);
-    result = await work(file.trace, settings, call.signal);
+    result = await work(file.trace, settings, call.signal, file);
   } finally {
     call.dispose();
   }

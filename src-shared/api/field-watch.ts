@@ -128,8 +128,13 @@ export const TimelineViewSchema = z.strictObject({
 });
 
 export const EstimateParamsSchema = z.strictObject({
-  /** Labelled frames the estimators are fitted on; null: the frames before the severity first changes, or the first fifth. */
+  /**
+   * Labelled frames the estimators are fitted on: of `referenceTrace` when given (null: all of it),
+   * else of the recording (null: the frames before the severity first changes, or the first fifth).
+   */
   reference: FrameRangeSchema.nullable().default(null),
+  /** A labelled trace of the same model to fit on (a dataset's run): every frame of the recording is then estimated. */
+  referenceTrace: z.string().min(1).max(4096).nullable().default(null),
   by: z.enum(['window', 'severity']).default('window'),
   windowFrames: z.number().int().min(2).max(10_000_000).nullable().default(null),
   seed: z.number().int().nonnegative().max(0xffffffff).default(0),
@@ -137,6 +142,8 @@ export const EstimateParamsSchema = z.strictObject({
 
 export const EstimateViewSchema = z.strictObject({
   ...basis,
+  /** The trace the estimators were fitted on; null: the recording itself. */
+  referenceTrace: z.string().nullable(),
   referenceStart: z.number().int(),
   referenceEnd: z.number().int(),
   referenceLabelledFrames: z.number().int(),

@@ -15,13 +15,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { UNKNOWN_LABEL } from '../../src-shared/trace/trace';
 import type { BrowserMode } from '../support/browser-mode';
-import { startDesk, testIdText, waitUntil } from '../support/desk-page';
-import { steppedCorruptionRun } from '../support/knob-cli';
+import { openSourceAndWait, startDesk, testIdText, waitUntil } from '../support/desk-page';
+import { fashionVideo } from '../support/fashion-video';
+import { knob, steppedCorruptionRun } from '../support/knob-cli';
 
 let app: BrowserMode;
 const dir = mkdtempSync(join(tmpdir(), 'knob-field-e2e-'));
 const path = join(dir, 'field.arrow');
 let truth: Int32Array;
+const VIDEO_FRAMES = 1200;
+let video: { path: string; labels: number[] };
+const referenceTracePath = join(dir, 'reference', 'trace.arrow');
 
 beforeAll(async () => {
   await steppedCorruptionRun(join(dir, 'run'), 'shot_noise', 3000, '0:0,1000:2,2000:4');
@@ -29,7 +33,11 @@ beforeAll(async () => {
   truth = Int32Array.from(trace.labels!);
   const labels = Int32Array.from(truth, (label, i) => (i < 1000 || i % 10 === 0 ? label : UNKNOWN_LABEL));
   writeFileSync(path, encodeTraceFile({ ...trace, labels }, null));
-}, 120_000);
+  video = fashionVideo(dir, VIDEO_FRAMES, 30);
+  // a labelled run of the shipped model over clean test images: the estimators' reference
+  const reference = await knob('run', '--source', 'default', '--limit', '1500', '--out', join(dir, 'reference'));
+  if (reference.status !== 0) throw new Error(`knob run failed (${reference.status}):\n${reference.stderr}`);
+}, 180_000);
 beforeEach(async () => {
   app = await startDesk();
 });
@@ -129,6 +137,66 @@ describe('the Field tab', () => {
     );
     await page.getByTestId('field-watch-stop').click();
     await expect.poll(() => testIdText(app, 'field-watch-status')).toMatch(/^Not watching \(stopped by the operator\)/);
+    expect(app.pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('an unlabelled video with a shift: the alarm on the chart, ATC with its interval, three queue frames labelled, the estimate moves', async () => {
+    const { page } = app;
+    await page.getByTestId('source-kind').selectOption('video');
+    await page.getByTestId('source-path').fill(video.path);
+    await page.getByTestId('schedule-kind').selectOption('step');
+    await page.getByTestId('schedule-corruption').selectOption('shot_noise');
+    await page.getByLabel('severity S').fill('4');
+    await page.getByLabel('up at frame').fill('600');
+    await page.getByLabel('back at frame').fill('100000');
+    await openSourceAndWait(app);
+    await page.getByTestId('run-offline').click();
+    await expect
+      .poll(async () => Number(await testIdText(app, 'frames-processed')), { timeout: 60_000 })
+      .toBe(VIDEO_FRAMES);
+    await page.getByTestId('tab-field').click();
+
+    await page.getByTestId('field-monitor').click();
+    await page.getByTestId('field-alarm-count').waitFor({ timeout: 120_000 });
+    const firstAlarm = await page.getByTestId('field-alarms').locator('li').first().innerText();
+    expect(Number(/frame (\d+)/.exec(firstAlarm)![1])).toBeGreaterThanOrEqual(600);
+    await waitUntil(
+      'the alarm on the gate chart',
+      async () => Number(await page.getByTestId('gate-chart').getAttribute('data-alarm-marks')) > 0,
+      20_000,
+    );
+
+    // the video has no labels: the estimators are fitted on a labelled run of the same model
+    await page.getByTestId('field-reference-trace').fill(referenceTracePath);
+    await page.getByTestId('field-window').fill('300');
+    await page.getByTestId('field-estimate').click();
+    await page.getByTestId('field-estimates').waitFor({ timeout: 60_000 });
+    expect(await testIdText(app, 'field-estimate-facts')).toMatch(/applied to every frame of the recording/);
+    const rows = page.getByTestId('field-estimates').locator('tbody tr');
+    expect(await rows.count()).toBe(VIDEO_FRAMES / 300);
+    // the columns: window, frames, mean confidence, atc, doc, calibrated, truth
+    const atc = await rows.first().locator('td').nth(3).innerText();
+    const [value, low, high] = /^(\d\.\d+) \[(\d\.\d+), (\d\.\d+)\]$/.exec(atc)!.slice(1).map(Number);
+    expect(low! <= value! && value! <= high!).toBe(true);
+    expect(await rows.first().locator('td').last().innerText()).toBe('—');
+
+    await page.getByTestId('field-review').click();
+    await page.getByTestId('field-queue').waitFor({ timeout: 60_000 });
+    const facts = () => testIdText(app, 'field-review-facts');
+    expect(await facts()).toMatch(new RegExp(`^Frames 0–${VIDEO_FRAMES}: 0 labelled`));
+    const interval = async () => /\[[^\]]+\]/.exec(await facts())![0];
+    const before = await interval();
+    await page.getByTestId('labelling-mode').click();
+    for (let labelled = 1; labelled <= 3; labelled++) {
+      const queued = Number(/frame (\d+)/.exec(await page.getByTestId('field-queue-show').first().innerText())![1]);
+      await page.getByTestId('field-queue-show').first().click();
+      await expect.poll(() => testIdText(app, 'live-frame-index')).toBe(String(queued));
+      await page.locator('body').click({ position: { x: 5, y: 890 } });
+      await page.keyboard.press(String(video.labels[queued]));
+      await expect.poll(facts, { timeout: 30_000 }).toMatch(new RegExp(`: ${labelled} labelled`));
+    }
+    expect(await interval()).not.toBe(before);
+    await app.screenshot('desk-field-video');
     expect(app.pageErrors).toEqual([]);
   }, 300_000);
 });

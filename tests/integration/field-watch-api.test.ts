@@ -13,20 +13,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { UNKNOWN_LABEL } from '../../src-shared/trace/trace';
+import { fashionMnistSample } from '../support/fashion-mnist';
 import { knob, steppedCorruptionRun } from '../support/knob-cli';
+import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-field-api-'));
 const tracePath = join(dir, 'run', 'trace.arrow');
 const backend = new KnobBackend();
 
 /** The CLI's --json answer for the same trace. */
-async function cliJson(command: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const run = await knob(command, tracePath, '--json', ...args);
+async function cliJson(command: string, trace: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const run = await knob(command, trace, '--json', ...args);
   if (run.status !== 0) throw new Error(`knob ${command} failed (${run.status}):\n${run.stderr}`);
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
 const partlyPath = join(dir, 'partly.arrow');
+const unlabelledPath = join(dir, 'unlabelled.arrow');
+const otherModelPath = join(dir, 'other.onnx');
+const otherModelTracePath = join(dir, 'other', 'trace.arrow');
 let truth: Int32Array;
 
 beforeAll(async () => {
@@ -36,6 +41,22 @@ beforeAll(async () => {
   truth = Int32Array.from(trace.labels!);
   const labels = Int32Array.from(truth, (label, i) => (i < 1000 || i % 10 === 0 ? label : UNKNOWN_LABEL));
   writeFileSync(partlyPath, encodeTraceFile({ ...trace, labels }, null));
+  writeFileSync(unlabelledPath, encodeTraceFile({ ...trace, labels: null }, null));
+  // a trace of another model: a linear classifier of class means
+  const sample = fashionMnistSample(1000);
+  writeFileSync(otherModelPath, linearClassifier(classMeanWeights(sample.images, sample.labels, 10, 4)));
+  const other = await knob(
+    'run',
+    '--model',
+    otherModelPath,
+    '--source',
+    'default',
+    '--limit',
+    '300',
+    '--out',
+    join(dir, 'other'),
+  );
+  if (other.status !== 0) throw new Error(`knob run failed (${other.status}):\n${other.stderr}`);
 }, 120_000);
 afterAll(async () => {
   await backend.close();
@@ -61,7 +82,7 @@ describe('the Field tab through the API', () => {
     expect(loaded.frameCount).toBe(3000);
 
     const monitor = await backend.handle('field.monitor', {});
-    const cliMonitor = (await cliJson('monitor')) as {
+    const cliMonitor = (await cliJson('monitor', tracePath)) as {
       alarms: Array<{ frame: number; signal: string; detector: string }>;
       pairs: Array<{ calibration?: { threshold: number } }>;
     };
@@ -77,7 +98,7 @@ describe('the Field tab through the API', () => {
     expect(monitor.alarms[0]!.frame).toBeGreaterThanOrEqual(1000);
 
     const timeline = await backend.handle('field.timeline', { windowFrames: 300 });
-    const cliTimeline = (await cliJson('timeline', '--window-frames', '300')) as {
+    const cliTimeline = (await cliJson('timeline', tracePath, '--window-frames', '300')) as {
       windows: Array<{ firstFrame: number; values: Array<{ value: number } | null> }>;
       changePoints: Array<{ frame: number }>;
     };
@@ -87,7 +108,7 @@ describe('the Field tab through the API', () => {
     expect(timeline.changePoints.length).toBeGreaterThan(0);
 
     const estimate = await backend.handle('field.estimate', { by: 'severity' });
-    const cliEstimate = (await cliJson('estimate', '--by', 'severity')) as {
+    const cliEstimate = (await cliJson('estimate', tracePath, '--by', 'severity')) as {
       groups: Array<{ key: string; estimates: Array<{ value: number; low: number; high: number }> }>;
     };
     expect(estimate.groups.map((g) => g.key)).toEqual(cliEstimate.groups.map((g) => g.key));
@@ -99,7 +120,7 @@ describe('the Field tab through the API', () => {
       for (const e of group.estimates) expect(e.low! <= e.value! && e.value! <= e.high!).toBe(true);
 
     const review = await backend.handle('field.review', { count: 5 });
-    const cliReview = (await cliJson('review', '--count', '5')) as { queue: Array<{ frame: number }> };
+    const cliReview = (await cliJson('review', tracePath, '--count', '5')) as { queue: Array<{ frame: number }> };
     expect(review.queue.map((q) => q.frame)).toEqual(cliReview.queue.map((q) => q.frame));
   }, 180_000);
 
@@ -116,4 +137,36 @@ describe('the Field tab through the API', () => {
     expect(after.labelledFrames).toBe(101);
     expect(after.queue.map((q) => q.frame)).not.toContain(frame);
   }, 60_000);
+
+  it("estimates an unlabelled recording from a labelled trace of the same model, and refuses another model's", async () => {
+    await backend.handle('trace.load', { path: unlabelledPath, discard: true });
+    const estimate = await backend.handle('field.estimate', { referenceTrace: tracePath, windowFrames: 1000 });
+    expect(estimate.referenceTrace).toBe(tracePath);
+    expect([estimate.referenceStart, estimate.referenceEnd, estimate.referenceLabelledFrames]).toEqual([0, 3000, 3000]);
+    // every frame of the recording is estimated, none of its (absent) labels read
+    expect(estimate.groups.map((g) => [g.firstFrame, g.frames, g.trueAccuracy])).toEqual([
+      [0, 1000, null],
+      [1000, 1000, null],
+      [2000, 1000, null],
+    ]);
+    const cli = (await cliJson(
+      'estimate',
+      unlabelledPath,
+      '--by',
+      'window',
+      '--window-frames',
+      '1000',
+      '--reference-trace',
+      tracePath,
+    )) as {
+      groups: Array<{ estimates: Array<{ value: number; low: number; high: number }> }>;
+    };
+    expect(estimate.groups.map((g) => g.estimates)).toEqual(
+      cli.groups.map((g) => g.estimates.map(({ value, low, high }) => ({ value, low, high }))),
+    );
+    await expect(backend.handle('field.estimate', { referenceTrace: otherModelTracePath })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/^trace\.arrow: recorded with another model \(.*other\.onnx/),
+    });
+  }, 120_000);
 });

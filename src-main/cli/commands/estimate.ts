@@ -1,5 +1,7 @@
+import { storedProvenanceOf } from '../../core/report/provenance';
 import {
   estimateAccuracyOfTrace,
+  readReferenceTrace,
   type EstimateAccuracyResult,
   type EstimateGrouping,
 } from '../../core/use-cases/estimate-accuracy';
@@ -48,6 +50,7 @@ export async function estimateCommand(args: string[]): Promise<number> {
     {
       ...GATE_OPTIONS,
       reference: { type: 'string' },
+      'reference-trace': { type: 'string' },
       by: { type: 'string' },
       'window-frames': { type: 'string' },
       replicates: { type: 'string' },
@@ -68,7 +71,22 @@ export async function estimateCommand(args: string[]): Promise<number> {
     values,
     positionals[0]!,
     'estimating',
-    (trace, settings) => estimateAccuracyOfTrace({ trace, settings, reference, by, windowFrames, replicates, seed }),
+    async (trace, settings, _signal, file) => {
+      const path = values['reference-trace'];
+      // the reference must be of the model this trace was recorded with
+      const model = storedProvenanceOf(file.context)?.model ?? null;
+      const referenceTrace = path === undefined ? null : await readReferenceTrace(String(path), model);
+      return estimateAccuracyOfTrace({
+        trace,
+        settings,
+        reference,
+        referenceTrace,
+        by,
+        windowFrames,
+        replicates,
+        seed,
+      });
+    },
     (result) => reportLines(result, positionals[0]!),
   );
 }

@@ -9,7 +9,7 @@ import type { MonitorPlan, ThresholdCalibration } from '../../../src-shared/drif
 import { LiveDriftWatch, type DriftWatchTerms } from '../recording/live-drift-watch';
 import type { Session } from '../session/session';
 import { calibrationTimeline } from '../use-cases/calibration-timeline';
-import { estimateAccuracyOfTrace } from '../use-cases/estimate-accuracy';
+import { estimateAccuracyOfTrace, readReferenceTrace } from '../use-cases/estimate-accuracy';
 import { monitorTrace } from '../use-cases/monitor-trace';
 import { queueReview } from '../use-cases/queue-review';
 
@@ -183,11 +183,16 @@ export class FieldWatch {
     };
   }
 
-  estimate(params: ApiParsedParams<'field.estimate'>): ApiResult<'field.estimate'> {
+  async estimate(params: ApiParsedParams<'field.estimate'>): Promise<ApiResult<'field.estimate'>> {
     const { trace, gate, recordingId, settingsVersion } = this.basis();
+    // the reference must be of the model the recording was made with (else the one loaded)
+    const model = this.session.requireRecording().provenance.model ?? this.session.describe().model;
+    const referenceTrace =
+      params.referenceTrace === null ? null : await readReferenceTrace(params.referenceTrace, model);
     const result = estimateAccuracyOfTrace({
       trace,
       settings: gate,
+      referenceTrace,
       reference: params.reference,
       by: params.by,
       windowFrames: params.windowFrames,
@@ -198,6 +203,7 @@ export class FieldWatch {
       recordingId,
       settingsVersion,
       approximation: result.approximation ?? null,
+      referenceTrace: params.referenceTrace,
       referenceStart: result.referenceStart,
       referenceEnd: result.referenceEnd,
       referenceLabelledFrames: result.referenceLabelledFrames,

@@ -6,7 +6,12 @@ import {
   type AccuracyEstimate,
   type LabelFreeMethod,
 } from '../../../src-shared/drift';
+import { basename } from 'node:path';
+import type { ModelDescription } from '../../../src-shared/api/model-options';
 import { KnobError } from '../../../src-shared/errors';
+import { checkTraceRecordedWith } from '../recording/model-binding';
+import { readTraceFile } from '../recording/trace-arrow';
+import { storedProvenanceOf } from '../report/provenance';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
 import { replay } from '../../../src-shared/trace/replay';
@@ -18,8 +23,16 @@ export type EstimateGrouping = 'severity' | 'window';
 export interface EstimateAccuracyInput {
   trace: Trace;
   settings: GateSettings;
-  /** Labelled frames [start, end) the estimators are fitted on; null: defaultReference. */
+  /**
+   * Labelled frames [start, end) the estimators are fitted on, of `referenceTrace` when given (null:
+   * all of it), else of this recording (null: defaultReference).
+   */
   reference: { start: number; end: number } | null;
+  /**
+   * Another recording of the same model to fit on (a labelled dataset's run), so a recording with
+   * no labels at all gets estimates: then every frame of this one is estimated.
+   */
+  referenceTrace?: Trace | null;
   by: EstimateGrouping;
   /** Frames a window with `by: 'window'`; null: a minute of the recording's frames. */
   windowFrames: number | null;
@@ -64,34 +77,48 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
   const n = trace.frameCount;
   if (input.by === 'severity' && trace.metadata.severity?.kind !== 'number')
     throw new KnobError('INVALID_INPUT', 'this recording has no severity column to group by: use windows');
-  const reference = input.reference ?? defaultReference(trace, input.by);
-  if (reference.start < 0 || reference.end >= n)
+  const source = input.referenceTrace ?? trace;
+  if (source.classCount !== trace.classCount)
     throw new KnobError(
       'INVALID_INPUT',
-      `the reference window ${reference.start}:${reference.end} must lie within the recording's ${n} frames and leave frames after it`,
+      `the reference recording has ${source.classCount} classes and this one ${trace.classCount}: they are not of one model`,
+    );
+  const separate = source !== trace;
+  const reference =
+    input.reference ?? (separate ? { start: 0, end: source.frameCount } : defaultReference(trace, input.by));
+  // within its own recording, the reference must leave frames after it to estimate
+  if (reference.start < 0 || reference.end > source.frameCount || (!separate && reference.end >= n))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the reference window ${reference.start}:${reference.end} must lie within the ${separate ? 'reference ' : ''}recording's ${source.frameCount} frames` +
+        (separate ? '' : ' and leave frames after it'),
     );
   const labels = trace.labels;
   const referenceFrames: number[] = [];
-  if (labels !== null)
-    for (let i = reference.start; i < reference.end; i++) if (labels[i] !== UNKNOWN_LABEL) referenceFrames.push(i);
+  if (source.labels !== null)
+    for (let i = reference.start; i < reference.end; i++)
+      if (source.labels[i] !== UNKNOWN_LABEL) referenceFrames.push(i);
   if (referenceFrames.length < MIN_LABELLED_REFERENCE)
     throw new KnobError(
       'INVALID_INPUT',
-      `the reference window ${reference.start}:${reference.end} has ${referenceFrames.length} labelled frames; the estimates are fitted on at least ${MIN_LABELLED_REFERENCE}`,
+      `the reference window ${reference.start}:${reference.end}${separate ? ' of the reference recording' : ''} has ${referenceFrames.length} labelled frames; the estimates are fitted on at least ${MIN_LABELLED_REFERENCE}`,
     );
 
   const replayed = replay(trace, input.settings, { logits: 'kept classes too' });
   const correct = (i: number) => (replayed.top1[i] === labels![i] ? 1 : 0);
+  const referenceReplay = separate ? replay(source, input.settings, { logits: 'kept classes too' }) : replayed;
   const referenceData = {
-    confidence: Float64Array.from(referenceFrames, (i) => replayed.confidence[i]!),
-    correct: Uint8Array.from(referenceFrames, correct),
+    confidence: Float64Array.from(referenceFrames, (i) => referenceReplay.confidence[i]!),
+    correct: Uint8Array.from(referenceFrames, (i) => (referenceReplay.top1[i] === source.labels![i] ? 1 : 0)),
   };
-  const grouped = groupsAfter(trace, reference.end, input);
-  const resampled = input.replicates * (n - reference.start);
+  const grouped = groupsAfter(trace, separate ? 0 : reference.end, input);
+  // the bootstrap resamples the reference and the estimated frames (within one recording, its span from the reference on)
+  const resampledFrames = separate ? n + reference.end - reference.start : n - reference.start;
+  const resampled = input.replicates * resampledFrames;
   if (grouped.length > MAX_WINDOWS || resampled > MAX_RESAMPLED_FRAMES)
     throw new KnobError(
       'INVALID_INPUT',
-      `${grouped.length} groups and ${input.replicates} replicates over ${n - reference.start} frames is more than this ` +
+      `${grouped.length} groups and ${input.replicates} replicates over ${resampledFrames} frames is more than this ` +
         `estimates at once (${MAX_WINDOWS} groups, ${MAX_RESAMPLED_FRAMES.toExponential(0)} resampled frames): use longer windows or fewer replicates`,
     );
   const estimates = labelFreeAccuracy(
@@ -140,6 +167,20 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
     })),
     approximation: keptClassEstimateNote(trace),
   };
+}
+
+/**
+ * A labelled recording to fit the estimators on (`--reference-trace`, the desk's reference trace),
+ * read and refused when it was recorded with another model than `model` (estimators fitted on
+ * another model's confidences are a silently wrong number); a trace that names no model passes.
+ */
+export async function readReferenceTrace(
+  path: string,
+  model: Pick<ModelDescription, 'paths' | 'sha256'> | null,
+): Promise<Trace> {
+  const file = await readTraceFile(path, undefined, 'kept classes too');
+  if (model !== null) checkTraceRecordedWith(basename(path), storedProvenanceOf(file.context), model);
+  return file.trace;
 }
 
 /**
