@@ -10,3 +10,4 @@ export * from './calibration-over-time';
 export * from './copula-autoregression';
 export * from './drift-watch';
 export * from './detector-statistic';
+export * from './calibration-timeline';

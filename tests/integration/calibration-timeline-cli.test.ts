@@ -5,7 +5,7 @@
  * the accuracy of a window equal to the share of its frames the output got right, and a change
  * point of accuracy found near each onset.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,18 @@ describe('knob timeline', () => {
     expect(knobFailureLine(await knob('timeline', tracePath, '--window-frames', '1'), 2)).toMatch(
       /--window-frames must be an integer from 2/,
     );
+  });
+
+  it("the run's report draws the same windows and names the same change points", async () => {
+    const result = await knob('timeline', tracePath, '--json');
+    const timeline = JSON.parse(result.stdout) as TimelineJson;
+    // 3,000 frames at 30 fps: two windows of a minute (the second one 40 s)
+    expect(timeline.windows.map((w) => w.firstFrame)).toEqual([0, 1800]);
+    const html = readFileSync(join(dir, 'run', 'report.html'), 'utf8');
+    expect(html).toContain('<h2>Calibration over time</h2>');
+    const named = timeline.changePoints.map((c) => `frame ${c.frame} (`);
+    for (const name of named) expect(html).toContain(name);
+    if (named.length === 0) expect(html).toMatch(/Change points of accuracy \([^)]*\): none/);
+    expect(existsSync(join(dir, 'run', 'figure-over-time.svg'))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { calibrationTimeline, type CalibrationTimelineResult } from '../../core/use-cases/calibration-timeline';
+import { calibrationTimeline, type CalibrationTimelineResult } from '../../../src-shared/drift/calibration-timeline';
 import { frameCountOption, GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';

@@ -1,6 +1,7 @@
 import { describeCalibrator } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
+import { calibrationTimeline, type CalibrationTimelineResult } from '../../../src-shared/drift/calibration-timeline';
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
 import { traceFileChunks } from '../recording/trace-arrow';
 import { reportFiles, type ReportInput } from '../report/html-report';
@@ -82,6 +83,7 @@ export function runOutputFiles(
     l2CeIntervals: analysis.l2CeIntervals,
     headline: analysis.headline,
     metrics: analysis.metrics.fused,
+    overTime: reportedOverTime(trace, settings),
   };
   return [
     {
@@ -94,6 +96,26 @@ export function runOutputFiles(
     },
     ...reportFiles(report),
   ];
+}
+
+/** Bootstrap replicates of the report's over-time figure (`knob timeline`'s default). */
+const OVER_TIME_REPLICATES = 200;
+
+/**
+ * The report's calibration over time (`knob timeline` at its defaults: windows of a minute), when
+ * at least two windows have figures; the fused output's, before any output calibrator.
+ */
+function reportedOverTime(trace: Trace, settings: GateSettings): CalibrationTimelineResult | null {
+  if (trace.labels === null) return null;
+  const overTime = calibrationTimeline({
+    trace,
+    settings,
+    windowFrames: null,
+    strideFrames: null,
+    replicates: OVER_TIME_REPLICATES,
+    seed: 0,
+  });
+  return overTime.windows.filter((w) => w.values.some((v) => v !== null)).length >= 2 ? overTime : null;
 }
 
 /** Writes a run's outputs into `outDir`, all or nothing. */

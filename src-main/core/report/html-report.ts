@@ -13,6 +13,7 @@ import type { TceResult } from '../../../src-shared/metrics/test-based-calibrati
 import type { L2CalibrationErrorInterval } from '../../../src-shared/metrics/calibration-error-interval';
 import type { BootstrapInterval } from '../../../src-shared/metrics/bootstrap';
 import { escapeXml } from '../../../src-shared/plots/svg';
+import type { CalibrationTimelineResult } from '../../../src-shared/drift/calibration-timeline';
 import type { OutputFile } from '../files/output-files';
 import { figureBlock, htmlDocument, reportPageFiles, type ReportFigure } from './html-document';
 import { provenanceRows, type Provenance } from './provenance';
@@ -44,6 +45,8 @@ export interface ReportInput {
   /** The headline figures with their intervals (empty when nothing is labelled). */
   headline: HeadlineFigure[];
   metrics: MetricValue[];
+  /** Calibration over time of the fused output, by window, with its change points (null: not drawn). */
+  overTime: CalibrationTimelineResult | null;
 }
 
 export type { ReportFigure };
@@ -83,6 +86,8 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
       }),
     });
   }
+  const overTime = input.overTime;
+  if (overTime !== null) figures.push(overTimeFigure(overTime));
   if (input.reliability) {
     const smooth = input.smooth;
     const histogram = input.histogram;
@@ -114,6 +119,54 @@ export function reportFigures(input: ReportInput): ReportFigure[] {
     });
   }
   return figures;
+}
+
+/** The over-time figure's lines: accuracy and ECE at each window's middle, with their intervals as bands. */
+const OVER_TIME_LINES = [
+  { metric: 'accuracy', label: 'accuracy', role: 'dynamic' as const },
+  { metric: 'ece', label: 'ECE', role: 'static' as const },
+];
+
+function overTimeFigure(overTime: CalibrationTimelineResult): ReportFigure {
+  const mid = (w: { firstFrame: number; endFrame: number }, i: number) =>
+    overTime.windowSeconds[i]! + (w.endFrame - w.firstFrame) / overTime.framesPerSecond / 2;
+  const lines = OVER_TIME_LINES.map((line) => {
+    const m = (Object.keys(overTime.metrics) as string[]).indexOf(line.metric);
+    const points = overTime.windows.flatMap((w, i) => {
+      const v = w.values[m];
+      return v === null || v === undefined ? [] : [{ x: mid(w, i), ...v }];
+    });
+    return { line, points };
+  });
+  const changes = overTime.changePoints.map(
+    (c, i) =>
+      `frame ${c.frame} (${overTime.changePointSeconds[i]!.toFixed(1)} s): accuracy ${c.accuracyBefore.toFixed(3)} -> ${c.accuracyAfter.toFixed(3)}, p = ${c.pValue.toFixed(3)}`,
+  );
+  return {
+    name: 'over-time',
+    caption: `Accuracy and ${overTime.metrics.ece} of the fused output over windows of ${overTime.windowFrames} frames, each on the window's labelled frames with a 95 % moving-block bootstrap interval (bands). Change points of accuracy (${overTime.changePointMethod}): ${changes.length === 0 ? 'none' : changes.join('; ')}.`,
+    svg: linePlotSvg({
+      series: lines.map(({ line, points }) => ({
+        label: line.label,
+        role: line.role,
+        x: points.map((p) => p.x),
+        y: points.map((p) => p.value),
+      })),
+      bands: lines.map(({ line, points }) => ({
+        label: `${line.label} 95 % interval`,
+        x: points.map((p) => p.x),
+        lo: points.map((p) => p.low),
+        hi: points.map((p) => p.high),
+      })),
+      xLabel: 'stream time (s)',
+      yLabel: 'accuracy, ECE',
+      yMin: 0,
+      yMax: 1,
+      width: 900,
+      height: 240,
+      label: 'Accuracy and ECE of the fused output over stream time, by window',
+    }),
+  };
 }
 
 /** Figures keep their drawn size and scale down to a narrower page or print, never up. */
@@ -163,6 +216,7 @@ export function htmlReport(input: ReportInput, figures: ReportFigure[]): string 
 <h2>Provenance</h2>
 <table class="provenance">${provenance}</table>
 ${figure('gate', 'Gate and target', 'No frames.')}
+${figure('over-time', 'Calibration over time', 'Not drawn: fewer than two windows of a minute with enough labelled frames.')}
 ${figure('reliability', 'Reliability of the fused output', 'No labelled frames: no reliability diagram.')}
 ${figure('tce', 'TCE view of the fused output', 'TCE not computed for this run (10 labelled frames or fewer, or more than its per-prediction tests allow).')}
 <h2>Headline figures</h2>${input.headline.length ? `<table><tr><th>figure</th><th>value</th><th>95 % interval</th><th>identity</th></tr>${headline}</table>` : '<p>No labelled frames: no calibration figures.</p>'}

@@ -8,7 +8,7 @@ import { KnobError } from '../../../src-shared/errors';
 import type { MonitorPlan, ThresholdCalibration } from '../../../src-shared/drift';
 import { LiveDriftWatch, type DriftWatchTerms } from '../recording/live-drift-watch';
 import type { Session } from '../session/session';
-import { calibrationTimeline } from '../use-cases/calibration-timeline';
+import { calibrationTimeline } from '../../../src-shared/drift/calibration-timeline';
 import { estimateAccuracyOfTrace, readReferenceTrace } from '../use-cases/estimate-accuracy';
 import { monitorTrace } from '../use-cases/monitor-trace';
 import { queueReview } from '../use-cases/queue-review';

@@ -1,6 +1,6 @@
-import { calibrationOverTime, type CalibrationOverTime, OVER_TIME_METRICS } from '../../../src-shared/drift';
-import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import { frameRateHzOf, type Trace } from '../../../src-shared/trace/trace';
+import type { GateSettings } from '../gate/gate-settings';
+import { frameRateHzOf, type Trace } from '../trace/trace';
+import { calibrationOverTime, type CalibrationOverTime, OVER_TIME_METRICS } from './calibration-over-time';
 
 export interface CalibrationTimelineInput {
   trace: Trace;
@@ -23,7 +23,8 @@ export interface CalibrationTimelineResult extends CalibrationOverTime {
 }
 
 /**
- * Calibration over time of a labelled (or partly labelled) recording (`knob timeline`): the
+ * Calibration over time of a labelled (or partly labelled) recording (`knob timeline`, the desk's
+ * Field tab, the run report's figure): the
  * metrics over windows of the recording's own minutes by default, and the change points of its
  * accuracy, with stream times (src-shared/drift/calibration-over-time.ts).
  */
