@@ -29,6 +29,8 @@ export interface ThresholdOptions {
   /** Frames a path runs at least (a windowed test must fill its window and test a few times). */
   minPathFrames?: number;
   seed: number;
+  /** false: every path runs its full length (what the early stop is tested against); default true. */
+  stopEarly?: boolean;
 }
 
 /**
@@ -54,10 +56,43 @@ export function thresholdForMeanFramesBetweenAlarms(
   return thresholdsForMeanFramesBetweenAlarms([makeStatistic], reference, targetFrames, options)[0]!;
 }
 
+/** One simulated path: its own random stream, its detectors fitted to its simulated reference, its records. */
+interface SimulatedPath {
+  stream: CopulaStream;
+  statistics: AlarmStatistic[];
+  /**
+   * Each detector's encoding of every reference value (the stream is made of them), or null when
+   * the paths' codes would pass MAX_PRECOMPUTED_CODES: then each frame is encoded as it is drawn.
+   */
+  codes: Float64Array[] | null;
+  max: Float64Array;
+  /** Per detector, its running-maximum records: the frame (1-based) and the new maximum. */
+  frames: number[][];
+  values: number[][];
+  /** Frames simulated so far. */
+  framesDone: number;
+  done: boolean;
+}
+
+/** Frames every live path advances between two looks at the bound (a few milliseconds of work). */
+const STEP_FRAMES = 16_384;
+/** Encoded reference values the paths keep at most (64 MB); past it they encode as they go. */
+const MAX_PRECOMPUTED_CODES = 8_000_000;
+
 /**
  * The thresholds of several detectors of one signal, from the same simulated paths: each path's
  * stream is drawn once and fed to every detector (each refitted on the path's simulated
  * reference), which halves the simulation for a CUSUM and a windowed test of the same signal.
+ *
+ * The paths advance together, STEP_FRAMES at a time, each from its own seeded stream, and a path
+ * stops once it can no longer change the answer: after each step, B is a value at which the mean
+ * run length is already at least the target counting every path that has not passed it as ending
+ * now (a lower bound on its mean, so the threshold is at most B); a path whose running
+ * maximum is above B for every detector has its run length known at every threshold up to B, and
+ * its later records all lie above B. The thresholds, their simulated means and censored counts are
+ * exactly those of running every path to its full length (a path that stopped counts as censored
+ * only above its maximum, where every candidate already meets the target); about two thirds of the
+ * frames are saved, since a path typically passes the threshold a third of the way in.
  */
 export function thresholdsForMeanFramesBetweenAlarms(
   makers: ReadonlyArray<(reference: Float64Array) => AlarmStatistic>,
@@ -70,52 +105,104 @@ export function thresholdsForMeanFramesBetweenAlarms(
     options.minPathFrames ?? 0,
     Math.ceil((options.pathTargets ?? DEFAULT_PATH_TARGETS) * targetFrames),
   );
-  const random = seededRandom(options.seed);
   const model = fitCopulaAutoregression(reference);
   const n = reference.length;
   const d = makers.length;
   const simulatedReference = new Float64Array(n);
-  const codes = makers.map(() => new Float64Array(n));
-  // per detector and path, its running-maximum records: the frame (1-based) and the new maximum
-  const recordFrames = makers.map(() => [] as Float64Array[]);
-  const recordValues = makers.map(() => [] as Float64Array[]);
-  for (let p = 0; p < paths; p++) {
-    const stream = new CopulaStream(model, random);
+  const precompute = paths * d * n <= MAX_PRECOMPUTED_CODES;
+  const stopEarly = options.stopEarly ?? true;
+  const states: SimulatedPath[] = Array.from({ length: paths }, (_, p) => {
+    const stream = new CopulaStream(model, seededRandom((options.seed + Math.imul(p + 1, 0x9e3779b1)) >>> 0));
     for (let i = 0; i < n; i++) simulatedReference[i] = model.sorted[stream.nextIndex()]!;
     const statistics = makers.map((make) => make(simulatedReference));
-    // the stream is made of the reference's values: each is encoded once a path for each detector
-    statistics.forEach((statistic, k) => {
-      for (let i = 0; i < n; i++) codes[k]![i] = statistic.encode(model.sorted[i]!);
-    });
-    const frames = makers.map(() => [] as number[]);
-    const values = makers.map(() => [] as number[]);
-    const max = new Float64Array(d).fill(-Infinity);
-    for (let t = 1; t <= pathFrames; t++) {
-      const index = stream.nextIndex();
-      for (let k = 0; k < d; k++) {
-        const s = statistics[k]!.nextEncoded(codes[k]![index]!);
-        if (s !== NO_TEST && s > max[k]!) {
-          max[k] = s;
-          frames[k]!.push(t);
-          values[k]!.push(s);
-        }
-      }
-    }
-    for (let k = 0; k < d; k++) {
-      recordFrames[k]!.push(Float64Array.from(frames[k]!));
-      recordValues[k]!.push(Float64Array.from(values[k]!));
+    return {
+      stream,
+      statistics,
+      codes: precompute
+        ? statistics.map((statistic) => Float64Array.from(model.sorted, (x) => statistic.encode(x)))
+        : null,
+      max: new Float64Array(d).fill(-Infinity),
+      frames: makers.map(() => []),
+      values: makers.map(() => []),
+      framesDone: 0,
+      done: false,
+    };
+  });
+  for (let live = paths; live > 0;) {
+    for (const state of states)
+      if (!state.done) advance(state, model.sorted, Math.min(pathFrames, state.framesDone + STEP_FRAMES));
+    const bounds = makers.map((_, k) => upperBoundOfThreshold(states, k, targetFrames));
+    live = 0;
+    for (const state of states) {
+      if (state.done) continue;
+      state.done = state.framesDone >= pathFrames || (stopEarly && bounds.every((bound, k) => state.max[k]! > bound));
+      if (!state.done) live++;
     }
   }
   return makers.map((_, k) =>
     thresholdFromRecords(
-      recordFrames[k]!,
-      recordValues[k]!,
+      states.map((state) => Float64Array.from(state.frames[k]!)),
+      states.map((state) => Float64Array.from(state.values[k]!)),
       targetFrames,
       paths,
       pathFrames,
       model.coefficients.length,
     ),
   );
+}
+
+/** Runs a path's stream and detectors up to frame `to`, keeping each detector's running-maximum records. */
+function advance(state: SimulatedPath, sorted: Float64Array, to: number): void {
+  const { stream, statistics, codes, max, frames, values } = state;
+  const d = statistics.length;
+  for (let t = state.framesDone + 1; t <= to; t++) {
+    const index = stream.nextIndex();
+    for (let k = 0; k < d; k++) {
+      const statistic = statistics[k]!;
+      const s = statistic.nextEncoded(codes === null ? statistic.encode(sorted[index]!) : codes[k]![index]!);
+      if (s !== NO_TEST && s > max[k]!) {
+        max[k] = s;
+        frames[k]!.push(t);
+        values[k]!.push(s);
+      }
+    }
+  }
+  state.framesDone = to;
+}
+
+/**
+ * A value h of detector k at which the mean run length is at least the target even if every path
+ * that has not passed h ended now (Infinity when there is none yet): the threshold the full
+ * simulation finds is at most h (the largest record value at or below h has the same run lengths,
+ * so it already meets the target). Bisected on the value itself: the records are not sorted.
+ */
+function upperBoundOfThreshold(states: readonly SimulatedPath[], k: number, targetFrames: number): number {
+  const lowerMean = (threshold: number): number => {
+    let sum = 0;
+    for (const state of states) {
+      const at = firstAbove(state.values[k]!, threshold);
+      sum += at < 0 ? state.framesDone : state.frames[k]![at]!;
+    }
+    return sum / states.length;
+  };
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const state of states) {
+    const values = state.values[k]!;
+    if (values.length === 0) continue;
+    lo = Math.min(lo, values[0]!);
+    hi = Math.max(hi, values[values.length - 1]!);
+  }
+  if (!(hi >= lo) || lowerMean(hi) < targetFrames) return Infinity;
+  if (lowerMean(lo) >= targetFrames) return lo;
+  // lowerMean(lo) < target <= lowerMean(hi): halve the bracket, keeping a value that meets it
+  for (let i = 0; i < 60 && hi > lo; i++) {
+    const mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    if (lowerMean(mid) >= targetFrames) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 function thresholdFromRecords(
@@ -165,7 +252,7 @@ function thresholdFromRecords(
 }
 
 /** The index of the first record above the threshold (records increase), or -1. */
-function firstAbove(values: Float64Array, threshold: number): number {
+function firstAbove(values: ArrayLike<number>, threshold: number): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {

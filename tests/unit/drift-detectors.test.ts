@@ -16,6 +16,7 @@ import {
   monitorSignals,
   NO_TEST,
   thresholdForMeanFramesBetweenAlarms,
+  thresholdsForMeanFramesBetweenAlarms,
   TwoSidedCusum,
   WindowKs,
   type AlarmStatistic,
@@ -115,6 +116,22 @@ describe('false alarms at the chosen rate', () => {
   };
   // a short target as in the first version of this test, and one of the length an hour's target gives a
   // pair, where a moving block bootstrap's thresholds alarmed 2.8 (CUSUM) and 1.5 (KS) times as often
+  it("stopping each path once it is past a bound on the threshold gives exactly the full simulation's thresholds", () => {
+    const reference = ar1(4000, 0.9, 77);
+    const makers = [
+      (fitted: Float64Array): AlarmStatistic => {
+        const { mean, sd } = meanAndSd(fitted);
+        return new TwoSidedCusum(mean, sd);
+      },
+      (fitted: Float64Array): AlarmStatistic => new WindowKs(fitted, 120, 30, 20),
+    ];
+    const options = { seed: 3, paths: 24, minPathFrames: 420 };
+    const early = thresholdsForMeanFramesBetweenAlarms(makers, reference, 30_000, options);
+    const full = thresholdsForMeanFramesBetweenAlarms(makers, reference, 30_000, { ...options, stopEarly: false });
+    expect(early).toEqual(full);
+    expect(early.every((c) => c.reachable && c.censoredPaths < c.paths)).toBe(true);
+  });
+
   for (const [detector, target, realisations] of [
     ['cusum', 600, 24],
     ['window-ks', 600, 24],
