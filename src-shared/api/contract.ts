@@ -28,7 +28,7 @@ import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
-import { FIELD_METHODS, LiveAlarmSchema } from './field-watch';
+import { FIELD_METHODS, LiveAlarmSchema, LiveWatchStateSchema } from './field-watch';
 
 /**
  * The typed API between the renderer and the backend (docs/ARCHITECTURE.md, "The API"). Each
@@ -152,6 +152,7 @@ export const StreamUpdateSchema = z.strictObject({
   severity: z.number(),
   /** Drift alarms the live watch raised since the last update (field.watchLive); usually none. */
   driftAlarms: z.array(LiveAlarmSchema).optional(),
+  driftWatch: LiveWatchStateSchema.nullable().optional(),
 });
 
 export const TraceSummarySchema = z.strictObject({

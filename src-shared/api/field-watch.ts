@@ -29,6 +29,15 @@ export const LiveAlarmSchema = z.strictObject({
   detector: z.enum(DRIFT_DETECTORS),
 });
 
+/** How a recording's live watch stands, as each stream update says. */
+export const LiveWatchStateSchema = z.strictObject({
+  watching: z.boolean(),
+  fromFrame: z.number().int().nonnegative(),
+  alarmCount: z.number().int().nonnegative(),
+  /** Why it stopped (the operator, the knobs moved, armed again); null while it watches. */
+  stoppedBecause: z.string().nullable(),
+});
+
 /** Alarms a monitor view lists (and the stream chart marks); the count says how many there were in all. */
 export const LISTED_ALARMS = 500;
 
@@ -37,15 +46,18 @@ export const MonitorParamsSchema = z.strictObject({
   reference: FrameRangeSchema.nullable().default(null),
   /** Mean time between false alarms of the whole monitor on unshifted data, in hours of stream time. */
   falseAlarmHours: z.number().min(0.001).max(24).default(1),
+  /** Each signal and detector once (a repeat would test a pair twice, at half the budget each). */
   signals: z
     .array(z.enum(FRAME_SIGNAL_NAMES))
     .min(1)
     .max(FRAME_SIGNAL_NAMES.length)
+    .refine((names) => new Set(names).size === names.length, 'each signal at most once')
     .default([...DEFAULT_FRAME_SIGNALS]),
   detectors: z
     .array(z.enum(DRIFT_DETECTORS))
     .min(1)
     .max(DRIFT_DETECTORS.length)
+    .refine((names) => new Set(names).size === names.length, 'each detector at most once')
     .default([...DRIFT_DETECTORS]),
   seed: z.number().int().nonnegative().max(0xffffffff).default(0),
 });

@@ -70,6 +70,11 @@ describe('the Field tab through the API', () => {
       message: expect.stringMatching(/no recording yet/),
     });
     await expect(backend.handle('field.review', {})).rejects.toMatchObject({ code: 'NOT_AVAILABLE' });
+    // a repeated signal would be tested twice, each at half the false-alarm budget
+    await expect(backend.handle('field.monitor', { signals: ['confidence', 'confidence'] })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/each signal at most once/),
+    });
     await expect(backend.handle('field.monitor', { reference: { start: 500, end: 100 } })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
       message: expect.stringMatching(/reference\.end/),

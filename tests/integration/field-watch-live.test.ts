@@ -132,4 +132,30 @@ describe('a drift watch on the live stream', () => {
     expect(state.watching).toBe(false);
     expect(state.stoppedBecause).toBe(`the knobs moved (frame ${before})`);
   }, 120_000);
+
+  it("arming again keeps the earlier watch's alarms: the stream carried them, the saved trace keeps them", async () => {
+    await backend.handle('field.monitor', { reference: { start: 0, end: 600 } });
+    carried.length = 0;
+    const first = await backend.handle('field.watchLive', { on: true });
+    await playUntil(frames() + 600);
+    const second = await backend.handle('field.watchLive', { on: true });
+    await playUntil(frames() + 300);
+    const last = await backend.handle('field.watchLive', { on: false });
+    const path = join(dir, 'armed-twice.arrow');
+    await backend.handle('trace.save', { path });
+    const kept = (await readTraceFile(path)).context.driftWatch as {
+      fromFrame: number;
+      alarmCount: number;
+      earlier: { fromFrame: number; alarmCount: number; stoppedBecause: string } | null;
+    };
+    expect(kept.fromFrame).toBe(second.fromFrame);
+    expect(kept.earlier).toMatchObject({ fromFrame: first.fromFrame, stoppedBecause: 'armed again' });
+    expect(kept.earlier!.alarmCount).toBeGreaterThan(0);
+    expect(kept.alarmCount).toBe(last.alarmCount);
+    // the alarms of the last frames ride on the paused stream's trailing update (about 33 ms on)
+    const deadline = performance.now() + 10_000;
+    while (carried.length < kept.earlier!.alarmCount + kept.alarmCount && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(carried.length).toBe(kept.earlier!.alarmCount + kept.alarmCount);
+  }, 120_000);
 });

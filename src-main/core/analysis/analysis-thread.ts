@@ -1,5 +1,4 @@
-import { startEntryWorker } from '../workers/entry-worker';
-import { ThreadChannel } from '../workers/worker-channel';
+import { callOnFreshThread } from '../workers/fresh-thread';
 import type { PaperAnalyses } from '../../../src-shared/analysis';
 import type { AnalysisRequest } from './analysis-worker';
 
@@ -8,15 +7,6 @@ import type { AnalysisRequest } from './analysis-worker';
  * soon as `signal` aborts (the call answers CANCELLED and the thread's CPU is released: the
  * computation is synchronous, so ending the thread is the only way to stop it).
  */
-export async function analyseOnThread(request: AnalysisRequest, signal?: AbortSignal): Promise<PaperAnalyses> {
-  const thread = new ThreadChannel<AnalysisRequest, PaperAnalyses>(
-    startEntryWorker(import.meta.url, 'analysis-worker'),
-    'the analysis thread',
-    { cancelEndsThread: true },
-  );
-  try {
-    return await thread.call(request, { signal });
-  } finally {
-    await thread.close();
-  }
+export function analyseOnThread(request: AnalysisRequest, signal?: AbortSignal): Promise<PaperAnalyses> {
+  return callOnFreshThread(import.meta.url, 'analysis-worker', 'the analysis thread', request, signal);
 }

@@ -86,8 +86,8 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'analysis.run': (params, call) => measurements.analyse(params, call.signal),
     'field.monitor': (params, call) => field.monitor(params, call),
     'field.watchLive': (params) => field.watchLive(params),
-    'field.timeline': (params) => field.timeline(params),
-    'field.estimate': (params) => field.estimate(params),
-    'field.review': (params) => field.review(params),
+    'field.timeline': (params, call) => field.timeline(params, call),
+    'field.estimate': (params, call) => field.estimate(params, call),
+    'field.review': (params, call) => field.review(params, call),
   };
 }

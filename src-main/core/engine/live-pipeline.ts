@@ -50,6 +50,8 @@ export interface LiveUpdate {
   severity: number;
   /** Drift alarms the recording's live watch raised since the last update (none without a watch). */
   driftAlarms: Array<DriftAlarm & { seconds: number }>;
+  /** How the recording's live watch stands (null: none was armed). */
+  driftWatch: { watching: boolean; fromFrame: number; alarmCount: number; stoppedBecause: string | null } | null;
 }
 
 export interface LivePipelineOptions {
@@ -389,6 +391,7 @@ export class LivePipeline {
       image: { ...this.preparer.target, pixels: this.lastImage },
       corruption: this.lastCorruption,
       severity: this.lastSeverity,
+      driftWatch: recording.driftWatch?.state() ?? null,
       driftAlarms: (recording.driftWatch?.takeNew() ?? []).map((alarm) => ({
         ...alarm,
         seconds: trace.timestampsSeconds[alarm.frame]!,
@@ -397,8 +400,14 @@ export class LivePipeline {
   }
 
   close(): void {
+    if (this.closed) return;
+    // the trailing update goes out now: it carries the latest frame and any alarm raised since the last
+    if (this.trailing !== null) {
+      clearTimeout(this.trailing);
+      this.trailing = null;
+      this.emit();
+    }
     this.closed = true;
-    if (this.trailing !== null) clearTimeout(this.trailing);
     this.waiting = null;
     // frames still in flight are answered to no one
     this.inFlight.length = 0;

@@ -8,6 +8,7 @@ import {
   type MonitorPlan,
   type ThresholdCalibration,
 } from '../../../src-shared/drift';
+import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 
 /** What a watch was armed with, as the trace file keeps it (its context's `driftWatch`). */
@@ -16,8 +17,9 @@ export interface DriftWatchTerms {
   reference: { start: number; end: number };
   falseAlarmHours: number;
   signals: FrameSignal[];
-  /** The knobs' version the thresholds were calibrated at. */
+  /** The knobs' version and gate settings the thresholds were calibrated at. */
   settingsVersion: number;
+  gate: GateSettings;
 }
 
 /** Alarms a watch keeps in the recording (and its trace file); past it, it counts them. */
@@ -37,6 +39,11 @@ export class LiveDriftWatch {
   private readonly scratch: FrameSignalScratch;
   private readonly watch: DriftWatch;
 
+  /** The gate settings last seen, and whether they are those the watch was armed at. */
+  private lastSettings: GateSettings | null = null;
+  private sameKnobs = true;
+  private readonly armedGate: string;
+
   constructor(
     plan: MonitorPlan,
     calibrations: ReadonlyArray<readonly ThresholdCalibration[]>,
@@ -44,8 +51,11 @@ export class LiveDriftWatch {
     /** The first frame it watches. */
     readonly fromFrame: number,
     classCount: number,
+    /** The watch this one replaced on the recording: its alarms stay, and go out with this one's. */
+    private readonly earlier: LiveDriftWatch | null = null,
   ) {
     this.watch = DriftWatch.arm(plan, calibrations, terms.signals);
+    this.armedGate = JSON.stringify(terms.gate);
     this.values = new Float64Array(terms.signals.length);
     this.scratch = frameSignalScratch(classCount);
   }
@@ -58,12 +68,17 @@ export class LiveDriftWatch {
   }
 
   /**
-   * Frame i was just recorded, the gate at it `g`, at the knobs' `settingsVersion`. A frame at other
-   * knobs stops the watch: its thresholds hold for the signals at the knobs they were calibrated at.
+   * Frame i was just recorded, the gate at it `g`, under the gate `settings`. A frame at other gate
+   * settings stops the watch: its thresholds hold for the signals at the knobs they were calibrated
+   * at (an output calibrator does not matter: the signals are the fused output's).
    */
-  step(trace: Trace, i: number, g: number, settingsVersion: number): void {
+  step(trace: Trace, i: number, g: number, settings: GateSettings): void {
     if (this.stoppedBecause !== null) return;
-    if (settingsVersion !== this.terms.settingsVersion) {
+    if (settings !== this.lastSettings) {
+      this.lastSettings = settings;
+      this.sameKnobs = JSON.stringify(settings) === this.armedGate;
+    }
+    if (!this.sameKnobs) {
       this.stop(`the knobs moved (frame ${i})`);
       return;
     }
@@ -76,11 +91,22 @@ export class LiveDriftWatch {
     });
   }
 
-  /** The alarms raised since the last call (what the next stream update carries). */
+  /** The alarms raised since the last call (what the next stream update carries), the replaced watch's first. */
   takeNew(): DriftAlarm[] {
     const taken = this.pending;
     this.pending = [];
-    return taken;
+    const earlier = this.earlier?.takeNew() ?? [];
+    return earlier.length === 0 ? taken : [...earlier, ...taken];
+  }
+
+  /** How it stands, as the stream's updates and field.watchLive say. */
+  state(): { watching: boolean; fromFrame: number; alarmCount: number; stoppedBecause: string | null } {
+    return {
+      watching: this.stoppedBecause === null,
+      fromFrame: this.fromFrame,
+      alarmCount: this.alarmCount,
+      stoppedBecause: this.stoppedBecause,
+    };
   }
 
   /** The watch as a trace file keeps it. */
@@ -98,6 +124,8 @@ export class LiveDriftWatch {
       })),
       alarmCount: this.alarmCount,
       alarms: this.alarms.map((a) => ({ ...a })),
+      /** The watches armed on the recording before this one, each with its alarms. */
+      earlier: this.earlier?.record() ?? null,
     };
   }
 }

@@ -207,7 +207,7 @@ export class Recording {
     );
     replayer.advance(this.builder.trace, index, index + 1, this.builder.output);
     const output = this.builder.output;
-    this.driftWatch?.step(this.builder.trace, index, output.g[index]!, output.settingsVersion[index]!);
+    this.driftWatch?.step(this.builder.trace, index, output.g[index]!, replayer.currentSettings);
     this.images.keep(index, image);
     this.changedSinceSave = true;
     this.revision++;

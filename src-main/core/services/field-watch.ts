@@ -8,10 +8,9 @@ import { KnobError } from '../../../src-shared/errors';
 import type { MonitorPlan, ThresholdCalibration } from '../../../src-shared/drift';
 import { LiveDriftWatch, type DriftWatchTerms } from '../recording/live-drift-watch';
 import type { Session } from '../session/session';
-import { calibrationTimeline } from '../../../src-shared/drift/calibration-timeline';
-import { estimateAccuracyOfTrace, readReferenceTrace } from '../use-cases/estimate-accuracy';
+import { readReferenceTrace } from '../use-cases/estimate-accuracy';
+import { estimateOnThread, reviewOnThread, timelineOnThread } from '../use-cases/field-thread';
 import { monitorTrace } from '../use-cases/monitor-trace';
-import { queueReview } from '../use-cases/queue-review';
 
 /** The CLI's defaults, so the desk and `knob monitor|timeline|estimate|review` give the same figures. */
 const MONITOR_BINS = 20;
@@ -46,10 +45,11 @@ export class FieldWatch {
     if (!params.on) recording.driftWatch?.stop('stopped by the operator');
     else {
       const last = this.lastMonitor;
+      // the gate the thresholds were calibrated at (an output calibrator since does not matter)
       if (
         last === null ||
         last.recordingId !== recording.id ||
-        last.terms.settingsVersion !== this.session.knobs.current.version
+        JSON.stringify(last.terms.gate) !== JSON.stringify(this.session.knobs.current.gate)
       )
         throw new KnobError(
           'NOT_AVAILABLE',
@@ -60,22 +60,24 @@ export class FieldWatch {
           'NOT_AVAILABLE',
           `recording ${recording.id} is complete: watching live needs a live recording (play a source)`,
         );
-      recording.driftWatch?.stop('armed again');
+      const earlier = recording.driftWatch;
+      earlier?.stop('armed again');
       recording.driftWatch = new LiveDriftWatch(
         last.plan,
         last.calibrations,
         last.terms,
         recording.frameCount,
         recording.trace.classCount,
+        earlier,
       );
     }
-    const watch = recording.driftWatch;
+    const state = recording.driftWatch?.state() ?? null;
     return {
       recordingId: recording.id,
-      watching: watch !== null && watch.stoppedBecause === null,
-      fromFrame: watch?.fromFrame ?? null,
-      alarmCount: watch?.alarmCount ?? 0,
-      stoppedBecause: watch?.stoppedBecause ?? null,
+      watching: state?.watching ?? false,
+      fromFrame: state?.fromFrame ?? null,
+      alarmCount: state?.alarmCount ?? 0,
+      stoppedBecause: state?.stoppedBecause ?? null,
     };
   }
 
@@ -91,6 +93,10 @@ export class FieldWatch {
     const { trace, gate, recordingId, settingsVersion } = this.basis();
     const started = performance.now();
     const task = `drift thresholds for ${trace.frameCount} frames`;
+    const armed: { plan: MonitorPlan | null; calibrations: ThresholdCalibration[][] } = {
+      plan: null,
+      calibrations: [],
+    };
     call.progress(task, 0, null);
     const report = await monitorTrace({
       trace,
@@ -104,12 +110,21 @@ export class FieldWatch {
       bins: MONITOR_BINS,
       seed: params.seed,
       signal: call.signal,
-      onCalibrated: (plan, calibrations) => {
-        const reference = { start: plan.options.referenceStart, end: plan.options.referenceEnd };
-        const terms = { reference, falseAlarmHours: params.falseAlarmHours, signals: params.signals, settingsVersion };
-        this.lastMonitor = { recordingId, terms, plan, calibrations };
-      },
+      onCalibrated: (plan, calibrations) => Object.assign(armed, { plan, calibrations }),
     });
+    // what a live watch arms: this monitor's, once it has run to the end
+    const { plan, calibrations } = armed;
+    if (plan !== null) {
+      const reference = { start: plan.options.referenceStart, end: plan.options.referenceEnd };
+      const terms = {
+        reference,
+        falseAlarmHours: params.falseAlarmHours,
+        signals: params.signals,
+        settingsVersion,
+        gate,
+      };
+      this.lastMonitor = { recordingId, terms, plan, calibrations };
+    }
     call.progress(task, 1, 1);
     return {
       recordingId,
@@ -144,16 +159,17 @@ export class FieldWatch {
     };
   }
 
-  timeline(params: ApiParsedParams<'field.timeline'>): ApiResult<'field.timeline'> {
+  async timeline(params: ApiParsedParams<'field.timeline'>, call: CallContext): Promise<ApiResult<'field.timeline'>> {
     const { trace, gate, recordingId, settingsVersion } = this.basis();
-    const result = calibrationTimeline({
+    const input = {
       trace,
       settings: gate,
       windowFrames: params.windowFrames,
       strideFrames: null,
       replicates: REPLICATES,
       seed: params.seed,
-    });
+    };
+    const result = await timelineOnThread(input, call.signal);
     const names = Object.keys(result.metrics) as Array<keyof typeof result.metrics>;
     return {
       recordingId,
@@ -183,13 +199,13 @@ export class FieldWatch {
     };
   }
 
-  async estimate(params: ApiParsedParams<'field.estimate'>): Promise<ApiResult<'field.estimate'>> {
+  async estimate(params: ApiParsedParams<'field.estimate'>, call: CallContext): Promise<ApiResult<'field.estimate'>> {
     const { trace, gate, recordingId, settingsVersion } = this.basis();
     // the reference must be of the model the recording was made with (else the one loaded)
     const model = this.session.requireRecording().provenance.model ?? this.session.describe().model;
     const referenceTrace =
       params.referenceTrace === null ? null : await readReferenceTrace(params.referenceTrace, model);
-    const result = estimateAccuracyOfTrace({
+    const input = {
       trace,
       settings: gate,
       referenceTrace,
@@ -198,7 +214,8 @@ export class FieldWatch {
       windowFrames: params.windowFrames,
       replicates: REPLICATES,
       seed: params.seed,
-    });
+    };
+    const result = await estimateOnThread(input, call.signal);
     return {
       recordingId,
       settingsVersion,
@@ -215,16 +232,19 @@ export class FieldWatch {
     };
   }
 
-  review(params: ApiParsedParams<'field.review'>): ApiResult<'field.review'> {
+  async review(params: ApiParsedParams<'field.review'>, call: CallContext): Promise<ApiResult<'field.review'>> {
     const { trace, gate, recordingId, settingsVersion } = this.basis();
-    const result = queueReview({
-      trace,
-      settings: gate,
-      window: params.window,
-      count: params.count,
-      draws: REVIEW_DRAWS,
-      seed: params.seed,
-    });
+    const result = await reviewOnThread(
+      {
+        trace,
+        settings: gate,
+        window: params.window,
+        count: params.count,
+        draws: REVIEW_DRAWS,
+        seed: params.seed,
+      },
+      call.signal,
+    );
     return {
       recordingId,
       settingsVersion,

@@ -45,6 +45,7 @@ export function toApiUpdate(update: LiveUpdate, labelNames: string[]): ApiEventD
     image: imageToApi(update.image),
     corruption: update.corruption,
     severity: update.severity,
+    driftWatch: update.driftWatch,
     driftAlarms: update.driftAlarms.map((alarm) => ({
       frame: alarm.frame,
       seconds: alarm.seconds,

@@ -165,7 +165,9 @@ export function estimateAccuracyOfTrace(input: EstimateAccuracyInput): EstimateA
         .length,
       groups: judged.length,
     })),
-    approximation: keptClassEstimateNote(trace),
+    approximation:
+      keptClassEstimateNote(trace) ??
+      (separate && source.keptClasses !== undefined ? `the reference is ${keptClassEstimateNote(source)!}` : undefined),
   };
 }
 

@@ -58,6 +58,15 @@ export class FieldWatch {
 
   /** A stream update: the alarms it carries join the live ones. */
   received(update: ApiEventData<'stream.update'>): void {
+    const state = update.driftWatch ?? null;
+    const watch = this.watch;
+    if (
+      state !== null &&
+      watch !== null &&
+      watch.recordingId === update.recordingId &&
+      state.fromFrame === watch.fromFrame
+    )
+      this.watch = { ...watch, ...state };
     const alarms = update.driftAlarms ?? [];
     if (alarms.length === 0) return;
     this.liveAlarmCount += alarms.length;
