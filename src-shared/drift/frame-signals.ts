@@ -12,6 +12,8 @@ export const FRAME_SIGNALS = {
   'gate-target': 'u*, the gate target the model gives the frame',
   gate: 'g, the gate at the knobs (clamped to [0, 1])',
   disagreement: "1 where the static and dynamic branches' top-1 differ, else 0 (every class only)",
+  'feature-shift':
+    "the root mean square of the frame's features standardised by the reference's mean and sd of each (a recording with features only)",
 } as const;
 export type FrameSignal = keyof typeof FRAME_SIGNALS;
 export const FRAME_SIGNAL_NAMES = Object.keys(FRAME_SIGNALS) as FrameSignal[];
@@ -24,8 +26,15 @@ export const DEFAULT_FRAME_SIGNALS: readonly FrameSignal[] = ['confidence', 'gat
  * kept-class estimate and has no disagreement signal (a branch's top-1 may lie outside its kept
  * classes): asked for, it is refused by name.
  */
-export function frameSignals(trace: Trace, settings: GateSettings, names: readonly FrameSignal[]): MonitorSignal[] {
+export function frameSignals(
+  trace: Trace,
+  settings: GateSettings,
+  names: readonly FrameSignal[],
+  /** The reference frames [start, end): the feature shift is measured from their features. */
+  reference: { start: number; end: number } | null = null,
+): MonitorSignal[] {
   const n = trace.frameCount;
+  const features = names.includes('feature-shift') ? featureReferenceOf(trace, reference) : null;
   const replayed = names.some((name) => name === 'confidence' || name === 'gate')
     ? replay(trace, settings, { logits: 'kept classes too' })
     : null;
@@ -34,6 +43,7 @@ export function frameSignals(trace: Trace, settings: GateSettings, names: readon
     if (name === 'confidence') values.set(replayed!.confidence);
     else if (name === 'gate') for (let i = 0; i < n; i++) values[i] = clampGate(replayed!.g[i]!);
     else if (name === 'gate-target') values.set(trace.uRef);
+    else if (name === 'feature-shift') for (let i = 0; i < n; i++) values[i] = featureShiftAt(trace, i, features!);
     else {
       if (trace.keptClasses !== undefined)
         throw new KnobError(
@@ -46,20 +56,66 @@ export function frameSignals(trace: Trace, settings: GateSettings, names: readon
   });
 }
 
+/** Each feature's mean and sd over the reference frames (an sd of 0 taken as 1: that feature then adds its raw move). */
+export interface FeatureReference {
+  mean: Float64Array;
+  sd: Float64Array;
+}
+
+/** The reference's feature statistics, or the typed refusal of a recording without features or a reference. */
+export function featureReferenceOf(trace: Trace, reference: { start: number; end: number } | null): FeatureReference {
+  const features = trace.features;
+  if (features === undefined)
+    throw new KnobError(
+      'INVALID_INPUT',
+      "the feature-shift signal needs the model's features of every frame: record them (the Source panel's option, knob run --record-features)",
+    );
+  if (reference === null || reference.end - reference.start < 2)
+    throw new KnobError('INVALID_INPUT', 'the feature-shift signal needs a reference window of at least 2 frames');
+  const { width, values } = features;
+  const mean = new Float64Array(width);
+  const sd = new Float64Array(width);
+  const count = reference.end - reference.start;
+  for (let i = reference.start; i < reference.end; i++)
+    for (let j = 0; j < width; j++) mean[j] += values[i * width + j]!;
+  for (let j = 0; j < width; j++) mean[j] /= count;
+  for (let i = reference.start; i < reference.end; i++)
+    for (let j = 0; j < width; j++) sd[j] += (values[i * width + j]! - mean[j]!) ** 2;
+  for (let j = 0; j < width; j++) {
+    const s = Math.sqrt(sd[j]! / (count - 1));
+    sd[j] = s > 0 ? s : 1;
+  }
+  return { mean, sd };
+}
+
+/** Frame i's feature shift: sqrt(mean_j ((x_ij - mean_j) / sd_j)^2). */
+export function featureShiftAt(trace: Trace, i: number, reference: FeatureReference): number {
+  const { width, values } = trace.features!;
+  let sum = 0;
+  for (let j = 0; j < width; j++) {
+    const z = (values[i * width + j]! - reference.mean[j]!) / reference.sd[j]!;
+    sum += z * z;
+  }
+  return Math.sqrt(sum / width);
+}
+
 /** Buffers frameSignalsAt works in, made once a stream (nothing is allocated a frame but two views). */
 export interface FrameSignalScratch {
   gate: Float64Array;
   top1: Int32Array;
   confidence: Float64Array;
   row: Float64Array;
+  /** The reference's feature statistics, when the feature shift is watched. */
+  features: FeatureReference | null;
 }
 
-export function frameSignalScratch(classCount: number): FrameSignalScratch {
+export function frameSignalScratch(classCount: number, features: FeatureReference | null = null): FrameSignalScratch {
   return {
     gate: new Float64Array(1),
     top1: new Int32Array(1),
     confidence: new Float64Array(1),
     row: new Float64Array(classCount),
+    features,
   };
 }
 
@@ -81,6 +137,7 @@ export function frameSignalsAt(
   names.forEach((name, s) => {
     if (name === 'gate-target') out[s] = trace.uRef[i]!;
     else if (name === 'gate') out[s] = clampGate(g);
+    else if (name === 'feature-shift') out[s] = featureShiftAt(trace, i, scratch.features!);
     else if (name === 'disagreement')
       out[s] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
     else {

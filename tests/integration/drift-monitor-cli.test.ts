@@ -25,20 +25,26 @@ interface MonitorJson {
   framesPerSecond: number;
 }
 
-async function monitorOf(corruption: string): Promise<MonitorJson> {
-  const out = join(dir, corruption);
-  await steppedCorruptionRun(out, corruption, FRAMES, RAMP);
+/** `knob monitor --json` of a trace, the reference and the 0.1 h target of these tests, and `extra`. */
+async function monitorJson(trace: string, ...extra: string[]): Promise<MonitorJson> {
   const monitored = await knob(
     'monitor',
-    join(out, 'trace.arrow'),
+    trace,
     '--reference',
     REFERENCE,
     '--false-alarm-hours',
     '0.1',
+    ...extra,
     '--json',
   );
   expect(monitored.status, monitored.stderr).toBe(0);
   return JSON.parse(monitored.stdout) as MonitorJson;
+}
+
+async function monitorOf(corruption: string): Promise<MonitorJson> {
+  const out = join(dir, corruption);
+  await steppedCorruptionRun(out, corruption, FRAMES, RAMP);
+  return monitorJson(join(out, 'trace.arrow'));
 }
 
 describe('knob monitor on a clean stream that drifts into a held-out corruption', () => {
@@ -70,8 +76,40 @@ describe('knob monitor on a clean stream that drifts into a held-out corruption'
       /the reference window 0:5000 must lie within the recording's 300 frames and hold at least 100/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--signals', 'confidence,mood'), 2)).toMatch(
-      /--signals takes names from confidence, gate-target, gate, disagreement; not 'mood'/,
+      /--signals takes names from confidence, gate-target, gate, disagreement, feature-shift; not 'mood'/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--reference', '9:3'), 2)).toMatch(/START < END/);
+    expect(knobFailureLine(await knob('monitor', trace, '--reference', '0:200', '--signals', 'feature-shift'))).toMatch(
+      /the feature-shift signal needs the model's features of every frame: record them/,
+    );
   });
+
+  it("the features' shift from the reference: no alarm before the onset, an alarm within the ramp", async () => {
+    const out = join(dir, 'features');
+    const run = await knob(
+      'run',
+      '--source',
+      'default',
+      '--limit',
+      String(FRAMES),
+      '--schedule',
+      'step',
+      '--corrupt',
+      'shot_noise',
+      '--levels',
+      RAMP,
+      '--record-features',
+      '--out',
+      out,
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const report = await monitorJson(join(out, 'trace.arrow'), '--signals', 'feature-shift');
+    expect(report.pairs.every((p) => p.calibration !== undefined)).toBe(true);
+    expect(report.alarms.filter((a) => a.frame < ONSET)).toEqual([]);
+    const first = report.alarms[0];
+    expect(first, 'an alarm after the onset').toBeDefined();
+    console.log(
+      `[monitor] feature shift, shot_noise: first alarm ${first!.frame - ONSET} frames after the onset (${first!.detector})`,
+    );
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import {
   DriftWatch,
+  featureReferenceOf,
   frameSignalScratch,
   frameSignalsAt,
   type DriftAlarm,
@@ -50,14 +51,16 @@ export class LiveDriftWatch {
     readonly terms: DriftWatchTerms,
     /** The first frame it watches. */
     readonly fromFrame: number,
-    classCount: number,
+    /** The recording (its reference frames give the feature shift's statistics). */
+    trace: Trace,
     /** The watch this one replaced on the recording: its alarms stay, and go out with this one's. */
     private readonly earlier: LiveDriftWatch | null = null,
   ) {
     this.watch = DriftWatch.arm(plan, calibrations, terms.signals);
     this.armedGate = JSON.stringify(terms.gate);
     this.values = new Float64Array(terms.signals.length);
-    this.scratch = frameSignalScratch(classCount);
+    const features = terms.signals.includes('feature-shift') ? featureReferenceOf(trace, terms.reference) : null;
+    this.scratch = frameSignalScratch(trace.classCount, features);
   }
 
   /** Why it stopped watching (null while it watches); its alarms stay. */

@@ -67,7 +67,7 @@ export class FieldWatch {
         last.calibrations,
         last.terms,
         recording.frameCount,
-        recording.trace.classCount,
+        recording.trace,
         earlier,
       );
     }

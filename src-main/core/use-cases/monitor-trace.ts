@@ -68,7 +68,7 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
   const windowFrames =
     input.windowFrames ?? Math.min(Math.round(10 * framesPerSecond), Math.floor(referenceFrames / 2));
   const strideFrames = input.strideFrames ?? Math.max(1, Math.round(framesPerSecond));
-  const signals = frameSignals(trace, input.settings, input.signals);
+  const signals = frameSignals(trace, input.settings, input.signals, reference);
   const plan = planMonitor(signals, {
     referenceStart: reference.start,
     referenceEnd: reference.end,
