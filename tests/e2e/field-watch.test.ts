@@ -67,7 +67,9 @@ describe('the Field tab', () => {
     await page.getByTestId('field-window').fill('300');
     await page.getByTestId('field-timeline').click();
     await page.getByTestId('field-timeline-chart').waitFor({ timeout: 60_000 });
-    expect(await testIdText(app, 'field-timeline-facts')).toMatch(/^10 windows of 300 frames/);
+    expect(await testIdText(app, 'field-timeline-facts')).toMatch(
+      /^Charted under the stream charts\. 10 windows of 300 frames/,
+    );
     // one label in ten after frame 1000 is too few for a significant split (as `knob timeline`
     // finds on this trace); the method is named either way
     expect(await testIdText(app, 'field-change-points')).toMatch(/^No change point in accuracy\. binary segmentation/);
