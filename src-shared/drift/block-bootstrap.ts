@@ -81,3 +81,9 @@ export function integratedAutocorrelationTime(series: Float64Array): number {
   }
   return tau;
 }
+
+/**
+ * Bootstrap replicates of the label-free estimates and of calibration over time unless told
+ * otherwise: the one default of `knob estimate`, `knob timeline`, the desk's Field tab and the report.
+ */
+export const DEFAULT_REPLICATES = 200;

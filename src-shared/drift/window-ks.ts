@@ -97,3 +97,6 @@ function upperBound(sorted: Float64Array, x: number): number {
 export function windowKsIdentity(windowFrames: number, strideFrames: number, bins: number): string {
   return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges (tied edges merged), tested every ${strideFrames} frames`;
 }
+
+/** The windowed test's quantile bins unless told otherwise (`knob monitor --bins`, the desk). */
+export const DEFAULT_KS_BINS = 20;

@@ -59,6 +59,11 @@ export const DEFAULT_GATE_SETTINGS: GateSettings = Object.freeze({
 });
 
 /** Validates untrusted settings; throws INVALID_SETTINGS naming every offending field. */
+/** Whether two settings are the same knobs, field for field (settings parsed by one schema share their key order). */
+export function sameGateSettings(a: GateSettings, b: GateSettings): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
 export function parseGateSettings(raw: unknown): GateSettings {
   return parseWithSchema(GateSettingsSchema, raw, {
     code: 'INVALID_SETTINGS',

@@ -108,3 +108,6 @@ export function stratifiedEceInterval(
   const value = bins.every((b) => b.labelled === 0) ? null : stratifiedEce(bins);
   return { value, ...percentileIntervalContaining(draws, value, options.level) };
 }
+
+/** Posterior draws of the interval unless told otherwise (`knob review --draws`, the desk). */
+export const DEFAULT_INTERVAL_DRAWS = 2000;

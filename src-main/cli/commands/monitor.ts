@@ -1,5 +1,6 @@
 import {
   DEFAULT_FRAME_SIGNALS,
+  DEFAULT_KS_BINS,
   DRIFT_DETECTORS,
   FRAME_SIGNAL_NAMES,
   type DriftDetector,
@@ -87,7 +88,7 @@ export async function monitorCommand(args: string[]): Promise<number> {
   const detectors = namesOption<DriftDetector>(values.detectors, 'detectors', DRIFT_DETECTORS, [...DRIFT_DETECTORS]);
   const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 2, 1_000_000);
   const strideFrames = frameCountOption(values['stride-frames'], 'stride-frames', 1, 1_000_000);
-  const bins = numberInRange(values.bins, 'bins', 20, { min: 2, max: 1000, integer: true });
+  const bins = numberInRange(values.bins, 'bins', DEFAULT_KS_BINS, { min: 2, max: 1000, integer: true });
   const seed = seedOption(values.seed);
   // a kept-class trace gives its confidence as the kept-class estimate (frame-signals.ts)
   return runOverTrace(

@@ -1,3 +1,4 @@
+import { DEFAULT_INTERVAL_DRAWS } from '../../../src-shared/review';
 import { queueReview, type QueueReviewResult } from '../../core/use-cases/queue-review';
 import { frameRangeOption, GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { runOverTrace } from '../trace-command';
@@ -35,7 +36,7 @@ export async function reviewCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob review takes one trace file');
   const window = frameRangeOption(values.window, 'window');
   const count = numberInRange(values.count, 'count', 20, { min: 1, max: 10_000, integer: true });
-  const draws = numberInRange(values.draws, 'draws', 2000, { min: 100, max: 100_000, integer: true });
+  const draws = numberInRange(values.draws, 'draws', DEFAULT_INTERVAL_DRAWS, { min: 100, max: 100_000, integer: true });
   const seed = seedOption(values.seed);
   return runOverTrace(
     'review',

@@ -1,6 +1,7 @@
 import { describeCalibrator } from '../../../src-shared/calibrators';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
+import { DEFAULT_REPLICATES } from '../../../src-shared/drift/block-bootstrap';
 import { calibrationTimeline, type CalibrationTimelineResult } from '../../../src-shared/drift/calibration-timeline';
 import { writeOutputFiles, type OutputFile } from '../files/output-files';
 import { traceFileChunks } from '../recording/trace-arrow';
@@ -98,9 +99,6 @@ export function runOutputFiles(
   ];
 }
 
-/** Bootstrap replicates of the report's over-time figure (`knob timeline`'s default). */
-const OVER_TIME_REPLICATES = 200;
-
 /**
  * The report's calibration over time (`knob timeline` at its defaults: windows of a minute), when
  * at least two windows have figures; the fused output's, before any output calibrator.
@@ -112,7 +110,7 @@ function reportedOverTime(trace: Trace, settings: GateSettings): CalibrationTime
     settings,
     windowFrames: null,
     strideFrames: null,
-    replicates: OVER_TIME_REPLICATES,
+    replicates: DEFAULT_REPLICATES,
     seed: 0,
   });
   return overTime.windows.filter((w) => w.values.some((v) => v !== null)).length >= 2 ? overTime : null;

@@ -9,7 +9,7 @@ import {
   type MonitorPlan,
   type ThresholdCalibration,
 } from '../../../src-shared/drift';
-import type { GateSettings } from '../../../src-shared/gate/gate-settings';
+import { sameGateSettings, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 
 /** What a watch was armed with, as the trace file keeps it (its context's `driftWatch`). */
@@ -43,7 +43,6 @@ export class LiveDriftWatch {
   /** The gate settings last seen, and whether they are those the watch was armed at. */
   private lastSettings: GateSettings | null = null;
   private sameKnobs = true;
-  private readonly armedGate: string;
 
   constructor(
     plan: MonitorPlan,
@@ -57,7 +56,6 @@ export class LiveDriftWatch {
     private readonly earlier: LiveDriftWatch | null = null,
   ) {
     this.watch = DriftWatch.arm(plan, calibrations, terms.signals);
-    this.armedGate = JSON.stringify(terms.gate);
     this.values = new Float64Array(terms.signals.length);
     const features = terms.signals.includes('feature-shift') ? featureReferenceOf(trace, terms.reference) : null;
     this.scratch = frameSignalScratch(trace.classCount, features);
@@ -79,7 +77,7 @@ export class LiveDriftWatch {
     if (this.stoppedBecause !== null) return;
     if (settings !== this.lastSettings) {
       this.lastSettings = settings;
-      this.sameKnobs = JSON.stringify(settings) === this.armedGate;
+      this.sameKnobs = sameGateSettings(settings, this.terms.gate);
     }
     if (!this.sameKnobs) {
       this.stop(`the knobs moved (frame ${i})`);

@@ -1,21 +1,23 @@
 import type { ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
 import { LISTED_ALARMS } from '../../../src-shared/api/field-watch';
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
-import { DRIFT_DETECTORS } from '../../../src-shared/drift';
+import {
+  DEFAULT_KS_BINS,
+  DEFAULT_REPLICATES,
+  DRIFT_DETECTORS,
+  type MonitorPlan,
+  type ThresholdCalibration,
+} from '../../../src-shared/drift';
+import { DEFAULT_INTERVAL_DRAWS } from '../../../src-shared/review';
+import { sameGateSettings } from '../../../src-shared/gate/gate-settings';
 import { keptClassEstimateNote } from '../../../src-shared/trace/kept-classes';
 import type { CallContext } from '../calls/call-context';
 import { KnobError } from '../../../src-shared/errors';
-import type { MonitorPlan, ThresholdCalibration } from '../../../src-shared/drift';
 import { LiveDriftWatch, type DriftWatchTerms } from '../recording/live-drift-watch';
 import type { Session } from '../session/session';
 import { readReferenceTrace } from '../use-cases/estimate-accuracy';
 import { estimateOnThread, reviewOnThread, timelineOnThread } from '../use-cases/field-thread';
 import { monitorTrace } from '../use-cases/monitor-trace';
-
-/** The CLI's defaults, so the desk and `knob monitor|timeline|estimate|review` give the same figures. */
-const MONITOR_BINS = 20;
-const REPLICATES = 200;
-const REVIEW_DRAWS = 2000;
 
 const interval = (v: { value: number | null; low: number; high: number }) => ({
   value: finiteOrNull(v.value),
@@ -49,7 +51,7 @@ export class FieldWatch {
       if (
         last === null ||
         last.recordingId !== recording.id ||
-        JSON.stringify(last.terms.gate) !== JSON.stringify(this.session.knobs.current.gate)
+        !sameGateSettings(last.terms.gate, this.session.knobs.current.gate)
       )
         throw new KnobError(
           'NOT_AVAILABLE',
@@ -107,7 +109,7 @@ export class FieldWatch {
       detectors: DRIFT_DETECTORS.filter((d) => params.detectors.includes(d)),
       windowFrames: null,
       strideFrames: null,
-      bins: MONITOR_BINS,
+      bins: DEFAULT_KS_BINS,
       seed: params.seed,
       signal: call.signal,
       onCalibrated: (plan, calibrations) => Object.assign(armed, { plan, calibrations }),
@@ -166,7 +168,7 @@ export class FieldWatch {
       settings: gate,
       windowFrames: params.windowFrames,
       strideFrames: null,
-      replicates: REPLICATES,
+      replicates: DEFAULT_REPLICATES,
       seed: params.seed,
     };
     const result = await timelineOnThread(input, call.signal);
@@ -212,7 +214,7 @@ export class FieldWatch {
       reference: params.reference,
       by: params.by,
       windowFrames: params.windowFrames,
-      replicates: REPLICATES,
+      replicates: DEFAULT_REPLICATES,
       seed: params.seed,
     };
     const result = await estimateOnThread(input, call.signal);
@@ -240,7 +242,7 @@ export class FieldWatch {
         settings: gate,
         window: params.window,
         count: params.count,
-        draws: REVIEW_DRAWS,
+        draws: DEFAULT_INTERVAL_DRAWS,
         seed: params.seed,
       },
       call.signal,
