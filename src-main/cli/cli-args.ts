@@ -213,13 +213,14 @@ export const SCHEDULE_OPTIONS = {
   corruptions: { type: 'string' },
   hold: { type: 'string' },
   'max-severity': { type: 'string' },
+  'min-severity': { type: 'string' },
   seed: { type: 'string' },
 } as const satisfies Options;
 
 export const SCHEDULE_USAGE = `[--corrupt NAME --severity 1..5]
                [--schedule constant|step|ramp|sine|random  (with --corrupt NAME and:
                   constant --severity S | step --levels FRAME:S,FRAME:S,... | ramp --from S --to S --start F --end F
-                  | sine --mean S --amplitude A --frequency HZ | random --corruptions A,B,... --hold FRAMES [--max-severity S])]
+                  | sine --mean S --amplitude A --frequency HZ | random --corruptions A,B,... --hold FRAMES [--min-severity S] [--max-severity S])]
                [--seed N]`;
 
 /** The corruption schedule the options describe ('none' when no corruption is asked for). */
@@ -271,6 +272,7 @@ export function scheduleFromArgs(values: Values, frameRateHz: number): Corruptio
             .filter((s) => s !== ''),
           holdFrames: num('hold', 60),
           maxSeverity: num('max-severity', 5),
+          minSeverity: num('min-severity', 0),
         };
       default:
         throw new UsageError(`--schedule must be constant, step, ramp, sine or random, got '${kind}'`);

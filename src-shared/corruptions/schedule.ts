@@ -47,12 +47,19 @@ export const CorruptionScheduleSchema = z.discriminatedUnion('kind', [
       path: ['frequencyHz'],
     }),
   /** Piecewise constant: every `holdFrames` frames a new corruption and severity drawn from the seed. */
-  z.strictObject({
-    kind: z.literal('random'),
-    corruptions: z.array(name).min(1),
-    holdFrames: z.number().int().positive(),
-    maxSeverity: z.number().int().min(1).max(5).default(5),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('random'),
+      corruptions: z.array(name).min(1),
+      holdFrames: z.number().int().positive(),
+      maxSeverity: z.number().int().min(1).max(5).default(5),
+      /** The lowest severity drawn (0 lets clean segments in; equal to maxSeverity, one severity throughout). */
+      minSeverity: z.number().int().min(0).max(5).default(0),
+    })
+    .refine((s) => s.minSeverity <= s.maxSeverity, {
+      message: 'must be at most maxSeverity',
+      path: ['minSeverity'],
+    }),
 ]);
 
 export type CorruptionScheduleInput = z.input<typeof CorruptionScheduleSchema>;
@@ -82,7 +89,7 @@ export function describeSchedule(schedule: CorruptionSchedule): string {
     case 'sine':
       return `${name(schedule.corruption)} at severity ${schedule.mean} +- ${schedule.amplitude}, sinusoidal at ${schedule.frequencyHz} Hz (frames at ${schedule.frameRateHz} Hz)`;
     case 'random':
-      return `random among ${schedule.corruptions.map(name).join(', ')}, severity up to ${schedule.maxSeverity}, a new draw every ${schedule.holdFrames} frames`;
+      return `random among ${schedule.corruptions.map(name).join(', ')}, severity ${schedule.minSeverity === 0 ? 'up to' : `${schedule.minSeverity} to`} ${schedule.maxSeverity}, a new draw every ${schedule.holdFrames} frames`;
   }
 }
 
@@ -162,7 +169,8 @@ export function corruptionAt(schedule: CorruptionSchedule, frameIndex: number, s
       const segment = Math.floor(frameIndex / schedule.holdFrames);
       const random = seededRandom(frameSeed(streamSeed ^ 0x5bd1e995, segment));
       const corruption = schedule.corruptions[Math.floor(random() * schedule.corruptions.length)];
-      return frame(corruption, Math.floor(random() * (schedule.maxSeverity + 1)));
+      const drawn = Math.floor(random() * (schedule.maxSeverity - schedule.minSeverity + 1));
+      return frame(corruption, schedule.minSeverity + drawn);
     }
   }
 }

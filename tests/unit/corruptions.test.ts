@@ -156,6 +156,24 @@ describe('corruption schedules', () => {
     expect(new Set(frames.map((f) => `${f.corruption}${f.severity}`)).size).toBeGreaterThan(3);
     expect(Array.from({ length: 300 }, (_, n) => corruptionAt(random, n, 11))).toEqual(frames);
   });
+  it('random switching draws severities between its least and its most; one severity when they are equal', () => {
+    const draw = (minSeverity: number, maxSeverity: number) => {
+      const schedule = parseCorruptionSchedule({
+        kind: 'random',
+        corruptions: ['fog'],
+        holdFrames: 1,
+        minSeverity,
+        maxSeverity,
+      });
+      return new Set(Array.from({ length: 400 }, (_, n) => corruptionAt(schedule, n, 5).severity));
+    };
+    expect(draw(0, 5)).toEqual(new Set([0, 1, 2, 3, 4, 5]));
+    expect(draw(3, 4)).toEqual(new Set([3, 4]));
+    expect(draw(5, 5)).toEqual(new Set([5]));
+    expect(() =>
+      parseCorruptionSchedule({ kind: 'random', corruptions: ['fog'], holdFrames: 1, minSeverity: 4, maxSeverity: 2 }),
+    ).toThrow(/minSeverity.*must be at most maxSeverity|must be at most maxSeverity/);
+  });
   it('a bad schedule is a typed error naming the field', () => {
     expect(() => parseCorruptionSchedule({ kind: 'constant', corruption: 'snow', severity: 2 })).toThrow(/corruption/);
   });
