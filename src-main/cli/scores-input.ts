@@ -7,6 +7,7 @@ import {
 } from '../../src-shared/metrics/scores';
 import { gateTrajectory, replay } from '../../src-shared/trace/replay';
 import {
+  conditionsOfFrames,
   featuresOfFrames,
   labelledFrames,
   labelledLogitRows,
@@ -17,7 +18,7 @@ import { topLabelTraceScores, type KeptClassScoring } from '../../src-shared/tra
 import type { Trace } from '../../src-shared/trace/trace';
 import type { GateSettings } from '../../src-shared/gate/gate-settings';
 import { EVERY_CLASS_MAX_CLASSES } from '../../src-shared/metrics/metric-suite';
-import type { RowFeatures } from '../../src-shared/calibrators/output-calibrator';
+import type { RowConditions, RowFeatures } from '../../src-shared/calibrators/output-calibrator';
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
 import type { ParallelMetricSuite } from '../core/metrics/parallel-metric-suite';
@@ -51,6 +52,8 @@ export interface ScoresSubject {
   top?: TopLabelScores;
   /** The model's features of the same frames, when a trace recorded them. */
   features?: RowFeatures | null;
+  /** The condition each frame was recorded under (`--condition-by`, default corruption), when a trace has it. */
+  conditions?: RowConditions | null;
   /** The model a trace was recorded with (null: unknown, or not a trace). */
   model?: { paths: string[]; sha256: string[] } | null;
   /**
@@ -84,6 +87,22 @@ async function scoresFromFiles(logitsPath: string, labelsPath: string, probabili
     const file = error.message.startsWith('label ') ? labelsPath : logitsPath;
     throw new KnobError(error.code, `${file}: ${error.message}`);
   }
+}
+
+/**
+ * The metadata columns that name a frame's condition: `--condition-by A,B` (each one the trace must
+ * have), else the corruption column (where a trace has none, its frames have no known condition).
+ */
+function conditionColumns(values: Record<string, unknown>, trace: Trace, path: string): string[] {
+  const given = values['condition-by'] as string | undefined;
+  if (given === undefined) return ['corruption'];
+  const columns = given.split(',').filter((c) => c !== '');
+  const missing = columns.filter((c) => trace.metadata[c] === undefined);
+  if (columns.length === 0 || missing.length > 0)
+    throw new UsageError(
+      `--condition-by: ${path} has no metadata column ${missing.map((c) => `'${c}'`).join(', ') || "''"} (it has ${Object.keys(trace.metadata).join(', ') || 'none'})`,
+    );
+  return columns;
 }
 
 /**
@@ -133,6 +152,7 @@ export async function readScoresInput(
         `${trace}: the trace has no labelled frames; metrics and calibrators need true labels`,
       );
     const features = featuresOfFrames(file.trace, frames);
+    const conditions = conditionsOfFrames(file.trace, frames, conditionColumns(values, file.trace, trace));
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
     const { frameCount, classCount } = file.trace;
@@ -155,7 +175,7 @@ export async function readScoresInput(
             .topLabelScoresOfFrames(file.trace, gateOf(), frames)
             .then((scored) => ({ subject, ...scored, model }));
         if (topLabelOnly) return { subject, ...topLabelTraceScores(file.trace, gateOf(), frames), model };
-        return { subject, scores: scoresOfFrames(file.trace, logitsOf(branch), frames), features, model };
+        return { subject, scores: scoresOfFrames(file.trace, logitsOf(branch), frames), features, conditions, model };
       },
       ...(topLabelOnly
         ? {}

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
-import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
+import { CalibratorSpecSchema } from '../calibrators/output-calibrator';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
 import {
+  CalibratorCompareParamsSchema,
   CalibratorComparisonSchema,
   HeadlineFigureSchema,
   MetricsOptionsSchema,
@@ -150,6 +150,8 @@ export const StreamUpdateSchema = z.strictObject({
   }),
   corruption: z.string().nullable(),
   severity: z.number(),
+  /** The condition a condition-aware calibrator applies to the frame (detected from its features); else absent. */
+  calibratorCondition: z.string().optional(),
   /** Drift alarms the live watch raised since the last update (field.watchLive); usually none. */
   driftAlarms: z.array(LiveAlarmSchema).optional(),
   driftWatch: LiveWatchStateSchema.nullable().optional(),
@@ -175,6 +177,7 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
   branchesDisagree: true,
   corruption: true,
   severity: true,
+  calibratorCondition: true,
 }).extend({
   image: StreamUpdateSchema.shape.image.nullable(),
   /** Set for a frame of a kept-class trace: what of the readout is estimated from its kept classes, and how. */
@@ -341,14 +344,7 @@ export const API_METHODS = {
    * Calibrators fitted on the current recording's fused output at the current gate settings
    * (uncalibrated), compared on held-out frames, in the metrics worker (no model call).
    */
-  'calibrator.compare': {
-    params: z.strictObject({
-      methods: z.array(z.enum(CALIBRATION_METHODS)).min(1).max(CALIBRATION_METHODS.length),
-      split: HeldOutSplitSchema,
-      lastFrames: z.number().int().positive().optional(),
-    }),
-    result: CalibratorComparisonSchema,
-  },
+  'calibrator.compare': { params: CalibratorCompareParamsSchema, result: CalibratorComparisonSchema },
   /** Recent runs: every recording the session made, kept in the app's data folder up to its size limit. */
   'runs.list': { params: empty, result: RecentRunsSchema },
   /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
 
 /**
@@ -94,6 +95,17 @@ export const HeadlineFigureSchema = z.strictObject({
    * kept-class trace's estimates (its metric's stated bound then adds to it).
    */
   note: z.string().optional(),
+});
+
+export const CalibratorCompareParamsSchema = z.strictObject({
+  methods: z.array(z.enum(CALIBRATION_METHODS)).min(1).max(CALIBRATION_METHODS.length),
+  split: HeldOutSplitSchema,
+  lastFrames: z.number().int().positive().optional(),
+  /**
+   * The metadata columns whose values name each frame's condition, for the condition-aware
+   * calibrator (e.g. corruption, or corruption and severity); frames without them have none.
+   */
+  conditionBy: z.array(z.string().min(1).max(200)).min(1).max(4).default(['corruption']),
 });
 
 export const CalibratorComparisonSchema = z.strictObject({

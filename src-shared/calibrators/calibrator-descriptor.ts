@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import { logSumExpRow, type LogitArray } from '../fusion/logits';
-import type { RowFeatures } from './fit-input';
+import type { RowConditions, RowFeatures } from './fit-input';
 import type { FitReport } from './fit-report';
 
 /**
@@ -40,6 +40,11 @@ export type RowInto = (
 export interface CompiledRows {
   featureWidth: number | null;
   rowInto: RowInto;
+  /**
+   * A calibrator that switches by condition (conditional-calibration.ts): the condition it applies
+   * to the row whose features sit at `features[featureOffset ..)`, by name. Absent for the others.
+   */
+  conditionOf?(features: Float32Array, featureOffset: number): string;
 }
 
 // Members are methods (bivariant in their parameters), so any descriptor is a CalibratorDescriptor.
@@ -52,6 +57,8 @@ export interface CalibratorDescriptor<S extends SpecSchema = SpecSchema> {
   describe?(spec: SpecOf<S>): string;
   /** Whether it reads the model's `features` output of each frame besides its logits. */
   needsFeatures: boolean;
+  /** Whether its fit reads the condition each frame was recorded under (RowConditions); false if absent. */
+  needsConditions?: boolean;
   /** The floor under each calibrated probability (probability-floor.ts), 0 for none. */
   probabilityFloor: number;
   /** Whether the desk's comparison ticks it at first. */
@@ -65,6 +72,7 @@ export interface CalibratorDescriptor<S extends SpecSchema = SpecSchema> {
   /**
    * Fits on checked input (fitCalibrator checks it; `features` is given when `needsFeatures`).
    * `signal`: a fit that takes seconds (an optimiser's iterations) reads it and stops when cancelled.
+   * `conditions` is given when `needsConditions`.
    */
   fit(
     logits: LogitArray,
@@ -72,6 +80,7 @@ export interface CalibratorDescriptor<S extends SpecSchema = SpecSchema> {
     classCount: number,
     features: RowFeatures | null,
     signal?: CancelSignal,
+    conditions?: RowConditions | null,
   ): { spec: SpecOf<S>; report: FitReport };
   /** The row function, before the probability floor (compileCalibrator adds it). */
   compile(spec: SpecOf<S>): CompiledRows;

@@ -19,6 +19,7 @@ import type { FitReport } from './fit-report';
 import {
   CALIBRATION_METHOD_LABELS,
   calibrateLogits,
+  type RowConditions,
   type RowFeatures,
   fitCalibrator,
   type CalibrationMethod,
@@ -178,17 +179,27 @@ export function splitRows(
   }
 }
 
-function rows(logits: LogitArray, labels: Int32Array, k: number, picked: number[], features: RowFeatures | null) {
+/** The picked rows' logits, labels, features and conditions (each where given). */
+function rows(
+  logits: LogitArray,
+  labels: Int32Array,
+  k: number,
+  picked: number[],
+  features: RowFeatures | null,
+  conditions: RowConditions | null = null,
+) {
   const z = new Float64Array(picked.length * k);
   const y = new Int32Array(picked.length);
   const width = features?.width ?? 0;
   const f = features === null ? null : { width, values: new Float32Array(picked.length * width) };
+  const c = conditions === null ? null : { names: conditions.names, codes: new Int32Array(picked.length) };
   picked.forEach((row, i) => {
-    for (let c = 0; c < k; c++) z[i * k + c] = logits[row * k + c];
+    for (let j = 0; j < k; j++) z[i * k + j] = logits[row * k + j];
     y[i] = labels[row];
     if (f !== null) f.values.set(features!.values.subarray(row * width, (row + 1) * width), i * width);
+    if (c !== null) c.codes[i] = conditions!.codes[row];
   });
-  return { z, y, f };
+  return { z, y, f, c };
 }
 
 function figuresOf(
@@ -215,6 +226,8 @@ export function compareCalibrators(
     replicates?: number;
     seed?: number;
     features?: RowFeatures | null;
+    /** The condition each row was recorded under, for the methods that need it (needsConditions). */
+    conditions?: RowConditions | null;
     /** Before each method's fit: methods done, of how many, and the next one's label. */
     onProgress?: (done: number, total: number, stage: string) => void;
     /** Read between fits and by the fits that take seconds: a cancelled comparison stops within one. */
@@ -222,6 +235,7 @@ export function compareCalibrators(
   } = {},
 ): CalibratorComparison {
   const features = options.features ?? null;
+  const conditions = options.conditions ?? null;
   const k = classCount;
   const parts = splitRows(labels.length, split);
   const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
@@ -239,10 +253,10 @@ export function compareCalibrators(
       for (const fold of parts.folds) {
         stopIfCancelled(signal, 'the calibrator comparison was cancelled');
         const others = parts.folds.filter((f) => f !== fold).flat();
-        const train = rows(logits, labels, k, others, features);
+        const train = rows(logits, labels, k, others, features, conditions);
         const test = rows(logits, labels, k, fold, features);
         const out = calibrateLogits(
-          fitCalibrator(method, train.z, train.y, k, train.f, signal).spec,
+          fitCalibrator(method, train.z, train.y, k, train.f, signal, train.c).spec,
           test.z,
           k,
           test.f,
@@ -251,11 +265,11 @@ export function compareCalibrators(
       }
       calibrated = new Float64Array(evaluated.length * k);
       evaluated.forEach((row, i) => calibrated.set(byRow.get(row)!, i * k));
-      const all = rows(logits, labels, k, evaluated, features);
-      fitted = fitCalibrator(method, all.z, all.y, k, all.f, signal);
+      const all = rows(logits, labels, k, evaluated, features, conditions);
+      fitted = fitCalibrator(method, all.z, all.y, k, all.f, signal, all.c);
     } else {
-      const train = rows(logits, labels, k, parts.fit, features);
-      fitted = fitCalibrator(method, train.z, train.y, k, train.f, signal);
+      const train = rows(logits, labels, k, parts.fit, features, conditions);
+      fitted = fitCalibrator(method, train.z, train.y, k, train.f, signal, train.c);
       calibrated = calibrateLogits(fitted.spec, held.z, k, held.f);
     }
     let changed = 0;

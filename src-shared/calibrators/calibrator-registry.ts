@@ -1,6 +1,6 @@
 import { KnobError } from '../errors';
 import type { CalibratorDescriptor, SpecSchema } from './calibrator-descriptor';
-import { dacCalibrator, procalCalibrator } from './feature-descriptors';
+import { conditionalCalibrator, dacCalibrator, procalCalibrator } from './feature-descriptors';
 import {
   dirichletCalibrator,
   matrixCalibrator,
@@ -35,6 +35,7 @@ export const BUILT_IN_CALIBRATORS = [
   ptsCalibrator,
   dacCalibrator,
   procalCalibrator,
+  conditionalCalibrator,
   plattCalibrator,
   betaCalibrator,
   isotonicCalibrator,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KnobError } from '../errors';
 import {
   dividedRowInto,
   finiteNumbers as numbers,
@@ -6,7 +7,9 @@ import {
   missingFeatures,
   type CalibratorDescriptor,
 } from './calibrator-descriptor';
+import { compileConditional, fitConditional } from './conditional-calibration';
 import { compileDac, fitDac } from './density-aware-calibration';
+import { numberInAcceptedRange, TEMPERATURE_RANGE } from '../gate/accepted-ranges';
 import { FeatureBankSchema } from './feature-bank';
 import { compileProcal, fitProcal } from './proximity-informed-calibration';
 
@@ -105,3 +108,61 @@ export const procalCalibrator = {
     };
   },
 } satisfies CalibratorDescriptor<typeof ProcalSpecSchema>;
+
+const ConditionalSpecSchema = z
+  .strictObject({
+    method: z.literal('conditional'),
+    conditions: z.array(z.string().min(1).max(200)).min(2).max(64),
+    temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).max(64),
+    detector: z.strictObject({ mean: numbers, scale: numbers, weights: numbers, bias: numbers }),
+  })
+  .superRefine((spec, context) => {
+    const c = spec.conditions.length;
+    const width = spec.detector.mean.length;
+    const issue = (path: Array<string | number>, message: string) =>
+      context.addIssue({ code: 'custom', path, message });
+    if (new Set(spec.conditions).size !== c) issue(['conditions'], 'condition names must differ');
+    if (spec.temperatures.length !== c) issue(['temperatures'], `needs one temperature per condition (${c})`);
+    if (spec.detector.bias.length !== c) issue(['detector', 'bias'], `needs one bias per condition (${c})`);
+    if (width < 1) issue(['detector', 'mean'], 'needs at least one feature');
+    if (spec.detector.scale.length !== width) issue(['detector', 'scale'], `needs one scale per feature (${width})`);
+    if (spec.detector.weights.length !== c * width)
+      issue(['detector', 'weights'], `needs conditions x features weights (${c} x ${width})`);
+  });
+
+const CONDITIONAL_LABEL =
+  "condition-aware calibration (a temperature per condition, the condition detected from the frame's features)";
+
+export const conditionalCalibrator = {
+  method: 'conditional',
+  schema: ConditionalSpecSchema,
+  label: CONDITIONAL_LABEL,
+  describe: (spec) =>
+    `condition-aware calibration, ${spec.conditions.map((name, c) => `${name}: T = ${Number(spec.temperatures[c]!.toPrecision(3))}`).join(', ')}`,
+  needsFeatures: true,
+  needsConditions: true,
+  probabilityFloor: 0,
+  comparedByDefault: false,
+  classCount: () => null,
+  featureWidth: (spec) => spec.detector.mean.length,
+  fit(logits, labels, k, features, signal, conditions) {
+    if (conditions === null || conditions === undefined)
+      throw new KnobError(
+        'INVALID_INPUT',
+        `${CONDITIONAL_LABEL} needs the condition each frame was recorded under (a metadata column such as corruption)`,
+      );
+    const fit = fitConditional(logits, labels, k, features!, conditions, signal);
+    return { spec: { method: 'conditional', ...fit.params }, report: fit.report };
+  },
+  compile(spec) {
+    const conditional = compileConditional(spec);
+    const width = spec.detector.mean.length;
+    return {
+      ...logitMapRows(width, (logits, offset, k, scratch, features, featureOffset) => {
+        if (features === undefined) missingFeatures(CONDITIONAL_LABEL);
+        dividedRowInto(logits, offset, k, scratch, conditional.temperatureOf(features, featureOffset));
+      }),
+      conditionOf: (features, featureOffset) => spec.conditions[conditional.conditionOf(features, featureOffset)]!,
+    };
+  },
+} satisfies CalibratorDescriptor<typeof ConditionalSpecSchema>;

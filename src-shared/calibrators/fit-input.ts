@@ -43,3 +43,13 @@ export function checkRowFeatures(features: RowFeatures, rows: number): void {
     if (!Number.isFinite(values[i]))
       throw new KnobError('INVALID_INPUT', `feature ${i % width} of row ${Math.floor(i / width)} is not finite`);
 }
+
+/**
+ * The condition each row was taken under (a corruption, a camera, a time-of-day segment: a
+ * metadata column of the recording), for the condition-aware calibrator: `codes[i]` indexes
+ * `names`, -1 where the row's condition is unknown.
+ */
+export interface RowConditions {
+  names: string[];
+  codes: Int32Array;
+}

@@ -12,7 +12,7 @@ import {
   type ExtensionCalibratorSpec,
   type ExtensionMethod,
 } from './calibrator-registry';
-import { checkFitInput, checkRowFeatures, type RowFeatures } from './fit-input';
+import { checkFitInput, checkRowFeatures, type RowConditions, type RowFeatures } from './fit-input';
 import type { FitReport } from './fit-report';
 import { withProbabilityFloor } from './probability-floor';
 
@@ -100,6 +100,8 @@ export interface Calibrator<S extends AnyCalibratorSpec = CalibratorSpec> {
    * holds at least k values. Feature methods read the row's features at `features[featureOffset ..)`.
    */
   rowInto: RowInto;
+  /** The condition a condition-aware calibrator applies to a row (by its features), by name; absent for the others. */
+  conditionOf?(features: Float32Array, featureOffset: number): string;
 }
 
 /**
@@ -107,11 +109,16 @@ export interface Calibrator<S extends AnyCalibratorSpec = CalibratorSpec> {
  * the one-vs-rest methods never give a probability below 1e-6; the deployed graph floors alike).
  */
 export function compileCalibrator<S extends AnyCalibratorSpec>(spec: S): Calibrator<S> {
-  const { featureWidth, rowInto } = calibratorDescriptor(spec.method).compile(spec);
-  return withProbabilityFloor({ spec, featureWidth, rowInto });
+  const { featureWidth, rowInto, conditionOf } = calibratorDescriptor(spec.method).compile(spec);
+  return withProbabilityFloor({ spec, featureWidth, rowInto, ...(conditionOf === undefined ? {} : { conditionOf }) });
 }
 
-export type { RowFeatures } from './fit-input';
+export type { RowConditions, RowFeatures } from './fit-input';
+
+/** Methods whose fit reads the condition each frame was recorded under (RowConditions). */
+export function needsConditions(method: CalibrationMethod | ExtensionMethod): boolean {
+  return calibratorDescriptor(method).needsConditions ?? false;
+}
 
 /** Calibrated log-probabilities of every row (n x k, row-major); feature methods need `features`. */
 export function calibrateLogits(
@@ -152,6 +159,7 @@ export function fitCalibrator(
   classCount: number,
   features?: RowFeatures | null,
   signal?: CancelSignal,
+  conditions?: RowConditions | null,
 ): { spec: CalibratorSpec; report: FitReport };
 export function fitCalibrator(
   method: ExtensionMethod,
@@ -160,6 +168,7 @@ export function fitCalibrator(
   classCount: number,
   features?: RowFeatures | null,
   signal?: CancelSignal,
+  conditions?: RowConditions | null,
 ): { spec: ExtensionCalibratorSpec; report: FitReport };
 export function fitCalibrator(
   method: CalibrationMethod | ExtensionMethod,
@@ -169,10 +178,17 @@ export function fitCalibrator(
   features: RowFeatures | null = null,
   /** Read by the fits that take seconds (the optimisers'): a cancelled fit throws CANCELLED. */
   signal?: CancelSignal,
+  /** The condition of each row, for the methods that need it (needsConditions). */
+  conditions: RowConditions | null = null,
 ): { spec: AnyCalibratorSpec; report: FitReport } {
   const descriptor = calibratorDescriptor(method);
   if (labels.length === 0) throw new KnobError('INVALID_INPUT', `${descriptor.label} needs labelled frames`);
   checkFitInput(logits, labels, classCount, features);
   if (descriptor.needsFeatures && features === null) missingFeatures(descriptor.label);
-  return descriptor.fit(logits, labels, classCount, features, signal) as { spec: AnyCalibratorSpec; report: FitReport };
+  if (conditions !== null && conditions.codes.length !== labels.length)
+    throw new KnobError('INVALID_INPUT', `${conditions.codes.length} row conditions for ${labels.length} rows`);
+  return descriptor.fit(logits, labels, classCount, features, signal, conditions) as {
+    spec: AnyCalibratorSpec;
+    report: FitReport;
+  };
 }

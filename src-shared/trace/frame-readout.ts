@@ -21,6 +21,8 @@ export interface FrameReadout {
   effectiveTemperature: number;
   confidenceShrinkageRatio: number;
   branchesDisagree: boolean;
+  /** The condition a condition-aware calibrator applied to the frame (detected from its features). */
+  calibratorCondition?: string;
 }
 
 export function frameReadout(
@@ -67,5 +69,8 @@ export function frameReadout(
     effectiveTemperature: effectiveTemperature(ms, md, mf),
     confidenceShrinkageRatio: confidenceShrinkageRatio(ms, md, mf),
     branchesDisagree: argmaxRow(zStatic, offset, classCount) !== argmaxRow(zDyn, offset, classCount),
+    ...(calibrator?.conditionOf === undefined || features === null
+      ? {}
+      : { calibratorCondition: calibrator.conditionOf(features.values, features.offset) }),
   };
 }

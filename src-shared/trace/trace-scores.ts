@@ -8,6 +8,7 @@ import {
   type TopLabelScores,
 } from '../metrics/scores';
 import type { LogitArray } from '../fusion/logits';
+import type { RowConditions } from '../calibrators/fit-input';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 
 /**
@@ -105,4 +106,37 @@ export function featuresOfFrames(trace: Trace, frames: Int32Array): { width: num
 /** Where frame `frame`'s features sit in the trace (for a row function), or null without features. */
 export function frameFeatures(trace: Trace, frame: number): { values: Float32Array; offset: number } | null {
   return trace.features === undefined ? null : { values: trace.features.values, offset: frame * trace.features.width };
+}
+
+/**
+ * The condition each of `frames` was recorded under, named by the values of the metadata `columns`
+ * (one column: its value, "contrast"; several: joined, "contrast, severity 5"; a number column reads
+ * "NAME VALUE"), for the condition-aware calibrator (-1 where a frame has no value); null when the
+ * trace lacks any of the columns.
+ */
+export function conditionsOfFrames(trace: Trace, frames: Int32Array, columns: readonly string[]): RowConditions | null {
+  const read = columns.map((name) => ({ name, column: trace.metadata[name] }));
+  if (read.length === 0 || read.some((c) => c.column === undefined)) return null;
+  const names: string[] = [];
+  const codeOf = new Map<string, number>();
+  const codes = new Int32Array(frames.length);
+  frames.forEach((frame, i) => {
+    const values = read.map(({ name: columnName, column }) =>
+      column!.kind === 'category' ? column!.dictionary[column!.codes[frame]] : `${columnName} ${column!.values[frame]}`,
+    );
+    // a frame without a value in some column has no known condition
+    if (values.some((v) => v === undefined || v === '')) {
+      codes[i] = -1;
+      return;
+    }
+    const name = values.join(', ');
+    let code = codeOf.get(name);
+    if (code === undefined) {
+      code = names.length;
+      names.push(name);
+      codeOf.set(name, code);
+    }
+    codes[i] = code;
+  });
+  return { names, codes };
 }

@@ -15,6 +15,7 @@ import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { readSettingsFile } from '../../src-main/core/recording/settings-file';
 import { knob, knobFailureLine } from '../support/knob-cli';
+import { verifiedCalibratedBundle } from '../support/calibrated-bundle';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-bundle-'));
 const bundlePath = join(dir, 'tuned.knob.zip');
@@ -163,28 +164,9 @@ describe('a bundle with a feature calibrator (DAC)', () => {
   it("folds its k-NN over the model's features into the step graph, and verify finds it equal to the app", async () => {
     const run = await recordEmbedded(join(dir, 'features-run'), 300, 3, '--record-features');
     expect(run.status, run.stderr).toBe(0);
-    const trace = join(dir, 'features-run', 'trace.arrow');
-    const dacSettings = join(dir, 'dac-settings.json');
-    const calibrate = await knob('calibrate', '--trace', trace, '--method', 'dac', '--out', dacSettings);
-    expect(calibrate.status, calibrate.stderr).toBe(0);
-    const path = join(dir, 'dac.knob.zip');
-    const exported = await knob(
-      'export',
-      '--trace',
-      trace,
-      '--model',
-      'default',
-      '--settings',
-      dacSettings,
-      '--out',
-      path,
-    );
-    expect(exported.status, exported.stderr).toBe(0);
-    const { manifest } = await readVerifiedBundle(readFileSync(path), path);
+    const { manifest, verified } = await verifiedCalibratedBundle(join(dir, 'features-run', 'trace.arrow'), 'dac', dir);
     expect(manifest.calibrator?.method).toBe('dac');
     expect(manifest.deploy.stepGraph).toBe('deploy/step.onnx');
-    const verified = await knob('verify', path);
-    expect(verified.status, verified.stderr).toBe(0);
-    expect(verified.stdout).toMatch(/equivalence: step graph = app within \S+ on 24 frames/);
+    expect(verified).toMatch(/equivalence: step graph = app within \S+ on 24 frames/);
   }, 120_000);
 });

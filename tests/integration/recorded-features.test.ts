@@ -89,7 +89,7 @@ describe('recorded features', () => {
     expect(refused.stderr).toMatch(/needs the model's features for every frame: record with --record-features/);
     const skipped = knob('calibrate', '--trace', join(without, 'trace.arrow'), '--method', 'all');
     expect(skipped.code, skipped.stderr).toBe(0);
-    expect(skipped.stdout).toMatch(/not fitted: dac, procal \(they need the model's features/);
+    expect(skipped.stdout).toMatch(/not fitted: dac, procal, conditional \(they need the model's features/);
 
     // The desk: a loaded trace with features feeds DAC and ProCal (fit, compare, apply, scrub); a
     // trace without them, or the live stream, cannot, and the calibrator is switched off for it.

@@ -15,6 +15,7 @@ import {
   calibrateLogits,
   CALIBRATION_METHODS,
   fitCalibrator,
+  needsConditions,
   needsFeatures,
   type CalibratorSpec,
 } from '../../src-shared/calibrators/output-calibrator';
@@ -73,7 +74,11 @@ describe('each calibrator folded into ONNX', () => {
   for (const method of CALIBRATION_METHODS)
     it(`${method}: the graph's probabilities are the app's`, async () => {
       const features = needsFeatures(method) ? data.features : null;
-      const { spec } = fitCalibrator(method, data.logits, data.labels, K, features);
+      // the condition-aware calibrator's conditions: two groups of classes, which the features tell apart
+      const conditions = needsConditions(method)
+        ? { names: ['first classes', 'last classes'], codes: data.labels.map((y) => (y < K / 2 ? 0 : 1)) }
+        : null;
+      const { spec } = fitCalibrator(method, data.logits, data.labels, K, features, undefined, conditions);
       const app = probabilities(calibrateLogits(spec, data.logits, K, features));
       const graph = probabilities(await runCalibratorGraph(spec, data.logits, K, features));
       expect(worstDifference(graph, app)).toBeLessThan(features === null ? 1e-9 : 1e-7);

@@ -120,8 +120,10 @@ describe('output calibrators', () => {
     // features for the methods that read them (dac, procal); the others ignore them
     const random = seededRandom(12);
     const features = { width: 8, values: Float32Array.from({ length: 3000 * 8 }, () => normalDraw(random)) };
+    // conditions for the condition-aware one: three, each a third of the rows
+    const conditions = { names: ['a', 'b', 'c'], codes: Int32Array.from(data.labels, (_, i) => i % 3) };
     for (const method of CALIBRATION_METHODS) {
-      const { spec, report } = fitCalibrator(method, data.logits, data.labels, 5, features);
+      const { spec, report } = fitCalibrator(method, data.logits, data.labels, 5, features, undefined, conditions);
       const parsed = CalibratorSpecSchema.parse(JSON.parse(JSON.stringify(spec)));
       expect(parsed, method).toEqual(spec);
       const out = calibrateLogits(parsed, data.logits.subarray(0, 50), 5, {

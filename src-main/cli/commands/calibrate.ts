@@ -2,6 +2,7 @@ import {
   CALIBRATION_METHODS,
   HeldOutSplitSchema,
   describeCalibrator,
+  needsConditions,
   type CalibrationMethod,
   type CalibratorComparison,
   type HeldOutSplit,
@@ -10,6 +11,7 @@ import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate';
 import { formatMetricValue } from '../../../src-shared/metrics/metric-format';
 import { writeOutputFile } from '../../core/files/output-files';
 import { settingsFile } from '../../core/recording/settings-file';
+import { conditionsFittable, MIN_CONDITION_ROWS } from '../../../src-shared/calibrators/conditional-calibration';
 import { applicableMethods, compareCalibratorsOn } from '../../core/use-cases/compare-calibrators';
 import { checkOutputFile, gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { UsageError } from '../usage-error';
@@ -101,6 +103,7 @@ async function fittedAndCompared(
     subject,
     scores,
     features = null,
+    conditions = null,
     model = null,
   } = await subjects[
     values.trace === undefined ? 0 : BRANCHES.indexOf(choice.branch as (typeof BRANCHES)[number])
@@ -108,11 +111,18 @@ async function fittedAndCompared(
   // --method all: the feature methods only where the frames have features (said in the output)
   const { methods, skipped } =
     choice.method === 'all'
-      ? applicableMethods(choice.requested, features !== null)
+      ? applicableMethods(choice.requested, features !== null, conditions !== null && conditionsFittable(conditions))
       : { methods: choice.requested, skipped: [] };
   // Probabilities become log-probabilities: every method takes logits.
   const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
-  const calibrated = { name: subject, logits, labels: scores.labels, classCount: scores.classCount, features };
+  const calibrated = {
+    name: subject,
+    logits,
+    labels: scores.labels,
+    classCount: scores.classCount,
+    features,
+    conditions,
+  };
   const comparison = compareCalibratorsOn(calibrated, methods, choice.split, {
     onProgress: (done, total, stage) => call.progress(`fitting ${stage}`, done, total),
     signal: call.signal,
@@ -129,6 +139,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     'evaluate-fraction': { type: 'string' },
     folds: { type: 'string' },
     seed: { type: 'string' },
+    'condition-by': { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
@@ -178,7 +189,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
   const lines = comparisonLines(subject, comparison);
   if (skipped.length > 0)
     lines.push(
-      `not fitted: ${skipped.join(', ')} (they need the model's features: a trace recorded with --record-features)`,
+      `not fitted: ${skipped.join(', ')} (they need the model's features: a trace recorded with --record-features${skipped.some(needsConditions) ? `; conditional also two conditions with ${MIN_CONDITION_ROWS} labelled frames each, from a metadata column such as corruption` : ''})`,
     );
   if (values.out !== undefined)
     lines.push(

@@ -23,6 +23,7 @@ import {
   ptsTemperature,
   sigmoid,
   softplus,
+  TO_DOUBLE,
   transposed,
 } from './calibrator-graph';
 import type { GraphBuilder } from './graph-builder';
@@ -78,6 +79,26 @@ export const CALIBRATOR_GRAPHS = {
     return b.op('Div', [z, temperature]);
   },
   procal: (b, spec, z, k, features) => procalLogProbabilities(b, spec, z, k, needFeatures(features, spec.method)),
+  conditional: (b, spec, z, _k, features) => {
+    // condition-detector.ts: x = (f - mean) scale, scores = W x + b, the first maximum; then z / T_c
+    const { mean, scale, weights, bias } = spec.detector;
+    const width = mean.length;
+    const c = spec.conditions.length;
+    const f = b.op('Cast', [needFeatures(features, spec.method)], { to: TO_DOUBLE });
+    const x = b.op('Mul', [
+      b.op('Sub', [f, b.constant('double', [width], mean, 'detector_mean')]),
+      b.constant('double', [width], scale, 'detector_scale'),
+    ]);
+    const scores = b.op('Add', [
+      b.op('MatMul', [x, transposed(b, weights, c, width, 'detector_weights')]),
+      b.constant('double', [c], bias, 'detector_bias'),
+    ]);
+    const condition = b.op('ArgMax', [scores], { axis: -1, keepdims: 1 }); // first index on ties, as the app
+    const temperature = b.op('Gather', [b.constant('double', [c], spec.temperatures, 'temperatures'), condition], {
+      axis: 0,
+    });
+    return b.op('Div', [z, temperature]);
+  },
   // The one-vs-rest methods: Platt and beta read p clipped to [1e-12, 1 - 1e-12] (binary-scores.ts),
   //   Platt: sigma(a ln(p / (1 - p)) + b);   beta: sigma(a ln p - b ln(1 - p) + c);
   // isotonic: linear between its points, clipped outside (isotonic-regression.ts); histogram binning:

@@ -27,7 +27,7 @@ import type { GraphBuilder } from './graph-builder';
 export const EDGE_TOLERANCE = 1e-12;
 
 const TO_INT64 = 7; // TensorProto.DataType.INT64
-const TO_DOUBLE = 11;
+export const TO_DOUBLE = 11;
 const TO_FLOAT = 1;
 
 /** The refusal of a feature calibrator on a model without a `features` output. */

@@ -15,6 +15,7 @@ export function readoutToApi(r: FrameReadout, labelNames: string[]) {
     effectiveTemperature: Number.isFinite(r.effectiveTemperature) ? r.effectiveTemperature : null,
     confidenceShrinkageRatio: r.confidenceShrinkageRatio,
     branchesDisagree: r.branchesDisagree,
+    ...(r.calibratorCondition === undefined ? {} : { calibratorCondition: r.calibratorCondition }),
   };
 }
 

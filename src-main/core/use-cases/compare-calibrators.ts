@@ -5,7 +5,11 @@ import {
   type CalibratorComparison,
   type HeldOutSplit,
 } from '../../../src-shared/calibrators';
-import type { RowFeatures } from '../../../src-shared/calibrators/output-calibrator';
+import {
+  needsConditions,
+  type RowConditions,
+  type RowFeatures,
+} from '../../../src-shared/calibrators/output-calibrator';
 import { KnobError } from '../../../src-shared/errors';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
 
@@ -21,6 +25,8 @@ export interface CalibrationSubject {
   classCount: number;
   /** The model's features of the same frames, or null where they were not recorded. */
   features: RowFeatures | null;
+  /** The condition each frame was recorded under (conditionsOfFrames), or null where none is known. */
+  conditions?: RowConditions | null;
 }
 
 /**
@@ -49,17 +55,28 @@ export function compareCalibratorsOn(
       'NOT_AVAILABLE',
       `${subject.name}: ${featureMethods.join(' and ')} need the model's features for every frame, and it has none (record them: knob run --record-features, or "record features" when opening a source)`,
     );
+  const conditionMethods = methods.filter(needsConditions);
+  if (conditionMethods.length > 0 && (subject.conditions ?? null) === null)
+    throw new KnobError(
+      'NOT_AVAILABLE',
+      `${subject.name}: ${conditionMethods.join(' and ')} need the condition each frame was recorded under, and it has none (a metadata column such as corruption: record from a corruption schedule, or name the column)`,
+    );
   return compareCalibrators(subject.logits, subject.labels, subject.classCount, methods, split, {
     features: subject.features,
+    conditions: subject.conditions ?? null,
     ...progress,
   });
 }
 
-/** Every method that applies to a subject (`--method all`): those that need features only where it has them. */
+/**
+ * Every method that applies to a subject (`--method all`): those that need features only where it
+ * has them, and those that need each frame's condition only where it has them.
+ */
 export function applicableMethods(
   methods: readonly CalibrationMethod[],
   hasFeatures: boolean,
+  hasConditions = false,
 ): { methods: CalibrationMethod[]; skipped: CalibrationMethod[] } {
-  const skipped = hasFeatures ? [] : methods.filter(needsFeatures);
+  const skipped = methods.filter((m) => (!hasFeatures && needsFeatures(m)) || (!hasConditions && needsConditions(m)));
   return { methods: methods.filter((m) => !skipped.includes(m)), skipped };
 }

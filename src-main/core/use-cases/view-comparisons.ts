@@ -13,7 +13,7 @@ import {
 } from '../../../src-shared/metrics/headline-intervals';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
-import { featuresOfFrames } from '../../../src-shared/trace/trace-scores';
+import { conditionsOfFrames, featuresOfFrames } from '../../../src-shared/trace/trace-scores';
 import { compareCalibratorsOn } from './compare-calibrators';
 import type { Comparison, ViewBasis } from './metrics-snapshot';
 import { plainSource, replayedView, type TraceSource } from './view-replay';
@@ -85,7 +85,7 @@ export function compareOutputCalibrators(
   recorded: TraceSource,
   settings: GateSettings,
   basis: ViewBasis,
-  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number; conditionBy?: string[] },
   /** Each method before its fit; the signal is read between fits. */
   progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
@@ -99,6 +99,7 @@ export function compareOutputCalibrators(
       labels: run.scores?.labels ?? new Int32Array(0),
       classCount: run.trace.classCount,
       features: featuresOfFrames(run.trace, run.frames),
+      conditions: conditionsOfFrames(run.trace, run.frames, request.conditionBy ?? ['corruption']),
     },
     request.methods,
     request.split,
