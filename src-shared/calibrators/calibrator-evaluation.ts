@@ -73,11 +73,49 @@ export const SMOOTH_ECE_IDENTITY =
   'SmoothECE(top-label, reflected Gaussian kernel, bandwidth sigma* of the evaluated frames, relplot grid)';
 
 /**
+ * The ECE within each condition, averaged over the conditions present: a calibrator that leaves one
+ * condition overconfident and another underconfident can show a small ECE over the mixture (the two
+ * cancel within its bins); here each condition's frames are binned on their own. `conditions` are
+ * the evaluated frames' condition codes (-1: none known, left out).
+ */
+function withinConditionsEce(top: TopLabelScores, conditions: Int32Array, conditionCount: number): HeadlineStatistic {
+  return {
+    name: 'ECE within conditions',
+    identity: `ECE(top-label, ${binningIdentity(EQUAL_WIDTH_15)}, L1, within each of ${conditionCount} conditions, mean over conditions)`,
+    lowerIsBetter: true,
+    evaluate: (indices) => {
+      const byCondition = new Map<number, number[]>();
+      const n = indices === null ? conditions.length : indices.length;
+      for (let i = 0; i < n; i++) {
+        const row = indices === null ? i : indices[i];
+        const condition = conditions[row];
+        if (condition < 0) continue;
+        let list = byCondition.get(condition);
+        if (list === undefined) byCondition.set(condition, (list = []));
+        list.push(row);
+      }
+      let sum = 0;
+      for (const list of byCondition.values()) {
+        const confidence = Float64Array.from(list, (row) => top.confidence[row]);
+        const correct = Uint8Array.from(list, (row) => top.correct[row]);
+        sum += expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15));
+      }
+      return byCondition.size === 0 ? Number.NaN : sum / byCondition.size;
+    },
+  };
+}
+
+/**
  * The figures of a calibrator comparison as resample statistics: accuracy, NLL, Brier, ECE (15
  * equal-width), ECE (15 equal-mass), classwise ECE (15 equal-width per class, mean over classes)
- * and SmoothECE (at the bandwidth of all evaluated frames, kept fixed on resamples).
+ * and SmoothECE (at the bandwidth of all evaluated frames, kept fixed on resamples); where the
+ * frames' conditions are known and at least two are present, the ECE within conditions too.
  */
-export function evaluationStatistics(scores: ClassScores, top: TopLabelScores): HeadlineStatistic[] {
+export function evaluationStatistics(
+  scores: ClassScores,
+  top: TopLabelScores,
+  conditions: RowConditions | null = null,
+): HeadlineStatistic[] {
   const k = scores.classCount;
   const n = scores.sampleCount;
   const columns = Array.from({ length: k }, (_, c) => {
@@ -92,6 +130,7 @@ export function evaluationStatistics(scores: ClassScores, top: TopLabelScores): 
   const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>
     indices === null ? values : resample(values, indices);
   const sigma = smoothEceBandwidth(gridProviderFromSamples(top.confidence, top.correct));
+  const present = conditions === null ? 0 : new Set(conditions.codes.filter((c) => c >= 0)).size;
   return [
     ...headlineStatistics(scores, top),
     {
@@ -121,6 +160,7 @@ export function evaluationStatistics(scores: ClassScores, top: TopLabelScores): 
       evaluate: (indices) =>
         smoothEceAtBandwidth(gridProviderFromSamples(pick(top.confidence, indices), pick(top.correct, indices)), sigma),
     },
+    ...(present >= 2 ? [withinConditionsEce(top, conditions!.codes, present)] : []),
   ];
 }
 
@@ -206,10 +246,11 @@ function figuresOf(
   logits: Float64Array,
   labels: Int32Array,
   k: number,
+  conditions: RowConditions | null,
   options: { replicates?: number; seed?: number },
 ) {
   const scores = scoresFromLogits(logits, k, labels);
-  return meanOverGroups([evaluationStatistics(scores, topLabelScores(scores))], [labels.length], options);
+  return meanOverGroups([evaluationStatistics(scores, topLabelScores(scores), conditions)], [labels.length], options);
 }
 
 /**
@@ -239,7 +280,7 @@ export function compareCalibrators(
   const k = classCount;
   const parts = splitRows(labels.length, split);
   const evaluated = 'folds' in parts ? parts.folds.flat().sort((a, b) => a - b) : parts.evaluate;
-  const held = rows(logits, labels, k, evaluated, features);
+  const held = rows(logits, labels, k, evaluated, features, conditions);
   const resampling = { replicates: options.replicates ?? 200, seed: options.seed ?? 0 };
   const { signal } = options;
   const results = methods.map((method, index): MethodEvaluation => {
@@ -280,7 +321,7 @@ export function compareCalibrators(
       label: CALIBRATION_METHOD_LABELS[method],
       spec: fitted.spec,
       report: fitted.report,
-      figures: figuresOf(calibrated, held.y, k, resampling),
+      figures: figuresOf(calibrated, held.y, k, held.c, resampling),
       top1Changed: held.y.length > 0 ? changed / held.y.length : 0,
     };
   });
@@ -288,7 +329,7 @@ export function compareCalibrators(
     split: describeSplit(split),
     fitFrames: 'folds' in parts ? labels.length : parts.fit.length,
     evaluatedFrames: evaluated.length,
-    before: figuresOf(held.z, held.y, k, resampling),
+    before: figuresOf(held.z, held.y, k, held.c, resampling),
     methods: results,
   };
 }

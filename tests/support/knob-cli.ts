@@ -53,3 +53,32 @@ export async function steppedCorruptionRun(
   );
   if (run.status !== 0) throw new Error(`knob run failed (${run.status}):\n${run.stderr}`);
 }
+
+/**
+ * `knob run` of the embedded stream through the shipped model as a mixed stream of conditions:
+ * contrast, shot noise and speckle noise, one drawn every 200 frames and held at severity 5, with
+ * the model's features recorded, into `out`; fails the test when it fails.
+ */
+export async function mixedConditionsRun(out: string, frames: number): Promise<void> {
+  const run = await knob(
+    'run',
+    '--source',
+    'default',
+    '--limit',
+    String(frames),
+    '--record-features',
+    '--schedule',
+    'random',
+    '--corruptions',
+    'contrast,shot_noise,speckle_noise',
+    '--hold',
+    '200',
+    '--min-severity',
+    '5',
+    '--max-severity',
+    '5',
+    '--out',
+    out,
+  );
+  if (run.status !== 0) throw new Error(`knob run failed: ${run.stderr}`);
+}

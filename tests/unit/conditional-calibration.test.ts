@@ -17,6 +17,8 @@ import {
   compileCalibrator,
   fitCalibrator,
 } from '../../src-shared/calibrators/output-calibrator';
+import { evaluationStatistics } from '../../src-shared/calibrators/calibrator-evaluation';
+import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 import { conditionsOfFrames } from '../../src-shared/trace/trace-scores';
 import type { Trace } from '../../src-shared/trace/trace';
@@ -183,5 +185,24 @@ describe("a frame's condition from the trace's metadata", () => {
     });
     expect(conditionsOfFrames(trace, Int32Array.of(2, 0), ['severity'])?.names).toEqual(['severity 5', 'severity 0']);
     expect(conditionsOfFrames(trace, frames, ['camera'])).toBeNull();
+  });
+});
+
+describe('the ECE within conditions', () => {
+  it('sees the miscalibration that cancels over the mixture: 0.25 within each condition, 0 over both', () => {
+    // two classes, every frame's top-label confidence 3/4; condition a right half the time
+    // (overconfident by 1/4), condition b always right (underconfident by 1/4)
+    const n = 40;
+    const logits = Float64Array.from({ length: 2 * n }, (_, at) => (at % 2 === 0 ? Math.log(3) : 0));
+    const labels = Int32Array.from({ length: n }, (_, i) => (i < n / 2 && i % 2 === 1 ? 1 : 0));
+    const codes = Int32Array.from({ length: n }, (_, i) => (i < n / 2 ? 0 : 1));
+    const scores = scoresFromLogits(logits, 2, labels);
+    const statistics = evaluationStatistics(scores, topLabelScores(scores), { names: ['a', 'b'], codes });
+    const value = (name: string) => statistics.find((s) => s.name === name)!.evaluate(null);
+    expect(value('ECE')).toBeCloseTo(0, 12);
+    expect(value('ECE within conditions')).toBeCloseTo(0.25, 12);
+    // one condition present: no such figure (it would be the ECE)
+    const one = evaluationStatistics(scores, topLabelScores(scores), { names: ['a'], codes: new Int32Array(n) });
+    expect(one.map((s) => s.name)).not.toContain('ECE within conditions');
   });
 });

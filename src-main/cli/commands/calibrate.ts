@@ -79,7 +79,7 @@ function comparisonLines(subject: string, comparison: CalibratorComparison): str
     lines.push(`${row.label}${row.changed ? ` (top-1 changed on ${row.changed} of evaluated frames)` : ''}`);
     for (const name of names) {
       const f = row.figures.find((x) => x.name === name)!;
-      lines.push(`  ${name.padEnd(18)} ${cell(f.identity, f.value, f.lo, f.hi)}`);
+      lines.push(`  ${name.padEnd(22)} ${cell(f.identity, f.value, f.lo, f.hi)}`);
     }
   }
   for (const m of comparison.methods)

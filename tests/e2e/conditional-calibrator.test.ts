@@ -1,0 +1,59 @@
+/**
+ * The condition-aware calibrator in the real desk (Chromium, browser mode; issue 30): a trace of a
+ * mixed stream (contrast, shot noise, speckle noise, each held at severity 5 for 200 frames, with
+ * the model's features) is loaded; the Calibrators panel fits and compares the condition-aware
+ * calibrator, Apply puts it on, and scrubbing from a frame of one corruption to a frame of another
+ * switches the condition the Live panel says it applies.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import type { BrowserMode } from '../support/browser-mode';
+import { startDesk, testIdText, waitUntil } from '../support/desk-page';
+import { mixedConditionsRun } from '../support/knob-cli';
+
+let app: BrowserMode;
+const dir = mkdtempSync(join(tmpdir(), 'knob-conditional-desk-'));
+const trace = join(dir, 'mixed', 'trace.arrow');
+const FRAMES = 2400;
+
+beforeAll(async () => {
+  await mixedConditionsRun(join(dir, 'mixed'), FRAMES);
+  app = await startDesk();
+}, 120_000);
+afterAll(async () => app?.close());
+
+describe('the condition-aware calibrator in the desk', () => {
+  it('is fitted and applied from the Calibrators panel, and the Live panel switches with the detected condition', async () => {
+    await app.backend.handle('trace.load', { path: trace, discard: true });
+    await waitUntil('the trace', async () => Number(await testIdText(app, 'frames-processed')) === FRAMES);
+    for (const box of await app.page.locator('[data-testid^="calibrator-method-"]').all())
+      if (await box.isChecked()) await box.uncheck();
+    await app.page.getByTestId('calibrator-method-conditional').check();
+    await app.page.getByTestId('calibrator-split').selectOption('random');
+    await app.page.getByTestId('calibrator-compare').click();
+    await app.page.getByTestId('calibrator-apply-conditional').click({ timeout: 60_000 });
+    await expect.poll(() => testIdText(app, 'calibrator-status')).toMatch(/condition-aware calibration/);
+
+    // two frames, each of another corruption, that the detector reads as their own
+    const { trace: recorded } = await readTraceFile(trace);
+    const corruption = recorded.metadata.corruption!;
+    if (corruption.kind !== 'category') throw new Error('no corruption column');
+    const chosen = new Map<string, number>();
+    for (let frame = 100; frame < FRAMES && chosen.size < 2; frame += 200) {
+      const name = corruption.dictionary[corruption.codes[frame]!]!;
+      const view = await app.backend.handle('trace.frame', { frame });
+      if (!chosen.has(name) && view.calibratorCondition === name) chosen.set(name, frame);
+    }
+    expect(chosen.size).toBe(2);
+    for (const [name, frame] of chosen) {
+      await app.page.getByTestId('scrub').fill(String(frame));
+      await expect.poll(() => testIdText(app, 'live-frame-index')).toBe(String(frame));
+      await expect.poll(() => testIdText(app, 'live-condition')).toBe(name);
+    }
+    await app.screenshot('desk-conditional-calibrator');
+    expect(app.pageErrors).toEqual([]);
+  }, 180_000);
+});
