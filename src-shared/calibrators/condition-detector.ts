@@ -1,13 +1,12 @@
 import type { CancelSignal } from '../cancel-signal';
-import { minimizeLbfgs } from './lbfgs';
+import { fitSoftmaxRegression, softmaxRegressionScoresInto } from './softmax-regression';
 
 /**
  * The condition detector of the condition-aware calibrator (conditional-calibration.ts): which
  * condition (a corruption, a camera, a time-of-day segment) a frame was taken under, read from the
  * model's features of that frame alone. A multinomial logistic regression on standardised features,
  *   x_j = (f_j - mean_j) scale_j,   score_c = bias_c + sum_j W_cj x_j,   condition = argmax_c score_c
- * (the first maximum), fitted by L-BFGS on the mean cross-entropy plus (lambda / 2) ||W||^2 (the
- * biases are not penalised), lambda = DETECTOR_L2. Linear, so the step graph computes it with
+ * (the first maximum), a softmax regression (softmax-regression.ts) with lambda = DETECTOR_L2. Linear, so the step graph computes it with
  * MatMul, Add and ArgMax (calibrator-graph-registry.ts) and reads the same condition.
  */
 export interface ConditionDetector {
@@ -54,43 +53,8 @@ export function fitConditionDetector(
     for (let j = 0; j < width; j++) x[i * width + j] = (features[row * width + j] - mean[j]) * scale[j];
     y[i] = codes[row];
   });
-  const c = conditionCount;
-  const weightCount = c * width;
-  const scores = new Float64Array(c);
-  // parameters: W (c x width, row-major), then the c biases
-  const objective = (params: Float64Array, gradient: Float64Array): number => {
-    gradient.fill(0);
-    let loss = 0;
-    for (let i = 0; i < n; i++) {
-      const o = i * width;
-      let max = -Infinity;
-      for (let k = 0; k < c; k++) {
-        let s = params[weightCount + k];
-        for (let j = 0; j < width; j++) s += params[k * width + j] * x[o + j];
-        scores[k] = s;
-        if (s > max) max = s;
-      }
-      let sum = 0;
-      for (let k = 0; k < c; k++) {
-        scores[k] = Math.exp(scores[k] - max);
-        sum += scores[k];
-      }
-      loss += Math.log(sum) + max - (Math.log(scores[y[i]]) + max);
-      for (let k = 0; k < c; k++) {
-        const residual = scores[k] / sum - (k === y[i] ? 1 : 0);
-        gradient[weightCount + k] += residual;
-        for (let j = 0; j < width; j++) gradient[k * width + j] += residual * x[o + j];
-      }
-    }
-    let penalty = 0;
-    for (let p = 0; p < gradient.length; p++) gradient[p] /= n;
-    for (let p = 0; p < weightCount; p++) {
-      penalty += params[p] * params[p];
-      gradient[p] += DETECTOR_L2 * params[p];
-    }
-    return loss / n + 0.5 * DETECTOR_L2 * penalty;
-  };
-  const result = minimizeLbfgs(objective, new Float64Array(weightCount + c), {
+  const fit = fitSoftmaxRegression(x, width, y, conditionCount, {
+    l2: DETECTOR_L2,
     maxIterations: 300,
     gradientTolerance: 1e-5,
     signal,
@@ -99,12 +63,12 @@ export function fitConditionDetector(
     detector: {
       mean: Array.from(mean),
       scale,
-      weights: Array.from(result.x.subarray(0, weightCount)),
-      bias: Array.from(result.x.subarray(weightCount)),
+      weights: Array.from(fit.model.weights),
+      bias: Array.from(fit.model.bias),
     },
-    crossEntropy: result.value,
-    iterations: result.iterations,
-    converged: result.converged,
+    crossEntropy: fit.objective,
+    iterations: fit.iterations,
+    converged: fit.converged,
   };
 }
 
@@ -116,27 +80,23 @@ export interface CompiledDetector {
 
 export function compileConditionDetector(detector: ConditionDetector): CompiledDetector {
   const width = detector.mean.length;
-  const c = detector.bias.length;
+  const model = {
+    weights: Float64Array.from(detector.weights),
+    bias: Float64Array.from(detector.bias),
+    classCount: detector.bias.length,
+    inputWidth: width,
+  };
   const mean = Float64Array.from(detector.mean);
   const scale = Float64Array.from(detector.scale);
-  const weights = Float64Array.from(detector.weights);
   const standardised = new Float64Array(width);
+  const scores = new Float64Array(model.classCount);
   return {
     width,
     conditionOf(features, offset) {
       for (let j = 0; j < width; j++) standardised[j] = (features[offset + j] - mean[j]) * scale[j];
+      softmaxRegressionScoresInto(model, standardised, 0, scores);
       let best = 0;
-      let bestScore = -Infinity;
-      for (let k = 0; k < c; k++) {
-        // the same order of sums as the step graph's MatMul then Add: the weighted sum, then the bias
-        let s = 0;
-        for (let j = 0; j < width; j++) s += weights[k * width + j] * standardised[j];
-        s += detector.bias[k];
-        if (s > bestScore) {
-          bestScore = s;
-          best = k;
-        }
-      }
+      for (let k = 1; k < scores.length; k++) if (scores[k] > scores[best]) best = k; // the first maximum
       return best;
     },
   };
