@@ -195,6 +195,15 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       then flattered by the choice, and the output says so). --out writes report.html (heat map
       with the constraint boundary, Pareto front), tuning.json and knob-settings.json (the best).
 `,
+  features: `  knob features --model M --out NEW.onnx [--node TENSOR] [--json]   |   knob features --model M --list [--json]
+      Writes the classifier with its penultimate activation as a second output, 'features': the
+      input of the final Gemm, or MatMul (+ Add), that makes its logits (the output named logits,
+      or its only one), or the tensor --node names. Runs it once on a blank image to check that
+      the tensor is a [1, F] float row and that the final layer maps it to the logits (within 1e-4).
+      The app then records the features of that model (--record-features, the Source panel), for
+      dac, procal, conditional and the feature-shift drift signal. --list prints the final layer
+      found (or why none) and every tensor of the graph with its operator and declared shape.
+`,
   'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
       Regenerates the model card of a Knob-native model on the embedded test set, its claims with
       95 % bootstrap intervals. --out-dir is created if needed and checked before the long work.

@@ -92,6 +92,10 @@ const COMMANDS = {
     summary: 'tune the knobs on a trace by replay, judged on held-out frames',
     load: async () => (await import('./commands/tune')).tuneCommand,
   },
+  features: {
+    summary: "a classifier's penultimate activation as a 'features' output",
+    load: async () => (await import('./commands/features')).featuresCommand,
+  },
   'model-card': {
     summary: 'regenerate the model card of a Knob-native model',
     load: async () => (await import('./commands/model-card')).modelCardCommand,

@@ -55,13 +55,15 @@ export async function steppedCorruptionRun(
 }
 
 /**
- * `knob run` of the embedded stream through the shipped model as a mixed stream of conditions:
+ * `knob run` of the embedded stream through a model (the shipped one by default) as a mixed stream of conditions:
  * contrast, shot noise and speckle noise, one drawn every 200 frames and held at severity 5, with
  * the model's features recorded, into `out`; fails the test when it fails.
  */
-export async function mixedConditionsRun(out: string, frames: number): Promise<void> {
+export async function mixedConditionsRun(out: string, frames: number, model = 'default'): Promise<void> {
   const run = await knob(
     'run',
+    '--model',
+    model,
     '--source',
     'default',
     '--limit',

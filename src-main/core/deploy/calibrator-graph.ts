@@ -35,7 +35,7 @@ export function needFeatures(features: string | null, method: string): string {
   if (features === null)
     throw new KnobError(
       'INVALID_SETTINGS',
-      `the ${method} calibrator reads the model's 'features' output, which this model does not give (Knob-native contract only)`,
+      `the ${method} calibrator reads the model's 'features' output, which this model does not give (a Knob-native model, or a classifier whose features knob features exposed)`,
     );
   return features;
 }

@@ -1,4 +1,4 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema, type GraphProto, type ModelProto } from 'onnx-buf';
 import type { ModelContract } from '../../../src-shared/api/model-options';
 import type { AnyCalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
@@ -7,8 +7,9 @@ import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { CertaintyRule } from '../../../src-shared/fusion/gate-target';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
-import { FEATURES_OUTPUT } from '../inference/loaded-model';
+import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { calibratorMap } from './calibrator-graph-registry';
+import { parseOnnxModel } from './feature-tensor';
 import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
 /**
@@ -164,16 +165,7 @@ const TO_DOUBLE = 11; // TensorProto.DataType.DOUBLE
 const TO_FLOAT = 1; // TensorProto.DataType.FLOAT
 
 function parseModel(bytes: Uint8Array, what: string): ModelProto {
-  let model: ModelProto;
-  try {
-    model = fromBinary(ModelProtoSchema, bytes);
-  } catch (error) {
-    throw new KnobError(
-      'INVALID_INPUT',
-      `${what} is not an ONNX model (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-  if (model.graph === undefined) throw new KnobError('INVALID_INPUT', `${what} has no graph`);
+  const model = parseOnnxModel(bytes, what);
   const custom = model.opsetImport.filter((o) => o.domain !== '' && o.domain !== 'ai.onnx');
   if (custom.length > 0)
     throw new KnobError(
@@ -233,7 +225,8 @@ function preprocess(b: GraphBuilder, spec: InputSpec): string {
 
 /**
  * z_static, z_dyn [N, K] and u_ref [N, 1] (float) under the contract, and the model's `features`
- * [N, F] where it has them (Knob-native only, as the app's loader reads them).
+ * [N, F] where it has them (Knob-native, or a single classifier's exposed by `knob features`, as
+ * the app's loader reads them).
  */
 function contractOutputs(
   b: GraphBuilder,
@@ -263,15 +256,21 @@ function contractOutputs(
       features: output(FEATURES_OUTPUT),
     };
   }
+  // A single classifier's logits, and its features where `knob features` exposed them: as the
+  // app's loader reads them (classifierLogitsOutput), by the names they have in the composed graph.
+  const renamedFeatures = firstRenames.get(FEATURES_OUTPUT);
   const logitsOf = (graph: GraphProto, what: string): string => {
-    const outputs = outputsOf(graph);
-    if (outputs.length !== 1)
+    const outputs = outputsOf(graph).map((o) => (o === renamedFeatures ? FEATURES_OUTPUT : o));
+    const logits = classifierLogitsOutput(outputs);
+    if (logits === null)
       throw new KnobError(
         'INVALID_INPUT',
-        `${what} has ${outputs.length} outputs; one [N, K] logits output is expected`,
+        `${what} has ${outputs.length} outputs; one [N, K] logits output is expected (and at most a 'features' output beside it)`,
       );
-    return b.op('Cast', [outputs[0]!], { to: TO_DOUBLE });
+    return b.op('Cast', [logits], { to: TO_DOUBLE });
   };
+  const singleFeatures =
+    renamedFeatures !== undefined && outputsOf(models[0]!).includes(renamedFeatures) ? renamedFeatures : null;
   if (options.contract === 'single-classifier') {
     const adapter = options.adapter;
     if (adapter === null)
@@ -307,7 +306,7 @@ function contractOutputs(
       ]);
       u = b.op('Sub', [p1!, p2!]);
     }
-    return { zStatic, zDyn, uRef: b.op('Cast', [u], { to: TO_FLOAT }), features: null };
+    return { zStatic, zDyn, uRef: b.op('Cast', [u], { to: TO_FLOAT }), features: singleFeatures };
   }
   // two classifiers: z_static = a, z_dyn = b, u* = 1 - TV(softmax a, softmax b)
   const a = logitsOf(models[0]!, 'the first model');

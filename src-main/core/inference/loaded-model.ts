@@ -48,11 +48,21 @@ const KNOB_OUTPUTS = ['z_static', 'z_dyn', 'u_ref'];
 /** The optional output of the Knob-native contract: a feature vector per frame (its penultimate layer). */
 export const FEATURES_OUTPUT = 'features';
 
+/**
+ * A single classifier's logits output: its only output, or the other one beside a `features`
+ * output (a classifier whose penultimate activation `knob features` exposed); null otherwise.
+ */
+export function classifierLogitsOutput(outputs: readonly string[]): string | null {
+  if (outputs.length === 1) return outputs[0]!;
+  if (outputs.length === 2 && outputs.includes(FEATURES_OUTPUT)) return outputs.find((o) => o !== FEATURES_OUTPUT)!;
+  return null;
+}
+
 function detectContract(options: ModelOptions, session: ort.InferenceSession): ModelContract {
   if (options.secondPath !== undefined) return 'two-classifiers';
   const outputs = session.outputNames;
   if (KNOB_OUTPUTS.every((name) => outputs.includes(name))) return 'knob-native';
-  if (outputs.length === 1) return 'single-classifier';
+  if (classifierLogitsOutput(outputs) !== null) return 'single-classifier';
   throw new KnobError(
     'INVALID_INPUT',
     `${options.path}: unexpected outputs (${outputs.join(', ')}); expected z_static, z_dyn, u_ref (Knob-native) or a single [N,K] logits output`,
@@ -156,7 +166,10 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
     let inferenceTurn: Promise<unknown> = Promise.resolve();
     let scratch = new Float64Array(0);
     let classCount: number | null = null;
-    const hasFeatures = contract === 'knob-native' && first.session.outputNames.includes(FEATURES_OUTPUT);
+    // a Knob-native model's features, or a single classifier's exposed by `knob features`
+    const hasFeatures =
+      (contract === 'knob-native' || contract === 'single-classifier') &&
+      first.session.outputNames.includes(FEATURES_OUTPUT);
     let featureCount: number | null = null;
 
     // onnxruntime-node runs a session synchronously on the calling thread, so runs are taken in
@@ -209,46 +222,40 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
       let zDyn: Float32Array;
       let uRef: Float32Array;
       let features: Float32Array | null = null;
+      /** An output's [count, k] rows (k null: whatever the first run gives), checked. */
+      const rowsOf = (
+        result: ort.InferenceSession.OnnxValueMapType,
+        name: string,
+        k: number | null,
+        source = options.path,
+      ): Float32Array => checkedRows(float32Output(result, name, source), name, count, k, firstFrame, source);
+      // [count, F] rows, F the same on every run
+      const featuresOf = (result: ort.InferenceSession.OnnxValueMapType): Float32Array => {
+        const rows = rowsOf(result, FEATURES_OUTPUT, featureCount);
+        featureCount = rows.length / count;
+        return rows;
+      };
       if (contract === 'knob-native') {
         // the features output is fetched only when asked for: onnxruntime skips what is not requested
         const wanted = [...KNOB_OUTPUTS, ...(keepFeatures && hasFeatures ? [FEATURES_OUTPUT] : [])];
         const result = await first.session.run(feed(first.session), wanted);
-        zStatic = checkedRows(
-          float32Output(result, 'z_static', options.path),
-          'z_static',
-          count,
-          classCount,
-          firstFrame,
-          options.path,
-        );
+        zStatic = rowsOf(result, 'z_static', classCount);
         const k = zStatic.length / count;
-        zDyn = checkedRows(float32Output(result, 'z_dyn', options.path), 'z_dyn', count, k, firstFrame, options.path);
-        uRef = checkedRows(float32Output(result, 'u_ref', options.path), 'u_ref', count, 1, firstFrame, options.path);
-        if (wanted.length > KNOB_OUTPUTS.length) {
-          features = checkedRows(
-            float32Output(result, FEATURES_OUTPUT, options.path),
-            FEATURES_OUTPUT,
-            count,
-            featureCount,
-            firstFrame,
-            options.path,
-          );
-          featureCount = features.length / count;
-        }
+        zDyn = rowsOf(result, 'z_dyn', k);
+        uRef = rowsOf(result, 'u_ref', 1);
+        if (wanted.length > KNOB_OUTPUTS.length) features = featuresOf(result);
         classCount = k;
       } else {
-        const outA = first.session.outputNames[0];
-        const resultA = await first.session.run(feed(first.session));
-        const a = checkedRows(
-          float32Output(resultA, outA, options.path),
+        const outA = classifierLogitsOutput(first.session.outputNames) ?? first.session.outputNames[0]!;
+        const withFeatures = keepFeatures && hasFeatures;
+        const resultA = await first.session.run(feed(first.session), [
           outA,
-          count,
-          classCount,
-          firstFrame,
-          options.path,
-        );
+          ...(withFeatures ? [FEATURES_OUTPUT] : []),
+        ]);
+        const a = rowsOf(resultA, outA, classCount);
         const k = a.length / count;
         classCount = k;
+        if (withFeatures) features = featuresOf(resultA);
         if (scratch.length < 2 * k) scratch = new Float64Array(2 * k);
         uRef = new Float32Array(count);
         if (second === null) {
@@ -257,16 +264,8 @@ export async function loadModel(options: ModelOptions, intraOpThreads?: number):
           temperedLogitsInto(a, a.length, adapter!.t0, zStatic);
           certaintyGateTargetInto(a, count, k, adapter!.certaintyRule, uRef, scratch);
         } else {
-          const outB = second.outputNames[0];
-          const resultB = await second.run(feed(second));
-          const b = checkedRows(
-            float32Output(resultB, outB, options.secondPath!),
-            outB,
-            count,
-            k,
-            firstFrame,
-            options.secondPath!,
-          );
+          const outB = classifierLogitsOutput(second.outputNames) ?? second.outputNames[0]!;
+          const b = rowsOf(await second.run(feed(second), [outB]), outB, k, options.secondPath!);
           zStatic = a;
           zDyn = b;
           agreementGateTargetInto(a, b, count, k, uRef, scratch);
