@@ -73,6 +73,9 @@ describe('the desk an operator can trust', () => {
     const applied = (await app.backend.handle('session.get', {})).recording!.frameCount;
     await waitUntil('30 more frames', async () => (await recorded()) > applied + 30);
     await app.page.getByTestId('pause').click();
+    // paused once the frames in flight have landed (stream.stop waits for them): saved before
+    // that, the trace would miss the last of them
+    await waitUntil('paused', async () => (await app.backend.handle('session.get', {})).state === 'paused');
     const { trace } = await savedTrace('edited.arrow');
     const names = corruptionNames(trace);
     const severity = trace.metadata.severity;
