@@ -31,6 +31,7 @@ const SHARED_FOLDERS = [
   'fusion',
   'metrics',
   'calibrators',
+  'heads',
   'trace',
   'corruptions',
   'frames',

@@ -204,6 +204,18 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       dac, procal, conditional and the feature-shift drift signal. --list prints the final layer
       found (or why none) and every tensor of the graph with its operator and declared shape.
 `,
+  'fit-heads': `  knob fit-heads --model M --trace T.arrow --out NEW.onnx [--seed S] [--json]
+      Fits the Knob heads on the features a classifier with a 'features' output (knob features)
+      recorded in T (knob run --model M --record-features over labelled images with a corruption
+      schedule that leaves clean segments): a static head (softmax regression, label smoothing 0.1,
+      on the corrupted frames), a dynamic head (on the clean frames), and the u* network (16 ReLU
+      units on the standardised features) with the static scale, trained on the fused loss and the
+      oracle-advantage target as tools/train/train_knob.py does; a seeded 80 % of the labelled frames
+      fit, 20 % are held out. Writes the Knob-native model (the graph unchanged, the heads added,
+      the logits output dropped) and NEW.card.json: held-out accuracy of each branch and fused,
+      ECE, AUROC of u* for the oracle advantage and mean u* clean and corrupted, for the heads and
+      for the model as it recorded T.
+`,
   'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
       Regenerates the model card of a Knob-native model on the embedded test set, its claims with
       95 % bootstrap intervals. --out-dir is created if needed and checked before the long work.

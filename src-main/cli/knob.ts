@@ -96,6 +96,10 @@ const COMMANDS = {
     summary: "a classifier's penultimate activation as a 'features' output",
     load: async () => (await import('./commands/features')).featuresCommand,
   },
+  'fit-heads': {
+    summary: "Knob heads fitted on a classifier's features: a Knob-native model",
+    load: async () => (await import('./commands/fit-heads')).fitHeadsCommand,
+  },
   'model-card': {
     summary: 'regenerate the model card of a Knob-native model',
     load: async () => (await import('./commands/model-card')).modelCardCommand,

@@ -44,7 +44,8 @@ export interface LoadedModel {
   close(): Promise<void>;
 }
 
-const KNOB_OUTPUTS = ['z_static', 'z_dyn', 'u_ref'];
+/** The outputs of the Knob-native contract. */
+export const KNOB_OUTPUTS: readonly string[] = ['z_static', 'z_dyn', 'u_ref'];
 /** The optional output of the Knob-native contract: a feature vector per frame (its penultimate layer). */
 export const FEATURES_OUTPUT = 'features';
 

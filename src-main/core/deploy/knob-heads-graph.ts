@@ -1,0 +1,96 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import { ModelProtoSchema, StringStringEntryProtoSchema } from 'onnx-buf';
+import { KnobError } from '../../../src-shared/errors';
+import type { KnobHeads } from '../../../src-shared/heads/knob-heads';
+import { classifierLogitsOutput, FEATURES_OUTPUT, KNOB_OUTPUTS } from '../inference/loaded-model';
+import { parseOnnxModel } from './feature-tensor';
+import { GraphBuilder, valueInfo } from './graph-builder';
+
+/**
+ * A Knob-native model made of a classifier whose features are an output (`knob features`) and the
+ * heads fitted on them (src-shared/heads/knob-heads.ts): the user's graph unchanged, then, on its
+ * `features` [N, F] (float32, as the heads' fit read them),
+ *   x = (features - mean) scale,
+ *   z_static = e^s (x Ws^T + bs),  z_dyn = x Wd^T + bd,  u_ref = sigmoid(relu(x W1^T + b1) w2 + b2),
+ * the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
+ * logits output dropped. The metadata keeps the model's labels and input spec and adds the contract
+ * version, the features' width and `training` (what was fitted on what). Standard operators only.
+ */
+export function knobModelWithHeads(
+  source: Uint8Array,
+  what: string,
+  heads: KnobHeads,
+  metadata: { training: object; featuresLayer: string },
+): Uint8Array {
+  const model = parseOnnxModel(source, what);
+  const graph = model.graph!;
+  const outputs = graph.output.map((o) => o.name);
+  if (!outputs.includes(FEATURES_OUTPUT) || classifierLogitsOutput(outputs) === null)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${what}: a classifier with a '${FEATURES_OUTPUT}' output beside its logits is expected (knob features writes one)`,
+    );
+  const taken = new Set(graph.node.flatMap((n) => n.output));
+  const clash = KNOB_OUTPUTS.find((name) => taken.has(name));
+  if (clash !== undefined) throw new KnobError('INVALID_INPUT', `${what} already has a tensor named '${clash}'`);
+  const width = heads.mean.length;
+  const k = heads.staticHead.classCount;
+  const h = heads.gate.b1.length;
+  const opset = Number(model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 13n);
+  const b = new GraphBuilder(opset, 'knob_heads::');
+  /** Row-major [rows, columns] as the constant of its transpose [columns, rows] (float32). */
+  const transposed = (values: ArrayLike<number>, rows: number, columns: number, name: string) =>
+    b.constant(
+      'float',
+      [columns, rows],
+      Array.from({ length: rows * columns }, (_, at) => values[(at % rows) * columns + Math.floor(at / rows)]!),
+      name,
+    );
+  const x = b.op('Mul', [
+    b.op('Sub', [FEATURES_OUTPUT, b.constant('float', [width], heads.mean, 'mean')]),
+    b.constant('float', [width], heads.scale, 'scale'),
+  ]);
+  const linear = (input: string, weights: ArrayLike<number>, bias: ArrayLike<number>, rows: number, name: string) =>
+    b.op('Add', [
+      b.op('MatMul', [input, transposed(weights, rows, width, `${name}_weights`)]),
+      b.constant('float', [rows], bias, `${name}_bias`),
+    ]);
+  b.op(
+    'Mul',
+    [
+      linear(x, heads.staticHead.weights, heads.staticHead.bias, k, 'static'),
+      b.scalar('float', Math.exp(heads.gate.logStaticScale), 'static_scale'),
+    ],
+    {},
+    'z_static',
+  );
+  b.op('Identity', [linear(x, heads.dynamicHead.weights, heads.dynamicHead.bias, k, 'dynamic')], {}, 'z_dyn');
+  const hidden = b.op('Relu', [linear(x, heads.gate.w1, heads.gate.b1, h, 'gate_hidden')]);
+  const a = b.op('Add', [
+    b.op('MatMul', [hidden, b.constant('float', [h, 1], heads.gate.w2, 'gate_out_weights')]),
+    b.scalar('float', heads.gate.b2, 'gate_out_bias'),
+  ]);
+  b.op('Sigmoid', [a], {}, 'u_ref');
+
+  graph.node.push(...b.nodes);
+  graph.initializer.push(...b.initializers);
+  graph.output = [
+    valueInfo('z_static', 'float', ['N', k]),
+    valueInfo('z_dyn', 'float', ['N', k]),
+    valueInfo('u_ref', 'float', ['N', 1]),
+    valueInfo(FEATURES_OUTPUT, 'float', ['N', width]),
+  ];
+  const kept = model.metadataProps.filter(
+    (p) => !['knob.contract_version', 'knob.features', 'knob.training'].includes(p.key),
+  );
+  model.metadataProps = [
+    ...kept,
+    ...Object.entries({
+      'knob.contract_version': '1',
+      'knob.features': JSON.stringify({ name: FEATURES_OUTPUT, width, layer: metadata.featuresLayer }),
+      'knob.training': JSON.stringify(metadata.training),
+    }).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
+  ];
+  model.producerName = 'knob-studio';
+  return toBinary(ModelProtoSchema, model);
+}

@@ -1,0 +1,113 @@
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
+import { KnobError } from '../../../src-shared/errors';
+import {
+  branchFigures,
+  fitKnobHeads,
+  knobHeadOutputs,
+  VALIDATION_FRACTION,
+  type BranchFigures,
+  type HeadsData,
+} from '../../../src-shared/heads/knob-heads';
+import { labelledFrames } from '../../../src-shared/trace/trace-scores';
+import { knobModelWithHeads } from '../deploy/knob-heads-graph';
+import { sha256Hex } from '../files/sha256';
+import { hashUserFile, readUserFile } from '../files/user-files';
+import { readTraceFile } from '../recording/trace-arrow';
+import { storedProvenanceOf } from '../report/provenance';
+
+/**
+ * Knob heads fitted on a user's classifier (issue 31; `knob fit-heads`): the model with its
+ * features exposed (`knob features`), and a trace it recorded with them over labelled images, clean
+ * and corrupted (`knob run --record-features` with a corruption schedule: the engine's extraction,
+ * at the model's rate, cached in the trace file). The heads are fitted on a seeded 80 % of the
+ * labelled frames (src-shared/heads/knob-heads.ts) and the card compares them on the other 20 % with
+ * the model as it recorded them (the single-classifier adapter's branches and u*). The result is the
+ * Knob-native model (deploy/knob-heads-graph.ts), which the app loads at once.
+ */
+export interface HeadsCard {
+  model: { path: string; sha256: string };
+  trace: { path: string; sha256: string; labelledFrames: number; featureWidth: number };
+  seed: number;
+  split: string;
+  steps: string[];
+  /** On the held-out frames: the fitted heads, and the model as recorded (its contract named). */
+  validation: { heads: BranchFigures; recorded: BranchFigures & { contract: string } };
+  fitSeconds: number;
+}
+
+export async function fitHeadsOnTrace(request: {
+  modelPath: string;
+  tracePath: string;
+  seed: number;
+  signal?: CancelSignal;
+  onProgress?: (stage: string, done: number, total: number) => void;
+}): Promise<{ bytes: Uint8Array; card: HeadsCard }> {
+  const { modelPath, tracePath } = request;
+  const source = await readUserFile(modelPath, 'model');
+  const modelSha256 = sha256Hex(source);
+  const traceHash = await hashUserFile(tracePath, 'trace');
+  const file = await readTraceFile(tracePath);
+  const provenance = storedProvenanceOf(file.context)?.model ?? null;
+  if (provenance === null || !provenance.sha256.includes(modelSha256))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${tracePath} was ${provenance === null ? 'not recorded with a known model' : `recorded with another model (SHA-256 ${provenance.sha256.join(' + ').slice(0, 12)}...)`}; record it with ${modelPath} (knob run --model ${modelPath} --record-features)`,
+    );
+  const { trace } = file;
+  if (trace.features === undefined)
+    throw new KnobError('INVALID_INPUT', `${tracePath} has no features: record it with knob run --record-features`);
+  const frames = labelledFrames(trace);
+  const width = trace.features.width;
+  const severityColumn = trace.metadata.severity;
+  const data: HeadsData = {
+    features: new Float32Array(frames.length * width),
+    width,
+    labels: Int32Array.from(frames, (f) => trace.labels![f]!),
+    severity: Float64Array.from(frames, (f) => (severityColumn?.kind === 'number' ? severityColumn.values[f]! : 0)),
+    classCount: trace.classCount,
+  };
+  frames.forEach((f, i) => data.features.set(trace.features!.values.subarray(f * width, (f + 1) * width), i * width));
+  const started = performance.now();
+  const fit = fitKnobHeads(data, { seed: request.seed, signal: request.signal, onProgress: request.onProgress });
+  const fitSeconds = (performance.now() - started) / 1000;
+  const k = trace.classCount;
+  const rows = fit.validation;
+  const recorded = {
+    zStatic: Float64Array.from(
+      { length: rows.length * k },
+      (_, at) => trace.zStatic[frames[rows[Math.floor(at / k)]!]! * k + (at % k)]!,
+    ),
+    zDyn: Float64Array.from(
+      { length: rows.length * k },
+      (_, at) => trace.zDyn[frames[rows[Math.floor(at / k)]!]! * k + (at % k)]!,
+    ),
+    u: Float64Array.from(rows, (r) => trace.uRef[frames[r]!]!),
+  };
+  const labels = Int32Array.from(rows, (r) => data.labels[r]!);
+  const severity = Float64Array.from(rows, (r) => data.severity[r]!);
+  const card: HeadsCard = {
+    model: { path: modelPath, sha256: modelSha256 },
+    trace: { path: tracePath, sha256: traceHash.sha256, labelledFrames: frames.length, featureWidth: width },
+    seed: request.seed,
+    split: `seeded random split (seed ${request.seed}): fitted on ${fit.train.length} labelled frames, ${Math.round(VALIDATION_FRACTION * 100)} % (${rows.length}) held out for this card`,
+    steps: fit.steps,
+    validation: {
+      heads: branchFigures(knobHeadOutputs(fit.heads, data, rows), labels, severity, k),
+      recorded: { ...branchFigures(recorded, labels, severity, k), contract: provenance.contract },
+    },
+    fitSeconds,
+  };
+  const bytes = knobModelWithHeads(source, modelPath, fit.heads, {
+    featuresLayer: `the classifier's penultimate activation (${modelPath}), standardised into the fitted heads`,
+    training: {
+      method: 'knob fit-heads',
+      trace: card.trace,
+      model: card.model,
+      seed: request.seed,
+      split: card.split,
+      steps: card.steps,
+      validation: card.validation,
+    },
+  });
+  return { bytes, card };
+}

@@ -1,0 +1,252 @@
+import type { CancelSignal } from '../cancel-signal';
+import {
+  fitSoftmaxRegression,
+  softmaxRegressionScoresInto,
+  type SoftmaxRegression,
+} from '../calibrators/softmax-regression';
+import { KnobError } from '../errors';
+import { argmaxRow, logSumExpRow, type LogitArray } from '../fusion/logits';
+import { binnedStatistics } from '../metrics/column-statistics';
+import { expectedCalibrationError } from '../metrics/calibration-error';
+import { EQUAL_WIDTH_15 } from '../metrics/metric-suite';
+import { rankOutcomes } from '../metrics/ranked-outcomes';
+import { aurocOfTieBlocks } from '../metrics/selective';
+import { seededRandom } from '../random';
+import { fitGateTargetNetwork, gateTargetOf, type GateTargetNetwork } from './gate-target-network';
+
+/**
+ * The Knob heads of a user's backbone (issue 31): on the features of labelled images, clean and
+ * corrupted, a conservative static head (softmax regression with label smoothing 0.1 on the
+ * corrupted rows), a sensitive dynamic head (softmax regression on the clean rows), and the gate
+ * target network with the static scale (gate-target-network.ts), as tools/train/train_knob.py
+ * trains the shipped model's streams, its heads here on a fixed backbone. Every head reads the
+ * features standardised by the fitting rows' mean and deviation. Deterministic from the seed, on a
+ * stated split: a seeded VALIDATION_FRACTION of the rows is held out for the card.
+ */
+export const VALIDATION_FRACTION = 0.2;
+export const STATIC_LABEL_SMOOTHING = 0.1;
+const STATIC_L2 = 1e-3;
+const DYNAMIC_L2 = 1e-4;
+const GATE_L2 = 1e-3;
+const GATE_HIDDEN = 16;
+/** The heads are fitted on at most this many rows, the gate network on at most GATE_MAX_ROWS (even strides). */
+const HEAD_MAX_ROWS = 20_000;
+const GATE_MAX_ROWS = 8_000;
+/** Each head needs this many rows of its kind (clean, corrupted). */
+export const MIN_HEAD_ROWS = 100;
+
+export interface HeadsData {
+  /** The backbone's features of every row, row-major [rows, width]. */
+  features: Float32Array;
+  width: number;
+  labels: Int32Array;
+  /** The corruption severity of each row: 0 is clean. */
+  severity: Float64Array;
+  classCount: number;
+}
+
+export interface KnobHeads {
+  mean: Float64Array;
+  /** 1 / deviation (0 for a constant feature). */
+  scale: Float64Array;
+  staticHead: SoftmaxRegression;
+  dynamicHead: SoftmaxRegression;
+  gate: GateTargetNetwork;
+}
+
+export interface HeadsFit {
+  heads: KnobHeads;
+  /** Rows fitted on and held out (indices into the data). */
+  train: Int32Array;
+  validation: Int32Array;
+  /** What each fit did, in words. */
+  steps: string[];
+}
+
+export function fitKnobHeads(
+  data: HeadsData,
+  options: { seed: number; signal?: CancelSignal; onProgress?: (stage: string, done: number, total: number) => void },
+): HeadsFit {
+  const { width, labels, severity, classCount: k } = data;
+  const n = labels.length;
+  const random = seededRandom(options.seed);
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const held = Math.round(n * VALIDATION_FRACTION);
+  const validation = Int32Array.from(order.slice(0, held)).sort();
+  const train = Int32Array.from(order.slice(held)).sort();
+  const clean = Array.from(train).filter((i) => severity[i] === 0);
+  const corrupted = Array.from(train).filter((i) => severity[i] > 0);
+  if (clean.length < MIN_HEAD_ROWS || corrupted.length < MIN_HEAD_ROWS)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `fitting Knob heads needs ${MIN_HEAD_ROWS} clean and ${MIN_HEAD_ROWS} corrupted labelled frames to fit on; these have ${clean.length} and ${corrupted.length} (record with a corruption schedule that leaves clean segments)`,
+    );
+  // standardisation from the fitting rows
+  const mean = new Float64Array(width);
+  const deviation = new Float64Array(width);
+  for (const i of train) for (let j = 0; j < width; j++) mean[j] += data.features[i * width + j]!;
+  for (let j = 0; j < width; j++) mean[j]! /= train.length;
+  for (const i of train)
+    for (let j = 0; j < width; j++) deviation[j] += (data.features[i * width + j]! - mean[j]!) ** 2;
+  const scale = deviation.map((d) => {
+    const sd = Math.sqrt(d / train.length);
+    return sd > 1e-12 ? 1 / sd : 0;
+  });
+  const standardised = (rows: readonly number[]) => {
+    const x = new Float64Array(rows.length * width);
+    rows.forEach((row, i) => {
+      for (let j = 0; j < width; j++) x[i * width + j] = (data.features[row * width + j]! - mean[j]!) * scale[j]!;
+    });
+    return x;
+  };
+  const strided = (rows: readonly number[], most: number) => {
+    const stride = Math.max(1, Math.ceil(rows.length / most));
+    return rows.filter((_, i) => i % stride === 0);
+  };
+  const steps: string[] = [];
+  const fitHead = (rows: readonly number[], l2: number, smoothing: number, what: string) => {
+    const picked = strided(rows, HEAD_MAX_ROWS);
+    const fit = fitSoftmaxRegression(
+      standardised(picked),
+      width,
+      Int32Array.from(picked, (i) => labels[i]!),
+      k,
+      {
+        l2,
+        labelSmoothing: smoothing,
+        maxIterations: 500,
+        gradientTolerance: 1e-5,
+        signal: options.signal,
+      },
+    );
+    steps.push(
+      `${what}: softmax regression on ${picked.length} ${smoothing > 0 ? `corrupted frames, label smoothing ${smoothing}` : 'clean frames'}, L2 ${l2}, ${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`,
+    );
+    return fit.model;
+  };
+  options.onProgress?.('static head', 0, 3);
+  const staticHead = fitHead(corrupted, STATIC_L2, STATIC_LABEL_SMOOTHING, 'static head');
+  options.onProgress?.('dynamic head', 1, 3);
+  const dynamicHead = fitHead(clean, DYNAMIC_L2, 0, 'dynamic head');
+  options.onProgress?.('gate target network', 2, 3);
+  const gateRows = strided(Array.from(train), GATE_MAX_ROWS);
+  const x = standardised(gateRows);
+  const zStatic = new Float64Array(gateRows.length * k);
+  const zDyn = new Float64Array(gateRows.length * k);
+  const row = new Float64Array(k);
+  gateRows.forEach((_, i) => {
+    softmaxRegressionScoresInto(staticHead, x, i * width, row);
+    zStatic.set(row, i * k);
+    softmaxRegressionScoresInto(dynamicHead, x, i * width, row);
+    zDyn.set(row, i * k);
+  });
+  const gateFit = fitGateTargetNetwork(
+    { x, width, labels: Int32Array.from(gateRows, (i) => labels[i]!), zStatic, zDyn, classCount: k },
+    { hidden: GATE_HIDDEN, l2: GATE_L2, seed: options.seed, maxIterations: 300, signal: options.signal },
+  );
+  steps.push(
+    `gate target network: ${GATE_HIDDEN} hidden ReLU units on the standardised features, with the static scale (${Math.exp(gateFit.network.logStaticScale).toPrecision(3)}), fitted on ${gateRows.length} frames, ${gateFit.iterations} L-BFGS iterations${gateFit.converged ? '' : ' (not converged)'}`,
+  );
+  options.onProgress?.('gate target network', 3, 3);
+  return { heads: { mean, scale, staticHead, dynamicHead, gate: gateFit.network }, train, validation, steps };
+}
+
+/** z_static (scaled), z_dyn and u* of the heads on `rows`, [rows, k] and [rows]. */
+export function knobHeadOutputs(heads: KnobHeads, data: HeadsData, rows: Int32Array): BranchRows {
+  const { width, classCount: k } = data;
+  const x = new Float64Array(width);
+  const zStatic = new Float64Array(rows.length * k);
+  const zDyn = new Float64Array(rows.length * k);
+  const u = new Float64Array(rows.length);
+  const row = new Float64Array(k);
+  const staticScale = Math.exp(heads.gate.logStaticScale);
+  rows.forEach((r, i) => {
+    for (let j = 0; j < width; j++) x[j] = (data.features[r * width + j]! - heads.mean[j]!) * heads.scale[j]!;
+    softmaxRegressionScoresInto(heads.staticHead, x, 0, row);
+    for (let c = 0; c < k; c++) zStatic[i * k + c] = staticScale * row[c]!;
+    softmaxRegressionScoresInto(heads.dynamicHead, x, 0, row);
+    zDyn.set(row, i * k);
+    u[i] = gateTargetOf(heads.gate, x, 0, width);
+  });
+  return { zStatic, zDyn, u };
+}
+
+/** The branches and u* of some rows: [rows, k], [rows, k] and [rows]. */
+export interface BranchRows {
+  zStatic: LogitArray;
+  zDyn: LogitArray;
+  u: ArrayLike<number>;
+}
+
+export interface BranchFigures {
+  frames: number;
+  accuracyStatic: number;
+  accuracyDynamic: number;
+  /** The fusion at g = u*: (1 - u*) z_static + u* z_dyn (the gate at rest on its target). */
+  accuracyFused: number;
+  /** ECE of the fused output (top-label, 15 equal-width bins, L1). */
+  eceFused: number;
+  /** AUROC of u* for the oracle advantage (the dynamic branch's CE below the static one's); null when one-sided. */
+  aurocOracleAdvantage: number | null;
+  meanUClean: number | null;
+  meanUCorrupted: number | null;
+}
+
+/** What the card shows of branches on labelled rows with their severities. */
+export function branchFigures(
+  branches: BranchRows,
+  labels: ArrayLike<number>,
+  severity: ArrayLike<number>,
+  k: number,
+): BranchFigures {
+  const n = labels.length;
+  let rightS = 0;
+  let rightD = 0;
+  let rightF = 0;
+  const confidence = new Float64Array(n);
+  const correct = new Uint8Array(n);
+  const advantage = new Uint8Array(n);
+  let cleanSum = 0;
+  let cleanCount = 0;
+  let corruptedSum = 0;
+  let corruptedCount = 0;
+  const fused = new Float64Array(k);
+  const ce = (z: LogitArray, o: number, y: number) => logSumExpRow(z, o, k) - z[o + y]!;
+  const top = (z: LogitArray, o: number) => argmaxRow(z, o, k);
+  for (let i = 0; i < n; i++) {
+    const o = i * k;
+    const y = labels[i]!;
+    const u = branches.u[i]!;
+    for (let c = 0; c < k; c++) fused[c] = (1 - u) * branches.zStatic[o + c]! + u * branches.zDyn[o + c]!;
+    if (top(branches.zStatic, o) === y) rightS++;
+    if (top(branches.zDyn, o) === y) rightD++;
+    const best = top(fused, 0);
+    correct[i] = best === y ? 1 : 0;
+    rightF += correct[i]!;
+    confidence[i] = Math.exp(-ce(fused, 0, best));
+    advantage[i] = ce(branches.zDyn, o, y) < ce(branches.zStatic, o, y) ? 1 : 0;
+    if (severity[i] === 0) {
+      cleanSum += u;
+      cleanCount++;
+    } else {
+      corruptedSum += u;
+      corruptedCount++;
+    }
+  }
+  const ranked = rankOutcomes(Float64Array.from(branches.u), advantage);
+  const auroc = aurocOfTieBlocks(ranked.positives, ranked.negatives, ranked.blockCount);
+  return {
+    frames: n,
+    accuracyStatic: rightS / n,
+    accuracyDynamic: rightD / n,
+    accuracyFused: rightF / n,
+    eceFused: expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15)),
+    aurocOracleAdvantage: auroc === null ? null : auroc.value,
+    meanUClean: cleanCount === 0 ? null : cleanSum / cleanCount,
+    meanUCorrupted: corruptedCount === 0 ? null : corruptedSum / corruptedCount,
+  };
+}

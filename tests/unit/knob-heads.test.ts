@@ -1,0 +1,97 @@
+/**
+ * The Knob heads of a backbone (src-shared/heads, issue 31) against their definitions: the gate
+ * target network's gradient against central finite differences of its objective (away from the
+ * kinks of ReLU and of the oracle-advantage target), and a fit on synthetic features where the
+ * truth is known: clean rows whose classes the features tell apart, corrupted rows whose class signal
+ * is weak and whose corruption shows in a feature of its own. There the dynamic head (clean rows)
+ * is confident, the static one (corrupted rows, smoothed) is not, u* is high on clean rows and low
+ * on corrupted ones, and it ranks the rows where the dynamic branch wins (the oracle advantage).
+ */
+import { describe, expect, it } from 'vitest';
+import { gateTargetLoss } from '../../src-shared/heads/gate-target-network';
+import { branchFigures, fitKnobHeads, knobHeadOutputs } from '../../src-shared/heads/knob-heads';
+import { normalDraw, seededRandom } from '../../src-shared/random';
+
+const K = 4;
+const WIDTH = 8;
+
+function syntheticRows(rows: number, seed: number) {
+  const random = seededRandom(seed);
+  const features = new Float32Array(rows * WIDTH);
+  const labels = new Int32Array(rows);
+  const severity = new Float64Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const y = Math.floor(random() * K);
+    const corrupted = i % 2 === 1;
+    labels[i] = y;
+    severity[i] = corrupted ? 5 : 0;
+    for (let j = 0; j < WIDTH; j++) features[i * WIDTH + j] = normalDraw(random);
+    features[i * WIDTH + y] += corrupted ? 0.6 : 3; // the class signal, weak under corruption
+    features[i * WIDTH + WIDTH - 1] += corrupted ? 3 : 0; // the corruption's own trace
+  }
+  return { features, width: WIDTH, labels, severity, classCount: K };
+}
+
+describe('the gate target network', () => {
+  it("its objective's gradient is the finite differences' (central, step 1e-6)", () => {
+    const random = seededRandom(3);
+    const n = 40;
+    const hidden = 3;
+    const input = {
+      x: Float64Array.from({ length: n * WIDTH }, () => normalDraw(random)),
+      width: WIDTH,
+      labels: Int32Array.from({ length: n }, () => Math.floor(random() * K)),
+      zStatic: Float64Array.from({ length: n * K }, () => normalDraw(random)),
+      zDyn: Float64Array.from({ length: n * K }, () => 2 * normalDraw(random)),
+      classCount: K,
+    };
+    const loss = gateTargetLoss(input, hidden, 0.01);
+    const count = hidden * WIDTH + 2 * hidden + 2;
+    const params = Float64Array.from({ length: count }, () => 0.3 * normalDraw(random));
+    const gradient = new Float64Array(count);
+    loss(params, gradient);
+    const scratch = new Float64Array(count);
+    let worst = 0;
+    for (let p = 0; p < count; p++) {
+      const step = 1e-6;
+      const up = Float64Array.from(params);
+      const down = Float64Array.from(params);
+      up[p] += step;
+      down[p] -= step;
+      const numeric = (loss(up, scratch) - loss(down, scratch)) / (2 * step);
+      worst = Math.max(worst, Math.abs(numeric - gradient[p]!) / (1 + Math.abs(numeric)));
+    }
+    expect(worst).toBeLessThan(1e-5);
+  });
+});
+
+describe('Knob heads on synthetic features', () => {
+  const data = syntheticRows(3000, 7);
+  const fit = fitKnobHeads(data, { seed: 1 });
+
+  it('holds out a seeded fifth of the rows, deterministically', () => {
+    expect(fit.validation.length).toBe(600);
+    expect(fit.train.length + fit.validation.length).toBe(3000);
+    expect(new Set([...fit.train, ...fit.validation]).size).toBe(3000);
+    expect(fitKnobHeads(data, { seed: 1 }).heads.gate.w2).toEqual(fit.heads.gate.w2);
+  });
+
+  it('u* is high on clean rows and low on corrupted ones, and ranks the oracle advantage', () => {
+    const rows = fit.validation;
+    const figures = branchFigures(
+      knobHeadOutputs(fit.heads, data, rows),
+      Int32Array.from(rows, (r) => data.labels[r]!),
+      Float64Array.from(rows, (r) => data.severity[r]!),
+      K,
+    );
+    expect(figures.meanUClean! - figures.meanUCorrupted!).toBeGreaterThan(0.3);
+    expect(figures.aurocOracleAdvantage).toBeGreaterThan(0.75);
+    // the fusion is no worse than the better branch by more than a point
+    expect(figures.accuracyFused).toBeGreaterThan(Math.max(figures.accuracyStatic, figures.accuracyDynamic) - 0.01);
+  });
+
+  it('refuses data without clean or without corrupted frames, saying how many it has', () => {
+    const clean = { ...data, severity: new Float64Array(3000) };
+    expect(() => fitKnobHeads(clean, { seed: 1 })).toThrow(/100 clean and 100 corrupted .* these have \d+ and 0/);
+  });
+});
