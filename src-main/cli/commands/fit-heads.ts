@@ -1,5 +1,6 @@
 import { writeOutputFiles } from '../../core/files/output-files';
 import { fitHeadsOnTrace, type HeadsCard } from '../../core/use-cases/fit-heads';
+import { DEFAULT_MODEL_PATH } from '../../core/model-card/default-model';
 import type { BranchFigures } from '../../../src-shared/heads/knob-heads';
 import { checkOutputFile, parseCommandArgs, seedOption } from '../cli-args';
 import { commandCall } from '../command-call';
@@ -41,7 +42,7 @@ export async function fitHeadsCommand(args: string[]): Promise<number> {
   await checkOutputFile(values.out);
   const call = commandCall('fit-heads', values.json === true);
   const { bytes, card } = await fitHeadsOnTrace({
-    modelPath: values.model,
+    modelPath: values.model === 'default' ? DEFAULT_MODEL_PATH : values.model,
     tracePath: values.trace,
     seed: seedOption(values.seed),
     signal: call.signal,

@@ -46,9 +46,9 @@ export function parseOnnxModel(bytes: Uint8Array, what: string): ModelProto {
   return model;
 }
 
-/** The classifier's logits output: the one named `logits`, or the only one. */
+/** The classifier's logits output: the one named `logits`, or the only one (beside `features`). */
 export function logitsOutputOf(graph: GraphProto, what: string): string {
-  const names = graph.output.map((o) => o.name);
+  const names = graph.output.map((o) => o.name).filter((name) => name !== FEATURES_OUTPUT);
   if (names.includes('logits')) return 'logits';
   if (names.length === 1) return names[0]!;
   throw new KnobError(

@@ -199,6 +199,11 @@ export function renameApart(
   });
 }
 
+/** Renames the values `renames` names, wherever the graph (and its subgraphs) reads or writes them. */
+export function renameValues(graph: GraphProto, renames: ReadonlyMap<string, string>): void {
+  mapNames(graph, (name) => renames.get(name) ?? name);
+}
+
 /** Replaces every non-empty name of a graph and its subgraphs by `rename`'s (an empty name is an omitted input). */
 function mapNames(graph: GraphProto, rename: (name: string) => string): void {
   const map = (name: string) => (name === '' ? '' : rename(name));

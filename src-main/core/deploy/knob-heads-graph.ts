@@ -4,7 +4,7 @@ import { KnobError } from '../../../src-shared/errors';
 import type { KnobHeads } from '../../../src-shared/heads/knob-heads';
 import { classifierLogitsOutput, FEATURES_OUTPUT, KNOB_OUTPUTS } from '../inference/loaded-model';
 import { parseOnnxModel } from './feature-tensor';
-import { GraphBuilder, valueInfo } from './graph-builder';
+import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
 /**
  * A Knob-native model made of a classifier whose features are an output (`knob features`) and the
@@ -13,7 +13,8 @@ import { GraphBuilder, valueInfo } from './graph-builder';
  *   x = (features - mean) scale,
  *   z_static = e^s (x Ws^T + bs),  z_dyn = x Wd^T + bd,  u_ref = sigmoid(relu(x W1^T + b1) w2 + b2),
  * the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
- * logits output dropped. The metadata keeps the model's labels and input spec and adds the contract
+ * logits output dropped (a Knob-native source's branches and u_ref renamed source/NAME and dropped
+ * likewise: new heads on its backbone). The metadata keeps the model's labels and input spec and adds the contract
  * version, the features' width and `training` (what was fitted on what). Standard operators only.
  */
 export function knobModelWithHeads(
@@ -25,11 +26,14 @@ export function knobModelWithHeads(
   const model = parseOnnxModel(source, what);
   const graph = model.graph!;
   const outputs = graph.output.map((o) => o.name);
-  if (!outputs.includes(FEATURES_OUTPUT) || classifierLogitsOutput(outputs) === null)
+  const knobNative = KNOB_OUTPUTS.every((name) => outputs.includes(name));
+  if (!outputs.includes(FEATURES_OUTPUT) || (!knobNative && classifierLogitsOutput(outputs) === null))
     throw new KnobError(
       'INVALID_INPUT',
-      `${what}: a classifier with a '${FEATURES_OUTPUT}' output beside its logits is expected (knob features writes one)`,
+      `${what}: a classifier with a '${FEATURES_OUTPUT}' output beside its logits, or a Knob-native model, is expected (knob features writes the first)`,
     );
+  // A Knob-native source's own heads step aside (renamed, no longer outputs): new heads on its backbone.
+  if (knobNative) renameValues(graph, new Map(KNOB_OUTPUTS.map((name) => [name, `source/${name}`])));
   const taken = new Set(graph.node.flatMap((n) => n.output));
   const clash = KNOB_OUTPUTS.find((name) => taken.has(name));
   if (clash !== undefined) throw new KnobError('INVALID_INPUT', `${what} already has a tensor named '${clash}'`);
