@@ -8,6 +8,7 @@ import { runDriftBench } from './drift.bench';
 import { runEngineBench } from './engine.bench';
 import { runFieldScaleBench } from './field-scale.bench';
 import { runGateReplayBench } from './gate-replay.bench';
+import { runHeadsBench } from './heads.bench';
 import { runMetricsBench } from './metrics.bench';
 import { runTuningBench } from './tuning.bench';
 
@@ -22,6 +23,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   cli: runCliBench,
   field: runFieldScaleBench,
   drift: runDriftBench,
+  heads: runHeadsBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(

@@ -11,26 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { gateTargetLoss } from '../../src-shared/heads/gate-target-network';
 import { branchFigures, fitKnobHeads, knobHeadOutputs } from '../../src-shared/heads/knob-heads';
 import { normalDraw, seededRandom } from '../../src-shared/random';
+import { syntheticBackboneFeatures } from '../support/synthetic-features';
 
 const K = 4;
 const WIDTH = 8;
 
-function syntheticRows(rows: number, seed: number) {
-  const random = seededRandom(seed);
-  const features = new Float32Array(rows * WIDTH);
-  const labels = new Int32Array(rows);
-  const severity = new Float64Array(rows);
-  for (let i = 0; i < rows; i++) {
-    const y = Math.floor(random() * K);
-    const corrupted = i % 2 === 1;
-    labels[i] = y;
-    severity[i] = corrupted ? 5 : 0;
-    for (let j = 0; j < WIDTH; j++) features[i * WIDTH + j] = normalDraw(random);
-    features[i * WIDTH + y] += corrupted ? 0.6 : 3; // the class signal, weak under corruption
-    features[i * WIDTH + WIDTH - 1] += corrupted ? 3 : 0; // the corruption's own trace
-  }
-  return { features, width: WIDTH, labels, severity, classCount: K };
-}
+const syntheticRows = (rows: number, seed: number) => syntheticBackboneFeatures(rows, WIDTH, K, seed);
 
 describe('the gate target network', () => {
   it("its objective's gradient is the finite differences' (central, step 1e-6)", () => {

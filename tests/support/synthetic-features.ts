@@ -1,0 +1,23 @@
+import { normalDraw, seededRandom } from '../../src-shared/random';
+
+/**
+ * Backbone features whose truth is known, for the Knob heads (issue 31): `rows` rows of `width`
+ * standard normal features; clean rows (every other row) carry their class strongly in feature
+ * `class`, corrupted rows (severity 5) weakly, and a corruption's own trace in the last feature.
+ */
+export function syntheticBackboneFeatures(rows: number, width: number, classCount: number, seed: number) {
+  const random = seededRandom(seed);
+  const features = new Float32Array(rows * width);
+  const labels = new Int32Array(rows);
+  const severity = new Float64Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const y = Math.floor(random() * classCount);
+    const corrupted = i % 2 === 1;
+    labels[i] = y;
+    severity[i] = corrupted ? 5 : 0;
+    for (let j = 0; j < width; j++) features[i * width + j] = normalDraw(random);
+    features[i * width + y] += corrupted ? 0.6 : 3;
+    features[i * width + width - 1] += corrupted ? 3 : 0;
+  }
+  return { features, width, labels, severity, classCount };
+}
