@@ -1,4 +1,5 @@
 import type { CancelSignal } from '../cancel-signal';
+import { featureStandardisation } from './feature-standardisation';
 import { fitSoftmaxRegression, softmaxRegressionScoresInto } from './softmax-regression';
 
 /**
@@ -38,15 +39,7 @@ export function fitConditionDetector(
   const picked: number[] = [];
   for (let i = 0; i < codes.length; i += stride) picked.push(i);
   const n = picked.length;
-  const mean = new Float64Array(width);
-  const sd = new Float64Array(width);
-  for (const row of picked) for (let j = 0; j < width; j++) mean[j] += features[row * width + j];
-  for (let j = 0; j < width; j++) mean[j] /= n;
-  for (const row of picked) for (let j = 0; j < width; j++) sd[j] += (features[row * width + j] - mean[j]) ** 2;
-  const scale = Array.from(sd, (s) => {
-    const deviation = Math.sqrt(s / n);
-    return deviation > 1e-12 ? 1 / deviation : 0;
-  });
+  const { mean, scale } = featureStandardisation(features, width, picked);
   const x = new Float64Array(n * width);
   const y = new Int32Array(n);
   picked.forEach((row, i) => {
@@ -62,7 +55,7 @@ export function fitConditionDetector(
   return {
     detector: {
       mean: Array.from(mean),
-      scale,
+      scale: Array.from(scale),
       weights: Array.from(fit.model.weights),
       bias: Array.from(fit.model.bias),
     },

@@ -27,6 +27,9 @@ export interface ConditionalParams {
 
 /** The fewest labelled rows a condition is fitted on. */
 export const MIN_CONDITION_ROWS = 30;
+/** The most conditions, and the longest name, a spec holds (its schema's bounds). */
+export const MAX_CONDITIONS = 64;
+export const MAX_CONDITION_NAME = 200;
 
 /** Whether the rows' conditions can be fitted: at least two of them with MIN_CONDITION_ROWS rows each. */
 export function conditionsFittable(conditions: RowConditions): boolean {
@@ -59,6 +62,17 @@ export function fitConditional(
     throw new KnobError(
       'INVALID_INPUT',
       `condition-aware calibration needs at least two conditions with ${MIN_CONDITION_ROWS} labelled frames each; the frames have ${counts || 'no conditions'}`,
+    );
+  if (kept.length > MAX_CONDITIONS)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `condition-aware calibration takes at most ${MAX_CONDITIONS} conditions; the frames have ${kept.length} with ${MIN_CONDITION_ROWS} frames or more (name columns with fewer values)`,
+    );
+  const long = kept.find((c) => c.name.length > MAX_CONDITION_NAME);
+  if (long !== undefined)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `a condition's name is at most ${MAX_CONDITION_NAME} characters; '${long.name.slice(0, 40)}...' has ${long.name.length}`,
     );
   const width = features.width;
   const rows = kept.flatMap((c) => c.rows).sort((a, b) => a - b);

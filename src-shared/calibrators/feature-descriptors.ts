@@ -7,7 +7,7 @@ import {
   missingFeatures,
   type CalibratorDescriptor,
 } from './calibrator-descriptor';
-import { compileConditional, fitConditional } from './conditional-calibration';
+import { compileConditional, fitConditional, MAX_CONDITION_NAME, MAX_CONDITIONS } from './conditional-calibration';
 import { compileDac, fitDac } from './density-aware-calibration';
 import { numberInAcceptedRange, TEMPERATURE_RANGE } from '../gate/accepted-ranges';
 import { FeatureBankSchema } from './feature-bank';
@@ -112,8 +112,8 @@ export const procalCalibrator = {
 const ConditionalSpecSchema = z
   .strictObject({
     method: z.literal('conditional'),
-    conditions: z.array(z.string().min(1).max(200)).min(2).max(64),
-    temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).max(64),
+    conditions: z.array(z.string().min(1).max(MAX_CONDITION_NAME)).min(2).max(MAX_CONDITIONS),
+    temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).max(MAX_CONDITIONS),
     detector: z.strictObject({ mean: numbers, scale: numbers, weights: numbers, bias: numbers }),
   })
   .superRefine((spec, context) => {

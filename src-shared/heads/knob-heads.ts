@@ -1,4 +1,5 @@
 import type { CancelSignal } from '../cancel-signal';
+import { featureStandardisation } from '../calibrators/feature-standardisation';
 import {
   fitSoftmaxRegression,
   softmaxRegressionScoresInto,
@@ -86,16 +87,7 @@ export function fitKnobHeads(
       `fitting Knob heads needs ${MIN_HEAD_ROWS} clean and ${MIN_HEAD_ROWS} corrupted labelled frames to fit on; these have ${clean.length} and ${corrupted.length} (record with a corruption schedule that leaves clean segments)`,
     );
   // standardisation from the fitting rows
-  const mean = new Float64Array(width);
-  const deviation = new Float64Array(width);
-  for (const i of train) for (let j = 0; j < width; j++) mean[j] += data.features[i * width + j]!;
-  for (let j = 0; j < width; j++) mean[j]! /= train.length;
-  for (const i of train)
-    for (let j = 0; j < width; j++) deviation[j] += (data.features[i * width + j]! - mean[j]!) ** 2;
-  const scale = deviation.map((d) => {
-    const sd = Math.sqrt(d / train.length);
-    return sd > 1e-12 ? 1 / sd : 0;
-  });
+  const { mean, scale } = featureStandardisation(data.features, width, train);
   const standardised = (rows: readonly number[]) => {
     const x = new Float64Array(rows.length * width);
     rows.forEach((row, i) => {

@@ -122,7 +122,11 @@ export function conditionsOfFrames(trace: Trace, frames: Int32Array, columns: re
   const codes = new Int32Array(frames.length);
   frames.forEach((frame, i) => {
     const values = read.map(({ name: columnName, column }) =>
-      column!.kind === 'category' ? column!.dictionary[column!.codes[frame]] : `${columnName} ${column!.values[frame]}`,
+      column!.kind === 'category'
+        ? column!.dictionary[column!.codes[frame]]
+        : Number.isFinite(column!.values[frame])
+          ? `${columnName} ${column!.values[frame]}`
+          : undefined,
     );
     // a frame without a value in some column has no known condition
     if (values.some((v) => v === undefined || v === '')) {

@@ -95,5 +95,27 @@ describe('knob features', () => {
     expect(knobFailureLine(await knob('features', '--model', 'default', '--out', join(dir, 'd.onnx')))).toMatch(
       /already has an output named 'features'/,
     );
+    // logits and probabilities: with features beside them the app could not tell which are the logits
+    const two = join(dir, 'two-outputs.onnx');
+    writeFileSync(
+      two,
+      buildOnnxModel({
+        inputs: [{ name: 'x', shape: ['N', 1, 28, 28] }],
+        outputs: [
+          { name: 'logits', shape: ['N', 10] },
+          { name: 'probs', shape: ['N', 10] },
+        ],
+        nodes: [
+          { op: 'Flatten', inputs: ['x'], outputs: ['flat'], attributes: { axis: 1 } },
+          { op: 'MatMul', inputs: ['flat', 'W'], outputs: ['product'] },
+          { op: 'Softmax', inputs: ['product'], outputs: ['probs'], attributes: { axis: 1 } },
+          { op: 'Identity', inputs: ['product'], outputs: ['logits'] },
+        ],
+        initializers: [{ name: 'W', dims: [784, 10], values: weights }],
+      }),
+    );
+    expect(
+      knobFailureLine(await knob('features', '--model', two, '--node', 'flat', '--out', join(dir, 't.onnx'))),
+    ).toMatch(/would give logits, probs, features: the app reads a classifier as one logits output beside 'features'/);
   }, 120_000);
 });

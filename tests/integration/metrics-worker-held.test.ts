@@ -131,6 +131,7 @@ describe('a cancelled view in the metrics worker', () => {
     const fits = client.compareCalibrators({ ...copy, signal: controller.signal }, settings, {
       methods: ['temperature', 'vector', 'matrix', 'dirichlet', 'isotonic', 'histogram-binning'],
       split: { kind: 'time', evaluateFraction: 0.3 },
+      conditionBy: ['corruption'],
     });
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();

@@ -149,6 +149,20 @@ describe('condition-aware calibration', () => {
     );
   });
 
+  it('refuses more conditions than a spec holds, and names too long, before fitting', () => {
+    const many = {
+      names: Array.from({ length: 70 }, (_, c) => `c${c}`),
+      codes: Int32Array.from({ length: 6000 }, (_, i) => i % 70),
+    };
+    expect(() => fitConditional(data.logits, data.labels, K, data.features, many)).toThrow(
+      /at most 64 conditions; the frames have 70 with 30 frames or more/,
+    );
+    const long = { names: ['a', 'b'.repeat(201), 'c'], codes: data.conditions.codes };
+    expect(() => fitConditional(data.logits, data.labels, K, data.features, long)).toThrow(
+      /a condition's name is at most 200 characters; 'b+\.\.\.' has 201/,
+    );
+  });
+
   it('refuses a spec whose shapes do not agree, naming the field', () => {
     const { params } = fitConditional(data.logits, data.labels, K, data.features, data.conditions);
     const refused = (change: object, field: RegExp) => {
@@ -169,7 +183,7 @@ describe("a frame's condition from the trace's metadata", () => {
     frameCount: 4,
     metadata: {
       corruption: { kind: 'category', codes: Int32Array.of(0, 1, 1, -1), dictionary: ['none', 'fog'] },
-      severity: { kind: 'number', values: Float64Array.of(0, 3, 5, 2) },
+      severity: { kind: 'number', values: Float64Array.of(0, 3, 5, Number.NaN) },
     },
   } as unknown as Trace;
   const frames = Int32Array.of(0, 1, 2, 3);
@@ -184,6 +198,8 @@ describe("a frame's condition from the trace's metadata", () => {
       codes: Int32Array.of(0, 1, 2, -1),
     });
     expect(conditionsOfFrames(trace, Int32Array.of(2, 0), ['severity'])?.names).toEqual(['severity 5', 'severity 0']);
+    // a number cell that is not a number has no condition, not one named 'severity NaN'
+    expect(conditionsOfFrames(trace, Int32Array.of(3), ['severity'])?.codes).toEqual(Int32Array.of(-1));
     expect(conditionsOfFrames(trace, frames, ['camera'])).toBeNull();
   });
 });

@@ -6,8 +6,12 @@
  * is weak and whose corruption shows in a feature of its own. There the dynamic head (clean rows)
  * is confident, the static one (corrupted rows, smoothed) is not, u* is high on clean rows and low
  * on corrupted ones, and it ranks the rows where the dynamic branch wins (the oracle advantage).
+ * Then the heads as deploy/knob-heads-graph.ts writes them, run in onnxruntime, against the app's.
  */
+import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { knobModelWithHeads } from '../../src-main/core/deploy/knob-heads-graph';
+import { buildOnnxModel } from '../support/onnx-builder';
 import { gateTargetLoss } from '../../src-shared/heads/gate-target-network';
 import { branchFigures, fitKnobHeads, knobHeadOutputs } from '../../src-shared/heads/knob-heads';
 import { normalDraw, seededRandom } from '../../src-shared/random';
@@ -79,5 +83,51 @@ describe('Knob heads on synthetic features', () => {
   it('refuses data without clean or without corrupted frames, saying how many it has', () => {
     const clean = { ...data, severity: new Float64Array(3000) };
     expect(() => fitKnobHeads(clean, { seed: 1 })).toThrow(/100 clean and 100 corrupted .* these have \d+ and 0/);
+  });
+});
+
+describe('the heads written into ONNX', () => {
+  it("give what the card measured (knobHeadOutputs), to float32's rounding, even for features far from zero", async () => {
+    // features centred at 1000 with a spread of 0.01: a float32 standardisation would be off by 1e-3
+    const raw = syntheticRows(1500, 11);
+    const shifted = { ...raw, features: raw.features.map((v) => 1000 + 0.01 * v) };
+    const { heads } = fitKnobHeads(shifted, { seed: 2 });
+    const source = buildOnnxModel({
+      inputs: [{ name: 'x', shape: ['N', WIDTH] }],
+      outputs: [
+        { name: 'logits', shape: ['N', K] },
+        { name: 'features', shape: ['N', WIDTH] },
+      ],
+      nodes: [
+        { op: 'Identity', inputs: ['x'], outputs: ['features'] },
+        { op: 'MatMul', inputs: ['x', 'W'], outputs: ['product'] },
+        { op: 'Add', inputs: ['product', 'b'], outputs: ['logits'] },
+      ],
+      initializers: [
+        { name: 'W', dims: [WIDTH, K], values: new Float32Array(WIDTH * K).fill(0.1) },
+        { name: 'b', dims: [K], values: new Float32Array(K) },
+      ],
+    });
+    const written = knobModelWithHeads(source, 'test model', heads, { training: {}, featuresLayer: 'x' });
+    const session = await ort.InferenceSession.create(written);
+    const rows = 200;
+    const result = await session.run({
+      x: new ort.Tensor('float32', shifted.features.subarray(0, rows * WIDTH), [rows, WIDTH]),
+    });
+    expect(session.outputNames).toEqual(['z_static', 'z_dyn', 'u_ref', 'features']);
+    const expected = knobHeadOutputs(
+      heads,
+      shifted,
+      Int32Array.from({ length: rows }, (_, i) => i),
+    );
+    const worst = (got: ort.Tensor, want: ArrayLike<number>) =>
+      Array.from(got.data as Float32Array).reduce(
+        (w, v, i) => Math.max(w, Math.abs(v - want[i]!) / (1 + Math.abs(want[i]!))),
+        0,
+      );
+    expect(worst(result.z_static!, expected.zStatic)).toBeLessThan(1e-6);
+    expect(worst(result.z_dyn!, expected.zDyn)).toBeLessThan(1e-6);
+    expect(worst(result.u_ref!, expected.u)).toBeLessThan(1e-6);
+    await session.release();
   });
 });

@@ -133,7 +133,7 @@ describe('sub-layers: the folder order of src-shared', () => {
     [
       'src-shared/fusion/x.ts',
       "import x from '../calibrators/output-calibrator';",
-      /src-shared\/fusion may not import src-shared\/calibrators \(resolved from '\.\.\/calibrators\/output-calibrator'\): in src-shared a folder imports only the folders before it \(\(root files\) < labels < gate < fusion < metrics < calibrators < trace < .* < bundle, lowest first\)/,
+      /src-shared\/fusion may not import src-shared\/calibrators \(resolved from '\.\.\/calibrators\/output-calibrator'\): in src-shared a folder imports only the folders before it \(\(root files\) < labels < gate < fusion < metrics < calibrators < heads < trace < .* < bundle, lowest first\)/,
     ],
     [
       'src-shared/gate/x.ts',

@@ -111,7 +111,12 @@ async function fittedAndCompared(
   // --method all: the feature methods only where the frames have features (said in the output)
   const { methods, skipped } =
     choice.method === 'all'
-      ? applicableMethods(choice.requested, features !== null, conditions !== null && conditionsFittable(conditions))
+      ? applicableMethods(
+          choice.requested,
+          features !== null,
+          // with --method all, only where the conditions are asked for by name and can be fitted
+          values['condition-by'] !== undefined && conditions !== null && conditionsFittable(conditions),
+        )
       : { methods: choice.requested, skipped: [] };
   // Probabilities become log-probabilities: every method takes logits.
   const logits = scores.logits ?? scores.probabilities.map((p) => Math.log(Math.max(p, 1e-300)));
@@ -189,7 +194,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
   const lines = comparisonLines(subject, comparison);
   if (skipped.length > 0)
     lines.push(
-      `not fitted: ${skipped.join(', ')} (they need the model's features: a trace recorded with --record-features${skipped.some(needsConditions) ? `; conditional also two conditions with ${MIN_CONDITION_ROWS} labelled frames each, from a metadata column such as corruption` : ''})`,
+      `not fitted: ${skipped.join(', ')} (they need the model's features: a trace recorded with --record-features${skipped.some(needsConditions) ? `; with --method all, conditional also --condition-by naming columns that give two conditions of ${MIN_CONDITION_ROWS} labelled frames each` : ''})`,
     );
   if (values.out !== undefined)
     lines.push(

@@ -28,7 +28,7 @@ export const EDGE_TOLERANCE = 1e-12;
 
 const TO_INT64 = 7; // TensorProto.DataType.INT64
 export const TO_DOUBLE = 11;
-const TO_FLOAT = 1;
+export const TO_FLOAT = 1;
 
 /** The refusal of a feature calibrator on a model without a `features` output. */
 export function needFeatures(features: string | null, method: string): string {

@@ -10,7 +10,7 @@ import {
   type TensorProto,
 } from 'onnx-buf';
 import { KnobError } from '../../../src-shared/errors';
-import { FEATURES_OUTPUT } from '../inference/loaded-model';
+import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { valueInfo } from './graph-builder';
 
 /**
@@ -147,6 +147,12 @@ export function withFeaturesOutput(
     graph.node.push(create(NodeProtoSchema, { opType: 'Identity', input: [features], output: [FEATURES_OUTPUT] }));
   }
   graph.output.push(valueInfo(FEATURES_OUTPUT, 'float', ['N', layer?.head?.width ?? 'F']));
+  const outputs = graph.output.map((o) => o.name);
+  if (classifierLogitsOutput(outputs) === null)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${what} would give ${outputs.join(', ')}: the app reads a classifier as one logits output beside '${FEATURES_OUTPUT}' (remove its other outputs first)`,
+    );
   return { bytes: toBinary(ModelProtoSchema, model), layer, features };
 }
 
@@ -160,15 +166,24 @@ function floatAttribute(node: NodeProto, name: string, fallback: number): number
   return found === undefined ? fallback : found.f;
 }
 
-/** A float32 constant's values (raw little-endian bytes or float_data), or null for another type. */
+/** The most values a final layer's constant may hold here (a 65,536-class head of 2,048 features). */
+const MAX_HEAD_VALUES = 1 << 27;
+
+/**
+ * A float32 constant's values (raw little-endian bytes or float_data), or null for another type,
+ * for values that are not as many as its dims say, or for more than MAX_HEAD_VALUES.
+ */
 function floatValues(t: TensorProto): Float32Array | null {
   if (t.dataType !== TensorProto_DataType.FLOAT) return null;
+  const declared = t.dims.reduce((product, d) => product * Number(d), 1);
+  if (!Number.isSafeInteger(declared) || declared < 0 || declared > MAX_HEAD_VALUES) return null;
   if (t.rawData.length > 0) {
+    if (t.rawData.length !== declared * 4) return null;
     // a copy: the parsed bytes may be a view at any offset of the file's buffer
     const copy = new Uint8Array(t.rawData);
-    return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+    return new Float32Array(copy.buffer, 0, declared);
   }
-  return Float32Array.from(t.floatData);
+  return t.floatData.length === declared ? Float32Array.from(t.floatData) : null;
 }
 
 /** Gemm: Y = alpha A B' + beta C, B' = B^T when transB; the weights [K, F] and bias [K]. */

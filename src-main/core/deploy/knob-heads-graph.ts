@@ -3,13 +3,14 @@ import { ModelProtoSchema, StringStringEntryProtoSchema } from 'onnx-buf';
 import { KnobError } from '../../../src-shared/errors';
 import type { KnobHeads } from '../../../src-shared/heads/knob-heads';
 import { classifierLogitsOutput, FEATURES_OUTPUT, KNOB_OUTPUTS } from '../inference/loaded-model';
+import { sigmoid, TO_DOUBLE, TO_FLOAT, transposed } from './calibrator-graph';
 import { parseOnnxModel } from './feature-tensor';
 import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
 /**
  * A Knob-native model made of a classifier whose features are an output (`knob features`) and the
  * heads fitted on them (src-shared/heads/knob-heads.ts): the user's graph unchanged, then, on its
- * `features` [N, F] (float32, as the heads' fit read them),
+ * `features` [N, F] (float32, as the heads' fit read them), in float64 as the app computes them,
  *   x = (features - mean) scale,
  *   z_static = e^s (x Ws^T + bs),  z_dyn = x Wd^T + bd,  u_ref = sigmoid(relu(x W1^T + b1) w2 + b2),
  * the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
@@ -42,39 +43,34 @@ export function knobModelWithHeads(
   const h = heads.gate.b1.length;
   const opset = Number(model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 13n);
   const b = new GraphBuilder(opset, 'knob_heads::');
-  /** Row-major [rows, columns] as the constant of its transpose [columns, rows] (float32). */
-  const transposed = (values: ArrayLike<number>, rows: number, columns: number, name: string) =>
-    b.constant(
-      'float',
-      [columns, rows],
-      Array.from({ length: rows * columns }, (_, at) => values[(at % rows) * columns + Math.floor(at / rows)]!),
-      name,
-    );
+  // in float64 as the app fits and applies the heads (a float32 mean subtracted from features far
+  // from zero would offset every standardised value), the outputs cast to float32 at the end
+  const constant = (values: ArrayLike<number>, what: string) => b.constant('double', [values.length], values, what);
   const x = b.op('Mul', [
-    b.op('Sub', [FEATURES_OUTPUT, b.constant('float', [width], heads.mean, 'mean')]),
-    b.constant('float', [width], heads.scale, 'scale'),
+    b.op('Sub', [b.op('Cast', [FEATURES_OUTPUT], { to: TO_DOUBLE }), constant(heads.mean, 'mean')]),
+    constant(heads.scale, 'scale'),
   ]);
   const linear = (input: string, weights: ArrayLike<number>, bias: ArrayLike<number>, rows: number, name: string) =>
     b.op('Add', [
-      b.op('MatMul', [input, transposed(weights, rows, width, `${name}_weights`)]),
-      b.constant('float', [rows], bias, `${name}_bias`),
+      b.op('MatMul', [input, transposed(b, Array.from(weights), rows, width, `${name}_weights`)]),
+      constant(bias, `${name}_bias`),
     ]);
-  b.op(
-    'Mul',
-    [
+  const toFloat = (value: string, output: string) => b.op('Cast', [value], { to: TO_FLOAT }, output);
+  toFloat(
+    b.op('Mul', [
       linear(x, heads.staticHead.weights, heads.staticHead.bias, k, 'static'),
-      b.scalar('float', Math.exp(heads.gate.logStaticScale), 'static_scale'),
-    ],
-    {},
+      b.scalar('double', Math.exp(heads.gate.logStaticScale), 'static_scale'),
+    ]),
     'z_static',
   );
-  b.op('Identity', [linear(x, heads.dynamicHead.weights, heads.dynamicHead.bias, k, 'dynamic')], {}, 'z_dyn');
+  toFloat(linear(x, heads.dynamicHead.weights, heads.dynamicHead.bias, k, 'dynamic'), 'z_dyn');
   const hidden = b.op('Relu', [linear(x, heads.gate.w1, heads.gate.b1, h, 'gate_hidden')]);
   const a = b.op('Add', [
-    b.op('MatMul', [hidden, b.constant('float', [h, 1], heads.gate.w2, 'gate_out_weights')]),
-    b.scalar('float', heads.gate.b2, 'gate_out_bias'),
+    b.op('MatMul', [hidden, b.constant('double', [h, 1], heads.gate.w2, 'gate_out_weights')]),
+    b.scalar('double', heads.gate.b2, 'gate_out_bias'),
   ]);
-  b.op('Sigmoid', [a], {}, 'u_ref');
+  // the logistic as the app computes it (gateTargetOf), not onnxruntime's float64 Sigmoid
+  toFloat(sigmoid(b, a), 'u_ref');
 
   graph.node.push(...b.nodes);
   graph.initializer.push(...b.initializers);

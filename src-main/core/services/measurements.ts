@@ -1,7 +1,6 @@
 import { analysisSummaryLines, exceptionTable, severityTable } from '../../../src-shared/analysis';
 import type { ApiParsedParams, ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import type { ProbeSourceKind } from '../../../src-shared/api/measurements';
-import type { CalibrationMethod, HeldOutSplit } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { parseTuningRequest, tuningSplitOf } from '../../../src-shared/tuning';
@@ -53,7 +52,7 @@ export class Measurements {
 
   /** Calibrators fitted on the recording's fused output at the current gate settings, compared held-out. */
   compareCalibrators(
-    request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+    request: ApiParsedParams<'calibrator.compare'>,
     signal?: AbortSignal,
   ): Promise<ApiResult<'calibrator.compare'>> {
     return this.metrics.compareCalibrators(this.recordingCopy(signal), this.session.knobs.current.gate, request);

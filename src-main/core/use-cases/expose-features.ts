@@ -95,10 +95,11 @@ export async function exposeFeatures(modelPath: string, tensor?: string): Promis
         for (let j = 0; j < width; j++) value += head.weights[k * width + j]! * f[j]!;
         headDifference = Math.max(headDifference, Math.abs(value - z[k]!) / (1 + Math.abs(z[k]!)));
       }
-      if (headDifference > FEATURE_CHECK_TOLERANCE)
+      // NaN (a model that gives NaN on a blank image) fails too
+      if (!(headDifference <= FEATURE_CHECK_TOLERANCE))
         throw new KnobError(
           'INVALID_INPUT',
-          `${modelPath}: the final layer's weights do not map '${exposed.features}' to the logits (off by ${headDifference.toExponential(2)}); name the features tensor yourself`,
+          `${modelPath}: the final layer's weights do not map '${exposed.features}' to the logits (off by ${headDifference.toExponential(2)} on a blank image); name the features tensor yourself`,
         );
     }
     return { bytes: exposed.bytes, tensor: exposed.features, layer: exposed.layer, width, headDifference };

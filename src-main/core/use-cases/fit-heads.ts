@@ -59,11 +59,16 @@ export async function fitHeadsOnTrace(request: {
   const frames = labelledFrames(trace);
   const width = trace.features.width;
   const severityColumn = trace.metadata.severity;
+  if (severityColumn?.kind !== 'number')
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${tracePath} has no severity column: the heads need to know which frames are clean (record it with a corruption schedule)`,
+    );
   const data: HeadsData = {
     features: new Float32Array(frames.length * width),
     width,
     labels: Int32Array.from(frames, (f) => trace.labels![f]!),
-    severity: Float64Array.from(frames, (f) => (severityColumn?.kind === 'number' ? severityColumn.values[f]! : 0)),
+    severity: Float64Array.from(frames, (f) => severityColumn.values[f]!),
     classCount: trace.classCount,
   };
   frames.forEach((f, i) => data.features.set(trace.features!.values.subarray(f * width, (f + 1) * width), i * width));
@@ -72,15 +77,15 @@ export async function fitHeadsOnTrace(request: {
   const fitSeconds = (performance.now() - started) / 1000;
   const k = trace.classCount;
   const rows = fit.validation;
+  /** The held-out frames' rows of one of the trace's [frames, k] branches. */
+  const heldRows = (branch: Float32Array) =>
+    Float64Array.from(
+      { length: rows.length * k },
+      (_, at) => branch[frames[rows[Math.floor(at / k)]!]! * k + (at % k)]!,
+    );
   const recorded = {
-    zStatic: Float64Array.from(
-      { length: rows.length * k },
-      (_, at) => trace.zStatic[frames[rows[Math.floor(at / k)]!]! * k + (at % k)]!,
-    ),
-    zDyn: Float64Array.from(
-      { length: rows.length * k },
-      (_, at) => trace.zDyn[frames[rows[Math.floor(at / k)]!]! * k + (at % k)]!,
-    ),
+    zStatic: heldRows(trace.zStatic),
+    zDyn: heldRows(trace.zDyn),
     u: Float64Array.from(rows, (r) => trace.uRef[frames[r]!]!),
   };
   const labels = Int32Array.from(rows, (r) => data.labels[r]!);

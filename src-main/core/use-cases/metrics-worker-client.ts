@@ -1,8 +1,8 @@
-import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
+import type { ApiParsedParams, ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
-import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
+import type { CalibratorSpec } from '../../../src-shared/calibrators';
 import type { Comparison, Snapshot } from './metrics-snapshot';
 import type { RecentRunTrace, RunsComparison } from './view-comparisons';
 
@@ -188,7 +188,7 @@ export class MetricsWorkerClient {
   async compareCalibrators(
     recording: RecordingCopy,
     settings: GateSettings,
-    request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number },
+    request: ApiParsedParams<'calibrator.compare'>,
   ): Promise<ApiResult<'calibrator.compare'>> {
     const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(

@@ -1,6 +1,7 @@
 import type { MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
-import type { CalibrationMethod, CalibratorSpec, HeldOutSplit } from '../../../src-shared/calibrators';
+import type { CalibratorSpec } from '../../../src-shared/calibrators';
+import type { ApiParsedParams } from '../../../src-shared/api/contract';
 import { HeldRecording, type RecordingRows, type TableProgress } from './held-recording';
 import { compareSnapshots, metricsSnapshotOnTwoThreads } from './metrics-snapshot';
 import { compareOutputCalibrators, compareRecentRuns, type RecentRunTrace } from './view-comparisons';
@@ -25,13 +26,7 @@ export type MetricsRequest =
   | { kind: 'rows'; rows: RecordingRows }
   | (Common & { kind: 'snapshot'; settings: GateSettings; options: MetricsOptions })
   | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number })
-  | (Common & {
-      kind: 'calibrators';
-      settings: GateSettings;
-      methods: CalibrationMethod[];
-      split: HeldOutSplit;
-      lastFrames?: number;
-    })
+  | (Common & { kind: 'calibrators'; settings: GateSettings } & ApiParsedParams<'calibrator.compare'>)
   | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
 let held: HeldRecording | null = null;

@@ -1,6 +1,5 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
-import type { ApiResult } from '../../../src-shared/api/contract';
-import type { CalibrationMethod, HeldOutSplit } from '../../../src-shared/calibrators';
+import type { ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import {
@@ -85,7 +84,7 @@ export function compareOutputCalibrators(
   recorded: TraceSource,
   settings: GateSettings,
   basis: ViewBasis,
-  request: { methods: CalibrationMethod[]; split: HeldOutSplit; lastFrames?: number; conditionBy?: string[] },
+  request: ApiParsedParams<'calibrator.compare'>,
   /** Each method before its fit; the signal is read between fits. */
   progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
 ): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
