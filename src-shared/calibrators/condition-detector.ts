@@ -21,7 +21,7 @@ export interface ConditionDetector {
 
 /** The L2 penalty on the weights of standardised features (a mild one: the features are many). */
 export const DETECTOR_L2 = 1e-3;
-/** The detector is fitted on at most this many rows (an even stride through the rest). */
+/** The detector is fitted on at most this many rows, shared out among the conditions. */
 export const DETECTOR_MAX_ROWS = 20_000;
 
 /**
@@ -35,9 +35,17 @@ export function fitConditionDetector(
   conditionCount: number,
   signal?: CancelSignal,
 ): { detector: ConditionDetector; crossEntropy: number; iterations: number; converged: boolean } {
-  const stride = Math.max(1, Math.ceil(codes.length / DETECTOR_MAX_ROWS));
-  const picked: number[] = [];
-  for (let i = 0; i < codes.length; i += stride) picked.push(i);
+  // at most DETECTOR_MAX_ROWS rows, shared out among the conditions (an even stride within each):
+  // one stride over all rows could leave a small condition with hardly a row
+  const byCondition = Array.from({ length: conditionCount }, () => [] as number[]);
+  codes.forEach((code, i) => byCondition[code]?.push(i));
+  const share = Math.ceil(DETECTOR_MAX_ROWS / conditionCount);
+  const picked = byCondition
+    .flatMap((rows) => {
+      const stride = Math.max(1, Math.ceil(rows.length / share));
+      return rows.filter((_, i) => i % stride === 0);
+    })
+    .sort((a, b) => a - b);
   const n = picked.length;
   const { mean, scale } = featureStandardisation(features, width, picked);
   const x = new Float64Array(n * width);

@@ -1,6 +1,6 @@
 import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
-import type { LogitArray } from '../fusion/logits';
+import { logSumExpRow, type LogitArray } from '../fusion/logits';
 import { compileConditionDetector, fitConditionDetector, type ConditionDetector } from './condition-detector';
 import type { RowConditions, RowFeatures } from './fit-input';
 import type { FitReport } from './fit-report';
@@ -99,10 +99,17 @@ export function fitConditional(
     converged &&= fit.report.converged;
     return fit.params.temperature;
   });
+  // What is deployed applies the detected condition's temperature: its NLL on the fitting frames
+  // is the objective reported, beside the NLL under the recorded conditions.
   const compiled = compileConditionDetector(detector.detector);
   let detected = 0;
+  let deployedNll = 0;
+  const scaled = new Float64Array(k);
   rows.forEach((row) => {
-    if (compiled.conditionOf(features.values, row * width) === codeOfRow[row]) detected++;
+    const condition = compiled.conditionOf(features.values, row * width);
+    if (condition === codeOfRow[row]) detected++;
+    for (let c = 0; c < k; c++) scaled[c] = logits[row * k + c] / temperatures[condition]!;
+    deployedNll += logSumExpRow(scaled, 0, k) - scaled[labels[row]];
   });
   const left = rowsOf
     .map((r, code) => ({ name: conditions.names[code], count: r.length }))
@@ -113,9 +120,10 @@ export function fitConditional(
       method:
         `temperature scaling per condition (${kept.map((c) => `${c.name}: ${c.rows.length} frames`).join(', ')}` +
         `${left.length > 0 ? `; left out, under ${MIN_CONDITION_ROWS} frames: ${left.map((c) => `${c.name} ${c.count}`).join(', ')}` : ''}); ` +
-        `condition detector: multinomial logistic regression on the features, ${((100 * detected) / rows.length).toFixed(1)} % of the fitting frames detected as their own condition`,
-      objectiveName: 'NLL (mean over conditions, weighted by frames)',
-      objective: nll / rows.length,
+        `condition detector: multinomial logistic regression on the features, ${((100 * detected) / rows.length).toFixed(1)} % of the fitting frames detected as their own condition; ` +
+        `NLL ${(nll / rows.length).toFixed(4)} under the recorded conditions`,
+      objectiveName: "NLL (each frame at its detected condition's temperature)",
+      objective: deployedNll / rows.length,
       iterations: detector.iterations,
       converged,
     },
