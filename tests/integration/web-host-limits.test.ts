@@ -5,8 +5,8 @@
  * 'close' events, with a bounded wait, never timed); an authenticated API socket keeps its answers
  * coming all along, and the freed slots take new clients.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,19 +46,28 @@ async function host(maxSockets: number, authTimeoutMs: number): Promise<WebHost>
 }
 
 /**
- * The host in a process of its own with `descriptors` file descriptors at most (ulimit -n), as a
- * user's shell might leave it; resolves with its address once it listens.
+ * The host in a process of its own with `descriptors` file descriptors at most, as a user's shell
+ * might leave it; resolves with its address once it listens. The limit is put on the running
+ * process (prlimit, util-linux) once it has started: started under it, the test's own loader (tsx
+ * reading the sources, hundreds of files at once) ran out before the host did anything, which a
+ * packaged app, one bundled file, never meets.
  */
 function hostProcess(descriptors: number): Promise<{ child: ChildProcess; address: Address }> {
-  const child = spawn(
-    'bash',
-    ['-c', `ulimit -n ${descriptors} && exec "$0" --import tsx tests/support/host-process.ts`, process.execPath],
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/host-process.ts'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   children.push(child);
   return bounded(
     new Promise((resolve, reject) => {
-      child.once('message', (message) => resolve({ child, address: message as Address }));
+      child.once('message', (message) => {
+        const limited = spawnSync('prlimit', [`--nofile=${descriptors}:${descriptors}`, '--pid', String(child.pid)], {
+          encoding: 'utf8',
+        });
+        const limits = limited.status === 0 ? readFileSync(`/proc/${child.pid}/limits`, 'utf8') : '';
+        if (!new RegExp(`Max open files\\s+${descriptors}\\s+${descriptors}`).test(limits))
+          reject(new Error(`prlimit did not limit the host: ${limited.error?.message ?? limited.stderr}`));
+        else resolve({ child, address: message as Address });
+      });
       child.once('exit', (code) => reject(new Error(`the host process exited (${code}) before listening`)));
     }),
     'host process',
