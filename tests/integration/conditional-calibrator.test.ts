@@ -97,5 +97,21 @@ describe('a condition-aware calibrator fitted per corruption', () => {
         2,
       ),
     ).toMatch(/--condition-by: .* has no metadata column 'camera' \(it has corruption, severity/);
+    expect(
+      knobFailureLine(
+        await knob(
+          'calibrate',
+          '--logits',
+          'l.npy',
+          '--labels',
+          'y.npy',
+          '--method',
+          'conditional',
+          '--condition-by',
+          'corruption',
+        ),
+        2,
+      ),
+    ).toMatch(/--condition-by names metadata columns of a trace: it applies to --trace/);
   }, 240_000);
 });

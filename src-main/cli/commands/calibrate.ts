@@ -163,6 +163,8 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     throw new UsageError(`--branch must be fused, static or dynamic, got '${branch}'`);
   if (values.branch !== undefined && values.trace === undefined)
     throw new UsageError('--branch applies to --trace (files hold one output)');
+  if (values['condition-by'] !== undefined && values.trace === undefined)
+    throw new UsageError('--condition-by names metadata columns of a trace: it applies to --trace');
   const split = splitFromArgs(values);
   // what --out needs, before the frames are read and the calibrators fitted
   const outGate = values.out === undefined ? undefined : await gateSettingsFromArgs(values, DEFAULT_GATE_SETTINGS);
