@@ -1,4 +1,5 @@
 import type { CancelSignal } from '../cancel-signal';
+import { sigmoid } from '../calibrators/binary-scores';
 import { minimizeLbfgs } from '../calibrators/lbfgs';
 import { seededRandom, normalDraw } from '../random';
 
@@ -76,7 +77,7 @@ export function gateTargetLoss(
         hiddenValues[j] = z > 0 ? z : 0;
         a += params[w2At + j] * hiddenValues[j];
       }
-      const u = a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a));
+      const u = sigmoid(a);
       const y = labels[i];
       const zo = i * k;
       // the fused row, its log-sum-exp, and each branch's CE for the oracle-advantage target
@@ -181,5 +182,5 @@ export function gateTargetOf(network: GateTargetNetwork, x: ArrayLike<number>, o
     for (let c = 0; c < width; c++) z += network.w1[j * width + c] * x[offset + c];
     if (z > 0) a += network.w2[j] * z;
   }
-  return a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a));
+  return sigmoid(a);
 }
