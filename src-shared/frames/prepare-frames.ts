@@ -1,4 +1,11 @@
-import { corruptionAt, corruptBytes, type CorruptionSchedule } from '../corruptions';
+import {
+  corruptBatch,
+  corruptionAt,
+  corruptBytes,
+  imageFromBytes,
+  imageToBytes,
+  type CorruptionSchedule,
+} from '../corruptions';
 import type { BatchMetadata } from '../trace/trace-builder';
 import { fitterFor, type FrameFitter, type FrameGeometry } from './fit-frame';
 
@@ -7,7 +14,9 @@ import { fitterFor, type FrameFitter, type FrameGeometry } from './fit-frame';
  * size and channels, then corrupted as the schedule says for its stream index (the model, the
  * trace and the UI all see the corrupted frame). The per-frame corruption, severities, seed and
  * source index go into `metadata`. Corruptions are defined on model-sized frames, so a camera frame
- * and a Fashion-MNIST image at the same severity are degraded alike.
+ * and a Fashion-MNIST image at the same severity are degraded alike. A batch's JPEG frames are
+ * compressed together, one round trip a severity (`corruptBatch`: the same bytes as one a frame),
+ * since jpeg-js spends about 25 ms setting up each encoder, a hundred times a small frame's coding.
  */
 export interface FramePreparer {
   readonly target: FrameGeometry & { channels: 1 | 3 };
@@ -31,6 +40,8 @@ export function createFramePreparer(
 ): FramePreparer {
   const frameBytes = target.width * target.height * target.channels;
   let fitter: FrameFitter | null = null;
+  // the byte offsets in `out` of this batch's JPEG frames, by severity
+  const jpegFramesBySeverity = new Map<number, number[]>();
   return {
     target,
     prepare(frames, from, count, firstStreamIndex, firstSourceFrame, out, metadata, metadataOffset = 0) {
@@ -48,7 +59,11 @@ export function createFramePreparer(
           metadata.corruptionSeed[m] = 0;
         } else {
           const frame = corruptionAt(schedule, streamIndex, streamSeed);
-          if (frame.corruption !== null) {
+          if (frame.corruption === 'jpeg_compression') {
+            const group = jpegFramesBySeverity.get(frame.severity);
+            if (group === undefined) jpegFramesBySeverity.set(frame.severity, [at]);
+            else group.push(at);
+          } else if (frame.corruption !== null) {
             const corrupted = corruptBytes(
               out.subarray(at, at + frameBytes),
               target.width,
@@ -69,6 +84,16 @@ export function createFramePreparer(
         }
         metadata.sourceFrame[m] = firstSourceFrame + i;
       }
+      for (const [severity, offsets] of jpegFramesBySeverity) {
+        const images = offsets.map((at) =>
+          imageFromBytes(out.subarray(at, at + frameBytes), target.width, target.height, target.channels),
+        );
+        // JPEG draws no random numbers: the seeds are unused
+        corruptBatch(images, 'jpeg_compression', severity, new Uint32Array(images.length)).forEach((image, j) =>
+          out.set(imageToBytes(image), offsets[j]),
+        );
+      }
+      jpegFramesBySeverity.clear();
     },
   };
 }

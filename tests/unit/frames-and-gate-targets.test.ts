@@ -9,6 +9,7 @@ import { seededRandom } from '../../src-shared/random';
 import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/frames/frame-to-tensor';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
+import { parseCorruptionSchedule } from '../../src-shared/corruptions/schedule';
 import {
   agreementGateTargetInto,
   certaintyGateTargetInto,
@@ -177,6 +178,42 @@ describe('preprocessing', () => {
     expect(out.subarray(0, 784).every((v) => v === 128)).toBe(true);
     expect(out.subarray(2 * 784, 3 * 784).some((v) => v !== 128)).toBe(true);
     expect(Array.from(out.subarray(2 * 784, 3 * 784))).not.toEqual(Array.from(out.subarray(3 * 784)));
+  });
+
+  it("a batch's JPEG frames, compressed together by severity, are the bytes frame-by-frame preparation gives", () => {
+    const geometry = { width: 20, height: 12, channels: 3 } as const;
+    const schedule = parseCorruptionSchedule({
+      kind: 'random',
+      corruptions: ['jpeg_compression', 'gaussian_noise'],
+      holdFrames: 1,
+    });
+    const count = 24;
+    const frameBytes = 20 * 12 * 3;
+    const random = seededRandom(5);
+    const frames = Uint8Array.from({ length: count * frameBytes }, () => Math.floor(256 * random()));
+    const prepared = (batch: number) => {
+      const preparer = createFramePreparer(geometry, schedule, 7);
+      const out = new Uint8Array(count * frameBytes);
+      const metadata = allocateBatchMetadata(count);
+      for (let first = 0; first < count; first += batch)
+        preparer.prepare(
+          frames.subarray(first * frameBytes),
+          geometry,
+          Math.min(batch, count - first),
+          first,
+          first,
+          out.subarray(first * frameBytes),
+          metadata,
+          first,
+        );
+      return { out, metadata };
+    };
+    const together = prepared(count);
+    const jpegSeverities = new Set(
+      together.metadata.severity.filter((_, i) => together.metadata.corruption[i] === 'jpeg_compression'),
+    );
+    expect(jpegSeverities.size).toBeGreaterThan(1);
+    expect(Buffer.from(together.out).equals(Buffer.from(prepared(1).out))).toBe(true);
   });
 });
 
