@@ -3,7 +3,8 @@
  * mixed stream (contrast, shot noise, speckle noise, each held at severity 5 for 200 frames, with
  * the model's features) is loaded; the Calibrators panel fits and compares the condition-aware
  * calibrator, Apply puts it on, and scrubbing from a frame of one corruption to a frame of another
- * switches the condition the Live panel says it applies.
+ * switches the condition the Live panel says it applies; the gate chart marks where the condition
+ * switches along the recording, and a listed switch shows its frame.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,23 @@ describe('the condition-aware calibrator in the desk', () => {
       await expect.poll(() => testIdText(app, 'live-frame-index')).toBe(String(frame));
       await expect.poll(() => testIdText(app, 'live-condition')).toBe(name);
     }
+
+    // the gate chart marks where the applied condition switches, as the recording's series lists
+    // them, and a listed switch shows its frame with its condition
+    const series = await app.backend.handle('recording.series', { maxPoints: 1800 });
+    const switches = series.calibratorConditions!;
+    expect(switches.switches.length).toBeGreaterThanOrEqual(3);
+    for (const name of chosen.keys()) expect(switches.switches.map((s) => s.condition)).toContain(name);
+    await expect
+      .poll(() => app.page.getByTestId('gate-chart').getAttribute('data-condition-marks'))
+      .toBe(String(switches.switches.length));
+    await expect
+      .poll(() => app.page.getByTestId('condition-switches').getAttribute('data-switch-count'))
+      .toBe(String(switches.switchCount));
+    const second = switches.switches[1]!;
+    await app.page.getByTestId('condition-switches').getByRole('button').nth(1).click();
+    await expect.poll(() => testIdText(app, 'live-frame-index')).toBe(String(second.frame));
+    await expect.poll(() => testIdText(app, 'live-condition')).toBe(second.condition);
     await app.screenshot('desk-conditional-calibrator');
     expect(app.pageErrors).toEqual([]);
   }, 180_000);

@@ -22,6 +22,7 @@ import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/score
 import { normalDraw, seededRandom } from '../../src-shared/random';
 import { conditionsOfFrames } from '../../src-shared/trace/trace-scores';
 import type { Trace } from '../../src-shared/trace/trace';
+import { conditionSwitches, MAX_CONDITION_SWITCHES } from '../../src-shared/trace/condition-switches';
 
 const K = 5;
 const WIDTH = 6;
@@ -220,5 +221,56 @@ describe('the ECE within conditions', () => {
     // one condition present: no such figure (it would be the ECE)
     const one = evaluationStatistics(scores, topLabelScores(scores), { names: ['a'], codes: new Int32Array(n) });
     expect(one.map((s) => s.name)).not.toContain('ECE within conditions');
+  });
+});
+
+describe("the calibrator's condition along a recording (the gate chart's marks)", () => {
+  const data = conditionedRows(6000, 7);
+  const { params } = fitConditional(data.logits, data.labels, K, data.features, data.conditions);
+  const calibrator = compileCalibrator(CalibratorSpecSchema.parse({ method: 'conditional', ...params }));
+  /** A trace at 30 fps of `frames` rows' features, in the given order. */
+  const traceOf = (rows: number[]) =>
+    ({
+      timestampsSeconds: Float64Array.from(rows, (_, i) => i / 30),
+      features: {
+        width: WIDTH,
+        values: Float32Array.from(
+          rows.flatMap((row) => Array.from(data.features.values.subarray(row * WIDTH, (row + 1) * WIDTH))),
+        ),
+      },
+    }) as unknown as Trace;
+
+  it('lists the frames where the detected condition changes, each named as the frame readout names it', () => {
+    // segments of 40 frames of conditions a, b, c, a (rows i % 3 === condition)
+    const rows = [0, 1, 2, 0].flatMap((condition, s) =>
+      Array.from({ length: 40 }, (_, j) => 3 * (s * 40 + j) + condition),
+    );
+    const trace = traceOf(rows);
+    const result = conditionSwitches(trace, rows.length, calibrator)!;
+    const perFrame = rows.map((_, frame) => calibrator.conditionOf!(trace.features!.values, frame * WIDTH));
+    const expected = perFrame.flatMap((condition, frame) =>
+      frame === 0 || condition !== perFrame[frame - 1] ? [{ frame, tSeconds: frame / 30, condition }] : [],
+    );
+    expect(result.switches).toEqual(expected);
+    expect(result.switchCount).toBe(expected.length);
+    expect(result.lastCondition).toBe(perFrame[perFrame.length - 1]);
+    // the segments' conditions, a detector mistake or two aside
+    expect(result.switches.filter((s) => s.frame % 40 === 0).map((s) => s.condition)).toEqual(['a', 'b', 'c', 'a']);
+    // only the frames asked for
+    expect(conditionSwitches(trace, 40, calibrator)!.switches.every((s) => s.frame < 40)).toBe(true);
+  });
+
+  it('lists the first MAX_CONDITION_SWITCHES of a flickering detector and counts them all', () => {
+    const rows = Array.from({ length: 3 * MAX_CONDITION_SWITCHES }, (_, i) => i);
+    const result = conditionSwitches(traceOf(rows), rows.length, calibrator)!;
+    expect(result.switchCount).toBeGreaterThan(MAX_CONDITION_SWITCHES);
+    expect(result.switches).toHaveLength(MAX_CONDITION_SWITCHES);
+  });
+
+  it('is null for a calibrator that is not condition-aware, or a trace without features', () => {
+    const temperature = compileCalibrator(CalibratorSpecSchema.parse({ method: 'temperature', temperature: 2 }));
+    expect(conditionSwitches(traceOf([0, 1]), 2, temperature)).toBeNull();
+    expect(conditionSwitches({ timestampsSeconds: new Float64Array(2) } as unknown as Trace, 2, calibrator)).toBeNull();
+    expect(conditionSwitches(traceOf([0, 1]), 2, null)).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
 import { keptFrameReadout } from '../../../src-shared/trace/kept-frame-readout';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
+import { conditionSwitches } from '../../../src-shared/trace/condition-switches';
 import { replay } from '../../../src-shared/trace/replay';
 import { rollingSeries } from '../../../src-shared/trace/rolling-series';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
@@ -35,6 +36,7 @@ export class RecordingViews {
     const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
     const severity = trace.metadata.severity;
     const rolling = rollingSeries(recorded, output.g, knobs.calibrator, ROLLING_WINDOW_FRAMES, kept);
+    const conditions = conditionSwitches(trace, recording.frameCount, knobs.calibrator);
     return {
       recordingId: recording.id,
       settingsVersion: knobs.current.version,
@@ -46,6 +48,7 @@ export class RecordingViews {
       rollingAccuracy: rolling.accuracy,
       rollingConfidence: rolling.confidence,
       rollingWindowFrames: ROLLING_WINDOW_FRAMES,
+      ...(conditions === null ? {} : { calibratorConditions: conditions }),
     };
   }
 

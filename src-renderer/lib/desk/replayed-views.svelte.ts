@@ -1,6 +1,7 @@
 import type { ApiEventData, ApiResult } from '../../../src-shared/api/contract';
 import type { KnobApi } from '../../../src-shared/api/client';
 import type { RecordingSummary } from '../../../src-shared/api/session-state';
+import type { ConditionSwitches } from '../../../src-shared/trace/condition-switches';
 import { LatestWins } from './latest-wins';
 import { ofRecording } from './staleness';
 import type { StreamHistory } from './stream-history';
@@ -31,6 +32,8 @@ export interface ReplayedViewsHost {
   update(): Update | null;
   showScrubbed(frame: RecordedFrame): void;
   showUpdate(update: Update): void;
+  /** The condition-aware calibrator's switches over the recording (null: no such calibrator). */
+  showConditions(conditions: ConditionSwitches | null): void;
   /** A failed replay's error (null: the last one worked), for the stream's error slot. */
   report(error: unknown): void;
 }
@@ -104,6 +107,7 @@ export class ReplayedViews {
         rollingConfidence: series.rollingConfidence[i] ?? Number.NaN,
       }),
     );
+    this.host.showConditions(series.calibratorConditions ?? null);
     this.host.historyChanged();
   }
 

@@ -7,6 +7,7 @@ import { ReplayedViews } from './replayed-views.svelte';
 import { ofRecording } from './staleness';
 import type { SessionMirror } from './session-mirror.svelte';
 import { StreamHistory } from './stream-history';
+import { MAX_CONDITION_SWITCHES, type ConditionSwitches } from '../../../src-shared/trace/condition-switches';
 
 /**
  * What the desk shows of the stream: the last live update, the recorded frame being scrubbed to
@@ -35,6 +36,11 @@ export class StreamView {
   /** Bumped on every change of the history so charts know to redraw (the history itself is not reactive). */
   historyRevision = $state(0);
   readonly history = new StreamHistory(1800);
+  /**
+   * Where a condition-aware calibrator's condition changes, for the gate chart: live, at the first
+   * update that shows the new one; paused, the recording's exact frames ('recording.series').
+   */
+  conditions = $state.raw<ConditionSwitches | null>(null);
   /** The charts and the frame on screen replayed at new knobs while paused; why the rolling chart is empty. */
   readonly replayed: ReplayedViews;
 
@@ -64,6 +70,7 @@ export class StreamView {
       update: () => this.update,
       showScrubbed: (frame) => (this.scrubbed = frame),
       showUpdate: (update) => (this.update = update),
+      showConditions: (conditions) => (this.conditions = conditions),
       report: (error) => slots.report('stream', error),
     });
   }
@@ -99,6 +106,23 @@ export class StreamView {
     const { timestampSeconds: t, g, uRef: u, severity } = update;
     this.history.push({ t, g, u, severity, ...rollingColumns(update.rolling) });
     this.historyRevision++;
+    this.noteCondition(update);
+  }
+
+  /** A live update's condition: a switch when it differs from the last one shown. */
+  private noteCondition({ calibratorCondition, frame, timestampSeconds: tSeconds }: Update): void {
+    const condition = calibratorCondition ?? null;
+    if (condition === (this.conditions?.lastCondition ?? null)) return;
+    if (condition === null) {
+      this.conditions = null;
+      return;
+    }
+    const { switches, switchCount } = this.conditions ?? { switches: [], switchCount: 0 };
+    this.conditions = {
+      switches: switches.length < MAX_CONDITION_SWITCHES ? [...switches, { frame, tSeconds, condition }] : switches,
+      switchCount: switchCount + 1,
+      lastCondition: condition,
+    };
   }
 
   /** A frame the backend refused (a camera frame of the wrong size): its error until a frame gets through. */
@@ -123,6 +147,7 @@ export class StreamView {
   clear(): void {
     this.update = null;
     this.scrubbed = null;
+    this.conditions = null;
     this.history.clear();
     this.historyRevision++;
   }
