@@ -67,3 +67,33 @@ describe('replays at new knobs while paused', () => {
     expect(desk.stream.update?.image.base64).toBe('AA==');
   });
 });
+
+describe("the condition-aware calibrator's switches", () => {
+  it('live: a switch at the first update showing another condition, none without one; paused: the series', async () => {
+    const { desk, api } = await startedDesk();
+    const conditions = ['contrast', 'contrast', 'fog', 'fog', 'contrast'];
+    conditions.forEach((condition, frame) =>
+      api.emit('stream.update', { ...streamUpdate(1, frame), calibratorCondition: condition }),
+    );
+    await settle();
+    expect(desk.stream.conditions).toEqual({
+      switches: [
+        { frame: 0, tSeconds: 0, condition: 'contrast' },
+        { frame: 2, tSeconds: 2 / 30, condition: 'fog' },
+        { frame: 4, tSeconds: 4 / 30, condition: 'contrast' },
+      ],
+      switchCount: 3,
+      lastCondition: 'contrast',
+    });
+    // the calibrator taken off: no condition, nothing marked
+    api.emit('stream.update', streamUpdate(1, 5));
+    await settle();
+    expect(desk.stream.conditions).toBeNull();
+    // paused, the knobs moved: the recording's series says where the condition switches
+    const replayed = { switches: [{ frame: 0, tSeconds: 0, condition: 'fog' }], switchCount: 1, lastCondition: 'fog' };
+    api.handle('recording.series', () => ({ ...series(1, 1, [0.2]), calibratorConditions: replayed }));
+    api.emit('knobs.changed', knobs(1));
+    await settle();
+    expect(desk.stream.conditions).toEqual(replayed);
+  });
+});
