@@ -41,12 +41,13 @@ export function cssVar(name: string): string {
 export function createLineChart(
   canvas: HTMLCanvasElement,
   datasets: ChartDataset<'line', Points>[],
-  axes: { x: string; y?: string; yMin: number; yMax: number; xLogarithmic?: boolean },
+  axes: { x: string; y: string; yMin: number; yMax: number; xLogarithmic?: boolean },
   tooltips: boolean,
   onZoom?: () => void,
 ): Chart<'line', Points> {
-  const axis = (title: string | undefined) => ({
-    title: { display: title !== undefined, text: title ?? '', color: cssVar('--muted') },
+  // every chart titles both axes (issue 32): what a value is, with its unit
+  const axis = (title: string) => ({
+    title: { display: true, text: title, color: cssVar('--muted') },
     ticks: { color: cssVar('--muted') },
     grid: { color: cssVar('--grid') },
   });

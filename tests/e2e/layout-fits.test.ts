@@ -2,7 +2,8 @@
  * The desk fits the screens operators use (issue 32, deliverable 2): at 1280 x 800, 1600 x 1000 and
  * 1920 x 1080, with its widest tables on screen (the calibrators compared, the metrics by group, every
  * metric with its identity, two recent runs compared), the page has no horizontal scroll and every table either fits
- * its panel or scrolls sideways inside a region of its own, so no column is cut off. A screenshot of
+ * its panel or scrolls sideways inside a region of its own, so no column is cut off; every chart titles
+ * both its axes. A screenshot of
  * each size goes to test-output/e2e/layout-WIDTHxHEIGHT.png.
  */
 import { mkdtempSync } from 'node:fs';
@@ -125,6 +126,17 @@ describe('the layout', () => {
       await app.screenshot(`layout-${size.width}x${size.height}`);
     }
     expect(found).toEqual({ '1280x800': [], '1600x1000': [], '1920x1080': [] });
+
+    // every chart on screen titles both axes (issue 32: the gate and rolling charts had no y title)
+    const titles = await app.page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('.chart'))
+        .filter((chart) => chart.querySelector('canvas') !== null)
+        .map((chart) => ({ chart: chart.dataset.testid, x: chart.dataset.xTitle, y: chart.dataset.yTitle })),
+    );
+    expect(titles.map((t) => t.chart)).toEqual(expect.arrayContaining(['gate-chart', 'rolling-chart', 'gate-preview']));
+    for (const title of titles)
+      expect(title, title.chart).toMatchObject({ x: expect.any(String), y: expect.any(String) });
+    for (const title of titles) expect(title.y!.length * title.x!.length, title.chart).toBeGreaterThan(0);
     expect(app.pageErrors).toEqual([]);
   }, 300_000);
 });
