@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
-import type { HeadsCard } from '../../src-main/core/use-cases/fit-heads';
+import type { HeadsCard } from '../../src-shared/heads/heads-card';
 import { knob } from '../support/knob-cli';
 import { embeddedIdxPart } from '../support/fashion-mnist';
 
@@ -105,6 +105,10 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect((await knob('features', '--model', FOREIGN, '--out', exposed)).status).toBe(0);
     const { card, knobModel, cleanTrace, accuracyLoss, uDrop } = await fittedAndEvaluated(exposed, 'foreign');
     expect(JSON.parse(readFileSync(join(dir, 'foreign-knob.card.json'), 'utf8'))).toMatchObject({ seed: 0 });
+    // the card for people beside it, with the same held-out AUROC
+    expect(readFileSync(join(dir, 'foreign-knob.card.md'), 'utf8')).toMatch(
+      new RegExp(`\\| fitted heads \\|.*\\| ${card.validation.heads.aurocOracleAdvantage!.toFixed(3)} \\|`),
+    );
     expect(card.validation.recorded.contract).toBe('single-classifier');
     expect(card.validation.heads.aurocOracleAdvantage).toBeGreaterThanOrEqual(0.7);
     expect(card.validation.heads.aurocOracleAdvantage!).toBeGreaterThan(card.validation.recorded.aurocOracleAdvantage!);

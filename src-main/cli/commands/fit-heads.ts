@@ -1,7 +1,7 @@
 import { writeOutputFiles } from '../../core/files/output-files';
-import { fitHeadsOnTrace, type HeadsCard } from '../../core/use-cases/fit-heads';
+import { fitHeadsOnTrace } from '../../core/use-cases/fit-heads';
 import { DEFAULT_MODEL_PATH } from '../../core/model-card/default-model';
-import type { BranchFigures } from '../../../src-shared/heads/knob-heads';
+import { headsCardMarkdown } from '../../../src-shared/heads/heads-card';
 import { checkOutputFile, parseCommandArgs, seedOption } from '../cli-args';
 import { commandCall } from '../command-call';
 import { UsageError } from '../usage-error';
@@ -9,23 +9,9 @@ import { basename, dirname } from 'node:path';
 
 /**
  * knob fit-heads: Knob heads (static, dynamic, u*) fitted on a classifier's features (issue 31),
- * written as a Knob-native model with its card beside it (NEW.card.json): the held-out figures of
- * the heads against the model as it recorded the trace.
+ * written as a Knob-native model with its card beside it (NEW.card.json, and NEW.card.md, which is
+ * also printed): the held-out figures of the heads against the model as it recorded the trace.
  */
-function cardLines(card: HeadsCard): string[] {
-  const percent = (v: number) => `${(100 * v).toFixed(2)} %`;
-  const row = (name: string, f: BranchFigures) =>
-    `  ${name.padEnd(30)} ${percent(f.accuracyStatic).padStart(8)} ${percent(f.accuracyDynamic).padStart(8)} ${percent(f.accuracyFused).padStart(8)} ${f.eceFused.toFixed(4).padStart(8)} ${(f.aurocOracleAdvantage?.toFixed(3) ?? '—').padStart(7)} ${(f.meanUClean?.toFixed(3) ?? '—').padStart(8)} ${(f.meanUCorrupted?.toFixed(3) ?? '—').padStart(9)}`;
-  return [
-    `${card.split}; fitted in ${card.fitSeconds.toFixed(1)} s`,
-    ...card.steps.map((s) => `  ${s}`),
-    `held out (${card.validation.heads.frames} frames):  static  dynamic    fused  ECE fused  AUROC u*  u* clean  u* corrupted`,
-    row('fitted heads', card.validation.heads),
-    row(`as recorded (${card.validation.recorded.contract})`, card.validation.recorded),
-    '  (fused at g = u*; ECE top-label, 15 equal-width bins; AUROC of u* for the oracle advantage, CE(z_dyn) < CE(z_static))',
-  ];
-}
-
 export async function fitHeadsCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
     model: { type: 'string' },
@@ -48,12 +34,14 @@ export async function fitHeadsCommand(args: string[]): Promise<number> {
     signal: call.signal,
     onProgress: (stage, done, total) => call.progress(`fitting the ${stage}`, done, total),
   }).finally(() => call.dispose());
-  const cardName = `${basename(values.out).replace(/\.onnx$/, '')}.card.json`;
+  const stem = basename(values.out).replace(/\.onnx$/, '');
+  const markdown = headsCardMarkdown(card);
   await writeOutputFiles(dirname(values.out), [
     { name: basename(values.out), data: bytes },
-    { name: cardName, data: `${JSON.stringify(card, null, 1)}\n` },
+    { name: `${stem}.card.json`, data: `${JSON.stringify(card, null, 1)}\n` },
+    { name: `${stem}.card.md`, data: markdown },
   ]);
   if (values.json) process.stdout.write(`${JSON.stringify({ out: values.out, ...card })}\n`);
-  else process.stdout.write(`${[...cardLines(card), `wrote ${values.out} and ${cardName} beside it`].join('\n')}\n`);
+  else process.stdout.write(`${markdown}\nwrote ${values.out}, with ${stem}.card.json and ${stem}.card.md beside it\n`);
   return 0;
 }

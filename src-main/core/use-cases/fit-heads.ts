@@ -5,9 +5,9 @@ import {
   fitKnobHeads,
   knobHeadOutputs,
   VALIDATION_FRACTION,
-  type BranchFigures,
   type HeadsData,
 } from '../../../src-shared/heads/knob-heads';
+import type { HeadsCard } from '../../../src-shared/heads/heads-card';
 import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import { knobModelWithHeads } from '../deploy/knob-heads-graph';
 import { sha256Hex } from '../files/sha256';
@@ -22,19 +22,9 @@ import { storedProvenanceOf } from '../report/provenance';
  * at the model's rate, cached in the trace file). The heads are fitted on a seeded 80 % of the
  * labelled frames (src-shared/heads/knob-heads.ts) and the card compares them on the other 20 % with
  * the model as it recorded them (the single-classifier adapter's branches and u*). The result is the
- * Knob-native model (deploy/knob-heads-graph.ts), which the app loads at once.
+ * Knob-native model (deploy/knob-heads-graph.ts), which the app loads at once, and its card
+ * (src-shared/heads/heads-card.ts).
  */
-export interface HeadsCard {
-  model: { path: string; sha256: string };
-  trace: { path: string; sha256: string; labelledFrames: number; featureWidth: number };
-  seed: number;
-  split: string;
-  steps: string[];
-  /** On the held-out frames: the fitted heads, and the model as recorded (its contract named). */
-  validation: { heads: BranchFigures; recorded: BranchFigures & { contract: string } };
-  fitSeconds: number;
-}
-
 export async function fitHeadsOnTrace(request: {
   modelPath: string;
   tracePath: string;
