@@ -29,6 +29,7 @@ import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
 import { MAX_CONDITION_SWITCHES } from '../trace/condition-switches';
+import { BUNDLE_EXTENSION, BUNDLE_PATH_RULE } from './file-kinds';
 import { FIELD_METHODS, LiveAlarmSchema, LiveWatchStateSchema } from './field-watch';
 
 /**
@@ -187,7 +188,7 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
 
 export const BundleExportParamsSchema = z.strictObject({
   /** NAME.knob.zip: NAME names the bundle (and its Triton model). */
-  path: filePath.refine((p) => p.endsWith('.knob.zip'), 'a bundle is written as NAME.knob.zip'),
+  path: filePath.refine((p) => p.endsWith(BUNDLE_EXTENSION), BUNDLE_PATH_RULE),
   /** The model file goes into the bundle (its SHA-256 is recorded either way). */
   includeModel: z.boolean().default(true),
 });

@@ -6,6 +6,11 @@
  */
 export const VIDEO_EXTENSIONS = ['.mp4', '.m4v', '.mkv', '.webm', '.avi', '.mov', '.y4m', '.mpg', '.mpeg', '.ogv'];
 
+/** A bundle is written as NAME.knob.zip; NAME names it (and its Triton model). */
+export const BUNDLE_EXTENSION = '.knob.zip';
+/** Why a bundle path is refused, in the API's contract and the command line alike. */
+export const BUNDLE_PATH_RULE = `a bundle is written as a file named NAME${BUNDLE_EXTENSION} (not a folder)`;
+
 export const FILE_KIND_EXTENSIONS = {
   model: ['.onnx'],
   /** A tuned-calibrator bundle (NAME.knob.zip) or a settings file: imported. */

@@ -99,6 +99,10 @@ describe('outputs are all or nothing', () => {
 
   it('bundle.export refuses a name that is not NAME.knob.zip', async () => {
     await expect(backend.handle('bundle.export', { path: join(dir, 'tuned.zip') })).rejects.toThrow(/NAME\.knob\.zip/);
+    // a folder (what the Export panel's placeholder once suggested) is told what to give instead
+    await expect(backend.handle('bundle.export', { path: dir })).rejects.toThrow(
+      /a file named NAME\.knob\.zip \(not a folder\)/,
+    );
   });
 
   it('trace.save onto a folder is refused, and the folder is untouched', async () => {

@@ -1,5 +1,6 @@
 import { basename, dirname } from 'node:path';
 import type { ModelDescription } from '../../../src-shared/api/model-options';
+import { BUNDLE_EXTENSION, BUNDLE_PATH_RULE } from '../../../src-shared/api/file-kinds';
 import type { BundleManifest } from '../../../src-shared/bundle/bundle-manifest';
 import { checkCalibratorFor, type CalibratorSpec } from '../../../src-shared/calibrators';
 import { KnobError } from '../../../src-shared/errors';
@@ -12,13 +13,9 @@ import { readUserFile } from '../files/user-files';
 import { checkTraceRecordedWith } from '../recording/model-binding';
 import type { StoredProvenance } from '../report/provenance';
 
-/** A bundle is written as NAME.knob.zip; NAME names it (and its Triton model). */
-export const BUNDLE_EXTENSION = '.knob.zip';
-
 /** Refuses a bundle path not named NAME.knob.zip (before anything is read). */
 export function checkBundlePath(path: string): void {
-  if (!path.endsWith(BUNDLE_EXTENSION))
-    throw new KnobError('INVALID_INPUT', `${path}: a bundle is written as NAME${BUNDLE_EXTENSION}`);
+  if (!path.endsWith(BUNDLE_EXTENSION)) throw new KnobError('INVALID_INPUT', `${path}: ${BUNDLE_PATH_RULE}`);
 }
 
 export interface ExportBundleInput {

@@ -4,7 +4,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { readVerifiedBundle } from '../bundle/bundle-verify';
 import { readUserFile } from '../files/user-files';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
-import { BUNDLE_EXTENSION } from './export-bundle';
+import { BUNDLE_EXTENSION } from '../../../src-shared/api/file-kinds';
 
 /** Knobs read back from a bundle or a settings file, with what was checked. */
 export interface ImportedKnobs {

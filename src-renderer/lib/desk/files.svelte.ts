@@ -30,6 +30,8 @@ export class Files {
   imported = $state<string | null>(null);
   /** The last imported bundle's model, to load when it is not the one loaded. */
   importedModel = $state<ImportedModel | null>(null);
+  /** An export or import in flight (a bundle takes seconds: the panel says it is working). */
+  busy = $state<'export' | 'import' | null>(null);
 
   constructor(private readonly host: FilesHost) {}
 
@@ -70,12 +72,12 @@ export class Files {
   }
 
   async exportTo(path: string): Promise<void> {
-    const result = await this.host.slots.attempt('export', () => this.host.api.call('bundle.export', { path }));
+    const result = await this.whileBusy('export', () => this.host.api.call('bundle.export', { path }));
     if (result) this.exported = result;
   }
 
   async importFrom(path: string): Promise<void> {
-    const result = await this.host.slots.attempt('export', () => this.host.api.call('bundle.import', { path }));
+    const result = await this.whileBusy('import', () => this.host.api.call('bundle.import', { path }));
     if (result === null) return;
     this.host.knobs.adoptImported(result.knobs);
     this.imported = result.verification;
@@ -88,6 +90,16 @@ export class Files {
     if (bundle === null) return;
     const params = { path: bundle.bundlePath, ...(modelPath === undefined ? {} : { modelPath }) };
     if (await this.host.loading.loadBundleModel(params)) this.importedModel = { ...bundle, matchesLoaded: true };
+  }
+
+  /** One export or import at a time, `busy` saying which while it runs; its error in the export slot. */
+  private async whileBusy<T>(work: 'export' | 'import', call: () => Promise<T>): Promise<T | null> {
+    this.busy = work;
+    try {
+      return await this.host.slots.attempt('export', call);
+    } finally {
+      this.busy = null;
+    }
   }
 
   /** A folder: of images (an ImageFolder, a CSV manifest's) or, failing that, a NumPy dataset folder. */
