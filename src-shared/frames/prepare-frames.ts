@@ -47,6 +47,8 @@ export function createFramePreparer(
     prepare(frames, from, count, firstStreamIndex, firstSourceFrame, out, metadata, metadataOffset = 0) {
       const sourceBytes = from.width * from.height * from.channels;
       fitter = fitterFor(fitter, from, target);
+      // this batch's alone, even after a batch that failed part-way
+      jpegFramesBySeverity.clear();
       for (let i = 0; i < count; i++) {
         const at = i * frameBytes;
         fitter.fitInto(frames.subarray(i * sourceBytes, (i + 1) * sourceBytes), out, at);
@@ -93,7 +95,6 @@ export function createFramePreparer(
           out.set(imageToBytes(image), offsets[j]),
         );
       }
-      jpegFramesBySeverity.clear();
     },
   };
 }
