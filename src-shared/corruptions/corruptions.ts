@@ -206,7 +206,7 @@ function zoomAbout(image: ImageFrame, factor: number): ImageFrame {
  * JPEG round trip through jpeg-js of several images at once: each image, padded by edge
  * replication to whole 8 x 8 blocks (as jpeg-js pads a single image), becomes a tile of one mosaic
  * that is encoded and decoded once. jpeg-js codes 4:4:4 blocks independently, so every tile decodes
- * to exactly what the image alone would; this only saves jpeg-js's ~40 ms encoder set-up per call.
+ * to exactly what the image alone would; this only saves jpeg-js's encoder set-up per call (20-30 ms).
  */
 export function jpegRoundTripBatch(images: readonly ImageFrame[], quality: number): ImageFrame[] {
   if (images.length === 0) return [];

@@ -16,7 +16,7 @@ import { fitterFor, type FrameFitter, type FrameGeometry } from './fit-frame';
  * source index go into `metadata`. Corruptions are defined on model-sized frames, so a camera frame
  * and a Fashion-MNIST image at the same severity are degraded alike. A batch's JPEG frames are
  * compressed together, one round trip a severity (`corruptBatch`: the same bytes as one a frame),
- * since jpeg-js spends about 25 ms setting up each encoder, a hundred times a small frame's coding.
+ * since jpeg-js spends about 20-30 ms setting up each encoder (measured here), a hundred times a small frame's coding.
  */
 export interface FramePreparer {
   readonly target: FrameGeometry & { channels: 1 | 3 };
@@ -32,6 +32,12 @@ export interface FramePreparer {
     metadataOffset?: number,
   ): void;
 }
+
+/**
+ * The most frames in one JPEG mosaic: 64 frames of 224 x 224 make a 1,792 x 1,792 image, far
+ * inside jpeg-js's decoding limits (100 megapixels, 512 MB) whatever the batch.
+ */
+const JPEG_TILES = 64;
 
 export function createFramePreparer(
   target: FrameGeometry & { channels: 1 | 3 },
@@ -86,15 +92,17 @@ export function createFramePreparer(
         }
         metadata.sourceFrame[m] = firstSourceFrame + i;
       }
-      for (const [severity, offsets] of jpegFramesBySeverity) {
-        const images = offsets.map((at) =>
-          imageFromBytes(out.subarray(at, at + frameBytes), target.width, target.height, target.channels),
-        );
-        // JPEG draws no random numbers: the seeds are unused
-        corruptBatch(images, 'jpeg_compression', severity, new Uint32Array(images.length)).forEach((image, j) =>
-          out.set(imageToBytes(image), offsets[j]),
-        );
-      }
+      for (const [severity, offsets] of jpegFramesBySeverity)
+        for (let first = 0; first < offsets.length; first += JPEG_TILES) {
+          const chunk = offsets.slice(first, first + JPEG_TILES);
+          const images = chunk.map((at) =>
+            imageFromBytes(out.subarray(at, at + frameBytes), target.width, target.height, target.channels),
+          );
+          // JPEG draws no random numbers: the seeds are unused
+          corruptBatch(images, 'jpeg_compression', severity, new Uint32Array(images.length)).forEach((image, j) =>
+            out.set(imageToBytes(image), chunk[j]),
+          );
+        }
     },
   };
 }

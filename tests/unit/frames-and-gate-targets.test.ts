@@ -10,6 +10,7 @@ import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/fra
 import type { InputSpec } from '../../src-shared/frames/input-spec';
 import { createFramePreparer } from '../../src-shared/frames/prepare-frames';
 import { parseCorruptionSchedule } from '../../src-shared/corruptions/schedule';
+import { corruptBytes } from '../../src-shared/corruptions/corruptions';
 import {
   agreementGateTargetInto,
   certaintyGateTargetInto,
@@ -214,6 +215,23 @@ describe('preprocessing', () => {
     );
     expect(jpegSeverities.size).toBeGreaterThan(1);
     expect(Buffer.from(together.out).equals(Buffer.from(prepared(1).out))).toBe(true);
+    // and each JPEG frame is the canonical round trip of its own bytes (the frames fit as they are)
+    let jpegFrames = 0;
+    for (let i = 0; i < count; i++) {
+      if (together.metadata.corruption[i] !== 'jpeg_compression') continue;
+      const own = frames.subarray(i * frameBytes, (i + 1) * frameBytes);
+      const expected = corruptBytes(own, 20, 12, 3, {
+        name: 'jpeg_compression',
+        severity: together.metadata.severity[i]!,
+        seed: 0,
+      });
+      expect(
+        Buffer.from(together.out.subarray(i * frameBytes, (i + 1) * frameBytes)).equals(Buffer.from(expected)),
+      ).toBe(true);
+      expect(Buffer.from(expected).equals(Buffer.from(own))).toBe(false);
+      jpegFrames++;
+    }
+    expect(jpegFrames).toBeGreaterThan(2);
   });
 });
 

@@ -37,10 +37,12 @@ export class StreamView {
   historyRevision = $state(0);
   readonly history = new StreamHistory(1800);
   /**
-   * Where a condition-aware calibrator's condition changes, for the gate chart: live, at the first
-   * update that shows the new one; paused, the recording's exact frames ('recording.series').
+   * Where a condition-aware calibrator's condition changes, for the gate chart: live (`seenLive`),
+   * the switches seen in the updates (at most 30 a second, so a count of what was seen), the newest
+   * MAX_CONDITION_SWITCHES kept; from 'recording.series' (a recording not watched live, or the knobs
+   * or calibrator changed while paused), every frame where it switches.
    */
-  conditions = $state.raw<ConditionSwitches | null>(null);
+  conditions = $state.raw<(ConditionSwitches & { seenLive: boolean }) | null>(null);
   /** The charts and the frame on screen replayed at new knobs while paused; why the rolling chart is empty. */
   readonly replayed: ReplayedViews;
 
@@ -70,7 +72,7 @@ export class StreamView {
       update: () => this.update,
       showScrubbed: (frame) => (this.scrubbed = frame),
       showUpdate: (update) => (this.update = update),
-      showConditions: (conditions) => (this.conditions = conditions),
+      showConditions: (conditions) => (this.conditions = conditions && { ...conditions, seenLive: false }),
       report: (error) => slots.report('stream', error),
     });
   }
@@ -117,11 +119,14 @@ export class StreamView {
       this.conditions = null;
       return;
     }
+    // live, the newest switches are the ones on the chart's time span; a count that live updates
+    // add to is one of switches seen
     const { switches, switchCount } = this.conditions ?? { switches: [], switchCount: 0 };
     this.conditions = {
-      switches: switches.length < MAX_CONDITION_SWITCHES ? [...switches, { frame, tSeconds, condition }] : switches,
+      switches: [...switches.slice(switches.length >= MAX_CONDITION_SWITCHES ? 1 : 0), { frame, tSeconds, condition }],
       switchCount: switchCount + 1,
       lastCondition: condition,
+      seenLive: true,
     };
   }
 

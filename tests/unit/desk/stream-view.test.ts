@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { settle } from './contract-fake-api';
 import { startedDesk } from './desk-harness';
 import { knobs, recordedFrame, series, streamUpdate } from './fixtures';
+import { MAX_CONDITION_SWITCHES } from '../../../src-shared/trace/condition-switches';
 
 describe('scrubbing', () => {
   it('asks for one frame at a time, skips the frames dragged past meanwhile, and ends on the last one', async () => {
@@ -84,6 +85,7 @@ describe("the condition-aware calibrator's switches", () => {
       ],
       switchCount: 3,
       lastCondition: 'contrast',
+      seenLive: true,
     });
     // the calibrator taken off: no condition, nothing marked
     api.emit('stream.update', streamUpdate(1, 5));
@@ -94,6 +96,22 @@ describe("the condition-aware calibrator's switches", () => {
     api.handle('recording.series', () => ({ ...series(1, 1, [0.2]), calibratorConditions: replayed }));
     api.emit('knobs.changed', knobs(1));
     await settle();
-    expect(desk.stream.conditions).toEqual(replayed);
+    expect(desk.stream.conditions).toEqual({ ...replayed, seenLive: false });
+    // live again after the series: the count is of switches seen
+    api.emit('stream.update', { ...streamUpdate(1, 6), calibratorCondition: 'contrast' });
+    await settle();
+    expect(desk.stream.conditions).toMatchObject({ switchCount: 2, lastCondition: 'contrast', seenLive: true });
+    expect(desk.stream.conditions?.switches.map((s) => s.condition)).toEqual(['fog', 'contrast']);
+  });
+
+  it('live, keeps the newest switches once it holds MAX_CONDITION_SWITCHES', async () => {
+    const { desk, api } = await startedDesk();
+    for (let frame = 0; frame < MAX_CONDITION_SWITCHES + 3; frame++)
+      api.emit('stream.update', { ...streamUpdate(1, frame), calibratorCondition: frame % 2 === 0 ? 'a' : 'b' });
+    await settle();
+    expect(desk.stream.conditions?.switchCount).toBe(MAX_CONDITION_SWITCHES + 3);
+    expect(desk.stream.conditions?.switches).toHaveLength(MAX_CONDITION_SWITCHES);
+    expect(desk.stream.conditions?.switches[0]?.frame).toBe(3);
+    expect(desk.stream.conditions?.switches.at(-1)?.frame).toBe(MAX_CONDITION_SWITCHES + 2);
   });
 });
