@@ -102,8 +102,9 @@ describe('the layout', () => {
     await app.page.getByTestId('pause').click();
     await app.backend.handle('trace.load', { path: join(dir, 'run', 'trace.arrow'), discard: true });
     await waitUntil('the trace', async () => Number(await testIdText(app, 'frames-processed')) === FRAMES);
+    // each recording is kept as a recent run once it is written: wait for both
+    await waitUntil('two runs kept', async () => (await app.backend.handle('runs.list', {})).runs.length === 2);
     const runs = (await app.backend.handle('runs.list', {})).runs;
-    expect(runs).toHaveLength(2);
     await app.page.getByTestId('run-a').selectOption(runs[0]!.id);
     await app.page.getByTestId('run-b').selectOption(runs[1]!.id);
     await app.page.getByTestId('compare-runs').click();
