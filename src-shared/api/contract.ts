@@ -28,7 +28,7 @@ import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
-import { MAX_CONDITION_SWITCHES } from '../trace/condition-switches';
+import { ConditionSwitchesSchema } from '../trace/condition-switches';
 import { BUNDLE_EXTENSION, BUNDLE_PATH_RULE } from './file-kinds';
 import { FIELD_METHODS, LiveAlarmSchema, LiveWatchStateSchema } from './field-watch';
 
@@ -335,25 +335,8 @@ export const API_METHODS = {
       rollingConfidence: z.array(z.number().nullable()),
       /** The rolling window: the last this many labelled frames. */
       rollingWindowFrames: z.number().int().positive(),
-      /**
-       * With a condition-aware output calibrator on a recording with features: the frames where the
-       * condition it applies changes (the first frame is one): the first MAX_CONDITION_SWITCHES, how many in all, and the last frame's condition.
-       */
-      calibratorConditions: z
-        .strictObject({
-          switches: z
-            .array(
-              z.strictObject({
-                frame: z.number().int().nonnegative(),
-                tSeconds: z.number(),
-                condition: z.string(),
-              }),
-            )
-            .max(MAX_CONDITION_SWITCHES),
-          switchCount: z.number().int().nonnegative(),
-          lastCondition: z.string().nullable(),
-        })
-        .optional(),
+      /** With a condition-aware calibrator on a recording with features: where its condition switches. */
+      calibratorConditions: ConditionSwitchesSchema.optional(),
     }),
   },
   /**

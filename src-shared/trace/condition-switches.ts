@@ -1,22 +1,30 @@
+import { z } from 'zod';
 import type { Calibrator } from '../calibrators/output-calibrator';
 import type { Trace } from './trace';
 
-/** A frame where the applied condition-aware calibrator's detected condition changes (the first frame is one). */
-export interface ConditionSwitch {
-  frame: number;
-  tSeconds: number;
-  condition: string;
-}
-
-/** The switches of a recording: the first MAX_CONDITION_SWITCHES, how many in all, and the condition at the last frame. */
-export interface ConditionSwitches {
-  switches: ConditionSwitch[];
-  switchCount: number;
-  lastCondition: string | null;
-}
-
 /** The most switches listed: a detector flickering frame by frame is still drawn in bounded memory. */
 export const MAX_CONDITION_SWITCHES = 500;
+
+/**
+ * The switches of a recording: the frames where the applied condition-aware calibrator's detected
+ * condition changes (the first frame is one), the first MAX_CONDITION_SWITCHES of them, how many
+ * in all, and the condition at the last frame ('recording.series' carries it).
+ */
+export const ConditionSwitchesSchema = z.strictObject({
+  switches: z
+    .array(
+      z.strictObject({
+        frame: z.number().int().nonnegative(),
+        tSeconds: z.number(),
+        condition: z.string(),
+      }),
+    )
+    .max(MAX_CONDITION_SWITCHES),
+  switchCount: z.number().int().nonnegative(),
+  lastCondition: z.string().nullable(),
+});
+export type ConditionSwitches = z.output<typeof ConditionSwitchesSchema>;
+export type ConditionSwitch = ConditionSwitches['switches'][number];
 
 /**
  * The conditions a condition-aware calibrator (conditional-calibration.ts) applies over the first
