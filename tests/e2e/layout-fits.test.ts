@@ -1,7 +1,7 @@
 /**
  * The desk fits the screens operators use (issue 32, deliverable 2): at 1280 x 800, 1600 x 1000 and
  * 1920 x 1080, with its widest tables on screen (the calibrators compared, the metrics by group, every
- * metric with its identity, two recent runs compared), the page has no horizontal scroll and every table either fits
+ * metric with its identity), the page has no horizontal scroll and every table either fits
  * its panel or scrolls sideways inside a region of its own, so no column is cut off; every chart titles
  * both its axes. A screenshot of
  * each size goes to test-output/e2e/layout-WIDTHxHEIGHT.png.
@@ -96,19 +96,8 @@ const laidOut = () =>
 
 describe('the layout', () => {
   it('fits at 1280 x 800, 1600 x 1000 and 1920 x 1080 with the widest tables on screen', async () => {
-    // a short live recording, then the trace: two recent runs, compared
-    await app.page.getByTestId('play').click();
-    await waitUntil('a live recording', async () => Number(await testIdText(app, 'frames-processed')) > 40);
-    await app.page.getByTestId('pause').click();
     await app.backend.handle('trace.load', { path: join(dir, 'run', 'trace.arrow'), discard: true });
     await waitUntil('the trace', async () => Number(await testIdText(app, 'frames-processed')) === FRAMES);
-    // each recording is kept as a recent run once it is written: wait for both
-    await waitUntil('two runs kept', async () => (await app.backend.handle('runs.list', {})).runs.length === 2);
-    const runs = (await app.backend.handle('runs.list', {})).runs;
-    await app.page.getByTestId('run-a').selectOption(runs[0]!.id);
-    await app.page.getByTestId('run-b').selectOption(runs[1]!.id);
-    await app.page.getByTestId('compare-runs').click();
-    await app.page.getByTestId('runs-comparison').waitFor({ timeout: 30_000 });
     // the metrics by corruption, and every metric with its identity
     await app.page.getByTestId('metrics-group').selectOption('corruption');
     await app.page.getByTestId('metrics-groups').waitFor({ timeout: 60_000 });
