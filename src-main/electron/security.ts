@@ -8,7 +8,8 @@ import { APP_ORIGIN } from './app-protocol';
  * an unpackaged app accepts). Requests over IPC, the frame port, permissions and navigation are
  * all decided against that origin:
  * - IPC: answered only for the app's top frame (not a subframe, not another origin);
- * - permissions: the camera ('media', video only) for the app's top frame, nothing else for anyone;
+ * - permissions: the camera ('media', video only) and MIDI ('midi': the hardware knobs; never
+ *   'midiSysex', which can rewrite a device's firmware) for the app's top frame, nothing else for anyone;
  * - navigation: none by the page, no redirect away from the app, no new window, no webview.
  * The navigation and permission rules hold for every web contents and session the app creates
  * (guardEverything), not only the main window's.
@@ -51,18 +52,22 @@ export function isTrustedFrame(frame: WebFrameMain | null | undefined, trust: Tr
   return isAppUrl(frame.url, trust);
 }
 
-/** Permission requests and checks: the camera for the app's top frame, everything else refused. */
+/**
+ * Permission requests and checks: the camera and MIDI without system exclusive for the app's top
+ * frame, everything else refused.
+ */
 export function restrictPermissions(session: Session, trust: TrustedOrigin): void {
   session.setPermissionRequestHandler((_contents, permission, callback, details) => {
     const mediaTypes = 'mediaTypes' in details ? (details.mediaTypes ?? []) : [];
     const video = mediaTypes.length > 0 && mediaTypes.every((type) => type === 'video');
-    callback(permission === 'media' && video && details.isMainFrame && isAppUrl(details.requestingUrl, trust));
+    const wanted = (permission === 'media' && video) || permission === 'midi';
+    callback(wanted && details.isMainFrame && isAppUrl(details.requestingUrl, trust));
   });
   session.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) => {
     const mainFrame = details.isMainFrame ?? false;
+    const wanted = (permission === 'media' && details.mediaType === 'video') || permission === 'midi';
     return (
-      permission === 'media' &&
-      details.mediaType === 'video' &&
+      wanted &&
       mainFrame &&
       isAppUrl(requestingOrigin, trust) &&
       isAppUrl(details.requestingUrl ?? requestingOrigin, trust)

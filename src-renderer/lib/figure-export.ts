@@ -1,4 +1,5 @@
 import type { FigurePalette } from '../../src-shared/plots/svg-style';
+import { download } from './download';
 
 /**
  * Figures in the desk are the same SVG the report draws (src-shared/plots), coloured by the
@@ -15,15 +16,6 @@ export const DESK_PALETTE: FigurePalette = {
   severity: 'var(--severity)',
   band: 'var(--dynamic)',
 };
-
-function download(fileName: string, blob: Blob): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function saveSvg(fileStem: string, svg: string): void {
   download(`${fileStem}.svg`, new Blob([svg], { type: 'image/svg+xml' }));

@@ -1,3 +1,5 @@
+import { DESK_KNOB_RANGES } from '../../src-shared/tuning/knob-ranges';
+
 /**
  * Mapping between a knob's value and its travel position p in [0, 1] (linear or logarithmic), and
  * the step sizes of keyboard and wheel input, expressed in travel so a log knob steps by a constant
@@ -45,3 +47,29 @@ export function parseTypedValue(scale: KnobScale, text: string): number | null {
   if (value < scale.min || value > scale.max) return null;
   return value;
 }
+
+/**
+ * The desk's knobs' scales, on screen and from hardware alike (the hardware knobs move through
+ * them, hardware/bound-control.ts): their travel is the desk's knob ranges (knob-ranges.ts: the
+ * tuner stays inside them too). wn on a log scale, 0.1 to 100 rad/s: an arrow key is a factor of
+ * 10^(3 x 0.01) = 1.07. tau has no on-screen knob; from hardware it travels logarithmically over
+ * the horizons an operator uses, a frame at 120 fps to ten minutes.
+ */
+const zeta = DESK_KNOB_RANGES.zeta;
+export const DESK_KNOB_SCALES: Readonly<Record<'zeta' | 'wnRadPerSec' | 'tauSeconds', KnobScale>> = Object.freeze({
+  zeta: {
+    ...zeta,
+    logarithmic: false,
+    stepTravel: 0.01 / (zeta.max - zeta.min),
+    fineTravel: 0.001 / (zeta.max - zeta.min),
+    coarseTravel: 0.1 / (zeta.max - zeta.min),
+  },
+  wnRadPerSec: {
+    ...DESK_KNOB_RANGES.wnRadPerSec,
+    logarithmic: true,
+    stepTravel: 0.01,
+    fineTravel: 0.001,
+    coarseTravel: 0.1,
+  },
+  tauSeconds: { min: 0.01, max: 600, logarithmic: true, stepTravel: 0.01, fineTravel: 0.001, coarseTravel: 0.1 },
+});

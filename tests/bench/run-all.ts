@@ -8,6 +8,7 @@ import { runDriftBench } from './drift.bench';
 import { runEngineBench } from './engine.bench';
 import { runFieldScaleBench } from './field-scale.bench';
 import { runGateReplayBench } from './gate-replay.bench';
+import { runHardwareBench } from './hardware.bench';
 import { runHeadsBench } from './heads.bench';
 import { runMetricsBench } from './metrics.bench';
 import { runTuningBench } from './tuning.bench';
@@ -24,6 +25,7 @@ const benches: Record<string, () => void | Promise<void>> = {
   field: runFieldScaleBench,
   drift: runDriftBench,
   heads: runHeadsBench,
+  hardware: runHardwareBench,
 };
 const only = process.argv.slice(2);
 process.stdout.write(

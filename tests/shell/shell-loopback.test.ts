@@ -299,8 +299,24 @@ describe('permissions', () => {
       );
   });
 
+  it('grants MIDI without system exclusive, to the app top frame only', async () => {
+    expect(await request('midi', app)).toBe(true);
+    expect(await request('midiSysex', app)).toBe(false);
+    expect(await request('midi', { ...app, isMainFrame: false })).toBe(false);
+    for (const requestingUrl of ['https://example.com/', 'file:///tmp/x.html', 'knob://other/index.html'])
+      expect(await request('midi', { requestingUrl, isMainFrame: true }), requestingUrl).toBe(false);
+    const midi = (origin: string, isMainFrame: boolean) =>
+      session.defaultSession.permissionCheckHandler!(window.webContents, 'midi', origin, {
+        requestingUrl: `${origin}/index.html`,
+        isMainFrame,
+      });
+    expect(midi('knob://app', true)).toBe(true);
+    expect(midi('knob://app', false)).toBe(false);
+    expect(midi('https://example.com', true)).toBe(false);
+  });
+
   it("refuses every other permission of Electron's list, to the app and to anyone", async () => {
-    for (const permission of ELECTRON_PERMISSIONS.filter((p) => p !== 'media')) {
+    for (const permission of ELECTRON_PERMISSIONS.filter((p) => p !== 'media' && p !== 'midi')) {
       expect(await request(permission, app), permission).toBe(false);
       const check = session.defaultSession.permissionCheckHandler!(window.webContents, permission, 'knob://app', {
         ...app,

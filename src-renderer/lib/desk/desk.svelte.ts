@@ -11,6 +11,7 @@ import { ErrorSlots } from './error-slots.svelte';
 import { FieldWatch } from './field-watch.svelte';
 import { Files } from './files.svelte';
 import { FIRST_START_SCHEDULE } from './first-start';
+import { browserHardware, HardwareKnobs, type HardwareHost } from './hardware-knobs.svelte';
 import { KnobSync } from './knob-sync.svelte';
 import { Labelling } from './labelling.svelte';
 import { MetricsView } from './metrics-view.svelte';
@@ -19,6 +20,7 @@ import { OfflineRun } from './offline-run.svelte';
 import { Probes } from './probes.svelte';
 import { RecordingRequest } from './recording-request.svelte';
 import { Runs } from './runs.svelte';
+import { localBindingsStore } from './saved-bindings';
 import { localKnobStore, type KnobStore } from './saved-knobs';
 import { SessionMirror } from './session-mirror.svelte';
 import { StreamView } from './stream-view.svelte';
@@ -60,12 +62,18 @@ export class Desk {
   readonly labelling: Labelling;
   readonly runs: Runs;
   readonly files: Files;
+  /** MIDI controllers and gamepads bound to the knobs and the transport. */
+  readonly hardware: HardwareKnobs;
   /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
   notice = $state<string | null>(null);
 
   constructor(
     private readonly api: KnobApi,
     store: KnobStore = localKnobStore,
+    devices: Pick<HardwareHost, 'store' | 'requestMidi' | 'gamepads' | 'frames'> = {
+      store: localBindingsStore,
+      ...browserHardware(),
+    },
   ) {
     const { slots, confirmations } = this;
     const mirror = (this.mirror = new SessionMirror({
@@ -126,6 +134,14 @@ export class Desk {
       knobs: this.knobs,
       runs: this.runs,
       notify: (message) => (this.notice = message),
+    });
+    this.hardware = new HardwareKnobs({
+      ...devices,
+      gate: () => this.knobs.gate,
+      change: (patch) => void this.knobs.change(patch),
+      playing: () => this.running,
+      play: () => void this.transport.play(),
+      pause: () => void this.transport.pause(),
     });
   }
 
