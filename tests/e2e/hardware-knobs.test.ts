@@ -95,24 +95,24 @@ describe('hardware knobs through Web MIDI', () => {
     await expect.poll(() => page.getByTestId('hw-binding-wnRadPerSec').innerText()).toMatch(/CC 22/);
     await page.getByTestId('hw-encoding-wnRadPerSec').selectOption('relative-twos-complement');
     const start = await shown(wnKnob());
-    // three detents clockwise (1 each), one anticlockwise (127 = -1): two steps of 0.01 in log travel
+    // three detents clockwise (1 each), one anticlockwise (127 = -1): two normal steps of 0.01 in log travel
     await send(0xb0, 22, 1);
     await send(0xb0, 22, 1);
     await send(0xb0, 22, 1);
     await send(0xb0, 22, 127);
-    await waitUntil(
-      'wn two coarse steps up',
-      async () => Math.abs((await shown(wnKnob())) / start - 10 ** 0.06) < 2e-3,
-    );
-    const coarse = await shown(wnKnob());
-    await bothAt('wnRadPerSec', coarse);
+    await waitUntil('wn two steps up', async () => Math.abs((await shown(wnKnob())) / start - 10 ** 0.06) < 2e-3);
+    const stepped = await shown(wnKnob());
+    await bothAt('wnRadPerSec', stepped);
 
     await page.getByTestId('hw-learn-fine').click();
     await send(0x90, 36, 100); // a pad pressed and held
     await expect.poll(() => page.getByTestId('hw-binding-fine').innerText()).toMatch(/note 36/);
     await expect.poll(() => page.getByTestId('hw-fine-on').count()).toBe(1);
     await send(0xb0, 22, 1);
-    await waitUntil('wn one fine step up', async () => Math.abs((await shown(wnKnob())) / coarse - 10 ** 0.003) < 5e-4);
+    await waitUntil(
+      'wn one fine step up',
+      async () => Math.abs((await shown(wnKnob())) / stepped - 10 ** 0.003) < 5e-4,
+    );
     await bothAt('wnRadPerSec', await shown(wnKnob()));
     await send(0x80, 36, 0); // released
     await expect.poll(() => page.getByTestId('hw-fine-on').count()).toBe(0);
@@ -133,8 +133,10 @@ describe('hardware knobs through Web MIDI', () => {
     // a fresh page has not seen the control: it picks up again before moving the value
     await send(0xb0, 21, 10);
     await expect.poll(() => page.getByTestId('hw-pickup-zeta').innerText()).toMatch(/turn up to pick up/);
-    await send(0xb0, 21, 70);
-    await bothAt('zeta', absolute(70));
+    await send(0xb0, 21, 30);
+    expect(await shown(zetaKnob())).toBe(zeta);
+    await send(0xb0, 21, 55);
+    await bothAt('zeta', absolute(55));
     expect(app.pageErrors).toEqual([]);
   });
 });

@@ -70,7 +70,7 @@ export class Desk {
   constructor(
     private readonly api: KnobApi,
     store: KnobStore = localKnobStore,
-    devices: Pick<HardwareHost, 'store' | 'requestMidi' | 'gamepads' | 'frames'> = {
+    devices: Pick<HardwareHost, 'store' | 'requestMidi' | 'gamepads' | 'frames' | 'watchPads'> = {
       store: localBindingsStore,
       ...browserHardware(),
     },
@@ -190,7 +190,10 @@ export class Desk {
       api.on('work.progress', (p) => this.offline.progress(p)),
       api.on('runs.changed', (r) => (this.runs.runs = r)),
     ];
-    const stop = (): void => offs.forEach((off) => off());
+    const stop = (): void => {
+      offs.forEach((off) => off());
+      this.hardware.dispose();
+    };
     const knobs = await slots.attempt('connection', () => api.call('knobs.get', {}));
     if (knobs) this.knobs.adopt(knobs);
     const session = await slots.attempt('connection', () => api.call('session.get', {}));

@@ -1,18 +1,24 @@
 import { KnobError } from '../../../src-shared/errors';
 import { GATE_VARIANTS, type GateSettings } from '../../../src-shared/gate/gate-settings';
-import { parseJsonText } from '../../../src-shared/json-text';
-import { parseWithSchema } from '../../../src-shared/zod-issues';
 import {
-  BindingsFileSchema,
   TARGET_KINDS,
+  controlName,
   defaultEncoding,
   encodingsFor,
+  readBindingsFile,
   sameSource,
   type Binding,
   type ControlSource,
   type HardwareTarget,
 } from '../hardware/bindings';
-import { FRESH_CONTROL, choose, press, turnContinuous, type ControlMemory } from '../hardware/bound-control';
+import {
+  FRESH_CONTROL,
+  choose,
+  press,
+  turnContinuous,
+  type ControlMemory,
+  type Precision,
+} from '../hardware/bound-control';
 import { readControl, type ControlReading, type Encoding } from '../hardware/encoder';
 import { jogSteps, movedControl, readPad, snapshotOf, wholeSteps, type PadSnapshot } from '../hardware/gamepad';
 import { MIDI_VALUE_MAX, readMidiControl } from '../hardware/midi-message';
@@ -50,12 +56,14 @@ export interface HardwareHost {
   gamepads: (() => ReadonlyArray<PadSnapshot | null>) | null;
   /** The animation frames gamepads are polled on. */
   frames: { request(callback: (timeMs: number) => void): number; cancel(handle: number): void };
+  /** Calls back when a gamepad connects (polling stops while none is there); returns the unsubscribe. */
+  watchPads(connected: () => void): () => void;
 }
 
 export type MidiStatus = 'off' | 'connecting' | 'on' | 'unavailable';
 
 /** The browser's Web MIDI and Gamepad API, when it has them (no system exclusive is ever asked for). */
-export function browserHardware(): Pick<HardwareHost, 'requestMidi' | 'gamepads' | 'frames'> {
+export function browserHardware(): Pick<HardwareHost, 'requestMidi' | 'gamepads' | 'frames' | 'watchPads'> {
   const nav = typeof navigator === 'undefined' ? null : navigator;
   return {
     requestMidi:
@@ -69,6 +77,11 @@ export function browserHardware(): Pick<HardwareHost, 'requestMidi' | 'gamepads'
     frames: {
       request: (callback) => requestAnimationFrame(callback),
       cancel: (handle) => cancelAnimationFrame(handle),
+    },
+    watchPads: (connected) => {
+      if (typeof window === 'undefined') return () => {};
+      window.addEventListener('gamepadconnected', connected);
+      return () => window.removeEventListener('gamepadconnected', connected);
     },
   };
 }
@@ -85,6 +98,8 @@ export class HardwareKnobs {
   fineLatched = $state(false);
   fineHeld = $state(false);
   shiftHeld = $state(false);
+  /** A bound coarse control held: relative detents take the knob's PageUp step. */
+  coarseHeld = $state(false);
   /** Absolute controls waiting for soft takeover: where each is and where its knob is (travel). */
   pickups = $state.raw<Partial<Record<HardwareTarget, { position: number; knobTravel: number }>>>({});
   /** The last control the desk heard, in words (shows that a device is talking). */
@@ -99,9 +114,16 @@ export class HardwareKnobs {
   private frame: number | null = null;
   private lastFrameMs: number | null = null;
   private learnRest: PadSnapshot[] = [];
+  /** Whether a gamepad may be connected: polling stops when a frame finds none, until one connects. */
+  private padsPresent = true;
+  private readonly unwatchPads: () => void;
 
   constructor(private readonly host: HardwareHost) {
     this.bindings = host.store.restore();
+    this.unwatchPads = host.watchPads(() => {
+      this.padsPresent = true;
+      this.pollWhenNeeded();
+    });
     if (host.requestMidi === null) this.midi = 'unavailable';
     // saved MIDI bindings reconnect by themselves, as the knobs come back after a reload
     if (this.bindings.some((b) => b.source.device === 'midi')) void this.connectMidi();
@@ -110,6 +132,11 @@ export class HardwareKnobs {
 
   get fine(): boolean {
     return this.fineLatched || this.fineHeld || this.shiftHeld;
+  }
+
+  /** The step a relative detent takes now (fine wins over coarse). */
+  get precision(): Precision {
+    return this.fine ? 'fine' : this.coarseHeld ? 'coarse' : 'normal';
   }
 
   bindingOf(target: HardwareTarget): Binding | null {
@@ -160,11 +187,7 @@ export class HardwareKnobs {
   /** Replaces the bindings with a file's; a file that is not a bindings file changes nothing and says why. */
   importText(text: string, fileName: string): void {
     try {
-      const file = parseWithSchema(BindingsFileSchema, parseJsonText(text, fileName), {
-        code: 'INVALID_INPUT',
-        what: `${fileName} is not a bindings file`,
-      });
-      this.setBindings(file.bindings);
+      this.setBindings(readBindingsFile(text, fileName));
       this.importError = null;
     } catch (error) {
       this.importError = error instanceof KnobError ? error.message : String(error);
@@ -203,9 +226,11 @@ export class HardwareKnobs {
     this.apply(binding.target, reading);
   }
 
+  /** Stops polling and watching for gamepads (the desk's teardown). */
   dispose(): void {
     if (this.frame !== null) this.host.frames.cancel(this.frame);
     this.frame = null;
+    this.unwatchPads();
   }
 
   /** Binds a learnt control; false when it cannot drive the target (a note cannot turn a knob). */
@@ -234,7 +259,7 @@ export class HardwareKnobs {
     const kind = TARGET_KINDS[target];
     if (kind === 'continuous') {
       const knob = target as 'zeta' | 'wnRadPerSec' | 'tauSeconds';
-      const turn = turnContinuous(DESK_KNOB_SCALES[knob], gate[knob], reading, this.fine, memory);
+      const turn = turnContinuous(DESK_KNOB_SCALES[knob], gate[knob], reading, this.precision, memory);
       this.memory[target] = turn.memory;
       const { [target]: _was, ...others } = this.pickups;
       this.pickups = turn.pickup === null ? others : { ...others, [target]: turn.pickup };
@@ -247,6 +272,7 @@ export class HardwareKnobs {
       const pressed = press(reading, memory);
       this.memory[target] = pressed.memory;
       if (target === 'fine') this.fineHeld = pressed.held;
+      else if (target === 'coarse') this.coarseHeld = pressed.held;
       else if (pressed.pressedNow) {
         if (this.host.playing()) this.host.pause();
         else this.host.play();
@@ -279,7 +305,7 @@ export class HardwareKnobs {
   private pollWhenNeeded(): void {
     const needed =
       this.host.gamepads !== null &&
-      (this.learning !== null || this.bindings.some((b) => b.source.device === 'gamepad'));
+      (this.learning !== null || (this.padsPresent && this.bindings.some((b) => b.source.device === 'gamepad')));
     if (needed && this.frame === null) this.frame = this.host.frames.request((ms) => this.poll(ms));
     if (!needed && this.frame !== null) {
       this.host.frames.cancel(this.frame);
@@ -293,9 +319,15 @@ export class HardwareKnobs {
     const dtSeconds = this.lastFrameMs === null ? 0 : Math.min(0.1, (timeMs - this.lastFrameMs) / 1000);
     this.lastFrameMs = timeMs;
     const pads = this.pads().filter((pad): pad is PadSnapshot => pad !== null);
+    this.padsPresent = pads.length > 0;
     if (this.learning !== null) {
       for (const pad of pads) {
-        const rest = this.learnRest.find((p) => p.id === pad.id) ?? { id: pad.id, axes: [], buttons: [] };
+        const rest = this.learnRest.find((p) => p.id === pad.id);
+        // a pad first seen while learning (Chromium shows a pad only once it is touched): this frame is its rest
+        if (rest === undefined) {
+          this.learnRest.push(pad);
+          continue;
+        }
         const moved = movedControl(pad, rest);
         if (moved !== null && this.bind(this.learning, { device: 'gamepad', gamepad: pad.id, ...moved })) break;
       }
@@ -328,9 +360,6 @@ export class HardwareKnobs {
 }
 
 function describeHeard(source: ControlSource, value: number, target: HardwareTarget | null): string {
-  const what =
-    source.device === 'midi'
-      ? `${source.kind === 'cc' ? `CC ${source.number}` : source.kind === 'note' ? `note ${source.number}` : 'pitch bend'} ch ${source.channel} = ${value}`
-      : `gamepad ${source.control} ${source.index}`;
+  const what = source.device === 'midi' ? `${controlName(source)} = ${value}` : `gamepad ${controlName(source)}`;
   return target === null ? `${what} (not bound)` : `${what} → ${target}`;
 }

@@ -1,4 +1,4 @@
-import { BINDINGS_FILE_KIND, BindingsFileSchema, type Binding } from '../hardware/bindings';
+import { BINDINGS_FILE_KIND, readBindingsFile, type Binding } from '../hardware/bindings';
 
 /**
  * Where the hardware bindings outlive a reload: the app's settings in local storage, kept in the
@@ -29,9 +29,7 @@ export const localBindingsStore: BindingsStore = {
   restore() {
     try {
       const raw = localStorage.getItem(BINDINGS_KEY);
-      if (raw === null) return [];
-      const parsed = BindingsFileSchema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data.bindings : [];
+      return raw === null ? [] : readBindingsFile(raw, 'the saved bindings');
     } catch {
       return [];
     }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { parseJsonText } from '../../../src-shared/json-text';
+import { parseWithSchema } from '../../../src-shared/zod-issues';
 import { ENCODINGS, type Encoding } from './encoder';
 
 /**
@@ -9,7 +11,15 @@ import { ENCODINGS, type Encoding } from './encoder';
  * and nothing else; both are read back through this schema, so a hand-edited or foreign file is
  * refused with the field named instead of binding garbage.
  */
-export const HARDWARE_TARGETS = ['zeta', 'wnRadPerSec', 'tauSeconds', 'variant', 'playPause', 'fine'] as const;
+export const HARDWARE_TARGETS = [
+  'zeta',
+  'wnRadPerSec',
+  'tauSeconds',
+  'variant',
+  'playPause',
+  'fine',
+  'coarse',
+] as const;
 export type HardwareTarget = (typeof HARDWARE_TARGETS)[number];
 
 export const HARDWARE_TARGET_LABELS: Readonly<Record<HardwareTarget, string>> = Object.freeze({
@@ -19,6 +29,7 @@ export const HARDWARE_TARGET_LABELS: Readonly<Record<HardwareTarget, string>> = 
   variant: 'variant',
   playPause: 'play / pause',
   fine: 'fine steps (held)',
+  coarse: 'coarse steps (held)',
 });
 
 /** What a target is: a knob with a scale, a choice among the variants, or a button's action. */
@@ -30,17 +41,24 @@ export const TARGET_KINDS: Readonly<Record<HardwareTarget, TargetKind>> = Object
   variant: 'choice',
   playPause: 'action',
   fine: 'action',
+  coarse: 'action',
 });
 
 const NameSchema = z.string().min(1).max(200);
 
-export const MidiSourceSchema = z.strictObject({
-  device: z.literal('midi'),
-  input: NameSchema,
-  kind: z.enum(['cc', 'note', 'pitch']),
-  channel: z.int().min(1).max(16),
-  number: z.int().min(0).max(127),
-});
+export const MidiSourceSchema = z
+  .strictObject({
+    device: z.literal('midi'),
+    input: NameSchema,
+    kind: z.enum(['cc', 'note', 'pitch']),
+    channel: z.int().min(1).max(16),
+    number: z.int().min(0).max(127),
+  })
+  // a channel has one pitch bend, read as number 0 (midi-message.ts)
+  .refine((source) => source.kind !== 'pitch' || source.number === 0, {
+    message: 'a pitch bend has number 0',
+    path: ['number'],
+  });
 export const GamepadSourceSchema = z.strictObject({
   device: z.literal('gamepad'),
   gamepad: NameSchema,
@@ -71,6 +89,9 @@ export const BindingsFileSchema = z.strictObject({
     .max(HARDWARE_TARGETS.length)
     .refine((all) => new Set(all.map((b) => b.target)).size === all.length, {
       message: 'a target is bound twice',
+    })
+    .refine((all) => new Set(all.map((b) => JSON.stringify(b.source))).size === all.length, {
+      message: 'a control is bound to two targets',
     }),
 });
 export type BindingsFile = z.infer<typeof BindingsFileSchema>;
@@ -78,14 +99,18 @@ export type BindingsFile = z.infer<typeof BindingsFileSchema>;
 /**
  * The encodings a control can be read with for a target, the first being the one learning picks:
  * a knob takes a position or a relative encoder's steps (a stick also as a jog), never a note; the
- * variant also takes a button (the next variant); play/pause and the fine modifier take a press
- * (a relative encoder's detent is one). A note is a button, a pitch bend and a gamepad trigger are
- * positions. No encoding: the control cannot drive the target.
+ * variant also takes a button (the next variant); play/pause takes a press (a relative encoder's
+ * detent is one); the fine and coarse modifiers are held, so only a button holds them. A stick and
+ * a pitch bend rest at the middle of their travel, so they press nothing. A note is a button, a
+ * pitch bend and a gamepad trigger are positions. No encoding: the control cannot drive the target.
  */
 const RELATIVE: readonly Encoding[] = ['relative-twos-complement', 'relative-offset-binary', 'relative-signed-bit'];
 
 export function encodingsFor(source: ControlSource, target: HardwareTarget): readonly Encoding[] {
   const kind = TARGET_KINDS[target];
+  const centred =
+    (source.device === 'gamepad' && source.control === 'axis') || (source.device === 'midi' && source.kind === 'pitch');
+  if (kind === 'action' && centred) return [];
   if (source.device === 'gamepad') {
     if (source.control === 'button') return kind === 'continuous' ? ['absolute'] : ['button'];
     return kind === 'continuous' ? ['jog', 'absolute'] : ['absolute'];
@@ -93,7 +118,8 @@ export function encodingsFor(source: ControlSource, target: HardwareTarget): rea
   if (source.kind === 'note') return kind === 'continuous' ? [] : ['button'];
   if (source.kind === 'pitch') return ['absolute'];
   if (kind === 'continuous') return ['absolute', ...RELATIVE];
-  return kind === 'choice' ? ['absolute', ...RELATIVE, 'button'] : ['button', ...RELATIVE];
+  if (kind === 'choice') return ['absolute', ...RELATIVE, 'button'];
+  return target === 'playPause' ? ['button', ...RELATIVE] : ['button'];
 }
 
 /** The encoding a freshly learnt control starts with (the operator may pick another). */
@@ -105,11 +131,25 @@ export function sameSource(a: ControlSource, b: ControlSource): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** A control in words: "CC 21, channel 1, on Arturia BeatStep". */
-export function describeSource(source: ControlSource): string {
-  if (source.device === 'gamepad')
-    return `${source.control === 'axis' ? 'axis' : 'button'} ${source.index} of gamepad '${source.gamepad}'`;
+/** A control without its device: "CC 21, channel 1", "note 36, channel 10", "axis 1". */
+export function controlName(source: ControlSource): string {
+  if (source.device === 'gamepad') return `${source.control} ${source.index}`;
   const what =
     source.kind === 'cc' ? `CC ${source.number}` : source.kind === 'note' ? `note ${source.number}` : 'pitch bend';
-  return `${what}, channel ${source.channel}, on '${source.input}'`;
+  return `${what}, channel ${source.channel}`;
+}
+
+/** A control in words: "CC 21, channel 1, on 'Arturia BeatStep'". */
+export function describeSource(source: ControlSource): string {
+  return source.device === 'gamepad'
+    ? `${controlName(source)} of gamepad '${source.gamepad}'`
+    : `${controlName(source)}, on '${source.input}'`;
+}
+
+/** The bindings of a bindings file's text; a typed error naming the file and each offending field. */
+export function readBindingsFile(text: string, fileName: string): Binding[] {
+  return parseWithSchema(BindingsFileSchema, parseJsonText(text, fileName), {
+    code: 'INVALID_INPUT',
+    what: `${fileName} is not a bindings file`,
+  }).bindings;
 }

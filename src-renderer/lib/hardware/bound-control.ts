@@ -7,15 +7,20 @@ import type { ControlReading } from './encoder';
  *
  * A continuous knob (zeta, wn, tau) moves through the on-screen knob's own scale (knob-scale.ts),
  * so wn travels logarithmically from hardware as on screen:
- * - a relative encoder steps the knob's travel by its step per detent, or its fine step;
+ * - a relative encoder steps the knob's travel by the on-screen knob's own step sizes: its
+ *   arrow-key step per detent, its fine step while fine is held, its PageUp step while coarse is;
  * - an absolute control sets the travel, with soft takeover: after binding, after fine mode and
  *   after the value moved by another hand (the mouse, the tuner, an import), the control takes the
- *   value over only once it reaches it (within PICKUP_TRAVEL) or crosses it, so the value never
- *   jumps to where the hardware happens to sit (the "pickup" of DJ and lighting desks);
+ *   value over only once it reaches it (within PICKUP_TRAVEL) or crosses it in a move a knob can
+ *   make between two messages (at most MAX_CROSSING_MOVE), so the value never jumps to where the
+ *   hardware happens to sit (the "pickup" of DJ and lighting desks), nor to the far end when a
+ *   relative encoder is read as absolute by mistake (1, 1, 127 is not a turn across the range);
  * - in fine mode an absolute control moves the value by a tenth of its own movement (FINE_RATIO),
  *   from where the value is.
- * A choice (the variant) is picked by position, stepped one at a time by a relative encoder, or
- * advanced by a button. An action (play/pause) and the fine modifier follow a button's press.
+ * A choice (the variant) is picked when a position enters another choice's slice of the travel
+ * (so a control at rest does not hold the choice against the mouse), stepped one at a time by a
+ * relative encoder, or advanced by a button. An action (play/pause) and the fine and coarse
+ * modifiers follow a button's press.
  */
 export interface ControlMemory {
   /** An absolute control has taken over the value (soft takeover). */
@@ -37,9 +42,17 @@ export const FRESH_CONTROL: ControlMemory = Object.freeze({
 
 /** How close (in travel) an absolute control must come to take the value over: a 7-bit control's step and a half. */
 export const PICKUP_TRAVEL = 1.5 / 127;
+/**
+ * The largest move between two messages counted as turning across the value: a real knob sends
+ * every few steps of its 127 even when turned fast; a larger jump is a control read wrongly.
+ */
+export const MAX_CROSSING_MOVE = 0.25;
 /** Fine mode: the value moves this fraction of an absolute control's movement. */
 export const FINE_RATIO = 0.1;
 const SAME_TRAVEL = 1e-9;
+
+/** Which of the knob's step sizes a relative detent takes (fine and coarse are held modifiers; fine wins). */
+export type Precision = 'fine' | 'normal' | 'coarse';
 
 export interface ContinuousTurn {
   /** The new value, or null when the reading leaves it where it is. */
@@ -53,18 +66,18 @@ export function turnContinuous(
   scale: KnobScale,
   current: number,
   reading: ControlReading,
-  fine: boolean,
+  precision: Precision,
   memory: ControlMemory,
 ): ContinuousTurn {
   if ('steps' in reading) {
-    const next = reading.steps === 0 ? current : stepValue(scale, current, reading.steps * travelPerStep(scale, fine));
-    // a relative control needs no takeover; an absolute one bound to the same knob would have to pick up again
+    const next =
+      reading.steps === 0 ? current : stepValue(scale, current, reading.steps * travelPerStep(scale, precision));
     return { value: next === current ? null : next, memory, pickup: null };
   }
   if (!('absolute' in reading)) return { value: null, memory, pickup: null };
   const position = reading.absolute;
   const knobTravel = valueToTravel(scale, current);
-  if (fine) {
+  if (precision === 'fine') {
     const moved = memory.lastPosition === null ? 0 : (position - memory.lastPosition) * FINE_RATIO;
     const next = moved === 0 ? current : roundForDisplay(travelToValue(scale, knobTravel + moved));
     // leaving fine mode, the control sits away from the value: it picks up again
@@ -78,7 +91,11 @@ export function turnContinuous(
   let engaged = memory.engaged && !movedElsewhere;
   if (!engaged) {
     const near = Math.abs(position - knobTravel) <= PICKUP_TRAVEL;
-    const crossed = memory.lastPosition !== null && (memory.lastPosition - knobTravel) * (position - knobTravel) <= 0;
+    const last = memory.lastPosition;
+    const crossed =
+      last !== null &&
+      Math.abs(position - last) <= MAX_CROSSING_MOVE &&
+      (last - knobTravel) * (position - knobTravel) <= 0;
     engaged = near || crossed;
   }
   if (!engaged)
@@ -95,8 +112,8 @@ export function turnContinuous(
   };
 }
 
-function travelPerStep(scale: KnobScale, fine: boolean): number {
-  return fine ? scale.fineTravel : scale.stepTravel;
+function travelPerStep(scale: KnobScale, precision: Precision): number {
+  return precision === 'fine' ? scale.fineTravel : precision === 'coarse' ? scale.coarseTravel : scale.stepTravel;
 }
 
 /** The choice (of `count`) a reading picks from `current`, or null when it stays. */
@@ -106,19 +123,29 @@ export function choose(
   reading: ControlReading,
   memory: ControlMemory,
 ): { index: number | null; memory: ControlMemory } {
-  let index = current;
-  if ('absolute' in reading) index = Math.min(count - 1, Math.floor(reading.absolute * count));
-  else if ('steps' in reading) index = Math.min(count - 1, Math.max(0, current + Math.sign(reading.steps)));
-  else {
-    const { pressedNow, memory: next } = press(reading, memory);
-    return { index: pressedNow ? (current + 1) % count : null, memory: next };
+  if ('absolute' in reading) {
+    const slice = (position: number) => Math.min(count - 1, Math.floor(position * count));
+    const index = slice(reading.absolute);
+    // the first position only says where the control is; a choice is made by moving into another slice
+    const moved = memory.lastPosition !== null && slice(memory.lastPosition) !== index;
+    return {
+      index: moved && index !== current ? index : null,
+      memory: { ...memory, lastPosition: reading.absolute },
+    };
   }
-  return { index: index === current ? null : index, memory };
+  if ('steps' in reading) {
+    const index = Math.min(count - 1, Math.max(0, current + Math.sign(reading.steps)));
+    return { index: index === current ? null : index, memory };
+  }
+  const { pressedNow, memory: next } = press(reading, memory);
+  return { index: pressedNow ? (current + 1) % count : null, memory: next };
 }
 
 /**
  * A button's reading: whether it was pressed just now (an edge) and whether it is held. A relative
- * encoder's detent is a momentary press; an absolute control is held past half its travel.
+ * encoder's detent is a momentary press; a trigger (an absolute control resting at 0) is held past
+ * half its travel. A stick or a pitch bend, which rest at the middle, are never bound to a press
+ * (bindings.ts).
  */
 export function press(
   reading: ControlReading,

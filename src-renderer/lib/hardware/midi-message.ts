@@ -36,8 +36,8 @@ export function readMidiControl(bytes: ArrayLike<number> | null | undefined): Mi
   const data1 = bytes[1]!;
   const data2 = bytes[2]!;
   // a data byte has its top bit clear; a status byte has it set
-  if (status < 0x80 || data1 > 0x7f || data2 > 0x7f || !Number.isInteger(data1) || !Number.isInteger(data2))
-    return null;
+  const isData = (byte: number) => Number.isInteger(byte) && byte >= 0 && byte <= 0x7f;
+  if (!Number.isInteger(status) || status < 0x80 || status > 0xff || !isData(data1) || !isData(data2)) return null;
   const message = status & 0xf0;
   const channel = (status & 0x0f) + 1;
   switch (message) {

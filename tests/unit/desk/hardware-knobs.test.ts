@@ -36,6 +36,7 @@ function rig(saved: Binding[] = []) {
   const store: BindingsStore = { save: (b) => (stored = [...b]), restore: () => stored };
   const state = { gate: { ...DEFAULT_GATE_SETTINGS } as GateSettings, playing: false, pads: [] as PadSnapshot[] };
   const frames: Array<(timeMs: number) => void> = [];
+  const connected: Array<() => void> = [];
   const host: HardwareHost = {
     gate: () => state.gate,
     change: (patch) => (state.gate = { ...state.gate, ...patch }),
@@ -46,9 +47,13 @@ function rig(saved: Binding[] = []) {
     requestMidi: () => Promise.resolve(access),
     gamepads: () => state.pads,
     frames: { request: (callback) => frames.push(callback), cancel: () => {} },
+    watchPads: (callback) => {
+      connected.push(callback);
+      return () => connected.splice(connected.indexOf(callback), 1);
+    },
   };
   const tick = (timeMs: number) => frames.splice(0).forEach((callback) => callback(timeMs));
-  return { input, state, host, tick, stored: () => stored };
+  return { input, state, host, tick, frames, connected, stored: () => stored };
 }
 
 describe('hardware knobs in the desk', () => {
@@ -69,12 +74,14 @@ describe('hardware knobs in the desk', () => {
     expect(hardware.learning).toBeNull();
     expect(state.gate.zeta).toBe(DEFAULT_GATE_SETTINGS.zeta);
     expect(hardware.pickups.zeta).toBeDefined();
-    input.send(0xb0, 21, 60); // across the value: taken over
-    expect(state.gate.zeta).toBe(roundForDisplay(travelToValue(DESK_KNOB_SCALES.zeta, 60 / 127)));
+    input.send(0xb0, 21, 20);
+    expect(state.gate.zeta).toBe(DEFAULT_GATE_SETTINGS.zeta);
+    input.send(0xb0, 21, 35); // across the value: taken over
+    expect(state.gate.zeta).toBe(roundForDisplay(travelToValue(DESK_KNOB_SCALES.zeta, 35 / 127)));
     expect(hardware.pickups.zeta).toBeUndefined();
     // another control on the input is heard but drives nothing
     input.send(0xb0, 22, 60);
-    expect(hardware.lastHeard).toMatch(/CC 22 ch 1 = 60 \(not bound\)/);
+    expect(hardware.lastHeard).toMatch(/CC 22, channel 1 = 60 \(not bound\)/);
 
     const next = new HardwareKnobs(host);
     expect(stored()).toHaveLength(1);
@@ -99,6 +106,12 @@ describe('hardware knobs in the desk', () => {
     expect(state.gate.wnRadPerSec / before).toBeCloseTo(10 ** 0.003, 4);
     input.send(0x80, 36, 0);
     expect(hardware.fine).toBe(false);
+    hardware.learn('coarse');
+    input.send(0x90, 38, 100);
+    const normal = state.gate.wnRadPerSec;
+    input.send(0xb0, 30, 1);
+    expect(state.gate.wnRadPerSec / normal).toBeCloseTo(10 ** 0.3, 2); // the PageUp step: 0.1 of log travel
+    input.send(0x90, 38, 0);
     hardware.learn('playPause');
     input.send(0x90, 37, 127);
     expect(state.playing).toBe(true);
@@ -157,5 +170,58 @@ describe('hardware knobs in the desk', () => {
     const held = state.gate.zeta;
     for (let ms = 550; ms <= 1000; ms += 50) tick(ms);
     expect(state.gate.zeta).toBe(held);
+  });
+
+  it('learns the control that moved on a pad first seen while learning, not one resting away from 0', () => {
+    const { state, host, tick } = rig();
+    const hardware = new HardwareKnobs(host);
+    hardware.learn('wnRadPerSec'); // no pad yet: Chromium shows one only once it is touched
+    // a trigger on axis 2 rests at -1; the operator pushes the stick on axis 3
+    state.pads = [{ id: 'Pad', axes: [0, 0, -1, 0.1], buttons: [] }];
+    tick(0);
+    expect(hardware.bindingOf('wnRadPerSec')).toBeNull();
+    state.pads = [{ id: 'Pad', axes: [0, 0, -1, 0.9], buttons: [] }];
+    tick(16);
+    expect(hardware.bindingOf('wnRadPerSec')?.source).toMatchObject({ control: 'axis', index: 3 });
+  });
+
+  it('a stick at rest does not hold the variant against the mouse; a stick cannot press play', () => {
+    const { state, host, tick } = rig([
+      {
+        target: 'variant',
+        source: { device: 'gamepad', gamepad: 'Pad', control: 'axis', index: 0 },
+        encoding: 'absolute',
+      },
+    ]);
+    const hardware = new HardwareKnobs(host);
+    state.pads = [{ id: 'Pad', axes: [0], buttons: [] }];
+    tick(0);
+    state.gate = { ...state.gate, variant: 'instant' }; // the mouse picks Knob-IA
+    for (let ms = 16; ms < 200; ms += 16) tick(ms);
+    expect(state.gate.variant).toBe('instant');
+    state.pads = [{ id: 'Pad', axes: [0.95], buttons: [] }]; // pushed into the last slice
+    tick(200);
+    expect(state.gate.variant).toBe('second-order');
+    hardware.learn('playPause');
+    state.pads = [{ id: 'Pad', axes: [-0.95], buttons: [] }];
+    tick(216);
+    tick(232);
+    expect(hardware.bindingOf('playPause')).toBeNull();
+    expect(state.playing).toBe(false);
+  });
+
+  it('stops polling while no gamepad is connected, and starts again when one connects', () => {
+    const { state, host, tick, frames, connected } = rig([
+      { target: 'zeta', source: { device: 'gamepad', gamepad: 'Pad', control: 'axis', index: 1 }, encoding: 'jog' },
+    ]);
+    const hardware = new HardwareKnobs(host);
+    expect(frames).toHaveLength(1);
+    tick(0); // no pad: no next frame asked for
+    expect(frames).toHaveLength(0);
+    state.pads = [{ id: 'Pad', axes: [0, 0], buttons: [] }];
+    connected.forEach((callback) => callback());
+    expect(frames).toHaveLength(1);
+    hardware.dispose();
+    expect(connected).toHaveLength(0);
   });
 });

@@ -32,6 +32,9 @@ describe('MIDI channel messages', () => {
       [0xb0, 21], // truncated
       [0xb0, 0x80, 1], // a status byte where a data byte belongs
       [21, 100, 0], // no status byte
+      [0x1b0, 1, 2], // not a byte
+      [176.5, 1, 2],
+      [0xb0, -1, 2],
       [],
       null,
       undefined,

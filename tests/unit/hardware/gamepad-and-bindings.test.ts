@@ -76,6 +76,14 @@ describe('the bindings file', () => {
       /bindings\.0\.source\.channel/,
     );
     expect(issues({ ...file([zeta]), knobs: { zeta: 1 } })).toMatch(/knobs/);
+    expect(issues(file([zeta, { ...zeta, target: 'tauSeconds' }]))).toMatch(/a control is bound to two targets/);
+    const pitchAt = (number: number) => ({
+      ...zeta,
+      source: { ...zeta.source, kind: 'pitch', number },
+      encoding: 'absolute',
+    });
+    expect(issues(file([pitchAt(0)]))).toBeNull();
+    expect(issues(file([pitchAt(1)]))).toMatch(/bindings\.0\.source\.number: a pitch bend has number 0/);
     expect(issues({ ...file([zeta]), kind: 'knob-studio.settings' })).toMatch(/^kind: /);
   });
 
@@ -86,6 +94,13 @@ describe('the bindings file', () => {
     expect(encodingsFor({ ...cc, kind: 'note' }, 'wnRadPerSec')).toEqual([]);
     expect(encodingsFor({ ...cc, kind: 'note' }, 'playPause')).toEqual(['button']);
     expect(encodingsFor(cc, 'playPause')[0]).toBe('button');
-    expect(encodingsFor({ device: 'gamepad', gamepad: 'p', control: 'axis', index: 0 }, 'zeta')[0]).toBe('jog');
+    const stick = { device: 'gamepad', gamepad: 'p', control: 'axis', index: 0 } as const;
+    expect(encodingsFor(stick, 'zeta')[0]).toBe('jog');
+    // a stick and a pitch bend rest at the middle: they press nothing
+    expect(encodingsFor(stick, 'playPause')).toEqual([]);
+    expect(encodingsFor({ ...cc, kind: 'pitch', number: 0 }, 'fine')).toEqual([]);
+    // the modifiers are held: only a button holds them
+    expect(encodingsFor(cc, 'fine')).toEqual(['button']);
+    expect(encodingsFor(cc, 'coarse')).toEqual(['button']);
   });
 });
