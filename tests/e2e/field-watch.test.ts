@@ -18,6 +18,7 @@ import type { BrowserMode } from '../support/browser-mode';
 import { openSourceAndWait, startDesk, testIdText, waitUntil } from '../support/desk-page';
 import { fashionVideo } from '../support/fashion-video';
 import { knob, steppedCorruptionRun } from '../support/knob-cli';
+import { expectTableExported } from '../support/table-export-check';
 
 let app: BrowserMode;
 const dir = mkdtempSync(join(tmpdir(), 'knob-field-e2e-'));
@@ -56,6 +57,7 @@ describe('the Field tab', () => {
     await page.getByTestId('field-alarm-count').waitFor({ timeout: 120_000 });
     expect(await testIdText(app, 'field-monitor-facts')).toMatch(/Reference frames 0–600 taken as unshifted/);
     expect(await testIdText(app, 'field-alarm-count')).toMatch(/^\d+ alarms?/);
+    await expectTableExported(app, 'drift-detectors', 'field-monitor-pairs');
     const firstAlarm = await page.getByTestId('field-alarms').locator('li').first().innerText();
     expect(Number(/frame (\d+)/.exec(firstAlarm)![1])).toBeGreaterThanOrEqual(1000);
     await waitUntil(
@@ -78,6 +80,13 @@ describe('the Field tab', () => {
     await page.getByTestId('field-estimate').click();
     await page.getByTestId('field-estimates').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('field-estimates').locator('tbody tr').count()).toBe(2);
+    const estimates = await expectTableExported(app, 'label-free-estimates', 'field-estimates');
+    const atc = estimates.columns.find((c) => c.startsWith('atc') && !c.endsWith(')'))!;
+    for (const row of estimates.rows)
+      if (row[atc] !== null) {
+        expect(row[`${atc} (low)`] as number).toBeLessThanOrEqual(row[atc] as number);
+        expect(row[`${atc} (high)`] as number).toBeGreaterThanOrEqual(row[atc] as number);
+      }
     const assumptions = await testIdText(app, 'field-estimate-assumptions');
     expect(assumptions).toMatch(/atc .* assumes/);
     expect(assumptions).toMatch(/mean confidence .* assumes the model is calibrated on the new frames/);

@@ -12,6 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discreteResponseMetrics } from '../../src-shared/gate/response-metrics';
 import type { BrowserMode } from '../support/browser-mode';
 import { openSourceAndWait, recordFrames, startDesk, testIdText } from '../support/desk-page';
+import { expectTableExported } from '../support/table-export-check';
+import { formatNumber } from '../../src-renderer/lib/format';
 
 let app: BrowserMode;
 
@@ -46,6 +48,10 @@ describe('Measure panel', () => {
     // the predictions are the knobs' own discrete figures
     expect(await text('probe-predicted-overshoot')).toBe(await predictedOvershoot());
     expect(await text('probe-identified')).toMatch(/Identified from the recorded \(u\*, g\): ζ \d/);
+    // saved as CSV and JSON at full precision: the predictions round to what the table shows
+    const probe = await expectTableExported(app, 'step-probe', 'probe-table');
+    const overshoot = probe.rows.find((r) => String(r['figure']).startsWith('overshoot'))!;
+    expect(formatNumber(overshoot['discrete'] as number)).toBe(await text('probe-predicted-overshoot'));
     await app.screenshot('measure-step-probe');
 
     // a knob change replays the recording at the new knobs: new predictions, no model pass
@@ -61,6 +67,8 @@ describe('Measure panel', () => {
     await expect.poll(() => app.page.getByTestId('bode-facts').isVisible(), { timeout: 60000 }).toBe(true);
     expect(await text('bode-facts')).toMatch(/shot noise severity 3 ± 2, 3 frequencies at 30 fps/);
     expect(await app.page.getByTestId('bode-table').locator('tbody tr').count()).toBe(3);
+    const frequencies = await expectTableExported(app, 'frequency-probe', 'bode-table');
+    expect(frequencies.columns).toContain('measured dB (standard error)');
     const bode = await app.page.getByTestId('bode-probe-figure').locator('svg').first().innerHTML();
     expect(bode).toContain('discrete theory (zoh)');
     expect(bode).toContain('measured (lock-in)');
@@ -94,6 +102,8 @@ describe('Measure panel', () => {
     expect(await text('tune-improvement')).toMatch(/95 % paired interval \[/);
     expect(await text('tune-facts')).toMatch(/\d+ settings in \d+\.\d\d s on \d thread/);
     expect(await app.page.getByTestId('tune-heatmap').innerHTML()).toContain('class="constraint-boundary"');
+    const tuned = await expectTableExported(app, 'tune', 'tune-table');
+    expect(tuned.columns).not.toContain(''); // the Apply column is left out
     await app.screenshot('measure-tune');
 
     // a Pareto point, applied with one click
@@ -123,6 +133,7 @@ describe('Measure panel', () => {
     expect(lines).toMatch(/Spearman's rho with severity: -?\d\.\d{3}/);
     expect(lines).toMatch(/AUROC of u\* \d\.\d{3}/);
     expect(await app.page.getByTestId('analyses-severity').locator('tbody tr').count()).toBeGreaterThan(1);
+    await expectTableExported(app, 'analyses-severity', 'analyses-severity');
     expect(app.pageErrors).toEqual([]);
   }, 120_000);
 });

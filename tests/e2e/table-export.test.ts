@@ -1,0 +1,102 @@
+/**
+ * Issue 32, deliverable 4: every table exportable as CSV and JSON, at full precision. On a desk
+ * with a recording, the calibration tables (every metric, by corruption), the calibrators
+ * compared, the live top classes, the response figures, the hardware bindings, A/B and the recent runs
+ * are saved through their buttons and held to the table on screen; each metric's exported value
+ * is the backend's own number, not the rounded one shown. The probe, tune, analyses and field
+ * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserMode } from '../support/browser-mode';
+import { startDesk, testIdText, waitUntil } from '../support/desk-page';
+import { expectTableExported } from '../support/table-export-check';
+
+let app: BrowserMode;
+
+beforeAll(async () => {
+  app = await startDesk([], undefined, {
+    settle: false,
+    recentRunsFolder: mkdtempSync(join(tmpdir(), 'knob-export-runs-')),
+  });
+  await waitUntil('two hundred frames', async () => Number(await testIdText(app, 'frames-processed')) >= 200);
+  await app.page.getByTestId('pause').click();
+  await app.page.getByTestId('metrics-group').selectOption('corruption');
+  await app.page.getByTestId('metrics-groups').waitFor({ timeout: 60_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('tables saved as CSV and JSON', () => {
+  it('every metric at the precision the backend computed it, and the metrics by corruption with their intervals', async () => {
+    await app.page.getByText(/All metrics \(\d+\), each with its identity/).click();
+    await app.page.getByTestId('metrics-table').waitFor();
+    const metrics = await expectTableExported(app, 'metrics', 'metrics-table');
+    const snapshot = await app.backend.handle('metrics.snapshot', { groupBy: 'corruption' });
+    let compared = 0;
+    for (const row of metrics.rows) {
+      const own = snapshot.values.find((v) => v.identity === row['identity']);
+      expect(own, String(row['identity'])).toBeDefined();
+      if (own!.unavailable !== undefined || own!.value === null) continue;
+      expect(row['value'], own!.identity).toBe(own!.value);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(10);
+
+    const groups = await expectTableExported(app, 'metrics-by-corruption', 'metrics-groups');
+    expect(groups.columns).toContain('accuracy (low)');
+    for (const row of groups.rows) {
+      const [value, low, high] = [row['accuracy'], row['accuracy (low)'], row['accuracy (high)']];
+      expect(typeof value).toBe('number');
+      expect(low as number).toBeLessThanOrEqual(value as number);
+      expect(high as number).toBeGreaterThanOrEqual(value as number);
+    }
+  });
+
+  it('the calibrators compared, the top classes, the response figures, the bindings and the recent runs', async () => {
+    const page = app.page;
+    await page.getByTestId('calibrator-compare').click();
+    await page.getByTestId('calibrator-table').waitFor({ timeout: 120_000 });
+    const calibrators = await expectTableExported(app, 'calibrators', 'calibrator-table');
+    expect(calibrators.columns).not.toContain('');
+    expect(calibrators.rows.length).toBeGreaterThan(1);
+
+    const top = await expectTableExported(app, 'top-classes', 'live-top');
+    const fused = top.rows.map((r) => r[top.columns[1]!] as number);
+    expect(fused.every((p) => p > 0 && p <= 1)).toBe(true);
+
+    const response = await expectTableExported(app, 'response', 'response-readouts');
+    expect(response.rows.map((r) => r['figure'])).toEqual([
+      'overshoot (%)',
+      'rise 10–90 % (s)',
+      'settling 2 % (s)',
+      'bandwidth −3 dB (Hz)',
+    ]);
+
+    await page.getByTestId('hardware').locator('summary').click();
+    const bindings = await expectTableExported(app, 'hardware-bindings', 'hardware-bindings');
+    expect(bindings.columns).toEqual(['target', 'control', 'reads as']);
+    expect(bindings.rows[0]).toEqual({ target: 'ζ stability', control: null, 'reads as': null });
+
+    // A/B: the difference with its interval, as three columns
+    await page.getByTestId('take-a').click();
+    await page.getByRole('slider', { name: /Stability/ }).focus();
+    await page.keyboard.press('PageUp');
+    await page.getByTestId('take-b').click();
+    await page.getByTestId('compare').click();
+    await page.getByTestId('compare-table').waitFor({ timeout: 60_000 });
+    const ab = await expectTableExported(app, 'compare-table', 'compare-table');
+    expect(ab.columns).toEqual(['metric', 'A', 'B', 'B − A', 'B − A (low)', 'B − A (high)', 'verdict']);
+
+    await page.getByTestId('new-recording').click();
+    await waitUntil('a kept run', async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 1);
+    const runs = await expectTableExported(app, 'recent-runs', 'runs-table');
+    expect(typeof runs.rows[0]!['frames']).toBe('number');
+    expect(runs.rows[0]!['frames'] as number).toBeGreaterThanOrEqual(200);
+    expect(app.pageErrors).toEqual([]);
+  });
+});
