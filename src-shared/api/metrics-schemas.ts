@@ -116,6 +116,7 @@ export const CalibratorComparisonSchema = z.strictObject({
   evaluatedFrames: z.number().int().nonnegative(),
   /** The uncalibrated output on the evaluated frames. */
   before: z.array(HeadlineFigureSchema),
+  beforeReliability: ReliabilityDiagramSchema,
   methods: z.array(
     z.strictObject({
       method: z.enum(CALIBRATION_METHODS),
@@ -129,6 +130,8 @@ export const CalibratorComparisonSchema = z.strictObject({
         converged: z.boolean(),
       }),
       figures: z.array(HeadlineFigureSchema),
+      /** The top-label reliability diagram on the evaluated frames (the same bins as beforeReliability). */
+      reliability: ReliabilityDiagramSchema,
       /** Share of evaluated frames whose top-1 class the calibrator changes. */
       top1Changed: z.number().min(0).max(1),
     }),

@@ -12,6 +12,7 @@ import {
   type HeadlineStatistic,
 } from '../metrics/headline-intervals';
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
+import { reliabilityDiagram, type ReliabilityDiagram } from '../metrics/reliability';
 import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
 import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
 import { seededRandom } from '../random';
@@ -171,6 +172,8 @@ export interface MethodEvaluation {
   spec: CalibratorSpec;
   report: FitReport;
   figures: HeadlineFigure[];
+  /** Its top-label reliability diagram on the evaluated frames (15 equal-width bins), for overlays. */
+  reliability: ReliabilityDiagram;
   /** Share of evaluated frames whose top-1 class the calibrator changes. */
   top1Changed: number;
 }
@@ -181,6 +184,8 @@ export interface CalibratorComparison {
   evaluatedFrames: number;
   /** The uncalibrated output on the evaluated frames. */
   before: HeadlineFigure[];
+  /** The uncalibrated output's reliability diagram on the evaluated frames (the same bins as each method's). */
+  beforeReliability: ReliabilityDiagram;
   methods: MethodEvaluation[];
 }
 
@@ -242,15 +247,20 @@ function rows(
   return { z, y, f, c };
 }
 
-function figuresOf(
+/** The headline figures of calibrated (or raw) logits on the evaluated frames, and their reliability diagram. */
+function evaluationOf(
   logits: Float64Array,
   labels: Int32Array,
   k: number,
   conditions: RowConditions | null,
   options: { replicates?: number; seed?: number },
-) {
+): { figures: HeadlineFigure[]; reliability: ReliabilityDiagram } {
   const scores = scoresFromLogits(logits, k, labels);
-  return meanOverGroups([evaluationStatistics(scores, topLabelScores(scores), conditions)], [labels.length], options);
+  const top = topLabelScores(scores);
+  return {
+    figures: meanOverGroups([evaluationStatistics(scores, top, conditions)], [labels.length], options),
+    reliability: reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15),
+  };
 }
 
 /**
@@ -321,15 +331,17 @@ export function compareCalibrators(
       label: CALIBRATION_METHOD_LABELS[method],
       spec: fitted.spec,
       report: fitted.report,
-      figures: figuresOf(calibrated, held.y, k, held.c, resampling),
+      ...evaluationOf(calibrated, held.y, k, held.c, resampling),
       top1Changed: held.y.length > 0 ? changed / held.y.length : 0,
     };
   });
+  const uncalibrated = evaluationOf(held.z, held.y, k, held.c, resampling);
   return {
     split: describeSplit(split),
     fitFrames: 'folds' in parts ? labels.length : parts.fit.length,
     evaluatedFrames: evaluated.length,
-    before: figuresOf(held.z, held.y, k, held.c, resampling),
+    before: uncalibrated.figures,
+    beforeReliability: uncalibrated.reliability,
     methods: results,
   };
 }

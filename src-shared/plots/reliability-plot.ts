@@ -33,11 +33,8 @@ export const MIN_SUPPORT = 3;
 
 const fixed = (v: number | null, digits = 3): string => (v === null ? '—' : v.toFixed(digits));
 
-export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
-  const { width, left, side, stripTop, notes, y } = squareLayout(input.width ?? 320, input.footnotes);
-  const stripHeight = input.histogram ? 22 : 0;
-  const height = stripTop + stripHeight + (input.histogram ? 16 : 0) + 14 + notes.length * 11;
-  const x = (v: number): number => left + v * side;
+/** The unit square of every reliability figure: grid, ticks on both axes, the axes and the diagonal of perfect calibration. */
+export function unitSquareFrame(x: (v: number) => number, y: (v: number) => number): string[] {
   const parts: string[] = [];
   const ticks = niceTicks(0, 1, 5);
   for (const v of ticks.values) {
@@ -47,6 +44,15 @@ export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
   }
   parts.push(line(x(0), y(0), x(1), y(0), 'axis'), line(x(0), y(0), x(0), y(1), 'axis'));
   parts.push(line(x(0), y(0), x(1), y(1), 'diagonal'));
+  return parts;
+}
+
+export function reliabilityPlotSvg(input: ReliabilityPlotInput): string {
+  const { width, left, side, stripTop, notes, y } = squareLayout(input.width ?? 320, input.footnotes);
+  const stripHeight = input.histogram ? 22 : 0;
+  const height = stripTop + stripHeight + (input.histogram ? 16 : 0) + 14 + notes.length * 11;
+  const x = (v: number): number => left + v * side;
+  const parts = unitSquareFrame(x, y);
   for (const bin of input.bins) {
     if (bin.count === 0 || bin.accuracy === null) continue;
     const hover = `[${bin.lo.toFixed(3)}, ${bin.hi.toFixed(3)}): ${bin.count} samples, accuracy ${fixed(bin.accuracy)} (Wilson 95 % ${fixed(bin.wilsonLo)} to ${fixed(bin.wilsonHi)}), mean score ${fixed(bin.meanConfidence)}, gap ${fixed(bin.gap)}`;

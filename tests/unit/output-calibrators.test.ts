@@ -210,6 +210,16 @@ describe('output calibrators', () => {
     expect(temperature.top1Changed).toBe(0);
     expect(figure(temperature.figures, 'NLL').value).toBeLessThan(figure(comparison.before, 'NLL').value);
     expect(figure(temperature.figures, 'ECE').value).toBeLessThan(figure(comparison.before, 'ECE').value);
+    // the reliability curves overlaid in the desk: every evaluated frame in a bin, and temperature
+    // scaling (top-1 unchanged) moves each bin's confidence towards its accuracy: a smaller ECE
+    const frames = (d: typeof comparison.beforeReliability) => d.bins.reduce((n, b) => n + b.count, 0);
+    expect(frames(comparison.beforeReliability)).toBe(900);
+    expect(frames(temperature.reliability)).toBe(900);
+    expect(temperature.reliability.identity).toBe(comparison.beforeReliability.identity);
+    const binnedGap = (d: typeof comparison.beforeReliability) =>
+      d.bins.reduce((sum, b) => sum + (b.count * Math.abs(b.gap ?? 0)) / 900, 0);
+    expect(binnedGap(temperature.reliability)).toBeCloseTo(figure(temperature.figures, 'ECE').value!, 12);
+    expect(binnedGap(comparison.beforeReliability)).toBeCloseTo(figure(comparison.before, 'ECE').value!, 12);
     for (const f of temperature.figures) {
       expect(f.lo, f.name).toBeLessThanOrEqual(f.hi);
       expect(f.method).toMatch(/percentile bootstrap|Wilson score interval|bias-corrected basic bootstrap/);

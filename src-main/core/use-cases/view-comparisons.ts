@@ -113,6 +113,7 @@ export function compareOutputCalibrators(
     fitFrames: comparison.fitFrames,
     evaluatedFrames: comparison.evaluatedFrames,
     before: figures(comparison.before),
+    beforeReliability: comparison.beforeReliability,
     methods: comparison.methods.map((m) => ({
       ...m,
       report: { ...m.report, objective: finiteOrNull(m.report.objective) },

@@ -1,10 +1,12 @@
 /**
- * Issue 32, deliverable 4: every table exportable as CSV and JSON, at full precision. On a desk
+ * Issue 32, deliverable 4, what a calibration engineer reaches for. Every table exportable as CSV
+ * and JSON, at full precision: on a desk
  * with a recording, the calibration tables (every metric, by corruption), the calibrators
  * compared, the live top classes, the response figures, the hardware bindings, A/B and the recent runs
  * are saved through their buttons and held to the table on screen; each metric's exported value
  * is the backend's own number, not the rounded one shown. The probe, tune, analyses and field
  * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
+ * Reliability curves overlaid: A against B, and before against after a calibrator.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +59,7 @@ describe('tables saved as CSV and JSON', () => {
     }
   });
 
-  it('the calibrators compared, the top classes, the response figures, the bindings and the recent runs', async () => {
+  it('the calibrators compared, the top classes, the response figures, the bindings and A/B', async () => {
     const page = app.page;
     await page.getByTestId('calibrator-compare').click();
     await page.getByTestId('calibrator-table').waitFor({ timeout: 120_000 });
@@ -92,6 +94,40 @@ describe('tables saved as CSV and JSON', () => {
     const ab = await expectTableExported(app, 'compare-table', 'compare-table');
     expect(ab.columns).toEqual(['metric', 'A', 'B', 'B − A', 'B − A (low)', 'B − A (high)', 'verdict']);
 
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('overlays the reliability curves of A and B, and of the output before and after a calibrator', async () => {
+    const page = app.page;
+    const series = (figure: string) =>
+      page
+        .getByTestId(figure)
+        .locator('svg g[data-series]')
+        .evaluateAll((groups) =>
+          groups.map((g) => ({ name: g.getAttribute('data-name'), points: Number(g.getAttribute('data-points')) })),
+        );
+    // A/B and the calibrators were compared by the test before
+    const ab = await series('reliability-a-b-figure');
+    expect(ab.map((s) => s.name)).toEqual(['A', 'B']);
+    expect(ab.every((s) => s.points >= 3)).toBe(true);
+    const calibrated = await series('reliability-calibrator-figure');
+    expect(calibrated[0]!.name).toBe('uncalibrated');
+    expect(calibrated.every((s) => s.points >= 3)).toBe(true);
+    const options = await page.getByTestId('calibrator-overlay-method').locator('option').allInnerTexts();
+    expect(options.length).toBeGreaterThan(1);
+    await page.getByTestId('calibrator-overlay-method').selectOption({ label: options[1]! });
+    await expect.poll(async () => (await series('reliability-calibrator-figure'))[1]!.name).toBe(options[1]);
+    await page
+      .getByTestId('reliability-calibrator-figure')
+      .screenshot({ path: 'test-output/e2e/reliability-overlay-calibrator.png' });
+    await page
+      .getByTestId('reliability-a-b-figure')
+      .screenshot({ path: 'test-output/e2e/reliability-overlay-a-b.png' });
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('the recent runs, once the recording is kept', async () => {
+    const page = app.page;
     await page.getByTestId('new-recording').click();
     await waitUntil('a kept run', async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 1);
     const runs = await expectTableExported(app, 'recent-runs', 'runs-table');
