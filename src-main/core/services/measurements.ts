@@ -50,12 +50,20 @@ export class Measurements {
     return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames);
   }
 
-  /** Calibrators fitted on the recording's fused output at the current gate settings, compared held-out. */
+  /**
+   * Calibrators fitted on the recording's fused output at the current gate settings, compared
+   * held-out; each method's fit is reported as it starts ('fitting calibrators: NAME').
+   */
   compareCalibrators(
     request: ApiParsedParams<'calibrator.compare'>,
-    signal?: AbortSignal,
+    call: CallContext,
   ): Promise<ApiResult<'calibrator.compare'>> {
-    return this.metrics.compareCalibrators(this.recordingCopy(signal), this.session.knobs.current.gate, request);
+    return this.metrics.compareCalibrators(
+      this.recordingCopy(call.signal),
+      this.session.knobs.current.gate,
+      request,
+      (done, total, stage) => call.progress(`fitting calibrators: ${stage}`, done, total),
+    );
   }
 
   /** The paper's analyses at the current knobs (and output calibrator), by replay on a thread of their own. */

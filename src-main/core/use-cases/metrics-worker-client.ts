@@ -184,11 +184,15 @@ export class MetricsWorkerClient {
     return { ...reply.result.comparison, computeMs: reply.computeMs };
   }
 
-  /** Calibrators fitted on a recording's fused output at `settings`, compared on held-out frames. */
+  /**
+   * Calibrators fitted on a recording's fused output at `settings`, compared on held-out frames;
+   * `onProgress` hears each method before its fit (done of total, and its name).
+   */
   async compareCalibrators(
     recording: RecordingCopy,
     settings: GateSettings,
     request: ApiParsedParams<'calibrator.compare'>,
+    onProgress?: (done: number, total: number, stage: string) => void,
   ): Promise<ApiResult<'calibrator.compare'>> {
     const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
@@ -196,6 +200,7 @@ export class MetricsWorkerClient {
       signal,
       'the calibrator comparison',
       recording,
+      onProgress,
     );
     if (reply.result.kind !== 'calibrators')
       throw new KnobError(

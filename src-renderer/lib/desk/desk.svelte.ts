@@ -213,9 +213,18 @@ export class Desk {
     return stop;
   }
 
+  /**
+   * Fits and compares calibrators on the Calibration panel's window, on the work bar (a step per
+   * method, the backend naming each as it starts) where Cancel stops it between fits.
+   */
   async compareCalibrators(methods: CalibrationMethod[], split: HeldOutSplit): Promise<void> {
     const lastFrames = this.metrics.window ?? undefined;
-    await this.calibratorComparison.run(() => this.api.call('calibrator.compare', { methods, split, lastFrames }));
+    const frames = lastFrames === undefined ? 'all recorded frames' : `the last ${lastFrames} recorded frames`;
+    await this.calibratorComparison.run(() =>
+      this.offline.track(`fitting calibrators on ${frames}`, methods.length, (signal) =>
+        this.api.call('calibrator.compare', { methods, split, lastFrames }, { signal }),
+      ),
+    );
   }
 
   /** The paper's analyses of the current recording at the knobs now, by replay (no model). */

@@ -1,10 +1,12 @@
+import { KnobError } from '../../../src-shared/errors';
 import { ofRecording, whyStale } from './staleness';
 
 /**
  * A view the operator asks for, computed from the current recording at the knobs now (analyses, a
  * comparison of calibrators, a tune): its result, busy while it computes, its error reported to
  * the owner. A result that arrives after another recording became current is not shown; one of
- * older knobs says so (`stale`). Cleared when another recording becomes current.
+ * older knobs says so (`stale`). Cleared when another recording becomes current. A request the
+ * operator cancelled is not a failure: nothing is reported.
  */
 export interface RecordingRequestHost {
   recordingId(): number | null;
@@ -33,7 +35,7 @@ export class RecordingRequest<R extends { recordingId: number; settingsVersion: 
       this.host.report(null);
       if (ofRecording(result, this.host.recordingId())) this.result = result;
     } catch (error) {
-      this.host.report(error);
+      this.host.report(error instanceof KnobError && error.code === 'CANCELLED' ? null : error);
     } finally {
       this.busy = false;
     }

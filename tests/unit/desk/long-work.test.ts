@@ -1,0 +1,58 @@
+/**
+ * Issue 32, deliverable 3: a calibrator comparison is long work the desk shows and can stop. It
+ * goes on the work bar naming the frames it fits on, the backend's progress moves the bar (a step
+ * per method), Cancel stops the call, and a cancelled comparison is not an error.
+ */
+import { describe, expect, it } from 'vitest';
+import { settle } from './contract-fake-api';
+import { startedDesk } from './desk-harness';
+import { ContractFakeApi } from './contract-fake-api';
+
+describe('long work on the work bar', () => {
+  it('a calibrator comparison shows its frames and steps, and Cancel stops it without an error', async () => {
+    const api = new ContractFakeApi().hold('calibrator.compare');
+    const { desk } = await startedDesk({ api });
+    const comparing = desk.compareCalibrators(['temperature', 'isotonic', 'vector'], {
+      kind: 'time',
+      evaluateFraction: 0.3,
+    });
+    await settle();
+    expect(desk.offline.work).toMatchObject({ task: 'fitting calibrators on all recorded frames', done: 0, total: 3 });
+    expect(desk.calibratorComparison.busy).toBe(true);
+    api.emit('work.progress', {
+      requestId: 7,
+      task: 'fitting calibrators: isotonic regression',
+      done: 1,
+      total: 3,
+      finished: false,
+    });
+    expect(desk.offline.work).toMatchObject({ task: 'fitting calibrators: isotonic regression', done: 1 });
+    // the backend's last event ends its progress, but the call is still on its way: the bar stays
+    api.emit('work.progress', {
+      requestId: 7,
+      task: 'fitting calibrators: vector scaling',
+      done: 3,
+      total: 3,
+      finished: true,
+    });
+    expect(desk.offline.work).not.toBeNull();
+    desk.offline.cancel();
+    await comparing;
+    expect(desk.offline.work).toBeNull();
+    expect(desk.calibratorComparison.busy).toBe(false);
+    expect(desk.errors.calibrators).toBeNull();
+    expect(desk.calibratorComparison.result).toBeNull();
+  });
+
+  it("names the Calibration panel's window when it fits on the last frames", async () => {
+    const api = new ContractFakeApi().hold('calibrator.compare');
+    const { desk } = await startedDesk({ api });
+    desk.metrics.window = 500;
+    const comparing = desk.compareCalibrators(['temperature'], { kind: 'time', evaluateFraction: 0.3 });
+    await settle();
+    expect(desk.offline.work?.task).toBe('fitting calibrators on the last 500 recorded frames');
+    expect(api.waiting('calibrator.compare')[0]!.params).toMatchObject({ lastFrames: 500 });
+    desk.offline.cancel();
+    await comparing;
+  });
+});
