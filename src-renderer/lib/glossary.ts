@@ -13,12 +13,12 @@ export const GLOSSARY = {
   'u-star': {
     term: 'u* (gate target)',
     definition:
-      "The gate's target u*(x) in [0, 1], the model's third output for each frame: how far it wants the fusion to lean towards the sensitive (dynamic) branch. The gate g moves towards it under the knobs' dynamics (Knob, arXiv 2602.22702).",
+      "The gate's target u*(x) in [0, 1] for each frame: how far the fusion should lean towards the sensitive (dynamic) branch. A Knob model outputs it (a learned safety valve, Knob, arXiv 2602.22702); for an ordinary classifier the adapter derives it from the output's entropy or margin. The gate g moves towards it under the knobs' dynamics.",
   },
   gate: {
     term: 'g (the gate)',
     definition:
-      'The fusion weight: z = (1 − g) z_static + g z_dyn, with g read clamped to [0, 1]. g follows u* as a mass on a spring: g″ + 2ζωn g′ + ωn² (g − u*) = 0 (src-shared/gate).',
+      'The fusion weight: z = (1 − g) z_static + g z_dyn, with g read clamped to [0, 1]. Under Knob-ODE g follows u* as a mass on a spring, g″ + 2ζωn g′ + ωn² (g − u*) = 0; Knob-IA sets g = u*, ODE-Lite lags it (src-shared/gate).',
   },
   zeta: {
     term: 'ζ (stability, damping ratio)',
@@ -57,7 +57,7 @@ export const GLOSSARY = {
   'T-eff': {
     term: 'T_eff (effective temperature)',
     definition:
-      'T_eff = max(m_static, m_dyn) / m_fuse, with m the top-1 minus top-2 logit: how much the fusion softened the sharper branch. Above 1 the fusion is less confident than either branch; below 1 (possible with three classes or more) more.',
+      "T_eff = max(m_static, m_dyn) / m_fuse, with m the top-1 minus top-2 logit: how much the fusion softened the sharper branch. Above 1 the fused margin is below the sharper branch's; below 1 (possible with three classes or more) above it; ∞ when the fused margin is 0.",
   },
   CSR: {
     term: 'CSR (confidence shrinkage ratio)',
@@ -77,7 +77,7 @@ export const GLOSSARY = {
   'debiased-ce': {
     term: 'debiased L2-CE',
     definition:
-      'The squared (L2) calibration error with its binning bias removed by a U-statistic (Kumar et al., 2019): near 0 for a calibrated model where the plug-in ECE stays positive.',
+      "The binned L2 calibration error, sqrt(max(0, T)), where T estimates the squared error without the plug-in's bias by a U-statistic within each bin (Sun, Chaudhari, Barnett & Dobriban, 2024), shown with its asymptotic interval: near 0 for a calibrated model where the plug-in ECE stays positive.",
   },
   TCE: {
     term: 'TCE (test-based calibration error)',

@@ -1,5 +1,5 @@
 import type { ReliabilityBin } from '../metrics/reliability';
-import { escapeXml, f, svgDocument, text, title } from './svg';
+import { escapeXml, f, footnoteTexts, line, svgDocument, text, title } from './svg';
 import { figureStyle, type FigurePalette } from './svg-style';
 import { squareLayout } from './square-layout';
 import { unitSquareFrame } from './reliability-plot';
@@ -33,7 +33,7 @@ const STYLES = [
 
 export function reliabilityOverlaySvg(input: ReliabilityOverlayInput): string {
   const { width, left, side, stripTop, notes, y } = squareLayout(input.width ?? 320, input.footnotes);
-  const height = stripTop + 30 + notes.length * 11;
+  const height = stripTop + 14 + notes.length * 11;
   const x = (v: number): number => left + v * side;
   const parts = unitSquareFrame(x, y);
   input.series.forEach((series, s) => {
@@ -60,18 +60,18 @@ export function reliabilityOverlaySvg(input: ReliabilityOverlayInput): string {
     parts.push('</g>');
     // the legend, top left inside the square (the empty corner above the diagonal)
     const legendY = y(1) + 12 + s * 14;
+    // the line as drawn (solid or dashed) under its marker
     parts.push(
+      line(x(0) + 3, legendY - 3, x(0) + 21, legendY - 3, style.curve).replace('/>', `${style.dash}/>`),
       style.square
-        ? `<rect x="${f(x(0) + 6)}" y="${f(legendY - 6)}" width="6" height="6" class="${style.marker}"/>`
-        : `<circle cx="${f(x(0) + 9)}" cy="${f(legendY - 3)}" r="3.2" class="${style.marker}"/>`,
-      text(x(0) + 17, legendY, series.name, 'class="legend"'),
+        ? `<rect x="${f(x(0) + 9)}" y="${f(legendY - 6)}" width="6" height="6" class="${style.marker}"/>`
+        : `<circle cx="${f(x(0) + 12)}" cy="${f(legendY - 3)}" r="3.2" class="${style.marker}"/>`,
+      text(x(0) + 26, legendY, series.name, 'class="legend"'),
     );
   });
   parts.push(text(x(0.5), y(0) + 25, 'confidence (mean in each bin)', 'text-anchor="middle"'));
   parts.push(text(11, y(0.5), 'accuracy', `text-anchor="middle" transform="rotate(-90 11 ${f(y(0.5))})"`));
-  notes.forEach((note, i) =>
-    parts.push(text(4, height - 4 - (notes.length - 1 - i) * 11, note, 'class="footnote" font-size="9"')),
-  );
+  parts.push(...footnoteTexts(notes, height));
   return svgDocument(
     width,
     height,

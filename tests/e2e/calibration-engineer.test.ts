@@ -38,6 +38,7 @@ describe('tables saved as CSV and JSON', () => {
     await app.page.getByText(/All metrics \(\d+\), each with its identity/).click();
     await app.page.getByTestId('metrics-table').waitFor();
     const metrics = await expectTableExported(app, 'metrics', 'metrics-table');
+    expect(metrics.columns).toEqual(['value', 'identity']);
     const snapshot = await app.backend.handle('metrics.snapshot', { groupBy: 'corruption' });
     let compared = 0;
     for (const row of metrics.rows) {
@@ -64,7 +65,9 @@ describe('tables saved as CSV and JSON', () => {
     await page.getByTestId('calibrator-compare').click();
     await page.getByTestId('calibrator-table').waitFor({ timeout: 120_000 });
     const calibrators = await expectTableExported(app, 'calibrators', 'calibrator-table');
-    expect(calibrators.columns).not.toContain('');
+    expect(calibrators.columns).not.toContain('apply'); // the Apply buttons' column is left out
+    expect(calibrators.columns[0]).toBe('method');
+    expect(calibrators.columns.at(-1)).toBe('top-1 changed (fraction)');
     expect(calibrators.rows.length).toBeGreaterThan(1);
 
     const top = await expectTableExported(app, 'top-classes', 'live-top');
@@ -131,6 +134,8 @@ describe('tables saved as CSV and JSON', () => {
     await page.getByTestId('new-recording').click();
     await waitUntil('a kept run', async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 1);
     const runs = await expectTableExported(app, 'recent-runs', 'runs-table');
+    expect(runs.columns).toEqual(['kept', 'run', 'frames', 'labelled frames']);
+    expect(String(runs.rows[0]!['run'])).toMatch(/; .*ζ .*ωn .* rad\/s$/); // both lines of the cell, joined
     expect(typeof runs.rows[0]!['frames']).toBe('number');
     expect(runs.rows[0]!['frames'] as number).toBeGreaterThanOrEqual(200);
     expect(app.pageErrors).toEqual([]);

@@ -41,7 +41,11 @@ describe('the glossary', () => {
       const entry = page.getByTestId(`glossary-${id}`);
       expect(await entry.getAttribute('aria-current'), id).toBe('true');
       expect(await entry.innerText()).toContain(GLOSSARY[id].term);
-      expect(await entry.isVisible()).toBe(true);
+      // in view inside the dialog, and focused (a screen reader reads it first)
+      const [inner, outer] = [await entry.boundingBox(), await dialog.boundingBox()];
+      expect(inner!.y, id).toBeGreaterThanOrEqual(outer!.y);
+      expect(inner!.y + inner!.height, id).toBeLessThanOrEqual(outer!.y + outer!.height + 1);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-entry'))).toBe(id);
       expect(await page.locator('[data-entry][aria-current="true"]').count()).toBe(1);
       await page.getByTestId('glossary-close').click();
       await waitUntil('the glossary to close', async () => !(await dialog.isVisible()));
