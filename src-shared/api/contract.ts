@@ -6,10 +6,10 @@ import { ErrorPayloadSchema } from './envelope';
 import {
   CalibratorCompareParamsSchema,
   CalibratorComparisonSchema,
-  HeadlineFigureSchema,
   MetricsOptionsSchema,
   MetricsSnapshotSchema,
   PairedDifferenceSchema,
+  RunsComparisonSchema,
 } from './metrics-schemas';
 import {
   AnalysesParamsSchema,
@@ -22,7 +22,7 @@ import {
   TuneViewSchema,
 } from './measurements';
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
-import { RECENT_RUN_ID, RecentRunSchema, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
+import { RECENT_RUN_ID, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
 import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
@@ -367,12 +367,7 @@ export const API_METHODS = {
    */
   'runs.compare': {
     params: z.strictObject({ a: z.string().regex(RECENT_RUN_ID), b: z.string().regex(RECENT_RUN_ID) }),
-    result: z.strictObject({
-      a: z.strictObject({ run: RecentRunSchema, figures: z.array(HeadlineFigureSchema) }),
-      b: z.strictObject({ run: RecentRunSchema, figures: z.array(HeadlineFigureSchema) }),
-      differences: z.array(PairedDifferenceSchema),
-      computeMs: z.number(),
-    }),
+    result: RunsComparisonSchema,
   },
   'metrics.snapshot': { params: MetricsOptionsSchema, result: MetricsSnapshotSchema },
   /** A/B: the same recorded trace replayed with two settings (no model call). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
+import { RecentRunSchema } from './recent-runs';
 
 /**
  * The metrics' part of the API contract (contract.ts): the snapshot of calibration metrics with
@@ -230,5 +231,22 @@ export const MetricsSnapshotSchema = z.strictObject({
     }),
   ),
   /** How long the replay and metrics took, in milliseconds (no model call). */
+  computeMs: z.number(),
+});
+
+/**
+ * Two recent runs side by side, each replayed at its recorded settings: the headline figures with
+ * their intervals, its top-label reliability diagram (15 equal-width bins; null without labelled
+ * frames) for the desk's overlay, and B - A with an interval from resampling each on its own.
+ */
+const RunSideSchema = z.strictObject({
+  run: RecentRunSchema,
+  figures: z.array(HeadlineFigureSchema),
+  reliability: ReliabilityDiagramSchema.nullable(),
+});
+export const RunsComparisonSchema = z.strictObject({
+  a: RunSideSchema,
+  b: RunSideSchema,
+  differences: z.array(PairedDifferenceSchema),
   computeMs: z.number(),
 });

@@ -6,7 +6,7 @@
  * are saved through their buttons and held to the table on screen; each metric's exported value
  * is the backend's own number, not the rounded one shown. The probe, tune, analyses and field
  * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
- * Reliability curves overlaid: A against B, and before against after a calibrator.
+ * Reliability curves overlaid: A against B, before against after a calibrator, and two recent runs.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,7 +129,7 @@ describe('tables saved as CSV and JSON', () => {
     expect(app.pageErrors).toEqual([]);
   });
 
-  it('the recent runs, once the recording is kept', async () => {
+  it('the recent runs, once the recordings are kept: their table, and two compared with their curves overlaid', async () => {
     const page = app.page;
     await page.getByTestId('new-recording').click();
     await waitUntil('a kept run', async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 1);
@@ -138,6 +138,32 @@ describe('tables saved as CSV and JSON', () => {
     expect(String(runs.rows[0]!['run'])).toMatch(/; .*ζ .*ωn .* rad\/s$/); // both lines of the cell, joined
     expect(typeof runs.rows[0]!['frames']).toBe('number');
     expect(runs.rows[0]!['frames'] as number).toBeGreaterThanOrEqual(200);
+
+    // a second run: the two compared, their table saved and their reliability curves overlaid
+    await page.getByTestId('play').click();
+    await waitUntil('frames of a second run', async () => Number(await testIdText(app, 'frames-processed')) >= 150);
+    await page.getByTestId('pause').click();
+    await waitUntil('the play button', () => page.getByTestId('play').isVisible());
+    await page.getByTestId('new-recording').click();
+    await waitUntil(
+      'two kept runs',
+      async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 2,
+    );
+    const ids = await page
+      .getByTestId('runs-table')
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')!));
+    await page.getByTestId('run-a').selectOption(ids[1]!);
+    await page.getByTestId('run-b').selectOption(ids[0]!);
+    await page.getByTestId('compare-runs').click();
+    await page.getByTestId('runs-comparison').waitFor({ timeout: 60_000 });
+    await expectTableExported(app, 'runs-comparison', 'runs-comparison');
+    const curves = await page
+      .getByTestId('reliability-runs-figure')
+      .locator('svg g[data-series]')
+      .evaluateAll((groups) => groups.map((g) => Number(g.getAttribute('data-points'))));
+    expect(curves).toHaveLength(2);
+    expect(curves.every((points) => points >= 3)).toBe(true);
     expect(app.pageErrors).toEqual([]);
   });
 });

@@ -10,6 +10,8 @@ import {
   type HeadlineStatistic,
   type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
+import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
+import { reliabilityDiagram } from '../../../src-shared/metrics/reliability';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { conditionsOfFrames, featuresOfFrames } from '../../../src-shared/trace/trace-scores';
@@ -63,9 +65,12 @@ export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsCom
           lo: finiteOrNull(f.lo),
           hi: finiteOrNull(f.hi),
         }));
+  // the runs' top-label diagrams on the bins of their ECE, for the desk's overlay
+  const reliability = (top: typeof runA.top) =>
+    top === null ? null : reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
   return {
-    a: { run: a.run, figures: figures(statisticsA, runA.frames.length) },
-    b: { run: b.run, figures: figures(statisticsB, runB.frames.length) },
+    a: { run: a.run, figures: figures(statisticsA, runA.frames.length), reliability: reliability(runA.top) },
+    b: { run: b.run, figures: figures(statisticsB, runB.frames.length), reliability: reliability(runB.top) },
     differences:
       statisticsA === null || statisticsB === null
         ? []

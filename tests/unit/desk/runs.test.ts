@@ -22,8 +22,8 @@ describe('recent runs', () => {
   it('compares two runs, and says why when it cannot', async () => {
     const { desk, api } = await startedDesk();
     api.handle('runs.compare', ({ a, b }) => ({
-      a: { run: recentRun(a), figures: [] },
-      b: { run: recentRun(b), figures: [] },
+      a: { run: recentRun(a), figures: [], reliability: null },
+      b: { run: recentRun(b), figures: [], reliability: null },
       differences: [],
       computeMs: 3,
     }));
