@@ -113,6 +113,7 @@ export class Desk {
       settingsVersion: version,
       gate: () => this.knobs.gate,
       changeKnobs: (patch) => void this.knobs.change(patch),
+      track: (task, total, call) => this.offline.track(task, total, call),
     });
     this.labelling = new Labelling({
       api,
@@ -228,8 +229,11 @@ export class Desk {
   }
 
   /** The paper's analyses of the current recording at the knobs now, by replay (no model). */
+  /** The paper's analyses of the recording, on the work bar, whose Cancel stops them. */
   async runAnalyses(): Promise<void> {
-    await this.analyses.run(() => this.api.call('analysis.run', {}));
+    await this.analyses.run(() =>
+      this.offline.track('analysing the recording', null, (signal) => this.api.call('analysis.run', {}, { signal })),
+    );
   }
 
   /** A calibration or A/B view no longer matches the knobs or the recording while paused, or none is there yet. */

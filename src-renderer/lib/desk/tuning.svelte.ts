@@ -17,6 +17,8 @@ export interface TuningHost {
   settingsVersion(): number;
   gate(): GateSettings;
   changeKnobs(patch: Partial<GateSettings>): void;
+  /** Puts a long call on the work bar, whose Cancel stops it (OfflineRun.track). */
+  track<T>(task: string, total: number | null, call: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 export type TuneRequest = Omit<ApiParams<'tune.run'>, 'within'>;
@@ -43,9 +45,16 @@ export class Tuning {
     return this.tune.busy;
   }
 
-  /** Tunes the knobs on the current recording (replay only); the knobs change only when a point is applied. */
+  /**
+   * Tunes the knobs on the current recording (replay only), on the work bar (the backend's progress
+   * moves it; Cancel stops the tune); the knobs change only when a point is applied.
+   */
   run(params: TuneRequest): Promise<void> {
-    return this.tune.run(() => this.host.api.call('tune.run', { ...params, within: DESK_KNOB_RANGES }));
+    return this.tune.run(() =>
+      this.host.track('tuning the knobs on the recording', null, (signal) =>
+        this.host.api.call('tune.run', { ...params, within: DESK_KNOB_RANGES }, { signal }),
+      ),
+    );
   }
 
   /** Sets the knobs to a tuned point, remembering the ones it replaces for Undo; refused outside the knobs' ranges. */

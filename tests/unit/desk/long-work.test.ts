@@ -1,7 +1,7 @@
 /**
- * Issue 32, deliverable 3: a calibrator comparison is long work the desk shows and can stop. It
- * goes on the work bar naming the frames it fits on, the backend's progress moves the bar (a step
- * per method), Cancel stops the call, and a cancelled comparison is not an error.
+ * Issue 32, deliverable 3: a calibrator comparison, a tune and the analyses are long work the desk
+ * shows and can stop. Each goes on the work bar (the comparison naming the frames it fits on), the
+ * backend's progress moves the bar, Cancel stops the call, and a cancelled call is not an error.
  */
 import { describe, expect, it } from 'vitest';
 import { settle } from './contract-fake-api';
@@ -54,5 +54,24 @@ describe('long work on the work bar', () => {
     expect(api.waiting('calibrator.compare')[0]!.params).toMatchObject({ lastFrames: 500 });
     desk.offline.cancel();
     await comparing;
+  });
+
+  it('a tune and the analyses go on the work bar too, and Cancel stops each without an error', async () => {
+    const api = new ContractFakeApi().hold('tune.run').hold('analysis.run');
+    const { desk } = await startedDesk({ api });
+    const tuning = desk.tuning.run({ metric: 'ece', constraints: {}, split: 'none' });
+    await settle();
+    expect(desk.offline.work?.task).toBe('tuning the knobs on the recording');
+    expect(desk.tuning.busy).toBe(true);
+    desk.offline.cancel();
+    await tuning;
+    expect([desk.offline.work, desk.tuning.busy, desk.tuning.error]).toEqual([null, false, null]);
+
+    const analysing = desk.runAnalyses();
+    await settle();
+    expect(desk.offline.work?.task).toBe('analysing the recording');
+    desk.offline.cancel();
+    await analysing;
+    expect([desk.offline.work, desk.analyses.busy, desk.errors.analysis]).toEqual([null, false, null]);
   });
 });
