@@ -287,7 +287,7 @@ export class HardwareKnobs {
       names.push(name);
       if (this.listened.has(input)) return;
       this.listened.add(input);
-      input.addEventListener('midimessage', (event) => this.midiMessage(input.name ?? 'unnamed input', event.data));
+      input.addEventListener('midimessage', (event) => this.midiMessage(name, event.data));
     });
     this.inputs = names;
   }
