@@ -6,6 +6,7 @@ import { ErrorPayloadSchema } from './envelope';
 import {
   CalibratorCompareParamsSchema,
   CalibratorComparisonSchema,
+  MetricsCompareParamsSchema,
   MetricsOptionsSchema,
   MetricsSnapshotSchema,
   PairedDifferenceSchema,
@@ -372,11 +373,7 @@ export const API_METHODS = {
   'metrics.snapshot': { params: MetricsOptionsSchema, result: MetricsSnapshotSchema },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
   'metrics.compare': {
-    params: z.strictObject({
-      a: GateSettingsSchema,
-      b: GateSettingsSchema,
-      lastFrames: z.number().int().positive().optional(),
-    }),
+    params: MetricsCompareParamsSchema,
     result: z.strictObject({
       a: MetricsSnapshotSchema,
       b: MetricsSnapshotSchema,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { GateSettingsSchema } from '../gate/gate-settings';
+import { BinningChoiceSchema, DEFAULT_BINNING_CHOICE } from '../metrics/binning-choice';
 import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
 import { RecentRunSchema } from './recent-runs';
@@ -158,8 +160,18 @@ export const MetricsOptionsSchema = z.strictObject({
    * every class (the desk's Recompute).
    */
   classes: z.enum(['auto', 'all']).default('auto'),
+  /** The chosen calibration error's bins and norm (binning-choice.ts). */
+  binning: BinningChoiceSchema.default(DEFAULT_BINNING_CHOICE),
 });
 export type MetricsOptions = z.output<typeof MetricsOptionsSchema>;
+
+/** A/B: the same recorded frames replayed at two settings, under the operator's binning. */
+export const MetricsCompareParamsSchema = z.strictObject({
+  a: GateSettingsSchema,
+  b: GateSettingsSchema,
+  lastFrames: z.number().int().positive().optional(),
+  binning: BinningChoiceSchema.default(DEFAULT_BINNING_CHOICE),
+});
 
 export const MetricsSnapshotSchema = z.strictObject({
   /** The recording and the knob settings the snapshot was computed from (views compare them with the current ones). */
@@ -168,6 +180,18 @@ export const MetricsSnapshotSchema = z.strictObject({
   /** The output calibrator applied after fusion, in words ("temperature scaling, T = 1.42"); null for none. */
   calibrator: z.string().nullable(),
   frameCount: z.number().int().nonnegative(),
+  /**
+   * The operator's binning, the bins it made on these frames (equal-mass capped at the labelled
+   * frames) and the chosen calibration error's name, identity and label; the reliability diagrams
+   * use these bins.
+   */
+  binning: z.strictObject({
+    choice: BinningChoiceSchema,
+    identity: z.string(),
+    name: z.string(),
+    figureIdentity: z.string(),
+    label: z.string(),
+  }),
   labelledFrameCount: z.number().int().nonnegative(),
   /** Which frames: 'all recorded frames' or 'last N recorded frames'. */
   window: z.string(),

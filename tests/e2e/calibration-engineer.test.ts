@@ -7,6 +7,8 @@
  * is the backend's own number, not the rounded one shown. The probe, tune, analyses and field
  * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
  * Reliability curves overlaid: A against B, before against after a calibrator, and two recent runs.
+ * The binning (count, equal width or equal mass, norm) chosen in the desk names the headline figure,
+ * its interval, the diagrams and A/B.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserMode } from '../support/browser-mode';
 import { startDesk, testIdText, waitUntil } from '../support/desk-page';
 import { expectTableExported } from '../support/table-export-check';
+import { formatMetricValue } from '../../src-shared/metrics/metric-format';
 
 let app: BrowserMode;
 
@@ -126,6 +129,59 @@ describe('tables saved as CSV and JSON', () => {
     await page
       .getByTestId('reliability-a-b-figure')
       .screenshot({ path: 'test-output/e2e/reliability-overlay-a-b.png' });
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('bins as the operator chooses: count, scheme and norm name the headline figure, its interval and the diagrams', async () => {
+    const page = app.page;
+    const panel = page.locator('section.calibration');
+    await page.getByTestId('binning-scheme').selectOption('equal-mass');
+    await page.getByTestId('binning-norm').selectOption('max');
+    await page.getByTestId('binning-bins').fill('20');
+    await page.getByTestId('binning-bins').press('Enter');
+    const chosen = await app.backend.handle('metrics.snapshot', {
+      groupBy: 'corruption',
+      binning: { scheme: 'equal-mass', bins: 20, norm: 'max' },
+    });
+    expect(chosen.binning.figureIdentity).toBe(
+      'MCE(top-label, 20 equal-mass (midpoint edges) bins, (lo,hi] first closed, max)',
+    );
+    const figure = panel.locator(`dd[data-identity="${chosen.binning.figureIdentity}"]`);
+    await figure.waitFor({ timeout: 60_000 });
+    await expect.poll(() => panel.locator('dl.headline dt', { hasText: 'MCE (20 equal-mass bins)' }).count()).toBe(1);
+    // the value as the backend computed it, and its own interval around it
+    const value = chosen.values.find((v) => v.identity === chosen.binning.figureIdentity)!.value!;
+    const interval = chosen.intervals.find((i) => i.identity === chosen.binning.figureIdentity)!;
+    expect(interval.lo).toBeLessThanOrEqual(value);
+    expect(interval.hi).toBeGreaterThanOrEqual(value);
+    await expect.poll(() => figure.first().innerText()).toBe(formatMetricValue(chosen.binning.figureIdentity, value));
+    // the diagram is drawn on the chosen bins and says so; the fixed 15-bin figures stay beside it
+    await expect.poll(() => panel.getByText(/reliability\(top-label, 20 equal-mass/).count()).toBeGreaterThan(0);
+    expect(await panel.locator('dd[data-identity^="ECE(top-label, 15 equal-width"]').count()).toBe(1);
+    // A/B follows the binning: its figures are recomputed on the chosen bins, with the chosen figure's difference
+    await expect
+      .poll(() => page.getByTestId('compare-table').getByText('MCE', { exact: false }).count(), { timeout: 60_000 })
+      .toBeGreaterThan(0);
+    const ab = await expectTableExported(app, 'compare-table', 'compare-table');
+    expect(ab.rows.some((r) => String(r['metric']).startsWith('MCE'))).toBe(true);
+
+    // a count out of range is refused where it is typed, and the one in use kept
+    await page.getByTestId('binning-bins').fill('0');
+    await page.getByTestId('binning-bins').press('Enter');
+    await expect.poll(() => testIdText(app, 'binning-invalid')).toContain('from 1 to 1000; 20 kept');
+    expect(await page.getByTestId('binning-bins').inputValue()).toBe('20');
+    await page.screenshot({ path: 'test-output/e2e/binning-choice.png' });
+
+    // back to the default for the tests after this one
+    await page.getByTestId('binning-scheme').selectOption('equal-width');
+    await page.getByTestId('binning-norm').selectOption('L1');
+    await page.getByTestId('binning-bins').fill('15');
+    await page.getByTestId('binning-bins').press('Enter');
+    await expect
+      .poll(() => panel.locator('dl.headline dt', { hasText: 'ECE (15 equal-width bins)' }).count(), {
+        timeout: 60_000,
+      })
+      .toBe(1);
     expect(app.pageErrors).toEqual([]);
   });
 

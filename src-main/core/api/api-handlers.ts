@@ -76,7 +76,8 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'runs.setLimit': (params) => runs.setLimit(params.limitBytes),
     'runs.compare': (params, call) => runs.compare(params.a, params.b, call.signal),
     'metrics.snapshot': (params, call) => measurements.snapshot(params, call),
-    'metrics.compare': (params, call) => measurements.compare(params.a, params.b, params.lastFrames, call.signal),
+    'metrics.compare': (params, call) =>
+      measurements.compare(params.a, params.b, params.lastFrames, params.binning, call.signal),
     'bundle.export': (params) => bundles.export(params.path, params.includeModel),
     'bundle.import': (params) => bundles.import(params.path),
     'bundle.loadModel': (params) => bundles.loadModel(params.path, params.modelPath, params.discard, params.calibrator),

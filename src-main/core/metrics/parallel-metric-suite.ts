@@ -7,6 +7,7 @@ import {
   type MetricSuiteOptions,
 } from '../../../src-shared/metrics/metric-suite';
 import type { MetricValue } from '../../../src-shared/metrics/metric-value';
+import type { BinningSpec } from '../../../src-shared/metrics/binning';
 import {
   checkedShapeAndLabels,
   scoreRowsInto,
@@ -177,8 +178,10 @@ export class ParallelMetricSuite {
     scores: ClassScores,
     top: TopLabelScores,
     mine: () => T,
+    /** The binnings of the binned tasks (the suite's own when absent). */
+    binnings?: BinningSpec[],
   ): Promise<{ mine: T; results: Map<string, MetricValue[]> }> {
-    const options: MetricSuiteOptions = { everyClass: false };
+    const options: MetricSuiteOptions = { everyClass: false, ...(binnings === undefined ? {} : { binnings }) };
     const allHere = () => new Map(suiteTasks(scores, top, options).map((t) => [t.key, t.run()]));
     const oneThread = () => ({ mine: mine(), results: allHere() });
     return this.queued(async () => {

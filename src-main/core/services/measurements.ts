@@ -1,3 +1,4 @@
+import type { BinningChoice } from '../../../src-shared/metrics/binning-choice';
 import { analysisSummaryLines, exceptionTable, severityTable } from '../../../src-shared/analysis';
 import type { ApiParsedParams, ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import type { ProbeSourceKind } from '../../../src-shared/api/measurements';
@@ -44,10 +45,11 @@ export class Measurements {
   compare(
     a: GateSettings,
     b: GateSettings,
-    lastFrames?: number,
+    lastFrames: number | undefined,
+    binning: BinningChoice,
     signal?: AbortSignal,
   ): Promise<ApiResult<'metrics.compare'>> {
-    return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames);
+    return this.metrics.compare(this.recordingCopy(signal), a, b, lastFrames, binning);
   }
 
   /**

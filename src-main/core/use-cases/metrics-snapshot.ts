@@ -16,10 +16,18 @@ import {
   EQUAL_WIDTH_15,
   assembleSuite,
   metricSuite,
-  suiteBinnings,
   tceNotEnoughFrames,
 } from '../../../src-shared/metrics/metric-suite';
 import { classwiseMetricsOf, classwiseStatisticsUnder } from '../../../src-shared/metrics/binned-metrics';
+import { binningIdentity, type EqualWidthSpec } from '../../../src-shared/metrics/binning';
+import {
+  DEFAULT_BINNING_CHOICE,
+  binningOfChoice,
+  chosenFigureIdentity,
+  chosenFigureLabel,
+  type BinningChoice,
+} from '../../../src-shared/metrics/binning-choice';
+import { classDiagramBins, viewBinnings, viewStatistics } from '../../../src-shared/metrics/view-binnings';
 import type { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 import type { BinTotals } from '../../../src-shared/metrics/calibration-error';
 import { metric, type MetricValue } from '../../../src-shared/metrics/metric-value';
@@ -101,10 +109,18 @@ function diagramEntry(diagram: ReliabilityDiagram) {
   };
 }
 
-/** p_k against y = k for every class, from the classes' statistics under EQUAL_WIDTH_15. */
-function classDiagrams(perClass: readonly BinTotals[], labelNames: string[]): Snapshot['classReliability'] {
+/**
+ * p_k against y = k for every class, from the classes' statistics under equal-width bins (the
+ * chosen ones when they are equal-width; equal-mass edges would differ from class to class and the
+ * statistics do not keep them, so 15 equal-width then, as each diagram's identity says).
+ */
+function classDiagrams(
+  perClass: readonly BinTotals[],
+  spec: EqualWidthSpec,
+  labelNames: string[],
+): Snapshot['classReliability'] {
   const names = perClass.map((_, c) => labelNames[c] ?? String(c));
-  return classReliabilityDiagrams(perClass, EQUAL_WIDTH_15, names).map((diagram, c) => ({
+  return classReliabilityDiagrams(perClass, spec, names).map((diagram, c) => ({
     classIndex: c,
     label: names[c]!,
     ...diagramEntry(diagram),
@@ -227,9 +243,10 @@ interface SuiteOfView {
 }
 
 /** The suite on this thread; every class's statistics once, for its classwise metrics and the diagrams. */
-function suiteOf(scores: ClassScores, top: TopLabelScores, everyClass: boolean): SuiteOfView {
-  const classwise = everyClass ? classwiseStatisticsUnder(scores, suiteBinnings(scores.sampleCount)) : undefined;
-  return { values: metricSuite(scores, { everyClass }, top, classwise), classwise };
+function suiteOf(scores: ClassScores, top: TopLabelScores, everyClass: boolean, choice: BinningChoice): SuiteOfView {
+  const binnings = viewBinnings(scores.sampleCount, choice);
+  const classwise = everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined;
+  return { values: metricSuite(scores, { everyClass, binnings }, top, classwise), classwise };
 }
 
 /**
@@ -241,13 +258,17 @@ async function suiteAlongside(
   top: TopLabelScores,
   everyClass: boolean,
   parallel: ParallelMetricSuite,
+  choice: BinningChoice,
 ): Promise<SuiteOfView> {
-  const binnings = suiteBinnings(scores.sampleCount);
-  const { mine: classwise, results } = await parallel.topLabelTasksAlongside(scores, top, () =>
-    everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined,
+  const binnings = viewBinnings(scores.sampleCount, choice);
+  const { mine: classwise, results } = await parallel.topLabelTasksAlongside(
+    scores,
+    top,
+    () => (everyClass ? classwiseStatisticsUnder(scores, binnings) : undefined),
+    binnings,
   );
   if (classwise !== undefined) results.set('classwise', classwiseMetricsOf(classwise, binnings));
-  return { values: assembleSuite(scores, { everyClass }, results), classwise };
+  return { values: assembleSuite(scores, { everyClass, binnings }, results), classwise };
 }
 
 function snapshotOf(
@@ -256,11 +277,17 @@ function snapshotOf(
   computedFrom: ViewBasis,
   options: Partial<MetricsOptions>,
   started: number,
-  suite: SuiteOfView | null = run.scores === null ? null : suiteOf(run.scores, run.top!, run.everyClass),
+  suite: SuiteOfView | null = run.scores === null
+    ? null
+    : suiteOf(run.scores, run.top!, run.everyClass, options.binning ?? DEFAULT_BINNING_CHOICE),
   /** Polled between resamples: a cancelled snapshot stops with CANCELLED (metrics worker). */
   signal?: CancelSignal,
 ): Snapshot {
   const groupBy = options.groupBy ?? 'none';
+  const choice = options.binning ?? DEFAULT_BINNING_CHOICE;
+  // the bins on the labelled frames the figures are computed from (equal-mass capped at their count)
+  const chosenSpec = binningOfChoice(choice, run.scores?.sampleCount ?? choice.bins);
+  const chosenFigure = chosenFigureIdentity(choice, chosenSpec);
   const base = {
     recordingId: computedFrom.recordingId,
     settingsVersion: computedFrom.version,
@@ -268,6 +295,13 @@ function snapshotOf(
     frameCount: run.trace.frameCount,
     window: run.window,
     groupBy,
+    binning: {
+      choice,
+      identity: binningIdentity(chosenSpec),
+      name: chosenFigure.name,
+      figureIdentity: chosenFigure.identity,
+      label: chosenFigureLabel(choice, chosenSpec),
+    },
     // a kept-class trace says so even on a window with no labelled frame (nothing unsettled then)
     ...(run.trace.keptClasses === undefined
       ? {}
@@ -301,7 +335,7 @@ function snapshotOf(
   const histogram = confidenceHistogram(top.confidence, 20);
   const tce = resampled ? tceEntry(top) : null;
   const { classwise } = suite;
-  const equalWidthAt = suiteBinnings(scores.sampleCount).indexOf(EQUAL_WIDTH_15);
+  const classBins = classDiagramBins(viewBinnings(scores.sampleCount, choice), chosenSpec);
   return {
     ...base,
     labelledFrameCount: run.frames.length,
@@ -319,8 +353,9 @@ function snapshotOf(
           ...l2CeIntervals(top, signal),
         ])
       : [],
-    reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15)),
-    classReliability: classwise === undefined ? [] : classDiagrams(classwise[equalWidthAt]!, run.trace.labelNames),
+    reliability: diagramEntry(reliabilityDiagram(top.confidence, top.correct, chosenSpec)),
+    classReliability:
+      classwise === undefined ? [] : classDiagrams(classwise[classBins.at]!, classBins.spec, run.trace.labelNames),
     smooth: smooth === null ? null : smoothCurveArrays(smooth),
     histogram: {
       identity: 'confidence histogram(top-label, 20 equal-width bins, [lo,hi) last closed)',
@@ -383,7 +418,8 @@ export function metricsSnapshot(
 ): Snapshot {
   const started = performance.now();
   const run = snapshotRun(recorded, settings, computedFrom, options, onProgress, signal);
-  const statistics = run.scores === null ? null : headlineStatistics(run.scores, run.top!);
+  const choice = options.binning ?? DEFAULT_BINNING_CHOICE;
+  const statistics = run.scores === null ? null : viewStatistics(run.scores, run.top!, choice);
   return snapshotOf(run, statistics, computedFrom, options, started, undefined, signal);
 }
 
@@ -410,9 +446,10 @@ export async function metricsSnapshotOnTwoThreads(
     await recorded.tableOnTwoThreads(temperature, true, (request) => parallel.tableRows(request), onProgress, signal);
   const run = snapshotRun(recorded, settings, computedFrom, options, onProgress, signal);
   if (run.scores === null) return snapshotOf(run, null, computedFrom, options, started, null);
-  const suite = await suiteAlongside(run.scores, run.top!, run.everyClass, parallel);
+  const choice = options.binning ?? DEFAULT_BINNING_CHOICE;
+  const suite = await suiteAlongside(run.scores, run.top!, run.everyClass, parallel, choice);
   stopIfCancelled(signal, 'the calibration view was cancelled');
-  const statistics = headlineStatistics(run.scores, run.top!);
+  const statistics = viewStatistics(run.scores, run.top!, choice);
   return snapshotOf(run, statistics, computedFrom, options, started, suite, signal);
 }
 
@@ -425,19 +462,20 @@ export function compareSnapshots(
   lastFrames: number | undefined,
   /** Polled between resamples: a cancelled comparison stops with CANCELLED. */
   signal?: CancelSignal,
+  binning: BinningChoice = DEFAULT_BINNING_CHOICE,
 ): Comparison {
   // the paired differences of two kept-class estimates would have no stated bound
   requireEveryClass(recorded.view(), 'the A/B comparison');
   const started = performance.now();
   const runA = replayedView(recorded, a, lastFrames, { calibrator: computedFrom.calibrator, signal });
   const runB = replayedView(recorded, b, lastFrames, { calibrator: computedFrom.calibrator, signal });
-  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
-  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
+  const statisticsA = runA.scores === null ? null : viewStatistics(runA.scores, runA.top!, binning);
+  const statisticsB = runB.scores === null ? null : viewStatistics(runB.scores, runB.top!, binning);
   const differences =
     statisticsA === null || statisticsB === null
       ? []
       : pairedDifferences(statisticsA, statisticsB, runA.frames.length, { signal }).map(differenceEntry);
-  const options = { lastFrames, groupBy: 'none' as const, detail: 'full' as const };
+  const options = { lastFrames, groupBy: 'none' as const, detail: 'full' as const, binning };
   return {
     a: snapshotOf(runA, statisticsA, computedFrom, options, started, undefined, signal),
     b: snapshotOf(runB, statisticsB, computedFrom, options, started, undefined, signal),

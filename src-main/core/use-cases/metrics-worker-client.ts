@@ -1,3 +1,4 @@
+import type { BinningChoice } from '../../../src-shared/metrics/binning-choice';
 import type { ApiParsedParams, ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
@@ -148,7 +149,8 @@ export class MetricsWorkerClient {
   async snapshot(
     recording: RecordingCopy,
     settings: GateSettings,
-    options: MetricsOptions,
+    /** What the snapshot covers; an option left out is its default (MetricsOptionsSchema). */
+    options: Partial<MetricsOptions>,
     /** Progress of the recording's fused-score tables being built (a long recording's first view). */
     onProgress?: (done: number, total: number, stage: string) => void,
   ): Promise<Snapshot> {
@@ -170,11 +172,12 @@ export class MetricsWorkerClient {
     recording: RecordingCopy,
     a: GateSettings,
     b: GateSettings,
-    lastFrames?: number,
+    lastFrames: number | undefined,
+    binning: BinningChoice,
   ): Promise<Comparison & { computeMs: number }> {
     const { version, recordingId, calibrator, signal } = recording;
     const reply = await this.request(
-      { kind: 'compare', version, recordingId, calibrator, a, b, lastFrames },
+      { kind: 'compare', version, recordingId, calibrator, a, b, lastFrames, binning },
       signal,
       'the comparison',
       recording,

@@ -1,3 +1,4 @@
+import type { BinningChoice } from '../../../src-shared/metrics/binning-choice';
 import type { MetricsOptions } from '../../../src-shared/api/contract';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { CalibratorSpec } from '../../../src-shared/calibrators';
@@ -24,8 +25,8 @@ interface Common {
 
 export type MetricsRequest =
   | { kind: 'rows'; rows: RecordingRows }
-  | (Common & { kind: 'snapshot'; settings: GateSettings; options: MetricsOptions })
-  | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number })
+  | (Common & { kind: 'snapshot'; settings: GateSettings; options: Partial<MetricsOptions> })
+  | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number; binning: BinningChoice })
   | (Common & { kind: 'calibrators'; settings: GateSettings } & ApiParsedParams<'calibrator.compare'>)
   | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
@@ -65,7 +66,7 @@ async function compute(
     case 'compare':
       return {
         kind: 'compare',
-        comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames, signal),
+        comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames, signal, request.binning),
       };
     case 'calibrators':
       return {

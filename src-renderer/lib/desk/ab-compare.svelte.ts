@@ -4,6 +4,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { ErrorSlots } from './error-slots.svelte';
 import type { SessionMirror } from './session-mirror.svelte';
 import { ofRecording, whyStale } from './staleness';
+import { binningChoiceText, type BinningChoice } from '../../../src-shared/metrics/binning-choice';
 
 /**
  * A/B: two knob settings taken from the knobs, compared by replaying the recorded trace with both.
@@ -17,6 +18,8 @@ export interface AbCompareHost {
   gate(): GateSettings;
   /** The Calibration panel's choice of frames (the last N; null: all). */
   window(): number | null;
+  /** The Calibration panel's bins and norm. */
+  binning(): BinningChoice;
 }
 
 export class AbCompare {
@@ -44,9 +47,15 @@ export class AbCompare {
     if (c === null) return null;
     const { recordingId, framesProcessed } = this.host.mirror;
     return whyStale(
-      { recordingId: c.a.recordingId, slotsRevision: this.comparedRevision, frameCount: c.a.frameCount },
+      {
+        recordingId: c.a.recordingId,
+        slotsRevision: this.comparedRevision,
+        frameCount: c.a.frameCount,
+        binning: binningChoiceText(c.a.binning.choice),
+      },
       {
         recordingId,
+        binning: binningChoiceText(this.host.binning()),
         slotsRevision: this.slotsRevision,
         frameCount: this.host.window() === null ? framesProcessed : undefined,
       },
@@ -61,7 +70,12 @@ export class AbCompare {
     }
     const revision = this.slotsRevision;
     const result = await this.host.slots.attempt('compare', () =>
-      this.host.api.call('metrics.compare', { a, b, lastFrames: this.host.window() ?? undefined }),
+      this.host.api.call('metrics.compare', {
+        a,
+        b,
+        lastFrames: this.host.window() ?? undefined,
+        binning: this.host.binning(),
+      }),
     );
     if (result && ofRecording(result.a, this.host.mirror.recordingId)) {
       this.result = result;

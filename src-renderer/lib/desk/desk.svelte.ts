@@ -97,7 +97,14 @@ export class Desk {
       replaced: (what) => this.replaced(what),
     });
     this.metrics = new MetricsView({ api, slots, mirror, settingsVersion: version });
-    this.ab = new AbCompare({ api, slots, mirror, gate: () => this.knobs.gate, window: () => this.metrics.window });
+    this.ab = new AbCompare({
+      api,
+      slots,
+      mirror,
+      gate: () => this.knobs.gate,
+      window: () => this.metrics.window,
+      binning: () => this.metrics.binning,
+    });
     const requestHost = (area: 'calibrators' | 'analysis' | 'field') => ({
       recordingId,
       settingsVersion: version,

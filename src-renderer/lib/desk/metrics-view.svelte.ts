@@ -4,6 +4,11 @@ import type { ErrorSlots } from './error-slots.svelte';
 import { LatestWins } from './latest-wins';
 import type { SessionMirror } from './session-mirror.svelte';
 import { ofRecording, whyStale } from './staleness';
+import {
+  DEFAULT_BINNING_CHOICE,
+  binningChoiceText,
+  type BinningChoice,
+} from '../../../src-shared/metrics/binning-choice';
 
 /**
  * The Calibration panel's figures: the metrics of the current recording at the knobs now, over the
@@ -27,6 +32,8 @@ export class MetricsView {
   /** Which recorded frames (the last N; null: all of them), and how to break the headline values down. */
   window = $state<number | null>(null);
   groupBy = $state<Snapshot['groupBy']>('none');
+  /** The bins and norm of the chosen calibration error and of the diagrams (A/B uses them too). */
+  binning = $state.raw<BinningChoice>(DEFAULT_BINNING_CHOICE);
   /**
    * Whether the figures read every class even with many classes (classwise metrics, per-class
    * diagrams): a knob turn on a 1,000-class recording leaves them out (MetricsOptions.classes) until
@@ -52,7 +59,13 @@ export class MetricsView {
         // the labels as they are when the call starts are the ones it reads
         const labelsRevision = this.labelsRevision;
         const classes = this.everyClass ? ('all' as const) : ('auto' as const);
-        const params = { lastFrames: this.window ?? undefined, groupBy: this.groupBy, detail, classes };
+        const params = {
+          lastFrames: this.window ?? undefined,
+          groupBy: this.groupBy,
+          detail,
+          classes,
+          binning: this.binning,
+        };
         const cancel = new AbortController();
         this.inFlight = { detail, settingsVersion: host.settingsVersion(), labelsRevision, cancel };
         try {
@@ -87,10 +100,11 @@ export class MetricsView {
     if (m === null) return null;
     const { recordingId, framesProcessed } = this.host.mirror;
     return whyStale(
-      { ...m, labelsRevision: this.computedLabelsRevision },
+      { ...m, binning: binningChoiceText(m.binning.choice), labelsRevision: this.computedLabelsRevision },
       {
         recordingId,
         groupBy: this.groupBy,
+        binning: binningChoiceText(this.binning),
         settingsVersion: this.host.settingsVersion(),
         frameCount: this.window === null ? framesProcessed : undefined,
         labelsRevision: this.labelsRevision,
@@ -128,6 +142,12 @@ export class MetricsView {
   choose(window: number | null, groupBy: Snapshot['groupBy']): Promise<void> {
     this.window = window;
     this.groupBy = groupBy;
+    return this.refresh();
+  }
+
+  /** The operator's bins and norm, computed at once. */
+  chooseBinning(choice: BinningChoice): Promise<void> {
+    this.binning = choice;
     return this.refresh();
   }
 

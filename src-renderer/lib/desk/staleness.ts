@@ -9,6 +9,8 @@ export interface ViewBasis {
   recordingId?: number | null;
   /** How the calibration breaks its headline values down. */
   groupBy?: string;
+  /** The binning of the calibration figures, in words (binningChoiceText). */
+  binning?: string;
   settingsVersion?: number;
   /** Counts changes of the A/B slots. */
   slotsRevision?: number;
@@ -24,6 +26,7 @@ type Part = keyof ViewBasis;
 const REASONS: { [K in Part]-?: (computed: ViewBasis[K], now: ViewBasis[K]) => string } = {
   recordingId: () => 'computed on another recording',
   groupBy: (computed, now) => `grouped by ${computed}, ${now} is asked for`,
+  binning: (computed, now) => `binned with ${computed}, ${now} is asked for`,
   settingsVersion: (computed, now) => `computed at settings v${computed}, the knobs are at v${now}`,
   slotsRevision: () => 'A or B changed since',
   frameCount: (computed, now) => `computed on ${computed} frames, ${now} are recorded`,

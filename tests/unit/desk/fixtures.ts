@@ -87,6 +87,13 @@ export function metricsSnapshot(
     labelledFrameCount: 0,
     window: 'all recorded frames',
     groupBy: 'none',
+    binning: {
+      choice: { scheme: 'equal-width', bins: 15, norm: 'L1' },
+      identity: '15 equal-width bins, [lo,hi) last closed',
+      name: 'ECE',
+      figureIdentity: 'ECE(top-label, 15 equal-width bins, [lo,hi) last closed, L1)',
+      label: 'ECE (15 equal-width bins)',
+    },
     computeMs: 1,
     ...nothingComputed,
     ...noDiagram,
