@@ -4,6 +4,7 @@ import { EVERY_CLASS_MAX_CLASSES, PRESET_NAMES } from '../../src-shared/metrics/
 import { CALIBRATION_METHODS } from '../../src-shared/calibrators';
 import { TUNING_METRICS } from '../../src-shared/tuning';
 import { DRIFT_DETECTORS, FRAME_SIGNAL_NAMES } from '../../src-shared/drift';
+import { METRIC_GROUPINGS } from '../../src-shared/api/metrics-schemas';
 import { GATE_USAGE, SCHEDULE_USAGE } from './cli-args';
 import { SOURCE_USAGE } from './source-args';
 import { MODEL_USAGE } from './model-args';
@@ -152,6 +153,16 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       a target that would take over 1.5e9 simulated frames is refused). The window defaults to
       10 s of frames, tested every second. Prints each threshold, how it was calibrated, and the
       first 20 alarms with their frame and stream time (--json: every one).
+`,
+  conformal: `  knob conformal TRACE.arrow [--alpha A] [--score lac|aps] [--group-by ${METRIC_GROUPINGS.join('|')}]
+            [--calibration-share S] [--last N] [${GATE_USAGE}] [--json]
+      Split-conformal prediction sets of the output (fused at the knobs, then the --settings
+      calibrator), as the desk's Prediction sets panel: the threshold q_hat calibrated on the first
+      S (default 0.5) of the labelled frames (of the last N frames, default all), the sets judged on
+      the rest: coverage with its Wilson 95 % interval, mean set size, empty and one-class shares,
+      overall and per group, and the set sizes. LAC (default, score 1 - p_y) or APS (not
+      randomised); alpha the miss rate (default 0.1). The guarantee is marginal and assumes the
+      calibration and judged frames exchangeable: a group whose interval lies below 1 - alpha is marked.
 `,
   estimate: `  knob estimate TRACE.arrow [--reference START:END] [--reference-trace LABELLED.arrow]
             [--by severity|window] [--window-frames N] [--replicates N] [--seed S] [${GATE_USAGE}] [--json]

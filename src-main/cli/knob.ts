@@ -80,6 +80,10 @@ const COMMANDS = {
     summary: 'accuracy without labels (ATC, DoC), fitted on a labelled reference window',
     load: async () => (await import('./commands/estimate')).estimateCommand,
   },
+  conformal: {
+    summary: 'split-conformal prediction sets of a trace: coverage and set size, per group',
+    load: async () => (await import('./commands/conformal')).conformalCommand,
+  },
   timeline: {
     summary: 'calibration over time: metrics over windows with intervals, and change points',
     load: async () => (await import('./commands/timeline')).timelineCommand,

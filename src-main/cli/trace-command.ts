@@ -1,3 +1,4 @@
+import type { CalibratorSpec } from '../../src-shared/calibrators';
 import type { GateSettings } from '../../src-shared/gate/gate-settings';
 import type { Trace } from '../../src-shared/trace/trace';
 import { readTraceFile, type TraceFile } from '../core/recording/trace-arrow';
@@ -16,7 +17,14 @@ export async function runOverTrace<Result extends object>(
   values: Values & { json?: boolean },
   path: string,
   stage: string,
-  work: (trace: Trace, settings: GateSettings, signal: AbortSignal, file: TraceFile) => Result | Promise<Result>,
+  work: (
+    trace: Trace,
+    settings: GateSettings,
+    signal: AbortSignal,
+    file: TraceFile,
+    /** The output calibrator of --settings (null for none), for a command that shows the output. */
+    calibrator: CalibratorSpec | null,
+  ) => Result | Promise<Result>,
   lines: (result: Result) => string[],
 ): Promise<number> {
   const call = commandCall(command, values.json === true);
@@ -27,9 +35,9 @@ export async function runOverTrace<Result extends object>(
       (read, size) => call.progress('reading the trace', read, size),
       'kept classes too',
     );
-    const { gate: settings } = await settingsOverTrace(values, file);
+    const { gate: settings, calibrator } = await settingsOverTrace(values, file);
     call.progress(stage, 0, null);
-    result = await work(file.trace, settings, call.signal, file);
+    result = await work(file.trace, settings, call.signal, file, calibrator);
   } finally {
     call.dispose();
   }

@@ -103,6 +103,11 @@ export const GLOSSARY = {
     definition:
       'A hardware knob that reports its position moves the value only after it reaches or crosses where the value is, so binding it, or moving the value by another hand, never makes the value jump.',
   },
+  conformal: {
+    term: 'prediction set (split conformal)',
+    definition:
+      'The classes whose score is within a threshold q̂ calibrated on earlier labelled frames, so that a set holds the true class on at least 1 − α of the frames on average, if the frames are exchangeable (no drift). LAC keeps the classes with 1 − p_k ≤ q̂ (the smallest sets); APS adds classes in order of probability until their sum passes q̂ (sets that grow where the model is unsure). q̂ is the ⌈(n + 1)(1 − α)⌉-th smallest calibration score (src-shared/calibrators/conformal-prediction.ts).',
+  },
 } as const satisfies Record<string, GlossaryEntry>;
 
 export type GlossaryId = keyof typeof GLOSSARY;

@@ -3,6 +3,7 @@ import { CalibratorSpecSchema } from '../calibrators/output-calibrator';
 import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
+import { ConformalParamsSchema, ConformalSetsSchema } from './conformal-schemas';
 import {
   CalibratorCompareParamsSchema,
   CalibratorComparisonSchema,
@@ -350,6 +351,8 @@ export const API_METHODS = {
    * (uncalibrated), compared on held-out frames, in the metrics worker (no model call).
    */
   'calibrator.compare': { params: CalibratorCompareParamsSchema, result: CalibratorComparisonSchema },
+  /** Split-conformal sets of the output, calibrated on the window's first labelled frames (conformal-schemas.ts). */
+  'conformal.sets': { params: ConformalParamsSchema, result: ConformalSetsSchema },
   /** Recent runs: every recording the session made, kept in the app's data folder up to its size limit. */
   'runs.list': { params: empty, result: RecentRunsSchema },
   /**

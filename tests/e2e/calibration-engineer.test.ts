@@ -8,7 +8,7 @@
  * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
  * Reliability curves overlaid: A against B, before against after a calibrator, and two recent runs.
  * The binning (count, equal width or equal mass, norm) chosen in the desk names the headline figure,
- * its interval, the diagrams and A/B.
+ * its interval, the diagrams and A/B. Conformal prediction sets: coverage and set size per group.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -182,6 +182,49 @@ describe('tables saved as CSV and JSON', () => {
         timeout: 60_000,
       })
       .toBe(1);
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('conformal prediction sets: coverage with its interval and set size, overall and per corruption', async () => {
+    const page = app.page;
+    await page.getByTestId('conformal-group').selectOption('corruption');
+    await page.getByTestId('conformal-compute').click();
+    await page.getByTestId('conformal-table').waitFor({ timeout: 60_000 });
+    const own = await app.backend.handle('conformal.sets', { alpha: 0.1, score: 'lac', groupBy: 'corruption' });
+    expect(own.calibrationFrames + own.evaluatedFrames).toBeGreaterThanOrEqual(200);
+    expect(own.groups.reduce((sum, g) => sum + g.frames, 0)).toBe(own.evaluatedFrames);
+    expect(await testIdText(app, 'conformal-assumption')).toContain('exchangeable');
+    const table = await expectTableExported(app, 'prediction-sets', 'conformal-table');
+    expect(table.columns).toEqual([
+      'group',
+      'frames',
+      'coverage',
+      'coverage (low)',
+      'coverage (high)',
+      'mean set size',
+      'empty sets (fraction)',
+      'one class (fraction)',
+    ]);
+    const expected = [{ key: 'all evaluated frames', ...own.overall }, ...own.groups];
+    expect(table.rows.map((r) => r['group'])).toEqual(expected.map((g) => g.key));
+    table.rows.forEach((row, i) => {
+      const want = expected[i]!;
+      expect(row['coverage']).toBe(want.coverage);
+      expect(row['mean set size']).toBe(want.meanSetSize);
+      expect(row['coverage (low)'] as number).toBeLessThanOrEqual(want.coverage);
+      expect(row['coverage (high)'] as number).toBeGreaterThanOrEqual(want.coverage);
+      expect(want.meanSetSize).toBeGreaterThanOrEqual(0);
+    });
+
+    // APS: other sets on the same frames, said so
+    await page.getByTestId('conformal-score').selectOption('aps');
+    await page.getByTestId('conformal-compute').click();
+    await expect.poll(() => testIdText(app, 'conformal-facts'), { timeout: 60_000 }).toMatch(/^APS, α = 0\.1/);
+    // an α outside (0, 1) is refused where it is typed
+    await page.getByTestId('conformal-alpha').fill('1.5');
+    await page.getByTestId('conformal-alpha').press('Enter');
+    await expect.poll(() => testIdText(app, 'conformal-invalid')).toContain('0.1 kept');
+    await page.getByTestId('conformal-table').screenshot({ path: 'test-output/e2e/prediction-sets.png' });
     expect(app.pageErrors).toEqual([]);
   });
 

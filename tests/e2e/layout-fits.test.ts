@@ -1,7 +1,7 @@
 /**
  * The desk fits the screens operators use (issue 32, deliverable 2): at 1280 x 800, 1600 x 1000 and
  * 1920 x 1080, with its widest tables on screen (the calibrators compared, the metrics by group, every
- * metric with its identity), the page has no horizontal scroll and every table either fits
+ * metric with its identity, the prediction sets by corruption), the page has no horizontal scroll and every table either fits
  * its panel or scrolls sideways inside a region of its own, so no column is cut off; every chart titles
  * both its axes. A screenshot of
  * each size goes to test-output/e2e/layout-WIDTHxHEIGHT.png.
@@ -107,6 +107,10 @@ describe('the layout', () => {
     await app.page.getByTestId('calibrator-compare').click();
     await app.page.getByTestId('calibrator-table').waitFor({ timeout: 120_000 });
     await app.page.locator('[data-testid^="calibrator-apply-"]').first().waitFor({ timeout: 120_000 });
+    // the prediction sets by corruption
+    await app.page.getByTestId('conformal-group').selectOption('corruption');
+    await app.page.getByTestId('conformal-compute').click();
+    await app.page.getByTestId('conformal-table').waitFor({ timeout: 60_000 });
 
     const found: Record<string, string[]> = {};
     for (const size of SIZES) {

@@ -162,6 +162,7 @@ describe("the desk's views of a kept-class trace", () => {
         /^fitting output calibrators needs/,
       ],
       ['every class', () => backend.handle('metrics.snapshot', { classes: 'all' }), /^every class's metrics needs/],
+      ['conformal.sets', () => backend.handle('conformal.sets', {}), /^conformal prediction sets needs/],
       ['labels.import', () => backend.handle('labels.import', { path: labelFile }), /^importing labels needs/],
       // the compacted labels are those that counted then: the other layer's may not be kept
       [

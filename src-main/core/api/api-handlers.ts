@@ -71,6 +71,7 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'trace.load': (params, call) => files.load(params.path, params.discard, call),
     'calibrator.set': (params) => knobs.setCalibrator(params.calibrator, calibratorTargetOf(session.current)),
     'calibrator.compare': (params, call) => measurements.compareCalibrators(params, call),
+    'conformal.sets': (params, call) => measurements.conformalSets(params, call),
     'runs.list': () => runs.list(),
     'runs.open': (params) => runs.open(params.id, params.discard),
     'runs.setLimit': (params) => runs.setLimit(params.limitBytes),

@@ -68,6 +68,11 @@ export class Measurements {
     );
   }
 
+  /** Split-conformal prediction sets of the recording's output at the current knobs and calibrator. */
+  conformalSets(request: ApiParsedParams<'conformal.sets'>, call: CallContext): Promise<ApiResult<'conformal.sets'>> {
+    return this.metrics.conformalSets(this.recordingCopy(call.signal), this.session.knobs.current.gate, request);
+  }
+
   /** The paper's analyses at the current knobs (and output calibrator), by replay on a thread of their own. */
   async analyse(params: ApiParsedParams<'analysis.run'>, signal?: AbortSignal): Promise<ApiResult<'analysis.run'>> {
     const recording = this.session.requireRecording();

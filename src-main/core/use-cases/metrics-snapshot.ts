@@ -4,7 +4,8 @@ import type { ApiResult, MetricsOptions } from '../../../src-shared/api/contract
 import { describeCalibrator, type CalibratorSpec } from '../../../src-shared/calibrators';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resample } from '../../../src-shared/metrics/bootstrap';
-import { gateBuckets, groupedMetrics } from '../../../src-shared/metrics/grouped';
+import { groupedMetrics } from '../../../src-shared/metrics/grouped';
+import { groupKeys } from './view-groups';
 import {
   bootstrapIntervalsOf,
   headlineStatistics,
@@ -125,31 +126,6 @@ function classDiagrams(
     label: names[c]!,
     ...diagramEntry(diagram),
   }));
-}
-
-/** The group each labelled frame belongs to, and the groups' names. */
-function groupKeys(run: Replayed, groupBy: Snapshot['groupBy']): { keys: Int32Array; name: (code: number) => string } {
-  const { trace, frames, output, top } = run;
-  const keys = new Int32Array(frames.length);
-  if (groupBy === 'severity' || groupBy === 'corruption') {
-    const column = trace.metadata[groupBy];
-    if (column?.kind === 'category') {
-      frames.forEach((f, j) => (keys[j] = column.codes[f]));
-      return { keys, name: (code) => column.dictionary[code] ?? String(code) };
-    }
-    if (column?.kind === 'number') {
-      frames.forEach((f, j) => (keys[j] = column.values[f]));
-      return { keys, name: (code) => `severity ${code}` };
-    }
-    return { keys, name: String };
-  }
-  if (groupBy === 'predicted-class') {
-    frames.forEach((_, j) => (keys[j] = top!.predicted[j]));
-    return { keys, name: (code) => trace.labelNames[code] ?? String(code) };
-  }
-  const buckets = gateBuckets(output.g, 3);
-  frames.forEach((f, j) => (keys[j] = buckets[f]));
-  return { keys, name: (code) => ['g in [0, 1/3)', 'g in [1/3, 2/3)', 'g in [2/3, 1]'][code] ?? String(code) };
 }
 
 function groups(

@@ -5,6 +5,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { Trace } from '../../../src-shared/trace/trace';
 import type { CalibratorSpec } from '../../../src-shared/calibrators';
 import type { Comparison, Snapshot } from './metrics-snapshot';
+import type { ConformalSets } from './conformal-view';
 import type { RecentRunTrace, RunsComparison } from './view-comparisons';
 
 type CalibratorsComparison = Omit<ApiResult<'calibrator.compare'>, 'computeMs'>;
@@ -26,7 +27,8 @@ export type MetricsResult =
   | { kind: 'snapshot'; snapshot: Snapshot }
   | { kind: 'compare'; comparison: Comparison }
   | { kind: 'runs'; comparison: RunsComparison }
-  | { kind: 'calibrators'; comparison: CalibratorsComparison };
+  | { kind: 'calibrators'; comparison: CalibratorsComparison }
+  | { kind: 'conformal'; sets: ConformalSets };
 
 /** The worker's answer to a request (under the request's id, worker-protocol.ts). */
 export interface MetricsAnswer {
@@ -135,7 +137,7 @@ export class MetricsWorkerClient {
       // whatever kind); with other calls waiting a cancelled request still waiting its turn never
       // runs, one already running finishes unanswered.
       onCancel: () => {
-        const polls = message.kind === 'snapshot' || message.kind === 'compare' || message.kind === 'calibrators';
+        const polls = message.kind !== 'rows' && message.kind !== 'runs';
         // uninterruptible work cancelled may still be running, whatever is cancelled after it
         if (!polls) this.cancelledUninterruptible.add(thread);
         if (polls && !this.cancelledUninterruptible.has(thread)) return;
@@ -185,6 +187,24 @@ export class MetricsWorkerClient {
     if (reply.result.kind !== 'compare')
       throw new KnobError('INTERNAL', 'the metrics worker answered a comparison with a snapshot');
     return { ...reply.result.comparison, computeMs: reply.computeMs };
+  }
+
+  /** Split-conformal prediction sets of a recording's output at `settings` (conformal-view.ts). */
+  async conformalSets(
+    recording: RecordingCopy,
+    settings: GateSettings,
+    request: ApiParsedParams<'conformal.sets'>,
+  ): Promise<ApiResult<'conformal.sets'>> {
+    const { version, recordingId, calibrator, signal } = recording;
+    const reply = await this.request(
+      { kind: 'conformal', version, recordingId, calibrator, settings, request },
+      signal,
+      'the prediction sets',
+      recording,
+    );
+    if (reply.result.kind !== 'conformal')
+      throw new KnobError('INTERNAL', `the metrics worker answered prediction sets with a ${reply.result.kind}`);
+    return { ...reply.result.sets, computeMs: reply.computeMs };
   }
 
   /**

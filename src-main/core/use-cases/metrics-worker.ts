@@ -5,6 +5,7 @@ import type { CalibratorSpec } from '../../../src-shared/calibrators';
 import type { ApiParsedParams } from '../../../src-shared/api/contract';
 import { HeldRecording, type RecordingRows, type TableProgress } from './held-recording';
 import { compareSnapshots, metricsSnapshotOnTwoThreads } from './metrics-snapshot';
+import { conformalSets } from './conformal-view';
 import { compareOutputCalibrators, compareRecentRuns, type RecentRunTrace } from './view-comparisons';
 import type { MetricsAnswer, MetricsResult } from './metrics-worker-client';
 import { serve } from '../workers/worker-serve';
@@ -28,6 +29,7 @@ export type MetricsRequest =
   | (Common & { kind: 'snapshot'; settings: GateSettings; options: Partial<MetricsOptions> })
   | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number; binning: BinningChoice })
   | (Common & { kind: 'calibrators'; settings: GateSettings } & ApiParsedParams<'calibrator.compare'>)
+  | (Common & { kind: 'conformal'; settings: GateSettings; request: ApiParsedParams<'conformal.sets'> })
   | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
 
 let held: HeldRecording | null = null;
@@ -68,6 +70,8 @@ async function compute(
         kind: 'compare',
         comparison: compareSnapshots(source, request.a, request.b, basis, request.lastFrames, signal, request.binning),
       };
+    case 'conformal':
+      return { kind: 'conformal', sets: conformalSets(source, request.settings, basis, request.request, signal) };
     case 'calibrators':
       return {
         kind: 'calibrators',

@@ -1,5 +1,5 @@
 import type { KnobApi } from '../../../src-shared/api/client';
-import type { ApiResult } from '../../../src-shared/api/contract';
+import type { ApiParams, ApiResult } from '../../../src-shared/api/contract';
 import type { ModelDescription } from '../../../src-shared/api/model-options';
 import type { RecentRun } from '../../../src-shared/api/recent-runs';
 import type { SessionState, SourceInfo } from '../../../src-shared/api/session-state';
@@ -51,6 +51,8 @@ export class Desk {
   readonly ab: AbCompare;
   /** Calibrators fitted on the recording's fused output and compared on held-out frames. */
   readonly calibratorComparison: RecordingRequest<ApiResult<'calibrator.compare'>>;
+  /** Split-conformal prediction sets of the output at the knobs and calibrator now. */
+  readonly predictionSets: RecordingRequest<ApiResult<'conformal.sets'>>;
   /** The paper's analyses of the current recording (Analyses tab). */
   readonly analyses: RecordingRequest<ApiResult<'analysis.run'>>;
   readonly probes: Probes;
@@ -105,12 +107,13 @@ export class Desk {
       window: () => this.metrics.window,
       binning: () => this.metrics.binning,
     });
-    const requestHost = (area: 'calibrators' | 'analysis' | 'field') => ({
+    const requestHost = (area: 'calibrators' | 'conformal' | 'analysis' | 'field') => ({
       recordingId,
       settingsVersion: version,
       report: (error: unknown) => slots.report(area, error),
     });
     this.calibratorComparison = new RecordingRequest(requestHost('calibrators'));
+    this.predictionSets = new RecordingRequest(requestHost('conformal'));
     this.analyses = new RecordingRequest(requestHost('analysis'));
     this.field = new FieldWatch(api, slots, requestHost('field'));
     this.probes = new Probes({ api, slots, settingsVersion: version });
@@ -235,7 +238,20 @@ export class Desk {
     );
   }
 
-  /** The paper's analyses of the current recording at the knobs now, by replay (no model). */
+  /**
+   * Split-conformal prediction sets on the Calibration panel's window, calibrated on its first
+   * labelled frames, on the work bar (whose Cancel stops them).
+   */
+  async computePredictionSets(request: Omit<ApiParams<'conformal.sets'>, 'lastFrames'>): Promise<void> {
+    const lastFrames = this.metrics.window ?? undefined;
+    const frames = lastFrames === undefined ? 'all recorded frames' : `the last ${lastFrames} recorded frames`;
+    await this.predictionSets.run(() =>
+      this.offline.track(`prediction sets on ${frames}`, null, (signal) =>
+        this.api.call('conformal.sets', { ...request, lastFrames }, { signal }),
+      ),
+    );
+  }
+
   /** The paper's analyses of the recording, on the work bar, whose Cancel stops them. */
   async runAnalyses(): Promise<void> {
     await this.analyses.run(() =>
@@ -316,6 +332,7 @@ export class Desk {
     this.metrics.reset();
     this.ab.reset();
     this.calibratorComparison.reset();
+    this.predictionSets.reset();
     this.analyses.reset();
     this.field.reset();
     this.tuning.reset();

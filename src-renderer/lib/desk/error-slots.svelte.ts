@@ -15,6 +15,7 @@ export type Area =
   | 'export'
   | 'runs'
   | 'calibrators'
+  | 'conformal'
   | 'probe'
   | 'analysis'
   | 'field';
@@ -31,6 +32,7 @@ export class ErrorSlots {
     export: null,
     runs: null,
     calibrators: null,
+    conformal: null,
     probe: null,
     analysis: null,
     field: null,
