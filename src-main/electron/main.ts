@@ -187,7 +187,7 @@ function setMenu(runs: RecentRuns['runs']): void {
     isMac: process.platform === 'darwin',
     recentRuns: runs.map((run) => ({
       id: run.id,
-      label: `${run.keptAt.slice(0, 16).replace('T', ' ')}  ${run.description}`,
+      label: `${run.keptAt.slice(0, 16).replace('T', ' ')}  ${run.name !== '' ? run.name : run.description}`,
     })),
     actions: {
       open: openWithDialog,

@@ -24,7 +24,13 @@ import {
   TuneViewSchema,
 } from './measurements';
 import { ModelDescriptionSchema, ModelOptionsSchema } from './model-options';
-import { RECENT_RUN_ID, RecentRunsLimitSchema, RecentRunsSchema } from './recent-runs';
+import {
+  RECENT_RUN_ID,
+  RecentRunsLimitSchema,
+  RecentRunsSchema,
+  RunsAnnotateParamsSchema,
+  RunsCompareParamsSchema,
+} from './recent-runs';
 import { RecordingSummarySchema, SessionStateSchema, SourceInfoSchema, SourceKindSchema } from './session-state';
 import { FrameRateHzSchema } from '../gate/accepted-ranges';
 import { SourceIdentitySchema } from './source-identity';
@@ -365,14 +371,10 @@ export const API_METHODS = {
   },
   /** A new size limit for the folder (0 keeps nothing); the oldest runs go until it fits. */
   'runs.setLimit': { params: z.strictObject({ limitBytes: RecentRunsLimitSchema }), result: RecentRunsSchema },
-  /**
-   * Two recent runs side by side, each replayed at the settings it was recorded with: the headline
-   * figures with bootstrap intervals, and B - A with an interval from resampling each on its own.
-   */
-  'runs.compare': {
-    params: z.strictObject({ a: z.string().regex(RECENT_RUN_ID), b: z.string().regex(RECENT_RUN_ID) }),
-    result: RunsComparisonSchema,
-  },
+  /** Two to eight recent runs at their recorded settings, each against the first (RunsComparisonSchema). */
+  'runs.compare': { params: RunsCompareParamsSchema, result: RunsComparisonSchema },
+  /** A run's name, tags and notes, replacing what it had (kept beside the folder's index). */
+  'runs.annotate': { params: RunsAnnotateParamsSchema, result: RecentRunsSchema },
   'metrics.snapshot': { params: MetricsOptionsSchema, result: MetricsSnapshotSchema },
   /** A/B: the same recorded trace replayed with two settings (no model call). */
   'metrics.compare': {

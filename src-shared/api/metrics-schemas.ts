@@ -3,7 +3,7 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { BinningChoiceSchema, DEFAULT_BINNING_CHOICE } from '../metrics/binning-choice';
 import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
-import { RecentRunSchema } from './recent-runs';
+import { MAX_COMPARED_RUNS, RecentRunSchema } from './recent-runs';
 
 /**
  * The metrics' part of the API contract (contract.ts): the snapshot of calibration metrics with
@@ -259,9 +259,11 @@ export const MetricsSnapshotSchema = z.strictObject({
 });
 
 /**
- * Two recent runs side by side, each replayed at its recorded settings: the headline figures with
- * their intervals, its top-label reliability diagram (15 equal-width bins; null without labelled
- * frames) for the desk's overlay, and B - A with an interval from resampling each on its own.
+ * Two to eight recent runs side by side, each replayed at its recorded settings: the headline
+ * figures with their intervals, its top-label reliability diagram (15 equal-width bins; null
+ * without labelled frames) for the desk's overlay, and each run after the first minus the first
+ * (the reference) with an interval from resampling each on its own, Bonferroni-adjusted over the
+ * runs compared with the reference (compareRecentRuns).
  */
 const RunSideSchema = z.strictObject({
   run: RecentRunSchema,
@@ -269,8 +271,7 @@ const RunSideSchema = z.strictObject({
   reliability: ReliabilityDiagramSchema.nullable(),
 });
 export const RunsComparisonSchema = z.strictObject({
-  a: RunSideSchema,
-  b: RunSideSchema,
-  differences: z.array(PairedDifferenceSchema),
+  runs: z.array(RunSideSchema).min(2).max(MAX_COMPARED_RUNS),
+  differences: z.array(z.strictObject({ run: z.string(), differences: z.array(PairedDifferenceSchema) })),
   computeMs: z.number(),
 });

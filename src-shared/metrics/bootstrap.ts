@@ -56,6 +56,11 @@ export function eachResample(
  * between order statistics (numpy percentile 'linear'); `what` qualifies the identity
  * ('stratified (3 groups) ', or '' for a plain bootstrap).
  */
+/** An interval's level as its identity names it: 95 %, 97.5 %, 99.2857 % (six significant digits). */
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toPrecision(6))} %`;
+}
+
 export function percentileInterval(values: Float64Array, options: BootstrapOptions, what: string): BootstrapInterval {
   const level = options.level ?? 0.95;
   const replicates = options.replicates ?? 200;
@@ -68,7 +73,7 @@ export function percentileInterval(values: Float64Array, options: BootstrapOptio
     level,
     replicates,
     seed,
-    identity: `${Math.round(level * 100)} % ${what}percentile bootstrap, ${replicates} resamples, seed ${seed}`,
+    identity: `${levelPercent(level)} ${what}percentile bootstrap, ${replicates} resamples, seed ${seed}`,
   };
 }
 

@@ -3,7 +3,7 @@ import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
 import { seededRandom } from '../random';
 import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
-import type { BootstrapInterval } from './bootstrap';
+import { levelPercent, type BootstrapInterval } from './bootstrap';
 import { biasCorrectedBasicInterval } from './interval-variants';
 import { metric, type MetricValue } from './metric-value';
 import { checkScoresAndOutcomes } from './test-based-calibration-error';
@@ -146,7 +146,7 @@ export function l2CalibrationErrorIntervalFromSums(
     level,
     regime: linearVariance > quadraticVariance ? 'miscalibrated' : 'calibrated',
     identity:
-      `${Number((level * 100).toPrecision(6))} % asymptotic interval (Sun et al. 2024), normal with both ` +
+      `${levelPercent(level)} asymptotic interval (Sun et al. 2024), normal with both ` +
       'variance terms, clipped at 0',
     valueIdentity: l2CeUStatisticIdentity(binning),
   };

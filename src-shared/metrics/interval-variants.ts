@@ -2,6 +2,7 @@ import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { percentileOfSorted } from './order-statistics';
+import { levelPercent } from './bootstrap';
 
 /**
  * The intervals the headline figures use besides the plain percentile bootstrap, each a pure
@@ -24,8 +25,6 @@ export interface FigureInterval {
   /** Why the interval is not simply the method's (set when it was widened to the estimate). */
   note?: string;
 }
-
-const percent = (level: number) => `${Number((level * 100).toPrecision(6))} %`;
 
 function checkLevel(level: number): void {
   if (!(level > 0 && level < 1)) throw new KnobError('INVALID_INPUT', `interval level must be in (0, 1), got ${level}`);
@@ -101,8 +100,8 @@ export function proportionInterval(
     hi,
     method:
       groups > 1
-        ? `${percent(level)} Wilson score interval of the mean over ${groups} groups, effective n = 1 / sum w_g^2 / n_g (Kish) = ${n}`
-        : `${percent(level)} Wilson score interval, n = ${n}`,
+        ? `${levelPercent(level)} Wilson score interval of the mean over ${groups} groups, effective n = 1 / sum w_g^2 / n_g (Kish) = ${n}`
+        : `${levelPercent(level)} Wilson score interval, n = ${n}`,
   };
 }
 
@@ -127,7 +126,7 @@ export function biasCorrectedBasicInterval(
   const lo = Math.max(0, 2 * estimate - qHi);
   const hi = Math.max(0, 2 * estimate - qLo);
   const method =
-    `${percent(level)} bias-corrected basic bootstrap [2 t - q(${Number((1 - alpha).toPrecision(6))}), 2 t - q(${Number(alpha.toPrecision(6))})] clipped at 0, ` +
+    `${levelPercent(level)} bias-corrected basic bootstrap [2 t - q(${Number((1 - alpha).toPrecision(6))}), 2 t - q(${Number(alpha.toPrecision(6))})] clipped at 0, ` +
     `widened to contain t, ${resampling}`;
   if (estimate >= lo && estimate <= hi) return { lo, hi, method };
   const debiased = Math.max(0, estimate - bias);

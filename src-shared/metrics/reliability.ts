@@ -1,7 +1,7 @@
 import { assignBins, binningIdentity, equalWidthEdges, type BinningSpec, type EqualWidthSpec } from './binning';
 import { binStatisticsOf } from './bin-statistics';
 import type { BinTotals } from './calibration-error';
-import { resample } from './bootstrap';
+import { levelPercent, resample } from './bootstrap';
 import { gridProviderFromSamples, smoothCurve, smoothEceBandwidth } from './smooth-ece';
 import { seededRandom } from '../random';
 import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
@@ -178,7 +178,7 @@ export function smoothReliabilityCurve(
     bandHi[i] = column[Math.ceil((1 - alpha) * (replicates - 1))];
   }
   return {
-    identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${Math.round(level * 100)} % bootstrap band of ${replicates} resamples, seed ${seed})`,
+    identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${levelPercent(level)} bootstrap band of ${replicates} resamples, seed ${seed})`,
     sigma,
     t: main.t,
     accuracy,

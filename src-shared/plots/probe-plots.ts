@@ -1,3 +1,4 @@
+import { levelPercent } from '../metrics/bootstrap';
 import type { FrequencyProbeResult } from '../probes/frequency-probe';
 import type { StepProbeResult } from '../probes/step-probe';
 import { linePlotSvg, type LineSeries } from './line-plot';
@@ -42,7 +43,7 @@ export function stepProbeFigure(result: StepProbeResult): StepProbeFigure {
     q75G: summary.q75G,
     meanUStar: summary.meanUStar,
     realisations: summary.realisations,
-    bandLabel: `${Math.round(summary.bootstrap.level * 100)} % ${summary.bootstrap.band} bootstrap band`,
+    bandLabel: `${levelPercent(summary.bootstrap.level)} ${summary.bootstrap.band} bootstrap band`,
     insideFraction: summary.insideFraction,
   };
 }

@@ -6,7 +6,8 @@
  * are saved through their buttons and held to the table on screen; each metric's exported value
  * is the backend's own number, not the rounded one shown. The probe, tune, analyses and field
  * tables are held the same way where their end-to-end tests fill them (measure, field-watch).
- * Reliability curves overlaid: A against B, before against after a calibrator, and two recent runs.
+ * Reliability curves overlaid: A against B, before against after a calibrator, and recent runs.
+ * Recent runs named, tagged and noted, and three compared against the first with their intervals.
  * The binning (count, equal width or equal mass, norm) chosen in the desk names the headline figure,
  * its interval, the diagrams and A/B. Conformal prediction sets: coverage and set size per group.
  */
@@ -228,41 +229,95 @@ describe('tables saved as CSV and JSON', () => {
     expect(app.pageErrors).toEqual([]);
   });
 
-  it('the recent runs, once the recordings are kept: their table, and two compared with their curves overlaid', async () => {
+  it('the recent runs: named, tagged and noted (through a reload), three compared with intervals and overlaid curves', async () => {
     const page = app.page;
+    /** Plays on for a while, pauses, and keeps the recording as a run. */
+    const keepAnotherRun = async (count: number) => {
+      await page.getByTestId('play').click();
+      const from = Number(await testIdText(app, 'frames-processed'));
+      await waitUntil(
+        'frames of another run',
+        async () => Number(await testIdText(app, 'frames-processed')) >= from + 150,
+      );
+      await page.getByTestId('pause').click();
+      await waitUntil('the play button', () => page.getByTestId('play').isVisible());
+      await page.getByTestId('new-recording').click();
+      await waitUntil(
+        `${count} kept runs`,
+        async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= count,
+      );
+    };
     await page.getByTestId('new-recording').click();
     await waitUntil('a kept run', async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 1);
-    const runs = await expectTableExported(app, 'recent-runs', 'runs-table');
-    expect(runs.columns).toEqual(['kept', 'run', 'frames', 'labelled frames']);
-    expect(String(runs.rows[0]!['run'])).toMatch(/; .*ζ .*ωn .* rad\/s$/); // both lines of the cell, joined
-    expect(typeof runs.rows[0]!['frames']).toBe('number');
-    expect(runs.rows[0]!['frames'] as number).toBeGreaterThanOrEqual(200);
+    const first = (await page.getByTestId('runs-table').locator('tbody tr').first().getAttribute('data-run'))!;
 
-    // a second run: the two compared, their table saved and their reliability curves overlaid
-    await page.getByTestId('play').click();
-    await waitUntil('frames of a second run', async () => Number(await testIdText(app, 'frames-processed')) >= 150);
-    await page.getByTestId('pause').click();
-    await waitUntil('the play button', () => page.getByTestId('play').isVisible());
-    await page.getByTestId('new-recording').click();
-    await waitUntil(
-      'two kept runs',
-      async () => (await page.getByTestId('runs-table').locator('tbody tr').count()) >= 2,
-    );
+    // a name, tags and notes, saved and shown; a bad tag is named and nothing is saved
+    const row = page.locator(`tr[data-run="${first}"]`);
+    await row.getByTestId('edit-run').click();
+    await page.getByTestId('run-tags').fill('day, a,,b, day');
+    await page.getByTestId('run-save').click();
+    await expect.poll(() => testIdText(app, 'runs-error')).toMatch(/tags: a tag is given twice/);
+    await page.getByTestId('run-name').fill('baseline at dawn');
+    await page.getByTestId('run-tags').fill('day, camera 1');
+    await page.getByTestId('run-notes').fill('first light; fog after frame 150');
+    await page.getByTestId('run-save').click();
+    await expect.poll(() => row.getByTestId('run-name-cell').innerText()).toContain('baseline at dawn');
+    const runs = await expectTableExported(app, 'recent-runs', 'runs-table');
+    expect(runs.columns).toEqual(['kept', 'name', 'tags', 'run', 'frames', 'labelled frames']);
+    expect(runs.rows[0]).toMatchObject({ name: 'baseline at dawn', tags: 'day, camera 1' });
+    expect(String(runs.rows[0]!['run'])).toMatch(/; .*ζ .*ωn .* rad\/s$/); // both lines of the cell, joined
+    expect(runs.rows[0]!['frames'] as number).toBeGreaterThanOrEqual(200);
+    // the backend keeps them: a reload of the page shows them again, and the filter finds the run by tag
+    await page.reload();
+    await page.getByTestId('runs-table').waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() => page.locator(`tr[data-run="${first}"]`).getByTestId('run-name-cell').innerText())
+      .toContain('baseline at dawn');
+    expect((await app.backend.handle('runs.list', {})).runs.find((r) => r.id === first)).toMatchObject({
+      name: 'baseline at dawn',
+      tags: ['day', 'camera 1'],
+      notes: 'first light; fog after frame 150',
+    });
+
+    // two more runs, the three compared with the first as the reference
+    await keepAnotherRun(2);
+    await keepAnotherRun(3);
+    await page.getByTestId('runs-filter').fill('camera 1');
+    await expect.poll(() => page.getByTestId('runs-table').locator('tbody tr').count()).toBe(1);
+    await page.getByTestId('runs-filter').fill('');
     const ids = await page
       .getByTestId('runs-table')
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')!));
-    await page.getByTestId('run-a').selectOption(ids[1]!);
-    await page.getByTestId('run-b').selectOption(ids[0]!);
+    const order = [first, ...ids.filter((id) => id !== first).slice(0, 2)];
+    for (const id of order) await page.locator(`tr[data-run="${id}"]`).getByTestId('choose-run').check();
+    expect(await testIdText(app, 'runs-chosen')).toBe('3 chosen, reference baseline at dawn');
     await page.getByTestId('compare-runs').click();
-    await page.getByTestId('runs-comparison').waitFor({ timeout: 60_000 });
-    await expectTableExported(app, 'runs-comparison', 'runs-comparison');
+    await page.getByTestId('runs-figures').waitFor({ timeout: 60_000 });
+    const figures = await expectTableExported(app, 'runs-figures', 'runs-figures');
+    expect(figures.rows.map((r) => r['run'])).toHaveLength(3);
+    expect(figures.rows[0]!['run']).toBe('baseline at dawn (reference)');
+    for (const r of figures.rows) {
+      expect(r['accuracy (low)'] as number).toBeLessThanOrEqual(r['accuracy'] as number);
+      expect(r['accuracy (high)'] as number).toBeGreaterThanOrEqual(r['accuracy'] as number);
+    }
+    const own = await app.backend.handle('runs.compare', { ids: order });
+    expect(figures.rows.map((r) => r['ECE'])).toEqual(
+      own.runs.map((side) => side.figures.find((f) => f.name === 'ECE')!.value),
+    );
+    for (const j of [1, 2]) {
+      const against = await expectTableExported(app, `runs-comparison-${j}`, `runs-comparison-${j}`);
+      expect(against.rows).toHaveLength(4);
+    }
+    // two runs against the reference: each figure's two intervals at 97.5 %, together at least 95 %
+    for (const d of own.differences.flatMap((a) => a.differences)) expect(d.method).toMatch(/^97\.5 % .*Bonferroni/);
     const curves = await page
       .getByTestId('reliability-runs-figure')
       .locator('svg g[data-series]')
-      .evaluateAll((groups) => groups.map((g) => Number(g.getAttribute('data-points'))));
-    expect(curves).toHaveLength(2);
-    expect(curves.every((points) => points >= 3)).toBe(true);
+      .evaluateAll((groups) => groups.map((g) => g.getAttribute('data-name')));
+    expect(curves).toHaveLength(3);
+    expect(curves[0]).toBe('baseline at dawn');
+    await page.getByTestId('reliability-runs-figure').screenshot({ path: 'test-output/e2e/runs-compared.png' });
     expect(app.pageErrors).toEqual([]);
   });
 });

@@ -98,11 +98,11 @@ describe('walkthrough', () => {
     );
     await desk.page.locator(`tr[data-run="${firstRun.id}"]`).getByTestId('open-run').click();
     await waitUntil('the first run back', async () => (await recorded()) === firstRun.frameCount);
-    await desk.page.getByTestId('run-a').selectOption(firstRun.id);
     const second = (await desk.backend.handle('runs.list', {})).runs.find((r) => r.id !== firstRun.id)!;
-    await desk.page.getByTestId('run-b').selectOption(second.id);
+    for (const id of [firstRun.id, second.id])
+      await desk.page.locator(`tr[data-run="${id}"]`).getByTestId('choose-run').check();
     await desk.page.getByTestId('compare-runs').click();
-    await desk.page.getByTestId('runs-comparison').waitFor({ timeout: 20000 });
+    await desk.page.getByTestId('runs-comparison-1').waitFor({ timeout: 20000 });
     await shot('09-recent-run');
 
     // 10. The app started again on the same data folder: the last session comes back, paused, with

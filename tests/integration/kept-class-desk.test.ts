@@ -218,7 +218,7 @@ describe("the desk's views of a kept-class trace", () => {
       expect(await withRuns.handle('runs.open', { id: keptRun.id, discard: true })).toMatchObject({ classCount: 40 });
       expect((await withRuns.handle('session.get', {})).recording?.keptClasses).toBe('6 of 40 classes kept a frame');
       expect((await withRuns.handle('metrics.snapshot', {})).kept?.description).toBe('6 of 40 classes kept a frame');
-      await expect(withRuns.handle('runs.compare', { a: other.id, b: keptRun.id })).rejects.toMatchObject({
+      await expect(withRuns.handle('runs.compare', { ids: [other.id, keptRun.id] })).rejects.toMatchObject({
         code: 'NOT_AVAILABLE',
         message: expect.stringMatching(new RegExp(`^comparing recent runs \\(${keptRun.id}\\) needs every class`)),
       });

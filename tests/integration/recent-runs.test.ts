@@ -4,11 +4,12 @@
  * recorded is lost when another source is opened, a run can be reopened (with its source position)
  * and two runs compared, and a new session (the app started again) finds them.
  */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../src-shared/api/contract';
+import { NO_ANNOTATION, type RunAnnotation } from '../../src-shared/api/recent-runs';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { keepRequest } from '../support/recent-run-request';
@@ -60,6 +61,63 @@ describe('the recent-runs folder', () => {
     const reopened = await RecentRunsStore.open(folder);
     expect(reopened.describe().runs.map((r) => r.id)).toEqual([b.id, a.id]);
     expect(existsSync(join(folder, 'notes.arrow'))).toBe(true);
+  });
+});
+
+describe("the operator's names, tags and notes", () => {
+  it('survive a reopened folder, a damaged index and the run kept again; go with the run; a damaged file is kept aside', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-runs-notes-'));
+    const store = await RecentRunsStore.open(folder);
+    const a = (await store.keep(request(50, 1)))!;
+    const b = (await store.keep(request(60, 2)))!;
+    expect(a).toMatchObject({ name: '', tags: [], notes: '' });
+    const annotation = { name: 'night shift', tags: ['night', 'camera 2'], notes: 'fog from frame 20' };
+    expect((await store.annotate(a.id, annotation)).runs.find((r) => r.id === a.id)).toMatchObject(annotation);
+    // another process opening the folder, and the index rebuilt from the files: the annotation stays
+    writeFileSync(join(folder, 'index.json'), 'damaged');
+    expect((await RecentRunsStore.open(folder)).find(a.id)).toMatchObject(annotation);
+    // the run kept again (it grew) keeps its annotation
+    expect(await store.keep(request(70, 1, a.id))).toMatchObject({ id: a.id, frameCount: 70, ...annotation });
+    // refused for a run the folder does not hold
+    await expect(store.annotate('run-20250101T000000Z-0123456789ab', annotation)).rejects.toMatchObject({
+      code: 'NOT_AVAILABLE',
+    });
+    // a run removed for the size limit takes its annotation with it
+    await store.annotate(b.id, { name: 'b', tags: [], notes: '' });
+    await store.setLimit(store.find(a.id)!.bytes);
+    expect(store.describe().runs.map((r) => r.id)).toEqual([a.id]);
+    const kept = JSON.parse(readFileSync(join(folder, 'annotations.json'), 'utf8')) as { annotations: object };
+    expect(Object.keys(kept.annotations)).toEqual([a.id]);
+    // an annotations file that cannot be read is moved aside at the next annotation, never overwritten
+    writeFileSync(join(folder, 'annotations.json'), '{ "formatVersion": 1, "annotations": { "x');
+    const reopened = await RecentRunsStore.open(folder);
+    expect(reopened.find(a.id)).toMatchObject({ name: '', tags: [] });
+    await reopened.annotate(a.id, annotation);
+    const aside = readdirSync(folder).filter((name) => name.startsWith('annotations.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(folder, aside[0]!), 'utf8')).toContain('"x');
+    expect(reopened.find(a.id)).toMatchObject(annotation);
+  });
+
+  it('are checked by the API: a long name, a bad tag, too many tags, a tag twice', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'knob-runs-notes-'));
+    const backend = new KnobBackend({ recentRuns: await RecentRunsStore.open(folder) });
+    backends.push(backend);
+    const id = 'run-20250101T000000Z-0123456789ab';
+    const refused: Array<[Partial<RunAnnotation>, RegExp]> = [
+      [{ name: 'x'.repeat(121) }, /name/],
+      [{ tags: ['a,b'] }, /a tag is 1 to 32/],
+      [{ tags: [' padded'] }, /a tag is 1 to 32/],
+      [{ tags: Array.from({ length: 17 }, (_, i) => `t${i}`) }, /tags/],
+      [{ tags: ['same', 'same'] }, /a tag is given twice/],
+      [{ notes: 'n'.repeat(4001) }, /notes/],
+    ];
+    for (const [change, words] of refused) {
+      await expect(
+        backend.handle('runs.annotate', { id, ...NO_ANNOTATION, ...change }),
+        JSON.stringify(change).slice(0, 40),
+      ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(words) });
+    }
   });
 });
 
@@ -129,10 +187,17 @@ describe('the session keeps every recording', () => {
     expect(Math.max(...series.g)).toBe(Math.max(...full.g));
     expect(Math.min(...series.g)).toBe(Math.min(...full.g));
     // Two runs side by side, with B - A from resampling each on its own.
-    const comparison = await backend.handle('runs.compare', { a: runs[1].id, b: runs[0].id });
-    expect(comparison.a.figures.map((f) => f.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);
-    expect(comparison.differences).toHaveLength(4);
-    for (const d of comparison.differences) expect(d.method).toMatch(/independent \(two recordings\)/);
+    const comparison = await backend.handle('runs.compare', { ids: [runs[1].id, runs[0].id] });
+    expect(comparison.runs.map((side) => side.run.id)).toEqual([runs[1].id, runs[0].id]);
+    expect(comparison.runs[0]!.figures.map((f) => f.name)).toEqual(['accuracy', 'NLL', 'Brier', 'ECE']);
+    expect(comparison.differences).toHaveLength(1);
+    expect(comparison.differences[0]!.run).toBe(runs[0].id);
+    expect(comparison.differences[0]!.differences).toHaveLength(4);
+    for (const d of comparison.differences[0]!.differences) {
+      // two runs: one comparison with the reference, so the plain 95 % interval
+      expect(d.method).toMatch(/independent \(two recordings\)/);
+      expect(d.method).toMatch(/95 %/);
+    }
   });
 
   it('a new session on the same folder finds the runs; without a folder nothing is kept', async () => {

@@ -41,3 +41,33 @@ describe('reliability curves overlaid', () => {
     expect(svg).toContain('aria-label="Reliability curves overlaid: A and B &lt;&quot;calibrated&quot;&gt;;');
   });
 });
+
+describe('up to eight curves overlaid', () => {
+  const curve = (name: string, shift: number) => ({
+    name,
+    bins: [bin(0, 10, 0.2 + shift, 0.3), bin(0.5, 20, 0.7, 0.6 + shift)],
+  });
+  const eight = Array.from({ length: 8 }, (_, i) => curve(`run ${i + 1}`, i / 100));
+
+  it('gives no two curves the same marker and line, so they stay apart in grayscale', () => {
+    const svg = reliabilityOverlaySvg({ identity: 'reliability(top-label, 2 equal-width bins)', series: eight });
+    const groups = svg.split('<g data-series=').slice(1);
+    expect(groups).toHaveLength(8);
+    const looks = groups.map((g) => {
+      const dash = /<polyline[^>]*?(stroke-dasharray="[^"]*")?\/>/.exec(g)?.[1] ?? 'solid';
+      const marker = /<(circle|rect|polygon)[^>]*class="legend-/.exec(g)?.[1] ?? '';
+      const points = /<polygon points="([^"]*)"/.exec(g)?.[1]?.split(' ').length ?? 0;
+      return `${marker}${points === 0 ? '' : points}|${dash}`;
+    });
+    expect(new Set(looks).size).toBe(8);
+    expect(svg).toContain(
+      'aria-label="Reliability curves overlaid: run 1, run 2, run 3, run 4, run 5, run 6, run 7 and run 8;',
+    );
+    for (const name of eight.map((c) => c.name)) expect(svg).toContain(`>${name}</text>`);
+  });
+
+  it('refuses one curve or nine', () => {
+    for (const series of [eight.slice(0, 1), [...eight, curve('nine', 0)]])
+      expect(() => reliabilityOverlaySvg({ identity: 'x', series })).toThrow(/draws 2 to 8 curves, got/);
+  });
+});

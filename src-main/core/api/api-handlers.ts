@@ -75,7 +75,8 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'runs.list': () => runs.list(),
     'runs.open': (params) => runs.open(params.id, params.discard),
     'runs.setLimit': (params) => runs.setLimit(params.limitBytes),
-    'runs.compare': (params, call) => runs.compare(params.a, params.b, call.signal),
+    'runs.compare': (params, call) => runs.compare(params.ids, call.signal),
+    'runs.annotate': ({ id, ...annotation }) => runs.annotate(id, annotation),
     'metrics.snapshot': (params, call) => measurements.snapshot(params, call),
     'metrics.compare': (params, call) =>
       measurements.compare(params.a, params.b, params.lastFrames, params.binning, call.signal),

@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
+  KeptRunSchema,
+  NO_ANNOTATION,
   RECENT_RUN_ID,
-  RecentRunSchema,
   RecentRunsLimitSchema,
+  RunAnnotationSchema,
+  type KeptRun,
   type RecentRun,
   type RecentRuns,
+  type RunAnnotation,
 } from '../../../src-shared/api/recent-runs';
 import { KnobError } from '../../../src-shared/errors';
 import { parseJsonText } from '../../../src-shared/json-text';
@@ -31,16 +35,25 @@ import { withFolderLock, type FolderLockOptions } from './folder-lock';
  * every change reads the index and limit afresh, changes them and writes them back under the
  * folder's lock (folder-lock.ts), so no process overwrites another's runs. describe() and find()
  * give the folder as this process last read it (at each change, or refresh()).
+ *
+ * The operator's names, tags and notes of runs are kept in annotations.json beside the index (a
+ * few bytes to write, never the run's trace file): keeping a run again keeps them, and a run
+ * removed for the size limit takes its annotation with it.
  */
 export const DEFAULT_RECENT_RUNS_LIMIT_BYTES = 1024 ** 3;
 
 const INDEX_FILE = 'index.json';
 const LIMIT_FILE = 'limit.json';
-const IndexSchema = z.strictObject({ formatVersion: z.literal(1), runs: z.array(RecentRunSchema) });
+const ANNOTATIONS_FILE = 'annotations.json';
+const IndexSchema = z.strictObject({ formatVersion: z.literal(1), runs: z.array(KeptRunSchema) });
+const AnnotationsSchema = z.strictObject({
+  formatVersion: z.literal(1),
+  annotations: z.record(z.string().regex(RECENT_RUN_ID), RunAnnotationSchema),
+});
 const LimitSchema = z.strictObject({ limitBytes: RecentRunsLimitSchema });
 
 /** What a run is, as the session knows it when keeping it (the store adds id, time and size). */
-export type RunDescription = Omit<RecentRun, 'id' | 'keptAt' | 'bytes'>;
+export type RunDescription = Omit<KeptRun, 'id' | 'keptAt' | 'bytes'>;
 
 export interface KeepRequest {
   trace: Trace;
@@ -67,13 +80,33 @@ function newRunId(now: Date): string {
 async function readFolder(
   folder: string,
   logger: Logger | null,
-): Promise<{ limitBytes: number | null; runs: RecentRun[]; rewrite: boolean }> {
+): Promise<{
+  limitBytes: number | null;
+  runs: KeptRun[];
+  annotations: Record<string, RunAnnotation>;
+  /** annotations.json is there and cannot be read: it is moved aside, never overwritten. */
+  annotationsDamaged: boolean;
+  rewrite: boolean;
+}> {
   const limit = await readJson(join(folder, LIMIT_FILE), LimitSchema);
   const index = await readJson(join(folder, INDEX_FILE), IndexSchema);
   const listed = index?.runs ?? (await rebuildIndex(folder, logger));
   const present = new Set((await readdir(folder)).filter((name) => name.endsWith('.arrow')));
   const runs = listed.filter((run) => present.has(`${run.id}.arrow`));
-  return { limitBytes: limit?.limitBytes ?? null, runs, rewrite: index === null || runs.length !== listed.length };
+  const annotationsFile = await readJson(join(folder, ANNOTATIONS_FILE), AnnotationsSchema);
+  const annotationsDamaged = annotationsFile === null && (await fileExists(join(folder, ANNOTATIONS_FILE)));
+  if (annotationsDamaged)
+    logger?.warn(
+      { file: ANNOTATIONS_FILE },
+      'the runs annotations could not be read; kept aside at the next annotation',
+    );
+  return {
+    limitBytes: limit?.limitBytes ?? null,
+    runs,
+    annotations: annotationsFile?.annotations ?? {},
+    annotationsDamaged,
+    rewrite: index === null || runs.length !== listed.length,
+  };
 }
 
 export interface RecentRunsOptions {
@@ -86,7 +119,9 @@ export interface RecentRunsOptions {
 export class RecentRunsStore {
   private queue: Promise<unknown> = Promise.resolve();
   private limitBytes: number;
-  private runs: RecentRun[] = [];
+  private runs: KeptRun[] = [];
+  private annotations: Record<string, RunAnnotation> = {};
+  private annotationsDamaged = false;
 
   private constructor(
     readonly folder: string,
@@ -114,9 +149,7 @@ export class RecentRunsStore {
   refresh(): Promise<RecentRuns> {
     // in the queue: a listing read before a keep of this process finished must not replace its result
     return this.serial(async () => {
-      const { limitBytes, runs } = await readFolder(this.folder, this.logger);
-      this.limitBytes = limitBytes ?? this.defaultLimitBytes;
-      this.runs = runs;
+      this.adopt(await readFolder(this.folder, this.logger));
       return this.describe();
     });
   }
@@ -127,12 +160,39 @@ export class RecentRunsStore {
       folder: this.folder,
       limitBytes: this.limitBytes,
       usedBytes: this.runs.reduce((sum, run) => sum + run.bytes, 0),
-      runs: this.runs.map((run) => ({ ...run })),
+      runs: this.runs.map((run) => this.annotated(run)),
     };
   }
 
   find(id: string): RecentRun | null {
-    return this.runs.find((run) => run.id === id) ?? null;
+    const run = this.runs.find((kept) => kept.id === id);
+    return run === undefined ? null : this.annotated(run);
+  }
+
+  /**
+   * Names, tags and notes a run (replacing what it had). Refused for a run the folder no longer
+   * holds (another process or the size limit removed it).
+   */
+  annotate(id: string, annotation: RunAnnotation): Promise<RecentRuns> {
+    return this.locked(async () => {
+      if (!this.runs.some((run) => run.id === id))
+        throw new KnobError('NOT_AVAILABLE', `no recent run '${id}' to annotate (it may have been removed)`);
+      this.annotations = { ...this.annotations, [id]: annotation };
+      await this.writeAnnotations();
+      return this.describe();
+    });
+  }
+
+  /** The folder as readFolder read it becomes this store's view of it. */
+  private adopt(read: Awaited<ReturnType<typeof readFolder>>): void {
+    this.limitBytes = read.limitBytes ?? this.defaultLimitBytes;
+    this.runs = read.runs;
+    this.annotations = read.annotations;
+    this.annotationsDamaged = read.annotationsDamaged;
+  }
+
+  private annotated(run: KeptRun): RecentRun {
+    return { ...run, ...(this.annotations[run.id] ?? NO_ANNOTATION) };
   }
 
   /**
@@ -156,12 +216,12 @@ export class RecentRunsStore {
         return null;
       }
       await writeOutputFile(this.path(id), chunks);
-      const kept: RecentRun = { ...entry, bytes };
+      const kept: KeptRun = { ...entry, bytes };
       this.runs = [kept, ...this.runs.filter((run) => run.id !== id)];
       await this.evict();
       await this.writeIndex();
       this.logger?.info({ id, frames: kept.frameCount, bytes: kept.bytes }, 'recording kept as a recent run');
-      return kept;
+      return this.find(id);
     });
   }
 
@@ -192,7 +252,7 @@ export class RecentRunsStore {
   /** Removes the oldest runs until the folder fits its limit. */
   private async evict(): Promise<void> {
     let used = this.runs.reduce((sum, run) => sum + run.bytes, 0);
-    const removed: RecentRun[] = [];
+    const removed: KeptRun[] = [];
     for (let i = this.runs.length - 1; i >= 0 && used > this.limitBytes; i--) {
       used -= this.runs[i].bytes;
       removed.push(this.runs[i]);
@@ -200,10 +260,14 @@ export class RecentRunsStore {
     if (removed.length > 0) await this.remove(removed);
   }
 
-  private async remove(runs: RecentRun[]): Promise<void> {
+  private async remove(runs: KeptRun[]): Promise<void> {
     const ids = new Set(runs.map((run) => run.id));
     this.runs = this.runs.filter((run) => !ids.has(run.id));
     await Promise.all(runs.map((run) => rm(this.path(run.id), { force: true })));
+    if (runs.some((run) => this.annotations[run.id] !== undefined)) {
+      this.annotations = Object.fromEntries(Object.entries(this.annotations).filter(([id]) => !ids.has(id)));
+      await this.writeAnnotations();
+    }
     this.logger?.info({ ids: [...ids] }, 'recent runs removed for the size limit');
   }
 
@@ -211,6 +275,21 @@ export class RecentRunsStore {
     await writeOutputFile(
       join(this.folder, INDEX_FILE),
       `${JSON.stringify({ formatVersion: 1, runs: this.runs } satisfies z.input<typeof IndexSchema>)}\n`,
+    );
+  }
+
+  private async writeAnnotations(): Promise<void> {
+    const path = join(this.folder, ANNOTATIONS_FILE);
+    if (this.annotationsDamaged) {
+      // what the operator wrote before is kept aside for recovery, not overwritten
+      const aside = join(this.folder, `annotations.damaged-${compactTime(new Date())}.json`);
+      await rename(path, aside).catch(() => undefined);
+      this.annotationsDamaged = false;
+      this.logger?.warn({ file: aside }, 'the unreadable runs annotations were kept aside');
+    }
+    await writeOutputFile(
+      path,
+      `${JSON.stringify({ formatVersion: 1, annotations: this.annotations } satisfies z.input<typeof AnnotationsSchema>)}\n`,
     );
   }
 
@@ -223,10 +302,9 @@ export class RecentRunsStore {
       withFolderLock(
         this.folder,
         async () => {
-          const { limitBytes, runs, rewrite } = await readFolder(this.folder, this.logger);
-          this.limitBytes = limitBytes ?? this.defaultLimitBytes;
-          this.runs = runs;
-          if (rewrite) await this.writeIndex();
+          const read = await readFolder(this.folder, this.logger);
+          this.adopt(read);
+          if (read.rewrite) await this.writeIndex();
           return work();
         },
         this.lockOptions,
@@ -242,6 +320,13 @@ export class RecentRunsStore {
   }
 }
 
+async function fileExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** A JSON file of the folder, or null when it is missing or not what it should be. */
 async function readJson<T>(path: string, schema: z.ZodType<T>): Promise<T | null> {
   try {
@@ -253,15 +338,15 @@ async function readJson<T>(path: string, schema: z.ZodType<T>): Promise<T | null
 }
 
 /** The index from the trace files' own entries (newest first); files that are not runs are left alone. */
-async function rebuildIndex(folder: string, logger: Logger | null): Promise<RecentRun[]> {
-  const runs: RecentRun[] = [];
+async function rebuildIndex(folder: string, logger: Logger | null): Promise<KeptRun[]> {
+  const runs: KeptRun[] = [];
   for (const name of await readdir(folder)) {
     const id = name.replace(/\.arrow$/, '');
     if (!name.endsWith('.arrow') || !RECENT_RUN_ID.test(id)) continue;
     try {
       const path = join(folder, name);
       const file = await readTraceFile(path, undefined, 'kept classes too');
-      const entry = RecentRunSchema.safeParse(file.context.recentRun);
+      const entry = KeptRunSchema.safeParse(file.context.recentRun);
       if (entry.success && entry.data.id === id) runs.push({ ...entry.data, bytes: (await stat(path)).size });
     } catch (error) {
       logger?.warn({ file: name, error: (error as Error).message }, 'a recent run could not be re-indexed');

@@ -1,5 +1,5 @@
 import type { ApiResult } from '../../../src-shared/api/contract';
-import type { RecentRuns } from '../../../src-shared/api/recent-runs';
+import type { RecentRuns, RunAnnotation } from '../../../src-shared/api/recent-runs';
 import { KnobError } from '../../../src-shared/errors';
 import { replay } from '../../../src-shared/trace/replay';
 import type { MetricsWorkerClient } from '../use-cases/metrics-worker-client';
@@ -10,7 +10,8 @@ import { completeRecording } from '../session/session-recordings';
 
 /**
  * The recent runs as the desk uses them (the session keeps each recording there when it stops
- * changing): the folder's list and size limit, a run opened as the current recording, two runs compared.
+ * changing): the folder's list and size limit, a run opened as the current recording, runs
+ * compared, and the operator's names, tags and notes of runs.
  */
 export class RecentRunsService {
   constructor(
@@ -61,15 +62,24 @@ export class RecentRunsService {
     return { path, frameCount: recording.frameCount, classCount: recording.trace.classCount };
   }
 
-  /** Two recent runs, each at its recorded settings, side by side with B - A (independent resampling). */
-  async compare(a: string, b: string, signal?: AbortSignal): Promise<ApiResult<'runs.compare'>> {
+  /**
+   * Two to eight recent runs, each at its recorded settings, side by side with each minus the first
+   * (independent resampling).
+   */
+  async compare(ids: string[], signal?: AbortSignal): Promise<ApiResult<'runs.compare'>> {
     const store = this.requireStore();
-    const [runA, runB] = await Promise.all([store.read(a), store.read(b)]);
+    const read = await Promise.all(ids.map((id) => store.read(id)));
     return this.metrics.compareRuns(
-      { trace: runA.file.trace, settings: runA.file.run?.settings ?? runA.run.settings, run: runA.run },
-      { trace: runB.file.trace, settings: runB.file.run?.settings ?? runB.run.settings, run: runB.run },
+      read.map(({ run, file }) => ({ trace: file.trace, settings: file.run?.settings ?? run.settings, run })),
       signal,
     );
+  }
+
+  /** The operator's name, tags and notes of a run; every listing shows them from now on. */
+  async annotate(id: string, annotation: RunAnnotation): Promise<RecentRuns> {
+    const list = await this.requireStore().annotate(id, annotation);
+    this.emit('runs.changed', list);
+    return list;
   }
 
   private requireStore(): RecentRunsStore {

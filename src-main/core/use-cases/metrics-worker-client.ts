@@ -122,7 +122,7 @@ export class MetricsWorkerClient {
   ) {
     const thread = this.ensure();
     if (copy !== undefined) this.sync(thread, copy);
-    const traces = message.kind === 'runs' ? [message.a.trace, message.b.trace] : [];
+    const traces = message.kind === 'runs' ? message.runs.map((r) => r.trace) : [];
     return thread.call(message, {
       signal,
       what,
@@ -233,13 +233,9 @@ export class MetricsWorkerClient {
     return { ...reply.result.comparison, computeMs: reply.computeMs };
   }
 
-  /** Two recent runs (traces the worker takes over), each at its recorded settings. */
-  async compareRuns(
-    a: RecentRunTrace,
-    b: RecentRunTrace,
-    signal?: AbortSignal,
-  ): Promise<RunsComparison & { computeMs: number }> {
-    const reply = await this.request({ kind: 'runs', a, b }, signal, 'the comparison of two runs');
+  /** Two to eight recent runs (traces the worker takes over), each at its recorded settings. */
+  async compareRuns(runs: RecentRunTrace[], signal?: AbortSignal): Promise<RunsComparison & { computeMs: number }> {
+    const reply = await this.request({ kind: 'runs', runs }, signal, 'the comparison of recent runs');
     if (reply.result.kind !== 'runs')
       throw new KnobError('INTERNAL', `the metrics worker answered a runs comparison with a ${reply.result.kind}`);
     return { ...reply.result.comparison, computeMs: reply.computeMs };

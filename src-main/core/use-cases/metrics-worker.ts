@@ -30,7 +30,7 @@ export type MetricsRequest =
   | (Common & { kind: 'compare'; a: GateSettings; b: GateSettings; lastFrames?: number; binning: BinningChoice })
   | (Common & { kind: 'calibrators'; settings: GateSettings } & ApiParsedParams<'calibrator.compare'>)
   | (Common & { kind: 'conformal'; settings: GateSettings; request: ApiParsedParams<'conformal.sets'> })
-  | { kind: 'runs'; a: RecentRunTrace; b: RecentRunTrace };
+  | { kind: 'runs'; runs: RecentRunTrace[] };
 
 let held: HeldRecording | null = null;
 
@@ -48,7 +48,7 @@ async function compute(
   onProgress: TableProgress,
   signal: CancelSignal,
 ): Promise<MetricsResult> {
-  if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.a, request.b) };
+  if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.runs) };
   const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
   const source = recording(request);
   switch (request.kind) {

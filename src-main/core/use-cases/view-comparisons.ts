@@ -27,7 +27,7 @@ export type RunsComparison = Omit<ApiResult<'runs.compare'>, 'computeMs'>;
 export interface RecentRunTrace {
   trace: Trace;
   settings: GateSettings;
-  run: RunsComparison['a']['run'];
+  run: RunsComparison['runs'][number]['run'];
 }
 
 /** A paired or independent difference as the API carries it (non-finite values as null). */
@@ -47,37 +47,55 @@ export function differenceEntry(d: PairedDifference): Comparison['differences'][
 }
 
 /**
- * Two recent runs, each replayed at the settings it was recorded with: the headline figures with
- * their intervals, and B - A with an interval from resampling each run on its own.
+ * Two to eight recent runs, each replayed at the settings it was recorded with: the headline
+ * figures with their intervals, and each run after the first minus the first (the reference) with
+ * an interval from resampling each run on its own. With m = n - 1 runs against the reference, each
+ * figure's m intervals are Bonferroni-adjusted (level 1 - 0.05/m: all m hold together with at least
+ * 95 %), on enough resamples to leave at least 10 in each tail (400 m, at least 1,000).
  */
-export function compareRecentRuns(a: RecentRunTrace, b: RecentRunTrace): RunsComparison {
-  for (const { trace, run } of [a, b]) requireEveryClass(trace, `comparing recent runs (${run.id})`);
-  const runA = replayedView(plainSource(a.trace), a.settings, undefined);
-  const runB = replayedView(plainSource(b.trace), b.settings, undefined);
-  const statisticsA = runA.scores === null ? null : headlineStatistics(runA.scores, runA.top!);
-  const statisticsB = runB.scores === null ? null : headlineStatistics(runB.scores, runB.top!);
-  const figures = (statistics: HeadlineStatistic[] | null, count: number) =>
-    statistics === null
+export function compareRecentRuns(runs: readonly RecentRunTrace[]): RunsComparison {
+  for (const { trace, run } of runs) requireEveryClass(trace, `comparing recent runs (${run.id})`);
+  const replayed = runs.map((r) => replayedView(plainSource(r.trace), r.settings, undefined));
+  const statistics = replayed.map((r) => (r.scores === null ? null : headlineStatistics(r.scores, r.top!)));
+  const figures = (of: HeadlineStatistic[] | null, count: number) =>
+    of === null
       ? []
-      : meanOverGroups([statistics], [count]).map((f) => ({
+      : meanOverGroups([of], [count]).map((f) => ({
           ...f,
           value: finiteOrNull(f.value),
           lo: finiteOrNull(f.lo),
           hi: finiteOrNull(f.hi),
         }));
   // the runs' top-label diagrams on the bins of their ECE, for the desk's overlay
-  const reliability = (top: typeof runA.top) =>
+  const reliability = (top: (typeof replayed)[number]['top']) =>
     top === null ? null : reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
+  const against = runs.length - 1;
+  const resampling = { level: 1 - 0.05 / against, replicates: Math.max(1000, 400 * against) };
+  const [reference, referenceRun] = [statistics[0]!, replayed[0]!];
+  const bonferroni = `Bonferroni: ${against} runs against the reference, all ${against} intervals of a figure hold together with at least 95 %`;
   return {
-    a: { run: a.run, figures: figures(statisticsA, runA.frames.length), reliability: reliability(runA.top) },
-    b: { run: b.run, figures: figures(statisticsB, runB.frames.length), reliability: reliability(runB.top) },
-    differences:
-      statisticsA === null || statisticsB === null
-        ? []
-        : independentDifferences(statisticsA, statisticsB, {
-            a: runA.frames.length,
-            b: runB.frames.length,
-          }).map(differenceEntry),
+    runs: runs.map((r, i) => ({
+      run: r.run,
+      figures: figures(statistics[i]!, replayed[i]!.frames.length),
+      reliability: reliability(replayed[i]!.top),
+    })),
+    differences: runs.slice(1).map((r, j) => {
+      const other = statistics[j + 1]!;
+      return {
+        run: r.run.id,
+        differences:
+          reference === null || other === null
+            ? []
+            : independentDifferences(
+                reference,
+                other,
+                { a: referenceRun.frames.length, b: replayed[j + 1]!.frames.length },
+                resampling,
+              )
+                .map(differenceEntry)
+                .map((d) => (against === 1 ? d : { ...d, method: `${d.method}; ${bonferroni}` })),
+      };
+    }),
   };
 }
 

@@ -199,7 +199,7 @@ export class Desk {
       api.on('recording.changed', (c) => this.stream.recordingChanged(c)),
       api.on('frame.rejected', (e) => this.stream.rejected(e.message)),
       api.on('work.progress', (p) => this.offline.progress(p)),
-      api.on('runs.changed', (r) => (this.runs.runs = r)),
+      api.on('runs.changed', (r) => this.runs.adopt(r)),
     ];
     const stop = (): void => {
       offs.forEach((off) => off());

@@ -119,6 +119,9 @@ export function recentRun(id: string, change: Partial<RecentRun> = {}): RecentRu
     labelledFrameCount: 10,
     position: 10,
     bytes: 1000,
+    name: '',
+    tags: [],
+    notes: '',
     ...change,
   };
 }

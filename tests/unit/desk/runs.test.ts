@@ -19,21 +19,54 @@ describe('recent runs', () => {
     expect(desk.runs.runs?.limitBytes).toBe(5 * 2 ** 20);
   });
 
-  it('compares two runs, and says why when it cannot', async () => {
+  it('compares the runs chosen, the first as the reference, and says why when it cannot', async () => {
     const { desk, api } = await startedDesk();
-    api.handle('runs.compare', ({ a, b }) => ({
-      a: { run: recentRun(a), figures: [], reliability: null },
-      b: { run: recentRun(b), figures: [], reliability: null },
-      differences: [],
+    api.handle('runs.compare', ({ ids }) => ({
+      runs: ids.map((id) => ({ run: recentRun(id), figures: [], reliability: null })),
+      differences: ids.slice(1).map((run) => ({ run, differences: [] })),
       computeMs: 3,
     }));
-    await desk.runs.compare(RUN_A, RUN_B);
-    expect(desk.runs.comparison?.b.run.id).toBe(RUN_B);
+    desk.runs.toggle(RUN_B);
+    desk.runs.toggle(RUN_A);
+    await desk.runs.compare();
+    expect(api.callsOf('runs.compare')).toEqual([{ ids: [RUN_B, RUN_A] }]);
+    expect(desk.runs.comparison?.runs[0]!.run.id).toBe(RUN_B);
     api.handle('runs.compare', () => {
       throw new Error('the run was dropped for the size limit');
     });
-    await desk.runs.compare(RUN_A, RUN_B);
+    await desk.runs.compare();
     expect(desk.errors.runs).toBe('the run was dropped for the size limit');
+    expect(api.violations).toEqual([]);
+  });
+
+  it('chooses at most eight runs, and forgets a chosen run the folder no longer holds', async () => {
+    const ids = Array.from({ length: 9 }, (_, i) => `run-20250101T00000${i}Z-00000000000${i}`);
+    const listed = { ...NO_RUNS, runs: ids.map((id) => recentRun(id)) };
+    const { desk, api } = await startedDesk({ runs: listed });
+    for (const id of ids) desk.runs.toggle(id);
+    expect(desk.runs.chosen).toEqual(ids.slice(0, 8));
+    desk.runs.toggle(ids[0]!);
+    expect(desk.runs.chosen[0]).toBe(ids[1]);
+    api.emit('runs.changed', { ...listed, runs: listed.runs.slice(2) });
+    expect(desk.runs.chosen).toEqual(ids.slice(2, 8));
+  });
+
+  it('names, tags and annotates a run; a bad tag is named before any call', async () => {
+    const listed = { ...NO_RUNS, runs: [recentRun(RUN_A)] };
+    const { desk, api } = await startedDesk({ runs: listed });
+    api.handle('runs.annotate', ({ id, ...annotation }) => ({
+      ...listed,
+      runs: [recentRun(id, annotation)],
+    }));
+    expect(await desk.runs.annotate(RUN_A, { name: 'night shift', tags: ['night', 'camera 2'], notes: 'fog' })).toBe(
+      true,
+    );
+    expect(desk.runs.runs?.runs[0]).toMatchObject({ name: 'night shift', tags: ['night', 'camera 2'], notes: 'fog' });
+    expect(await desk.runs.annotate(RUN_A, { name: '', tags: ['a,b'], notes: '' })).toBe(false);
+    expect(await desk.runs.annotate(RUN_A, { name: '', tags: ['x', 'x'], notes: '' })).toBe(false);
+    expect(desk.errors.runs).toMatch(/tags: a tag is given twice/);
+    expect(api.callsOf('runs.annotate')).toHaveLength(1);
+    expect(api.violations).toEqual([]);
   });
 
   it('reopens a run as the current recording, clearing the views of the one before', async () => {
