@@ -4,12 +4,13 @@
  * the user located, which is refused unless its SHA-256 is the bundle's; a bundle without its model
  * says to locate it by name and hash.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVerifiedBundle } from '../../src-main/core/bundle/bundle-verify';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import type { CallContext } from '../../src-main/core/calls/call-context';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { classMeanWeights, linearClassifier } from '../support/onnx-builder';
 import { fashionMnistSample } from '../support/fashion-mnist';
@@ -25,6 +26,7 @@ beforeAll(async () => {
   await backend.handle('model.load', { path: 'default' });
   await backend.handle('source.open', { kind: 'embedded', discard: true });
   await backend.handle('stream.runOffline', { maxFrames: 64, discard: true });
+  await backend.handle('trace.save', { path: join(dir, 'recorded.arrow') });
   await backend.handle('knobs.set', { gate: { zeta: 0.4, wnRadPerSec: 11 } });
   await backend.handle('bundle.export', { path: full });
   await backend.handle('bundle.export', { path: slim, includeModel: false });
@@ -66,5 +68,64 @@ describe('a bundle whose model is not the one loaded', () => {
       discard: true,
     });
     expect(located.paths).toEqual([DEFAULT_MODEL_PATH]);
+  }, 60_000);
+});
+
+describe('an export and an import as long work (issue 32)', () => {
+  /** A call whose steps are recorded, cancelled when the step named `stopAt` is reported. */
+  const steppedCall = (stopAt?: RegExp) => {
+    const controller = new AbortController();
+    const steps: Array<[string, number, number | null]> = [];
+    const call: CallContext = {
+      signal: controller.signal,
+      progress: (task, done, total) => {
+        steps.push([task, done, total]);
+        if (stopAt?.test(task)) controller.abort();
+      },
+    };
+    return { call, steps };
+  };
+
+  it('reports each step, and a cancel between steps writes nothing and changes no knob', async () => {
+    await backend.handle('model.load', { path: 'default', discard: true });
+    await backend.handle('trace.load', { path: join(dir, 'recorded.arrow'), discard: true });
+    const out = join(dir, 'stepped.knob.zip');
+    const whole = steppedCall();
+    await backend.call('bundle.export', { path: out }, whole.call);
+    expect(whole.steps.map(([task]) => task)).toEqual([
+      'reading knob-fmnist.onnx',
+      'checking the model files',
+      'the report of the recording (64 frames)',
+      'the step graph and its Triton repository',
+      expect.stringMatching(/^archiving \d+ members$/),
+      'writing stepped.knob.zip',
+    ]);
+    expect(whole.steps.map(([, done, total]) => `${done}/${total}`)).toEqual([
+      '0/6',
+      '1/6',
+      '2/6',
+      '3/6',
+      '4/6',
+      '5/6',
+    ]);
+
+    const cancelled = join(dir, 'cancelled.knob.zip');
+    const stopped = steppedCall(/^the step graph/);
+    await expect(backend.call('bundle.export', { path: cancelled }, stopped.call)).rejects.toMatchObject({
+      code: 'CANCELLED',
+      message: 'the export of cancelled.knob.zip was cancelled',
+    });
+    expect(existsSync(cancelled)).toBe(false);
+
+    const before = await backend.handle('knobs.get', {});
+    const importing = steppedCall(/^verifying/);
+    await expect(backend.call('bundle.import', { path: out }, importing.call)).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
+    expect(importing.steps.map(([task]) => task)).toEqual([
+      'reading stepped.knob.zip',
+      'verifying stepped.knob.zip (format, members, hashes)',
+    ]);
+    expect(await backend.handle('knobs.get', {})).toEqual(before);
   }, 60_000);
 });

@@ -30,25 +30,29 @@ export async function exportCommand(args: string[]): Promise<number> {
   const modelOptions = { ...modelOptionsFromArgs(values), executionProviders: ['cpu' as const] };
   await checkOutputFile(out);
   const call = commandCall('export', values.json === true);
-  const file = await readTraceFile(values.trace, (read, size) =>
-    call.progress('reading the trace', read, size),
-  ).finally(() => call.dispose());
-  const { gate, calibrator } = await settingsOverTrace(values, file);
-  // the description and the file are what a bundle needs: opened on the CPU, no GPU provider probed
-  const model = await loadModel(modelOptions);
+  let model: Awaited<ReturnType<typeof loadModel>> | null = null;
   try {
+    const file = await readTraceFile(values.trace, (read, size) => call.progress('reading the trace', read, size));
+    const { gate, calibrator } = await settingsOverTrace(values, file);
+    // the description and the file are what a bundle needs: opened on the CPU, no GPU provider probed
+    model = await loadModel(modelOptions);
     const description = model.description;
-    const bundle = await exportBundle({
-      path: out,
-      trace: file.trace,
-      traceName: values.trace,
-      // the same provenance as the desk's trace.load of this file: the two bundles agree
-      provenance: loadedTraceProvenance(file.context, values.trace),
-      model: description,
-      gate,
-      calibrator,
-      includeModel: values['exclude-model'] !== true,
-    });
+    const bundle = await exportBundle(
+      {
+        path: out,
+        trace: file.trace,
+        traceName: values.trace,
+        // the same provenance as the desk's trace.load of this file: the two bundles agree
+        provenance: loadedTraceProvenance(file.context, values.trace),
+        model: description,
+        gate,
+        calibrator,
+        includeModel: values['exclude-model'] !== true,
+      },
+      // the desk's steps on the progress line; Ctrl-C stops between them, writing nothing
+      { onProgress: (stage, done, total) => call.progress(stage, done, total), signal: call.signal },
+    );
+    call.dispose();
     const { path, members } = bundle;
     const name = basename(out).slice(0, -BUNDLE_EXTENSION.length);
     if (values.json)
@@ -64,6 +68,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    await model.close();
+    call.dispose();
+    await model?.close();
   }
 }

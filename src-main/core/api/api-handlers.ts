@@ -80,8 +80,8 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'metrics.snapshot': (params, call) => measurements.snapshot(params, call),
     'metrics.compare': (params, call) =>
       measurements.compare(params.a, params.b, params.lastFrames, params.binning, call.signal),
-    'bundle.export': (params) => bundles.export(params.path, params.includeModel),
-    'bundle.import': (params) => bundles.import(params.path),
+    'bundle.export': (params, call) => bundles.export(params.path, params.includeModel, call),
+    'bundle.import': (params, call) => bundles.import(params.path, call),
     'bundle.loadModel': (params) => bundles.loadModel(params.path, params.modelPath, params.discard, params.calibrator),
     'probe.step': (params, call) => measurements.stepProbe(params, call),
     'probe.frequency': (params, call) => measurements.frequencyProbe(params, call),

@@ -25,6 +25,7 @@ import type { StoredProvenance } from '../report/provenance';
 import { writeArchive, type ArchiveMember } from '../files/zip-archive';
 import { outputBytes } from '../files/output-files';
 import { deployReadme } from './deploy-readme';
+import { NO_STEPS, type WorkSteps } from '../calls/work-steps';
 
 /**
  * A tuned-calibrator bundle (NAME.knob.zip, issue 15) from what the app has: the recording it was
@@ -49,8 +50,13 @@ export interface BundleInput {
   provenance: StoredProvenance;
 }
 
-export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: BundleManifest } {
+export async function buildBundle(
+  input: BundleInput,
+  /** The work bar's steps (the model's hashes, the report, the step graph, the archive). */
+  steps: WorkSteps = NO_STEPS,
+): Promise<{ bytes: Uint8Array; manifest: BundleManifest }> {
   const { name, trace, model, gate, calibrator } = input;
+  await steps.step('checking the model files');
   if (input.modelFiles.length !== model.paths.length)
     throw new KnobError(
       'INVALID_INPUT',
@@ -81,6 +87,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   });
   // one time stamp for the bundle: its manifest, report and trace say the same (creation-time.ts)
   const createdAt = creationTime();
+  await steps.step(`the report of the recording (${trace.frameCount} frames)`);
   const outputs = runOutputFiles(trace, gate, analyseRun(trace, gate, calibrator), input.provenance, null, createdAt);
   let traceSha256: string | null = null;
   for (const file of outputs) {
@@ -90,6 +97,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
   }
 
   // The step graph and its Triton repository (a model the graph cannot take leaves both out, saying why).
+  await steps.step('the step graph and its Triton repository');
   const { graph: stepGraph, note: stepGraphNote } = bundleStepGraph({
     model: input.modelFiles[0]!,
     ...(input.modelFiles.length > 1 ? { secondModel: input.modelFiles[1]! } : {}),
@@ -167,6 +175,7 @@ export function buildBundle(input: BundleInput): { bytes: Uint8Array; manifest: 
       `${name}.knob.zip: its manifest (with the calibrator) would be ${formatBytes(manifestBytes)}, over the manifest limit of ${formatBytes(inputLimit('manifest'))} that reading the bundle applies (raise it with --input-limit manifest=SIZE or KNOB_INPUT_LIMITS)`,
     );
   add(MANIFEST_MEMBER, manifestText);
+  await steps.step(`archiving ${members.length} members`);
   return { bytes: writeArchive(members), manifest };
 }
 

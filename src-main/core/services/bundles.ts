@@ -11,9 +11,18 @@ import { sha256Hex } from '../files/sha256';
 import { readUserFile } from '../files/user-files';
 import type { CalibratorChoice } from '../session/model-loading';
 import type { Session } from '../session/session';
+import type { CallContext } from '../calls/call-context';
 import { calibratorTargetOf, modelOf } from '../session/session-states';
 import { exportBundle } from '../use-cases/export-bundle';
 import { importKnobs } from '../use-cases/import-knobs';
+import type { WorkStepOptions } from '../calls/work-steps';
+
+/** A call's progress and cancel as a use case's work steps read them. */
+function workOf(call: CallContext | undefined): WorkStepOptions {
+  return call === undefined
+    ? {}
+    : { onProgress: (stage, done, total) => call.progress(stage, done, total), signal: call.signal };
+}
 
 /**
  * Bundles and settings files as the desk uses them: the current recording exported at the current
@@ -28,14 +37,14 @@ export class Bundles {
   ) {}
 
   /** The tuned-calibrator bundle of the current recording at the current knobs and calibrator. */
-  async export(path: string, includeModel: boolean): Promise<ApiResult<'bundle.export'>> {
+  async export(path: string, includeModel: boolean, call?: CallContext): Promise<ApiResult<'bundle.export'>> {
     const recording = this.session.requireRecording();
     const model = this.session.requireModel().description;
     const { gate, calibrator } = this.session.knobs.current;
     const { trace } = recording.copy();
     const traceName = recording.path ?? recording.description;
     const input = { path, trace, traceName, provenance: recording.provenance, model, gate, calibrator, includeModel };
-    const exported = await exportBundle(input);
+    const exported = await exportBundle(input, workOf(call));
     const { deploy } = exported.manifest;
     return {
       path: exported.path,
@@ -47,8 +56,8 @@ export class Bundles {
   }
 
   /** Knobs and calibrator from a bundle, or from a knob-settings file or export folder (import-knobs.ts). */
-  async import(path: string): Promise<ApiResult<'bundle.import'>> {
-    const imported = await importKnobs(path, modelOf(this.session.current)?.description ?? null);
+  async import(path: string, call?: CallContext): Promise<ApiResult<'bundle.import'>> {
+    const imported = await importKnobs(path, modelOf(this.session.current)?.description ?? null, workOf(call));
     const knobs = this.apply(imported.gate, imported.calibrator, imported.modelSha256 ?? undefined);
     return { knobs, verification: imported.verification, model: imported.bundleModel };
   }

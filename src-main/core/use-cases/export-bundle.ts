@@ -12,6 +12,10 @@ import { checkOutputFolder, writeOutputFile } from '../files/output-files';
 import { readUserFile } from '../files/user-files';
 import { checkTraceRecordedWith } from '../recording/model-binding';
 import type { StoredProvenance } from '../report/provenance';
+import { workSteps, type WorkStepOptions } from '../calls/work-steps';
+
+/** The steps an export reports: the model read, the bundle's four, the file written. */
+const EXPORT_STEPS = 6;
 
 /** Refuses a bundle path not named NAME.knob.zip (before anything is read). */
 export function checkBundlePath(path: string): void {
@@ -45,23 +49,31 @@ export interface ExportedBundle {
  * (the bundle's name, a trace recorded with another model, the calibrator against the model's
  * classes, the output folder) before the model files are read and the bundle built.
  */
-export async function exportBundle(input: ExportBundleInput): Promise<ExportedBundle> {
+export async function exportBundle(input: ExportBundleInput, progress: WorkStepOptions = {}): Promise<ExportedBundle> {
   const { path, model } = input;
   checkBundlePath(path);
   requireEveryClass(input.trace, 'a bundle (its calibration data, reliability and step graph)');
   checkTraceRecordedWith(input.traceName, input.provenance, model);
   if (input.calibrator !== null) checkCalibratorFor(input.calibrator, model.classCount);
   await checkOutputFolder(dirname(path));
-  const bundle = buildBundle({
-    name: basename(path).slice(0, -BUNDLE_EXTENSION.length),
-    trace: input.trace,
-    model,
-    modelFiles: await Promise.all(model.paths.map((p) => readUserFile(p, 'model'))),
-    includeModel: input.includeModel,
-    gate: input.gate,
-    calibrator: input.calibrator,
-    provenance: input.provenance,
-  });
+  // reading the model, the bundle's four steps (bundle-export.ts), writing
+  const steps = workSteps(`the export of ${basename(path)}`, EXPORT_STEPS, progress);
+  await steps.step(`reading ${model.paths.map((p) => basename(p)).join(' + ')}`);
+  const modelFiles = await Promise.all(model.paths.map((p) => readUserFile(p, 'model')));
+  const bundle = await buildBundle(
+    {
+      name: basename(path).slice(0, -BUNDLE_EXTENSION.length),
+      trace: input.trace,
+      model,
+      modelFiles,
+      includeModel: input.includeModel,
+      gate: input.gate,
+      calibrator: input.calibrator,
+      provenance: input.provenance,
+    },
+    steps,
+  );
+  await steps.step(`writing ${basename(path)}`);
   const written = await writeOutputFile(path, bundle.bytes);
   const members = Object.keys(bundle.manifest.members).length + 1;
   return { path: written, bytes: bundle.bytes.length, members, manifest: bundle.manifest };

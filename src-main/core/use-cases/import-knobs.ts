@@ -5,6 +5,8 @@ import { readVerifiedBundle } from '../bundle/bundle-verify';
 import { readUserFile } from '../files/user-files';
 import { readSettingsFile, SETTINGS_FORMAT_VERSION } from '../recording/settings-file';
 import { BUNDLE_EXTENSION } from '../../../src-shared/api/file-kinds';
+import { basename } from 'node:path';
+import { workSteps, type WorkStepOptions } from '../calls/work-steps';
 
 /** Knobs read back from a bundle or a settings file, with what was checked. */
 export interface ImportedKnobs {
@@ -24,8 +26,12 @@ export interface ImportedKnobs {
  * command's `--settings` alike, with the model they were tuned with (held against the model
  * `loaded`, when one is, in the verification line; the callers apply the model-binding rule).
  */
-export async function importKnobs(path: string, loaded: ModelDescription | null): Promise<ImportedKnobs> {
-  if (path.endsWith(BUNDLE_EXTENSION)) return importBundle(path, loaded);
+export async function importKnobs(
+  path: string,
+  loaded: ModelDescription | null,
+  progress: WorkStepOptions = {},
+): Promise<ImportedKnobs> {
+  if (path.endsWith(BUNDLE_EXTENSION)) return importBundle(path, loaded, progress);
   const file = await readSettingsFile(path);
   const current = loaded?.paths.join(' + ') ?? null;
   const modelNote =
@@ -43,8 +49,16 @@ export async function importKnobs(path: string, loaded: ModelDescription | null)
   };
 }
 
-async function importBundle(path: string, loaded: ModelDescription | null): Promise<ImportedKnobs> {
-  const { manifest, members, checks } = await readVerifiedBundle(await readUserFile(path, 'bundle'), path);
+async function importBundle(
+  path: string,
+  loaded: ModelDescription | null,
+  progress: WorkStepOptions,
+): Promise<ImportedKnobs> {
+  const steps = workSteps(`the import of ${basename(path)}`, 2, progress);
+  await steps.step(`reading ${basename(path)}`);
+  const bytes = await readUserFile(path, 'bundle');
+  await steps.step(`verifying ${basename(path)} (format, members, hashes)`);
+  const { manifest, members, checks } = await readVerifiedBundle(bytes, path);
   const file = manifest.model.files[0]!;
   const hashes = manifest.model.files.map((f) => f.sha256);
   const matchesLoaded = loaded !== null && loaded.sha256.join() === hashes.join();

@@ -145,6 +145,7 @@ export class Desk {
       knobs: this.knobs,
       runs: this.runs,
       notify: (message) => (this.notice = message),
+      track: (task, total, call) => this.offline.track(task, total, call),
     });
     this.hardware = new HardwareKnobs({
       ...devices,

@@ -2,6 +2,8 @@ import type { KnobApi } from '../../../src-shared/api/client';
 import type { ApiResult } from '../../../src-shared/api/contract';
 import type { ShellCommand } from '../../../src-shared/api/bridge';
 import { fileKindOf } from '../../../src-shared/api/file-kinds';
+import { KnobError } from '../../../src-shared/errors';
+import { pathName } from '../path-name';
 import type { ErrorSlots } from './error-slots.svelte';
 import type { KnobSync } from './knob-sync.svelte';
 import type { ModelAndSource } from './model-and-source.svelte';
@@ -22,6 +24,8 @@ export interface FilesHost {
   knobs: KnobSync;
   runs: Runs;
   notify(message: string): void;
+  /** The work bar (OfflineRun.track): the call shown with its steps, and its Cancel. */
+  track<T>(task: string, total: number | null, call: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 export class Files {
@@ -30,8 +34,10 @@ export class Files {
   imported = $state<string | null>(null);
   /** The last imported bundle's model, to load when it is not the one loaded. */
   importedModel = $state<ImportedModel | null>(null);
-  /** An export or import in flight (a bundle takes seconds: the panel says it is working). */
+  /** An export or import in flight (a bundle takes seconds: the panel and the work bar say so). */
   busy = $state<'export' | 'import' | null>(null);
+  /** The last export or import the operator cancelled (nothing was written or applied), or null. */
+  cancelled = $state<string | null>(null);
 
   constructor(private readonly host: FilesHost) {}
 
@@ -72,12 +78,16 @@ export class Files {
   }
 
   async exportTo(path: string): Promise<void> {
-    const result = await this.whileBusy('export', () => this.host.api.call('bundle.export', { path }));
+    const result = await this.whileBusy('export', `exporting ${pathName(path)}`, (signal) =>
+      this.host.api.call('bundle.export', { path }, { signal }),
+    );
     if (result) this.exported = result;
   }
 
   async importFrom(path: string): Promise<void> {
-    const result = await this.whileBusy('import', () => this.host.api.call('bundle.import', { path }));
+    const result = await this.whileBusy('import', `importing ${pathName(path)}`, (signal) =>
+      this.host.api.call('bundle.import', { path }, { signal }),
+    );
     if (result === null) return;
     this.host.knobs.adoptImported(result.knobs);
     this.imported = result.verification;
@@ -92,11 +102,27 @@ export class Files {
     if (await this.host.loading.loadBundleModel(params)) this.importedModel = { ...bundle, matchesLoaded: true };
   }
 
-  /** One export or import at a time, `busy` saying which while it runs; its error in the export slot. */
-  private async whileBusy<T>(work: 'export' | 'import', call: () => Promise<T>): Promise<T | null> {
+  /**
+   * One export or import at a time, on the work bar with its steps and Cancel, `busy` saying which
+   * while it runs; its error in the export slot. A cancel is no error: it says nothing was written.
+   */
+  private async whileBusy<T>(
+    work: 'export' | 'import',
+    task: string,
+    call: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | null> {
     this.busy = work;
+    this.cancelled = null;
     try {
-      return await this.host.slots.attempt('export', call);
+      const result = await this.host.track(task, null, call);
+      this.host.slots.report('export', null);
+      return result;
+    } catch (error) {
+      const cancelled = error instanceof KnobError && error.code === 'CANCELLED';
+      this.host.slots.report('export', cancelled ? null : error);
+      if (cancelled)
+        this.cancelled = `${task} cancelled: ${work === 'export' ? 'no bundle was written' : 'the knobs are as they were'}`;
+      return null;
     } finally {
       this.busy = null;
     }

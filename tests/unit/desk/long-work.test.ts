@@ -1,5 +1,6 @@
 /**
- * Issue 32, deliverable 3: a calibrator comparison, a tune and the analyses are long work the desk
+ * Issue 32, deliverable 3: a calibrator comparison, a tune, the analyses, prediction sets, an export
+ * and an import are long work the desk
  * shows and can stop. Each goes on the work bar (the comparison naming the frames it fits on), the
  * backend's progress moves the bar, Cancel stops the call, and a cancelled call is not an error.
  */
@@ -73,5 +74,42 @@ describe('long work on the work bar', () => {
     desk.offline.cancel();
     await analysing;
     expect([desk.offline.work, desk.analyses.busy, desk.errors.analysis]).toEqual([null, false, null]);
+  });
+
+  it('an export, an import and the prediction sets go on the work bar; a cancelled one says what was left as it was', async () => {
+    const api = new ContractFakeApi().hold('bundle.export').hold('bundle.import').hold('conformal.sets');
+    const { desk } = await startedDesk({ api });
+    const exporting = desk.files.exportTo('/tmp/out/night.knob.zip');
+    await settle();
+    expect(desk.offline.work?.task).toBe('exporting night.knob.zip');
+    expect(desk.files.busy).toBe('export');
+    api.emit('work.progress', {
+      requestId: 3,
+      task: 'the step graph and its Triton repository',
+      done: 3,
+      total: 6,
+      finished: false,
+    });
+    expect(desk.offline.work).toMatchObject({ done: 3, total: 6 });
+    desk.offline.cancel();
+    await exporting;
+    expect([desk.offline.work, desk.files.busy, desk.errors.export]).toEqual([null, null, null]);
+    expect(desk.files.cancelled).toBe('exporting night.knob.zip cancelled: no bundle was written');
+
+    const importing = desk.files.importFrom('C:\\bundles\\day.knob.zip');
+    await settle();
+    expect(desk.offline.work?.task).toBe('importing day.knob.zip');
+    desk.offline.cancel();
+    await importing;
+    expect(desk.files.cancelled).toBe('importing day.knob.zip cancelled: the knobs are as they were');
+    expect(desk.errors.export).toBeNull();
+
+    const sets = desk.computePredictionSets({ alpha: 0.1, score: 'aps', groupBy: 'corruption' });
+    await settle();
+    expect(desk.offline.work?.task).toBe('prediction sets on all recorded frames');
+    expect(api.waiting('conformal.sets')[0]!.params).toMatchObject({ alpha: 0.1, score: 'aps', groupBy: 'corruption' });
+    desk.offline.cancel();
+    await sets;
+    expect([desk.offline.work, desk.predictionSets.busy, desk.errors.conformal]).toEqual([null, false, null]);
   });
 });
