@@ -51,7 +51,9 @@ export function fitConformal(
         : apsScore(probabilities, offset, classCount, labels[i], randomized ? random() : 0);
   }
   scores.sort();
-  const rank = Math.ceil((n + 1) * (1 - alpha));
+  // (n + 1)(1 - alpha) to 12 digits before the ceiling: 10 x (1 - 0.7) is 3.0000000000000004 in
+  // floating point, and its rank is 3, not 4
+  const rank = Math.ceil(Number(((n + 1) * (1 - alpha)).toPrecision(12)));
   return { score, alpha, qHat: rank > n ? Infinity : scores[rank - 1], randomized };
 }
 

@@ -1,3 +1,4 @@
+import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import type { ConformalParams } from './conformal-prediction';
 
@@ -20,11 +21,15 @@ export interface ConformalSetColumns {
   size: Int32Array;
 }
 
+const CANCEL_CHECK_ROWS = 1024;
+
 export function conformalSetColumns(
   params: ConformalParams,
   probabilities: Float64Array,
   labels: Int32Array,
   classCount: number,
+  /** Read every CANCEL_CHECK_ROWS rows: a cancelled view stops within them. */
+  signal?: CancelSignal,
 ): ConformalSetColumns {
   const n = labels.length;
   if (probabilities.length !== n * classCount)
@@ -40,6 +45,7 @@ export function conformalSetColumns(
   const byDecreasingProbability = (a: number, b: number): number =>
     probabilities[rowOffset + b] - probabilities[rowOffset + a] || a - b;
   for (let i = 0; i < n; i++) {
+    if (i % CANCEL_CHECK_ROWS === 0) stopIfCancelled(signal, 'the prediction sets were cancelled');
     const offset = i * classCount;
     const y = labels[i];
     if (params.score === 'lac') {

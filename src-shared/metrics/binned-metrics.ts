@@ -19,9 +19,14 @@ export function topLabelBinnedMetrics(top: TopLabelScores, spec: BinningSpec): M
   return binnedMetricsFromStatistics(binnedStatistics(top.confidence, top.correct, spec), binningIdentity(spec));
 }
 
+/** A top-label binned metric's identity: `ECE(top-label, 15 equal-width bins, ..., L1)`. */
+export function topLabelBinnedIdentity(what: string, binning: string, norm: string): string {
+  return `${what}(top-label, ${binning}, ${norm})`;
+}
+
 /** The same metrics from statistics (batch or streaming); `binning` names the bins in identities. */
 export function binnedMetricsFromStatistics(stats: BinTotals, binning: string, approximation?: string): MetricValue[] {
-  const id = (what: string, norm: string): string => `${what}(top-label, ${binning}, ${norm})`;
+  const id = (what: string, norm: string): string => topLabelBinnedIdentity(what, binning, norm);
   return [
     metric('ECE', id('ECE', 'L1'), expectedCalibrationError(stats), approximation),
     metric('MCE', id('MCE', 'max'), maximumCalibrationError(stats), approximation),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { binningIdentity, type BinningSpec } from './binning';
 import { binnedStatistics } from './column-statistics';
+import { topLabelBinnedIdentity } from './binned-metrics';
 import {
   expectedCalibrationError,
   lpCalibrationError,
@@ -62,7 +63,7 @@ const NORM_FIGURES: Record<BinningNorm, { name: string; norm: string; of: (stats
 /** The chosen figure's name and exact identity, as the metric suite names it under these bins. */
 export function chosenFigureIdentity(choice: BinningChoice, spec: BinningSpec): { name: string; identity: string } {
   const figure = NORM_FIGURES[choice.norm];
-  return { name: figure.name, identity: `${figure.name}(top-label, ${binningIdentity(spec)}, ${figure.norm})` };
+  return { name: figure.name, identity: topLabelBinnedIdentity(figure.name, binningIdentity(spec), figure.norm) };
 }
 
 /** A short label for the desk: "MCE (20 equal-mass bins)". */
@@ -77,10 +78,11 @@ export function chosenFigureLabel(choice: BinningChoice, spec: BinningSpec): str
  */
 export function chosenBinningStatistic(top: TopLabelScores, choice: BinningChoice): HeadlineStatistic {
   const spec = binningOfChoice(choice, top.confidence.length);
-  const { name, identity } = chosenFigureIdentity(choice, spec);
+  const { identity } = chosenFigureIdentity(choice, spec);
   const figure = NORM_FIGURES[choice.norm];
   return {
-    name,
+    // the bins in the name too: A/B's table shows names, and 15 equal-width ECE may sit beside it
+    name: chosenFigureLabel(choice, spec),
     identity,
     lowerIsBetter: true,
     interval: 'bias-corrected',

@@ -51,15 +51,16 @@ export function eachResample(
   }
 }
 
+/** An interval's level as its identity names it: 95 %, 97.5 %, 99.2857 % (six significant digits). */
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toPrecision(6))} %`;
+}
+
 /**
  * The percentile interval of the replicates' statistics (sorted in place), linear interpolation
  * between order statistics (numpy percentile 'linear'); `what` qualifies the identity
  * ('stratified (3 groups) ', or '' for a plain bootstrap).
  */
-/** An interval's level as its identity names it: 95 %, 97.5 %, 99.2857 % (six significant digits). */
-export function levelPercent(level: number): string {
-  return `${Number((level * 100).toPrecision(6))} %`;
-}
 
 export function percentileInterval(values: Float64Array, options: BootstrapOptions, what: string): BootstrapInterval {
   const level = options.level ?? 0.95;

@@ -19,12 +19,19 @@ export function viewBinnings(sampleCount: number, choice: BinningChoice): Binnin
   return known ? fixed : [...fixed, chosen];
 }
 
-/** The bins of the per-class diagrams (classDiagrams), and where they are among viewBinnings. */
+/** More bins than this per class would send K x bins diagram bins to the desk (a million at K = 1,000). */
+export const MAX_CLASS_DIAGRAM_BINS = 100;
+
+/**
+ * The bins of the per-class diagrams (classDiagrams), and where they are among viewBinnings: the
+ * chosen ones when equal-width and at most MAX_CLASS_DIAGRAM_BINS, else 15 equal-width (each
+ * diagram's identity says which).
+ */
 export function classDiagramBins(
   binnings: readonly BinningSpec[],
   chosen: BinningSpec,
 ): { spec: EqualWidthSpec; at: number } {
-  const spec = chosen.scheme === 'equal-width' ? chosen : EQUAL_WIDTH_15;
+  const spec = chosen.scheme === 'equal-width' && chosen.bins <= MAX_CLASS_DIAGRAM_BINS ? chosen : EQUAL_WIDTH_15;
   return { spec, at: binnings.findIndex((b) => binningIdentity(b) === binningIdentity(spec)) };
 }
 

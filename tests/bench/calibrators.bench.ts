@@ -3,7 +3,14 @@
  * 1,000,000 x 10, target under 0.5 s; Dirichlet-ODIR on 100,000 x 10, under 5 s), applying a calibrator to a whole trace, and the desk's
  * held-out comparison on a recording-sized set. Prints times; never fails on them.
  */
-import { calibrateLogits, compareCalibrators, fitCalibrator } from '../../src-shared/calibrators';
+import {
+  CALIBRATION_METHODS,
+  COMPARED_BY_DEFAULT,
+  calibrateLogits,
+  compareCalibrators,
+  fitCalibrator,
+  needsFeatures,
+} from '../../src-shared/calibrators';
 import { syntheticClassifier } from '../support/synthetic-classifier';
 import { row, time } from './bench-timing';
 
@@ -45,4 +52,22 @@ export function runCalibratorsBench(): void {
     0,
   );
   row('desk comparison: 4 methods, 10,000 frames, time split, 200 resamples', `${compare.bestMs.toFixed(0)} ms`);
+  // issue 32: fit-and-compare of every calibrator the desk offers on a recording without features
+  const every = CALIBRATION_METHODS.filter((m) => !needsFeatures(m));
+  const defaults = COMPARED_BY_DEFAULT.filter((m) => !needsFeatures(m));
+  for (const [what, methods] of [
+    [`the desk's default ${defaults.length} methods`, defaults],
+    [`every method without features (${every.length})`, every],
+  ] as const) {
+    const all = time(
+      () =>
+        void compareCalibrators(recording.logits, recording.labels, 10, [...methods], {
+          kind: 'time',
+          evaluateFraction: 0.3,
+        }),
+      1,
+      0,
+    );
+    row(`fit and compare ${what}, 10,000 x 10, time split (target < 5,000 ms)`, `${all.bestMs.toFixed(0)} ms`);
+  }
 }

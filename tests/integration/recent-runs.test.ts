@@ -97,6 +97,23 @@ describe("the operator's names, tags and notes", () => {
     expect(aside).toHaveLength(1);
     expect(readFileSync(join(folder, aside[0]!), 'utf8')).toContain('"x');
     expect(reopened.find(a.id)).toMatchObject(annotation);
+    // one bad entry hides no other: the valid one is listed, the file kept aside at the next change
+    const bad = { name: 5, tags: [], notes: '' };
+    writeFileSync(
+      join(folder, 'annotations.json'),
+      JSON.stringify({
+        formatVersion: 1,
+        annotations: { [a.id]: annotation, 'run-20250101T000000Z-0123456789ab': bad },
+      }),
+    );
+    const partly = await RecentRunsStore.open(folder);
+    expect(partly.find(a.id)).toMatchObject(annotation);
+    await partly.annotate(a.id, { ...annotation, notes: 'checked again' });
+    expect(readdirSync(folder).filter((name) => name.startsWith('annotations.damaged-'))).toHaveLength(2);
+    expect((await RecentRunsStore.open(folder)).find(a.id)).toMatchObject({
+      name: 'night shift',
+      notes: 'checked again',
+    });
   });
 
   it('are checked by the API: a long name, a bad tag, too many tags, a tag twice', async () => {

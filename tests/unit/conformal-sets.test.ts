@@ -37,6 +37,16 @@ describe('conformal sets against the numpy reference', () => {
     });
 });
 
+describe('the calibration rank', () => {
+  it('is the ceil((n + 1)(1 - alpha))-th smallest score, not one above it where floating point rounds up', () => {
+    // n = 9, alpha = 0.7: (n + 1)(1 - alpha) = 3 exactly, 3.0000000000000004 in floating point
+    const probabilities = Float64Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? (i + 2) / 40 : 1 - (i + 1) / 40));
+    const labels = new Int32Array(9);
+    const scores = Array.from({ length: 9 }, (_, i) => 1 - probabilities[2 * i]!).sort((a, b) => a - b);
+    expect(fitConformal(probabilities, labels, 2, 0.7, 'lac').qHat).toBe(scores[2]);
+  });
+});
+
 describe('the per-sample evaluator', () => {
   it('agrees with the membership matrix on 2,000 samples of 40 classes', () => {
     const k = 40;

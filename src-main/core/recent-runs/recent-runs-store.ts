@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -46,9 +46,15 @@ const INDEX_FILE = 'index.json';
 const LIMIT_FILE = 'limit.json';
 const ANNOTATIONS_FILE = 'annotations.json';
 const IndexSchema = z.strictObject({ formatVersion: z.literal(1), runs: z.array(KeptRunSchema) });
-const AnnotationsSchema = z.strictObject({
+/** annotations.json: each run id's annotation. */
+interface AnnotationsFile {
+  formatVersion: 1;
+  annotations: Record<string, RunAnnotation>;
+}
+/** The file's frame, each entry then checked on its own: one bad entry hides no other. */
+const AnnotationsFrameSchema = z.strictObject({
   formatVersion: z.literal(1),
-  annotations: z.record(z.string().regex(RECENT_RUN_ID), RunAnnotationSchema),
+  annotations: z.record(z.string(), z.unknown()),
 });
 const LimitSchema = z.strictObject({ limitBytes: RecentRunsLimitSchema });
 
@@ -93,17 +99,16 @@ async function readFolder(
   const listed = index?.runs ?? (await rebuildIndex(folder, logger));
   const present = new Set((await readdir(folder)).filter((name) => name.endsWith('.arrow')));
   const runs = listed.filter((run) => present.has(`${run.id}.arrow`));
-  const annotationsFile = await readJson(join(folder, ANNOTATIONS_FILE), AnnotationsSchema);
-  const annotationsDamaged = annotationsFile === null && (await fileExists(join(folder, ANNOTATIONS_FILE)));
+  const { annotations, damaged: annotationsDamaged } = await readAnnotations(join(folder, ANNOTATIONS_FILE));
   if (annotationsDamaged)
     logger?.warn(
       { file: ANNOTATIONS_FILE },
-      'the runs annotations could not be read; kept aside at the next annotation',
+      'the runs annotations are not all readable: the readable ones are listed, the file is kept aside at the next annotation',
     );
   return {
     limitBytes: limit?.limitBytes ?? null,
     runs,
-    annotations: annotationsFile?.annotations ?? {},
+    annotations,
     annotationsDamaged,
     rewrite: index === null || runs.length !== listed.length,
   };
@@ -282,14 +287,20 @@ export class RecentRunsStore {
     const path = join(this.folder, ANNOTATIONS_FILE);
     if (this.annotationsDamaged) {
       // what the operator wrote before is kept aside for recovery, not overwritten
-      const aside = join(this.folder, `annotations.damaged-${compactTime(new Date())}.json`);
-      await rename(path, aside).catch(() => undefined);
+      const aside = join(
+        this.folder,
+        `annotations.damaged-${compactTime(new Date())}-${randomBytes(3).toString('hex')}.json`,
+      );
+      // a file gone meanwhile needs no keeping; any other failure stops the write (nothing overwritten)
+      await rename(path, aside).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
       this.annotationsDamaged = false;
       this.logger?.warn({ file: aside }, 'the unreadable runs annotations were kept aside');
     }
     await writeOutputFile(
       path,
-      `${JSON.stringify({ formatVersion: 1, annotations: this.annotations } satisfies z.input<typeof AnnotationsSchema>)}\n`,
+      `${JSON.stringify({ formatVersion: 1, annotations: this.annotations } satisfies AnnotationsFile)}\n`,
     );
   }
 
@@ -320,11 +331,36 @@ export class RecentRunsStore {
   }
 }
 
-async function fileExists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
+/**
+ * The operator's annotations: none when the file is missing; the valid entries, and `damaged`,
+ * when the file is not JSON, not the format, or holds an entry that is not a valid annotation of a
+ * run id. A read that fails for another reason (permissions, a busy disk) is an error, not damage:
+ * nothing would then be moved aside or rewritten.
+ */
+async function readAnnotations(
+  path: string,
+): Promise<{ annotations: Record<string, RunAnnotation>; damaged: boolean }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { annotations: {}, damaged: false };
+    throw error;
+  }
+  let frame: z.infer<typeof AnnotationsFrameSchema>;
+  try {
+    frame = AnnotationsFrameSchema.parse(JSON.parse(text));
+  } catch {
+    return { annotations: {}, damaged: true };
+  }
+  const annotations: Record<string, RunAnnotation> = {};
+  let damaged = false;
+  for (const [id, entry] of Object.entries(frame.annotations)) {
+    const parsed = RunAnnotationSchema.safeParse(entry);
+    if (RECENT_RUN_ID.test(id) && parsed.success) annotations[id] = parsed.data;
+    else damaged = true;
+  }
+  return { annotations, damaged };
 }
 
 /** A JSON file of the folder, or null when it is missing or not what it should be. */

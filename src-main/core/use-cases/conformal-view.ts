@@ -24,6 +24,11 @@ export type ConformalSets = Omit<ApiResult<'conformal.sets'>, 'computeMs'>;
 type Request = ApiParsedParams<'conformal.sets'>;
 type Coverage = ConformalSets['overall'];
 
+/** 1 - alpha as written (0.93, not 0.9299999999999999). */
+export function targetCoverage(alpha: number): number {
+  return Number((1 - alpha).toPrecision(12));
+}
+
 const SCORE_NAMES = { lac: 'LAC, score 1 - p_y', aps: 'APS, not randomised' } as const;
 /** Set sizes tallied one by one below this; the rest together. */
 const SIZE_TALLY = 10;
@@ -58,7 +63,7 @@ export function conformalSets(
     request.score,
   );
   stopIfCancelled(signal, 'the prediction sets were cancelled');
-  const columns = conformalSetColumns(params, probabilities.subarray(split * k), labels.subarray(split), k);
+  const columns = conformalSetColumns(params, probabilities.subarray(split * k), labels.subarray(split), k, signal);
   const evaluated = labelled - split;
   const all = Int32Array.from({ length: evaluated }, (_, j) => j);
   const qHat = Number.isFinite(params.qHat) ? params.qHat : null;
@@ -77,7 +82,7 @@ export function conformalSets(
     calibrationFrames: split,
     evaluatedFrames: evaluated,
     assumption:
-      `coverage of at least ${1 - request.alpha} on average over the evaluated frames if they and the ` +
+      `coverage of at least ${targetCoverage(request.alpha)} on average over the evaluated frames if they and the ` +
       'calibration frames are exchangeable (no drift between them); not per group, and not under drift' +
       (qHat === null ? `; with ${split} calibration frames q_hat is +infinity: every class is in every set` : ''),
     overall: coverageOver(columns, all),

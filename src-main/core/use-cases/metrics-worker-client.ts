@@ -137,7 +137,7 @@ export class MetricsWorkerClient {
       // whatever kind); with other calls waiting a cancelled request still waiting its turn never
       // runs, one already running finishes unanswered.
       onCancel: () => {
-        const polls = message.kind !== 'rows' && message.kind !== 'runs';
+        const polls = message.kind !== 'rows';
         // uninterruptible work cancelled may still be running, whatever is cancelled after it
         if (!polls) this.cancelledUninterruptible.add(thread);
         if (polls && !this.cancelledUninterruptible.has(thread)) return;

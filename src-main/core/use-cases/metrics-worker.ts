@@ -48,7 +48,7 @@ async function compute(
   onProgress: TableProgress,
   signal: CancelSignal,
 ): Promise<MetricsResult> {
-  if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.runs) };
+  if (request.kind === 'runs') return { kind: 'runs', comparison: compareRecentRuns(request.runs, signal) };
   const basis = { version: request.version, recordingId: request.recordingId, calibrator: request.calibrator };
   const source = recording(request);
   switch (request.kind) {

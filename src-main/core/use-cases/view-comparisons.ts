@@ -53,7 +53,11 @@ export function differenceEntry(d: PairedDifference): Comparison['differences'][
  * figure's m intervals are Bonferroni-adjusted (level 1 - 0.05/m: all m hold together with at least
  * 95 %), on enough resamples to leave at least 10 in each tail (400 m, at least 1,000).
  */
-export function compareRecentRuns(runs: readonly RecentRunTrace[]): RunsComparison {
+export function compareRecentRuns(
+  runs: readonly RecentRunTrace[],
+  /** Polled between resamples: a cancelled comparison stops with CANCELLED. */
+  signal?: CancelSignal,
+): RunsComparison {
   for (const { trace, run } of runs) requireEveryClass(trace, `comparing recent runs (${run.id})`);
   const replayed = runs.map((r) => replayedView(plainSource(r.trace), r.settings, undefined));
   const statistics = replayed.map((r) => (r.scores === null ? null : headlineStatistics(r.scores, r.top!)));
@@ -70,7 +74,7 @@ export function compareRecentRuns(runs: readonly RecentRunTrace[]): RunsComparis
   const reliability = (top: (typeof replayed)[number]['top']) =>
     top === null ? null : reliabilityDiagram(top.confidence, top.correct, EQUAL_WIDTH_15);
   const against = runs.length - 1;
-  const resampling = { level: 1 - 0.05 / against, replicates: Math.max(1000, 400 * against) };
+  const resampling = { level: 1 - 0.05 / against, replicates: Math.max(1000, 400 * against), signal };
   const [reference, referenceRun] = [statistics[0]!, replayed[0]!];
   const bonferroni = `Bonferroni: ${against} runs against the reference, all ${against} intervals of a figure hold together with at least 95 %`;
   return {

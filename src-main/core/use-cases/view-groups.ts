@@ -24,7 +24,8 @@ export function groupKeys(
       frames.forEach((f, j) => (keys[j] = column.values[f]));
       return { keys, name: (code) => `severity ${code}` };
     }
-    return { keys, name: String };
+    // a recording without the column: one group, named for what it lacks
+    return { keys, name: () => `no ${groupBy} recorded` };
   }
   if (groupBy === 'predicted-class') {
     frames.forEach((_, j) => (keys[j] = top!.predicted[j]));

@@ -50,6 +50,7 @@ export class MetricsView {
     detail: Detail;
     settingsVersion: number;
     labelsRevision: number;
+    binning: BinningChoice;
     cancel: AbortController;
   } | null = null;
 
@@ -67,7 +68,13 @@ export class MetricsView {
           binning: this.binning,
         };
         const cancel = new AbortController();
-        this.inFlight = { detail, settingsVersion: host.settingsVersion(), labelsRevision, cancel };
+        this.inFlight = {
+          detail,
+          settingsVersion: host.settingsVersion(),
+          labelsRevision,
+          binning: params.binning,
+          cancel,
+        };
         try {
           return {
             snapshot: await host.api.call('metrics.snapshot', params, { signal: cancel.signal }),
@@ -127,7 +134,9 @@ export class MetricsView {
     const running = this.inFlight;
     if (running === null || running.detail !== 'full') return false;
     const current =
-      running.settingsVersion === this.host.settingsVersion() && running.labelsRevision === this.labelsRevision;
+      running.settingsVersion === this.host.settingsVersion() &&
+      running.labelsRevision === this.labelsRevision &&
+      running.binning === this.binning;
     if (current) return false;
     running.cancel.abort();
     return true;
@@ -145,9 +154,10 @@ export class MetricsView {
     return this.refresh();
   }
 
-  /** The operator's bins and norm, computed at once. */
+  /** The operator's bins and norm, computed at once (intervals still resampled for the old ones stop). */
   chooseBinning(choice: BinningChoice): Promise<void> {
     this.binning = choice;
+    this.interruptIntervals();
     return this.refresh();
   }
 
