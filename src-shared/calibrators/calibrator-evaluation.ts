@@ -14,6 +14,7 @@ import {
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { reliabilityDiagram, type ReliabilityDiagram } from '../metrics/reliability';
 import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
+import { fixedBinResampler } from '../metrics/fixed-bin-resamples';
 import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
 import { seededRandom } from '../random';
 import type { FitReport } from './fit-report';
@@ -126,7 +127,8 @@ export function evaluationStatistics(
       p[i] = scores.probabilities[i * k + c];
       y[i] = scores.labels[i] === c ? 1 : 0;
     }
-    return { p, y };
+    // each class's probabilities binned once; a resample gathers their bins (fixed-bin-resamples.ts)
+    return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15) };
   });
   const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>
     indices === null ? values : resample(values, indices);
@@ -149,8 +151,11 @@ export function evaluationStatistics(
       lowerIsBetter: true,
       evaluate: (indices) =>
         columns.reduce(
-          (sum, { p, y }) =>
-            sum + expectedCalibrationError(binnedStatistics(pick(p, indices), pick(y, indices), EQUAL_WIDTH_15)),
+          (sum, { p, y, resampler }) =>
+            sum +
+            expectedCalibrationError(
+              indices === null ? binnedStatistics(p, y, EQUAL_WIDTH_15) : resampler.statistics(indices),
+            ),
           0,
         ) / k,
     },

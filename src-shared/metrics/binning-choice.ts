@@ -9,6 +9,7 @@ import {
   type BinTotals,
 } from './calibration-error';
 import { resample } from './bootstrap';
+import { fixedBinResampler } from './fixed-bin-resamples';
 import type { HeadlineStatistic } from './headline-intervals';
 import type { TopLabelScores } from './scores';
 
@@ -80,6 +81,7 @@ export function chosenBinningStatistic(top: TopLabelScores, choice: BinningChoic
   const spec = binningOfChoice(choice, top.confidence.length);
   const { identity } = chosenFigureIdentity(choice, spec);
   const figure = NORM_FIGURES[choice.norm];
+  const fixed = spec.scheme === 'equal-width' ? fixedBinResampler(top.confidence, top.correct, spec) : null;
   return {
     // the bins in the name too: A/B's table shows names, and 15 equal-width ECE may sit beside it
     name: chosenFigureLabel(choice, spec),
@@ -87,9 +89,10 @@ export function chosenBinningStatistic(top: TopLabelScores, choice: BinningChoic
     lowerIsBetter: true,
     interval: 'bias-corrected',
     evaluate: (indices) => {
-      const confidence = indices === null ? top.confidence : resample(top.confidence, indices);
-      const correct = indices === null ? top.correct : resample(top.correct, indices);
-      return figure.of(binnedStatistics(confidence, correct, spec));
+      if (indices === null) return figure.of(binnedStatistics(top.confidence, top.correct, spec));
+      // equal-width bins are fixed: a resample gathers bin ids (the same statistics, exactly)
+      if (fixed !== null) return figure.of(fixed.statistics(indices));
+      return figure.of(binnedStatistics(resample(top.confidence, indices), resample(top.correct, indices), spec));
     },
   };
 }

@@ -1,6 +1,7 @@
 import { binnedStatistics } from './column-statistics';
-import { eachResample, percentileInterval, resample, type BootstrapInterval, type BootstrapOptions } from './bootstrap';
+import { eachResample, percentileInterval, type BootstrapInterval, type BootstrapOptions } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
+import { fixedBinResampler } from './fixed-bin-resamples';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import {
   biasCorrectedBasicInterval,
@@ -82,11 +83,12 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
             : -Math.log(scores.probabilities[i * k + y]);
       if (scores.sampleBrier === null) brier[i] = sampleBrierOfRow(scores.probabilities, i * k, k, y);
     }
-  const ece = (indices: Uint32Array | null): number => {
-    const confidence = indices === null ? top.confidence : resample(top.confidence, indices);
-    const correct = indices === null ? top.correct : resample(top.correct, indices);
-    return expectedCalibrationError(binnedStatistics(confidence, correct, EQUAL_WIDTH_15));
-  };
+  // fixed bins: a resample gathers bin ids instead of binning again (the same statistics, exactly)
+  const ece15 = fixedBinResampler(top.confidence, top.correct, EQUAL_WIDTH_15);
+  const ece = (indices: Uint32Array | null): number =>
+    expectedCalibrationError(
+      indices === null ? binnedStatistics(top.confidence, top.correct, EQUAL_WIDTH_15) : ece15.statistics(indices),
+    );
   return [
     {
       name: 'accuracy',
