@@ -20,6 +20,7 @@ import { plainSource } from '../../src-main/core/use-cases/view-replay';
 import { topLabelScoresOfFrames } from '../../src-shared/trace/trace-scores';
 import type { Trace } from '../../src-shared/trace/trace';
 import { tableOfRows, type TableRowsRequest } from '../../src-main/core/metrics/table-rows';
+import { compareCalibratorsAlongside, compareCalibratorsOn } from '../../src-main/core/use-cases/compare-calibrators';
 
 const nothingHeld: HeldRecording | null = null;
 
@@ -187,4 +188,38 @@ describe('parallel metric suite', () => {
     const alone = HeldRecording.apply(nothingHeld, { recordingId: 4, kind: 'whole', trace }).table(1, true);
     expect(whole.parts()).toEqual(alone.parts());
   });
+});
+
+describe('a calibrator comparison on two threads (issue 32)', () => {
+  it('is the one-thread comparison, method for method, in the order asked', async () => {
+    const data = syntheticClassifier({ n: 2000, classCount: 10, temperature: 1.5, seed: 9 });
+    const subject = {
+      name: 'the synthetic output',
+      logits: data.logits,
+      labels: data.labels,
+      classCount: 10,
+      features: null,
+      conditions: null,
+    };
+    const methods = ['temperature', 'dirichlet', 'isotonic', 'pts', 'platt'] as const;
+    const split = { kind: 'time', evaluateFraction: 0.3 } as const;
+    const asked: string[][] = [];
+    const steps: Array<[number, number]> = [];
+    const both = await compareCalibratorsAlongside(
+      subject,
+      methods,
+      split,
+      { onProgress: (done, total) => steps.push([done, total]) },
+      (elsewhere) => {
+        asked.push(elsewhere);
+        return suite.startCalibrators({ ...subject, methods: elsewhere, split });
+      },
+    );
+    // the heavy methods apart: Dirichlet on one thread, PTS on the other
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.includes('dirichlet')).not.toBe(asked[0]!.includes('pts'));
+    expect(both.methods.map((m) => m.method)).toEqual([...methods]);
+    expect(both).toEqual(compareCalibratorsOn(subject, methods, split));
+    expect(steps.every(([done, total]) => total === methods.length && done <= total)).toBe(true);
+  }, 120_000);
 });

@@ -6,6 +6,8 @@ import { takeSuiteWork, type SharedSuiteArrays } from './shared-suite-arrays';
 import { scoreFusedShare, type SharedFusedRows } from './shared-fused-rows';
 import type { FusedScoreTableParts } from '../../../src-shared/fusion/fused-score-table';
 import { tableOfRows, type TableRowsRequest } from './table-rows';
+import type { CalibratorComparison } from '../../../src-shared/calibrators';
+import { compareRequested, type CalibratorsRequest } from './calibrators-request';
 
 /**
  * The second thread of the parallel metric suite (parallel-metric-suite.ts): the softmax (when
@@ -20,10 +22,13 @@ export type HelperRequest =
   | { kind: 'table-rows'; rows: TableRowsRequest }
   /** Answered at once: the thread serves (ParallelMetricSuite waits for it before handing work over). */
   | { kind: 'ping' }
-  | { kind: 'work'; arrays: SharedSuiteArrays; options: MetricSuiteOptions };
+  | { kind: 'work'; arrays: SharedSuiteArrays; options: MetricSuiteOptions }
+  /** Some of a calibrator comparison's methods, fitted and evaluated here (calibrators-alongside.ts). */
+  | { kind: 'calibrators'; comparison: CalibratorsRequest };
 
-serve<HelperRequest, Array<[string, MetricValue[]]> | FusedScoreTableParts>((request) => {
+serve<HelperRequest, Array<[string, MetricValue[]]> | FusedScoreTableParts | CalibratorComparison>((request) => {
   if (request.kind === 'ping') return [];
+  if (request.kind === 'calibrators') return compareRequested(request.comparison);
   if (request.kind === 'table-rows') return tableOfRows(request.rows);
   if (request.kind === 'fused-rows') {
     scoreFusedShare(request.rows, request.from, request.to);

@@ -25,6 +25,8 @@ import type { FusedScoreTableParts } from '../../../src-shared/fusion/fused-scor
 import type { TableRowsRequest } from './table-rows';
 import { ThreadChannel } from '../workers/worker-channel';
 import type { HelperRequest } from './metric-suite-helper';
+import type { CalibratorsRequest } from './calibrators-request';
+import type { CalibratorComparison } from '../../../src-shared/calibrators';
 import {
   copyLogitRows,
   scoresOfShared,
@@ -34,7 +36,7 @@ import {
 } from './shared-suite-arrays';
 
 type TaskResults = Array<[string, MetricValue[]]>;
-type HelperAnswer = TaskResults | FusedScoreTableParts;
+type HelperAnswer = TaskResults | FusedScoreTableParts | CalibratorComparison;
 
 /**
  * The full metric suite on two threads, the same values as metricSuite (src-shared) bit for bit:
@@ -108,6 +110,17 @@ export class ParallelMetricSuite {
 
   private ask(request: Exclude<HelperRequest, { kind: 'table-rows' }>): Promise<TaskResults> {
     return this.ensureHelper().call(request) as Promise<TaskResults>;
+  }
+
+  /**
+   * Starts some methods of a calibrator comparison on the helper once it answers, and gives the
+   * comparison's promise in a box (a promise resolved with a promise would wait for it; the caller
+   * fits the other methods meanwhile). Not queued: the metrics worker runs one request at a time,
+   * and the caller awaits the answer before it returns.
+   */
+  async startCalibrators(comparison: CalibratorsRequest): Promise<{ answer: Promise<CalibratorComparison> }> {
+    await this.answering();
+    return { answer: this.ensureHelper().call({ kind: 'calibrators', comparison }) as Promise<CalibratorComparison> };
   }
 
   /**

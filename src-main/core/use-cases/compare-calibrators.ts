@@ -39,8 +39,87 @@ export function compareCalibratorsOn(
   subject: CalibrationSubject,
   methods: readonly CalibrationMethod[],
   split: HeldOutSplit,
-  progress: Pick<Parameters<typeof compareCalibrators>[5] & object, 'onProgress' | 'signal'> = {},
+  progress: ComparisonProgress = {},
 ): CalibratorComparison {
+  checkSubject(subject, methods);
+  return compareCalibrators(subject.logits, subject.labels, subject.classCount, methods, split, {
+    features: subject.features,
+    conditions: subject.conditions ?? null,
+    ...progress,
+  });
+}
+
+type ComparisonProgress = Pick<Parameters<typeof compareCalibrators>[5] & object, 'onProgress' | 'signal'>;
+
+/**
+ * Rough seconds of one method's fit and evaluation on a recording-sized comparison (npm run bench --
+ * calibrators): Dirichlet's cross-validated fit and PTS's network take about four times the rest.
+ */
+const RELATIVE_COST: Partial<Record<CalibrationMethod, number>> = { dirichlet: 4, pts: 4 };
+
+/**
+ * compareCalibratorsOn on two threads (the desk's comparison in the metrics worker): the methods
+ * split by their rough cost, the heavier share started elsewhere (`startElsewhere` resolves once
+ * that thread has taken it) while this thread fits the rest and evaluates the uncalibrated output.
+ * Every method is evaluated on the same held-out frames and resamples, so the comparison is the
+ * one-thread comparison. A cancel stops this thread's share between fits; the other share is
+ * awaited (seconds at most) so its thread is free for the next request.
+ */
+export async function compareCalibratorsAlongside(
+  subject: CalibrationSubject,
+  methods: readonly CalibrationMethod[],
+  split: HeldOutSplit,
+  progress: ComparisonProgress,
+  startElsewhere: (methods: CalibrationMethod[]) => Promise<{ answer: Promise<CalibratorComparison> }>,
+): Promise<CalibratorComparison> {
+  checkSubject(subject, methods);
+  const [here, there] = splitByCost(methods);
+  if (there.length === 0) return compareCalibratorsOn(subject, methods, split, progress);
+  let away: Promise<CalibratorComparison>;
+  try {
+    ({ answer: away } = await startElsewhere(there));
+  } catch {
+    // no second thread: all here
+    return compareCalibratorsOn(subject, methods, split, progress);
+  }
+  let mine: CalibratorComparison;
+  try {
+    mine = compareCalibratorsOn(subject, here, split, {
+      ...progress,
+      // this thread's steps, scaled to the whole comparison's
+      onProgress: (done, total, stage) =>
+        progress.onProgress?.(Math.round((done * methods.length) / total), methods.length, stage),
+    });
+  } catch (error) {
+    await away.catch(() => undefined);
+    throw error;
+  }
+  // a helper that failed: its share is fitted here
+  const theirs = (await away.catch(() => null)) ?? compareCalibratorsOn(subject, there, split, progress);
+  const evaluated = [...mine.methods, ...theirs.methods];
+  return { ...mine, methods: methods.map((m) => evaluated.find((e) => e.method === m)!) };
+}
+
+/** Two shares of about equal cost: this thread's (which also evaluates the uncalibrated output) and the other's. */
+function splitByCost(methods: readonly CalibrationMethod[]): [CalibrationMethod[], CalibrationMethod[]] {
+  const cost = (m: CalibrationMethod) => RELATIVE_COST[m] ?? 1;
+  const here: CalibrationMethod[] = [];
+  const there: CalibrationMethod[] = [];
+  let [hereCost, thereCost] = [1, 0];
+  for (const method of [...methods].sort((a, b) => cost(b) - cost(a))) {
+    if (thereCost < hereCost) {
+      there.push(method);
+      thereCost += cost(method);
+    } else {
+      here.push(method);
+      hereCost += cost(method);
+    }
+  }
+  return [here, there];
+}
+
+/** The refusals of a comparison, before anything is fitted. */
+function checkSubject(subject: CalibrationSubject, methods: readonly CalibrationMethod[]): void {
   const frames = subject.labels.length;
   if (frames === 0)
     throw new KnobError('NOT_AVAILABLE', `${subject.name}: no labelled frames; calibrators need true labels`);
@@ -61,11 +140,6 @@ export function compareCalibratorsOn(
       'NOT_AVAILABLE',
       `${subject.name}: ${conditionMethods.join(' and ')} need the condition each frame was recorded under, and it has none (a metadata column such as corruption: record from a corruption schedule, or name the column)`,
     );
-  return compareCalibrators(subject.logits, subject.labels, subject.classCount, methods, split, {
-    features: subject.features,
-    conditions: subject.conditions ?? null,
-    ...progress,
-  });
 }
 
 /**

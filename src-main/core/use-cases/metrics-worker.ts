@@ -75,7 +75,14 @@ async function compute(
     case 'calibrators':
       return {
         kind: 'calibrators',
-        comparison: compareOutputCalibrators(source, request.settings, basis, request, { onProgress, signal }),
+        comparison: await compareOutputCalibrators(
+          source,
+          request.settings,
+          basis,
+          request,
+          { onProgress, signal },
+          parallel,
+        ),
       };
   }
 }

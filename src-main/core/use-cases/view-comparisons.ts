@@ -15,7 +15,8 @@ import { reliabilityDiagram } from '../../../src-shared/metrics/reliability';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { conditionsOfFrames, featuresOfFrames } from '../../../src-shared/trace/trace-scores';
-import { compareCalibratorsOn } from './compare-calibrators';
+import { compareCalibratorsAlongside, compareCalibratorsOn } from './compare-calibrators';
+import type { ParallelMetricSuite } from '../metrics/parallel-metric-suite';
 import type { Comparison, ViewBasis } from './metrics-snapshot';
 import { plainSource, replayedView, type TraceSource } from './view-replay';
 
@@ -105,32 +106,35 @@ export function compareRecentRuns(
 
 /**
  * Calibrators fitted on the recording's fused output at `settings` (uncalibrated: a calibrator is
- * fitted on what it will calibrate) and compared on held-out labelled frames.
+ * fitted on what it will calibrate) and compared on held-out labelled frames; with `parallel`, on
+ * its helper thread and this one (compareCalibratorsAlongside: the same comparison).
  */
-export function compareOutputCalibrators(
+export async function compareOutputCalibrators(
   recorded: TraceSource,
   settings: GateSettings,
   basis: ViewBasis,
   request: ApiParsedParams<'calibrator.compare'>,
   /** Each method before its fit; the signal is read between fits. */
   progress: { onProgress?: (done: number, total: number, stage: string) => void; signal?: CancelSignal } = {},
-): Omit<ApiResult<'calibrator.compare'>, 'computeMs'> {
+  parallel?: ParallelMetricSuite,
+): Promise<Omit<ApiResult<'calibrator.compare'>, 'computeMs'>> {
   // a calibrator is fitted on every class's logits: the full vectors
   requireEveryClass(recorded.view(), 'fitting output calibrators');
   const run = replayedView(recorded, settings, request.lastFrames, { everyClass: 'logits' });
-  const comparison = compareCalibratorsOn(
-    {
-      name: `the recording's fused output (${run.window})`,
-      logits: run.scores?.logits ?? new Float64Array(0),
-      labels: run.scores?.labels ?? new Int32Array(0),
-      classCount: run.trace.classCount,
-      features: featuresOfFrames(run.trace, run.frames),
-      conditions: conditionsOfFrames(run.trace, run.frames, request.conditionBy ?? ['corruption']),
-    },
-    request.methods,
-    request.split,
-    progress,
-  );
+  const subject = {
+    name: `the recording's fused output (${run.window})`,
+    logits: run.scores?.logits ?? new Float64Array(0),
+    labels: run.scores?.labels ?? new Int32Array(0),
+    classCount: run.trace.classCount,
+    features: featuresOfFrames(run.trace, run.frames),
+    conditions: conditionsOfFrames(run.trace, run.frames, request.conditionBy ?? ['corruption']),
+  };
+  const comparison =
+    parallel === undefined
+      ? compareCalibratorsOn(subject, request.methods, request.split, progress)
+      : await compareCalibratorsAlongside(subject, request.methods, request.split, progress, (methods) =>
+          parallel.startCalibrators({ ...subject, methods, split: request.split }),
+        );
   const figures = (list: HeadlineFigure[]) =>
     list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));
   return {
