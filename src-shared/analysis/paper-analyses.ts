@@ -231,15 +231,28 @@ function exceptionOf(trace: Trace, frame: number, teff: number): TeffException {
   };
 }
 
+/** The steps paperAnalyses reports (the last only with labelled frames). */
+export const ANALYSIS_STEPS = 5;
+
 export function paperAnalyses(
   trace: Trace,
   settings: GateSettings,
-  options: { calibrator?: Calibrator | null; permutations?: number; seed?: number } = {},
+  options: {
+    calibrator?: Calibrator | null;
+    permutations?: number;
+    seed?: number;
+    /** Before each of the ANALYSIS_STEPS steps: its name and the steps done (the work bar's). */
+    onStep?: (stage: string, done: number, total: number) => void;
+  } = {},
 ): PaperAnalyses {
   const n = trace.frameCount;
   if (n === 0) throw new KnobError('INVALID_INPUT', 'the trace has no frames to analyse');
   const k = trace.classCount;
+  let done = 0;
+  const step = (stage: string) => options.onStep?.(stage, done++, ANALYSIS_STEPS);
+  step(`replaying ${n} frames`);
   const output = replay(trace, settings, { calibrator: options.calibrator ?? null });
+  step('T_eff and CSR of every frame');
   const teff = new Float64Array(n);
   const csr = new Float64Array(n);
   fusionDiagnosticsInto(trace.zStatic, trace.zDyn, output.g, k, 0, n, teff, csr, new Float64Array(k));
@@ -263,6 +276,7 @@ export function paperAnalyses(
     }
 
   // by severity
+  step('T_eff and CSR by severity');
   const severityColumn = trace.metadata.severity;
   const severity = severityColumn?.kind === 'number' ? severityColumn.values : null;
   let bySeverity: SeverityRow[] | null = null;
@@ -298,6 +312,7 @@ export function paperAnalyses(
   }
 
   // labelled frames: agreement subsets, oracle advantage, gate-conditional
+  step('agreement and the oracle advantage');
   const labels = trace.labels;
   const labelled = labels === null ? [] : all.filter((i) => labels[i]! >= 0 && labels[i]! < k);
   const correct = Uint8Array.from(labelled, (i) => (output.top1[i] === labels![i] ? 1 : 0));
@@ -341,6 +356,7 @@ export function paperAnalyses(
       aurocUStar: aurocOf(Float64Array.from(labelled, (i) => Math.min(1, Math.max(0, trace.uRef[i]!)))),
       aurocGate: aurocOf(Float64Array.from(labelled, (i) => gate[i]!)),
     };
+    step(`the gate-conditional calibration test (${options.permutations ?? 999} permutations)`);
     gateConditional = gateConditionalCalibration(
       Float64Array.from(labelled, (i) => output.confidence[i]!),
       correct,

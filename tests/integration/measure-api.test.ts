@@ -137,7 +137,20 @@ describe('probe.step and tune.run', () => {
     });
     await backend.handle('stream.runOffline', { maxFrames: 600, discard: true });
     const knobs = await backend.handle('knobs.get', {});
-    const view = await backend.handle('analysis.run', { permutations: 99 });
+    // each step reported as it starts (the work bar's fraction; issue 32)
+    const steps: string[] = [];
+    const call = {
+      signal: new AbortController().signal,
+      progress: (task: string, done: number, total: number | null) => steps.push(`${done}/${total} ${task}`),
+    };
+    const view = await backend.call('analysis.run', { permutations: 99 }, call);
+    expect(steps).toEqual([
+      '0/5 replaying 600 frames',
+      '1/5 T_eff and CSR of every frame',
+      '2/5 T_eff and CSR by severity',
+      '3/5 agreement and the oracle advantage',
+      '4/5 the gate-conditional calibration test (99 permutations)',
+    ]);
     expect(view.settingsVersion).toBe(knobs.version);
     expect(view.frames).toBe(600);
     expect(view.labelledFrames).toBe(600);

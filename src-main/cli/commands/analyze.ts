@@ -86,6 +86,7 @@ export async function analyzeCommand(args: string[]): Promise<number> {
       permutations,
       seed,
       signal: call.signal,
+      onProgress: (stage, done, total) => call.progress(stage, done, total),
     });
   } finally {
     call.dispose();

@@ -7,6 +7,10 @@ import type { AnalysisRequest } from './analysis-worker';
  * soon as `signal` aborts (the call answers CANCELLED and the thread's CPU is released: the
  * computation is synchronous, so ending the thread is the only way to stop it).
  */
-export function analyseOnThread(request: AnalysisRequest, signal?: AbortSignal): Promise<PaperAnalyses> {
-  return callOnFreshThread(import.meta.url, 'analysis-worker', 'the analysis thread', request, signal);
+export function analyseOnThread(
+  request: AnalysisRequest,
+  signal?: AbortSignal,
+  onProgress?: (stage: string, done: number, total: number) => void,
+): Promise<PaperAnalyses> {
+  return callOnFreshThread(import.meta.url, 'analysis-worker', 'the analysis thread', request, signal, onProgress);
 }

@@ -17,12 +17,19 @@ export interface AnalysisRequest {
   seed?: number;
 }
 
-function answer({ trace, settings, calibrator, permutations, seed }: AnalysisRequest): PaperAnalyses {
+function answer(
+  { trace, settings, calibrator, permutations, seed }: AnalysisRequest,
+  onStep: (stage: string, done: number, total: number) => void,
+): PaperAnalyses {
   return paperAnalyses(trace, settings, {
     calibrator: calibrator === null ? null : compileCalibrator(calibrator),
     permutations,
     ...(seed === undefined ? {} : { seed }),
+    onStep,
   });
 }
 
-serve<AnalysisRequest, PaperAnalyses>(answer);
+// each step reported to the caller as it starts (the work bar's fraction and time left)
+serve<AnalysisRequest, PaperAnalyses>((request, context) =>
+  answer(request, (stage, done, total) => context.progress(done, total, stage)),
+);

@@ -86,7 +86,7 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'probe.step': (params, call) => measurements.stepProbe(params, call),
     'probe.frequency': (params, call) => measurements.frequencyProbe(params, call),
     'tune.run': (params, call) => measurements.tune(params, call),
-    'analysis.run': (params, call) => measurements.analyse(params, call.signal),
+    'analysis.run': (params, call) => measurements.analyse(params, call),
     'field.monitor': (params, call) => field.monitor(params, call),
     'field.watchLive': (params) => field.watchLive(params),
     'field.timeline': (params, call) => field.timeline(params, call),

@@ -74,12 +74,19 @@ export class Measurements {
   }
 
   /** The paper's analyses at the current knobs (and output calibrator), by replay on a thread of their own. */
-  async analyse(params: ApiParsedParams<'analysis.run'>, signal?: AbortSignal): Promise<ApiResult<'analysis.run'>> {
+  async analyse(params: ApiParsedParams<'analysis.run'>, call: CallContext): Promise<ApiResult<'analysis.run'>> {
     const recording = this.session.requireRecording();
     const { trace } = recording.copy();
     const { gate, calibrator, version } = this.session.knobs.current;
     const started = performance.now();
-    const request = { trace, settings: gate, calibrator, permutations: params.permutations, signal };
+    const request = {
+      trace,
+      settings: gate,
+      calibrator,
+      permutations: params.permutations,
+      signal: call.signal,
+      onProgress: (stage: string, done: number, total: number) => call.progress(stage, done, total),
+    };
     const analyses = await analyseTrace(request);
     return {
       recordingId: recording.id,

@@ -12,6 +12,8 @@ export interface AnalyseTraceInput {
   permutations: number;
   seed?: number;
   signal?: AbortSignal;
+  /** Each step of the analyses as it starts (stage, done, total). */
+  onProgress?: (stage: string, done: number, total: number) => void;
 }
 
 /**
@@ -21,11 +23,12 @@ export interface AnalyseTraceInput {
  * and a kept-class trace refused (the analyses read every class), before the thread starts.
  */
 export function analyseTrace(input: AnalyseTraceInput): Promise<PaperAnalyses> {
-  const { trace, settings, calibrator, permutations, seed, signal } = input;
+  const { trace, settings, calibrator, permutations, seed, signal, onProgress } = input;
   requireEveryClass(trace, "the paper's analyses");
   if (calibrator !== null) checkCalibratorFor(calibrator, trace.classCount);
   return analyseOnThread(
     { trace, settings, calibrator, permutations, ...(seed === undefined ? {} : { seed }) },
     signal,
+    onProgress,
   );
 }

@@ -13,12 +13,17 @@ export async function callOnFreshThread<Request, Result>(
   what: string,
   request: Request,
   signal?: AbortSignal,
+  /** The thread's progress as it reports it (stage, done, total). */
+  onProgress?: (stage: string, done: number, total: number) => void,
 ): Promise<Result> {
   const thread = new ThreadChannel<Request, Result>(startEntryWorker(callerUrl, entry), what, {
     cancelEndsThread: true,
   });
   try {
-    return await thread.call(request, { signal });
+    return await thread.call(request, {
+      signal,
+      ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.stage, p.done, p.total) }),
+    });
   } finally {
     await thread.close();
   }
