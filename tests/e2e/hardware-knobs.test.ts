@@ -4,19 +4,23 @@
  * (injected-web-midi.ts: `navigator.requestMIDIAccess` answering a `MIDIAccess` with one
  * `MIDIInput`), and the test sends the bytes a controller would. Learn, an absolute turn (with soft takeover), a relative encoder,
  * fine steps held by a second control; the knob on screen and the backend's gate follow; the
- * bindings survive a reload of the page.
+ * bindings survive a reload of the page. A gamepad, put in the same way (injected-gamepad.ts), is
+ * learnt by moving its stick and pressing a button: the stick jogs zeta up and down at the speed of
+ * its deflection and stops at rest, the button plays and pauses the stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESK_KNOB_SCALES, roundForDisplay, travelToValue } from '../../src-renderer/lib/knob-scale';
 import type { BrowserMode } from '../support/browser-mode';
 import { startDesk, waitUntil } from '../support/desk-page';
 import { INJECTED_WEB_MIDI, sendMidiScript } from '../support/injected-web-midi';
+import { INJECTED_GAMEPAD, padScript } from '../support/injected-gamepad';
 
 let app: BrowserMode;
 
 beforeAll(async () => {
   app = await startDesk();
   await app.context.addInitScript(INJECTED_WEB_MIDI);
+  await app.context.addInitScript(INJECTED_GAMEPAD);
   await app.page.reload();
   await app.page.getByTestId('model-name').waitFor();
 }, 180_000);
@@ -137,6 +141,50 @@ describe('hardware knobs through Web MIDI', () => {
     expect(await shown(zetaKnob())).toBe(zeta);
     await send(0xb0, 21, 55);
     await bothAt('zeta', absolute(55));
+    expect(app.pageErrors).toEqual([]);
+  });
+
+  it('a gamepad stick, learnt by moving it, jogs zeta; a button, learnt by pressing it, plays and pauses', async () => {
+    const page = app.page;
+    const pad = (call: string) => page.evaluate(padScript(call));
+    await pad('connect()');
+    await page.getByTestId('hw-learn-zeta').click();
+    // the pad's first frame while learning is its rest; then the stick pushed right is the control learnt
+    await page.waitForTimeout(200);
+    await pad('axis(0, 1)');
+    await expect.poll(() => page.getByTestId('hw-binding-zeta').innerText()).toMatch(/axis 0/);
+    expect(await page.getByTestId('hw-encoding-zeta').inputValue()).toBe('jog');
+    await pad('axis(0, 0)');
+    await page.waitForTimeout(200);
+    const rest = await shown(zetaKnob());
+    // held at 60 % deflection: zeta climbs at the jog's speed; back at rest it stops where it is
+    await pad('axis(0, 0.6)');
+    await waitUntil('zeta jogged up', async () => (await shown(zetaKnob())) > rest + 0.05);
+    await pad('axis(0, 0.05)'); // inside the dead zone: a stick at rest drifts a little
+    await page.waitForTimeout(200);
+    const stopped = await shown(zetaKnob());
+    await page.waitForTimeout(300);
+    expect(await shown(zetaKnob())).toBe(stopped);
+    await bothAt('zeta', stopped);
+    await pad('axis(0, -0.6)');
+    await waitUntil('zeta jogged down', async () => (await shown(zetaKnob())) < stopped - 0.05);
+    await pad('axis(0, 0)');
+    await page.waitForTimeout(200);
+    await bothAt('zeta', await shown(zetaKnob()));
+
+    await page.getByTestId('hw-learn-playPause').click();
+    await page.waitForTimeout(200);
+    await pad('button(0, true)');
+    await expect.poll(() => page.getByTestId('hw-binding-playPause').innerText()).toMatch(/button 0/);
+    await pad('button(0, false)');
+    await page.waitForTimeout(100);
+    await pad('button(0, true)');
+    await page.getByTestId('pause').waitFor({ timeout: 30_000 });
+    await pad('button(0, false)');
+    await page.waitForTimeout(100);
+    await pad('button(0, true)');
+    await page.getByTestId('play').waitFor({ timeout: 30_000 });
+    await pad('button(0, false)');
     expect(app.pageErrors).toEqual([]);
   });
 });
