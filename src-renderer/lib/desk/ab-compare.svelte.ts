@@ -27,6 +27,8 @@ export class AbCompare {
   slots = $state<{ a: GateSettings | null; b: GateSettings | null }>({ a: null, b: null });
   /** Counts slot changes, so a result knows whether it still shows A and B as set. */
   slotsRevision = $state(0);
+  /** A comparison in flight (two replays and their resamples: seconds on a long recording). */
+  busy = $state(false);
   private comparedRevision = $state(-1);
 
   constructor(private readonly host: AbCompareHost) {}
@@ -69,14 +71,17 @@ export class AbCompare {
       return;
     }
     const revision = this.slotsRevision;
-    const result = await this.host.slots.attempt('compare', () =>
-      this.host.api.call('metrics.compare', {
-        a,
-        b,
-        lastFrames: this.host.window() ?? undefined,
-        binning: this.host.binning(),
-      }),
-    );
+    this.busy = true;
+    const result = await this.host.slots
+      .attempt('compare', () =>
+        this.host.api.call('metrics.compare', {
+          a,
+          b,
+          lastFrames: this.host.window() ?? undefined,
+          binning: this.host.binning(),
+        }),
+      )
+      .finally(() => (this.busy = false));
     if (result && ofRecording(result.a, this.host.mirror.recordingId)) {
       this.result = result;
       this.comparedRevision = revision;

@@ -110,6 +110,7 @@ export class Desk {
     const requestHost = (area: 'calibrators' | 'conformal' | 'analysis' | 'field') => ({
       recordingId,
       settingsVersion: version,
+      labelsRevision: () => this.metrics.labelsRevision,
       report: (error: unknown) => slots.report(area, error),
     });
     this.calibratorComparison = new RecordingRequest(requestHost('calibrators'));

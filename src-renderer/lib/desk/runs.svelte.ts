@@ -28,6 +28,8 @@ export class Runs {
   comparison = $state.raw<ApiResult<'runs.compare'> | null>(null);
   /** The runs chosen for the next comparison, in the order chosen (the first is the reference). */
   chosen = $state.raw<string[]>([]);
+  /** A comparison in flight (each run read and replayed: seconds for long runs). */
+  comparing = $state(false);
 
   constructor(private readonly host: RunsHost) {}
 
@@ -65,7 +67,10 @@ export class Runs {
 
   /** Two to eight recent runs side by side, each at the settings it was recorded with, against the first. */
   async compare(ids: string[] = this.chosen): Promise<void> {
-    const result = await this.host.slots.attempt('runs', () => this.host.api.call('runs.compare', { ids }));
+    this.comparing = true;
+    const result = await this.host.slots
+      .attempt('runs', () => this.host.api.call('runs.compare', { ids }))
+      .finally(() => (this.comparing = false));
     if (result) this.comparison = result;
   }
 

@@ -113,10 +113,31 @@ describe('A/B', () => {
     desk.ab.take('a');
     expect(desk.ab.stale).toBe('A or B changed since');
   });
+
+  it('says it is comparing while the replays run, and binned otherwise when the binning moves on', async () => {
+    const { desk, api } = await startedDesk();
+    desk.ab.take('a');
+    desk.ab.take('b');
+    api.hold('metrics.compare');
+    const comparing = desk.ab.compare();
+    await settle();
+    expect(desk.ab.busy).toBe(true);
+    api.waiting('metrics.compare')[0]!.answer({
+      a: metricsSnapshot(1, { frameCount: 10 }),
+      b: metricsSnapshot(1, { frameCount: 10 }),
+      differences: [],
+      computeMs: 2,
+    });
+    await comparing;
+    expect(desk.ab.busy).toBe(false);
+    expect(desk.ab.stale).toBeNull();
+    desk.metrics.binning = { scheme: 'equal-mass', bins: 20, norm: 'max' };
+    expect(desk.ab.stale).toBe('binned with 15 equal-width bins, L1 norm, 20 equal-mass bins, max norm is asked for');
+  });
 });
 
 describe('analyses', () => {
-  it('are kept for the recording they describe and say when they are of earlier knobs', async () => {
+  it('are kept for the recording they describe and say when they are of other labels or earlier knobs', async () => {
     const { desk, api } = await startedDesk();
     api.handle('analysis.run', () => ({
       recordingId: 1,
@@ -132,6 +153,9 @@ describe('analyses', () => {
     await desk.runAnalyses();
     expect(desk.analyses.result?.lines).toEqual(['T_eff >= 1 on every frame']);
     expect(desk.analyses.stale).toBeNull();
+    // the labels the analyses read changed: stale, as the knobs moving on make them
+    desk.metrics.labelsRevision++;
+    expect(desk.analyses.stale).toBe('labels changed since');
     api.emit('knobs.changed', knobs(1));
     expect(desk.analyses.stale).toBe('computed at settings v0, the knobs are at v1');
     api.emit('session.state', sessionState({ recording: recording(2) }));
