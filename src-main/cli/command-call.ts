@@ -16,10 +16,14 @@ export interface CommandCall extends CallContext {
 export function commandCall(title: string, json: boolean): CommandCall {
   const interrupt = abortOnInterrupt();
   const progress = createProgress(title, !json);
+  let disposed = false;
   return {
     signal: interrupt.signal,
     progress: (task, done, total) => progress.update(done, total, task),
+    // once: a command that prints its result first disposes early, and again on its way out
     dispose() {
+      if (disposed) return;
+      disposed = true;
       progress.finish();
       interrupt.dispose();
     },

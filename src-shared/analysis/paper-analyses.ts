@@ -231,7 +231,7 @@ function exceptionOf(trace: Trace, frame: number, teff: number): TeffException {
   };
 }
 
-/** The steps paperAnalyses reports (the last only with labelled frames). */
+/** The steps paperAnalyses reports with labelled frames (one fewer without: no permutation test). */
 export const ANALYSIS_STEPS = 5;
 
 export function paperAnalyses(
@@ -248,8 +248,13 @@ export function paperAnalyses(
   const n = trace.frameCount;
   if (n === 0) throw new KnobError('INVALID_INPUT', 'the trace has no frames to analyse');
   const k = trace.classCount;
+  // the permutation test runs on labelled frames only: without them there is a step fewer
+  let hasLabels = false;
+  if (trace.labels !== null)
+    for (let i = 0; i < n && !hasLabels; i++) hasLabels = trace.labels[i]! >= 0 && trace.labels[i]! < k;
+  const steps = hasLabels ? ANALYSIS_STEPS : ANALYSIS_STEPS - 1;
   let done = 0;
-  const step = (stage: string) => options.onStep?.(stage, done++, ANALYSIS_STEPS);
+  const step = (stage: string) => options.onStep?.(stage, done++, steps);
   step(`replaying ${n} frames`);
   const output = replay(trace, settings, { calibrator: options.calibrator ?? null });
   step('T_eff and CSR of every frame');

@@ -14,7 +14,7 @@ import {
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { reliabilityDiagram, type ReliabilityDiagram } from '../metrics/reliability';
 import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
-import { fixedBinResampler } from '../metrics/fixed-bin-resamples';
+import { fixedBinResampler, type GatherBuffers } from '../metrics/fixed-bin-resamples';
 import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
 import { seededRandom } from '../random';
 import type { FitReport } from './fit-report';
@@ -120,6 +120,8 @@ export function evaluationStatistics(
 ): HeadlineStatistic[] {
   const k = scores.classCount;
   const n = scores.sampleCount;
+  // one gather buffer for every class's resamples: 13 n bytes, not 13 n K
+  const gather: GatherBuffers = { current: null };
   const columns = Array.from({ length: k }, (_, c) => {
     const p = new Float64Array(n);
     const y = new Uint8Array(n);
@@ -128,7 +130,7 @@ export function evaluationStatistics(
       y[i] = scores.labels[i] === c ? 1 : 0;
     }
     // each class's probabilities binned once; a resample gathers their bins (fixed-bin-resamples.ts)
-    return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15) };
+    return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15, gather) };
   });
   const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>
     indices === null ? values : resample(values, indices);
@@ -288,6 +290,11 @@ export function compareCalibrators(
     onProgress?: (done: number, total: number, stage: string) => void;
     /** Read between fits and by the fits that take seconds: a cancelled comparison stops within one. */
     signal?: CancelSignal;
+    /**
+     * false: the methods only, `before` empty and `beforeReliability` without bins (a share of a
+     * comparison fitted on another thread, whose caller evaluates the uncalibrated output).
+     */
+    evaluateUncalibrated?: boolean;
   } = {},
 ): CalibratorComparison {
   const features = options.features ?? null;
@@ -340,7 +347,10 @@ export function compareCalibrators(
       top1Changed: held.y.length > 0 ? changed / held.y.length : 0,
     };
   });
-  const uncalibrated = evaluationOf(held.z, held.y, k, held.c, resampling);
+  const uncalibrated =
+    options.evaluateUncalibrated === false
+      ? { figures: [], reliability: { identity: 'not evaluated on this thread', bins: [] } }
+      : evaluationOf(held.z, held.y, k, held.c, resampling);
   return {
     split: describeSplit(split),
     fitFrames: 'folds' in parts ? labels.length : parts.fit.length,

@@ -14,21 +14,32 @@ export interface FixedBinResampler {
   statistics(indices: Uint32Array | null): BinStatistics;
 }
 
-export function fixedBinResampler(scores: Float64Array, outcomes: Uint8Array, spec: EqualWidthSpec): FixedBinResampler {
+/** Where resamples are gathered: one set may serve many resamplers (a class each), used one at a time. */
+export interface GatherBuffers {
+  current: { bins: Int32Array; scores: Float64Array; outcomes: Uint8Array } | null;
+}
+
+export function fixedBinResampler(
+  scores: Float64Array,
+  outcomes: Uint8Array,
+  spec: EqualWidthSpec,
+  /** Shared with other resamplers (statistics() is synchronous and keeps nothing in them). */
+  gather: GatherBuffers = { current: null },
+): FixedBinResampler {
   // binned at the first resample: a view that resamples nothing (a knob turn's light figures) pays nothing
   let bins: { binOf: Int32Array; binCount: number } | null = null;
-  let buffers: { bins: Int32Array; scores: Float64Array; outcomes: Uint8Array } | null = null;
   return {
     statistics(indices) {
       bins ??= assignBins(scores, spec);
       const { binOf, binCount } = bins;
       if (indices === null) return binStatisticsOf(binOf, binCount, scores, outcomes);
-      if (buffers === null || buffers.bins.length !== indices.length)
-        buffers = {
+      if (gather.current === null || gather.current.bins.length !== indices.length)
+        gather.current = {
           bins: new Int32Array(indices.length),
           scores: new Float64Array(indices.length),
           outcomes: new Uint8Array(indices.length),
         };
+      const buffers = gather.current;
       for (let j = 0; j < indices.length; j++) {
         const i = indices[j];
         buffers.bins[j] = binOf[i];

@@ -147,41 +147,44 @@ describe('hardware knobs through Web MIDI', () => {
   it('a gamepad stick, learnt by moving it, jogs zeta; a button, learnt by pressing it, plays and pauses', async () => {
     const page = app.page;
     const pad = (call: string) => page.evaluate(padScript(call));
+    // the desk polls the pad once an animation frame: two frames later it has read what was set
+    const polled = () =>
+      page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await pad('connect()');
     await page.getByTestId('hw-learn-zeta').click();
     // the pad's first frame while learning is its rest; then the stick pushed right is the control learnt
-    await page.waitForTimeout(200);
+    await polled();
     await pad('axis(0, 1)');
     await expect.poll(() => page.getByTestId('hw-binding-zeta').innerText()).toMatch(/axis 0/);
     expect(await page.getByTestId('hw-encoding-zeta').inputValue()).toBe('jog');
     await pad('axis(0, 0)');
-    await page.waitForTimeout(200);
+    await polled();
     const rest = await shown(zetaKnob());
     // held at 60 % deflection: zeta climbs at the jog's speed; back at rest it stops where it is
     await pad('axis(0, 0.6)');
     await waitUntil('zeta jogged up', async () => (await shown(zetaKnob())) > rest + 0.05);
     await pad('axis(0, 0.05)'); // inside the dead zone: a stick at rest drifts a little
-    await page.waitForTimeout(200);
+    await polled();
     const stopped = await shown(zetaKnob());
-    await page.waitForTimeout(300);
+    for (let frame = 0; frame < 10; frame++) await polled();
     expect(await shown(zetaKnob())).toBe(stopped);
     await bothAt('zeta', stopped);
     await pad('axis(0, -0.6)');
     await waitUntil('zeta jogged down', async () => (await shown(zetaKnob())) < stopped - 0.05);
     await pad('axis(0, 0)');
-    await page.waitForTimeout(200);
+    await polled();
     await bothAt('zeta', await shown(zetaKnob()));
 
     await page.getByTestId('hw-learn-playPause').click();
-    await page.waitForTimeout(200);
+    await polled();
     await pad('button(0, true)');
     await expect.poll(() => page.getByTestId('hw-binding-playPause').innerText()).toMatch(/button 0/);
     await pad('button(0, false)');
-    await page.waitForTimeout(100);
+    await polled();
     await pad('button(0, true)');
     await page.getByTestId('pause').waitFor({ timeout: 30_000 });
     await pad('button(0, false)');
-    await page.waitForTimeout(100);
+    await polled();
     await pad('button(0, true)');
     await page.getByTestId('play').waitFor({ timeout: 30_000 });
     await pad('button(0, false)');

@@ -223,3 +223,29 @@ describe('a calibrator comparison on two threads (issue 32)', () => {
     expect(steps.every(([done, total]) => total === methods.length && done <= total)).toBe(true);
   }, 120_000);
 });
+
+describe('a cancelled two-thread calibrator comparison', () => {
+  it('stops both shares, and the helper serves the next request at once', async () => {
+    const data = syntheticClassifier({ n: 3000, classCount: 10, temperature: 1.5, seed: 10 });
+    const subject = { name: 'the synthetic output', ...data, classCount: 10, features: null, conditions: null };
+    const split = { kind: 'time', evaluateFraction: 0.3 } as const;
+    const cancel = new AbortController();
+    let helperSignal: AbortSignal | null = null;
+    const cancelled = compareCalibratorsAlongside(
+      subject,
+      ['dirichlet', 'pts', 'temperature', 'isotonic'],
+      split,
+      // this thread's first step cancels the comparison
+      { signal: cancel.signal, onProgress: () => cancel.abort() },
+      (methods, signal) => {
+        helperSignal = signal;
+        return suite.startCalibrators({ ...subject, methods, split }, signal);
+      },
+    );
+    await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(helperSignal!.aborted).toBe(true);
+    // the helper stopped within a step: the next computation on it runs and answers
+    const next = await suite.fromLogits(data.logits, 10, data.labels);
+    expect(next.metrics.length).toBeGreaterThan(10);
+  }, 120_000);
+});

@@ -159,3 +159,31 @@ describe('the paper analyses', () => {
     expect(() => paperAnalyses(syntheticTrace({ frames: 0 }), DEFAULT_GATE_SETTINGS)).toThrow(/no frames/);
   });
 });
+
+describe('the steps the analyses report (the work bar)', () => {
+  const stepsOf = (trace: Trace) => {
+    const steps: string[] = [];
+    paperAnalyses(trace, DEFAULT_GATE_SETTINGS, {
+      permutations: 9,
+      onStep: (stage, done, total) => steps.push(`${done}/${total} ${stage}`),
+    });
+    return steps;
+  };
+
+  it('are five with labelled frames, and four without (no permutation test), each before it runs', () => {
+    const trace = syntheticTrace({ frames: 60, classCount: 3, seed: 2 });
+    expect(stepsOf(trace)).toEqual([
+      '0/5 replaying 60 frames',
+      '1/5 T_eff and CSR of every frame',
+      '2/5 T_eff and CSR by severity',
+      '3/5 agreement and the oracle advantage',
+      '4/5 the gate-conditional calibration test (9 permutations)',
+    ]);
+    expect(stepsOf({ ...trace, labels: null })).toEqual([
+      '0/4 replaying 60 frames',
+      '1/4 T_eff and CSR of every frame',
+      '2/4 T_eff and CSR by severity',
+      '3/4 agreement and the oracle advantage',
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { stepsOfCall } from '../../core/calls/work-steps';
 import {
   analysisNumber,
   analysisSummaryLines,
@@ -86,7 +87,7 @@ export async function analyzeCommand(args: string[]): Promise<number> {
       permutations,
       seed,
       signal: call.signal,
-      onProgress: (stage, done, total) => call.progress(stage, done, total),
+      onProgress: stepsOfCall(call).onProgress,
     });
   } finally {
     call.dispose();

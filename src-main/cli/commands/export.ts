@@ -1,3 +1,4 @@
+import { stepsOfCall } from '../../core/calls/work-steps';
 import { basename } from 'node:path';
 import { loadModel } from '../../core/inference/loaded-model';
 import { readTraceFile } from '../../core/recording/trace-arrow';
@@ -50,7 +51,7 @@ export async function exportCommand(args: string[]): Promise<number> {
         includeModel: values['exclude-model'] !== true,
       },
       // the desk's steps on the progress line; Ctrl-C stops between them, writing nothing
-      { onProgress: (stage, done, total) => call.progress(stage, done, total), signal: call.signal },
+      stepsOfCall(call),
     );
     call.dispose();
     const { path, members } = bundle;

@@ -1,4 +1,5 @@
 import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
+import type { CallContext } from './call-context';
 
 /**
  * A use case's named steps for the work bar and the CLI's progress line (an export, an import):
@@ -26,6 +27,13 @@ export function workSteps(what: string, total: number, options: WorkStepOptions 
       stopIfCancelled(options.signal, `${what} was cancelled`);
     },
   };
+}
+
+/** A call's progress and cancel as a use case's steps read them (none for no call). */
+export function stepsOfCall(call: CallContext | undefined): WorkStepOptions {
+  return call === undefined
+    ? {}
+    : { onProgress: (stage, done, total) => call.progress(stage, done, total), signal: call.signal };
 }
 
 /** Steps that report nothing and are never cancelled (a caller with no work bar). */

@@ -6,6 +6,7 @@ import {
 } from '../../../src-shared/calibrators';
 import type { RowConditions, RowFeatures } from '../../../src-shared/calibrators/fit-input';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 
 /**
  * Some methods of a calibrator comparison, as the metric suite's helper thread is asked to fit and
@@ -23,7 +24,13 @@ export interface CalibratorsRequest {
   conditions: RowConditions | null;
 }
 
-export function compareRequested(request: CalibratorsRequest): CalibratorComparison {
+/** The methods asked for, fitted and evaluated (the uncalibrated output is the caller's); `signal` stops it within a step. */
+export function compareRequested(request: CalibratorsRequest, signal?: CancelSignal): CalibratorComparison {
   const { logits, labels, classCount, methods, split, features, conditions } = request;
-  return compareCalibrators(logits, labels, classCount, methods, split, { features, conditions });
+  return compareCalibrators(logits, labels, classCount, methods, split, {
+    features,
+    conditions,
+    signal,
+    evaluateUncalibrated: false,
+  });
 }

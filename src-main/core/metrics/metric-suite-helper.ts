@@ -26,19 +26,22 @@ export type HelperRequest =
   /** Some of a calibrator comparison's methods, fitted and evaluated here (calibrators-alongside.ts). */
   | { kind: 'calibrators'; comparison: CalibratorsRequest };
 
-serve<HelperRequest, Array<[string, MetricValue[]]> | FusedScoreTableParts | CalibratorComparison>((request) => {
-  if (request.kind === 'ping') return [];
-  if (request.kind === 'calibrators') return compareRequested(request.comparison);
-  if (request.kind === 'table-rows') return tableOfRows(request.rows);
-  if (request.kind === 'fused-rows') {
-    scoreFusedShare(request.rows, request.from, request.to);
+serve<HelperRequest, Array<[string, MetricValue[]]> | FusedScoreTableParts | CalibratorComparison>(
+  (request, context) => {
+    if (request.kind === 'ping') return [];
+    // polls the call's shared cancel flag between fits and optimiser steps
+    if (request.kind === 'calibrators') return compareRequested(request.comparison, context.signal);
+    if (request.kind === 'table-rows') return tableOfRows(request.rows);
+    if (request.kind === 'fused-rows') {
+      scoreFusedShare(request.rows, request.from, request.to);
+      return [];
+    }
+    const { arrays } = request;
+    if (request.kind === 'work') return takeSuiteWork(arrays, request.options);
+    const { from, to } = request;
+    if (arrays.helperLogits !== null)
+      scoreRowsInto(arrays.helperLogits, arrays.labels, arrays.classCount, from, to, arrays);
+    else topLabelRowsInto(arrays.probabilities, arrays.labels, arrays.classCount, from, to, arrays.top);
     return [];
-  }
-  const { arrays } = request;
-  if (request.kind === 'work') return takeSuiteWork(arrays, request.options);
-  const { from, to } = request;
-  if (arrays.helperLogits !== null)
-    scoreRowsInto(arrays.helperLogits, arrays.labels, arrays.classCount, from, to, arrays);
-  else topLabelRowsInto(arrays.probabilities, arrays.labels, arrays.classCount, from, to, arrays.top);
-  return [];
-});
+  },
+);

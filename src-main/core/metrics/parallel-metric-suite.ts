@@ -89,7 +89,8 @@ export class ParallelMetricSuite {
     const worker = startEntryWorker(import.meta.url, 'metric-suite-helper');
     this.helperStarts++;
     worker.unref();
-    this.helper = new ThreadChannel(worker, 'the metric suite helper');
+    // a shared cancel flag per call: a calibrator share polls it and stops within a step
+    this.helper = new ThreadChannel(worker, 'the metric suite helper', { sharedCancel: true });
     return this.helper;
   }
 
@@ -118,9 +119,13 @@ export class ParallelMetricSuite {
    * fits the other methods meanwhile). Not queued: the metrics worker runs one request at a time,
    * and the caller awaits the answer before it returns.
    */
-  async startCalibrators(comparison: CalibratorsRequest): Promise<{ answer: Promise<CalibratorComparison> }> {
+  async startCalibrators(
+    comparison: CalibratorsRequest,
+    signal?: AbortSignal,
+  ): Promise<{ answer: Promise<CalibratorComparison> }> {
     await this.answering();
-    return { answer: this.ensureHelper().call({ kind: 'calibrators', comparison }) as Promise<CalibratorComparison> };
+    const answer = this.ensureHelper().call({ kind: 'calibrators', comparison }, { signal });
+    return { answer: answer as Promise<CalibratorComparison> };
   }
 
   /**

@@ -15,14 +15,9 @@ import type { CallContext } from '../calls/call-context';
 import { calibratorTargetOf, modelOf } from '../session/session-states';
 import { exportBundle } from '../use-cases/export-bundle';
 import { importKnobs } from '../use-cases/import-knobs';
-import type { WorkStepOptions } from '../calls/work-steps';
-
-/** A call's progress and cancel as a use case's work steps read them. */
-function workOf(call: CallContext | undefined): WorkStepOptions {
-  return call === undefined
-    ? {}
-    : { onProgress: (stage, done, total) => call.progress(stage, done, total), signal: call.signal };
-}
+import { stepsOfCall } from '../calls/work-steps';
+import { stopIfCancelled } from '../../../src-shared/cancel-signal';
+import { basename } from 'node:path';
 
 /**
  * Bundles and settings files as the desk uses them: the current recording exported at the current
@@ -44,7 +39,7 @@ export class Bundles {
     const { trace } = recording.copy();
     const traceName = recording.path ?? recording.description;
     const input = { path, trace, traceName, provenance: recording.provenance, model, gate, calibrator, includeModel };
-    const exported = await exportBundle(input, workOf(call));
+    const exported = await exportBundle(input, stepsOfCall(call));
     const { deploy } = exported.manifest;
     return {
       path: exported.path,
@@ -57,7 +52,9 @@ export class Bundles {
 
   /** Knobs and calibrator from a bundle, or from a knob-settings file or export folder (import-knobs.ts). */
   async import(path: string, call?: CallContext): Promise<ApiResult<'bundle.import'>> {
-    const imported = await importKnobs(path, modelOf(this.session.current)?.description ?? null, workOf(call));
+    const imported = await importKnobs(path, modelOf(this.session.current)?.description ?? null, stepsOfCall(call));
+    // a cancel that arrived during the verification: the knobs stay as they were
+    stopIfCancelled(call?.signal, `the import of ${basename(path)} was cancelled`);
     const knobs = this.apply(imported.gate, imported.calibrator, imported.modelSha256 ?? undefined);
     return { knobs, verification: imported.verification, model: imported.bundleModel };
   }

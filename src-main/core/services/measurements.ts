@@ -1,3 +1,4 @@
+import { stepsOfCall } from '../calls/work-steps';
 import type { BinningChoice } from '../../../src-shared/metrics/binning-choice';
 import { analysisSummaryLines, exceptionTable, severityTable } from '../../../src-shared/analysis';
 import type { ApiParsedParams, ApiResult, MetricsOptions } from '../../../src-shared/api/contract';
@@ -85,7 +86,7 @@ export class Measurements {
       calibrator,
       permutations: params.permutations,
       signal: call.signal,
-      onProgress: (stage: string, done: number, total: number) => call.progress(stage, done, total),
+      onProgress: stepsOfCall(call).onProgress,
     };
     const analyses = await analyseTrace(request);
     return {

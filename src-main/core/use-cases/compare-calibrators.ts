@@ -58,44 +58,61 @@ type ComparisonProgress = Pick<Parameters<typeof compareCalibrators>[5] & object
 const RELATIVE_COST: Partial<Record<CalibrationMethod, number>> = { dirichlet: 4, pts: 4 };
 
 /**
+ * Below this many labelled frames a comparison takes well under a second on one thread; above
+ * TWO_THREAD_MAX_LOGIT_BYTES of logits the copy to the other thread (structured clone) would cost
+ * more memory than the time it saves is worth.
+ */
+const TWO_THREAD_MIN_FRAMES = 2000;
+const TWO_THREAD_MAX_LOGIT_BYTES = 64 * 2 ** 20;
+
+/**
  * compareCalibratorsOn on two threads (the desk's comparison in the metrics worker): the methods
  * split by their rough cost, the heavier share started elsewhere (`startElsewhere` resolves once
- * that thread has taken it) while this thread fits the rest and evaluates the uncalibrated output.
- * Every method is evaluated on the same held-out frames and resamples, so the comparison is the
- * one-thread comparison. A cancel stops this thread's share between fits; the other share is
- * awaited (seconds at most) so its thread is free for the next request.
+ * that thread has taken it; it evaluates no uncalibrated output) while this thread fits the rest
+ * and evaluates the uncalibrated output. Every method is evaluated on the same held-out frames and
+ * resamples, so the comparison is the one-thread comparison. A cancel stops this thread's share
+ * between fits and cancels the other share, which stops within one optimiser step; a share whose
+ * thread fails is fitted here.
  */
 export async function compareCalibratorsAlongside(
   subject: CalibrationSubject,
   methods: readonly CalibrationMethod[],
   split: HeldOutSplit,
   progress: ComparisonProgress,
-  startElsewhere: (methods: CalibrationMethod[]) => Promise<{ answer: Promise<CalibratorComparison> }>,
+  startElsewhere: (
+    methods: CalibrationMethod[],
+    signal: AbortSignal,
+  ) => Promise<{ answer: Promise<CalibratorComparison> }>,
 ): Promise<CalibratorComparison> {
   checkSubject(subject, methods);
   const [here, there] = splitByCost(methods);
-  if (there.length === 0) return compareCalibratorsOn(subject, methods, split, progress);
+  const small = subject.labels.length < TWO_THREAD_MIN_FRAMES || subject.logits.length * 8 > TWO_THREAD_MAX_LOGIT_BYTES;
+  if (there.length === 0 || small) return compareCalibratorsOn(subject, methods, split, progress);
+  const cancelThere = new AbortController();
   let away: Promise<CalibratorComparison>;
   try {
-    ({ answer: away } = await startElsewhere(there));
+    ({ answer: away } = await startElsewhere(there, cancelThere.signal));
   } catch {
     // no second thread: all here
     return compareCalibratorsOn(subject, methods, split, progress);
   }
+  // this thread's steps, scaled to the whole comparison's (a fallback share's after them)
+  const scaled = (offset: number, share: number): ComparisonProgress => ({
+    ...progress,
+    onProgress: (done, total, stage) =>
+      progress.onProgress?.(offset + Math.round((done * share) / total), methods.length, stage),
+  });
   let mine: CalibratorComparison;
   try {
-    mine = compareCalibratorsOn(subject, here, split, {
-      ...progress,
-      // this thread's steps, scaled to the whole comparison's
-      onProgress: (done, total, stage) =>
-        progress.onProgress?.(Math.round((done * methods.length) / total), methods.length, stage),
-    });
+    mine = compareCalibratorsOn(subject, here, split, scaled(0, methods.length));
   } catch (error) {
+    cancelThere.abort();
     await away.catch(() => undefined);
     throw error;
   }
-  // a helper that failed: its share is fitted here
-  const theirs = (await away.catch(() => null)) ?? compareCalibratorsOn(subject, there, split, progress);
+  const theirs =
+    (await away.catch(() => null)) ??
+    compareCalibratorsOn(subject, there, split, scaled(methods.length - there.length, there.length));
   const evaluated = [...mine.methods, ...theirs.methods];
   return { ...mine, methods: methods.map((m) => evaluated.find((e) => e.method === m)!) };
 }

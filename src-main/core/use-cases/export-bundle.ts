@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { ModelDescription } from '../../../src-shared/api/model-options';
 import { BUNDLE_EXTENSION, BUNDLE_PATH_RULE } from '../../../src-shared/api/file-kinds';
@@ -75,6 +76,11 @@ export async function exportBundle(input: ExportBundleInput, progress: WorkStepO
   );
   await steps.step(`writing ${basename(path)}`);
   const written = await writeOutputFile(path, bundle.bytes);
+  // a cancel that arrived during the write: what the operator was told (nothing written) holds
+  if (progress.signal?.aborted === true) {
+    await rm(written, { force: true });
+    throw new KnobError('CANCELLED', `the export of ${basename(path)} was cancelled`);
+  }
   const members = Object.keys(bundle.manifest.members).length + 1;
   return { path: written, bytes: bundle.bytes.length, members, manifest: bundle.manifest };
 }

@@ -137,7 +137,8 @@ export class MetricsWorkerClient {
       // whatever kind); with other calls waiting a cancelled request still waiting its turn never
       // runs, one already running finishes unanswered.
       onCancel: () => {
-        const polls = message.kind !== 'rows';
+        // a runs comparison replays every run before its first poll: cancelling one ends the worker
+        const polls = message.kind !== 'rows' && message.kind !== 'runs';
         // uninterruptible work cancelled may still be running, whatever is cancelled after it
         if (!polls) this.cancelledUninterruptible.add(thread);
         if (polls && !this.cancelledUninterruptible.has(thread)) return;

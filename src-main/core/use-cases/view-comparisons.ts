@@ -132,8 +132,8 @@ export async function compareOutputCalibrators(
   const comparison =
     parallel === undefined
       ? compareCalibratorsOn(subject, request.methods, request.split, progress)
-      : await compareCalibratorsAlongside(subject, request.methods, request.split, progress, (methods) =>
-          parallel.startCalibrators({ ...subject, methods, split: request.split }),
+      : await compareCalibratorsAlongside(subject, request.methods, request.split, progress, (methods, signal) =>
+          parallel.startCalibrators({ ...subject, methods, split: request.split }, signal),
         );
   const figures = (list: HeadlineFigure[]) =>
     list.map((f) => ({ ...f, value: finiteOrNull(f.value), lo: finiteOrNull(f.lo), hi: finiteOrNull(f.hi) }));

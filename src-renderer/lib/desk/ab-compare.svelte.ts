@@ -27,8 +27,8 @@ export class AbCompare {
   slots = $state<{ a: GateSettings | null; b: GateSettings | null }>({ a: null, b: null });
   /** Counts slot changes, so a result knows whether it still shows A and B as set. */
   slotsRevision = $state(0);
-  /** A comparison in flight (two replays and their resamples: seconds on a long recording). */
-  busy = $state(false);
+  /** Comparisons in flight (two replays and their resamples: seconds on a long recording). */
+  private inFlight = $state(0);
   private comparedRevision = $state(-1);
 
   constructor(private readonly host: AbCompareHost) {}
@@ -37,6 +37,11 @@ export class AbCompare {
   take(slot: 'a' | 'b'): void {
     this.slots[slot] = { ...this.host.gate() };
     this.slotsRevision++;
+  }
+
+  /** A comparison is running (the panel says it is working). */
+  get busy(): boolean {
+    return this.inFlight > 0;
   }
 
   get ready(): boolean {
@@ -71,7 +76,7 @@ export class AbCompare {
       return;
     }
     const revision = this.slotsRevision;
-    this.busy = true;
+    this.inFlight++;
     const result = await this.host.slots
       .attempt('compare', () =>
         this.host.api.call('metrics.compare', {
@@ -81,7 +86,7 @@ export class AbCompare {
           binning: this.host.binning(),
         }),
       )
-      .finally(() => (this.busy = false));
+      .finally(() => this.inFlight--);
     if (result && ofRecording(result.a, this.host.mirror.recordingId)) {
       this.result = result;
       this.comparedRevision = revision;

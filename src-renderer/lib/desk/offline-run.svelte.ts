@@ -26,7 +26,8 @@ export class OfflineRun {
   /** When the work on the bar started (performance.now(), ms). */
   startedAtMs = $state(0);
   result = $state.raw<ApiResult<'stream.runOffline'> | null>(null);
-  private running: AbortController | null = null;
+  /** The tracked calls in flight (an export may start while calibrators are fitted); Cancel stops them all. */
+  private running: AbortController[] = [];
 
   constructor(private readonly host: OfflineRunHost) {}
 
@@ -34,7 +35,7 @@ export class OfflineRun {
   progress(event: ApiEventData<'work.progress'>): void {
     if (this.work === null && !event.finished) this.startedAtMs = performance.now();
     // a call the desk tracks keeps the bar until it returns; its own events only move it
-    this.work = event.finished ? (this.running === null ? null : this.work) : event;
+    this.work = event.finished ? (this.running.length === 0 ? null : this.work) : event;
   }
 
   /**
@@ -43,16 +44,14 @@ export class OfflineRun {
    */
   async track<T>(task: string, total: number | null, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    this.running = controller;
+    this.running = [...this.running, controller];
     this.startedAtMs = performance.now();
     this.work = { requestId: null, task, done: 0, total, finished: false };
     try {
       return await call(controller.signal);
     } finally {
-      if (this.running === controller) {
-        this.running = null;
-        this.work = null;
-      }
+      this.running = this.running.filter((running) => running !== controller);
+      if (this.running.length === 0) this.work = null;
     }
   }
 
@@ -71,7 +70,7 @@ export class OfflineRun {
   }
 
   cancel(): void {
-    this.running?.abort();
+    for (const running of this.running) running.abort();
   }
 
   reset(): void {

@@ -28,8 +28,13 @@ export class Runs {
   comparison = $state.raw<ApiResult<'runs.compare'> | null>(null);
   /** The runs chosen for the next comparison, in the order chosen (the first is the reference). */
   chosen = $state.raw<string[]>([]);
-  /** A comparison in flight (each run read and replayed: seconds for long runs). */
-  comparing = $state(false);
+  /** Comparisons in flight (each run read and replayed: seconds for long runs). */
+  private inFlight = $state(0);
+
+  /** A comparison is running (the panel says it is working). */
+  get comparing(): boolean {
+    return this.inFlight > 0;
+  }
 
   constructor(private readonly host: RunsHost) {}
 
@@ -67,10 +72,10 @@ export class Runs {
 
   /** Two to eight recent runs side by side, each at the settings it was recorded with, against the first. */
   async compare(ids: string[] = this.chosen): Promise<void> {
-    this.comparing = true;
+    this.inFlight++;
     const result = await this.host.slots
       .attempt('runs', () => this.host.api.call('runs.compare', { ids }))
-      .finally(() => (this.comparing = false));
+      .finally(() => this.inFlight--);
     if (result) this.comparison = result;
   }
 
