@@ -29,6 +29,11 @@ function apsScore(probabilities: Float64Array, offset: number, k: number, cls: n
   return above + p * (1 - u);
 }
 
+/** The coverage the sets aim at, 1 - alpha, as written (0.93, not 0.9299999999999999). */
+export function targetCoverage(alpha: number): number {
+  return Number((1 - alpha).toPrecision(12));
+}
+
 export function fitConformal(
   probabilities: Float64Array,
   labels: Int32Array,

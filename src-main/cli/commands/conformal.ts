@@ -1,3 +1,4 @@
+import { targetCoverage } from '../../../src-shared/calibrators/conformal-prediction';
 import { CONFORMAL_SCORES } from '../../../src-shared/api/conformal-schemas';
 import { METRIC_GROUPINGS, type MetricGrouping } from '../../../src-shared/api/metrics-schemas';
 import { conformalSets, type ConformalSets } from '../../core/use-cases/conformal-view';
@@ -12,7 +13,7 @@ const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
 function reportLines(r: FileSets, trace: string): string[] {
   const row = (name: string, c: ConformalSets['overall']) =>
-    `${name}: ${c.frames} frames, coverage ${percent(c.coverage)} [${percent(c.lo)}, ${percent(c.hi)}], mean set size ${c.meanSetSize.toFixed(2)}, empty ${percent(c.emptyShare)}, one class ${percent(c.singletonShare)}${c.hi < 1 - r.alpha ? ' (below target)' : ''}`;
+    `${name}: ${c.frames} frames, coverage ${percent(c.coverage)} [${percent(c.lo)}, ${percent(c.hi)}], mean set size ${c.meanSetSize.toFixed(2)}, empty ${percent(c.emptyShare)}, one class ${percent(c.singletonShare)}${c.hi < targetCoverage(r.alpha) ? ' (below target)' : ''}`;
   return [
     `prediction sets of ${trace}: ${r.identity}`,
     `q_hat = ${r.qHat === null ? '+infinity' : r.qHat.toPrecision(6)}${r.calibrator === null ? '' : `; output calibrated by ${r.calibrator}`}`,

@@ -1,5 +1,5 @@
 import type { ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
-import { fitConformal } from '../../../src-shared/calibrators/conformal-prediction';
+import { fitConformal, targetCoverage } from '../../../src-shared/calibrators/conformal-prediction';
 import { conformalSetColumns, type ConformalSetColumns } from '../../../src-shared/calibrators/conformal-sets';
 import { describeCalibrator } from '../../../src-shared/calibrators';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
@@ -23,11 +23,6 @@ import { replayedView, type TraceSource } from './view-replay';
 export type ConformalSets = Omit<ApiResult<'conformal.sets'>, 'computeMs'>;
 type Request = ApiParsedParams<'conformal.sets'>;
 type Coverage = ConformalSets['overall'];
-
-/** 1 - alpha as written (0.93, not 0.9299999999999999). */
-export function targetCoverage(alpha: number): number {
-  return Number((1 - alpha).toPrecision(12));
-}
 
 const SCORE_NAMES = { lac: 'LAC, score 1 - p_y', aps: 'APS, not randomised' } as const;
 /** Set sizes tallied one by one below this; the rest together. */
