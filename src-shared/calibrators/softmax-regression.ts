@@ -6,7 +6,8 @@ import { minimizeLbfgs } from './lbfgs';
  * Multinomial logistic regression (softmax regression): scores_c = b_c + sum_j W_cj x_j, p =
  * softmax(scores), fitted by L-BFGS from zero on
  *   mean_i CE(t_i, p_i) + (lambda / 2) ||W||^2     (the intercepts b not penalised),
- * t_i the one-hot label, or with label smoothing epsilon (1 - epsilon) one-hot + epsilon / C.
+ * t_i the one-hot label, with label smoothing epsilon (1 - epsilon) one-hot + epsilon / C, or a given
+ * probability row (soft targets: a teacher's softmax, which this model distils; Hinton et al. 2015).
  * scikit-learn's LogisticRegression(C, multinomial, lbfgs) minimises C sum_i CE_i + ||W||^2 / 2, the
  * same objective times C n at lambda = 1 / (C n) (tests/fixtures/softmax-regression: its reference).
  * The condition detector (condition-detector.ts) and the Knob heads fitted on a user's backbone
@@ -33,6 +34,11 @@ export interface SoftmaxRegressionOptions {
   l2: number;
   /** epsilon in [0, 1): the label smoothing. */
   labelSmoothing?: number;
+  /**
+   * Soft targets in place of the labels' one-hot rows: [rows, classes], each row a probability
+   * vector (no label smoothing with them). The labels are still checked.
+   */
+  softTargets?: Float64Array;
   maxIterations?: number;
   /** L-BFGS stops when |gradient| <= this x max(1, |parameters|). */
   gradientTolerance?: number;
@@ -54,6 +60,23 @@ export function fitSoftmaxRegression(
     throw new KnobError('INVALID_INPUT', `${inputs.length} inputs do not make ${n} rows of ${width}`);
   if (!(options.l2 >= 0) || !(smoothing >= 0 && smoothing < 1))
     throw new KnobError('INVALID_INPUT', 'softmax regression needs l2 >= 0 and label smoothing in [0, 1)');
+  const soft = options.softTargets;
+  if (soft !== undefined && (soft.length !== n * c || smoothing !== 0))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `soft targets must be ${n} rows of ${c} probabilities (got ${soft.length} values), without label smoothing`,
+    );
+  if (soft !== undefined)
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let k = 0; k < c; k++) {
+        const t = soft[i * c + k]!;
+        if (!(t >= 0)) throw new KnobError('INVALID_INPUT', `soft target ${t} of row ${i} is not a probability`);
+        sum += t;
+      }
+      if (Math.abs(sum - 1) > 1e-6)
+        throw new KnobError('INVALID_INPUT', `soft targets of row ${i} sum to ${sum}, not 1`);
+    }
   for (const y of labels)
     if (!(y >= 0 && y < c)) throw new KnobError('INVALID_INPUT', `label ${y} is outside 0..${c - 1}`);
   const weightCount = c * width;
@@ -78,7 +101,7 @@ export function fitSoftmaxRegression(
       const logSum = max + Math.log(sum);
       const y = labels[i];
       for (let k = 0; k < c; k++) {
-        const target = (k === y ? 1 - smoothing : 0) + smoothing / c;
+        const target = soft !== undefined ? soft[i * c + k] : (k === y ? 1 - smoothing : 0) + smoothing / c;
         if (target > 0) loss -= target * (scores[k] - logSum);
         residual[k] = Math.exp(scores[k] - logSum) - target;
       }

@@ -90,3 +90,64 @@ describe('label smoothing', () => {
     ).toThrow(/label smoothing in \[0, 1\)/);
   });
 });
+
+describe('soft targets (distillation)', () => {
+  const { width, classes: c, rows } = reference;
+  /** A teacher that is itself a softmax regression: its probabilities are the targets. */
+  const teacher = {
+    weights: Float64Array.from({ length: c * width }, (_, p) => Math.sin(p + 1)),
+    bias: Float64Array.from({ length: c }, (_, k) => 0.1 * k),
+    classCount: c,
+    inputWidth: width,
+  };
+  const targets = new Float64Array(rows * c);
+  const scores = new Float64Array(c);
+  for (let i = 0; i < rows; i++) {
+    softmaxRegressionScoresInto(teacher, inputs, i * width, scores);
+    const max = Math.max(...scores);
+    const sum = scores.reduce((s, v) => s + Math.exp(v - max), 0);
+    for (let k = 0; k < c; k++) targets[i * c + k] = Math.exp(scores[k]! - max) / sum;
+  }
+
+  it('recovers a softmax-regression teacher without a penalty: its probabilities on every row, to 1e-4', () => {
+    const fit = fitSoftmaxRegression(inputs, width, labels, c, {
+      l2: 0,
+      softTargets: targets,
+      gradientTolerance: 1e-10,
+      maxIterations: 20_000,
+    });
+    let worst = 0;
+    for (let i = 0; i < rows; i++) {
+      softmaxRegressionScoresInto(fit.model, inputs, i * width, scores);
+      const max = Math.max(...scores);
+      const sum = scores.reduce((s, v) => s + Math.exp(v - max), 0);
+      for (let k = 0; k < c; k++)
+        worst = Math.max(worst, Math.abs(Math.exp(scores[k]! - max) / sum - targets[i * c + k]!));
+    }
+    expect(worst).toBeLessThan(1e-4);
+  });
+
+  it('one-hot soft targets fit what the labels fit', () => {
+    const oneHot = new Float64Array(rows * c);
+    labels.forEach((y, i) => (oneHot[i * c + y] = 1));
+    const options = { l2: 1e-3, gradientTolerance: 1e-9, maxIterations: 5000 };
+    const soft = fitSoftmaxRegression(inputs, width, labels, c, { ...options, softTargets: oneHot });
+    const hard = fitSoftmaxRegression(inputs, width, labels, c, options);
+    expect(soft.objective).toBeCloseTo(hard.objective, 12);
+    expect(Array.from(soft.model.weights)).toEqual(Array.from(hard.model.weights));
+  });
+
+  it('refuses rows that are not probabilities, and smoothing beside them, by row', () => {
+    const bad = Float64Array.from(targets);
+    bad[3 * c] += 0.5;
+    expect(() => fitSoftmaxRegression(inputs, width, labels, c, { l2: 0, softTargets: bad })).toThrow(
+      /soft targets of row 3 sum to 1\.5/,
+    );
+    expect(() =>
+      fitSoftmaxRegression(inputs, width, labels, c, { l2: 0, softTargets: targets, labelSmoothing: 0.1 }),
+    ).toThrow(/without label smoothing/);
+    expect(() => fitSoftmaxRegression(inputs, width, labels, c, { l2: 0, softTargets: targets.subarray(1) })).toThrow(
+      /must be \d+ rows of \d+ probabilities/,
+    );
+  });
+});

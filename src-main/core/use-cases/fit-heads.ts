@@ -60,12 +60,16 @@ export async function fitHeadsOnTrace(request: {
     labels: Int32Array.from(frames, (f) => trace.labels![f]!),
     severity: Float64Array.from(frames, (f) => severityColumn.values[f]!),
     classCount: trace.classCount,
+    recordedDynamic: new Float32Array(frames.length * trace.classCount),
   };
-  frames.forEach((f, i) => data.features.set(trace.features!.values.subarray(f * width, (f + 1) * width), i * width));
+  const k = trace.classCount;
+  frames.forEach((f, i) => {
+    data.features.set(trace.features!.values.subarray(f * width, (f + 1) * width), i * width);
+    data.recordedDynamic.set(trace.zDyn.subarray(f * k, (f + 1) * k), i * k);
+  });
   const started = performance.now();
   const fit = fitKnobHeads(data, { seed: request.seed, signal: request.signal, onProgress: request.onProgress });
   const fitSeconds = (performance.now() - started) / 1000;
-  const k = trace.classCount;
   const rows = fit.validation;
   /** The held-out frames' rows of one of the trace's [frames, k] branches. */
   const heldRows = (branch: Float32Array) =>
