@@ -1,5 +1,3 @@
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   CORRUPTION_NAMES,
@@ -14,9 +12,7 @@ import {
   type GateSettings,
 } from '../../src-shared/gate';
 import type { CalibratorSpec } from '../../src-shared/calibrators';
-import { KnobError } from '../../src-shared/errors';
 import { UsageError } from './usage-error';
-import { checkOutputFolder } from '../core/files/output-files';
 import { importKnobs } from '../core/use-cases/import-knobs';
 import { checkSettingsModel } from '../core/recording/model-binding';
 import { storedProvenanceOf } from '../core/report/provenance';
@@ -81,17 +77,6 @@ export function frameRateOption(value: Values[string], name: string, fallback: n
 
 export function positiveInteger(value: Values[string], name: string, fallback: number, max = 2 ** 31 - 1): number {
   return numberInRange(value, name, fallback, { min: 1, max, integer: true });
-}
-
-/**
- * An output file an option names (--out F): its folder checked as checkOutputFolder checks one, and
- * the path not a folder itself, so a command fails at once instead of after its work.
- */
-export async function checkOutputFile(path: string): Promise<void> {
-  await checkOutputFolder(dirname(path));
-  const existing = await stat(path).catch(() => null);
-  if (existing?.isDirectory())
-    throw new KnobError('INVALID_INPUT', `${path}: is a folder, so the output file cannot be written there`);
 }
 
 /** Batches of frames sent to the model at once (a batch's frames are held in memory twice). */

@@ -215,17 +215,24 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       dac, procal, conditional and the feature-shift drift signal. --list prints the final layer
       found (or why none) and every tensor of the graph with its operator and declared shape.
 `,
-  'fit-heads': `  knob fit-heads --model M --trace T.arrow --out NEW.onnx [--seed S] [--json]
-      Fits the Knob heads on the features a classifier with a 'features' output (knob features)
+  'fit-heads': `  knob fit-heads --model M --data D [--features NODE] --out NEW.onnx [--seed S] [--json]
+  knob fit-heads --model M --trace T.arrow --out NEW.onnx [--seed S] [--json]
+      Makes any classifier a Knob model. With --data, labelled images (an ImageFolder, a CSV
+      manifest, .npz or IDX; at least 2,000; class names matched to the model's labels by name):
+      the classifier's penultimate activation is exposed as 'features' (or --features NODE, or the
+      model's own 'features' output), and the images run through it once, each under one of the
+      eight training corruptions at a severity from 0 (clean) to 5 (the model options of knob run
+      apply). With --trace, the features a classifier with a 'features' output (knob features)
       recorded in T (knob run --model M --record-features over labelled images with a corruption
-      schedule that leaves clean segments): a static head (softmax regression, label smoothing 0.1,
-      on the corrupted frames), a dynamic head (on the clean frames), and the u* network (16 ReLU
-      units on the standardised features) with the static scale, trained on the fused loss and the
-      oracle-advantage target as tools/train/train_knob.py does; a seeded 80 % of the labelled frames
-      fit, 20 % are held out. Writes the Knob-native model (the graph unchanged, the heads added,
+      schedule that leaves clean segments). Fitted on them: a static head (softmax regression,
+      label smoothing 0.1, on the corrupted frames), a dynamic head (distilled from the model's
+      recorded dynamic branch, its softmax at temperature 0.6, on every frame), and the u* network
+      (16 ReLU units on the standardised features) with the static scale, trained on the fused loss
+      and the oracle-advantage target as tools/train/train_knob.py does; a seeded 80 % of the
+      labelled frames fit, 20 % are held out. Writes the Knob-native model (the graph unchanged, the heads added,
       the logits output dropped) and NEW.card.json: held-out accuracy of each branch and fused,
       ECE, AUROC of u* for the oracle advantage and mean u* clean and corrupted, for the heads and
-      for the model as it recorded T.
+      for the model as it recorded them.
 `,
   'model-card': `  knob model-card [--model FILE] [--images-per-condition N] [--out-dir DIR] [--json]
       Regenerates the model card of a Knob-native model on the embedded test set, its claims with

@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import type { HeadsCard } from '../../src-shared/heads/heads-card';
-import { knob } from '../support/knob-cli';
+import { knob, knobFailureLine } from '../support/knob-cli';
 import { embeddedIdxPart } from '../support/fashion-mnist';
 
 const FOREIGN = 'tests/fixtures/models/foreign-cnn.onnx';
@@ -136,6 +136,31 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(accuracyLoss).toBeLessThanOrEqual(0.01);
     expect(uDrop).toBeGreaterThanOrEqual(0.15);
   }, 240_000);
+
+  it('from a dataset: refuses too few images, and a features node for a model that has features, before the run', async () => {
+    const few = embeddedIdxPart(dir, 'few', 0, 300);
+    const refused = await knob('fit-heads', '--model', FOREIGN, '--data', few, '--out', join(dir, 'few.onnx'));
+    expect(knobFailureLine(refused)).toMatch(
+      /few-images-idx3-ubyte: 300 images; Knob heads are fitted on at least 2,000 labelled images/,
+    );
+    const named = await knob(
+      'fit-heads',
+      '--model',
+      'default',
+      '--data',
+      few,
+      '--features',
+      'x',
+      '--out',
+      join(dir, 'x.onnx'),
+    );
+    expect(knobFailureLine(named)).toMatch(
+      /already has a 'features' output; a features node is only for a classifier without one/,
+    );
+    expect(
+      knobFailureLine(await knob('fit-heads', '--model', FOREIGN, '--data', few, '--trace', 't', '--out', 'x.onnx'), 2),
+    ).toMatch(/one of --data D \(labelled images\) or --trace T/);
+  }, 60_000);
 
   it('refuses a trace recorded with another model, naming both', async () => {
     const exposed = join(dir, 'foreign-features.onnx');

@@ -1,3 +1,4 @@
+import { checkOutputFile } from '../../core/files/output-files';
 import {
   CALIBRATION_METHODS,
   HeldOutSplitSchema,
@@ -13,7 +14,7 @@ import { writeOutputFile } from '../../core/files/output-files';
 import { settingsFile } from '../../core/recording/settings-file';
 import { conditionsFittable, MIN_CONDITION_ROWS } from '../../../src-shared/calibrators/conditional-calibration';
 import { applicableMethods, compareCalibratorsOn } from '../../core/use-cases/compare-calibrators';
-import { checkOutputFile, gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import { gateSettingsFromArgs, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { readScoresInput, SCORES_INPUT_OPTIONS } from '../scores-input';
 import { commandCall, type CommandCall } from '../command-call';

@@ -1,6 +1,7 @@
+import { checkOutputFile } from '../../core/files/output-files';
 import { formatBytes } from '../../core/files/input-limits';
 import { compactTrace } from '../../core/use-cases/compact-trace';
-import { checkOutputFile, numberInRange, parseCommandArgs } from '../cli-args';
+import { numberInRange, parseCommandArgs } from '../cli-args';
 import { commandCall } from '../command-call';
 import { printJson } from '../json-output';
 import { UsageError } from '../usage-error';

@@ -1,7 +1,8 @@
+import { checkOutputFile } from '../../core/files/output-files';
 import { CORRUPTION_NAMES, isCorruptionName } from '../../../src-shared/corruptions';
 import { corruptDataset } from '../../core/datasets/corrupt-dataset';
 import { checkOutputFolder } from '../../core/files/output-files';
-import { checkOutputFile, numberInRange, positiveInteger, seedOption, parseCommandArgs } from '../cli-args';
+import { numberInRange, positiveInteger, seedOption, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
 
 /** knob corrupt: a corrupted copy of an IDX image set (IDX or PNG). */

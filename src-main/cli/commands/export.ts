@@ -1,3 +1,4 @@
+import { checkOutputFile } from '../../core/files/output-files';
 import { stepsOfCall } from '../../core/calls/work-steps';
 import { basename } from 'node:path';
 import { loadModel } from '../../core/inference/loaded-model';
@@ -5,7 +6,7 @@ import { readTraceFile } from '../../core/recording/trace-arrow';
 import { loadedTraceProvenance } from '../../core/report/provenance';
 import { BUNDLE_EXTENSION } from '../../../src-shared/api/file-kinds';
 import { checkBundlePath, exportBundle } from '../../core/use-cases/export-bundle';
-import { checkOutputFile, GATE_OPTIONS, parseCommandArgs, settingsOverTrace } from '../cli-args';
+import { GATE_OPTIONS, parseCommandArgs, settingsOverTrace } from '../cli-args';
 import { UsageError } from '../usage-error';
 import { commandCall } from '../command-call';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';

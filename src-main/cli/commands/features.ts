@@ -1,7 +1,8 @@
+import { checkOutputFile } from '../../core/files/output-files';
 import { writeOutputFile } from '../../core/files/output-files';
 import { describeFeatureTensors, exposeFeatures } from '../../core/use-cases/expose-features';
 import { DEFAULT_MODEL_PATH } from '../../core/model-card/default-model';
-import { checkOutputFile, parseCommandArgs } from '../cli-args';
+import { parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
 
 /**

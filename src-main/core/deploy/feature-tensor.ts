@@ -32,6 +32,11 @@ export interface FinalLayer {
   head: { weights: Float32Array; bias: Float32Array; classCount: number; width: number } | null;
 }
 
+/** Whether the model already gives a `features` output (a Knob-native model's, or one `knob features` wrote). */
+export function hasFeaturesOutput(bytes: Uint8Array, what: string): boolean {
+  return parseOnnxModel(bytes, what).graph!.output.some((o) => o.name === FEATURES_OUTPUT);
+}
+
 export function parseOnnxModel(bytes: Uint8Array, what: string): ModelProto {
   let model: ModelProto;
   try {

@@ -212,6 +212,18 @@ export async function writeOutputFiles(dir: string, files: OutputFile[]): Promis
   }
 }
 
+/**
+ * An output file (a command's --out F, a path the desk was given): its folder checked as
+ * checkOutputFolder checks one, and the path not a folder itself, so work fails at once instead of
+ * after it is done.
+ */
+export async function checkOutputFile(path: string): Promise<void> {
+  await checkOutputFolder(dirname(path));
+  const existing = await stat(path).catch(() => null);
+  if (existing?.isDirectory())
+    throw new KnobError('INVALID_INPUT', `${path}: is a folder, so the output file cannot be written there`);
+}
+
 /** One file, atomically (a trace saved from the desk, a table, a card). */
 export async function writeOutputFile(path: string, data: OutputFile['data']): Promise<string> {
   const [written] = await writeOutputFiles(dirname(path), [{ name: basename(path), data }]);

@@ -1,3 +1,4 @@
+import { basename, dirname } from 'node:path';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { KnobError } from '../../../src-shared/errors';
 import {
@@ -7,31 +8,40 @@ import {
   VALIDATION_FRACTION,
   type HeadsData,
 } from '../../../src-shared/heads/knob-heads';
-import type { HeadsCard } from '../../../src-shared/heads/heads-card';
+import { headsCardMarkdown, type HeadsCard } from '../../../src-shared/heads/heads-card';
+import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import { knobModelWithHeads } from '../deploy/knob-heads-graph';
+import { checkOutputFile, writeOutputFiles } from '../files/output-files';
 import { sha256Hex } from '../files/sha256';
 import { hashUserFile, readUserFile } from '../files/user-files';
 import { readTraceFile } from '../recording/trace-arrow';
 import { storedProvenanceOf } from '../report/provenance';
 
 /**
- * Knob heads fitted on a user's classifier (issue 31; `knob fit-heads`): the model with its
- * features exposed (`knob features`), and a trace it recorded with them over labelled images, clean
- * and corrupted (`knob run --record-features` with a corruption schedule: the engine's extraction,
- * at the model's rate, cached in the trace file). The heads are fitted on a seeded 80 % of the
- * labelled frames (src-shared/heads/knob-heads.ts) and the card compares them on the other 20 % with
- * the model as it recorded them (the single-classifier adapter's branches and u*). The result is the
- * Knob-native model (deploy/knob-heads-graph.ts), which the app loads at once, and its card
- * (src-shared/heads/heads-card.ts).
+ * Knob heads fitted on a user's classifier (issue 31): the model with its features exposed (`knob
+ * features`), and a recording it made with them over labelled images, clean and corrupted (a trace
+ * file from `knob run --record-features`, or the run make-knob-model.ts does over a dataset). The
+ * heads are fitted on a seeded 80 % of the labelled frames (src-shared/heads/knob-heads.ts) and the
+ * card compares them on the other 20 % with the model as it recorded them (the single-classifier
+ * adapter's branches and u*). The result is the Knob-native model (deploy/knob-heads-graph.ts),
+ * which the app loads at once, and its card (src-shared/heads/heads-card.ts).
  */
-export async function fitHeadsOnTrace(request: {
-  modelPath: string;
-  tracePath: string;
+export interface FitHeadsProgress {
   seed: number;
   signal?: CancelSignal;
   onProgress?: (stage: string, done: number, total: number) => void;
-}): Promise<{ bytes: Uint8Array; card: HeadsCard }> {
+}
+
+export interface FittedKnobModel {
+  bytes: Uint8Array;
+  card: HeadsCard;
+}
+
+/** Heads on a trace file that `modelPath` recorded with its features (`knob fit-heads --trace`). */
+export async function fitHeadsOnTrace(
+  request: { modelPath: string; tracePath: string } & FitHeadsProgress,
+): Promise<FittedKnobModel> {
   const { modelPath, tracePath } = request;
   const source = await readUserFile(modelPath, 'model');
   const modelSha256 = sha256Hex(source);
@@ -43,28 +53,49 @@ export async function fitHeadsOnTrace(request: {
       'INVALID_INPUT',
       `${tracePath} was ${provenance === null ? 'not recorded with a known model' : `recorded with another model (SHA-256 ${provenance.sha256.join(' + ').slice(0, 12)}...)`}; record it with ${modelPath} (knob run --model ${modelPath} --record-features)`,
     );
-  const { trace } = file;
-  if (trace.features === undefined)
+  if (file.trace.features === undefined)
     throw new KnobError('INVALID_INPUT', `${tracePath} has no features: record it with knob run --record-features`);
+  return fitHeadsOnRecording({
+    ...request,
+    model: { path: modelPath, bytes: source, contract: provenance.contract },
+    trace: file.trace,
+    recording: { path: tracePath, sha256: traceHash.sha256, what: tracePath },
+  });
+}
+
+/**
+ * Heads on a recording the model (its bytes, with the `features` output) made: `recording` names it
+ * for the card (a trace file, or the dataset a run read), `contract` is how the model recorded it.
+ */
+export async function fitHeadsOnRecording(
+  request: {
+    model: { path: string; bytes: Uint8Array; contract: string };
+    trace: Trace;
+    recording: { path: string; sha256: string; what: string };
+  } & FitHeadsProgress,
+): Promise<FittedKnobModel> {
+  const { model, trace, recording } = request;
   const frames = labelledFrames(trace);
-  const width = trace.features.width;
+  const features = trace.features;
+  if (features === undefined) throw new KnobError('INVALID_INPUT', `${recording.what} has no features`);
+  const width = features.width;
+  const k = trace.classCount;
   const severityColumn = trace.metadata.severity;
   if (severityColumn?.kind !== 'number')
     throw new KnobError(
       'INVALID_INPUT',
-      `${tracePath} has no severity column: the heads need to know which frames are clean (record it with a corruption schedule)`,
+      `${recording.what} has no severity column: the heads need to know which frames are clean (record it with a corruption schedule)`,
     );
   const data: HeadsData = {
     features: new Float32Array(frames.length * width),
     width,
     labels: Int32Array.from(frames, (f) => trace.labels![f]!),
     severity: Float64Array.from(frames, (f) => severityColumn.values[f]!),
-    classCount: trace.classCount,
-    recordedDynamic: new Float32Array(frames.length * trace.classCount),
+    classCount: k,
+    recordedDynamic: new Float32Array(frames.length * k),
   };
-  const k = trace.classCount;
   frames.forEach((f, i) => {
-    data.features.set(trace.features!.values.subarray(f * width, (f + 1) * width), i * width);
+    data.features.set(features.values.subarray(f * width, (f + 1) * width), i * width);
     data.recordedDynamic.set(trace.zDyn.subarray(f * k, (f + 1) * k), i * k);
   });
   const started = performance.now();
@@ -85,19 +116,19 @@ export async function fitHeadsOnTrace(request: {
   const labels = Int32Array.from(rows, (r) => data.labels[r]!);
   const severity = Float64Array.from(rows, (r) => data.severity[r]!);
   const card: HeadsCard = {
-    model: { path: modelPath, sha256: modelSha256 },
-    trace: { path: tracePath, sha256: traceHash.sha256, labelledFrames: frames.length, featureWidth: width },
+    model: { path: model.path, sha256: sha256Hex(model.bytes) },
+    trace: { path: recording.path, sha256: recording.sha256, labelledFrames: frames.length, featureWidth: width },
     seed: request.seed,
     split: `seeded random split (seed ${request.seed}): fitted on ${fit.train.length} labelled frames, ${Math.round(VALIDATION_FRACTION * 100)} % (${rows.length}) held out for this card`,
     steps: fit.steps,
     validation: {
       heads: branchFigures(knobHeadOutputs(fit.heads, data, rows), labels, severity, k),
-      recorded: { ...branchFigures(recorded, labels, severity, k), contract: provenance.contract },
+      recorded: { ...branchFigures(recorded, labels, severity, k), contract: model.contract },
     },
     fitSeconds,
   };
-  const bytes = knobModelWithHeads(source, modelPath, fit.heads, {
-    featuresLayer: `the classifier's penultimate activation (${modelPath}), standardised into the fitted heads`,
+  const bytes = knobModelWithHeads(model.bytes, model.path, fit.heads, {
+    featuresLayer: `the classifier's penultimate activation (${model.path}), standardised into the fitted heads`,
     training: {
       method: 'knob fit-heads',
       trace: card.trace,
@@ -109,4 +140,21 @@ export async function fitHeadsOnTrace(request: {
     },
   });
   return { bytes, card };
+}
+
+/** The new model's path is an .onnx file that can be written (checked before any work). */
+export async function checkKnobModelOutput(path: string): Promise<void> {
+  if (!path.toLowerCase().endsWith('.onnx'))
+    throw new KnobError('INVALID_INPUT', `${path}: a Knob model is written as an .onnx file`);
+  await checkOutputFile(path);
+}
+
+/** NEW.onnx with its card beside it, NEW.card.json and NEW.card.md, written together (atomically). */
+export async function writeKnobModelFiles(path: string, made: FittedKnobModel): Promise<void> {
+  const stem = basename(path).replace(/\.onnx$/i, '');
+  await writeOutputFiles(dirname(path), [
+    { name: basename(path), data: made.bytes },
+    { name: `${stem}.card.json`, data: `${JSON.stringify(made.card, null, 1)}\n` },
+    { name: `${stem}.card.md`, data: headsCardMarkdown(made.card) },
+  ]);
 }
