@@ -4,6 +4,7 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { CorruptionScheduleSchema } from '../corruptions/schedule';
 import { ErrorPayloadSchema } from './envelope';
 import { ConformalParamsSchema, ConformalSetsSchema } from './conformal-schemas';
+import { MadeKnobModelSchema, MakeKnobModelParamsSchema } from './knob-model-schemas';
 import {
   CalibratorCompareParamsSchema,
   CalibratorComparisonSchema,
@@ -235,6 +236,8 @@ export const API_METHODS = {
     result: ModelInfoSchema,
   },
   'model.info': { params: empty, result: ModelInfoSchema.nullable() },
+  /** The loaded classifier made a Knob model over a labelled dataset, written with its card (knob-model-schemas.ts). */
+  'model.makeKnob': { params: MakeKnobModelParamsSchema, result: MadeKnobModelSchema },
   /** Opens a source of the given kind (a path of another kind is refused); the current recording is replaced by none. */
   'source.open': { params: SourceOpenParamsSchema, result: SourceInfoSchema },
   /**

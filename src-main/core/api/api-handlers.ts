@@ -1,6 +1,7 @@
 import type { ApiMethod, ApiParsedParams, ApiResult } from '../../../src-shared/api/contract';
 import type { CallContext } from '../calls/call-context';
 import type { Bundles } from '../services/bundles';
+import type { KnobModels } from '../services/knob-models';
 import type { FieldWatch } from '../services/field-watch';
 import type { Measurements } from '../services/measurements';
 import type { RecentRunsService } from '../services/recent-runs-service';
@@ -35,12 +36,13 @@ export interface Services {
   files: RecordingFiles;
   measurements: Measurements;
   bundles: Bundles;
+  knobModels: KnobModels;
   runs: RecentRunsService;
   field: FieldWatch;
 }
 
 export function createApiHandlers(services: Services, app: AppFacts): ApiHandlers {
-  const { session, views, files, measurements, bundles, runs, field } = services;
+  const { session, views, files, measurements, bundles, knobModels, runs, field } = services;
   const { knobs } = session;
   return {
     'app.info': () => ({ name: app.name, version: app.version, logFile: app.logFile() }),
@@ -48,6 +50,7 @@ export function createApiHandlers(services: Services, app: AppFacts): ApiHandler
     'knobs.get': () => knobs.current,
     'knobs.set': (params) => knobs.setGate(params.gate),
     'model.load': ({ discard, calibrator, ...options }) => session.loadModel(options, discard, calibrator),
+    'model.makeKnob': (params, call) => knobModels.make(params, call),
     'model.info': () => session.describe().model,
     'source.open': (params, call) => session.openSource(params, call),
     'source.configure': (params) => session.configureSource(params.schedule, params.seed),

@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import { createApiHandlers, type ApiHandler, type ApiHandlers, type Services } from '../api/api-handlers';
 import { MetricsWorkerClient } from '../use-cases/metrics-worker-client';
 import { Bundles } from '../services/bundles';
+import { KnobModels } from '../services/knob-models';
 import { Measurements } from '../services/measurements';
 import { FieldWatch } from '../services/field-watch';
 import { RecentRunsService } from '../services/recent-runs-service';
@@ -77,6 +78,7 @@ export class KnobBackend {
       measurements: new Measurements(session, this.metrics),
       field: new FieldWatch(session),
       bundles: new Bundles(session, dataFolder),
+      knobModels: new KnobModels(session),
       runs: new RecentRunsService(session, recentRuns, this.metrics, emit),
     });
     this.handlers = createApiHandlers(services, {

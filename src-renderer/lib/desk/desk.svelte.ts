@@ -10,6 +10,7 @@ import { Confirmations } from './confirmations.svelte';
 import { ErrorSlots } from './error-slots.svelte';
 import { FieldWatch } from './field-watch.svelte';
 import { Files } from './files.svelte';
+import { KnobModelMaker } from './knob-model-maker.svelte';
 import { FIRST_START_SCHEDULE } from './first-start';
 import { browserHardware, HardwareKnobs, type HardwareHost } from './hardware-knobs.svelte';
 import { KnobSync } from './knob-sync.svelte';
@@ -64,6 +65,7 @@ export class Desk {
   readonly labelling: Labelling;
   readonly runs: Runs;
   readonly files: Files;
+  readonly knobModels: KnobModelMaker;
   /** MIDI controllers and gamepads bound to the knobs and the transport. */
   readonly hardware: HardwareKnobs;
   /** Something the desktop shell told the operator (a window reloaded after a crash); null when none. */
@@ -146,6 +148,12 @@ export class Desk {
       knobs: this.knobs,
       runs: this.runs,
       notify: (message) => (this.notice = message),
+      track: (task, total, call) => this.offline.track(task, total, call),
+    });
+    this.knobModels = new KnobModelMaker({
+      api,
+      slots,
+      loading: this.loading,
       track: (task, total, call) => this.offline.track(task, total, call),
     });
     this.hardware = new HardwareKnobs({

@@ -6,6 +6,7 @@ import { errorText } from './error-text';
  */
 export type Area =
   | 'model'
+  | 'makeModel'
   | 'source'
   | 'stream'
   | 'knobs'
@@ -23,6 +24,7 @@ export type Area =
 export class ErrorSlots {
   errors = $state<Record<Area, string | null>>({
     model: null,
+    makeModel: null,
     source: null,
     stream: null,
     knobs: null,
