@@ -48,4 +48,12 @@ export const HeadsCardSchema = z.strictObject({
   fitSeconds: z.number().nonnegative(),
 }) satisfies z.ZodType<HeadsCard>;
 
-export const MadeKnobModelSchema = z.strictObject({ path: z.string(), card: HeadsCardSchema });
+/** Whether the features were recorded by this make, or kept from an earlier one (the feature cache). */
+export const FEATURES_FROM = ['recorded', 'cache'] as const;
+export type FeaturesFrom = (typeof FEATURES_FROM)[number];
+
+export const MadeKnobModelSchema = z.strictObject({
+  path: z.string(),
+  card: HeadsCardSchema,
+  featuresFrom: z.enum(FEATURES_FROM),
+});

@@ -84,7 +84,7 @@ describe('making a Knob model from the Model panel', () => {
     );
     expect([...tasks].join('\n')).toMatch(/making foreign-knob\.onnx from images|offline run of|fitting the/);
     expect(await testIdText(app, 'make-card')).toMatch(
-      /Wrote .*foreign-knob\.onnx: fitted in [\d.]+ s on \d+ labelled frames \(64 features\)/,
+      /Wrote .*foreign-knob\.onnx: fitted in [\d.]+ s on \d+ labelled frames \(64 features, recorded now\)/,
     );
     const card = JSON.parse(readFileSync(join(dir, 'foreign-knob.card.json'), 'utf8')) as HeadsCard;
     expect(card.trace.labelledFrames).toBe(IMAGES);

@@ -12,14 +12,14 @@
  * the shipped backbone). It loads as a Knob-native model and
  * exports to a bundle whose step graph passes `knob verify`.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import type { HeadsCard } from '../../src-shared/heads/heads-card';
-import { knob, knobFailureLine } from '../support/knob-cli';
+import { knob, knobFailureLine, knobWithEnvironment } from '../support/knob-cli';
 import { embeddedIdxPart } from '../support/fashion-mnist';
 
 const FOREIGN = 'tests/fixtures/models/foreign-cnn.onnx';
@@ -137,12 +137,18 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(uDrop).toBeGreaterThanOrEqual(0.15);
   }, 240_000);
 
-  it('from a dataset: refuses too few images, and a features node for a model that has features, before the run', async () => {
+  it('from a dataset: refuses too few images, its own classifier as the output, and a features node for a model that has features', async () => {
     const few = embeddedIdxPart(dir, 'few', 0, 300);
     const refused = await knob('fit-heads', '--model', FOREIGN, '--data', few, '--out', join(dir, 'few.onnx'));
     expect(knobFailureLine(refused)).toMatch(
       /few-images-idx3-ubyte: 300 images; Knob heads are fitted on at least 2,000 labelled images/,
     );
+    // a copy: were the check missing, the fixture would be replaced
+    const copy = join(dir, 'copy.onnx');
+    copyFileSync(FOREIGN, copy);
+    const itself = await knob('fit-heads', '--model', copy, '--data', few, '--out', join(dir, '.', 'copy.onnx'));
+    expect(knobFailureLine(itself)).toMatch(/copy\.onnx is the classifier the Knob model is made from/);
+    expect(readFileSync(copy).equals(readFileSync(FOREIGN))).toBe(true);
     const named = await knob(
       'fit-heads',
       '--model',
@@ -160,6 +166,27 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(
       knobFailureLine(await knob('fit-heads', '--model', FOREIGN, '--data', few, '--trace', 't', '--out', 'x.onnx'), 2),
     ).toMatch(/one of --data D \(labelled images\) or --trace T/);
+  }, 60_000);
+
+  it('from a dataset: the features recorded once are kept, and the next make with another seed reads them', async () => {
+    const images = embeddedIdxPart(dir, 'cached', 0, 2000);
+    const data = mkdtempSync(join(tmpdir(), 'knob-fit-heads-data-'));
+    const make = async (seed: string) => {
+      const made = await knobWithEnvironment(
+        { KNOB_DATA_DIR: data },
+        ...['fit-heads', '--model', FOREIGN, '--data', images, '--seed', seed],
+        ...['--out', join(dir, `cached-${seed}.onnx`), '--json'],
+      );
+      expect(made.status, made.stderr).toBe(0);
+      return JSON.parse(made.stdout) as HeadsCard & { featuresFrom: string };
+    };
+    const first = await make('0');
+    expect(first.featuresFrom).toBe('recorded');
+    expect(readdirSync(join(data, 'feature-cache'))).toHaveLength(1);
+    const second = await make('1');
+    expect(second.featuresFrom).toBe('cache');
+    expect(second.trace).toEqual(first.trace);
+    expect(second.split).toMatch(/seed 1/);
   }, 60_000);
 
   it('refuses a trace recorded with another model, naming both', async () => {

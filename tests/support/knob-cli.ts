@@ -2,8 +2,19 @@ import { spawn } from 'node:child_process';
 
 /** `knob ARGS...` in a child process (bin/knob.mjs, as a user runs it): its exit status and output. */
 export function knob(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return knobWithEnvironment({}, ...args);
+}
+
+/** `knob ARGS...` with these environment variables set beside the test's own (KNOB_DATA_DIR, say). */
+export function knobWithEnvironment(
+  environment: Record<string, string>,
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/knob.mjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/knob.mjs', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...environment },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

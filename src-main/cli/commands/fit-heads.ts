@@ -1,12 +1,13 @@
 import { checkKnobModelOutput, fitHeadsOnTrace, writeKnobModelFiles } from '../../core/use-cases/fit-heads';
-import { makeKnobModel } from '../../core/use-cases/make-knob-model';
+import { FEATURE_CACHE_FOLDER, makeKnobModel } from '../../core/use-cases/make-knob-model';
 import { DEFAULT_MODEL_PATH } from '../../core/model-card/default-model';
 import { headsCardMarkdown } from '../../../src-shared/heads/heads-card';
 import { parseCommandArgs, seedOption } from '../cli-args';
 import { commandCall } from '../command-call';
 import { MODEL_OPTIONS, modelOptionsFromArgs } from '../model-args';
 import { UsageError } from '../usage-error';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { defaultDataFolder } from '../../core/files/data-folder';
 
 /**
  * knob fit-heads: Knob heads (static, dynamic, u*) fitted on a classifier's features (issue 31),
@@ -34,29 +35,37 @@ export async function fitHeadsCommand(args: string[]): Promise<number> {
   if (values.features !== undefined && values.data === undefined)
     throw new UsageError('--features NODE names the feature tensor of a classifier read with --data');
   if (!values.out.endsWith('.onnx')) throw new UsageError(`--out names an .onnx file, got '${values.out}'`);
-  await checkKnobModelOutput(values.out);
+  const modelPath = values.model === 'default' ? DEFAULT_MODEL_PATH : values.model;
+  await checkKnobModelOutput(values.out, modelPath);
   const seed = seedOption(values.seed);
   const call = commandCall('fit-heads', values.json === true);
   const made = await (
     values.data === undefined
       ? fitHeadsOnTrace({
-          modelPath: values.model === 'default' ? DEFAULT_MODEL_PATH : values.model,
+          modelPath,
           tracePath: values.trace!,
           seed,
           signal: call.signal,
           onProgress: (stage, done, total) => call.progress(`fitting the ${stage}`, done, total),
         })
       : makeKnobModel(
-          { model: modelOptionsFromArgs(values), dataPath: values.data, featuresNode: values.features, seed },
+          {
+            model: modelOptionsFromArgs(values),
+            dataPath: values.data,
+            featuresNode: values.features,
+            seed,
+            cacheFolder: join(defaultDataFolder(), FEATURE_CACHE_FOLDER),
+          },
           call,
         )
   ).finally(() => call.dispose());
   await writeKnobModelFiles(values.out, made);
   const stem = basename(values.out).replace(/\.onnx$/, '');
-  if (values.json) process.stdout.write(`${JSON.stringify({ out: values.out, ...made.card })}\n`);
+  const featuresFrom = 'featuresFrom' in made ? made.featuresFrom : null;
+  if (values.json) process.stdout.write(`${JSON.stringify({ out: values.out, featuresFrom, ...made.card })}\n`);
   else
     process.stdout.write(
-      `${headsCardMarkdown(made.card)}\nwrote ${values.out}, with ${stem}.card.json and ${stem}.card.md beside it\n`,
+      `${headsCardMarkdown(made.card)}\n${featuresFrom === 'cache' ? 'the features as recorded by an earlier make (the feature cache)\n' : ''}wrote ${values.out}, with ${stem}.card.json and ${stem}.card.md beside it\n`,
     );
   return 0;
 }

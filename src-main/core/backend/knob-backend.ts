@@ -78,7 +78,7 @@ export class KnobBackend {
       measurements: new Measurements(session, this.metrics),
       field: new FieldWatch(session),
       bundles: new Bundles(session, dataFolder),
-      knobModels: new KnobModels(session),
+      knobModels: new KnobModels(session, dataFolder),
       runs: new RecentRunsService(session, recentRuns, this.metrics, emit),
     });
     this.handlers = createApiHandlers(services, {

@@ -5,7 +5,8 @@ import { KnobError } from '../../../src-shared/errors';
 import type { CallContext } from '../calls/call-context';
 import type { Session } from '../session/session';
 import { checkKnobModelOutput, writeKnobModelFiles } from '../use-cases/fit-heads';
-import { makeKnobModel } from '../use-cases/make-knob-model';
+import { FEATURE_CACHE_FOLDER, makeKnobModel } from '../use-cases/make-knob-model';
+import { join } from 'node:path';
 
 /**
  * "Make a Knob model" as the desk asks for it (issue 31): the loaded classifier, as it was loaded
@@ -15,7 +16,11 @@ import { makeKnobModel } from '../use-cases/make-knob-model';
  * the new model when the operator asks.
  */
 export class KnobModels {
-  constructor(private readonly session: Session) {}
+  /** `dataFolder`: the app's data folder, where the feature cache is kept (null: no cache). */
+  constructor(
+    private readonly session: Session,
+    private readonly dataFolder: string | null,
+  ) {}
 
   async make(params: ApiParsedParams<'model.makeKnob'>, call: CallContext): Promise<ApiResult<'model.makeKnob'>> {
     const model = this.session.requireModel().description;
@@ -24,20 +29,21 @@ export class KnobModels {
         'INVALID_INPUT',
         `a Knob model is made from one classifier; ${model.paths.join(' and ')} are two (load one of them)`,
       );
-    await checkKnobModelOutput(params.outPath);
+    await checkKnobModelOutput(params.outPath, model.paths[0]!);
     const made = await makeKnobModel(
       {
         model: optionsAsLoaded(model),
         dataPath: params.dataPath,
         featuresNode: params.featuresNode,
         seed: params.seed,
+        cacheFolder: this.dataFolder === null ? null : join(this.dataFolder, FEATURE_CACHE_FOLDER),
       },
       call,
     );
     // a cancel that arrived during the last stage: nothing is written
     stopIfCancelled(call.signal, 'making the Knob model was cancelled');
     await writeKnobModelFiles(params.outPath, made);
-    return { path: params.outPath, card: made.card };
+    return { path: params.outPath, card: made.card, featuresFrom: made.featuresFrom };
   }
 }
 

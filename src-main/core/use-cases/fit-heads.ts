@@ -1,4 +1,5 @@
-import { basename, dirname } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { KnobError } from '../../../src-shared/errors';
 import {
@@ -142,11 +143,31 @@ export async function fitHeadsOnRecording(
   return { bytes, card };
 }
 
-/** The new model's path is an .onnx file that can be written (checked before any work). */
-export async function checkKnobModelOutput(path: string): Promise<void> {
+/**
+ * The new model's path is an .onnx file that can be written, and not the classifier it is made
+ * from (which it would replace); checked before any work.
+ */
+export async function checkKnobModelOutput(path: string, classifierPath: string): Promise<void> {
   if (!path.toLowerCase().endsWith('.onnx'))
     throw new KnobError('INVALID_INPUT', `${path}: a Knob model is written as an .onnx file`);
+  const [out, source] = await Promise.all([path, classifierPath].map(resolvedPath));
+  if (out === source)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${path} is the classifier the Knob model is made from; name another file for the new model`,
+    );
   await checkOutputFile(path);
+}
+
+/** The path with its links resolved where it exists (a new file's folder, else the path as given). */
+async function resolvedPath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  return realpath(absolute).catch(() =>
+    realpath(dirname(absolute)).then(
+      (folder) => join(folder, basename(absolute)),
+      () => absolute,
+    ),
+  );
 }
 
 /** NEW.onnx with its card beside it, NEW.card.json and NEW.card.md, written together (atomically). */

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelOptions } from '../../../src-shared/api/model-options';
@@ -7,11 +7,14 @@ import { KnobError } from '../../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
 import type { CallContext } from '../calls/call-context';
 import { hasFeaturesOutput } from '../deploy/feature-tensor';
+import { sha256Hex } from '../files/sha256';
 import { readUserFile } from '../files/user-files';
 import { InferenceClient } from '../inference/inference-client';
 import { readSidecar } from '../inference/input-resolution';
+import { featureCache } from '../recording/feature-cache';
 import { modelLabelOptions, openSourcePath } from '../sources/open-source';
 import { exposeFeatures } from './expose-features';
+import type { FeaturesFrom } from '../../../src-shared/api/knob-model-schemas';
 import { fitHeadsOnRecording, type FittedKnobModel } from './fit-heads';
 import { runSourceOffline } from './run-offline';
 
@@ -38,6 +41,12 @@ export const HEADS_RECORDING_SCHEDULE = parseCorruptionSchedule({
   minSeverity: 0,
   maxSeverity: 5,
 });
+const STREAM_SEED = 0;
+
+/** The model and its card, and whether the features were recorded now or kept from an earlier make. */
+export type MadeKnobModel = FittedKnobModel & { featuresFrom: FeaturesFrom };
+/** The feature cache's folder in the app's data folder. */
+export const FEATURE_CACHE_FOLDER = 'feature-cache';
 
 /**
  * Fewer images fit a gate that barely tells clean from corrupted: on the foreign CNN of the tests
@@ -51,14 +60,22 @@ export const MIN_DATA_IMAGES = 2000;
  * model" and `knob fit-heads --data`): its penultimate activation exposed as `features` (or the
  * model's own `features` output), the dataset run through it once under HEADS_RECORDING_SCHEDULE
  * with its features recorded (class names matched to the model's labels by name, on the inference
- * process's threads), then the heads fitted on that recording (fit-heads.ts). Progress is the call's
+ * process's threads) or that recording as kept from before (feature-cache.ts, keyed by the model's
+ * and the data's hashes), then the heads fitted on it (fit-heads.ts). Progress is the call's
  * (the steps, the run's frames, the fit's stages); a cancel stops at the next batch or stage and
  * nothing is written: the caller writes the result (writeKnobModelFiles).
  */
 export async function makeKnobModel(
-  request: { model: ModelOptions; dataPath: string; featuresNode?: string; seed: number },
+  request: {
+    model: ModelOptions;
+    dataPath: string;
+    featuresNode?: string;
+    seed: number;
+    /** Where recordings of features are kept for the next fit (feature-cache.ts); null: none kept. */
+    cacheFolder: string | null;
+  },
   call: CallContext,
-): Promise<FittedKnobModel> {
+): Promise<MadeKnobModel> {
   const { model, dataPath } = request;
   const what = 'making a Knob model';
   call.progress(`${what}: the features of ${model.path}`, 0, null);
@@ -100,30 +117,50 @@ export async function makeKnobModel(
           `${dataPath}: ${hasLabels ? `${frameCount ?? 'an unknown number of'} images` : 'no labels'}; Knob heads are fitted on at least ${MIN_DATA_IMAGES.toLocaleString('en')} labelled images (an ImageFolder, a CSV manifest, .npz or IDX with labels)`,
         );
       const identity = source.info.identity;
-      const run = await runSourceOffline(
-        {
-          model: client,
-          source,
-          schedule: HEADS_RECORDING_SCHEDULE,
-          streamSeed: 0,
-          settings: DEFAULT_GATE_SETTINGS,
-          recordFeatures: true,
-        },
-        call,
-      );
-      if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
-      return await fitHeadsOnRecording({
+      const dataSha256 = identity === null || identity.kind === 'camera' ? null : identity.sha256;
+      const cache = request.cacheFolder === null || dataSha256 === null ? null : featureCache(request.cacheFolder);
+      const key = {
+        model: sha256Hex(bytes),
+        data: dataSha256,
+        input: description.input,
+        labels: description.labelNames,
+        schedule: HEADS_RECORDING_SCHEDULE,
+        streamSeed: STREAM_SEED,
+      };
+      let trace = cache === null ? null : await cache.read(key);
+      const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
+      if (trace === null) {
+        const run = await runSourceOffline(
+          {
+            model: client,
+            source,
+            schedule: HEADS_RECORDING_SCHEDULE,
+            streamSeed: STREAM_SEED,
+            settings: DEFAULT_GATE_SETTINGS,
+            recordFeatures: true,
+          },
+          call,
+        );
+        if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
+        trace = run.trace;
+        if (cache !== null) {
+          await mkdir(request.cacheFolder!, { recursive: true });
+          await cache.keep(key, trace);
+        }
+      } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
+      const fitted = await fitHeadsOnRecording({
         model: { path: model.path, bytes, contract: description.contract },
-        trace: run.trace,
+        trace,
         recording: {
           path: dataPath,
-          sha256: identity === null || identity.kind === 'camera' ? '' : identity.sha256,
+          sha256: dataSha256 ?? '',
           what: `the recording of ${dataPath}`,
         },
         seed: request.seed,
         signal: call.signal,
         onProgress: (stage, done, total) => call.progress(`${what}: fitting the ${stage}`, done, total),
       });
+      return { ...fitted, featuresFrom };
     } finally {
       await client.close();
     }

@@ -60,7 +60,7 @@ describe('making a Knob model', () => {
     const { desk } = await startedDesk({ api });
     const making = desk.knobModels.make('/data/images', '/models/cnn-knob.onnx');
     await settle();
-    api.waiting('model.makeKnob')[0]!.answer({ path: '/models/cnn-knob.onnx', card });
+    api.waiting('model.makeKnob')[0]!.answer({ path: '/models/cnn-knob.onnx', card, featuresFrom: 'cache' });
     await making;
     expect(desk.knobModels.made?.card.validation.heads.aurocOracleAdvantage).toBe(0.75);
     expect(desk.errors.makeModel).toBeNull();
