@@ -12,6 +12,7 @@ import { readUserFile } from '../files/user-files';
 import { InferenceClient } from '../inference/inference-client';
 import { readSidecar } from '../inference/input-resolution';
 import { featureCache } from '../recording/feature-cache';
+import type { FrameSource } from '../sources/frame-source';
 import { modelLabelOptions, openSourcePath } from '../sources/open-source';
 import { exposeFeatures } from './expose-features';
 import type { FeaturesFrom } from '../../../src-shared/api/knob-model-schemas';
@@ -128,6 +129,9 @@ export async function makeKnobModel(
         streamSeed: STREAM_SEED,
       };
       let trace = cache === null ? null : await cache.read(key);
+      // A file's identity hashes its images only (an IDX or NumPy dataset's labels are a file beside
+      // them): a kept recording is used only when its labels are the source's, frame for frame.
+      if (trace !== null && !sameLabels(trace.labels ?? null, await labelsOf(source))) trace = null;
       const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
       if (trace === null) {
         const run = await runSourceOffline(
@@ -167,4 +171,18 @@ export async function makeKnobModel(
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** Every label the source gives, in order (its images are decoded already: a pass is cheap beside the model). */
+async function labelsOf(source: FrameSource): Promise<Int32Array | null> {
+  const labels: number[] = [];
+  for await (const batch of source.batches(4096)) {
+    if (batch.labels === null) return null;
+    for (const label of batch.labels) labels.push(label);
+  }
+  return Int32Array.from(labels);
+}
+
+function sameLabels(a: Int32Array | null, b: Int32Array | null): boolean {
+  return a !== null && b !== null && a.length === b.length && a.every((label, i) => label === b[i]);
 }
