@@ -7,6 +7,7 @@
  * under a corruption step the gate it drives falls where the corruption starts. `knob fit-heads
  * --data` on the same images makes the same model, byte for byte.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -88,6 +89,11 @@ describe('making a Knob model from the Model panel', () => {
     );
     const card = JSON.parse(readFileSync(join(dir, 'foreign-knob.card.json'), 'utf8')) as HeadsCard;
     expect(card.trace.labelledFrames).toBe(IMAGES);
+    // the card names the classifier by its own file's hash (not the copy with its features exposed)
+    expect(card.model).toEqual({
+      path: FOREIGN,
+      sha256: createHash('sha256').update(readFileSync(FOREIGN)).digest('hex'),
+    });
     expect(existsSync(join(dir, 'foreign-knob.card.md'))).toBe(true);
     // the table shows the card's figures, the heads' and the model's as recorded
     const table = page.getByTestId('make-card-table');

@@ -141,8 +141,16 @@ describe('knob fit-heads on a foreign classifier', () => {
     const few = embeddedIdxPart(dir, 'few', 0, 300);
     const refused = await knob('fit-heads', '--model', FOREIGN, '--data', few, '--out', join(dir, 'few.onnx'));
     expect(knobFailureLine(refused)).toMatch(
-      /few-images-idx3-ubyte: 300 images; Knob heads are fitted on at least 2,000 labelled images/,
+      /few-images-idx3-ubyte: 300 labelled images; Knob heads are fitted on at least 2,000 labelled images/,
     );
+    const pair = await knob(
+      ...['fit-heads', '--model', FOREIGN, '--second-model', FOREIGN, '--data', few, '--out', join(dir, 'x.onnx')],
+    );
+    expect(knobFailureLine(pair)).toMatch(/a Knob model is made from one classifier/);
+    const optionWithTrace = await knob(
+      ...['fit-heads', '--model', FOREIGN, '--trace', 't.arrow', '--t0', '3', '--out', join(dir, 'x.onnx')],
+    );
+    expect(knobFailureLine(optionWithTrace, 2)).toMatch(/--t0 is for a classifier read with --data/);
     // a copy: were the check missing, the fixture would be replaced
     const copy = join(dir, 'copy.onnx');
     copyFileSync(FOREIGN, copy);

@@ -32,6 +32,13 @@ export async function fitHeadsCommand(args: string[]): Promise<number> {
     (values.trace === undefined) === (values.data === undefined)
   )
     throw new UsageError('--model M, --out NEW.onnx and one of --data D (labelled images) or --trace T are required');
+  const modelOptionsGiven = (Object.keys(MODEL_OPTIONS) as Array<keyof typeof MODEL_OPTIONS>).filter(
+    (name) => name !== 'model' && values[name] !== undefined,
+  );
+  if (values.trace !== undefined && modelOptionsGiven.length > 0)
+    throw new UsageError(
+      `--${modelOptionsGiven[0]} is for a classifier read with --data; with --trace the model is taken as it recorded T`,
+    );
   if (values.features !== undefined && values.data === undefined)
     throw new UsageError('--features NODE names the feature tensor of a classifier read with --data');
   if (!values.out.endsWith('.onnx')) throw new UsageError(`--out names an .onnx file, got '${values.out}'`);

@@ -7,9 +7,10 @@ import { readTraceFile, writeTraceFile } from './trace-arrow';
 /**
  * Recordings of a model's features over a dataset, kept so that fitting Knob heads again (another
  * seed, a fit that was cancelled or failed) does not run the model over the images again (issue
- * 31): a trace file named by the SHA-256 of what made it (the model's hash, the dataset's identity
- * hash, the preprocessing, the labels, the corruption schedule and its seed). Only the newest
- * CACHED_RECORDINGS are kept: at 2,048 features an image, 60,000 images take about 0.5 GB.
+ * 31): a trace file named by the SHA-256 of the key its caller gives (make-knob-model.ts: the
+ * model's hash, contract and adapter, the dataset's identity hash, the preprocessing, the labels,
+ * the corruption schedule and its seed; the caller also checks the labels it reads back). Only the
+ * newest CACHED_RECORDINGS are kept: at 2,048 features an image, 60,000 images take about 0.5 GB.
  */
 export const CACHED_RECORDINGS = 3;
 
@@ -40,13 +41,24 @@ export function featureCache(folder: string): FeatureCache {
       }
     },
     async keep(key, trace) {
-      await writeTraceFile(fileOf(folder, key), trace, null);
-      const names = (await readdir(folder)).filter((name) => /^features-[0-9a-f]{64}\.arrow$/.test(name));
+      const kept = fileOf(folder, key);
+      await writeTraceFile(kept, trace, null);
+      // the one just written stays whatever the clock's resolution; the others by last use
+      const names = (await readdir(folder)).filter(
+        (name) => /^features-[0-9a-f]{64}\.arrow$/.test(name) && join(folder, name) !== kept,
+      );
       const aged = await Promise.all(
-        names.map(async (name) => ({ name, mtimeMs: (await stat(join(folder, name))).mtimeMs })),
+        names.map(async (name) => ({
+          name,
+          // a file another make removed meanwhile is the oldest
+          mtimeMs: await stat(join(folder, name)).then(
+            (s) => s.mtimeMs,
+            () => -Infinity,
+          ),
+        })),
       );
       aged.sort((a, b) => b.mtimeMs - a.mtimeMs);
-      for (const { name } of aged.slice(CACHED_RECORDINGS)) await rm(join(folder, name), { force: true });
+      for (const { name } of aged.slice(CACHED_RECORDINGS - 1)) await rm(join(folder, name), { force: true });
     },
   };
 }

@@ -22,7 +22,25 @@ export class KnobModels {
     private readonly dataFolder: string | null,
   ) {}
 
-  async make(params: ApiParsedParams<'model.makeKnob'>, call: CallContext): Promise<ApiResult<'model.makeKnob'>> {
+  /**
+   * One make at a time (each holds a model process and a dataset's features): a make asked for
+   * while another runs (one just cancelled, still stopping) waits for it, then runs.
+   */
+  private previous: Promise<unknown> = Promise.resolve();
+
+  make(params: ApiParsedParams<'model.makeKnob'>, call: CallContext): Promise<ApiResult<'model.makeKnob'>> {
+    const made = this.previous.then(() => {
+      stopIfCancelled(call.signal, 'making the Knob model was cancelled');
+      return this.makeOne(params, call);
+    });
+    this.previous = made.catch(() => undefined);
+    return made;
+  }
+
+  private async makeOne(
+    params: ApiParsedParams<'model.makeKnob'>,
+    call: CallContext,
+  ): Promise<ApiResult<'model.makeKnob'>> {
     const model = this.session.requireModel().description;
     if (model.paths.length !== 1)
       throw new KnobError(

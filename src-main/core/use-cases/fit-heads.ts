@@ -58,7 +58,7 @@ export async function fitHeadsOnTrace(
     throw new KnobError('INVALID_INPUT', `${tracePath} has no features: record it with knob run --record-features`);
   return fitHeadsOnRecording({
     ...request,
-    model: { path: modelPath, bytes: source, contract: provenance.contract },
+    model: { path: modelPath, sha256: modelSha256, bytes: source, contract: provenance.contract },
     trace: file.trace,
     recording: { path: tracePath, sha256: traceHash.sha256, what: tracePath },
   });
@@ -70,7 +70,8 @@ export async function fitHeadsOnTrace(
  */
 export async function fitHeadsOnRecording(
   request: {
-    model: { path: string; bytes: Uint8Array; contract: string };
+    /** The classifier's file and hash, and the bytes with its `features` output the heads are added to. */
+    model: { path: string; sha256: string; bytes: Uint8Array; contract: string };
     trace: Trace;
     recording: { path: string; sha256: string; what: string };
   } & FitHeadsProgress,
@@ -117,7 +118,7 @@ export async function fitHeadsOnRecording(
   const labels = Int32Array.from(rows, (r) => data.labels[r]!);
   const severity = Float64Array.from(rows, (r) => data.severity[r]!);
   const card: HeadsCard = {
-    model: { path: model.path, sha256: sha256Hex(model.bytes) },
+    model: { path: model.path, sha256: model.sha256 },
     trace: { path: recording.path, sha256: recording.sha256, labelledFrames: frames.length, featureWidth: width },
     seed: request.seed,
     split: `seeded random split (seed ${request.seed}): fitted on ${fit.train.length} labelled frames, ${Math.round(VALIDATION_FRACTION * 100)} % (${rows.length}) held out for this card`,

@@ -43,6 +43,10 @@ export const HEADS_RECORDING_SCHEDULE = parseCorruptionSchedule({
   maxSeverity: 5,
 });
 const STREAM_SEED = 0;
+/** Changes when what a kept recording holds changes, so an older one is not read as a newer. */
+const CACHE_FORMAT = 1;
+/** The features of a dataset are held in memory (three times over at the peak): 1 GiB of them at most. */
+export const FEATURE_BYTES_BUDGET = 2 ** 30;
 
 /** The model and its card, and whether the features were recorded now or kept from an earlier make. */
 export type MadeKnobModel = FittedKnobModel & { featuresFrom: FeaturesFrom };
@@ -78,6 +82,11 @@ export async function makeKnobModel(
   call: CallContext,
 ): Promise<MadeKnobModel> {
   const { model, dataPath } = request;
+  if (model.secondPath !== undefined)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `a Knob model is made from one classifier; ${model.path} and ${model.secondPath} are two (name one of them)`,
+    );
   const what = 'making a Knob model';
   call.progress(`${what}: the features of ${model.path}`, 0, null);
   const original = await readUserFile(model.path, 'model');
@@ -111,17 +120,29 @@ export async function makeKnobModel(
         signal: call.signal,
         onProgress: (done, total) => call.progress(`${what}: reading ${dataPath}`, done, total),
       });
-      const { hasLabels, frameCount } = source.info;
-      if (!hasLabels || frameCount === null || frameCount < MIN_DATA_IMAGES)
+      // the labels first (the images are decoded already): enough labelled images, and the
+      // recording held in memory within its budget, before the model runs over them
+      const labels = source.info.hasLabels ? await labelsOf(source) : null;
+      const labelled = labels === null ? 0 : labels.filter((label) => label >= 0).length;
+      if (labelled < MIN_DATA_IMAGES)
         throw new KnobError(
           'INVALID_INPUT',
-          `${dataPath}: ${hasLabels ? `${frameCount ?? 'an unknown number of'} images` : 'no labels'}; Knob heads are fitted on at least ${MIN_DATA_IMAGES.toLocaleString('en')} labelled images (an ImageFolder, a CSV manifest, .npz or IDX with labels)`,
+          `${dataPath}: ${labels === null ? 'no labels' : `${labelled} labelled images`}; Knob heads are fitted on at least ${MIN_DATA_IMAGES.toLocaleString('en')} labelled images (an ImageFolder, a CSV manifest, .npz or IDX with labels)`,
+        );
+      const featureBytes = labels!.length * (description.featureCount ?? 0) * Float32Array.BYTES_PER_ELEMENT;
+      if (featureBytes > FEATURE_BYTES_BUDGET)
+        throw new KnobError(
+          'INVALID_INPUT',
+          `${dataPath}: ${labels!.length} images of ${description.featureCount} features would hold ${(featureBytes / 2 ** 30).toFixed(1)} GiB of features (at most ${FEATURE_BYTES_BUDGET / 2 ** 30} GiB); the heads read at most 20,000 of them: give a subset of the images`,
         );
       const identity = source.info.identity;
       const dataSha256 = identity === null || identity.kind === 'camera' ? null : identity.sha256;
       const cache = request.cacheFolder === null || dataSha256 === null ? null : featureCache(request.cacheFolder);
       const key = {
+        format: CACHE_FORMAT,
         model: sha256Hex(bytes),
+        contract: description.contract,
+        adapter: description.adapter,
         data: dataSha256,
         input: description.input,
         labels: description.labelNames,
@@ -131,7 +152,7 @@ export async function makeKnobModel(
       let trace = cache === null ? null : await cache.read(key);
       // A file's identity hashes its images only (an IDX or NumPy dataset's labels are a file beside
       // them): a kept recording is used only when its labels are the source's, frame for frame.
-      if (trace !== null && !sameLabels(trace.labels ?? null, await labelsOf(source))) trace = null;
+      if (trace !== null && !sameLabels(trace.labels ?? null, labels)) trace = null;
       const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
       if (trace === null) {
         const run = await runSourceOffline(
@@ -147,13 +168,14 @@ export async function makeKnobModel(
         );
         if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
         trace = run.trace;
-        if (cache !== null) {
-          await mkdir(request.cacheFolder!, { recursive: true });
-          await cache.keep(key, trace);
-        }
+        // best effort: a full disk or a read-only data folder costs the next make a recording, not this one
+        if (cache !== null)
+          await mkdir(request.cacheFolder!, { recursive: true })
+            .then(() => cache.keep(key, trace!))
+            .catch(() => undefined);
       } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
       const fitted = await fitHeadsOnRecording({
-        model: { path: model.path, bytes, contract: description.contract },
+        model: { path: model.path, sha256: sha256Hex(original), bytes, contract: description.contract },
         trace,
         recording: {
           path: dataPath,
