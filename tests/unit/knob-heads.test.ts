@@ -13,7 +13,14 @@ import { describe, expect, it } from 'vitest';
 import { knobModelWithHeads } from '../../src-main/core/deploy/knob-heads-graph';
 import { buildOnnxModel } from '../support/onnx-builder';
 import { gateTargetLoss } from '../../src-shared/heads/gate-target-network';
-import { branchFigures, fitKnobHeads, knobHeadOutputs } from '../../src-shared/heads/knob-heads';
+import {
+  branchFigures,
+  fitKnobHeads,
+  GATE_FULL_WIDTH,
+  knobHeadOutputs,
+  type HeadsData,
+  type HeadsFit,
+} from '../../src-shared/heads/knob-heads';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 import { syntheticBackboneFeatures } from '../support/synthetic-features';
 
@@ -21,6 +28,17 @@ const K = 4;
 const WIDTH = 8;
 
 const syntheticRows = (rows: number, seed: number) => syntheticBackboneFeatures(rows, WIDTH, K, seed);
+
+/** The card's figures of a fit on its held-out rows. */
+function heldOutFigures(fit: HeadsFit, data: HeadsData) {
+  const rows = fit.validation;
+  return branchFigures(
+    knobHeadOutputs(fit.heads, data, rows),
+    Int32Array.from(rows, (r) => data.labels[r]!),
+    Float64Array.from(rows, (r) => data.severity[r]!),
+    K,
+  );
+}
 
 describe('the gate target network', () => {
   it("its objective's gradient is the finite differences' (central, step 1e-6)", () => {
@@ -67,13 +85,7 @@ describe('Knob heads on synthetic features', () => {
   });
 
   it('u* is high on clean rows and low on corrupted ones, and ranks the oracle advantage', () => {
-    const rows = fit.validation;
-    const figures = branchFigures(
-      knobHeadOutputs(fit.heads, data, rows),
-      Int32Array.from(rows, (r) => data.labels[r]!),
-      Float64Array.from(rows, (r) => data.severity[r]!),
-      K,
-    );
+    const figures = heldOutFigures(fit, data);
     expect(figures.meanUClean! - figures.meanUCorrupted!).toBeGreaterThan(0.3);
     expect(figures.aurocOracleAdvantage).toBeGreaterThan(0.75);
     // the fusion is no worse than the better branch by more than a point
@@ -83,6 +95,19 @@ describe('Knob heads on synthetic features', () => {
   it('refuses data without clean or without corrupted frames, saying how many it has', () => {
     const clean = { ...data, severity: new Float64Array(3000) };
     expect(() => fitKnobHeads(clean, { seed: 1 })).toThrow(/100 clean and 100 corrupted .* these have \d+ and 0/);
+  });
+});
+
+describe('Knob heads on wide features', () => {
+  it(`reach the gate network through the features' dominant directions, and still tell clean from corrupted`, () => {
+    const width = GATE_FULL_WIDTH + 14;
+    const wide = syntheticBackboneFeatures(1000, width, K, 9);
+    const fit = fitKnobHeads(wide, { seed: 3 });
+    expect(fit.steps.join('\n')).toMatch(/their 128 dominant directions/);
+    // folded back: the network reads every feature
+    expect(fit.heads.gate.w1.length).toBe(16 * width);
+    const figures = heldOutFigures(fit, wide);
+    expect(figures.meanUClean! - figures.meanUCorrupted!).toBeGreaterThan(0.3);
   });
 });
 
