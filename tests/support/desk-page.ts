@@ -33,6 +33,12 @@ export async function startDesk(
   options: DeskStart = {},
 ): Promise<BrowserMode> {
   const app = await startBrowserMode(extraArgs, rendererDir, options.recentRunsFolder ?? null);
+  await settleFirstStart(app, options);
+  return app;
+}
+
+/** The first start of a desk already open in `app.page` (startDesk's steps, for a desk started elsewhere). */
+export async function settleFirstStart(app: DeskPage, options: DeskStart = {}): Promise<void> {
   await app.page.getByTestId('model-name').waitFor();
   await app.page
     .getByText(/embedded Fashion-MNIST test set/)
@@ -40,10 +46,10 @@ export async function startDesk(
     .waitFor({ timeout: 20000 });
   if (options.expect === 'resume') {
     await waitUntil('the last session back', async () => Number(await testIdText(app, 'frames-processed')) > 0);
-    return app;
+    return;
   }
   await waitUntil('the desk to start playing by itself', () => app.page.getByTestId('pause').isVisible());
-  if (options.settle === false) return app;
+  if (options.settle === false) return;
   await waitUntil('the first frames', async () => Number(await testIdText(app, 'frames-processed')) > 0);
   await app.page.getByTestId('pause').click();
   await waitUntil('the play button', () => app.page.getByTestId('play').isVisible());
@@ -51,15 +57,17 @@ export async function startDesk(
   // With recent runs the recording is kept, so there is nothing to confirm.
   if (options.recentRunsFolder === undefined) await answerConfirmation(app, 'accept');
   await waitUntil('an empty recording', async () => Number(await testIdText(app, 'frames-processed')) === 0);
-  return app;
 }
 
-export function testIdText(app: BrowserMode, id: string): Promise<string> {
+/** What the steps below need of a desk: its page. */
+export type DeskPage = Pick<BrowserMode, 'page'>;
+
+export function testIdText(app: DeskPage, id: string): Promise<string> {
   return app.page.getByTestId(id).innerText();
 }
 
 /** Clicks "Open source" and waits until the backend answered (the source generation moved on). */
-export async function openSourceAndWait(app: BrowserMode, answerDiscard?: 'accept' | 'cancel'): Promise<void> {
+export async function openSourceAndWait(app: DeskPage, answerDiscard?: 'accept' | 'cancel'): Promise<void> {
   const generation = async (): Promise<number> =>
     Number(await app.page.getByTestId('source-name').getAttribute('data-generation'));
   const before = await generation();
@@ -69,7 +77,7 @@ export async function openSourceAndWait(app: BrowserMode, answerDiscard?: 'accep
 }
 
 /** Answers the desk's question (a recording with unsaved work about to be discarded); returns its text. */
-export async function answerConfirmation(app: BrowserMode, answer: 'accept' | 'cancel'): Promise<string> {
+export async function answerConfirmation(app: DeskPage, answer: 'accept' | 'cancel'): Promise<string> {
   const dialog = app.page.getByTestId('confirm-dialog');
   await waitUntil('the question', () => dialog.isVisible());
   const message = await dialog.innerText();
