@@ -27,7 +27,8 @@ export class KnobModelMaker {
 
   constructor(private readonly host: KnobModelMakerHost) {}
 
-  async make(dataPath: string, outPath: string): Promise<void> {
+  /** `options`: the fit's seed, and the classifier's feature tensor when not the final layer's input. */
+  async make(dataPath: string, outPath: string, options: { seed?: number; featuresNode?: string } = {}): Promise<void> {
     const { api, slots } = this.host;
     this.busy = true;
     this.cancelled = null;
@@ -35,7 +36,7 @@ export class KnobModelMaker {
     const task = `making ${pathName(outPath)} from ${pathName(dataPath)}`;
     try {
       this.made = await this.host.track(task, null, (signal) =>
-        api.call('model.makeKnob', { dataPath, outPath }, { signal }),
+        api.call('model.makeKnob', { dataPath, outPath, ...options }, { signal }),
       );
       slots.report('makeModel', null);
     } catch (error) {

@@ -55,11 +55,12 @@ describe('making a Knob model', () => {
     expect(desk.knobModels.made).toBeNull();
   });
 
-  it('keeps the card, and Load loads the model it wrote', async () => {
+  it('sends the seed and the features tensor, keeps the card, and Load loads the model it wrote', async () => {
     const api = new ContractFakeApi().hold('model.makeKnob').hold('model.load');
     const { desk } = await startedDesk({ api });
-    const making = desk.knobModels.make('/data/images', '/models/cnn-knob.onnx');
+    const making = desk.knobModels.make('/data/images', '/models/cnn-knob.onnx', { seed: 7, featuresNode: 'pool' });
     await settle();
+    expect(api.waiting('model.makeKnob')[0]!.params).toMatchObject({ seed: 7, featuresNode: 'pool' });
     api.waiting('model.makeKnob')[0]!.answer({ path: '/models/cnn-knob.onnx', card, featuresFrom: 'cache' });
     await making;
     expect(desk.knobModels.made?.card.validation.heads.aurocOracleAdvantage).toBe(0.75);
