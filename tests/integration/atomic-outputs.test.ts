@@ -3,7 +3,8 @@
  * file must go) leaves the output folder exactly as it was, through the CLI (knob replay) and the
  * API (bundle.export, trace.save); an output folder under a path that is not a folder is refused
  * before anything is created; a run that stopped part-way says so in metrics.json and the report.
- * A file written from its chunks (a trace is, so that it is never held twice) is their bytes.
+ * A file written from its chunks (a trace is, so that it is never held twice) is their bytes. A
+ * group cancelled while it is written replaces nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
-import { outputLength, writeOutputFile } from '../../src-main/core/files/output-files';
+import { outputLength, writeOutputFile, writeOutputFiles } from '../../src-main/core/files/output-files';
 import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-atomic-'));
@@ -126,5 +127,25 @@ describe('outputs are all or nothing', () => {
     const { trace, run, context } = await readTraceFile(saved);
     expect(Buffer.compare(readFileSync(saved), encodeTraceFile(trace, run, context))).toBe(0);
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('a group cancelled while it is written replaces nothing and leaves nothing temporary', async () => {
+    const folder = join(dir, 'cancelled');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'model.onnx'), 'the model before');
+    const before = snapshot(folder);
+    const controller = new AbortController();
+    // the cancel arrives while the first file's bytes are on their way
+    const written = writeOutputFiles(
+      folder,
+      [
+        { name: 'model.onnx', data: new Uint8Array(1 << 20) },
+        { name: 'model.card.json', data: '{}' },
+      ],
+      { signal: controller.signal, what: 'making the Knob model' },
+    );
+    controller.abort();
+    await expect(written).rejects.toThrow(/making the Knob model was cancelled/);
+    expect(snapshot(folder)).toEqual(before);
   });
 });

@@ -66,7 +66,7 @@ export async function fitHeadsCommand(args: string[]): Promise<number> {
           call,
         )
   ).finally(() => call.dispose());
-  await writeKnobModelFiles(values.out, made);
+  await writeKnobModelFiles(values.out, made, call.signal);
   const stem = basename(values.out).replace(/\.onnx$/, '');
   const featuresFrom = 'featuresFrom' in made ? made.featuresFrom : null;
   if (values.json) process.stdout.write(`${JSON.stringify({ out: values.out, featuresFrom, ...made.card })}\n`);

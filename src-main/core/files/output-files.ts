@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
 import { KnobError } from '../../../src-shared/errors';
 import { descriptorExhaustion } from './descriptor-exhaustion';
 
@@ -174,7 +175,12 @@ async function removeFolders(created: string[]): Promise<void> {
 }
 
 /** Writes a group of files into `dir`, all or nothing; returns their paths. */
-export async function writeOutputFiles(dir: string, files: OutputFile[]): Promise<string[]> {
+export async function writeOutputFiles(
+  dir: string,
+  files: OutputFile[],
+  /** A cancel that arrives while the files are written stops before the first rename: nothing is replaced. */
+  cancel?: { signal: CancelSignal; what: string },
+): Promise<string[]> {
   const created = await prepareFolder(dir);
   const tag = randomBytes(4).toString('hex');
   const written: string[] = [];
@@ -196,6 +202,7 @@ export async function writeOutputFiles(dir: string, files: OutputFile[]): Promis
         throw outputError(target, error, 'be written');
       }
     }
+    stopIfCancelled(cancel?.signal, `${cancel?.what} was cancelled`);
     const paths: string[] = [];
     for (let i = 0; i < files.length; i++) {
       const target = join(dir, files[i].name);

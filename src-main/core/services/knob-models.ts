@@ -58,9 +58,9 @@ export class KnobModels {
       },
       call,
     );
-    // a cancel that arrived during the last stage: nothing is written
+    // a cancel that arrived during the last stage or the write: nothing is written
     stopIfCancelled(call.signal, 'making the Knob model was cancelled');
-    await writeKnobModelFiles(params.outPath, made);
+    await writeKnobModelFiles(params.outPath, made, call.signal);
     return { path: params.outPath, card: made.card, featuresFrom: made.featuresFrom };
   }
 }

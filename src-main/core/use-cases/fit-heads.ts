@@ -171,12 +171,19 @@ async function resolvedPath(path: string): Promise<string> {
   );
 }
 
-/** NEW.onnx with its card beside it, NEW.card.json and NEW.card.md, written together (atomically). */
-export async function writeKnobModelFiles(path: string, made: FittedKnobModel): Promise<void> {
+/**
+ * NEW.onnx with its card beside it, NEW.card.json and NEW.card.md, written together (atomically);
+ * a cancel while they are written leaves nothing replaced.
+ */
+export async function writeKnobModelFiles(path: string, made: FittedKnobModel, signal?: CancelSignal): Promise<void> {
   const stem = basename(path).replace(/\.onnx$/i, '');
-  await writeOutputFiles(dirname(path), [
-    { name: basename(path), data: made.bytes },
-    { name: `${stem}.card.json`, data: `${JSON.stringify(made.card, null, 1)}\n` },
-    { name: `${stem}.card.md`, data: headsCardMarkdown(made.card) },
-  ]);
+  await writeOutputFiles(
+    dirname(path),
+    [
+      { name: basename(path), data: made.bytes },
+      { name: `${stem}.card.json`, data: `${JSON.stringify(made.card, null, 1)}\n` },
+      { name: `${stem}.card.md`, data: headsCardMarkdown(made.card) },
+    ],
+    signal === undefined ? undefined : { signal, what: 'making the Knob model' },
+  );
 }
