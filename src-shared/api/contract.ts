@@ -38,7 +38,8 @@ import { SourceIdentitySchema } from './source-identity';
 import { ClassMappingSchema } from '../labels/class-names';
 import { TuningBoundsSchema } from '../tuning/knob-ranges';
 import { ConditionSwitchesSchema } from '../trace/condition-switches';
-import { BUNDLE_EXTENSION, BUNDLE_PATH_RULE } from './file-kinds';
+import { BundleExportedSchema, BundleExportParamsSchema } from './bundle-schemas';
+import { FilePathSchema } from './file-path';
 import { FIELD_METHODS, LiveAlarmSchema, LiveWatchStateSchema } from './field-watch';
 
 /**
@@ -53,7 +54,6 @@ import { FIELD_METHODS, LiveAlarmSchema, LiveWatchStateSchema } from './field-wa
  * `discard: true` they answer WOULD_DISCARD and change nothing.
  */
 
-const filePath = z.string().min(1).max(4096);
 const discard = z.boolean().default(false);
 
 /**
@@ -100,7 +100,7 @@ const CameraDescriptionSchema = z.strictObject({
 export const SourceOpenParamsSchema = z.strictObject({
   kind: SourceKindSchema,
   /** The file or folder, for every kind but 'embedded' and 'camera'; it must be of that kind. */
-  path: filePath.optional(),
+  path: FilePathSchema.optional(),
   frameRateHz: FrameRateHzSchema.optional(),
   /** Any source can carry a corruption schedule (applied to model-sized frames), with its seed. */
   schedule: CorruptionScheduleSchema.optional(),
@@ -114,7 +114,7 @@ export const SourceOpenParamsSchema = z.strictObject({
    * A class map file (`source name -> model label`, text or JSON) for a labelled folder or manifest
    * whose class names are not the model's (issue 27: classes are matched by name, never by order).
    */
-  classMap: filePath.optional(),
+  classMap: FilePathSchema.optional(),
   /** The camera the renderer opened: its device label and capture resolution (provenance). */
   camera: CameraDescriptionSchema.optional(),
   discard,
@@ -193,13 +193,6 @@ export const RecordedFrameSchema = StreamUpdateSchema.pick({
   image: StreamUpdateSchema.shape.image.nullable(),
   /** Set for a frame of a kept-class trace: what of the readout is estimated from its kept classes, and how. */
   approximation: z.string().optional(),
-});
-
-export const BundleExportParamsSchema = z.strictObject({
-  /** NAME.knob.zip: NAME names the bundle (and its Triton model). */
-  path: filePath.refine((p) => p.endsWith(BUNDLE_EXTENSION), BUNDLE_PATH_RULE),
-  /** The model file goes into the bundle (its SHA-256 is recorded either way). */
-  includeModel: z.boolean().default(true),
 });
 
 export const AppInfoSchema = z.strictObject({
@@ -309,7 +302,7 @@ export const API_METHODS = {
    * truth of the frames the source left unlabelled; a frame the source labelled is never replaced.
    */
   'labels.import': {
-    params: z.strictObject({ path: filePath, classMap: filePath.optional() }),
+    params: z.strictObject({ path: FilePathSchema, classMap: FilePathSchema.optional() }),
     result: z.strictObject({
       framesLabelled: z.number().int().nonnegative(),
       rows: z.number().int().nonnegative(),
@@ -321,9 +314,9 @@ export const API_METHODS = {
   },
   /** A recorded frame replayed at the current knobs (scrubbing): the live view's numbers and, while kept, its image. */
   'trace.frame': { params: z.strictObject({ frame: frameIndex }), result: RecordedFrameSchema },
-  'trace.save': { params: z.strictObject({ path: filePath }), result: TraceSummarySchema },
+  'trace.save': { params: z.strictObject({ path: FilePathSchema }), result: TraceSummarySchema },
   /** Makes a saved trace the current recording (playing stops). */
-  'trace.load': { params: z.strictObject({ path: filePath, discard }), result: TraceSummarySchema },
+  'trace.load': { params: z.strictObject({ path: FilePathSchema, discard }), result: TraceSummarySchema },
   /**
    * The gate over the whole recording, replayed at the current knobs: time, g, u* and severity at
    * up to `maxPoints` frames (min/max of g per time column, so no excursion is lost), with the
@@ -396,13 +389,7 @@ export const API_METHODS = {
    */
   'bundle.export': {
     params: BundleExportParamsSchema,
-    result: z.strictObject({
-      path: z.string(),
-      bytes: z.number(),
-      members: z.number(),
-      /** What deploy/ holds, or why it has no step graph. */
-      deploy: z.string(),
-    }),
+    result: BundleExportedSchema,
   },
   /**
    * Restores the knobs and the calibrator from a bundle (checked: archive, schema, format version,
@@ -410,7 +397,7 @@ export const API_METHODS = {
    * and whether the bundle's model is the one loaded.
    */
   'bundle.import': {
-    params: z.strictObject({ path: filePath }),
+    params: z.strictObject({ path: FilePathSchema }),
     result: z.strictObject({
       knobs: KnobsSchema,
       verification: z.string(),
@@ -426,7 +413,12 @@ export const API_METHODS = {
    * one the bundle names.
    */
   'bundle.loadModel': {
-    params: z.strictObject({ path: filePath, modelPath: filePath.optional(), discard, calibrator: calibratorChoice }),
+    params: z.strictObject({
+      path: FilePathSchema,
+      modelPath: FilePathSchema.optional(),
+      discard,
+      calibrator: calibratorChoice,
+    }),
     result: ModelInfoSchema,
   },
   /**

@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import type { HeadsCard } from '../heads/heads-card';
+import { FilePathSchema } from './file-path';
 
 /**
  * "Make a Knob model" in the desk (issue 31; contract.ts 'model.makeKnob'): the loaded classifier
  * made a Knob model over a labelled dataset (make-knob-model.ts, as `knob fit-heads --data`), the
  * new model and its card written to `outPath`; the answer is the card.
  */
-const path = z.string().min(1).max(4096);
 
 export const MakeKnobModelParamsSchema = z.strictObject({
   /** Labelled images: an ImageFolder, a folder with manifest.csv, .npz or IDX. */
-  dataPath: path,
+  dataPath: FilePathSchema,
   /** The new model, NEW.onnx (NEW.card.json and NEW.card.md beside it). */
-  outPath: path.refine((p) => p.toLowerCase().endsWith('.onnx'), { message: 'must name an .onnx file' }),
+  outPath: FilePathSchema.refine((p) => p.toLowerCase().endsWith('.onnx'), { message: 'must name an .onnx file' }),
   /** The feature tensor of a classifier without a `features` output (absent: the final layer's input). */
   featuresNode: z.string().min(1).max(1000).optional(),
   seed: z.number().int().min(0).max(0xffffffff).default(0),
