@@ -17,13 +17,26 @@ export interface HeadsCard {
   fitSeconds: number;
 }
 
-const percent = (v: number) => `${(100 * v).toFixed(2)} %`;
-const decimals = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
+const percent = (v: number | null) => (v === null ? '—' : `${(100 * v).toFixed(2)} %`);
+const decimals = (digits: number) => (v: number | null) => (v === null ? '—' : v.toFixed(digits));
+
+/** The card's held-out figures, in its order: name, how a column's figure is read, how it shows. */
+export const HEADS_CARD_FIGURES: ReadonlyArray<
+  readonly [string, (f: BranchFigures) => number | null, (v: number | null) => string]
+> = [
+  ['static accuracy', (f) => f.accuracyStatic, percent],
+  ['dynamic accuracy', (f) => f.accuracyDynamic, percent],
+  ['fused accuracy', (f) => f.accuracyFused, percent],
+  ['fused ECE', (f) => f.eceFused, decimals(4)],
+  ['AUROC of u*', (f) => f.aurocOracleAdvantage, decimals(3)],
+  ['mean u* clean', (f) => f.meanUClean, decimals(3)],
+  ['mean u* corrupted', (f) => f.meanUCorrupted, decimals(3)],
+];
 
 /** The card as Markdown: provenance, the fit's steps, and one table of the held-out figures. */
 export function headsCardMarkdown(card: HeadsCard): string {
   const row = (name: string, f: BranchFigures) =>
-    `| ${name} | ${percent(f.accuracyStatic)} | ${percent(f.accuracyDynamic)} | ${percent(f.accuracyFused)} | ${f.eceFused.toFixed(4)} | ${decimals(f.aurocOracleAdvantage, 3)} | ${decimals(f.meanUClean, 3)} | ${decimals(f.meanUCorrupted, 3)} |`;
+    `| ${name} | ${HEADS_CARD_FIGURES.map(([, read, show]) => show(read(f))).join(' | ')} |`;
   const { heads, recorded } = card.validation;
   return [
     '# Knob heads: model card',
@@ -36,8 +49,8 @@ export function headsCardMarkdown(card: HeadsCard): string {
     '',
     `## Held out (${heads.frames} frames)`,
     '',
-    '| | static accuracy | dynamic accuracy | fused accuracy | fused ECE | AUROC of u* | mean u* clean | mean u* corrupted |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| | ${HEADS_CARD_FIGURES.map(([name]) => name).join(' | ')} |`,
+    `|---|${HEADS_CARD_FIGURES.map(() => '---:').join('|')}|`,
     row('fitted heads', heads),
     row(`the model as recorded (${recorded.contract})`, recorded),
     '',

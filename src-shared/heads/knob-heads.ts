@@ -117,7 +117,12 @@ export function fitKnobHeads(
     return rows.filter((_, i) => i % stride === 0);
   };
   const steps: string[] = [];
-  const fitStaticHead = (rows: readonly number[], l2: number, smoothing: number, what: string) => {
+  /** One head: softmax regression on at most HEAD_MAX_ROWS of `rows` (even strides), its step described. */
+  const fitHead = (
+    rows: readonly number[],
+    fitOptions: { l2: number; labelSmoothing?: number; softTargets?: (picked: readonly number[]) => Float64Array },
+    describe: (picked: number, iterations: string) => string,
+  ) => {
     const picked = strided(rows, HEAD_MAX_ROWS);
     const fit = fitSoftmaxRegression(
       standardised(picked),
@@ -125,50 +130,51 @@ export function fitKnobHeads(
       Int32Array.from(picked, (i) => labels[i]!),
       k,
       {
-        l2,
-        labelSmoothing: smoothing,
+        l2: fitOptions.l2,
+        labelSmoothing: fitOptions.labelSmoothing,
+        softTargets: fitOptions.softTargets?.(picked),
         maxIterations: 500,
         gradientTolerance: 1e-5,
         signal: options.signal,
       },
     );
     steps.push(
-      `${what}: softmax regression on ${picked.length} corrupted frames, label smoothing ${smoothing}, L2 ${l2}, ${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`,
+      describe(picked.length, `${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`),
     );
     return fit.model;
   };
   /**
-   * The dynamic head distilled from the model's recorded sensitive branch (its sharpened softmax as
-   * soft targets; Hinton et al. 2015) on every fitting row, clean and corrupted: it learns what the
+   * The dynamic head's targets: the model's recorded sensitive branch, sharpened (softmax(z / T);
+   * Hinton et al. 2015), on every fitting row, clean and corrupted: the head learns what the
    * classifier, trained on clean images, does (its clean accuracy, its confident errors under
    * corruption) from all the rows. Fitted on the labels of a recording's clean rows alone (about a
    * sixth of them), it lost 1.8 points of clean accuracy on a foreign CNN and 1.6 on the shipped
    * backbone (2026-12-05); distilled, 0.4 and 0.6.
    */
-  const distilHead = (rows: readonly number[], teacher: LogitArray, l2: number, what: string) => {
-    const picked = strided(rows, HEAD_MAX_ROWS);
+  const distilled = (picked: readonly number[]) => {
+    const teacher = data.recordedDynamic;
     const targets = new Float64Array(picked.length * k);
     const sharpened = new Float64Array(k);
     picked.forEach((r, i) => {
       for (let c = 0; c < k; c++) sharpened[c] = teacher[r * k + c]! / DISTILLATION_TEMPERATURE;
       softmaxRowInto(sharpened, 0, k, targets, i * k);
     });
-    const fit = fitSoftmaxRegression(
-      standardised(picked),
-      width,
-      Int32Array.from(picked, (i) => labels[i]!),
-      k,
-      { l2, softTargets: targets, maxIterations: 500, gradientTolerance: 1e-5, signal: options.signal },
-    );
-    steps.push(
-      `${what}: softmax regression distilled from the model's recorded dynamic branch (softmax at temperature ${DISTILLATION_TEMPERATURE}) on ${picked.length} frames, clean and corrupted, L2 ${l2}, ${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`,
-    );
-    return fit.model;
+    return targets;
   };
   options.onProgress?.('static head', 0, 3);
-  const staticHead = fitStaticHead(corrupted, STATIC_L2, STATIC_LABEL_SMOOTHING, 'static head');
+  const staticHead = fitHead(
+    corrupted,
+    { l2: STATIC_L2, labelSmoothing: STATIC_LABEL_SMOOTHING },
+    (picked, iterations) =>
+      `static head: softmax regression on ${picked} corrupted frames, label smoothing ${STATIC_LABEL_SMOOTHING}, L2 ${STATIC_L2}, ${iterations}`,
+  );
   options.onProgress?.('dynamic head', 1, 3);
-  const dynamicHead = distilHead(Array.from(train), data.recordedDynamic, DYNAMIC_L2, 'dynamic head');
+  const dynamicHead = fitHead(
+    Array.from(train),
+    { l2: DYNAMIC_L2, softTargets: distilled },
+    (picked, iterations) =>
+      `dynamic head: softmax regression distilled from the model's recorded dynamic branch (softmax at temperature ${DISTILLATION_TEMPERATURE}) on ${picked} frames, clean and corrupted, L2 ${DYNAMIC_L2}, ${iterations}`,
+  );
   options.onProgress?.('gate target network', 2, 3);
   const gateRows = strided(Array.from(train), GATE_MAX_ROWS);
   const x = standardised(gateRows);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelOptions } from '../../../src-shared/api/model-options';
@@ -96,6 +96,7 @@ export async function makeKnobModel(
       'INVALID_INPUT',
       `${model.path} already has a 'features' output; a features node is only for a classifier without one`,
     );
+  const originalSha256 = sha256Hex(original);
   const bytes = withFeatures ? original : (await exposeFeatures(model.path, request.featuresNode)).bytes;
   // The inference process opens a file: the model with its features, in a folder of its own, with
   // what the original's sidecar said (the sidecar is found beside the original only).
@@ -140,7 +141,7 @@ export async function makeKnobModel(
       const cache = request.cacheFolder === null || dataSha256 === null ? null : featureCache(request.cacheFolder);
       const key = {
         format: CACHE_FORMAT,
-        model: sha256Hex(bytes),
+        model: bytes === original ? originalSha256 : sha256Hex(bytes),
         contract: description.contract,
         adapter: description.adapter,
         data: dataSha256,
@@ -169,13 +170,11 @@ export async function makeKnobModel(
         if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
         trace = run.trace;
         // best effort: a full disk or a read-only data folder costs the next make a recording, not this one
-        if (cache !== null)
-          await mkdir(request.cacheFolder!, { recursive: true })
-            .then(() => cache.keep(key, trace!))
-            .catch(() => undefined);
+        // (the write creates the cache's folder)
+        if (cache !== null) await cache.keep(key, trace).catch(() => undefined);
       } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
       const fitted = await fitHeadsOnRecording({
-        model: { path: model.path, sha256: sha256Hex(original), bytes, contract: description.contract },
+        model: { path: model.path, sha256: originalSha256, bytes, contract: description.contract },
         trace,
         recording: {
           path: dataPath,
