@@ -141,15 +141,18 @@ describe('work the caller abandons stops', () => {
   it("a cancelled calibrator comparison does not fail the next client's call", async () => {
     const client = await rawClient();
     try {
-      // a call the metrics worker takes a minute and a half over uncancelled (a snapshot of a
-      // recording it already holds can finish before a cancel arrives); that a cancelled fit stops
-      // within an optimiser step is output-calibrators.test.ts's (it fails without the check):
-      // here, only that the next call is answered
+      // a call the metrics worker takes most of a minute over uncancelled (a snapshot of a
+      // recording it already holds can finish before a cancel arrives); it runs on the worker's
+      // helper thread (the comparison's heavier share), and the cancel must reach it there: the
+      // host's CPU goes quiet well before the fit would have ended (it stayed busy for about 50 s
+      // when the worker waited for the share), and the next call is answered
       const slow = { methods: ['dirichlet'], split: { kind: 'kfold' } };
       client.send({ id: 1, method: 'calibrator.compare', params: slow });
       await new Promise((resolve) => setTimeout(resolve, 200));
       client.send({ cancel: 1 });
       expect((await client.reply(1)).error?.code).toBe('CANCELLED');
+      const quiet = await eventually((now, before) => now.cpuMicros - before.cpuMicros < 50_000, 20_000);
+      expect(quiet.held, 'the host was still busy 20 s after the cancel').toBe(true);
       // at once, on the other connection: the old worker's exit must not fail this call
       const next = await host.call('metrics.snapshot', { detail: 'light' }, 120_000);
       expect(next.ok, next.error?.message).toBe(true);

@@ -10,6 +10,7 @@ import {
   type RowConditions,
   type RowFeatures,
 } from '../../../src-shared/calibrators/output-calibrator';
+import { stopIfCancelled } from '../../../src-shared/cancel-signal';
 import { KnobError } from '../../../src-shared/errors';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
 
@@ -102,17 +103,27 @@ export async function compareCalibratorsAlongside(
     onProgress: (done, total, stage) =>
       progress.onProgress?.(offset + Math.round((done * share) / total), methods.length, stage),
   });
+  // the caller's cancel reaches the other share while this thread waits for it (its 'abort' event
+  // fires then; while this thread fits, the share is cancelled once its fits end, below)
+  const cancelOnAbort = () => cancelThere.abort();
+  progress.signal?.addEventListener('abort', cancelOnAbort, { once: true });
   let mine: CalibratorComparison;
+  let theirs: CalibratorComparison | null;
   try {
     mine = compareCalibratorsOn(subject, here, split, scaled(0, methods.length));
+    if (progress.signal?.aborted === true) cancelThere.abort();
+    stopIfCancelled(progress.signal, 'the calibrator comparison was cancelled');
+    theirs = await away.catch(() => null);
+    // a share cancelled is not fitted here instead: the comparison stops
+    stopIfCancelled(progress.signal, 'the calibrator comparison was cancelled');
   } catch (error) {
     cancelThere.abort();
     await away.catch(() => undefined);
     throw error;
+  } finally {
+    progress.signal?.removeEventListener('abort', cancelOnAbort);
   }
-  const theirs =
-    (await away.catch(() => null)) ??
-    compareCalibratorsOn(subject, there, split, scaled(methods.length - there.length, there.length));
+  theirs ??= compareCalibratorsOn(subject, there, split, scaled(methods.length - there.length, there.length));
   const evaluated = [...mine.methods, ...theirs.methods];
   return { ...mine, methods: methods.map((m) => evaluated.find((e) => e.method === m)!) };
 }
