@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
@@ -25,10 +24,13 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * Under vitest, one Chromium per test file and set of flags, launched on first use and closed after
- * the file's last test: starting and ending Chromium took about four seconds of every end-to-end
- * test. Each desk still gets a context of its own (its own storage, cookies and pages) and its own
- * backend. Outside vitest (the desk benchmark) each desk launches and closes its own.
+ * Under vitest, one Chromium per test worker and set of flags, launched on first use: starting and
+ * ending Chromium took about four seconds of every end-to-end test. Each desk still gets a context
+ * of its own (its own storage, cookies and pages) and its own backend. The integration project
+ * shares this module among the files of a worker (isolate: false), so the browsers live until the
+ * worker's process ends, where Playwright ends the browsers it launched; a project that isolates its
+ * files starts a fresh worker for each. Outside vitest (the desk benchmark) each desk launches and closes
+ * its own.
  */
 const SHARED = process.env.VITEST !== undefined;
 const browsers = new Map<string, Promise<Browser>>();
@@ -42,13 +44,6 @@ function sharedBrowser(args: string[]): Promise<Browser> {
   }
   return browser;
 }
-
-async function closeBrowsers(): Promise<void> {
-  const open = [...browsers.values()];
-  browsers.clear();
-  await Promise.all(open.map(async (browser) => (await browser).close()));
-}
-if (SHARED) afterAll(closeBrowsers);
 
 export interface BrowserMode {
   backend: KnobBackend;
