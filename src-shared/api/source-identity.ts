@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /**
  * Which source a recording came from, precisely enough to find it again (issue 27): a file by its
- * name, size and SHA-256 (hashed while it is read), a folder of images by the SHA-256 of its
- * sorted list of relative paths and file hashes, the embedded set by its file's hash, a camera by
+ * name, size and SHA-256 (hashed while it is read), a folder of images (or a dataset's images
+ * and labels files, an IDX pair or images.npy with labels.npy, as a list of two) by the SHA-256 of
+ * its sorted list of relative paths and file hashes, the embedded set by its file's hash, a camera by
  * the device label the renderer reports and its resolution. Traces, reports, bundles and the
  * desk's top bar show it.
  */

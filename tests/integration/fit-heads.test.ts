@@ -195,7 +195,8 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(second.featuresFrom).toBe('cache');
     expect(second.trace).toEqual(first.trace);
     expect(second.split).toMatch(/seed 1/);
-    // the labels are a file beside the images (not in the images' hash): changed, they are recorded anew
+    // the labels are a file beside the images, hashed with them into the data's identity: changed,
+    // they are recorded anew
     const labelsFile = images.replace('-images-idx3-', '-labels-idx1-');
     const labels = readFileSync(labelsFile);
     labels[8] = (labels[8]! + 1) % 10;

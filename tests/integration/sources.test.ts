@@ -76,9 +76,24 @@ describe('dataset sources', () => {
       dimensions: [40],
       data: Uint8Array.from(sample.labels),
     });
-    const got = await collect(await openSourcePath(join(dir, 'set-images-idx3-ubyte.gz'), { target }));
+    const opened = await openSourcePath(join(dir, 'set-images-idx3-ubyte.gz'), { target });
+    const identity = opened.info.identity;
+    const got = await collect(opened);
     expect(got.frames).toHaveLength(40);
     expect(got.labels).toEqual(sample.labels);
+    // the labels file is part of the data's identity: the same images relabelled are another source
+    expect(identity).toMatchObject({
+      kind: 'folder',
+      name: 'set-images-idx3-ubyte.gz + set-labels-idx1-ubyte.gz',
+      fileCount: 2,
+    });
+    await writeIdxFile(join(dir, 'set-labels-idx1-ubyte.gz'), {
+      dimensions: [40],
+      data: Uint8Array.from(sample.labels, (label) => (label + 1) % 10),
+    });
+    const relabelled = (await openSourcePath(join(dir, 'set-images-idx3-ubyte.gz'), { target })).info.identity;
+    expect(relabelled).toMatchObject({ kind: 'folder', fileCount: 2 });
+    expect((relabelled as { sha256: string }).sha256).not.toBe((identity as { sha256: string }).sha256);
   });
 
   it('NumPy: an .npz archive and a folder with images.npy / labels.npy', async () => {
@@ -105,9 +120,21 @@ describe('dataset sources', () => {
       ),
     );
     writeFileSync(join(folder, 'labels.npy'), npyBytes(Int32Array.from(sample.labels), [40]));
-    const fromFolder = await collect(await openSourcePath(folder, { target }));
+    const folderSource = await openSourcePath(folder, { target });
+    const folderIdentity = folderSource.info.identity as { kind: string; name: string; sha256: string };
+    const fromFolder = await collect(folderSource);
     expect(Array.from(fromFolder.frames[3])).toEqual(Array.from(sample.images[3]));
     expect(fromFolder.labels).toEqual(sample.labels);
+    expect(folderIdentity).toMatchObject({ kind: 'folder', name: 'images.npy + labels.npy', fileCount: 2 });
+    writeFileSync(
+      join(folder, 'labels.npy'),
+      npyBytes(
+        Int32Array.from(sample.labels, (l) => (l + 1) % 10),
+        [40],
+      ),
+    );
+    const relabelled = (await openSourcePath(folder, { target })).info.identity as { sha256: string };
+    expect(relabelled.sha256).not.toBe(folderIdentity.sha256);
   });
 
   it('ImageFolder (class = folder name, sorted), a CSV manifest of JPEGs, and an unlabelled folder', async () => {

@@ -12,7 +12,7 @@ import { sha256Hex } from '../files/sha256';
 import { hasUserFile, isUserFolder, listUserFolder, readUserFile, userText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
-import { fileIdentity, folderIdentity } from './source-identity';
+import { fileIdentity, folderIdentity, imagesAndLabelsIdentity } from './source-identity';
 
 /**
  * Labelled and unlabelled image collections: IDX pairs (the embedded Fashion-MNIST test set),
@@ -112,7 +112,10 @@ export async function openIdxSource(
       geometry,
       options.labelNames ?? null,
       options,
-      await fileIdentity(imagesPath, 'dataset', options),
+      // the embedded set's labels ship with the app beside its images: its images' hash names it
+      labelsPath !== null && kind === 'dataset'
+        ? await imagesAndLabelsIdentity(imagesPath, labelsPath, options)
+        : await fileIdentity(imagesPath, 'dataset', options),
     ),
     images.data,
     labels,
@@ -170,7 +173,11 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
       geometry,
       options.labelNames ?? null,
       options,
-      await fileIdentity(isNpz ? path : join(path, 'images.npy'), 'dataset', options),
+      isNpz
+        ? await fileIdentity(path, 'dataset', options)
+        : labels === undefined
+          ? await fileIdentity(join(path, 'images.npy'), 'dataset', options)
+          : await imagesAndLabelsIdentity(join(path, 'images.npy'), join(path, 'labels.npy'), options),
     ),
     imageBytes(images, path),
     labelArray,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { basename, relative } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import type { SourceIdentity } from '../../../src-shared/api/source-identity';
 import { hashUserFile } from '../files/user-files';
 import type { FileKind } from '../files/input-limits';
@@ -23,13 +23,30 @@ export async function fileIdentity(
   return { kind: 'file', name: basename(path), sizeBytes, sha256 };
 }
 
+/**
+ * Images and the labels file beside them (an IDX pair, images.npy with labels.npy) as one identity:
+ * the file list of the two, so a relabelled set is another source (the images' hash alone named
+ * both, and a Knob model's provenance or a feature cache keyed on it could not tell them apart).
+ * Progress counts the images' bytes, the larger file.
+ */
+export async function imagesAndLabelsIdentity(
+  imagesPath: string,
+  labelsPath: string,
+  options: IdentityOptions = {},
+): Promise<SourceIdentity> {
+  const images = { path: imagesPath, ...(await hashUserFile(imagesPath, 'dataset', options)) };
+  const labels = { path: labelsPath, ...(await hashUserFile(labelsPath, 'dataset', { signal: options.signal })) };
+  return folderIdentity(dirname(imagesPath), [images, labels], `${basename(imagesPath)} + ${basename(labelsPath)}`);
+}
+
 /** A folder from the files it was read from, each with its size and SHA-256 as read. */
 export function folderIdentity(
   folder: string,
   files: ReadonlyArray<{ path: string; sizeBytes: number; sha256: string }>,
+  name = basename(folder),
 ): SourceIdentity {
   const lines = files.map((f) => `${relative(folder, f.path).split('\\').join('/')}\t${f.sha256}`).sort();
   const sha256 = createHash('sha256').update(lines.join('\n')).digest('hex');
   const sizeBytes = files.reduce((sum, f) => sum + f.sizeBytes, 0);
-  return { kind: 'folder', name: basename(folder), fileCount: files.length, sizeBytes, sha256 };
+  return { kind: 'folder', name, fileCount: files.length, sizeBytes, sha256 };
 }

@@ -151,8 +151,8 @@ export async function makeKnobModel(
         streamSeed: STREAM_SEED,
       };
       let trace = cache === null ? null : await cache.read(key);
-      // A file's identity hashes its images only (an IDX or NumPy dataset's labels are a file beside
-      // them): a kept recording is used only when its labels are the source's, frame for frame.
+      // The data's identity hashes the labels files too (source-identity.ts); the labels are still
+      // compared frame for frame, so a kept recording never brings labels the source lacks.
       if (trace !== null && !sameLabels(trace.labels ?? null, labels)) trace = null;
       const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
       if (trace === null) {
