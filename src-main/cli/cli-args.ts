@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DEFAULT_REPLICATES } from '../../src-shared/drift/block-bootstrap';
 import {
   CORRUPTION_NAMES,
   isCorruptionName,
@@ -81,7 +82,6 @@ export function positiveInteger(value: Values[string], name: string, fallback: n
 
 /** Batches of frames sent to the model at once (a batch's frames are held in memory twice). */
 export const MAX_BATCH = 4096;
-/** Seeds are 32-bit: the corruption generator's state. */
 /** A START:END window of frame indices (--reference, --window), or null when not given. */
 export function frameRangeOption(value: Values[string], option: string): { start: number; end: number } | null {
   if (value === undefined) return null;
@@ -99,8 +99,14 @@ export function frameCountOption(value: Values[string], option: string, min: num
   return value === undefined ? null : numberInRange(value, option, 0, { min, max, integer: true });
 }
 
+/** Seeds are 32-bit: the corruption generator's state. */
 export function seedOption(value: Values[string]): number {
   return numberInRange(value, 'seed', 0, { min: 0, max: 0xffffffff, integer: true });
+}
+
+/** --replicates of a block bootstrap (knob estimate, knob timeline): 20 to 10,000 resamples. */
+export function blockBootstrapReplicatesOption(value: Values[string]): number {
+  return numberInRange(value, 'replicates', DEFAULT_REPLICATES, { min: 20, max: 10_000, integer: true });
 }
 
 export const GATE_OPTIONS = {

@@ -1,4 +1,3 @@
-import { DEFAULT_REPLICATES } from '../../../src-shared/drift/block-bootstrap';
 import { storedProvenanceOf } from '../../core/report/provenance';
 import {
   estimateAccuracyOfTrace,
@@ -10,7 +9,7 @@ import {
   frameCountOption,
   frameRangeOption,
   GATE_OPTIONS,
-  numberInRange,
+  blockBootstrapReplicatesOption,
   parseCommandArgs,
   seedOption,
 } from '../cli-args';
@@ -65,11 +64,7 @@ export async function estimateCommand(args: string[]): Promise<number> {
   const by = (values.by ?? 'severity') as EstimateGrouping;
   if (by !== 'severity' && by !== 'window') throw new UsageError(`--by must be severity or window, got '${by}'`);
   const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 1, 100_000_000);
-  const replicates = numberInRange(values.replicates, 'replicates', DEFAULT_REPLICATES, {
-    min: 20,
-    max: 10_000,
-    integer: true,
-  });
+  const replicates = blockBootstrapReplicatesOption(values.replicates);
   const seed = seedOption(values.seed);
   return runOverTrace(
     'estimate',

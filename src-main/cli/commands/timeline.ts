@@ -1,6 +1,11 @@
-import { DEFAULT_REPLICATES } from '../../../src-shared/drift/block-bootstrap';
 import { calibrationTimeline, type CalibrationTimelineResult } from '../../../src-shared/drift/calibration-timeline';
-import { frameCountOption, GATE_OPTIONS, numberInRange, parseCommandArgs, seedOption } from '../cli-args';
+import {
+  blockBootstrapReplicatesOption,
+  frameCountOption,
+  GATE_OPTIONS,
+  parseCommandArgs,
+  seedOption,
+} from '../cli-args';
 import { runOverTrace } from '../trace-command';
 import { UsageError } from '../usage-error';
 
@@ -51,11 +56,7 @@ export async function timelineCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('knob timeline takes one trace file');
   const windowFrames = frameCountOption(values['window-frames'], 'window-frames', 2, 100_000_000);
   const strideFrames = frameCountOption(values['stride-frames'], 'stride-frames', 1, 100_000_000);
-  const replicates = numberInRange(values.replicates, 'replicates', DEFAULT_REPLICATES, {
-    min: 20,
-    max: 10_000,
-    integer: true,
-  });
+  const replicates = blockBootstrapReplicatesOption(values.replicates);
   const seed = seedOption(values.seed);
   return runOverTrace(
     'timeline',
