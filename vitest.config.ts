@@ -61,8 +61,9 @@ export default defineConfig({
           name: 'integration',
           // as in `unit`: the files of a worker share one module graph, so the core, zod's contract,
           // Arrow and Playwright are imported once a worker instead of once a file (about 2 s of CPU
-          // a file; the project's CPU time 1,440 s -> 1,230 s). No file here stubs a module or a
-          // global; a file that must (vi.mock) runs in `serial`.
+          // a file; the project's CPU time 1,440 s -> 1,230 s). No file here replaces a module, and
+          // those that spy on process.stdout or stderr restore them in finally; a file that must
+          // replace a module (vi.mock) runs in `serial`.
           isolate: false,
           include: ['tests/integration/**/*.test.ts', 'tests/e2e/**/*.test.ts'],
           exclude: ['tests/integration/labels-and-binding-races.test.ts'],
@@ -70,6 +71,7 @@ export default defineConfig({
           maxWorkers: CORES,
           sequence: { groupOrder: 1 },
           globalSetup: ['./tests/support/renderer-build.ts'],
+          setupFiles: ['./tests/support/close-browsers-after-file.ts'],
         },
       },
       {

@@ -42,7 +42,7 @@ export function headsCardMarkdown(card: HeadsCard): string {
     '# Knob heads: model card',
     '',
     `- classifier: \`${card.model.path}\` (SHA-256 ${card.model.sha256})`,
-    `- features recorded in: \`${card.trace.path}\` (SHA-256 ${card.trace.sha256}; ${card.trace.labelledFrames} labelled frames, ${card.trace.featureWidth} features a frame)`,
+    `- features recorded in: \`${card.trace.path}\` (SHA-256 ${card.trace.sha256}: of the file, or of the file list for a folder or images with their labels file; ${card.trace.labelledFrames} labelled frames, ${card.trace.featureWidth} features a frame)`,
     `- split: ${card.split}`,
     `- fitted in ${card.fitSeconds.toFixed(1)} s:`,
     ...card.steps.map((step) => `  - ${step}`),

@@ -81,8 +81,13 @@ describe('internal errors', () => {
       written.push(String(chunk));
       return true;
     });
-    const status = reportFailure(new RangeError('forced failure in a command'), log);
-    write.mockRestore();
+    let status: number;
+    try {
+      status = reportFailure(new RangeError('forced failure in a command'), log);
+    } finally {
+      // the files of a worker share this process's stderr (vitest's isolate: false)
+      write.mockRestore();
+    }
     expect(status).toBe(1);
     const match = /^knob: internal error ([0-9a-f]{8}): forced failure in a command \(details in (.+)\)\n$/.exec(
       written.join(''),

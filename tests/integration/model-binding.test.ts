@@ -131,8 +131,13 @@ async function manifestOf(path: string): Promise<BundleManifest> {
 describe('one export for the desk and the CLI (src-main/core/use-cases/export-bundle.ts)', () => {
   it('writes the same bundle for the same trace and settings (with SOURCE_DATE_EPOCH, the same time stamp too)', async () => {
     // the time stamp every output records (creation-time.ts): fixed, so nothing else can differ
+    const before = process.env.SOURCE_DATE_EPOCH;
     process.env.SOURCE_DATE_EPOCH = '1767225600';
-    onTestFinished(() => void delete process.env.SOURCE_DATE_EPOCH);
+    // the files of a worker share this process's environment (vitest's isolate: false)
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.SOURCE_DATE_EPOCH;
+      else process.env.SOURCE_DATE_EPOCH = before;
+    });
     await backend.handle('model.load', { path: 'default', discard: true });
     await backend.handle('trace.load', { path: trace, discard: true });
     const knobs = await backend.handle('knobs.set', { gate });

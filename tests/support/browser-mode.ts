@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
@@ -24,13 +25,14 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * Under vitest, one Chromium per test worker and set of flags, launched on first use: starting and
- * ending Chromium took about four seconds of every end-to-end test. Each desk still gets a context
- * of its own (its own storage, cookies and pages) and its own backend. The integration project
- * shares this module among the files of a worker (isolate: false), so the browsers live until the
- * worker's process ends, where Playwright ends the browsers it launched; a project that isolates its
- * files starts a fresh worker for each. Outside vitest (the desk benchmark) each desk launches and closes
- * its own.
+ * Under vitest, one Chromium per test file and set of flags, launched on first use and closed after
+ * the file's last test: starting and ending Chromium took about four seconds of every end-to-end
+ * test. Each desk still gets a context of its own (its own storage, cookies and pages) and its own
+ * backend. A file closes its browsers by this module's afterAll where the project isolates its files
+ * (this module is then evaluated per file), and by close-browsers-after-file.ts, a setup file, where
+ * the files of a worker share this module (the integration project). A browser that fails to
+ * launch or crashes is forgotten, so the next desk launches another. Outside vitest (the desk
+ * benchmark) each desk launches and closes its own.
  */
 const SHARED = process.env.VITEST !== undefined;
 const browsers = new Map<string, Promise<Browser>>();
@@ -39,11 +41,31 @@ function sharedBrowser(args: string[]): Promise<Browser> {
   const key = JSON.stringify(args);
   let browser = browsers.get(key);
   if (browser === undefined) {
-    browser = chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+    const launched = chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args }).then(
+      (opened) => {
+        opened.on('disconnected', () => {
+          if (browsers.get(key) === launched) browsers.delete(key);
+        });
+        return opened;
+      },
+      (error: unknown) => {
+        browsers.delete(key);
+        throw error;
+      },
+    );
+    browser = launched;
     browsers.set(key, browser);
   }
   return browser;
 }
+
+/** Closes the browsers this module launched (vitest: after a test file). */
+export async function closeSharedBrowsers(): Promise<void> {
+  const open = [...browsers.values()];
+  browsers.clear();
+  await Promise.all(open.map(async (browser) => (await browser.catch(() => null))?.close()));
+}
+if (SHARED) afterAll(closeSharedBrowsers);
 
 export interface BrowserMode {
   backend: KnobBackend;

@@ -97,7 +97,11 @@ export function serializeIdx(array: IdxArray): Uint8Array {
 }
 
 export async function readIdxFile(path: string): Promise<IdxArray> {
-  const bytes = await readUserFile(path, 'dataset');
+  return decodeIdxFile(await readUserFile(path, 'dataset'), path);
+}
+
+/** An IDX file's bytes as read (gzipped when its name ends in .gz), decoded. */
+export function decodeIdxFile(bytes: Uint8Array, path: string): IdxArray {
   return parseIdx(path.endsWith('.gz') ? gunzipIdx(bytes, path) : bytes, path);
 }
 

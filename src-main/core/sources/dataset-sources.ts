@@ -5,14 +5,13 @@ import type { SourceIdentity } from '../../../src-shared/api/source-identity';
 import { KnobError } from '../../../src-shared/errors';
 import { splitCsvLine } from '../../../src-shared/labels/csv-line';
 import { matchClassNames, type ClassMap, type ClassMapping } from '../../../src-shared/labels/class-names';
-import { readIdxFile } from '../datasets/idx-file';
-import { readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
+import { decodeIdxFile, readIdxFile } from '../datasets/idx-file';
+import { parseNpy, readNpyFile, readNpzFile, type NpyArray } from '../datasets/npy-file';
 import { checkTextField } from '../files/text-fields';
-import { sha256Hex } from '../files/sha256';
 import { hasUserFile, isUserFolder, listUserFolder, readUserFile, userText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
-import { fileIdentity, folderIdentity, imagesAndLabelsIdentity } from './source-identity';
+import { fileIdentity, folderIdentity, hashedFile, imagesAndLabelsIdentity, type HashedFile } from './source-identity';
 
 /**
  * Labelled and unlabelled image collections: IDX pairs (the embedded Fashion-MNIST test set),
@@ -100,9 +99,11 @@ export async function openIdxSource(
   const count = images.dimensions[0];
   if (count === 0) throw new KnobError('INVALID_INPUT', `${imagesPath}: the dataset is empty`);
   let labels: Int32Array | null = null;
+  let labelsFile: HashedFile | null = null;
   if (labelsPath !== null) {
-    const raw = await readIdxFile(labelsPath);
-    labels = checkLabels(raw.data, count, options.labelNames?.length ?? null, labelsPath);
+    const bytes = await readUserFile(labelsPath, 'dataset');
+    labelsFile = hashedFile(labelsPath, bytes);
+    labels = checkLabels(decodeIdxFile(bytes, labelsPath).data, count, options.labelNames?.length ?? null, labelsPath);
   }
   return inMemorySource(
     info(
@@ -113,8 +114,8 @@ export async function openIdxSource(
       options.labelNames ?? null,
       options,
       // the embedded set's labels ship with the app beside its images: its images' hash names it
-      labelsPath !== null && kind === 'dataset'
-        ? await imagesAndLabelsIdentity(imagesPath, labelsPath, options)
+      labelsFile !== null && kind === 'dataset'
+        ? await imagesAndLabelsIdentity(imagesPath, labelsFile, options)
         : await fileIdentity(imagesPath, 'dataset', options),
     ),
     images.data,
@@ -146,6 +147,7 @@ const NPZ_LABEL_KEYS = ['labels', 'y', 'y_test', 'Y'];
 export async function openNumpySource(path: string, options: DatasetOptions): Promise<FrameSource> {
   let images: NpyArray | undefined;
   let labels: NpyArray | undefined;
+  let labelsFile: HashedFile | null = null;
   const isNpz = path.toLowerCase().endsWith('.npz');
   if (isNpz) {
     const arrays = await readNpzFile(path, 'dataset');
@@ -158,7 +160,12 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
       );
   } else {
     images = await readNpyFile(join(path, 'images.npy'), 'dataset');
-    if (await hasUserFile(path, 'labels.npy')) labels = await readNpyFile(join(path, 'labels.npy'), 'dataset');
+    if (await hasUserFile(path, 'labels.npy')) {
+      const labelsPath = join(path, 'labels.npy');
+      const bytes = await readUserFile(labelsPath, 'dataset');
+      labelsFile = hashedFile(labelsPath, bytes);
+      labels = parseNpy(bytes, labelsPath);
+    }
   }
   const geometry = geometryOf(images.shape, path);
   const count = images.shape[0];
@@ -175,9 +182,9 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
       options,
       isNpz
         ? await fileIdentity(path, 'dataset', options)
-        : labels === undefined
+        : labelsFile === null
           ? await fileIdentity(join(path, 'images.npy'), 'dataset', options)
-          : await imagesAndLabelsIdentity(join(path, 'images.npy'), join(path, 'labels.npy'), options),
+          : await imagesAndLabelsIdentity(join(path, 'images.npy'), labelsFile, options),
     ),
     imageBytes(images, path),
     labelArray,
@@ -192,11 +199,11 @@ async function decodeAll(
 ): Promise<{
   frames: Uint8Array;
   geometry: { width: number; height: number; channels: 1 | 3 };
-  hashes: Array<{ path: string; sizeBytes: number; sha256: string }>;
+  hashes: HashedFile[];
 }> {
   if (files.length === 0) throw new KnobError('INVALID_INPUT', `${source}: no PNG or JPEG images found`);
   const decoded: DecodedImage[] = [];
-  const hashes: Array<{ path: string; sizeBytes: number; sha256: string }> = [];
+  const hashes: HashedFile[] = [];
   for (const [index, file] of files.entries()) {
     if (options.signal?.aborted)
       throw new KnobError('CANCELLED', `${source}: opening cancelled after ${index} of ${files.length} images`);
@@ -311,10 +318,7 @@ export async function openImageFolderSource(dir: string, options: DatasetOptions
     const { rows, byIndex } = parseManifest(userText(manifestBytes, manifest), manifest);
     const files = rows.map((r) => join(dir, r.path));
     const decoded = await decodeAll(files, dir, options);
-    const identity = folderIdentity(dir, [
-      { path: manifest, sizeBytes: manifestBytes.length, sha256: sha256Hex(manifestBytes) },
-      ...decoded.hashes,
-    ]);
+    const identity = folderIdentity(dir, [hashedFile(manifest, manifestBytes), ...decoded.hashes]);
     const description = `CSV manifest, ${rows.length} images`;
     if (byIndex) {
       const labelNames = options.labelNames ?? null;

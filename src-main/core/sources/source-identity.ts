@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
 import type { SourceIdentity } from '../../../src-shared/api/source-identity';
+import { sha256Hex } from '../files/sha256';
 import { hashUserFile } from '../files/user-files';
 import type { FileKind } from '../files/input-limits';
 
@@ -23,26 +24,38 @@ export async function fileIdentity(
   return { kind: 'file', name: basename(path), sizeBytes, sha256 };
 }
 
+/** A file's path, size and SHA-256, from the bytes it was read as (what a folder identity lists). */
+export interface HashedFile {
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+export function hashedFile(path: string, bytes: Uint8Array): HashedFile {
+  return { path, sizeBytes: bytes.length, sha256: sha256Hex(bytes) };
+}
+
 /**
  * Images and the labels file beside them (an IDX pair, images.npy with labels.npy) as one identity:
- * the file list of the two, so a relabelled set is another source (the images' hash alone named
- * both, and a Knob model's provenance or a feature cache keyed on it could not tell them apart).
- * Progress counts the images' bytes, the larger file.
+ * the file list of the two, named by both files, so a relabelled set is another source (the images'
+ * hash alone named both, and a Knob model's provenance or a feature cache keyed on it could not tell
+ * them apart). The labels are hashed from the bytes decoded (`labels`), the images in chunks as a
+ * file source is; progress counts the images' bytes.
  */
 export async function imagesAndLabelsIdentity(
   imagesPath: string,
-  labelsPath: string,
+  labels: HashedFile,
   options: IdentityOptions = {},
 ): Promise<SourceIdentity> {
   const images = { path: imagesPath, ...(await hashUserFile(imagesPath, 'dataset', options)) };
-  const labels = { path: labelsPath, ...(await hashUserFile(labelsPath, 'dataset', { signal: options.signal })) };
-  return folderIdentity(dirname(imagesPath), [images, labels], `${basename(imagesPath)} + ${basename(labelsPath)}`);
+  const name = `${basename(imagesPath)} + ${basename(labels.path)}`;
+  return folderIdentity(dirname(imagesPath), [images, labels], name);
 }
 
 /** A folder from the files it was read from, each with its size and SHA-256 as read. */
 export function folderIdentity(
   folder: string,
-  files: ReadonlyArray<{ path: string; sizeBytes: number; sha256: string }>,
+  files: ReadonlyArray<HashedFile>,
   name = basename(folder),
 ): SourceIdentity {
   const lines = files.map((f) => `${relative(folder, f.path).split('\\').join('/')}\t${f.sha256}`).sort();

@@ -90,6 +90,8 @@ export async function compareCalibratorsAlongside(
   const small = subject.labels.length < TWO_THREAD_MIN_FRAMES || subject.logits.length * 8 > TWO_THREAD_MAX_LOGIT_BYTES;
   if (there.length === 0 || small) return compareCalibratorsOn(subject, methods, split, progress);
   const cancelThere = new AbortController();
+  const cancelled = 'the calibrator comparison was cancelled';
+  stopIfCancelled(progress.signal, cancelled);
   let away: Promise<CalibratorComparison>;
   try {
     ({ answer: away } = await startElsewhere(there, cancelThere.signal));
@@ -103,19 +105,21 @@ export async function compareCalibratorsAlongside(
     onProgress: (done, total, stage) =>
       progress.onProgress?.(offset + Math.round((done * share) / total), methods.length, stage),
   });
-  // the caller's cancel reaches the other share while this thread waits for it (its 'abort' event
-  // fires then; while this thread fits, the share is cancelled once its fits end, below)
+  // The caller's cancel reaches the other share while this thread waits for it (the signal's
+  // 'abort' event fires then); while this thread fits, its fits stop at their next poll of the
+  // shared flag and the catch below cancels the share.
   const cancelOnAbort = () => cancelThere.abort();
   progress.signal?.addEventListener('abort', cancelOnAbort, { once: true });
   let mine: CalibratorComparison;
   let theirs: CalibratorComparison | null;
   try {
+    // a cancel that came while the share was handed over stops it before this thread's work
+    stopIfCancelled(progress.signal, cancelled);
     mine = compareCalibratorsOn(subject, here, split, scaled(0, methods.length));
-    if (progress.signal?.aborted === true) cancelThere.abort();
-    stopIfCancelled(progress.signal, 'the calibrator comparison was cancelled');
+    stopIfCancelled(progress.signal, cancelled);
     theirs = await away.catch(() => null);
     // a share cancelled is not fitted here instead: the comparison stops
-    stopIfCancelled(progress.signal, 'the calibrator comparison was cancelled');
+    stopIfCancelled(progress.signal, cancelled);
   } catch (error) {
     cancelThere.abort();
     await away.catch(() => undefined);
