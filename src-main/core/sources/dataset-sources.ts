@@ -11,7 +11,14 @@ import { checkTextField } from '../files/text-fields';
 import { hasUserFile, isUserFolder, listUserFolder, readUserFile, userText } from '../files/user-files';
 import { decodeImageFile, IMAGE_EXTENSIONS, type DecodedImage } from './image-file';
 import { inMemorySource, type FrameSource, type SourceInfo, type SourceKind } from './frame-source';
-import { fileIdentity, folderIdentity, hashedFile, imagesAndLabelsIdentity, type HashedFile } from './source-identity';
+import {
+  fileIdentity,
+  folderIdentity,
+  hashedFile,
+  imagesAndLabelsIdentity,
+  readHashedDatasetFile,
+  type HashedFile,
+} from './source-identity';
 
 /**
  * Labelled and unlabelled image collections: IDX pairs (the embedded Fashion-MNIST test set),
@@ -101,9 +108,14 @@ export async function openIdxSource(
   let labels: Int32Array | null = null;
   let labelsFile: HashedFile | null = null;
   if (labelsPath !== null) {
-    const bytes = await readUserFile(labelsPath, 'dataset');
-    labelsFile = hashedFile(labelsPath, bytes);
-    labels = checkLabels(decodeIdxFile(bytes, labelsPath).data, count, options.labelNames?.length ?? null, labelsPath);
+    const read = await readHashedDatasetFile(labelsPath);
+    labelsFile = read.file;
+    labels = checkLabels(
+      decodeIdxFile(read.bytes, labelsPath).data,
+      count,
+      options.labelNames?.length ?? null,
+      labelsPath,
+    );
   }
   return inMemorySource(
     info(
@@ -162,9 +174,9 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
     images = await readNpyFile(join(path, 'images.npy'), 'dataset');
     if (await hasUserFile(path, 'labels.npy')) {
       const labelsPath = join(path, 'labels.npy');
-      const bytes = await readUserFile(labelsPath, 'dataset');
-      labelsFile = hashedFile(labelsPath, bytes);
-      labels = parseNpy(bytes, labelsPath);
+      const read = await readHashedDatasetFile(labelsPath);
+      labelsFile = read.file;
+      labels = parseNpy(read.bytes, labelsPath);
     }
   }
   const geometry = geometryOf(images.shape, path);
@@ -180,11 +192,10 @@ export async function openNumpySource(path: string, options: DatasetOptions): Pr
       geometry,
       options.labelNames ?? null,
       options,
-      isNpz
-        ? await fileIdentity(path, 'dataset', options)
-        : labelsFile === null
-          ? await fileIdentity(join(path, 'images.npy'), 'dataset', options)
-          : await imagesAndLabelsIdentity(join(path, 'images.npy'), labelsFile, options),
+      // an archive holds its labels; a folder's labels.npy is a file beside images.npy
+      labelsFile === null
+        ? await fileIdentity(isNpz ? path : join(path, 'images.npy'), 'dataset', options)
+        : await imagesAndLabelsIdentity(join(path, 'images.npy'), labelsFile, options),
     ),
     imageBytes(images, path),
     labelArray,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
 import type { SourceIdentity } from '../../../src-shared/api/source-identity';
 import { sha256Hex } from '../files/sha256';
-import { hashUserFile } from '../files/user-files';
+import { hashUserFile, readUserFile } from '../files/user-files';
 import type { FileKind } from '../files/input-limits';
 
 /**
@@ -33,6 +33,12 @@ export interface HashedFile {
 
 export function hashedFile(path: string, bytes: Uint8Array): HashedFile {
   return { path, sizeBytes: bytes.length, sha256: sha256Hex(bytes) };
+}
+
+/** A dataset file read whole, with its hash from the same bytes (a labels file beside images). */
+export async function readHashedDatasetFile(path: string): Promise<{ bytes: Uint8Array; file: HashedFile }> {
+  const bytes = await readUserFile(path, 'dataset');
+  return { bytes, file: hashedFile(path, bytes) };
 }
 
 /**
