@@ -1,5 +1,6 @@
 import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
+import { addScaledInto, dotProduct } from './dot-product';
 import { minimizeLbfgs } from './lbfgs';
 
 /**
@@ -89,10 +90,7 @@ export function fitSoftmaxRegression(
       const o = i * width;
       let max = -Infinity;
       for (let k = 0; k < c; k++) {
-        let s = 0;
-        const w = k * width;
-        for (let j = 0; j < width; j++) s += params[w + j] * inputs[o + j];
-        s += params[weightCount + k];
+        const s = dotProduct(params, k * width, inputs, o, width) + params[weightCount + k];
         scores[k] = s;
         if (s > max) max = s;
       }
@@ -108,8 +106,7 @@ export function fitSoftmaxRegression(
       for (let k = 0; k < c; k++) {
         const r = residual[k];
         gradient[weightCount + k] += r;
-        const w = k * width;
-        for (let j = 0; j < width; j++) gradient[w + j] += r * inputs[o + j];
+        addScaledInto(r, inputs, o, gradient, k * width, width);
       }
     }
     let penalty = 0;

@@ -1,5 +1,6 @@
 import type { CancelSignal } from '../cancel-signal';
 import { sigmoid } from '../calibrators/binary-scores';
+import { addScaledInto, dotProduct } from '../calibrators/dot-product';
 import { minimizeLbfgs } from '../calibrators/lbfgs';
 import { seededRandom, normalDraw } from '../random';
 
@@ -71,9 +72,7 @@ export function gateTargetLoss(
       const o = i * width;
       let a = params[b2At];
       for (let j = 0; j < h; j++) {
-        let z = params[b1At + j];
-        const row = w1At + j * width;
-        for (let c = 0; c < width; c++) z += params[row + c] * x[o + c];
+        const z = params[b1At + j] + dotProduct(params, w1At + j * width, x, o, width);
         hiddenValues[j] = z > 0 ? z : 0;
         a += params[w2At + j] * hiddenValues[j];
       }
@@ -124,8 +123,7 @@ export function gateTargetLoss(
         if (hiddenValues[j] <= 0) continue;
         const dz = dA * params[w2At + j];
         gradient[b1At + j] += dz;
-        const row = w1At + j * width;
-        for (let c = 0; c < width; c++) gradient[row + c] += dz * x[o + c];
+        addScaledInto(dz, x, o, gradient, w1At + j * width, width);
       }
     }
     for (let p = 0; p < count; p++) gradient[p] /= n;
