@@ -81,13 +81,29 @@ export interface HeadsFit {
   steps: string[];
 }
 
-export function fitKnobHeads(
-  data: HeadsData,
-  options: { seed: number; signal?: CancelSignal; onProgress?: (stage: string, done: number, total: number) => void },
-): HeadsFit {
-  const { width, labels, severity, classCount: k } = data;
+/** The seeded split of a fit and the standardisation the heads read: what every stage starts from. */
+export interface HeadsSplit {
+  /** Rows fitted on and held out (indices into the data, ascending). */
+  train: Int32Array;
+  validation: Int32Array;
+  /** The fitting rows that are clean and corrupted. */
+  clean: number[];
+  corrupted: number[];
+  mean: Float64Array;
+  scale: Float64Array;
+}
+
+/** One stage of the fit: what it fitted and, in words, how. */
+export interface HeadsStage<T> {
+  fitted: T;
+  step: string;
+}
+
+/** A seeded VALIDATION_FRACTION of the rows held out, and the fitting rows' standardisation. */
+export function headsSplit(data: HeadsData, seed: number): HeadsSplit {
+  const { labels, severity } = data;
   const n = labels.length;
-  const random = seededRandom(options.seed);
+  const random = seededRandom(seed);
   const order = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -103,88 +119,98 @@ export function fitKnobHeads(
       'INVALID_INPUT',
       `fitting Knob heads needs ${MIN_HEAD_ROWS} clean and ${MIN_HEAD_ROWS} corrupted labelled frames to fit on; these have ${clean.length} and ${corrupted.length} (record with a corruption schedule that leaves clean segments)`,
     );
-  // standardisation from the fitting rows
-  const { mean, scale } = featureStandardisation(data.features, width, train);
-  const standardised = (rows: readonly number[]) => {
-    const x = new Float64Array(rows.length * width);
-    rows.forEach((row, i) => {
-      for (let j = 0; j < width; j++) x[i * width + j] = (data.features[row * width + j]! - mean[j]!) * scale[j]!;
-    });
-    return x;
-  };
-  const strided = (rows: readonly number[], most: number) => {
-    const stride = Math.max(1, Math.ceil(rows.length / most));
-    return rows.filter((_, i) => i % stride === 0);
-  };
-  const steps: string[] = [];
-  /** One head: softmax regression on at most HEAD_MAX_ROWS of `rows` (even strides), its step described. */
-  const fitHead = (
-    rows: readonly number[],
-    fitOptions: { l2: number; labelSmoothing?: number; softTargets?: (picked: readonly number[]) => Float64Array },
-    describe: (picked: number, iterations: string) => string,
-  ) => {
-    const picked = strided(rows, HEAD_MAX_ROWS);
-    const fit = fitSoftmaxRegression(
-      standardised(picked),
-      width,
-      Int32Array.from(picked, (i) => labels[i]!),
-      k,
-      {
-        l2: fitOptions.l2,
-        labelSmoothing: fitOptions.labelSmoothing,
-        softTargets: fitOptions.softTargets?.(picked),
-        maxIterations: 500,
-        gradientTolerance: 1e-5,
-        signal: options.signal,
-      },
-    );
-    steps.push(
-      describe(picked.length, `${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`),
-    );
-    return fit.model;
-  };
-  /**
-   * The dynamic head's targets: the model's recorded sensitive branch, sharpened (softmax(z / T);
-   * Hinton et al. 2015), on every fitting row, clean and corrupted: the head learns what the
-   * classifier, trained on clean images, does (its clean accuracy, its confident errors under
-   * corruption) from all the rows. Fitted on the labels of a recording's clean rows alone (about a
-   * sixth of them), it lost 1.8 points of clean accuracy on a foreign CNN and 1.6 on the shipped
-   * backbone (2026-12-05); distilled, 0.4 and 0.6.
-   */
-  const distilled = (picked: readonly number[]) => {
-    const teacher = data.recordedDynamic;
-    const targets = new Float64Array(picked.length * k);
-    const sharpened = new Float64Array(k);
-    picked.forEach((r, i) => {
-      for (let c = 0; c < k; c++) sharpened[c] = teacher[r * k + c]! / DISTILLATION_TEMPERATURE;
-      softmaxRowInto(sharpened, 0, k, targets, i * k);
-    });
-    return targets;
-  };
-  options.onProgress?.('static head', 0, 3);
-  const staticHead = fitHead(
-    corrupted,
-    { l2: STATIC_L2, labelSmoothing: STATIC_LABEL_SMOOTHING },
-    (picked, iterations) =>
-      `static head: softmax regression on ${picked} corrupted frames, label smoothing ${STATIC_LABEL_SMOOTHING}, L2 ${STATIC_L2}, ${iterations}`,
+  const { mean, scale } = featureStandardisation(data.features, data.width, train);
+  return { train, validation, clean, corrupted, mean, scale };
+}
+
+/** The rows' standardised features, row-major [rows, width]. */
+function standardisedRows(data: HeadsData, split: HeadsSplit, rows: readonly number[]): Float64Array {
+  const { width } = data;
+  const x = new Float64Array(rows.length * width);
+  rows.forEach((row, i) => {
+    for (let j = 0; j < width; j++)
+      x[i * width + j] = (data.features[row * width + j]! - split.mean[j]!) * split.scale[j]!;
+  });
+  return x;
+}
+
+/** At most `most` of the rows, at even strides. */
+function strided(rows: readonly number[], most: number): number[] {
+  const stride = Math.max(1, Math.ceil(rows.length / most));
+  return rows.filter((_, i) => i % stride === 0);
+}
+
+/**
+ * One branch's head: softmax regression on at most HEAD_MAX_ROWS rows (even strides). The static
+ * head on the corrupted fitting rows with label smoothing; the dynamic head on every fitting row,
+ * clean and corrupted, distilled from the model's recorded sensitive branch sharpened (softmax(z /
+ * T); Hinton et al. 2015): it learns what the classifier, trained on clean images, does (its clean
+ * accuracy, its confident errors under corruption) from all the rows. Fitted on the labels of a
+ * recording's clean rows alone (about a sixth of them), it lost 1.8 points of clean accuracy on a
+ * foreign CNN and 1.6 on the shipped backbone (2026-12-05); distilled, 0.4 and 0.6. The two are
+ * independent: the parent may fit them on two threads at once.
+ */
+export function fitBranchHead(
+  branch: 'static' | 'dynamic',
+  data: HeadsData,
+  split: HeadsSplit,
+  signal?: CancelSignal,
+): HeadsStage<SoftmaxRegression> {
+  const { width, labels, classCount: k } = data;
+  const picked = strided(branch === 'static' ? split.corrupted : Array.from(split.train), HEAD_MAX_ROWS);
+  const fit = fitSoftmaxRegression(
+    standardisedRows(data, split, picked),
+    width,
+    Int32Array.from(picked, (i) => labels[i]!),
+    k,
+    {
+      ...(branch === 'static'
+        ? { l2: STATIC_L2, labelSmoothing: STATIC_LABEL_SMOOTHING }
+        : { l2: DYNAMIC_L2, softTargets: distilledTargets(data, picked) }),
+      maxIterations: 500,
+      gradientTolerance: 1e-5,
+      signal,
+    },
   );
-  options.onProgress?.('dynamic head', 1, 3);
-  const dynamicHead = fitHead(
-    Array.from(train),
-    { l2: DYNAMIC_L2, softTargets: distilled },
-    (picked, iterations) =>
-      `dynamic head: softmax regression distilled from the model's recorded dynamic branch (softmax at temperature ${DISTILLATION_TEMPERATURE}) on ${picked} frames, clean and corrupted, L2 ${DYNAMIC_L2}, ${iterations}`,
-  );
-  options.onProgress?.('gate target network', 2, 3);
-  const gateRows = strided(Array.from(train), GATE_MAX_ROWS);
-  const x = standardised(gateRows);
+  const iterations = `${fit.iterations} L-BFGS iterations${fit.converged ? '' : ' (not converged)'}`;
+  const step =
+    branch === 'static'
+      ? `static head: softmax regression on ${picked.length} corrupted frames, label smoothing ${STATIC_LABEL_SMOOTHING}, L2 ${STATIC_L2}, ${iterations}`
+      : `dynamic head: softmax regression distilled from the model's recorded dynamic branch (softmax at temperature ${DISTILLATION_TEMPERATURE}) on ${picked.length} frames, clean and corrupted, L2 ${DYNAMIC_L2}, ${iterations}`;
+  return { fitted: fit.model, step };
+}
+
+/** The dynamic head's targets on `picked`: the recorded sensitive branch at DISTILLATION_TEMPERATURE. */
+function distilledTargets(data: HeadsData, picked: readonly number[]): Float64Array {
+  const k = data.classCount;
+  const teacher = data.recordedDynamic;
+  const targets = new Float64Array(picked.length * k);
+  const sharpened = new Float64Array(k);
+  picked.forEach((r, i) => {
+    for (let c = 0; c < k; c++) sharpened[c] = teacher[r * k + c]! / DISTILLATION_TEMPERATURE;
+    softmaxRowInto(sharpened, 0, k, targets, i * k);
+  });
+  return targets;
+}
+
+/** The gate target network on the branches' heads (fitted before), on at most GATE_MAX_ROWS rows. */
+export function fitGateHead(
+  data: HeadsData,
+  split: HeadsSplit,
+  branches: { staticHead: SoftmaxRegression; dynamicHead: SoftmaxRegression },
+  seed: number,
+  signal?: CancelSignal,
+): HeadsStage<GateTargetNetwork> {
+  const { width, labels, classCount: k } = data;
+  const gateRows = strided(Array.from(split.train), GATE_MAX_ROWS);
+  const x = standardisedRows(data, split, gateRows);
   const zStatic = new Float64Array(gateRows.length * k);
   const zDyn = new Float64Array(gateRows.length * k);
   const row = new Float64Array(k);
   gateRows.forEach((_, i) => {
-    softmaxRegressionScoresInto(staticHead, x, i * width, row);
+    softmaxRegressionScoresInto(branches.staticHead, x, i * width, row);
     zStatic.set(row, i * k);
-    softmaxRegressionScoresInto(dynamicHead, x, i * width, row);
+    softmaxRegressionScoresInto(branches.dynamicHead, x, i * width, row);
     zDyn.set(row, i * k);
   });
   // Wide features: the network reads their dominant directions (its first layer folded back onto
@@ -192,21 +218,58 @@ export function fitKnobHeads(
   // layer is most of the fit's cost: 2,048 features took 206 s of 350 (2026-12-06).
   const basis =
     width > GATE_FULL_WIDTH
-      ? dominantSubspace(x, gateRows.length, width, GATE_PROJECTED_WIDTH, seededRandom(options.seed + 1))
+      ? dominantSubspace(x, gateRows.length, width, GATE_PROJECTED_WIDTH, seededRandom(seed + 1))
       : null;
   const gateWidth = basis === null ? width : GATE_PROJECTED_WIDTH;
   const gateX = basis === null ? x : new Float64Array(gateRows.length * gateWidth);
   if (basis !== null) multiplyInto(x, gateRows.length, width, basis, gateWidth, gateX);
   const gateFit = fitGateTargetNetwork(
     { x: gateX, width: gateWidth, labels: Int32Array.from(gateRows, (i) => labels[i]!), zStatic, zDyn, classCount: k },
-    { hidden: GATE_HIDDEN, l2: GATE_L2, seed: options.seed, maxIterations: 300, signal: options.signal },
+    { hidden: GATE_HIDDEN, l2: GATE_L2, seed, maxIterations: 300, signal },
   );
   const gate = basis === null ? gateFit.network : foldedOntoFeatures(gateFit.network, basis, width, gateWidth);
-  steps.push(
-    `gate target network: ${GATE_HIDDEN} hidden ReLU units on the standardised features${basis === null ? '' : ` (their ${gateWidth} dominant directions: randomized range finder, one power iteration)`}, with the static scale (${Math.exp(gate.logStaticScale).toPrecision(3)}), fitted on ${gateRows.length} frames, ${gateFit.iterations} L-BFGS iterations${gateFit.converged ? '' : ' (not converged)'}`,
-  );
+  return {
+    fitted: gate,
+    step: `gate target network: ${GATE_HIDDEN} hidden ReLU units on the standardised features${basis === null ? '' : ` (their ${gateWidth} dominant directions: randomized range finder, one power iteration)`}, with the static scale (${Math.exp(gate.logStaticScale).toPrecision(3)}), fitted on ${gateRows.length} frames, ${gateFit.iterations} L-BFGS iterations${gateFit.converged ? '' : ' (not converged)'}`,
+  };
+}
+
+/** The fit from its stages' results (fitKnobHeads on one thread; the parent's threads). */
+export function assembledHeads(
+  split: HeadsSplit,
+  staticHead: HeadsStage<SoftmaxRegression>,
+  dynamicHead: HeadsStage<SoftmaxRegression>,
+  gate: HeadsStage<GateTargetNetwork>,
+): HeadsFit {
+  return {
+    heads: {
+      mean: split.mean,
+      scale: split.scale,
+      staticHead: staticHead.fitted,
+      dynamicHead: dynamicHead.fitted,
+      gate: gate.fitted,
+    },
+    train: split.train,
+    validation: split.validation,
+    steps: [staticHead.step, dynamicHead.step, gate.step],
+  };
+}
+
+/** Every stage on this thread, one after another. */
+export function fitKnobHeads(
+  data: HeadsData,
+  options: { seed: number; signal?: CancelSignal; onProgress?: (stage: string, done: number, total: number) => void },
+): HeadsFit {
+  const split = headsSplit(data, options.seed);
+  options.onProgress?.('static head', 0, 3);
+  const staticHead = fitBranchHead('static', data, split, options.signal);
+  options.onProgress?.('dynamic head', 1, 3);
+  const dynamicHead = fitBranchHead('dynamic', data, split, options.signal);
+  options.onProgress?.('gate target network', 2, 3);
+  const branches = { staticHead: staticHead.fitted, dynamicHead: dynamicHead.fitted };
+  const gate = fitGateHead(data, split, branches, options.seed, options.signal);
   options.onProgress?.('gate target network', 3, 3);
-  return { heads: { mean, scale, staticHead, dynamicHead, gate }, train, validation, steps };
+  return assembledHeads(split, staticHead, dynamicHead, gate);
 }
 
 /**

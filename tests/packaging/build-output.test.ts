@@ -41,14 +41,19 @@ describe('the build output', () => {
     const { main } = JSON.parse(readFileSync('package.json', 'utf8')) as { main: string };
     expect(main).toBe('out/main/index.js');
     expect(existsSync(main)).toBe(true);
-    // every worker the main process starts (startEntryWorker(import.meta.url, NAME)) is built beside it
-    const started = execFileSync('git', ['grep', '-ho', "startEntryWorker(import.meta.url, '[a-z-]*')", 'src-main'], {
-      encoding: 'utf8',
-    })
+    // every worker the main process starts (startEntryWorker or callOnFreshThread(import.meta.url,
+    // NAME), over one line or several) is built beside it
+    const sources = execFileSync('git', ['ls-files', 'src-main/*.ts'], { encoding: 'utf8' })
       .split('\n')
-      .filter(Boolean)
-      .map((call) => /'([a-z-]+)'/.exec(call)![1]!);
-    expect(started).toContain('tuning-worker');
+      .filter(Boolean);
+    const started = sources.flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(
+          /(?:startEntryWorker|callOnFreshThread)(?:<[^>(]*>)?\(\s*import\.meta\.url,\s*'([a-z-]+)'/g,
+        ),
+      ].map((call) => call[1]!),
+    );
+    expect(started).toEqual(expect.arrayContaining(['tuning-worker', 'field-worker', 'heads-worker']));
     for (const entry of new Set(['inference-process', ...started]))
       expect(existsSync(`out/main/${entry}.js`), entry).toBe(true);
   });

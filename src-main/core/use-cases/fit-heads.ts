@@ -4,7 +4,6 @@ import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { KnobError } from '../../../src-shared/errors';
 import {
   branchFigures,
-  fitKnobHeads,
   knobHeadOutputs,
   VALIDATION_FRACTION,
   type HeadsData,
@@ -18,6 +17,7 @@ import { sha256Hex } from '../files/sha256';
 import { hashUserFile, readUserFile } from '../files/user-files';
 import { readTraceFile } from '../recording/trace-arrow';
 import { storedProvenanceOf } from '../report/provenance';
+import { fitKnobHeadsOnThreads } from './heads-threads';
 
 /**
  * Knob heads fitted on a user's classifier (issue 31): the model with its features exposed (`knob
@@ -89,7 +89,8 @@ export async function fitHeadsOnRecording(
       `${recording.what} has no severity column: the heads need to know which frames are clean (record it with a corruption schedule)`,
     );
   const data: HeadsData = {
-    features: new Float32Array(frames.length * width),
+    // shared: the fit's threads read the features in place (heads-threads.ts)
+    features: new Float32Array(new SharedArrayBuffer(frames.length * width * 4)),
     width,
     labels: Int32Array.from(frames, (f) => trace.labels![f]!),
     severity: Float64Array.from(frames, (f) => severityColumn.values[f]!),
@@ -101,7 +102,11 @@ export async function fitHeadsOnRecording(
     data.recordedDynamic.set(trace.zDyn.subarray(f * k, (f + 1) * k), i * k);
   });
   const started = performance.now();
-  const fit = fitKnobHeads(data, { seed: request.seed, signal: request.signal, onProgress: request.onProgress });
+  const fit = await fitKnobHeadsOnThreads(data, {
+    seed: request.seed,
+    signal: request.signal,
+    onProgress: request.onProgress,
+  });
   const fitSeconds = (performance.now() - started) / 1000;
   const rows = fit.validation;
   /** The held-out frames' rows of one of the trace's [frames, k] branches. */

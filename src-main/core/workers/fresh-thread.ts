@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { startEntryWorker } from './entry-worker';
 import { ThreadChannel } from './worker-channel';
 
@@ -12,7 +13,7 @@ export async function callOnFreshThread<Request, Result>(
   entry: string,
   what: string,
   request: Request,
-  signal?: AbortSignal,
+  signal?: CancelSignal,
   /** The thread's progress as it reports it (stage, done, total). */
   onProgress?: (stage: string, done: number, total: number) => void,
 ): Promise<Result> {
