@@ -1,5 +1,4 @@
-import type { CancelSignal } from '../../../src-shared/cancel-signal';
-import { cancelledError } from '../../../src-shared/errors';
+import { stopIfCancelled, type CancelSignal } from '../../../src-shared/cancel-signal';
 import type { LogitArray } from '../../../src-shared/fusion/logits';
 import type { SoftmaxRegression } from '../../../src-shared/calibrators/softmax-regression';
 import type { GateTargetNetwork } from '../../../src-shared/heads/gate-target-network';
@@ -17,7 +16,8 @@ export type HeadsStageRequest = { data: HeadsData; seed: number } & (
   | { stage: 'gate'; branches: { staticHead: SoftmaxRegression; dynamicHead: SoftmaxRegression } }
 );
 export type HeadsStageResult =
-  { stage: HeadsStage<SoftmaxRegression> } | { stage: HeadsStage<GateTargetNetwork>; split: HeadsSplit };
+  | { stage: 'branch'; fitted: HeadsStage<SoftmaxRegression> }
+  | { stage: 'gate'; fitted: HeadsStage<GateTargetNetwork>; split: HeadsSplit };
 
 /**
  * fitKnobHeads (src-shared/heads/knob-heads.ts) off the caller's thread: the static and dynamic
@@ -34,7 +34,7 @@ export async function fitKnobHeadsOnThreads(
   data: HeadsData,
   options: { seed: number; signal?: CancelSignal; onProgress?: (stage: string, done: number, total: number) => void },
 ): Promise<HeadsFit> {
-  if (options.signal?.aborted) throw cancelledError('the Knob heads fit');
+  stopIfCancelled(options.signal, 'the Knob heads fit was cancelled');
   const shared: HeadsData = {
     ...data,
     features: inSharedMemory(data.features),
@@ -72,9 +72,10 @@ async function stagesOnThreads(
   let done = 0;
   options.onProgress?.(branches, done, 3);
   const branch = async (which: 'static' | 'dynamic') => {
-    const { stage } = await onThread({ stage: 'branch', branch: which, data: shared, seed: options.seed });
+    const answer = await onThread({ stage: 'branch', branch: which, data: shared, seed: options.seed });
+    if (answer.stage !== 'branch') throw new Error(`the ${which} head's stage answered as the ${answer.stage}'s`);
     if (++done < 2) options.onProgress?.(branches, done, 3);
-    return stage as HeadsStage<SoftmaxRegression>;
+    return answer.fitted;
   };
   const [staticHead, dynamicHead] = await Promise.all([branch('static'), branch('dynamic')]);
   options.onProgress?.('gate target network', done, 3);
@@ -84,9 +85,9 @@ async function stagesOnThreads(
     seed: options.seed,
     branches: { staticHead: staticHead.fitted, dynamicHead: dynamicHead.fitted },
   });
-  if (!('split' in gate)) throw new Error('the gate stage answered without its split');
+  if (gate.stage !== 'gate') throw new Error(`the gate's stage answered as the ${gate.stage}'s`);
   options.onProgress?.('gate target network', 3, 3);
-  return assembledHeads(gate.split, staticHead, dynamicHead, gate.stage as HeadsStage<GateTargetNetwork>);
+  return assembledHeads(gate.split, staticHead, dynamicHead, gate.fitted);
 }
 
 /** The array itself when its memory is shared; else a copy in shared memory. */

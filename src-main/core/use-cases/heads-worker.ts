@@ -11,8 +11,9 @@ import type { HeadsStageRequest, HeadsStageResult } from './heads-threads';
  */
 function answer(request: HeadsStageRequest, signal: CancelSignal): HeadsStageResult {
   const split = headsSplit(request.data, request.seed);
-  if (request.stage === 'branch') return { stage: fitBranchHead(request.branch, request.data, split, signal) };
-  return { stage: fitGateHead(request.data, split, request.branches, request.seed, signal), split };
+  if (request.stage === 'branch')
+    return { stage: 'branch', fitted: fitBranchHead(request.branch, request.data, split, signal) };
+  return { stage: 'gate', fitted: fitGateHead(request.data, split, request.branches, request.seed, signal), split };
 }
 
 serve<HeadsStageRequest, HeadsStageResult>((request, context) => answer(request, context.signal));
