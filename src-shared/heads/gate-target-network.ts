@@ -6,7 +6,8 @@ import { seededRandom, normalDraw } from '../random';
 
 /**
  * The learned gate target u*(x) of a Knob model fitted on a user's backbone (issue 31), as
- * tools/train/train_knob.py trains the shipped model's: a small MLP on the standardised features,
+ * tools/train/train_knob.py trains the shipped model's: a small MLP on the standardised features
+ * (and image statistics, knob-heads.ts),
  *   u = sigmoid(w2 . relu(W1 x + b1) + b2),
  * fitted together with the static branch's log-scale s on
  *   FUSED_WEIGHT CE(y, (1 - u) e^s z_static + u z_dyn) + AUX_WEIGHT BCE(u, [CE(z_dyn) < CE(e^s z_static)])

@@ -15,6 +15,7 @@ import { aurocOfTieBlocks } from '../metrics/selective';
 import { seededRandom } from '../random';
 import { dominantSubspace, multiplyInto } from './dominant-subspace';
 import { fitGateTargetNetwork, gateTargetOf, type GateTargetNetwork } from './gate-target-network';
+import { IMAGE_STATISTICS } from './image-statistics';
 
 /**
  * The Knob heads of a user's backbone (issue 31): on the features of labelled images, clean and
@@ -23,7 +24,9 @@ import { fitGateTargetNetwork, gateTargetOf, type GateTargetNetwork } from './ga
  * recorded branch, sharpened), and the gate
  * target network with the static scale (gate-target-network.ts), as tools/train/train_knob.py
  * trains the shipped model's streams, its heads here on a fixed backbone. Every head reads the
- * features standardised by the fitting rows' mean and deviation. Deterministic from the seed, on a
+ * features standardised by the fitting rows' mean and deviation; the gate network reads the image
+ * statistics beside them where the recording has them (standardised so too: the script's
+ * BatchNorm on them). Deterministic from the seed, on a
  * stated split: a seeded VALIDATION_FRACTION of the rows is held out for the card.
  */
 export const VALIDATION_FRACTION = 0.2;
@@ -61,15 +64,25 @@ export interface HeadsData {
    * classifier's logits, a Knob model's z_dyn): the teacher the dynamic head is distilled from.
    */
   recordedDynamic: LogitArray;
+  /**
+   * The cheap image statistics of every row (image-statistics.ts), [rows, IMAGE_STATISTICS.length],
+   * which the gate target network reads beside the features; null where the recording has none.
+   */
+  statistics: Float32Array | null;
 }
 
-export interface KnobHeads {
+/** Per-column standardisation x = (v - mean) scale: scale is 1 / deviation (0 for a constant column). */
+export interface Standardisation {
   mean: Float64Array;
-  /** 1 / deviation (0 for a constant feature). */
   scale: Float64Array;
+}
+
+export interface KnobHeads extends Standardisation {
   staticHead: SoftmaxRegression;
   dynamicHead: SoftmaxRegression;
+  /** Reads the standardised features, then (where not null) the standardised image statistics. */
   gate: GateTargetNetwork;
+  statistics: Standardisation | null;
 }
 
 export interface HeadsFit {
@@ -91,6 +104,8 @@ export interface HeadsSplit {
   corrupted: number[];
   mean: Float64Array;
   scale: Float64Array;
+  /** The image statistics' standardisation on the fitting rows; null without statistics. */
+  statistics: Standardisation | null;
 }
 
 /** One stage of the fit: what it fitted and, in words, how. */
@@ -120,7 +135,9 @@ export function headsSplit(data: HeadsData, seed: number): HeadsSplit {
       `fitting Knob heads needs ${MIN_HEAD_ROWS} clean and ${MIN_HEAD_ROWS} corrupted labelled frames to fit on; these have ${clean.length} and ${corrupted.length} (record with a corruption schedule that leaves clean segments)`,
     );
   const { mean, scale } = featureStandardisation(data.features, data.width, train);
-  return { train, validation, clean, corrupted, mean, scale };
+  const statistics =
+    data.statistics === null ? null : featureStandardisation(data.statistics, IMAGE_STATISTICS.length, train);
+  return { train, validation, clean, corrupted, mean, scale, statistics };
 }
 
 /** The rows' standardised features, row-major [rows, width]. */
@@ -220,9 +237,12 @@ export function fitGateHead(
     width > GATE_FULL_WIDTH
       ? dominantSubspace(x, gateRows.length, width, GATE_PROJECTED_WIDTH, seededRandom(seed + 1))
       : null;
-  const gateWidth = basis === null ? width : GATE_PROJECTED_WIDTH;
-  const gateX = basis === null ? x : new Float64Array(gateRows.length * gateWidth);
-  if (basis !== null) multiplyInto(x, gateRows.length, width, basis, gateWidth, gateX);
+  const featureWidth = basis === null ? width : GATE_PROJECTED_WIDTH;
+  const projected = basis === null ? x : new Float64Array(gateRows.length * featureWidth);
+  if (basis !== null) multiplyInto(x, gateRows.length, width, basis, featureWidth, projected);
+  const statistics = split.statistics === null ? null : standardisedStatistics(data, split.statistics, gateRows);
+  const gateX = statistics === null ? projected : besideEachRow(projected, featureWidth, statistics);
+  const gateWidth = featureWidth + (statistics === null ? 0 : IMAGE_STATISTICS.length);
   const gateFit = fitGateTargetNetwork(
     { x: gateX, width: gateWidth, labels: Int32Array.from(gateRows, (i) => labels[i]!), zStatic, zDyn, classCount: k },
     { hidden: GATE_HIDDEN, l2: GATE_L2, seed, maxIterations: 300, signal },
@@ -230,7 +250,7 @@ export function fitGateHead(
   const gate = basis === null ? gateFit.network : foldedOntoFeatures(gateFit.network, basis, width, gateWidth);
   return {
     fitted: gate,
-    step: `gate target network: ${GATE_HIDDEN} hidden ReLU units on the standardised features${basis === null ? '' : ` (their ${gateWidth} dominant directions: randomized range finder, one power iteration)`}, with the static scale (${Math.exp(gate.logStaticScale).toPrecision(3)}), fitted on ${gateRows.length} frames, ${gateFit.iterations} L-BFGS iterations${gateFit.converged ? '' : ' (not converged)'}`,
+    step: `gate target network: ${GATE_HIDDEN} hidden ReLU units on the standardised features${basis === null ? '' : ` (their ${featureWidth} dominant directions: randomized range finder, one power iteration)`}${statistics === null ? '' : ` and ${IMAGE_STATISTICS.length} image statistics (${IMAGE_STATISTICS.join(', ')})`}, with the static scale (${Math.exp(gate.logStaticScale).toPrecision(3)}), fitted on ${gateRows.length} frames, ${gateFit.iterations} L-BFGS iterations${gateFit.converged ? '' : ' (not converged)'}`,
   };
 }
 
@@ -248,6 +268,7 @@ export function assembledHeads(
       staticHead: staticHead.fitted,
       dynamicHead: dynamicHead.fitted,
       gate: gate.fitted,
+      statistics: split.statistics,
     },
     train: split.train,
     validation: split.validation,
@@ -272,31 +293,61 @@ export function fitKnobHeads(
   return assembledHeads(split, staticHead, dynamicHead, gate);
 }
 
+/** The rows' standardised image statistics, row-major [rows, IMAGE_STATISTICS.length]. */
+function standardisedStatistics(data: HeadsData, standardisation: Standardisation, rows: readonly number[]) {
+  const s = IMAGE_STATISTICS.length;
+  const values = new Float64Array(rows.length * s);
+  rows.forEach((row, i) => {
+    for (let j = 0; j < s; j++)
+      values[i * s + j] = (data.statistics![row * s + j]! - standardisation.mean[j]!) * standardisation.scale[j]!;
+  });
+  return values;
+}
+
+/** Each row of `left` ([rows, width]) followed by the same row of `right` ([rows, its width]). */
+function besideEachRow(left: Float64Array, width: number, right: Float64Array): Float64Array {
+  const rows = left.length / width;
+  const rightWidth = right.length / rows;
+  const joined = new Float64Array(rows * (width + rightWidth));
+  for (let i = 0; i < rows; i++) {
+    joined.set(left.subarray(i * width, (i + 1) * width), i * (width + rightWidth));
+    joined.set(right.subarray(i * rightWidth, (i + 1) * rightWidth), i * (width + rightWidth) + width);
+  }
+  return joined;
+}
+
 /**
- * The network fitted on projected features x P (P: width x d, orthonormal columns) as one on the
- * features themselves: W1 P^T in place of W1, the same function of x, and the same L2 norm.
+ * The network fitted on projected features x P (P: width x d, orthonormal columns), then any other
+ * inputs (the image statistics), as one on the features themselves, then those inputs: W1 P^T in
+ * place of the projected block of W1, the rest as it was; the same function of x, and the same L2 norm.
  */
 function foldedOntoFeatures(
   network: GateTargetNetwork,
   basis: Float64Array,
   width: number,
-  d: number,
+  fittedWidth: number,
 ): GateTargetNetwork {
   const hidden = network.b1.length;
-  const w1 = new Float64Array(hidden * width);
-  for (let j = 0; j < hidden; j++)
+  const d = basis.length / width;
+  const rest = fittedWidth - d;
+  const w1 = new Float64Array(hidden * (width + rest));
+  for (let j = 0; j < hidden; j++) {
+    const row = j * fittedWidth;
     for (let c = 0; c < width; c++) {
       let sum = 0;
-      for (let m = 0; m < d; m++) sum += network.w1[j * d + m]! * basis[c * d + m]!;
-      w1[j * width + c] = sum;
+      for (let m = 0; m < d; m++) sum += network.w1[row + m]! * basis[c * d + m]!;
+      w1[j * (width + rest) + c] = sum;
     }
+    w1.set(network.w1.subarray(row + d, row + fittedWidth), j * (width + rest) + width);
+  }
   return { ...network, w1 };
 }
 
 /** z_static (scaled), z_dyn and u* of the heads on `rows`, [rows, k] and [rows]. */
 export function knobHeadOutputs(heads: KnobHeads, data: HeadsData, rows: Int32Array): BranchRows {
   const { width, classCount: k } = data;
-  const x = new Float64Array(width);
+  const s = heads.statistics === null ? 0 : IMAGE_STATISTICS.length;
+  const x = new Float64Array(width + s);
   const zStatic = new Float64Array(rows.length * k);
   const zDyn = new Float64Array(rows.length * k);
   const u = new Float64Array(rows.length);
@@ -304,11 +355,13 @@ export function knobHeadOutputs(heads: KnobHeads, data: HeadsData, rows: Int32Ar
   const staticScale = Math.exp(heads.gate.logStaticScale);
   rows.forEach((r, i) => {
     for (let j = 0; j < width; j++) x[j] = (data.features[r * width + j]! - heads.mean[j]!) * heads.scale[j]!;
+    for (let j = 0; j < s; j++)
+      x[width + j] = (data.statistics![r * s + j]! - heads.statistics!.mean[j]!) * heads.statistics!.scale[j]!;
     softmaxRegressionScoresInto(heads.staticHead, x, 0, row);
     for (let c = 0; c < k; c++) zStatic[i * k + c] = staticScale * row[c]!;
     softmaxRegressionScoresInto(heads.dynamicHead, x, 0, row);
     zDyn.set(row, i * k);
-    u[i] = gateTargetOf(heads.gate, x, 0, width);
+    u[i] = gateTargetOf(heads.gate, x, 0, width + s);
   });
   return { zStatic, zDyn, u };
 }

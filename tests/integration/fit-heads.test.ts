@@ -40,25 +40,27 @@ async function run(model: string, source: string, out: string, ...schedule: stri
 }
 
 /**
- * The heads fitted on `model`'s features over the fit half under the training corruptions, then
- * the Knob model and its original run over the evaluation half: clean, and under corruptions held
- * out of the fit at severity 5 (reset mode: each frame's own u*).
+ * The heads fitted on `model`'s features over the fit half under the training corruptions (from
+ * the images, as the desk makes a Knob model: the app records them, with the image statistics; or
+ * from a trace of its features recorded with `knob run --record-features`), then the Knob model
+ * and its original run over the evaluation half: clean, and under corruptions held out of the fit
+ * at severity 5 (reset mode: each frame's own u*).
  */
-async function fittedAndEvaluated(model: string, name: string) {
-  const fitTrace = await run(
-    model,
-    fitImages,
-    `${name}-fit`,
-    '--record-features',
-    '--schedule',
-    'random',
-    '--corruptions',
-    TRAINING,
-    '--hold',
-    '50',
-  );
+async function fittedAndEvaluated(model: string, name: string, from: 'data' | 'trace') {
   const knobModel = join(dir, `${name}-knob.onnx`);
-  const fitted = await knob('fit-heads', '--model', model, '--trace', fitTrace, '--out', knobModel, '--json');
+  const fitFrom =
+    from === 'data'
+      ? ['--data', fitImages]
+      : [
+          '--trace',
+          await run(
+            model,
+            fitImages,
+            `${name}-fit`,
+            ...['--record-features', '--schedule', 'random', '--corruptions', TRAINING, '--hold', '50'],
+          ),
+        ];
+  const fitted = await knob('fit-heads', '--model', model, ...fitFrom, '--out', knobModel, '--json');
   expect(fitted.status, fitted.stderr).toBe(0);
   const card = JSON.parse(fitted.stdout) as HeadsCard;
   const clean = ['--limit', '2000', '--mode', 'reset'];
@@ -101,9 +103,9 @@ const meanU = async (trace: string) => {
 
 describe('knob fit-heads on a foreign classifier', () => {
   it('makes a Knob model whose u* tells the branches apart, keeps the accuracy, and deploys', async () => {
-    const exposed = join(dir, 'foreign-features.onnx');
-    expect((await knob('features', '--model', FOREIGN, '--out', exposed)).status).toBe(0);
-    const { card, knobModel, cleanTrace, accuracyLoss, uDrop } = await fittedAndEvaluated(exposed, 'foreign');
+    const { card, knobModel, cleanTrace, accuracyLoss, uDrop } = await fittedAndEvaluated(FOREIGN, 'foreign', 'data');
+    // from the images: the gate reads the image statistics beside the features
+    expect(card.steps.join('\n')).toMatch(/and 7 image statistics/);
     expect(JSON.parse(readFileSync(join(dir, 'foreign-knob.card.json'), 'utf8'))).toMatchObject({ seed: 0 });
     // the card for people beside it, with the same held-out AUROC
     expect(readFileSync(join(dir, 'foreign-knob.card.md'), 'utf8')).toMatch(
@@ -129,7 +131,9 @@ describe('knob fit-heads on a foreign classifier', () => {
   }, 240_000);
 
   it("on the shipped model's backbone: u* as sharp as the shipped heads', clean accuracy within a point", async () => {
-    const { card, accuracyLoss, uDrop } = await fittedAndEvaluated('default', 'shipped');
+    // from a trace of its features: the gate reads the features alone
+    const { card, accuracyLoss, uDrop } = await fittedAndEvaluated('default', 'shipped', 'trace');
+    expect(card.steps.join('\n')).not.toMatch(/image statistics/);
     expect(card.validation.recorded.contract).toBe('knob-native');
     expect(card.validation.heads.aurocOracleAdvantage).toBeGreaterThanOrEqual(0.75);
     // measured 2026-12-06: 0.60 points
@@ -206,6 +210,7 @@ describe('knob fit-heads on a foreign classifier', () => {
 
   it('refuses a trace recorded with another model, naming both', async () => {
     const exposed = join(dir, 'foreign-features.onnx');
+    expect((await knob('features', '--model', FOREIGN, '--out', exposed)).status).toBe(0);
     const other = await run('default', 'default', 'shipped', '--limit', '300', '--record-features');
     const refused = await knob('fit-heads', '--model', exposed, '--trace', other, '--out', join(dir, 'x.onnx'));
     expect(refused.status).toBe(1);

@@ -1,10 +1,12 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema, StringStringEntryProtoSchema } from 'onnx-buf';
 import { KnobError } from '../../../src-shared/errors';
-import type { KnobHeads } from '../../../src-shared/heads/knob-heads';
+import type { InputSpec } from '../../../src-shared/frames/input-spec';
+import type { KnobHeads, Standardisation } from '../../../src-shared/heads/knob-heads';
 import { classifierLogitsOutput, FEATURES_OUTPUT, KNOB_OUTPUTS } from '../inference/loaded-model';
 import { sigmoid, TO_DOUBLE, TO_FLOAT, transposed } from './calibrator-graph';
 import { parseOnnxModel } from './feature-tensor';
+import { imageStatisticsNodes, opsetOf } from './image-statistics-graph';
 import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
 /**
@@ -13,7 +15,8 @@ import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
  * `features` [N, F] (float32, as the heads' fit read them), in float64 as the app computes them,
  *   x = (features - mean) scale,
  *   z_static = e^s (x Ws^T + bs),  z_dyn = x Wd^T + bd,  u_ref = sigmoid(relu(x W1^T + b1) w2 + b2),
- * the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
+ * (the gate's first layer reading the image statistics of the model's input beside x, where the heads
+ * were fitted with them), the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
  * logits output dropped (a Knob-native source's branches and u_ref renamed source/NAME and dropped
  * likewise: new heads on its backbone). The metadata keeps the model's labels and input spec and adds the contract
  * version, the features' width and `training` (what was fitted on what). Standard operators only.
@@ -22,7 +25,11 @@ export function knobModelWithHeads(
   source: Uint8Array,
   what: string,
   heads: KnobHeads,
-  metadata: { training: object; featuresLayer: string },
+  /**
+   * statisticsInput: the input spec the recording was made under, where the heads' gate reads image
+   * statistics (computed by image-statistics-graph.ts under it, and kept as the model's knob.input).
+   */
+  metadata: { training: object; featuresLayer: string; statisticsInput: InputSpec | null },
 ): Uint8Array {
   const model = parseOnnxModel(source, what);
   const graph = model.graph!;
@@ -41,20 +48,40 @@ export function knobModelWithHeads(
   const width = heads.mean.length;
   const k = heads.staticHead.classCount;
   const h = heads.gate.b1.length;
-  const opset = Number(model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 13n);
-  const b = new GraphBuilder(opset, 'knob_heads::');
+  if (heads.statistics !== null && metadata.statisticsInput === null)
+    throw new Error('heads that read image statistics need the input spec they were computed under');
+  const b = new GraphBuilder(opsetOf(model), 'knob_heads::');
   // in float64 as the app fits and applies the heads (a float32 mean subtracted from features far
   // from zero would offset every standardised value), the outputs cast to float32 at the end
   const constant = (values: ArrayLike<number>, what: string) => b.constant('double', [values.length], values, what);
-  const x = b.op('Mul', [
-    b.op('Sub', [b.op('Cast', [FEATURES_OUTPUT], { to: TO_DOUBLE }), constant(heads.mean, 'mean')]),
-    constant(heads.scale, 'scale'),
-  ]);
+  const standardised = (value: string, standardisation: Standardisation, what: string) =>
+    b.op('Mul', [
+      b.op('Sub', [b.op('Cast', [value], { to: TO_DOUBLE }), constant(standardisation.mean, `${what}_mean`)]),
+      constant(standardisation.scale, `${what}_scale`),
+    ]);
+  const x = standardised(FEATURES_OUTPUT, heads, 'features');
   const linear = (input: string, weights: ArrayLike<number>, bias: ArrayLike<number>, rows: number, name: string) =>
     b.op('Add', [
-      b.op('MatMul', [input, transposed(b, Array.from(weights), rows, width, `${name}_weights`)]),
+      b.op('MatMul', [input, transposed(b, Array.from(weights), rows, weights.length / rows, `${name}_weights`)]),
       constant(bias, `${name}_bias`),
     ]);
+  // the gate reads the image statistics of the model's own input beside the features, computed by
+  // the nodes that computed them for the recording it was fitted on
+  const gateInput =
+    heads.statistics === null
+      ? x
+      : b.op(
+          'Concat',
+          [
+            x,
+            standardised(
+              imageStatisticsNodes(b, metadata.statisticsInput!.name, metadata.statisticsInput!),
+              heads.statistics!,
+              'statistics',
+            ),
+          ],
+          { axis: 1 },
+        );
   const toFloat = (value: string, output: string) => b.op('Cast', [value], { to: TO_FLOAT }, output);
   toFloat(
     b.op('Mul', [
@@ -64,7 +91,7 @@ export function knobModelWithHeads(
     'z_static',
   );
   toFloat(linear(x, heads.dynamicHead.weights, heads.dynamicHead.bias, k, 'dynamic'), 'z_dyn');
-  const hidden = b.op('Relu', [linear(x, heads.gate.w1, heads.gate.b1, h, 'gate_hidden')]);
+  const hidden = b.op('Relu', [linear(gateInput, heads.gate.w1, heads.gate.b1, h, 'gate_hidden')]);
   const a = b.op('Add', [
     b.op('MatMul', [hidden, b.constant('double', [h, 1], heads.gate.w2, 'gate_out_weights')]),
     b.scalar('double', heads.gate.b2, 'gate_out_bias'),
@@ -81,7 +108,9 @@ export function knobModelWithHeads(
     valueInfo(FEATURES_OUTPUT, 'float', ['N', width]),
   ];
   const kept = model.metadataProps.filter(
-    (p) => !['knob.contract_version', 'knob.features', 'knob.training'].includes(p.key),
+    (p) =>
+      !['knob.contract_version', 'knob.features', 'knob.training'].includes(p.key) &&
+      !(metadata.statisticsInput !== null && p.key === 'knob.input'),
   );
   model.metadataProps = [
     ...kept,
@@ -89,6 +118,8 @@ export function knobModelWithHeads(
       'knob.contract_version': '1',
       'knob.features': JSON.stringify({ name: FEATURES_OUTPUT, width, layer: metadata.featuresLayer }),
       'knob.training': JSON.stringify(metadata.training),
+      // the input spec the statistics undo is the model's own from now on, wherever the file goes
+      ...(metadata.statisticsInput === null ? {} : { 'knob.input': JSON.stringify(metadata.statisticsInput) }),
     }).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   ];
   model.producerName = 'knob-studio';

@@ -9,6 +9,8 @@ import {
   type HeadsData,
 } from '../../../src-shared/heads/knob-heads';
 import { headsCardMarkdown, type HeadsCard } from '../../../src-shared/heads/heads-card';
+import type { InputSpec } from '../../../src-shared/frames/input-spec';
+import { IMAGE_STATISTICS } from '../../../src-shared/heads/image-statistics';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import { knobModelWithHeads } from '../deploy/knob-heads-graph';
@@ -59,6 +61,8 @@ export async function fitHeadsOnTrace(
   return fitHeadsOnRecording({
     ...request,
     model: { path: modelPath, sha256: modelSha256, bytes: source, contract: provenance.contract },
+    // a trace the user recorded holds the model's features alone
+    statisticsInput: null,
     trace: file.trace,
     recording: { path: tracePath, sha256: traceHash.sha256, what: tracePath },
   });
@@ -72,6 +76,12 @@ export async function fitHeadsOnRecording(
   request: {
     /** The classifier's file and hash, and the bytes with its `features` output the heads are added to. */
     model: { path: string; sha256: string; bytes: Uint8Array; contract: string };
+    /**
+     * Where the recording's features end in the image statistics of its frames (the last
+     * IMAGE_STATISTICS.length columns; image-statistics-graph.ts), the input spec they were computed
+     * under, which the new model computes them under too; null where the features are the backbone's alone.
+     */
+    statisticsInput: InputSpec | null;
     trace: Trace;
     recording: { path: string; sha256: string; what: string };
   } & FitHeadsProgress,
@@ -80,7 +90,9 @@ export async function fitHeadsOnRecording(
   const frames = labelledFrames(trace);
   const features = trace.features;
   if (features === undefined) throw new KnobError('INVALID_INPUT', `${recording.what} has no features`);
-  const width = features.width;
+  const statisticsWidth = request.statisticsInput === null ? 0 : IMAGE_STATISTICS.length;
+  const width = features.width - statisticsWidth;
+  if (width < 1) throw new KnobError('INVALID_INPUT', `${recording.what} has no features beside the image statistics`);
   const k = trace.classCount;
   const severityColumn = trace.metadata.severity;
   if (severityColumn?.kind !== 'number')
@@ -92,13 +104,16 @@ export async function fitHeadsOnRecording(
     // shared: the fit's threads read the features in place (heads-threads.ts)
     features: new Float32Array(new SharedArrayBuffer(frames.length * width * 4)),
     width,
+    statistics: statisticsWidth === 0 ? null : new Float32Array(frames.length * statisticsWidth),
     labels: Int32Array.from(frames, (f) => trace.labels![f]!),
     severity: Float64Array.from(frames, (f) => severityColumn.values[f]!),
     classCount: k,
     recordedDynamic: new Float32Array(frames.length * k),
   };
   frames.forEach((f, i) => {
-    data.features.set(features.values.subarray(f * width, (f + 1) * width), i * width);
+    const row = f * features.width;
+    data.features.set(features.values.subarray(row, row + width), i * width);
+    data.statistics?.set(features.values.subarray(row + width, row + features.width), i * statisticsWidth);
     data.recordedDynamic.set(trace.zDyn.subarray(f * k, (f + 1) * k), i * k);
   });
   const started = performance.now();
@@ -135,6 +150,7 @@ export async function fitHeadsOnRecording(
     fitSeconds,
   };
   const bytes = knobModelWithHeads(model.bytes, model.path, fit.heads, {
+    statisticsInput: request.statisticsInput,
     featuresLayer: `the classifier's penultimate activation (${model.path}), standardised into the fitted heads`,
     training: {
       method: 'knob fit-heads',

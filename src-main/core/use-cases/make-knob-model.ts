@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelOptions } from '../../../src-shared/api/model-options';
 import { parseCorruptionSchedule } from '../../../src-shared/corruptions';
+import { IMAGE_STATISTICS } from '../../../src-shared/heads/image-statistics';
 import { KnobError } from '../../../src-shared/errors';
 import { DEFAULT_GATE_SETTINGS } from '../../../src-shared/gate/gate-settings';
 import type { CallContext } from '../calls/call-context';
@@ -14,6 +15,7 @@ import { readSidecar } from '../inference/input-resolution';
 import { featureCache } from '../recording/feature-cache';
 import type { FrameSource } from '../sources/frame-source';
 import { modelLabelOptions, openSourcePath } from '../sources/open-source';
+import { imageStatisticsApply, withImageStatisticsInFeatures } from '../deploy/image-statistics-graph';
 import { exposeFeatures } from './expose-features';
 import type { FeaturesFrom } from '../../../src-shared/api/knob-model-schemas';
 import { fitHeadsOnRecording, type FittedKnobModel } from './fit-heads';
@@ -44,7 +46,7 @@ export const HEADS_RECORDING_SCHEDULE = parseCorruptionSchedule({
 });
 const STREAM_SEED = 0;
 /** Changes when what a kept recording holds changes, so an older one is not read as a newer. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 /** The features of a dataset are held in memory (three times over at the peak): 1 GiB of them at most. */
 export const FEATURE_BYTES_BUDGET = 2 ** 30;
 
@@ -105,16 +107,19 @@ export async function makeKnobModel(
     const path = join(folder, 'with-features.onnx');
     await writeFile(path, bytes);
     const sidecar = await readSidecar(model.path);
-    const client = await InferenceClient.start({
-      ...model,
-      path,
-      input: model.input ?? sidecar?.input,
-      labels: model.labels ?? sidecar?.labels,
-      t0: model.t0 ?? sidecar?.t0,
-      certaintyRule: model.certaintyRule ?? sidecar?.certaintyRule,
-    });
+    const startClient = (at: string, input: ModelOptions['input']) =>
+      InferenceClient.start({
+        ...model,
+        path: at,
+        input,
+        labels: model.labels ?? sidecar?.labels,
+        t0: model.t0 ?? sidecar?.t0,
+        certaintyRule: model.certaintyRule ?? sidecar?.certaintyRule,
+      });
+    const client = await startClient(path, model.input ?? sidecar?.input);
     try {
       const description = client.description;
+      const statisticsInput = imageStatisticsApply(description.input) ? description.input : null;
       const source = await openSourcePath(dataPath, {
         target: description.input,
         ...modelLabelOptions(description, null),
@@ -146,6 +151,8 @@ export async function makeKnobModel(
         adapter: description.adapter,
         data: dataSha256,
         input: description.input,
+        // the columns after the features: the image statistics by name, or none
+        statistics: statisticsInput === null ? null : IMAGE_STATISTICS,
         labels: description.labelNames,
         schedule: HEADS_RECORDING_SCHEDULE,
         streamSeed: STREAM_SEED,
@@ -154,27 +161,43 @@ export async function makeKnobModel(
       // The data's identity hashes the labels files too (source-identity.ts); the labels are still
       // compared frame for frame, so a kept recording never brings labels the source lacks.
       if (trace !== null && !sameLabels(trace.labels ?? null, labels)) trace = null;
+      // and a kept recording of another width (features and statistics) is recorded anew, never misread
+      const recordedWidth = (description.featureCount ?? 0) + (statisticsInput === null ? 0 : IMAGE_STATISTICS.length);
+      if (trace !== null && trace.features?.width !== recordedWidth) trace = null;
       const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
       if (trace === null) {
-        const run = await runSourceOffline(
-          {
-            model: client,
-            source,
-            schedule: HEADS_RECORDING_SCHEDULE,
-            streamSeed: STREAM_SEED,
-            settings: DEFAULT_GATE_SETTINGS,
-            recordFeatures: true,
-          },
-          call,
-        );
-        if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
-        trace = run.trace;
+        // recorded by the model with the image statistics after its features, under the input spec
+        // just resolved (image-statistics-graph.ts); the model made keeps the backbone's features
+        let recorder = client;
+        if (statisticsInput !== null) {
+          const recorderPath = join(folder, 'with-features-and-statistics.onnx');
+          await writeFile(recorderPath, withImageStatisticsInFeatures(bytes, model.path, statisticsInput));
+          recorder = await startClient(recorderPath, statisticsInput);
+        }
+        try {
+          const run = await runSourceOffline(
+            {
+              model: recorder,
+              source,
+              schedule: HEADS_RECORDING_SCHEDULE,
+              streamSeed: STREAM_SEED,
+              settings: DEFAULT_GATE_SETTINGS,
+              recordFeatures: true,
+            },
+            call,
+          );
+          if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
+          trace = run.trace;
+        } finally {
+          if (recorder !== client) await recorder.close();
+        }
         // best effort: a full disk or a read-only data folder costs the next make a recording, not this one
         // (the write creates the cache's folder)
         if (cache !== null) await cache.keep(key, trace).catch(() => undefined);
       } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
       const fitted = await fitHeadsOnRecording({
         model: { path: model.path, sha256: originalSha256, bytes, contract: description.contract },
+        statisticsInput,
         trace,
         recording: {
           path: dataPath,

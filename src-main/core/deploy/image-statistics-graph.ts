@@ -1,0 +1,125 @@
+import { toBinary } from '@bufbuild/protobuf';
+import { ModelProtoSchema } from 'onnx-buf';
+import { KnobError } from '../../../src-shared/errors';
+import type { InputSpec } from '../../../src-shared/frames/input-spec';
+import { IMAGE_STATISTICS } from '../../../src-shared/heads/image-statistics';
+import { FEATURES_OUTPUT } from '../inference/loaded-model';
+import { TO_FLOAT } from './calibrator-graph';
+import { parseOnnxModel } from './feature-tensor';
+import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
+
+/**
+ * The cheap image statistics the learned gate target reads beside the features (issue 31), as
+ * tools/train/train_knob.py's `image_statistics` computes them for the shipped model, written as
+ * ONNX nodes on a model's image input, so the recording a fit reads and the model it makes compute
+ * them by the same graph. On the pixels p in [0, 1] (the input spec's affine map undone:
+ * p = (x std_c + mean_c - lo) / (hi - lo)), over every channel and position of an image:
+ *   mean, standard deviation (n - 1 in the denominator, as torch.std), mean |Laplacian| and its root
+ *   mean square (the 4-neighbour kernel, valid positions), total variation (mean |vertical
+ *   difference| + mean |horizontal difference|), and the fractions of values below 0.05 and above 0.95.
+ * Noise raises the Laplacian energy and the variation, blur and contrast lower them, fog and brightness
+ * move the mean and the extremes. [N, 7] float32, in IMAGE_STATISTICS's order. Float32 throughout (the
+ * model's own type; onnxruntime's Conv has no float64 kernel).
+ */
+/** Whether the images are large enough for the statistics (the Laplacian's 3 x 3 kernel). */
+export function imageStatisticsApply(spec: InputSpec): boolean {
+  return spec.height >= 3 && spec.width >= 3;
+}
+
+export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: InputSpec): string {
+  const { channels: c, height: h, width: w } = spec;
+  if (!imageStatisticsApply(spec))
+    throw new KnobError(
+      'INVALID_INPUT',
+      `the image statistics need images of 3 x 3 pixels or more; the input is ${w} x ${h}`,
+    );
+  const [lo, hi] = spec.value_range;
+  const perChannel = (values: readonly number[]) => Array.from({ length: c }, (_, i) => values[i] ?? values[0]!);
+  const std = perChannel(spec.std);
+  const mean = perChannel(spec.mean);
+  const channelShape = spec.layout === 'NCHW' ? [1, c, 1, 1] : [1, 1, 1, c];
+  const pixels = b.op('Add', [
+    b.op('Mul', [
+      input,
+      b.constant(
+        'float',
+        channelShape,
+        std.map((s) => s / (hi - lo)),
+        'pixel_scale',
+      ),
+    ]),
+    b.constant(
+      'float',
+      channelShape,
+      mean.map((m) => (m - lo) / (hi - lo)),
+      'pixel_offset',
+    ),
+  ]);
+  const nchw = spec.layout === 'NCHW' ? pixels : b.op('Transpose', [pixels], { perm: [0, 3, 1, 2] });
+  const scaled = (x: string, factor: number) => b.op('Mul', [x, b.scalar('float', factor, 'count')]);
+  /** The mean over every value of each image: [N, 1]. */
+  const imageMean = (x: string, count: number) => scaled(b.sumLastAxis(b.op('Flatten', [x], { axis: 1 })), 1 / count);
+  /** One depthwise 3-D kernel [kh, kw] on every channel, valid positions. */
+  const depthwise = (kernel: number[], kh: number, kw: number) =>
+    b.op(
+      'Conv',
+      [nchw, b.constant('float', [c, 1, kh, kw], Array.from({ length: c }, () => kernel).flat(), 'kernel')],
+      {
+        group: c,
+        kernel_shape: [kh, kw],
+      },
+    );
+  const n = c * h * w;
+  const flat = b.op('Flatten', [nchw], { axis: 1 });
+  const average = imageMean(flat, n);
+  const deviation = b.op('Sub', [flat, average]);
+  const sd = b.op('Sqrt', [scaled(b.sumLastAxis(b.op('Mul', [deviation, deviation])), 1 / (n - 1))]);
+  const laplacian = depthwise([0, -1, 0, -1, 4, -1, 0, -1, 0], 3, 3);
+  const laplacianCount = c * (h - 2) * (w - 2);
+  const laplacianMean = imageMean(b.op('Abs', [laplacian]), laplacianCount);
+  const laplacianRms = b.op('Sqrt', [imageMean(b.op('Mul', [laplacian, laplacian]), laplacianCount)]);
+  const vertical = imageMean(b.op('Abs', [depthwise([-1, 1], 2, 1)]), c * (h - 1) * w);
+  const horizontal = imageMean(b.op('Abs', [depthwise([-1, 1], 1, 2)]), c * h * (w - 1));
+  const fraction = (compare: 'Less' | 'Greater', threshold: number) =>
+    imageMean(b.op('Cast', [b.op(compare, [flat, b.scalar('float', threshold, 'threshold')])], { to: TO_FLOAT }), n);
+  const columns = [
+    average,
+    sd,
+    laplacianMean,
+    laplacianRms,
+    b.op('Add', [vertical, horizontal]),
+    fraction('Less', 0.05),
+    fraction('Greater', 0.95),
+  ];
+  if (columns.length !== IMAGE_STATISTICS.length) throw new Error('the image statistics and their names disagree');
+  return b.op('Concat', columns, { axis: 1 });
+}
+
+/**
+ * The model a fit records with (make-knob-model.ts): its `features` output [N, F] becomes
+ * [N, F + 7], the backbone's features then the image statistics of the same images. Only the
+ * recording reads this model; the Knob model made from it keeps the backbone's `features` and
+ * computes the statistics inside (knob-heads-graph.ts).
+ */
+export function withImageStatisticsInFeatures(bytes: Uint8Array, what: string, spec: InputSpec): Uint8Array {
+  const model = parseOnnxModel(bytes, what);
+  const graph = model.graph!;
+  const output = graph.output.find((o) => o.name === FEATURES_OUTPUT);
+  if (output === undefined) throw new KnobError('INVALID_INPUT', `${what} has no '${FEATURES_OUTPUT}' output`);
+  const backbone = 'knob_statistics::backbone_features';
+  renameValues(graph, new Map([[FEATURES_OUTPUT, backbone]]));
+  const b = new GraphBuilder(opsetOf(model), 'knob_statistics::');
+  const statistics = imageStatisticsNodes(b, spec.name, spec);
+  b.op('Concat', [backbone, statistics], { axis: 1 }, FEATURES_OUTPUT);
+  graph.node.push(...b.nodes);
+  graph.initializer.push(...b.initializers);
+  graph.output = graph.output.map((o) =>
+    o.name === backbone ? valueInfo(FEATURES_OUTPUT, 'float', ['N', 'F_and_statistics']) : o,
+  );
+  return toBinary(ModelProtoSchema, model);
+}
+
+/** The graph's default-domain opset (13 where it names none). */
+export function opsetOf(model: ReturnType<typeof parseOnnxModel>): number {
+  return Number(model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 13n);
+}
