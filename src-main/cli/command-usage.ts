@@ -227,7 +227,9 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       schedule that leaves clean segments). Fitted on them: a static head (softmax regression,
       label smoothing 0.1, on the corrupted frames), a dynamic head (distilled from the model's
       recorded dynamic branch, its softmax at temperature 0.6, on every frame), and the u* network
-      (16 ReLU units on the standardised features) with the static scale, trained on the fused loss
+      (16 ReLU units on the standardised features and, with --data, seven image statistics computed
+      in the graph from the image: mean, deviation, Laplacian, total variation, dark and bright
+      fractions) with the static scale, trained on the fused loss
       and the oracle-advantage target as tools/train/train_knob.py does; a seeded 80 % of the
       labelled frames fit, 20 % are held out. Writes the Knob-native model (the graph unchanged, the heads added,
       the logits output dropped) and NEW.card.json: held-out accuracy of each branch and fused,

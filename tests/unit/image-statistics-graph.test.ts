@@ -7,6 +7,7 @@ import { imageStatisticsNodes } from '../../src-main/core/deploy/image-statistic
 import { GraphBuilder, valueInfo } from '../../src-main/core/deploy/graph-builder';
 import { KnobError } from '../../src-shared/errors';
 import type { InputSpec } from '../../src-shared/frames/input-spec';
+import { framesToTensorInto, tensorMap, tensorShape } from '../../src-shared/frames/frame-to-tensor';
 import { IMAGE_STATISTICS } from '../../src-shared/heads/image-statistics';
 
 /**
@@ -25,27 +26,37 @@ const reference = JSON.parse(
   readFileSync(new URL('../fixtures/reference/heads/image-statistics.json', import.meta.url), 'utf8'),
 ) as { cases: Case[] };
 
-/** The model input of 8-bit pixels [N, C, H, W]: x = (lo + (b / 255)(hi - lo) - mean_c) / std_c, in the spec's layout. */
+/** The model input of 8-bit pixels [N, C, H, W], by the app's own preprocessing (frame-to-tensor.ts). */
 function modelInput(spec: InputSpec, pixels: number[], count: number): Float32Array {
   const { channels: c, height: h, width: w } = spec;
-  const [lo, hi] = spec.value_range;
-  const x = new Float32Array(pixels.length);
+  // the app's frames are interleaved, [N, H, W, C]
+  const frames = new Uint8Array(pixels.length);
   for (let i = 0; i < count; i++)
     for (let ch = 0; ch < c; ch++)
       for (let r = 0; r < h; r++)
-        for (let col = 0; col < w; col++) {
-          const b = pixels[((i * c + ch) * h + r) * w + col]!;
-          const at = spec.layout === 'NCHW' ? ((i * c + ch) * h + r) * w + col : ((i * h + r) * w + col) * c + ch;
-          x[at] = (lo + (b / 255) * (hi - lo) - (spec.mean[ch] ?? spec.mean[0]!)) / (spec.std[ch] ?? spec.std[0]!);
-        }
+        for (let col = 0; col < w; col++)
+          frames[((i * h + r) * w + col) * c + ch] = pixels[((i * c + ch) * h + r) * w + col]!;
+  const x = new Float32Array(pixels.length);
+  framesToTensorInto(frames, count, spec, tensorMap(spec), x);
   return x;
 }
 
-async function statisticsOf(spec: InputSpec, input: Float32Array, count: number, opset: number): Promise<Float32Array> {
+/**
+ * The statistics graph built for `built` (the spec the app resolved), run on `spec`'s images; the
+ * model's height and width are named (dynamic) where they differ.
+ */
+async function statisticsOf(
+  spec: InputSpec,
+  input: Float32Array,
+  count: number,
+  opset: number,
+  built: InputSpec = spec,
+): Promise<Float32Array> {
   const b = new GraphBuilder(opset, 'knob_statistics::');
-  b.op('Identity', [imageStatisticsNodes(b, spec.name, spec)], {}, 'statistics');
-  const shape =
-    spec.layout === 'NCHW' ? [spec.channels, spec.height, spec.width] : [spec.height, spec.width, spec.channels];
+  b.op('Identity', [imageStatisticsNodes(b, built.name, built)], {}, 'statistics');
+  const shape = tensorShape(spec, count).slice(1);
+  const sides = spec.layout === 'NCHW' ? [1, 2] : [0, 1];
+  const declared = built === spec ? shape : shape.map((d, at) => (sides.includes(at) ? `side${at}` : d));
   const model = create(ModelProtoSchema, {
     irVersion: 7n,
     opsetImport: [{ domain: '', version: BigInt(opset) }],
@@ -53,7 +64,7 @@ async function statisticsOf(spec: InputSpec, input: Float32Array, count: number,
       name: 'statistics',
       node: b.nodes,
       initializer: b.initializers,
-      input: [valueInfo(spec.name, 'float', ['N', ...shape])],
+      input: [valueInfo(spec.name, 'float', ['N', ...declared])],
       output: [valueInfo('statistics', 'float', ['N', IMAGE_STATISTICS.length])],
     },
   });
@@ -86,6 +97,22 @@ describe('the image statistics graph', () => {
           }),
         );
       });
+
+  it("counts each image's values from its shape: a model of dynamic size run at another size than the spec's", async () => {
+    const c = reference.cases[1]!;
+    const got = await statisticsOf(c.spec, modelInput(c.spec, c.pixels, c.count), c.count, 13, {
+      ...c.spec,
+      width: 224,
+      height: 224,
+    });
+    c.statistics.forEach((row, i) =>
+      row.forEach((expected, j) =>
+        expect(Math.abs(got[i * IMAGE_STATISTICS.length + j]! - expected)).toBeLessThan(
+          2e-5 * (1 + Math.abs(expected)),
+        ),
+      ),
+    );
+  });
 
   it('refuses images too small for the Laplacian, naming the size', () => {
     const spec = { ...reference.cases[0]!.spec, width: 2 };

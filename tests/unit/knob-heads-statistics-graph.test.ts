@@ -133,5 +133,16 @@ describe('a Knob model whose gate reads image statistics', () => {
     expectOutputsOfHeads(result, expected);
     const metadata = new Map(parseOnnxModel(written, 'written').metadataProps.map((p) => [p.key, p.value]));
     expect(JSON.parse(metadata.get('knob.input')!)).toEqual(SPEC);
+
+    // a model made from the made model, twice over (the same heads on the same backbone): its
+    // earlier heads step aside under their own names and it gives the same outputs
+    let again = written;
+    for (let generation = 0; generation < 2; generation++)
+      again = knobModelWithHeads(again, 'made model', heads, {
+        training: {},
+        featuresLayer: 'x',
+        statisticsInput: SPEC,
+      });
+    expectOutputsOfHeads(await run(again, x, count), expected);
   });
 });

@@ -13,10 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { knobModelWithHeads } from '../../src-main/core/deploy/knob-heads-graph';
 import { expectOutputsOfHeads } from '../support/head-outputs';
 import { buildOnnxModel } from '../support/onnx-builder';
-import { gateTargetLoss } from '../../src-shared/heads/gate-target-network';
+import { dominantSubspace, multiplyInto } from '../../src-shared/heads/dominant-subspace';
+import { gateTargetLoss, gateTargetOf } from '../../src-shared/heads/gate-target-network';
 import {
   branchFigures,
   fitKnobHeads,
+  foldedOntoFeatures,
   GATE_FULL_WIDTH,
   knobHeadOutputs,
   type HeadsData,
@@ -117,6 +119,39 @@ describe('Knob heads with image statistics', () => {
     expect(withStatistics.meanUClean! - withStatistics.meanUCorrupted!).toBeGreaterThan(
       withoutStatistics.meanUClean! - withoutStatistics.meanUCorrupted! + 0.1,
     );
+  });
+
+  it('folded back, the network is the one fitted on the projection: u*([x, s]) = u*_fitted([x P, s])', () => {
+    const random = seededRandom(12);
+    const width = 20;
+    const d = 5;
+    const s = 7;
+    const hidden = 4;
+    // an orthonormal basis P (width x d), as the fit finds one
+    const basis = dominantSubspace(
+      Float64Array.from({ length: 60 * width }, () => normalDraw(random)),
+      60,
+      width,
+      d,
+      random,
+    );
+    const fitted = {
+      w1: Float64Array.from({ length: hidden * (d + s) }, () => normalDraw(random)),
+      b1: Float64Array.from({ length: hidden }, () => normalDraw(random)),
+      w2: Float64Array.from({ length: hidden }, () => normalDraw(random)),
+      b2: 0.3,
+      logStaticScale: 0,
+    };
+    const folded = foldedOntoFeatures(fitted, basis, width, d + s);
+    expect(folded.w1.length).toBe(hidden * (width + s));
+    for (let trial = 0; trial < 20; trial++) {
+      const x = Float64Array.from({ length: width }, () => normalDraw(random));
+      const statistics = Float64Array.from({ length: s }, () => normalDraw(random));
+      const projected = new Float64Array(d);
+      multiplyInto(x, 1, width, basis, d, projected);
+      const u = gateTargetOf(folded, [...x, ...statistics], 0, width + s);
+      expect(u).toBeCloseTo(gateTargetOf(fitted, [...projected, ...statistics], 0, d + s), 12);
+    }
   });
 
   it('wide features: projected, then folded back with the statistics kept after them', () => {

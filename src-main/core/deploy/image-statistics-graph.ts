@@ -8,6 +8,11 @@ import { TO_FLOAT } from './calibrator-graph';
 import { parseOnnxModel } from './feature-tensor';
 import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
+/** Whether the images are large enough for the statistics (the Laplacian's 3 x 3 kernel). */
+export function imageStatisticsApply(spec: InputSpec): boolean {
+  return spec.height >= 3 && spec.width >= 3;
+}
+
 /**
  * The cheap image statistics the learned gate target reads beside the features (issue 31), as
  * tools/train/train_knob.py's `image_statistics` computes them for the shipped model, written as
@@ -21,20 +26,16 @@ import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
  * move the mean and the extremes. [N, 7] float32, in IMAGE_STATISTICS's order. Float32 throughout (the
  * model's own type; onnxruntime's Conv has no float64 kernel).
  */
-/** Whether the images are large enough for the statistics (the Laplacian's 3 x 3 kernel). */
-export function imageStatisticsApply(spec: InputSpec): boolean {
-  return spec.height >= 3 && spec.width >= 3;
-}
-
 export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: InputSpec): string {
-  const { channels: c, height: h, width: w } = spec;
+  const c = spec.channels;
   if (!imageStatisticsApply(spec))
     throw new KnobError(
       'INVALID_INPUT',
-      `the image statistics need images of 3 x 3 pixels or more; the input is ${w} x ${h}`,
+      `the image statistics need images of 3 x 3 pixels or more; the input is ${spec.width} x ${spec.height}`,
     );
   const [lo, hi] = spec.value_range;
-  const perChannel = (values: readonly number[]) => Array.from({ length: c }, (_, i) => values[i] ?? values[0]!);
+  // channel i reads entry i mod length, as the app's preprocessing does (frame-to-tensor.ts)
+  const perChannel = (values: readonly number[]) => Array.from({ length: c }, (_, i) => values[i % values.length]!);
   const std = perChannel(spec.std);
   const mean = perChannel(spec.mean);
   const channelShape = spec.layout === 'NCHW' ? [1, c, 1, 1] : [1, 1, 1, c];
@@ -56,9 +57,19 @@ export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: Input
     ),
   ]);
   const nchw = spec.layout === 'NCHW' ? pixels : b.op('Transpose', [pixels], { perm: [0, 3, 1, 2] });
-  const scaled = (x: string, factor: number) => b.op('Mul', [x, b.scalar('float', factor, 'count')]);
-  /** The mean over every value of each image: [N, 1]. */
-  const imageMean = (x: string, count: number) => scaled(b.sumLastAxis(b.op('Flatten', [x], { axis: 1 })), 1 / count);
+  // Counts are read from each tensor's shape, not the spec's size: a model run outside the app on
+  // images of another size (a dynamic height and width) still gets means.
+  /** The number of values of each image in [N, M], as float: M. */
+  const countOf = (flat: string) =>
+    b.op('Cast', [b.op('Gather', [b.op('Shape', [flat]), b.scalar('int64', 1, 'axis')], { axis: 0 })], {
+      to: TO_FLOAT,
+    });
+  /** The sum over every value of each image over `divisor(count)`: [N, 1]. */
+  const imageSum = (x: string, divisor: (count: string) => string) => {
+    const flat = b.op('Flatten', [x], { axis: 1 });
+    return b.op('Div', [b.sumLastAxis(flat), divisor(countOf(flat))]);
+  };
+  const imageMean = (x: string) => imageSum(x, (count) => count);
   /** One depthwise 3-D kernel [kh, kw] on every channel, valid positions. */
   const depthwise = (kernel: number[], kh: number, kw: number) =>
     b.op(
@@ -69,19 +80,19 @@ export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: Input
         kernel_shape: [kh, kw],
       },
     );
-  const n = c * h * w;
   const flat = b.op('Flatten', [nchw], { axis: 1 });
-  const average = imageMean(flat, n);
+  const average = imageMean(flat);
   const deviation = b.op('Sub', [flat, average]);
-  const sd = b.op('Sqrt', [scaled(b.sumLastAxis(b.op('Mul', [deviation, deviation])), 1 / (n - 1))]);
+  const sd = b.op('Sqrt', [
+    imageSum(b.op('Mul', [deviation, deviation]), (count) => b.op('Sub', [count, b.scalar('float', 1, 'one')])),
+  ]);
   const laplacian = depthwise([0, -1, 0, -1, 4, -1, 0, -1, 0], 3, 3);
-  const laplacianCount = c * (h - 2) * (w - 2);
-  const laplacianMean = imageMean(b.op('Abs', [laplacian]), laplacianCount);
-  const laplacianRms = b.op('Sqrt', [imageMean(b.op('Mul', [laplacian, laplacian]), laplacianCount)]);
-  const vertical = imageMean(b.op('Abs', [depthwise([-1, 1], 2, 1)]), c * (h - 1) * w);
-  const horizontal = imageMean(b.op('Abs', [depthwise([-1, 1], 1, 2)]), c * h * (w - 1));
+  const laplacianMean = imageMean(b.op('Abs', [laplacian]));
+  const laplacianRms = b.op('Sqrt', [imageMean(b.op('Mul', [laplacian, laplacian]))]);
+  const vertical = imageMean(b.op('Abs', [depthwise([-1, 1], 2, 1)]));
+  const horizontal = imageMean(b.op('Abs', [depthwise([-1, 1], 1, 2)]));
   const fraction = (compare: 'Less' | 'Greater', threshold: number) =>
-    imageMean(b.op('Cast', [b.op(compare, [flat, b.scalar('float', threshold, 'threshold')])], { to: TO_FLOAT }), n);
+    imageMean(b.op('Cast', [b.op(compare, [flat, b.scalar('float', threshold, 'threshold')])], { to: TO_FLOAT }));
   const columns = [
     average,
     sd,

@@ -21,6 +21,8 @@ import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
  * likewise: new heads on its backbone). The metadata keeps the model's labels and input spec and adds the contract
  * version, the features' width and `training` (what was fitted on what). Standard operators only.
  */
+const HEADS_PREFIX = 'knob_heads::';
+
 export function knobModelWithHeads(
   source: Uint8Array,
   what: string,
@@ -40,8 +42,15 @@ export function knobModelWithHeads(
       'INVALID_INPUT',
       `${what}: a classifier with a '${FEATURES_OUTPUT}' output beside its logits, or a Knob-native model, is expected (knob features writes the first)`,
     );
-  // A Knob-native source's own heads step aside (renamed, no longer outputs): new heads on its backbone.
-  if (knobNative) renameValues(graph, new Map(KNOB_OUTPUTS.map((name) => [name, `source/${name}`])));
+  // A Knob-native source's own heads step aside (renamed source/NAME, no longer outputs): new heads
+  // on its backbone. Heads this function wrote before (a model made from a made model) step aside
+  // with their inner names too, which the new heads' builder would otherwise give again; a source
+  // that stepped aside before goes under source/source/, and so on.
+  const names = [...graph.node.flatMap((n) => [n.name, ...n.output]), ...graph.initializer.map((t) => t.name)];
+  let aside = 'source/';
+  while (names.some((name) => name.startsWith(aside))) aside = `source/${aside}`;
+  const stepAside = [...(knobNative ? KNOB_OUTPUTS : []), ...names.filter((name) => name.startsWith(HEADS_PREFIX))];
+  renameValues(graph, new Map(stepAside.map((name) => [name, `${aside}${name}`])));
   const taken = new Set(graph.node.flatMap((n) => n.output));
   const clash = KNOB_OUTPUTS.find((name) => taken.has(name));
   if (clash !== undefined) throw new KnobError('INVALID_INPUT', `${what} already has a tensor named '${clash}'`);
@@ -50,7 +59,7 @@ export function knobModelWithHeads(
   const h = heads.gate.b1.length;
   if (heads.statistics !== null && metadata.statisticsInput === null)
     throw new Error('heads that read image statistics need the input spec they were computed under');
-  const b = new GraphBuilder(opsetOf(model), 'knob_heads::');
+  const b = new GraphBuilder(opsetOf(model), HEADS_PREFIX);
   // in float64 as the app fits and applies the heads (a float32 mean subtracted from features far
   // from zero would offset every standardised value), the outputs cast to float32 at the end
   const constant = (values: ArrayLike<number>, what: string) => b.constant('double', [values.length], values, what);

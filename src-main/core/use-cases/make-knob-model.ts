@@ -66,8 +66,8 @@ export const MIN_DATA_IMAGES = 2000;
  * Any classifier made a Knob model from a labelled dataset (issue 31; the desk's "Make a Knob
  * model" and `knob fit-heads --data`): its penultimate activation exposed as `features` (or the
  * model's own `features` output), the dataset run through it once under HEADS_RECORDING_SCHEDULE
- * with its features recorded (class names matched to the model's labels by name, on the inference
- * process's threads) or that recording as kept from before (feature-cache.ts, keyed by the model's
+ * with its features and the images' statistics recorded (image-statistics-graph.ts; class names
+ * matched to the model's labels by name, on the inference process's threads) or that recording as kept from before (feature-cache.ts, keyed by the model's
  * and the data's hashes), then the heads fitted on it (fit-heads.ts). Progress is the call's
  * (the steps, the run's frames, the fit's stages); a cancel stops at the next batch or stage and
  * nothing is written: the caller writes the result (writeKnobModelFiles).
@@ -116,10 +116,16 @@ export async function makeKnobModel(
         t0: model.t0 ?? sidecar?.t0,
         certaintyRule: model.certaintyRule ?? sidecar?.certaintyRule,
       });
-    const client = await startClient(path, model.input ?? sidecar?.input);
+    // the process running the model: this one, then (recording with the image statistics) the recorder's
+    let client: InferenceClient | null = await startClient(path, model.input ?? sidecar?.input);
     try {
       const description = client.description;
       const statisticsInput = imageStatisticsApply(description.input) ? description.input : null;
+      // recorded by the model with the image statistics after its features, under the input spec
+      // just resolved (image-statistics-graph.ts); the model made keeps the backbone's features
+      const recorderBytes =
+        statisticsInput === null ? bytes : withImageStatisticsInFeatures(bytes, model.path, statisticsInput);
+      const recordedWidth = (description.featureCount ?? 0) + (statisticsInput === null ? 0 : IMAGE_STATISTICS.length);
       const source = await openSourcePath(dataPath, {
         target: description.input,
         ...modelLabelOptions(description, null),
@@ -135,18 +141,19 @@ export async function makeKnobModel(
           'INVALID_INPUT',
           `${dataPath}: ${labels === null ? 'no labels' : `${labelled} labelled images`}; Knob heads are fitted on at least ${MIN_DATA_IMAGES.toLocaleString('en')} labelled images (an ImageFolder, a CSV manifest, .npz or IDX with labels)`,
         );
-      const featureBytes = labels!.length * (description.featureCount ?? 0) * Float32Array.BYTES_PER_ELEMENT;
+      const featureBytes = labels!.length * recordedWidth * Float32Array.BYTES_PER_ELEMENT;
       if (featureBytes > FEATURE_BYTES_BUDGET)
         throw new KnobError(
           'INVALID_INPUT',
-          `${dataPath}: ${labels!.length} images of ${description.featureCount} features would hold ${(featureBytes / 2 ** 30).toFixed(1)} GiB of features (at most ${FEATURE_BYTES_BUDGET / 2 ** 30} GiB); the heads read at most 20,000 of them: give a subset of the images`,
+          `${dataPath}: ${labels!.length} images of ${recordedWidth} features would hold ${(featureBytes / 2 ** 30).toFixed(1)} GiB of features (at most ${FEATURE_BYTES_BUDGET / 2 ** 30} GiB); the heads read at most 20,000 of them: give a subset of the images`,
         );
       const identity = source.info.identity;
       const dataSha256 = identity === null || identity.kind === 'camera' ? null : identity.sha256;
       const cache = request.cacheFolder === null || dataSha256 === null ? null : featureCache(request.cacheFolder);
       const key = {
         format: CACHE_FORMAT,
-        model: bytes === original ? originalSha256 : sha256Hex(bytes),
+        // the model that records: its features, and the statistics' nodes where it gives them
+        model: recorderBytes === original ? originalSha256 : sha256Hex(recorderBytes),
         contract: description.contract,
         adapter: description.adapter,
         data: dataSha256,
@@ -162,35 +169,30 @@ export async function makeKnobModel(
       // compared frame for frame, so a kept recording never brings labels the source lacks.
       if (trace !== null && !sameLabels(trace.labels ?? null, labels)) trace = null;
       // and a kept recording of another width (features and statistics) is recorded anew, never misread
-      const recordedWidth = (description.featureCount ?? 0) + (statisticsInput === null ? 0 : IMAGE_STATISTICS.length);
       if (trace !== null && trace.features?.width !== recordedWidth) trace = null;
       const featuresFrom: FeaturesFrom = trace === null ? 'recorded' : 'cache';
       if (trace === null) {
-        // recorded by the model with the image statistics after its features, under the input spec
-        // just resolved (image-statistics-graph.ts); the model made keeps the backbone's features
-        let recorder = client;
-        if (statisticsInput !== null) {
+        if (recorderBytes !== bytes) {
+          // one copy of the model in memory at a time: this process ends before the recorder's starts
+          await client.close();
+          client = null;
           const recorderPath = join(folder, 'with-features-and-statistics.onnx');
-          await writeFile(recorderPath, withImageStatisticsInFeatures(bytes, model.path, statisticsInput));
-          recorder = await startClient(recorderPath, statisticsInput);
+          await writeFile(recorderPath, recorderBytes);
+          client = await startClient(recorderPath, statisticsInput!);
         }
-        try {
-          const run = await runSourceOffline(
-            {
-              model: recorder,
-              source,
-              schedule: HEADS_RECORDING_SCHEDULE,
-              streamSeed: STREAM_SEED,
-              settings: DEFAULT_GATE_SETTINGS,
-              recordFeatures: true,
-            },
-            call,
-          );
-          if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
-          trace = run.trace;
-        } finally {
-          if (recorder !== client) await recorder.close();
-        }
+        const run = await runSourceOffline(
+          {
+            model: client,
+            source,
+            schedule: HEADS_RECORDING_SCHEDULE,
+            streamSeed: STREAM_SEED,
+            settings: DEFAULT_GATE_SETTINGS,
+            recordFeatures: true,
+          },
+          call,
+        );
+        if (run.error !== null) throw new KnobError(run.error.code, run.error.message);
+        trace = run.trace;
         // best effort: a full disk or a read-only data folder costs the next make a recording, not this one
         // (the write creates the cache's folder)
         if (cache !== null) await cache.keep(key, trace).catch(() => undefined);
@@ -210,7 +212,7 @@ export async function makeKnobModel(
       });
       return { ...fitted, featuresFrom };
     } finally {
-      await client.close();
+      await client?.close();
     }
   } finally {
     await rm(folder, { recursive: true, force: true });
