@@ -3,17 +3,19 @@
  * ten classes; target: every head in under 60 s on this machine after extraction), on one thread
  * and as the app fits them (heads-threads.ts: the two branches' heads at once), and one head's
  * softmax regression beside scikit-learn's LogisticRegression on the same rows and penalty, in the
- * same run (Debian's python3-sklearn). The extraction is `knob run --record-features`, whose rate
- * is the engine's (npm run bench -- engine). Prints times; never fails on them.
+ * same run (Debian's python3-sklearn). First the extraction (heads-extraction.bench.ts): the
+ * recording at the model's inference rate. Prints times; never fails on them.
  */
 import { fitSoftmaxRegression } from '../../src-shared/calibrators/softmax-regression';
 import { fitKnobHeads } from '../../src-shared/heads/knob-heads';
 import { fitKnobHeadsOnThreads } from '../../src-main/core/use-cases/heads-threads';
 import { syntheticBackboneFeatures } from '../support/synthetic-features';
 import { row, time } from './bench-timing';
+import { runHeadsExtractionBench } from './heads-extraction.bench';
 import { numpyBestMs } from './numpy-reference';
 
 export async function runHeadsBench(): Promise<void> {
+  runHeadsExtractionBench();
   process.stdout.write('\nKnob heads on backbone features (issue 31)\n');
   const rows = 60_000;
   const width = 192;
