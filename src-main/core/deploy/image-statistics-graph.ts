@@ -38,61 +38,90 @@ export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: Input
   const perChannel = (values: readonly number[]) => Array.from({ length: c }, (_, i) => values[i % values.length]!);
   const std = perChannel(spec.std);
   const mean = perChannel(spec.mean);
-  const channelShape = spec.layout === 'NCHW' ? [1, c, 1, 1] : [1, 1, 1, c];
-  const pixels = b.op('Add', [
-    b.op('Mul', [
-      input,
-      b.constant(
-        'float',
-        channelShape,
-        std.map((s) => s / (hi - lo)),
-        'pixel_scale',
-      ),
-    ]),
-    b.constant(
-      'float',
-      channelShape,
-      mean.map((m) => (m - lo) / (hi - lo)),
-      'pixel_offset',
-    ),
-  ]);
-  const nchw = spec.layout === 'NCHW' ? pixels : b.op('Transpose', [pixels], { perm: [0, 3, 1, 2] });
+  // p = a_c x + b_c: folded into each statistic below rather than computed (a pass over every
+  // value a frame: about 0.2 ms of 0.9 on a 224 x 224 x 3 image, 2026-12-06)
+  const scale = std.map((s) => s / (hi - lo));
+  const offset = mean.map((m) => (m - lo) / (hi - lo));
+  const nchw = spec.layout === 'NCHW' ? input : b.op('Transpose', [input], { perm: [0, 3, 1, 2] });
   // Counts are read from each tensor's shape, not the spec's size: a model run outside the app on
   // images of another size (a dynamic height and width) still gets means.
-  /** The number of values of each image in [N, M], as float: M. */
-  const countOf = (flat: string) =>
-    b.op('Cast', [b.op('Gather', [b.op('Shape', [flat]), b.scalar('int64', 1, 'axis')], { axis: 0 })], {
+  /** The length of `axis` of a tensor, as a float scalar. */
+  const lengthOf = (x: string, axis: number) =>
+    b.op('Cast', [b.op('Gather', [b.op('Shape', [x]), b.scalar('int64', axis, 'axis')], { axis: 0 })], {
       to: TO_FLOAT,
     });
-  /** The sum over every value of each image over `divisor(count)`: [N, 1]. */
-  const imageSum = (x: string, divisor: (count: string) => string) => {
+  /** The mean over every value of each image: [N, 1]. */
+  const imageMean = (x: string) => {
     const flat = b.op('Flatten', [x], { axis: 1 });
-    return b.op('Div', [b.sumLastAxis(flat), divisor(countOf(flat))]);
+    return b.op('Div', [b.sumLastAxis(flat), lengthOf(flat, 1)]);
   };
-  const imageMean = (x: string) => imageSum(x, (count) => count);
-  /** One depthwise 3-D kernel [kh, kw] on every channel, valid positions. */
+  /** A depthwise kernel [kh, kw] on every channel, valid positions, times a_c: the kernel on p (it sums to 0, so b_c drops out). */
   const depthwise = (kernel: number[], kh: number, kw: number) =>
     b.op(
       'Conv',
-      [nchw, b.constant('float', [c, 1, kh, kw], Array.from({ length: c }, () => kernel).flat(), 'kernel')],
-      {
-        group: c,
-        kernel_shape: [kh, kw],
-      },
+      [
+        nchw,
+        b.constant(
+          'float',
+          [c, 1, kh, kw],
+          scale.flatMap((a) => kernel.map((k) => a * k)),
+          'kernel',
+        ),
+      ],
+      { group: c, kernel_shape: [kh, kw] },
     );
-  const flat = b.op('Flatten', [nchw], { axis: 1 });
-  const average = imageMean(flat);
-  const deviation = b.op('Sub', [flat, average]);
-  const sd = b.op('Sqrt', [
-    imageSum(b.op('Mul', [deviation, deviation]), (count) => b.op('Sub', [count, b.scalar('float', 1, 'one')])),
+  // mean and deviation from each channel's: p's channel mean is a_c m_c + b_c, and its sum of
+  // squares about the image's mean M is a_c^2 SS_c + HW (a_c m_c + b_c - M)^2 (the law of total
+  // variance), each channel's SS_c taken about its own mean
+  const planes = b.op('Reshape', [nchw, b.constant('int64', [3], [0n, BigInt(c), -1n], 'planes')]);
+  const planeLength = lengthOf(planes, 2);
+  const planeMean = b.op('Div', [b.sumLastAxis(planes), planeLength]);
+  const centred = b.op('Sub', [planes, planeMean]);
+  const planeSquares = b.op('Flatten', [b.sumLastAxis(b.op('Mul', [centred, centred]))], { axis: 1 });
+  const channelMeans = b.op('Add', [
+    b.op('Mul', [b.op('Flatten', [planeMean], { axis: 1 }), b.constant('float', [1, c], scale, 'scale')]),
+    b.constant('float', [1, c], offset, 'offset'),
   ]);
+  const average = b.op('Mul', [b.sumLastAxis(channelMeans), b.scalar('float', 1 / c, 'per_channel')]);
+  const between = b.op('Sub', [channelMeans, average]);
+  const squares = b.op('Add', [
+    b.op('Mul', [
+      planeSquares,
+      b.constant(
+        'float',
+        [1, c],
+        scale.map((a) => a * a),
+        'scale_squared',
+      ),
+    ]),
+    b.op('Mul', [b.op('Mul', [between, between]), planeLength]),
+  ]);
+  const count = b.op('Mul', [planeLength, b.scalar('float', c, 'channels')]);
+  const sd = b.op('Sqrt', [b.op('Div', [b.sumLastAxis(squares), b.op('Sub', [count, b.scalar('float', 1, 'one')])])]);
   const laplacian = depthwise([0, -1, 0, -1, 4, -1, 0, -1, 0], 3, 3);
   const laplacianMean = imageMean(b.op('Abs', [laplacian]));
   const laplacianRms = b.op('Sqrt', [imageMean(b.op('Mul', [laplacian, laplacian]))]);
   const vertical = imageMean(b.op('Abs', [depthwise([-1, 1], 2, 1)]));
   const horizontal = imageMean(b.op('Abs', [depthwise([-1, 1], 1, 2)]));
+  // p < t  <=>  x < (t - b_c) / a_c (a_c > 0): each channel's threshold on the model's values
   const fraction = (compare: 'Less' | 'Greater', threshold: number) =>
-    imageMean(b.op('Cast', [b.op(compare, [flat, b.scalar('float', threshold, 'threshold')])], { to: TO_FLOAT }));
+    imageMean(
+      b.op(
+        'Cast',
+        [
+          b.op(compare, [
+            nchw,
+            b.constant(
+              'float',
+              [1, c, 1, 1],
+              scale.map((a, at) => (threshold - offset[at]!) / a),
+              'threshold',
+            ),
+          ]),
+        ],
+        { to: TO_FLOAT },
+      ),
+    );
   const columns = [
     average,
     sd,
