@@ -85,8 +85,16 @@ export class GraphBuilder {
 
   /** Sum over the last axis of [N, K], kept as [N, 1]. */
   sumLastAxis(x: string): string {
-    if (this.opset >= 13) return this.op('ReduceSum', [x, this.constant('int64', [1], [-1n], 'axes')], { keepdims: 1 });
-    return this.op('ReduceSum', [x], { axes: [-1], keepdims: 1 });
+    return this.sumOverAxes(x, [-1]);
+  }
+
+  /** Sum over `axes`, each kept with length 1. */
+  sumOverAxes(x: string, axes: number[]): string {
+    if (this.opset >= 13)
+      return this.op('ReduceSum', [x, this.constant('int64', [axes.length], axes.map(BigInt), 'axes')], {
+        keepdims: 1,
+      });
+    return this.op('ReduceSum', [x], { axes, keepdims: 1 });
   }
 
   /** Maximum over the last axis of [N, K], kept as [N, 1]. */

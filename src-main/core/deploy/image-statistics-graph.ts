@@ -73,11 +73,11 @@ export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: Input
   // mean and deviation from each channel's: p's channel mean is a_c m_c + b_c, and its sum of
   // squares about the image's mean M is a_c^2 SS_c + HW (a_c m_c + b_c - M)^2 (the law of total
   // variance), each channel's SS_c taken about its own mean
-  const planes = b.op('Reshape', [nchw, b.constant('int64', [3], [0n, BigInt(c), -1n], 'planes')]);
-  const planeLength = lengthOf(planes, 2);
-  const planeMean = b.op('Div', [b.sumLastAxis(planes), planeLength]);
-  const centred = b.op('Sub', [planes, planeMean]);
-  const planeSquares = b.op('Flatten', [b.sumLastAxis(b.op('Mul', [centred, centred]))], { axis: 1 });
+  // (each channel's sums over height and width, kept [N, C, 1, 1])
+  const planeLength = b.op('Mul', [lengthOf(nchw, 2), lengthOf(nchw, 3)]);
+  const planeMean = b.op('Div', [b.sumOverAxes(nchw, [2, 3]), planeLength]);
+  const centred = b.op('Sub', [nchw, planeMean]);
+  const planeSquares = b.op('Flatten', [b.sumOverAxes(b.op('Mul', [centred, centred]), [2, 3])], { axis: 1 });
   const channelMeans = b.op('Add', [
     b.op('Mul', [b.op('Flatten', [planeMean], { axis: 1 }), b.constant('float', [1, c], scale, 'scale')]),
     b.constant('float', [1, c], offset, 'offset'),
