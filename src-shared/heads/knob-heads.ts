@@ -95,15 +95,13 @@ export interface HeadsFit {
 }
 
 /** The seeded split of a fit and the standardisation the heads read: what every stage starts from. */
-export interface HeadsSplit {
+export interface HeadsSplit extends Standardisation {
   /** Rows fitted on and held out (indices into the data, ascending). */
   train: Int32Array;
   validation: Int32Array;
   /** The fitting rows that are clean and corrupted. */
   clean: number[];
   corrupted: number[];
-  mean: Float64Array;
-  scale: Float64Array;
   /** The image statistics' standardisation on the fitting rows; null without statistics. */
   statistics: Standardisation | null;
 }
@@ -144,14 +142,28 @@ export function headsSplit(data: HeadsData, seed: number): HeadsSplit {
   return { train, validation, clean, corrupted, mean, scale, statistics };
 }
 
-/** The rows' standardised features, row-major [rows, width]. */
-function standardisedRows(data: HeadsData, split: HeadsSplit, rows: readonly number[]): Float64Array {
-  const { width } = data;
+/** Row `row` of a [rows, width] table, standardised, into `out` from `at`. */
+function standardisedRowInto(
+  values: Float32Array,
+  width: number,
+  standardisation: Standardisation,
+  row: number,
+  out: Float64Array,
+  at: number,
+): void {
+  const { mean, scale } = standardisation;
+  for (let j = 0; j < width; j++) out[at + j] = (values[row * width + j]! - mean[j]!) * scale[j]!;
+}
+
+/** Some rows of a [rows, width] table, standardised: row-major [rows.length, width]. */
+function standardisedRows(
+  values: Float32Array,
+  width: number,
+  standardisation: Standardisation,
+  rows: readonly number[],
+): Float64Array {
   const x = new Float64Array(rows.length * width);
-  rows.forEach((row, i) => {
-    for (let j = 0; j < width; j++)
-      x[i * width + j] = (data.features[row * width + j]! - split.mean[j]!) * split.scale[j]!;
-  });
+  rows.forEach((row, i) => standardisedRowInto(values, width, standardisation, row, x, i * width));
   return x;
 }
 
@@ -180,7 +192,7 @@ export function fitBranchHead(
   const { width, labels, classCount: k } = data;
   const picked = strided(branch === 'static' ? split.corrupted : Array.from(split.train), HEAD_MAX_ROWS);
   const fit = fitSoftmaxRegression(
-    standardisedRows(data, split, picked),
+    standardisedRows(data.features, width, split, picked),
     width,
     Int32Array.from(picked, (i) => labels[i]!),
     k,
@@ -224,7 +236,7 @@ export function fitGateHead(
 ): HeadsStage<GateTargetNetwork> {
   const { width, labels, classCount: k } = data;
   const gateRows = strided(Array.from(split.train), GATE_MAX_ROWS);
-  const x = standardisedRows(data, split, gateRows);
+  const x = standardisedRows(data.features, width, split, gateRows);
   const zStatic = new Float64Array(gateRows.length * k);
   const zDyn = new Float64Array(gateRows.length * k);
   const row = new Float64Array(k);
@@ -244,7 +256,10 @@ export function fitGateHead(
   const featureWidth = basis === null ? width : GATE_PROJECTED_WIDTH;
   const projected = basis === null ? x : new Float64Array(gateRows.length * featureWidth);
   if (basis !== null) multiplyInto(x, gateRows.length, width, basis, featureWidth, projected);
-  const statistics = split.statistics === null ? null : standardisedStatistics(data, split.statistics, gateRows);
+  const statistics =
+    split.statistics === null
+      ? null
+      : standardisedRows(data.statistics!, IMAGE_STATISTICS.length, split.statistics, gateRows);
   const gateX = statistics === null ? projected : besideEachRow(projected, featureWidth, statistics);
   const gateWidth = featureWidth + (statistics === null ? 0 : IMAGE_STATISTICS.length);
   const gateFit = fitGateTargetNetwork(
@@ -297,17 +312,6 @@ export function fitKnobHeads(
   return assembledHeads(split, staticHead, dynamicHead, gate);
 }
 
-/** The rows' standardised image statistics, row-major [rows, IMAGE_STATISTICS.length]. */
-function standardisedStatistics(data: HeadsData, standardisation: Standardisation, rows: readonly number[]) {
-  const s = IMAGE_STATISTICS.length;
-  const values = new Float64Array(rows.length * s);
-  rows.forEach((row, i) => {
-    for (let j = 0; j < s; j++)
-      values[i * s + j] = (data.statistics![row * s + j]! - standardisation.mean[j]!) * standardisation.scale[j]!;
-  });
-  return values;
-}
-
 /** Each row of `left` ([rows, width]) followed by the same row of `right` ([rows, its width]). */
 function besideEachRow(left: Float64Array, width: number, right: Float64Array): Float64Array {
   const rows = left.length / width;
@@ -358,9 +362,8 @@ export function knobHeadOutputs(heads: KnobHeads, data: HeadsData, rows: Int32Ar
   const row = new Float64Array(k);
   const staticScale = Math.exp(heads.gate.logStaticScale);
   rows.forEach((r, i) => {
-    for (let j = 0; j < width; j++) x[j] = (data.features[r * width + j]! - heads.mean[j]!) * heads.scale[j]!;
-    for (let j = 0; j < s; j++)
-      x[width + j] = (data.statistics![r * s + j]! - heads.statistics!.mean[j]!) * heads.statistics!.scale[j]!;
+    standardisedRowInto(data.features, width, heads, r, x, 0);
+    if (heads.statistics !== null) standardisedRowInto(data.statistics!, s, heads.statistics, r, x, width);
     softmaxRegressionScoresInto(heads.staticHead, x, 0, row);
     for (let c = 0; c < k; c++) zStatic[i * k + c] = staticScale * row[c]!;
     softmaxRegressionScoresInto(heads.dynamicHead, x, 0, row);

@@ -51,6 +51,12 @@ export function parseOnnxModel(bytes: Uint8Array, what: string): ModelProto {
   return model;
 }
 
+/** The version of the standard ONNX operator set the model imports; null where it imports none. */
+export function standardOpsetOf(model: ModelProto): number | null {
+  const standard = model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx');
+  return standard === undefined ? null : Number(standard.version);
+}
+
 /** The classifier's logits output: the one named `logits`, or the only one (beside `features`). */
 export function logitsOutputOf(graph: GraphProto, what: string): string {
   const names = graph.output.map((o) => o.name).filter((name) => name !== FEATURES_OUTPUT);

@@ -5,7 +5,7 @@ import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import { IMAGE_STATISTICS } from '../../../src-shared/heads/image-statistics';
 import { FEATURES_OUTPUT } from '../inference/loaded-model';
 import { TO_FLOAT } from './calibrator-graph';
-import { parseOnnxModel } from './feature-tensor';
+import { parseOnnxModel, standardOpsetOf } from './feature-tensor';
 import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
 /** Whether the images are large enough for the statistics (the Laplacian's 3 x 3 kernel). */
@@ -144,11 +144,11 @@ export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: Input
 export function withImageStatisticsInFeatures(bytes: Uint8Array, what: string, spec: InputSpec): Uint8Array {
   const model = parseOnnxModel(bytes, what);
   const graph = model.graph!;
-  const output = graph.output.find((o) => o.name === FEATURES_OUTPUT);
-  if (output === undefined) throw new KnobError('INVALID_INPUT', `${what} has no '${FEATURES_OUTPUT}' output`);
+  if (!graph.output.some((o) => o.name === FEATURES_OUTPUT))
+    throw new KnobError('INVALID_INPUT', `${what} has no '${FEATURES_OUTPUT}' output`);
   const backbone = 'knob_statistics::backbone_features';
   renameValues(graph, new Map([[FEATURES_OUTPUT, backbone]]));
-  const b = new GraphBuilder(opsetOf(model), 'knob_statistics::');
+  const b = new GraphBuilder(standardOpsetOf(model) ?? 13, 'knob_statistics::');
   const statistics = imageStatisticsNodes(b, spec.name, spec);
   b.op('Concat', [backbone, statistics], { axis: 1 }, FEATURES_OUTPUT);
   graph.node.push(...b.nodes);
@@ -157,9 +157,4 @@ export function withImageStatisticsInFeatures(bytes: Uint8Array, what: string, s
     o.name === backbone ? valueInfo(FEATURES_OUTPUT, 'float', ['N', 'F_and_statistics']) : o,
   );
   return toBinary(ModelProtoSchema, model);
-}
-
-/** The graph's default-domain opset (13 where it names none). */
-export function opsetOf(model: ReturnType<typeof parseOnnxModel>): number {
-  return Number(model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 13n);
 }

@@ -5,8 +5,8 @@ import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import type { KnobHeads, Standardisation } from '../../../src-shared/heads/knob-heads';
 import { classifierLogitsOutput, FEATURES_OUTPUT, KNOB_OUTPUTS } from '../inference/loaded-model';
 import { sigmoid, TO_DOUBLE, TO_FLOAT, transposed } from './calibrator-graph';
-import { parseOnnxModel } from './feature-tensor';
-import { imageStatisticsNodes, opsetOf } from './image-statistics-graph';
+import { parseOnnxModel, standardOpsetOf } from './feature-tensor';
+import { imageStatisticsNodes } from './image-statistics-graph';
 import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
 
 /**
@@ -59,7 +59,7 @@ export function knobModelWithHeads(
   const h = heads.gate.b1.length;
   if (heads.statistics !== null && metadata.statisticsInput === null)
     throw new Error('heads that read image statistics need the input spec they were computed under');
-  const b = new GraphBuilder(opsetOf(model), HEADS_PREFIX);
+  const b = new GraphBuilder(standardOpsetOf(model) ?? 13, HEADS_PREFIX);
   // in float64 as the app fits and applies the heads (a float32 mean subtracted from features far
   // from zero would offset every standardised value), the outputs cast to float32 at the end
   const constant = (values: ArrayLike<number>, what: string) => b.constant('double', [values.length], values, what);

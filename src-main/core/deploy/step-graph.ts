@@ -9,7 +9,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
 import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { calibratorMap } from './calibrator-graph-registry';
-import { parseOnnxModel } from './feature-tensor';
+import { parseOnnxModel, standardOpsetOf } from './feature-tensor';
 import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
 /**
@@ -75,7 +75,7 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const second = options.secondModel === undefined ? null : parseModel(options.secondModel, 'the second model');
   if ((options.contract === 'two-classifiers') !== (second !== null))
     throw new KnobError('INVALID_INPUT', 'the two-classifiers contract takes two models, the others one');
-  const opset = Math.max(opsetOf(first), second === null ? 0 : opsetOf(second));
+  const opset = Math.max(standardOpsetOf(first) ?? 0, second === null ? 0 : (standardOpsetOf(second) ?? 0));
   if (opset < 13)
     throw new KnobError(
       'INVALID_INPUT',
@@ -173,11 +173,6 @@ function parseModel(bytes: Uint8Array, what: string): ModelProto {
       `${what} uses operator domains ${custom.map((o) => o.domain).join(', ')}; the step graph takes standard ONNX operators only`,
     );
   return model;
-}
-
-function opsetOf(model: ModelProto): number {
-  const standard = model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx');
-  return Number(standard?.version ?? 0n);
 }
 
 /** The model's one graph input that is not an initializer: its image. */
