@@ -89,8 +89,19 @@ describe('the desk an operator can trust', () => {
       expect(names[i], `frame ${i}`).toBe('fog');
       expect(severity.values[i], `frame ${i}`).toBe(3);
     }
-    // Before the edit: the first-start step schedule (clean until frame 150).
-    for (let i = 0; i < Math.min(edit, 150); i++) expect(names[i], `frame ${i}`).toBe('none');
+    // Before the edit was made: the first-start step schedule (clean until frame 150).
+    for (let i = 0; i < Math.min(before, 150); i++) expect(names[i], `frame ${i}`).toBe('none');
+    // Between the two selections the form holds "constant gaussian noise at severity 3", which the
+    // desk applies as an edit of its own when the second selection comes after its 400 ms debounce
+    // (a loaded machine): from its first frame on, gaussian noise at 3 until fog, as the step's
+    // level would be too.
+    const intermediate = names.indexOf('gaussian_noise');
+    const gaussianUntil = intermediate < 0 || intermediate > edit ? edit : intermediate;
+    for (let i = before; i < gaussianUntil; i++) expect(names[i], `frame ${i}`).toBe('none');
+    for (let i = gaussianUntil; i < edit; i++) {
+      expect(names[i], `frame ${i}`).toBe('gaussian_noise');
+      expect(severity.values[i], `frame ${i}`).toBe(3);
+    }
     // the frames in flight at the pause land after it: the desk's count catches up with its next update
     await expect.poll(recorded).toBe(trace.frameCount);
   });
