@@ -12,11 +12,12 @@
  * the shipped backbone). It loads as a Knob-native model and
  * exports to a bundle whose step graph passes `knob verify`.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
+import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import type { HeadsCard } from '../../src-shared/heads/heads-card';
 import { knob, knobFailureLine, knobWithEnvironment } from '../support/knob-cli';
@@ -140,6 +141,33 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(accuracyLoss).toBeLessThanOrEqual(0.01);
     expect(uDrop).toBeGreaterThanOrEqual(0.15);
   }, 240_000);
+
+  it("from a trace: the model made keeps what the classifier's sidecar said, its input spec and labels, wherever it goes", async () => {
+    // the shipped model with a sidecar beside it whose spec and names differ from its own metadata's
+    const folder = mkdtempSync(join(tmpdir(), 'knob-fit-heads-sidecar-'));
+    const model = join(folder, 'shipped.onnx');
+    copyFileSync(DEFAULT_MODEL_PATH, model);
+    const input = {
+      ...{ name: 'image', layout: 'NCHW', width: 28, height: 28, channels: 1 },
+      ...{ value_range: [0, 1], mean: [0.3], std: [0.4] },
+    };
+    const labels = Array.from({ length: 10 }, (_, k) => `sidecar class ${k}`);
+    writeFileSync(join(folder, 'shipped.knob.json'), JSON.stringify({ input, labels }));
+    const trace = await run(
+      ...[model, embeddedIdxPart(dir, 'sidecar', 0, 2000), 'sidecar-fit', '--record-features'],
+      ...['--schedule', 'random', '--corruptions', TRAINING, '--hold', '50'],
+    );
+    // written elsewhere: no sidecar beside the model made
+    mkdirSync(join(dir, 'elsewhere'));
+    const made = join(dir, 'elsewhere', 'made.onnx');
+    const fitted = await knob('fit-heads', '--model', model, '--trace', trace, '--out', made);
+    expect(fitted.status, fitted.stderr).toBe(0);
+    backend ??= new KnobBackend();
+    expect(await backend.handle('model.load', { path: made })).toMatchObject({
+      contract: 'knob-native',
+      ...{ input, inputSource: 'metadata', labelNames: labels, labelsSource: 'metadata' },
+    });
+  }, 120_000);
 
   it('from a dataset: refuses too few images, its own classifier as the output, and a features node for a model that has features', async () => {
     const few = embeddedIdxPart(dir, 'few', 0, 300);

@@ -121,7 +121,8 @@ describe('a Knob model whose gate reads image statistics', () => {
     const written = knobModelWithHeads(source, 'test model', heads, {
       training: {},
       featuresLayer: 'the pixels',
-      statisticsInput: SPEC,
+      input: SPEC,
+      labels: null,
     });
     const result = await run(written, x, count);
     expect(result.features!.dims).toEqual([count, PIXELS]);
@@ -141,7 +142,8 @@ describe('a Knob model whose gate reads image statistics', () => {
       again = knobModelWithHeads(again, 'made model', heads, {
         training: {},
         featuresLayer: 'x',
-        statisticsInput: SPEC,
+        input: SPEC,
+        labels: null,
       });
     expectOutputsOfHeads(await run(again, x, count), expected);
   });

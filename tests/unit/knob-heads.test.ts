@@ -11,6 +11,7 @@
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { knobModelWithHeads } from '../../src-main/core/deploy/knob-heads-graph';
+import { parseOnnxModel } from '../../src-main/core/deploy/feature-tensor';
 import { expectOutputsOfHeads } from '../support/head-outputs';
 import { buildOnnxModel } from '../support/onnx-builder';
 import { dominantSubspace, multiplyInto } from '../../src-shared/heads/dominant-subspace';
@@ -186,6 +187,7 @@ describe('the heads written into ONNX', () => {
     const { heads } = fitKnobHeads(shifted, { seed: 2 });
     const source = buildOnnxModel({
       inputs: [{ name: 'x', shape: ['N', WIDTH] }],
+      metadata: SOURCE_METADATA,
       outputs: [
         { name: 'logits', shape: ['N', K] },
         { name: 'features', shape: ['N', WIDTH] },
@@ -203,8 +205,11 @@ describe('the heads written into ONNX', () => {
     const written = knobModelWithHeads(source, 'test model', heads, {
       training: {},
       featuresLayer: 'x',
-      statisticsInput: null,
+      input: null,
+      labels: null,
     });
+    // nothing known beyond the source's own metadata: kept as it was
+    expect(metadataOf(written)).toMatchObject(SOURCE_METADATA);
     const session = await ort.InferenceSession.create(written);
     const rows = 200;
     const result = await session.run({
@@ -219,4 +224,59 @@ describe('the heads written into ONNX', () => {
     expectOutputsOfHeads(result, expected);
     await session.release();
   });
+
+  it('keep the input spec and labels the model ran under (a sidecar beside the original): the given ones replace its own', () => {
+    const heads = fitKnobHeads(syntheticRows(600, 12), { seed: 4 }).heads;
+    const source = buildOnnxModel({
+      inputs: [{ name: 'x', shape: ['N', WIDTH] }],
+      outputs: [
+        { name: 'logits', shape: ['N', K] },
+        { name: 'features', shape: ['N', WIDTH] },
+      ],
+      nodes: [
+        { op: 'Identity', inputs: ['x'], outputs: ['features'] },
+        { op: 'Identity', inputs: ['x'], outputs: ['logits'] },
+      ],
+      initializers: [],
+      metadata: SOURCE_METADATA,
+    });
+    const input = { ...JSON.parse(SOURCE_METADATA['knob.input']), mean: [0.5], std: [0.25] };
+    const labels = Array.from({ length: K }, (_, k) => `from the sidecar ${k}`);
+    const metadata = metadataOf(
+      knobModelWithHeads(source, 'test model', heads, { training: {}, featuresLayer: 'x', input, labels }),
+    );
+    expect(JSON.parse(metadata['knob.input']!)).toEqual(input);
+    expect(JSON.parse(metadata['knob.labels']!)).toEqual(labels);
+    expect(metadata['source.note']).toBe(SOURCE_METADATA['source.note']);
+    // each key once
+    expect(
+      parseOnnxModel(
+        knobModelWithHeads(source, 'm', heads, { training: {}, featuresLayer: 'x', input, labels }),
+        'm',
+      ).metadataProps.filter((p) => p.key === 'knob.labels'),
+    ).toHaveLength(1);
+    expect(() =>
+      knobModelWithHeads(source, 'test model', heads, { training: {}, featuresLayer: 'x', input, labels: ['one'] }),
+    ).toThrow(/1 labels for heads of/);
+  });
 });
+
+/** A source model's own metadata: its spec and labels, and a property of its own. */
+const SOURCE_METADATA: Record<string, string> = {
+  'knob.input': JSON.stringify({
+    name: 'x',
+    layout: 'NCHW',
+    width: 1,
+    height: 1,
+    channels: 1,
+    value_range: [0, 1],
+    mean: [0],
+    std: [1],
+  }),
+  'knob.labels': JSON.stringify(Array.from({ length: K }, (_, k) => `own ${k}`)),
+  'source.note': 'kept',
+};
+
+function metadataOf(bytes: Uint8Array): Record<string, string> {
+  return Object.fromEntries(parseOnnxModel(bytes, 'written').metadataProps.map((p) => [p.key, p.value]));
+}

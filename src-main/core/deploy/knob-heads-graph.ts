@@ -18,8 +18,11 @@ import { GraphBuilder, renameValues, valueInfo } from './graph-builder';
  * (the gate's first layer reading the image statistics of the model's input beside x, where the heads
  * were fitted with them), the outputs of the Knob-native contract (z_static, z_dyn, u_ref, features), the classifier's own
  * logits output dropped (a Knob-native source's branches and u_ref renamed source/NAME and dropped
- * likewise: new heads on its backbone). The metadata keeps the model's labels and input spec and adds the contract
- * version, the features' width and `training` (what was fitted on what). Standard operators only.
+ * likewise: new heads on its backbone). The metadata keeps the model's own and adds the contract
+ * version, the features' width, `training` (what was fitted on what), and the input spec and labels
+ * the model ran under where they are known (from a sidecar too, which stays beside the original):
+ * the model made reads its frames and names its classes as its source did, wherever the file goes.
+ * Standard operators only.
  */
 const HEADS_PREFIX = 'knob_heads::';
 
@@ -28,10 +31,11 @@ export function knobModelWithHeads(
   what: string,
   heads: KnobHeads,
   /**
-   * statisticsInput: the input spec the recording was made under, where the heads' gate reads image
-   * statistics (computed by image-statistics-graph.ts under it, and kept as the model's knob.input).
+   * input: the input spec the model ran under (knob.input of the model made; null: unknown, the
+   * source's own metadata kept), which the gate's image statistics are computed under where the
+   * heads read them (image-statistics-graph.ts). labels: its class names (knob.labels; null likewise).
    */
-  metadata: { training: object; featuresLayer: string; statisticsInput: InputSpec | null },
+  metadata: { training: object; featuresLayer: string; input: InputSpec | null; labels: readonly string[] | null },
 ): Uint8Array {
   const model = parseOnnxModel(source, what);
   const graph = model.graph!;
@@ -57,8 +61,11 @@ export function knobModelWithHeads(
   const width = heads.mean.length;
   const k = heads.staticHead.classCount;
   const h = heads.gate.b1.length;
-  if (heads.statistics !== null && metadata.statisticsInput === null)
+  const input = metadata.input;
+  if (heads.statistics !== null && input === null)
     throw new Error('heads that read image statistics need the input spec they were computed under');
+  if (metadata.labels !== null && metadata.labels.length !== heads.staticHead.classCount)
+    throw new Error(`${metadata.labels.length} labels for heads of ${heads.staticHead.classCount} classes`);
   const b = new GraphBuilder(standardOpsetOf(model) ?? 13, HEADS_PREFIX);
   // in float64 as the app fits and applies the heads (a float32 mean subtracted from features far
   // from zero would offset every standardised value), the outputs cast to float32 at the end
@@ -81,14 +88,7 @@ export function knobModelWithHeads(
       ? x
       : b.op(
           'Concat',
-          [
-            x,
-            standardised(
-              imageStatisticsNodes(b, metadata.statisticsInput!.name, metadata.statisticsInput!),
-              heads.statistics!,
-              'statistics',
-            ),
-          ],
+          [x, standardised(imageStatisticsNodes(b, input!.name, input!), heads.statistics!, 'statistics')],
           { axis: 1 },
         );
   const toFloat = (value: string, output: string) => b.op('Cast', [value], { to: TO_FLOAT }, output);
@@ -116,20 +116,17 @@ export function knobModelWithHeads(
     valueInfo('u_ref', 'float', ['N', 1]),
     valueInfo(FEATURES_OUTPUT, 'float', ['N', width]),
   ];
-  const kept = model.metadataProps.filter(
-    (p) =>
-      !['knob.contract_version', 'knob.features', 'knob.training'].includes(p.key) &&
-      !(metadata.statisticsInput !== null && p.key === 'knob.input'),
-  );
+  const written = {
+    'knob.contract_version': '1',
+    'knob.features': JSON.stringify({ name: FEATURES_OUTPUT, width, layer: metadata.featuresLayer }),
+    'knob.training': JSON.stringify(metadata.training),
+    ...(input === null ? {} : { 'knob.input': JSON.stringify(input) }),
+    ...(metadata.labels === null ? {} : { 'knob.labels': JSON.stringify(metadata.labels) }),
+  };
+  const kept = model.metadataProps.filter((p) => !Object.hasOwn(written, p.key));
   model.metadataProps = [
     ...kept,
-    ...Object.entries({
-      'knob.contract_version': '1',
-      'knob.features': JSON.stringify({ name: FEATURES_OUTPUT, width, layer: metadata.featuresLayer }),
-      'knob.training': JSON.stringify(metadata.training),
-      // the input spec the statistics undo is the model's own from now on, wherever the file goes
-      ...(metadata.statisticsInput === null ? {} : { 'knob.input': JSON.stringify(metadata.statisticsInput) }),
-    }).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
+    ...Object.entries(written).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   ];
   model.producerName = 'knob-studio';
   return toBinary(ModelProtoSchema, model);

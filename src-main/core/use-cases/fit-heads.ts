@@ -17,6 +17,7 @@ import { knobModelWithHeads } from '../deploy/knob-heads-graph';
 import { checkOutputFile, writeOutputFiles } from '../files/output-files';
 import { sha256Hex } from '../files/sha256';
 import { hashUserFile, readUserFile } from '../files/user-files';
+import { readSidecar } from '../inference/input-resolution';
 import { readTraceFile } from '../recording/trace-arrow';
 import { storedProvenanceOf } from '../report/provenance';
 import { fitKnobHeadsOnThreads } from './heads-threads';
@@ -61,11 +62,20 @@ export async function fitHeadsOnTrace(
   return fitHeadsOnRecording({
     ...request,
     model: { path: modelPath, sha256: modelSha256, bytes: source, contract: provenance.contract },
+    // What the original's sidecar says, which is found beside the original only: the model made
+    // keeps it (the trace does not record the spec the run was given; a sidecar is the one known).
+    ...(await modelInputOf(modelPath)),
     // a trace the user recorded holds the model's features alone
-    statisticsInput: null,
+    statisticsInFeatures: false,
     trace: file.trace,
     recording: { path: tracePath, sha256: traceHash.sha256, what: tracePath },
   });
+}
+
+/** The input spec and labels of `modelPath`'s sidecar (null each where it gives none, or there is none). */
+async function modelInputOf(modelPath: string): Promise<{ input: InputSpec | null; labels: string[] | null }> {
+  const sidecar = await readSidecar(modelPath);
+  return { input: sidecar?.input ?? null, labels: sidecar?.labels ?? null };
 }
 
 /**
@@ -77,11 +87,17 @@ export async function fitHeadsOnRecording(
     /** The classifier's file and hash, and the bytes with its `features` output the heads are added to. */
     model: { path: string; sha256: string; bytes: Uint8Array; contract: string };
     /**
-     * Where the recording's features end in the image statistics of its frames (the last
-     * IMAGE_STATISTICS.length columns; image-statistics-graph.ts), the input spec they were computed
-     * under, which the new model computes them under too; null where the features are the backbone's alone.
+     * The input spec the model ran under and its class names, where known (null: the classifier's
+     * own metadata, which the model made keeps): the model made keeps them as its own.
      */
-    statisticsInput: InputSpec | null;
+    input: InputSpec | null;
+    labels: readonly string[] | null;
+    /**
+     * Whether the recording's features end in the image statistics of its frames (the last
+     * IMAGE_STATISTICS.length columns; image-statistics-graph.ts), computed under `input`, which the
+     * new model computes them under too; false where the features are the backbone's alone.
+     */
+    statisticsInFeatures: boolean;
     trace: Trace;
     recording: { path: string; sha256: string; what: string };
   } & FitHeadsProgress,
@@ -90,7 +106,9 @@ export async function fitHeadsOnRecording(
   const frames = labelledFrames(trace);
   const features = trace.features;
   if (features === undefined) throw new KnobError('INVALID_INPUT', `${recording.what} has no features`);
-  const statisticsWidth = request.statisticsInput === null ? 0 : IMAGE_STATISTICS.length;
+  if (request.statisticsInFeatures && request.input === null)
+    throw new Error('image statistics in the features need the input spec they were computed under');
+  const statisticsWidth = request.statisticsInFeatures ? IMAGE_STATISTICS.length : 0;
   const width = features.width - statisticsWidth;
   if (width < 1) throw new KnobError('INVALID_INPUT', `${recording.what} has no features beside the image statistics`);
   const k = trace.classCount;
@@ -150,7 +168,8 @@ export async function fitHeadsOnRecording(
     fitSeconds,
   };
   const bytes = knobModelWithHeads(model.bytes, model.path, fit.heads, {
-    statisticsInput: request.statisticsInput,
+    input: request.input,
+    labels: request.labels,
     featuresLayer: `the classifier's penultimate activation (${model.path}), standardised into the fitted heads`,
     training: {
       method: 'knob fit-heads',

@@ -199,7 +199,10 @@ export async function makeKnobModel(
       } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
       const fitted = await fitHeadsOnRecording({
         model: { path: model.path, sha256: originalSha256, bytes, contract: description.contract },
-        statisticsInput,
+        // as the model ran for the recording (explicit, sidecar, metadata or its input's shape)
+        input: description.input,
+        labels: description.labelsSource === 'generated' ? null : description.labelNames,
+        statisticsInFeatures: statisticsInput !== null,
         trace,
         recording: {
           path: dataPath,
