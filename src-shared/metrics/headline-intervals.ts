@@ -341,21 +341,34 @@ export function pairedDifferencesOverGroups(
   const what = a.length > 1 ? `paired stratified (${a.length} groups) ` : 'paired ';
   return a[0].map((statistic, j) => {
     const ci = percentileInterval(combined[j].draws, resampling, what);
+    const [valueA, valueB] = [meanOf(a, j), meanOf(b, j)];
     return {
       name: statistic.name,
       identity: statistic.identity,
-      a: meanOf(a, j),
-      b: meanOf(b, j),
+      a: valueA,
+      b: valueB,
       difference: combined[j].value,
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
-      verdict: verdictOf(ci, statistic.lowerIsBetter),
+      verdict: verdictOf(ci, statistic.lowerIsBetter, valueA, valueB),
     };
   });
 }
 
-/** B against A at the interval's level: better when the interval of b - a excludes 0 on the better side. */
-function verdictOf(ci: BootstrapInterval, lowerIsBetter: boolean): Verdict {
+/**
+ * The largest difference, relative to the figures (at least 1), that rounding alone can make: two
+ * settings whose fused outputs are equal but for float64 rounding (branches that agree, a gate
+ * that moves nothing) differ by ~1e-16 on every resample, an interval that excludes 0 and means nothing.
+ */
+const ROUNDING_TIE = 1e-12;
+
+/**
+ * B against A at the interval's level: better when the interval of b - a excludes 0 on the better
+ * side, indistinguishable when it lies within rounding of 0 (ROUNDING_TIE).
+ */
+function verdictOf(ci: BootstrapInterval, lowerIsBetter: boolean, a: number, b: number): Verdict {
+  const tie = ROUNDING_TIE * Math.max(1, Math.abs(a), Math.abs(b));
+  if (Math.abs(ci.lo) <= tie && Math.abs(ci.hi) <= tie) return 'indistinguishable';
   const better = lowerIsBetter ? ci.hi < 0 : ci.lo > 0;
   const worse = lowerIsBetter ? ci.lo > 0 : ci.hi < 0;
   return better ? 'better' : worse ? 'worse' : 'indistinguishable';
@@ -381,15 +394,16 @@ export function independentDifferences(
   const combined = stratifiedDraws(strata, a.length, resampling);
   return a.map((statistic, j) => {
     const ci = percentileInterval(combined[j].draws, resampling, 'independent (two recordings) ');
+    const [valueA, valueB] = [statistic.evaluate(null), b[j].evaluate(null)];
     return {
       name: statistic.name,
       identity: statistic.identity,
-      a: statistic.evaluate(null),
-      b: b[j].evaluate(null),
+      a: valueA,
+      b: valueB,
       difference: combined[j].value,
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
-      verdict: verdictOf(ci, statistic.lowerIsBetter),
+      verdict: verdictOf(ci, statistic.lowerIsBetter, valueA, valueB),
     };
   });
 }

@@ -110,6 +110,23 @@ describe('paired bootstrap of A/B differences', () => {
     }
   });
 
+  it('a difference of float64 rounding alone is indistinguishable, though every resample shows it', () => {
+    // the same figures but for the last bits (two gate settings over branches that agree): each
+    // resample's difference is ~1e-16 on one side of 0, an interval that excludes 0 and means nothing
+    const nudged = a.map((s) => ({
+      ...s,
+      evaluate: (indices: Uint32Array | null) => s.evaluate(indices) * (1 + 4e-16) + 1e-17,
+    }));
+    for (const difference of pairedDifferences(a, nudged, labels.length, { seed: 1 })) {
+      expect(difference.interval.lo, difference.name).toBeGreaterThan(0);
+      expect(difference.verdict, difference.name).toBe('indistinguishable');
+    }
+    // one part in 1e9 is not rounding: the verdict stands
+    const shifted = a.map((s) => ({ ...s, evaluate: (indices: Uint32Array | null) => s.evaluate(indices) + 1e-9 }));
+    for (const difference of pairedDifferences(a, shifted, labels.length, { seed: 1 }))
+      expect(difference.verdict, difference.name).toBe(difference.lowerIsBetter ? 'worse' : 'better');
+  });
+
   it('accuracy is higher-is-better: a change that never alters the top class is indistinguishable by it', () => {
     const accuracy = pairedDifferences(a, b, labels.length, { seed: 1 }).find((d) => d.name === 'accuracy')!;
     // Scaling logits keeps every argmax: the same accuracy on every resample.

@@ -7,7 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
 import { metricSuite } from '../../src-shared/metrics/metric-suite';
-import { scoresFromLogits } from '../../src-shared/metrics/scores';
+import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
+import { eachResample, resample } from '../../src-shared/metrics/bootstrap';
+import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
+import { expectedCalibrationError } from '../../src-shared/metrics/calibration-error';
+import { EQUAL_WIDTH_15 } from '../../src-shared/metrics/metric-suite';
 import { replay } from '../../src-shared/trace/replay';
 import {
   paretoFront,
@@ -67,12 +71,28 @@ describe('the tuning objective', () => {
       }
     });
 
-  it('its resample statistic gives the value on all frames and differs on a resample', () => {
+  it('its resample statistic gives the value on all frames, and on a resample the ECE of the resampled frames exactly', () => {
     const objective = new TuningObjective(trace, frames, 'ece');
     const statistic = objective.statisticAt(current);
     expect(statistic.evaluate(null)).toBe(objective.evaluate(current));
     const indices = Uint32Array.from({ length: frames.length }, (_, i) => Math.floor(i / 2));
     expect(statistic.evaluate(indices)).not.toBe(statistic.evaluate(null));
+    // seeded resamples: the same bits as the resampled frames' top-label pairs binned again
+    const { fusedLogits } = replay(trace, current.settings, { keepFusedLogits: true });
+    const k = trace.classCount;
+    const logits = new Float64Array(frames.length * k);
+    frames.forEach((frame, j) => logits.set(fusedLogits!.subarray(frame * k, (frame + 1) * k), j * k));
+    const top = topLabelScores(
+      scoresFromLogits(
+        logits,
+        k,
+        Int32Array.from(frames, (f) => trace.labels![f]!),
+      ),
+    );
+    eachResample(frames.length, { replicates: 5, seed: 3 }, (drawn) => {
+      const binned = binnedStatistics(resample(top.confidence, drawn), resample(top.correct, drawn), EQUAL_WIDTH_15);
+      expect(statistic.evaluate(drawn)).toBe(expectedCalibrationError(binned));
+    });
   });
 
   it('refuses a trace without labels and a bad temperature', () => {
