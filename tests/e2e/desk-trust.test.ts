@@ -15,7 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { extractArchive } from '../../src-main/core/files/zip-archive';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
-import { PROVENANCE_ROWS } from '../../src-main/core/report/provenance';
+import { PROVENANCE_ROWS, storedProvenanceOf } from '../../src-main/core/report/provenance';
+import { corruptionAt, parseCorruptionSchedule } from '../../src-shared/corruptions/schedule';
 import { FIRST_START_SCHEDULE } from '../../src-renderer/lib/desk/first-start';
 import type { BrowserMode } from '../support/browser-mode';
 import { startDesk, testIdText, waitUntil } from '../support/desk-page';
@@ -76,31 +77,36 @@ describe('the desk an operator can trust', () => {
     // paused once the frames in flight have landed (stream.stop waits for them): saved before
     // that, the trace would miss the last of them
     await waitUntil('paused', async () => (await app.backend.handle('session.get', {})).state === 'paused');
-    const { trace } = await savedTrace('edited.arrow');
+    const file = await savedTrace('edited.arrow');
+    const { trace } = file;
     const names = corruptionNames(trace);
     const severity = trace.metadata.severity;
     if (severity?.kind !== 'number') throw new Error('the trace has no severity column');
-    const edit = names.indexOf('fog');
+    // The schedules in force, as the trace's provenance records them: the first-start step from the
+    // first frame, fog last. Between the two selections the form holds "constant gaussian noise at
+    // severity 3", which the desk applies as an edit of its own when the second selection comes
+    // after its 400 ms debounce (a loaded machine); nothing else.
+    const history = storedProvenanceOf(file.context)!.schedule!;
+    expect(history[0]).toMatchObject({ fromFrame: 0, schedule: FIRST_START_SCHEDULE });
+    const fog = history.at(-1)!;
+    expect(fog.schedule).toMatchObject({ kind: 'constant', corruption: 'fog', severity: 3 });
+    for (const between of history.slice(1, -1)) {
+      expect(between.schedule).toMatchObject({ kind: 'constant', corruption: 'gaussian_noise', severity: 3 });
+      expect(between.fromFrame).toBeGreaterThanOrEqual(before);
+    }
+    expect(history.length).toBeLessThanOrEqual(3);
     // The first fog frame is one the stream prepared after the edit: not before it was made, and
     // no later than the frame after those in flight when it applied.
+    const edit = fog.fromFrame;
     expect(edit).toBeGreaterThanOrEqual(before);
     expect(edit).toBeLessThanOrEqual(applied + 2);
-    for (let i = edit; i < trace.frameCount; i++) {
-      expect(names[i], `frame ${i}`).toBe('fog');
-      expect(severity.values[i], `frame ${i}`).toBe(3);
-    }
-    // Before the edit was made: the first-start step schedule (clean until frame 150).
-    for (let i = 0; i < Math.min(before, 150); i++) expect(names[i], `frame ${i}`).toBe('none');
-    // Between the two selections the form holds "constant gaussian noise at severity 3", which the
-    // desk applies as an edit of its own when the second selection comes after its 400 ms debounce
-    // (a loaded machine): from its first frame on, gaussian noise at 3 until fog, as the step's
-    // level would be too.
-    const intermediate = names.indexOf('gaussian_noise');
-    const gaussianUntil = intermediate < 0 || intermediate > edit ? edit : intermediate;
-    for (let i = before; i < gaussianUntil; i++) expect(names[i], `frame ${i}`).toBe('none');
-    for (let i = gaussianUntil; i < edit; i++) {
-      expect(names[i], `frame ${i}`).toBe('gaussian_noise');
-      expect(severity.values[i], `frame ${i}`).toBe(3);
+    expect(names.indexOf('fog')).toBe(edit);
+    // every frame under the schedule in force at it: its corruption and severity
+    for (let i = 0; i < trace.frameCount; i++) {
+      const inForce = history.findLast((entry) => entry.fromFrame <= i)!;
+      const expected = corruptionAt(parseCorruptionSchedule(inForce.schedule), i, inForce.seed);
+      expect(names[i], `frame ${i}`).toBe(expected.corruption ?? 'none');
+      expect(severity.values[i], `frame ${i}`).toBe(expected.severity);
     }
     // the frames in flight at the pause land after it: the desk's count catches up with its next update
     await expect.poll(recorded).toBe(trace.frameCount);
