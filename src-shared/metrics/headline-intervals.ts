@@ -356,9 +356,11 @@ export function pairedDifferencesOverGroups(
 }
 
 /**
- * The largest difference, relative to the figures (at least 1), that rounding alone can make: two
+ * Differences this close to 0, relative to the figures (at least 1), are no difference: two
  * settings whose fused outputs are equal but for float64 rounding (branches that agree, a gate
- * that moves nothing) differ by ~1e-16 on every resample, an interval that excludes 0 and means nothing.
+ * that moves nothing) differ by ~1e-16 on every resample, an interval that excludes 0 and means
+ * nothing. The tie sits far above such rounding and far below anything the app displays (four
+ * decimals), so it decides nothing a reader could see.
  */
 const ROUNDING_TIE = 1e-12;
 

@@ -142,7 +142,7 @@ describe('knob fit-heads on a foreign classifier', () => {
     expect(uDrop).toBeGreaterThanOrEqual(0.15);
   }, 240_000);
 
-  it("from a trace: the model made keeps what the classifier's sidecar said, its input spec and labels, wherever it goes", async () => {
+  it("from a trace: the model made keeps the labels the run used and the classifier's sidecar spec, wherever it goes", async () => {
     // the shipped model with a sidecar beside it whose spec and names differ from its own metadata's
     const folder = mkdtempSync(join(tmpdir(), 'knob-fit-heads-sidecar-'));
     const model = join(folder, 'shipped.onnx');
@@ -167,6 +167,20 @@ describe('knob fit-heads on a foreign classifier', () => {
       contract: 'knob-native',
       ...{ input, inputSource: 'metadata', labelNames: labels, labelsSource: 'metadata' },
     });
+    // a sidecar edited since the recording, whose spec is not the model's input: refused before the fit
+    writeFileSync(join(folder, 'shipped.knob.json'), JSON.stringify({ input: { ...input, name: 'pixels' } }));
+    const refused = await knob(
+      'fit-heads',
+      '--model',
+      model,
+      '--trace',
+      trace,
+      '--out',
+      join(dir, 'elsewhere', 'x.onnx'),
+    );
+    expect(knobFailureLine(refused)).toMatch(
+      /shipped\.knob\.json: input spec names 'pixels' but the model's input is 'image'/,
+    );
   }, 120_000);
 
   it('from a dataset: refuses too few images, its own classifier as the output, and a features node for a model that has features', async () => {

@@ -9,6 +9,7 @@ import {
   type NodeProto,
   type TensorProto,
 } from 'onnx-buf';
+import type * as ort from 'onnxruntime-node';
 import { KnobError } from '../../../src-shared/errors';
 import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { valueInfo } from './graph-builder';
@@ -231,4 +232,38 @@ function biasOf(c: TensorProto | null, k: number, scale: number): Float32Array |
   const values = floatValues(c);
   if (values === null || values.length !== k) return null;
   return values.map((v) => scale * v);
+}
+
+/** ONNX element types as onnxruntime names them (those an image model's input may have). */
+const ORT_TYPES = new Map<number, string>([
+  [TensorProto_DataType.FLOAT, 'float32'],
+  [TensorProto_DataType.DOUBLE, 'float64'],
+  [TensorProto_DataType.FLOAT16, 'float16'],
+  [TensorProto_DataType.UINT8, 'uint8'],
+  [TensorProto_DataType.INT8, 'int8'],
+  [TensorProto_DataType.INT32, 'int32'],
+  [TensorProto_DataType.INT64, 'int64'],
+]);
+
+/**
+ * The graph's one input (initializers aside) as onnxruntime describes a session's, read from the
+ * file without loading it: what an input spec is checked against before expensive work.
+ */
+export function graphInputMetadata(model: ModelProto, what: string): ort.InferenceSession.ValueMetadata {
+  const graph = model.graph!;
+  const initializers = new Set(graph.initializer.map((t) => t.name));
+  const inputs = graph.input.filter((i) => !initializers.has(i.name));
+  if (inputs.length !== 1)
+    throw new KnobError(
+      'INVALID_INPUT',
+      `${what}: the model has ${inputs.length} inputs (${inputs.map((i) => i.name).join(', ')}); one image input is expected`,
+    );
+  const input = inputs[0]!;
+  const type = input.type?.value;
+  if (type?.case !== 'tensorType') return { name: input.name, isTensor: false };
+  const shape = (type.value.shape?.dim ?? []).map((d) =>
+    d.value.case === 'dimValue' ? Number(d.value.value) : (d.value.value ?? ''),
+  );
+  const elementType = ORT_TYPES.get(type.value.elemType) ?? `ONNX element type ${type.value.elemType}`;
+  return { name: input.name, isTensor: true, type: elementType as ort.Tensor.Type, shape };
 }

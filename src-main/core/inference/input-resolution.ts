@@ -138,6 +138,11 @@ export function checkSpecAgainstModel(
   }
 }
 
+/** The names a model's classes get when nothing names them. */
+export function generatedLabelNames(classCount: number): string[] {
+  return Array.from({ length: classCount }, (_, k) => `class ${k}`);
+}
+
 export interface ResolvedLabels {
   names: string[];
   source: InputSpecSource | 'generated';
@@ -157,7 +162,7 @@ export function resolveLabels(
         ? { names: sidecar.labels, source: 'sidecar' }
         : fromMetadata !== null
           ? { names: fromMetadata, source: 'metadata' }
-          : { names: Array.from({ length: classCount }, (_, k) => `class ${k}`), source: 'generated' };
+          : { names: generatedLabelNames(classCount), source: 'generated' };
   const file = resolved.source === 'sidecar' ? sidecarPath(options.path) : options.path;
   resolved.names.forEach((name, i) => checkTextField(name, file, `label name ${i} (${resolved.source})`));
   if (resolved.names.length !== classCount) {

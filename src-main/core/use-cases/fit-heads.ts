@@ -17,7 +17,8 @@ import { knobModelWithHeads } from '../deploy/knob-heads-graph';
 import { checkOutputFile, writeOutputFiles } from '../files/output-files';
 import { sha256Hex } from '../files/sha256';
 import { hashUserFile, readUserFile } from '../files/user-files';
-import { readSidecar } from '../inference/input-resolution';
+import { checkSpecAgainstModel, generatedLabelNames, readSidecar, sidecarPath } from '../inference/input-resolution';
+import { graphInputMetadata, parseOnnxModel } from '../deploy/feature-tensor';
 import { readTraceFile } from '../recording/trace-arrow';
 import { storedProvenanceOf } from '../report/provenance';
 import { fitKnobHeadsOnThreads } from './heads-threads';
@@ -62,9 +63,11 @@ export async function fitHeadsOnTrace(
   return fitHeadsOnRecording({
     ...request,
     model: { path: modelPath, sha256: modelSha256, bytes: source, contract: provenance.contract },
-    // What the original's sidecar says, which is found beside the original only: the model made
-    // keeps it (the trace does not record the spec the run was given; a sidecar is the one known).
-    ...(await modelInputOf(modelPath)),
+    // The class names the run used, which the trace records, and the input spec of the original's
+    // sidecar, which is found beside the original only (the trace does not record the spec a run
+    // was given): the model made keeps both.
+    input: await sidecarInputSpec(modelPath, source),
+    labels: recordedLabelNames(file.trace),
     // a trace the user recorded holds the model's features alone
     statisticsInFeatures: false,
     trace: file.trace,
@@ -72,10 +75,25 @@ export async function fitHeadsOnTrace(
   });
 }
 
-/** The input spec and labels of `modelPath`'s sidecar (null each where it gives none, or there is none). */
-async function modelInputOf(modelPath: string): Promise<{ input: InputSpec | null; labels: string[] | null }> {
-  const sidecar = await readSidecar(modelPath);
-  return { input: sidecar?.input ?? null, labels: sidecar?.labels ?? null };
+/**
+ * The input spec of `modelPath`'s sidecar (null where it gives none, or there is none), checked
+ * against the model's input as loading it would, before the fit.
+ */
+async function sidecarInputSpec(modelPath: string, bytes: Uint8Array): Promise<InputSpec | null> {
+  const spec = (await readSidecar(modelPath))?.input ?? null;
+  if (spec !== null)
+    checkSpecAgainstModel(
+      spec,
+      graphInputMetadata(parseOnnxModel(bytes, modelPath), modelPath),
+      sidecarPath(modelPath),
+    );
+  return spec;
+}
+
+/** The class names a trace's run gave its classes, null where they were the generated ones. */
+function recordedLabelNames(trace: Trace): string[] | null {
+  const generated = generatedLabelNames(trace.classCount);
+  return trace.labelNames.every((name, k) => name === generated[k]) ? null : trace.labelNames;
 }
 
 /**

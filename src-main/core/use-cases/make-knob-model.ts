@@ -199,8 +199,9 @@ export async function makeKnobModel(
       } else call.progress(`${what}: the features of ${dataPath} as recorded before (kept in the cache)`, 1, 1);
       const fitted = await fitHeadsOnRecording({
         model: { path: model.path, sha256: originalSha256, bytes, contract: description.contract },
-        // as the model ran for the recording (explicit, sidecar, metadata or its input's shape)
-        input: description.input,
+        // as the model ran for the recording (explicit, sidecar or metadata; a spec guessed from its
+        // input's shape only where the statistics undo it)
+        input: statisticsInput !== null || description.inputSource !== 'input-shape' ? description.input : null,
         labels: description.labelsSource === 'generated' ? null : description.labelNames,
         statisticsInFeatures: statisticsInput !== null,
         trace,
