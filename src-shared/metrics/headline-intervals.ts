@@ -83,12 +83,7 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
             : -Math.log(scores.probabilities[i * k + y]);
       if (scores.sampleBrier === null) brier[i] = sampleBrierOfRow(scores.probabilities, i * k, k, y);
     }
-  // fixed bins: a resample gathers bin ids instead of binning again (the same statistics, exactly)
-  const ece15 = fixedBinResampler(top.confidence, top.correct, EQUAL_WIDTH_15);
-  const ece = (indices: Uint32Array | null): number =>
-    expectedCalibrationError(
-      indices === null ? binnedStatistics(top.confidence, top.correct, EQUAL_WIDTH_15) : ece15.statistics(indices),
-    );
+  const ece = ece15OfResample(top);
   return [
     {
       name: 'accuracy',
@@ -114,6 +109,21 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
     },
     { name: 'ECE', identity: ECE_15_IDENTITY, lowerIsBetter: true, evaluate: ece, interval: 'bias-corrected' },
   ];
+}
+
+/**
+ * ECE at 15 equal-width bins of top-label pairs, on all of them (null) or on a resample. The bins
+ * are fixed, so a resample gathers each pair's bin instead of binning its values again (the same
+ * statistics, exactly; fixed-bin-resamples.ts).
+ */
+export function ece15OfResample(
+  top: Pick<TopLabelScores, 'confidence' | 'correct'>,
+): (indices: Uint32Array | null) => number {
+  const resampler = fixedBinResampler(top.confidence, top.correct, EQUAL_WIDTH_15);
+  return (indices) =>
+    expectedCalibrationError(
+      indices === null ? binnedStatistics(top.confidence, top.correct, EQUAL_WIDTH_15) : resampler.statistics(indices),
+    );
 }
 
 /** How a figure is resampled: the bootstrap's options (bootstrap.ts). */

@@ -7,8 +7,7 @@ import { binningIdentity } from '../metrics/binning';
 import { classwiseMetricsFromStatistics } from '../metrics/binned-metrics';
 import { expectedCalibrationError } from '../metrics/calibration-error';
 import { binnedStatistics, classwiseBinnedStatistics } from '../metrics/column-statistics';
-import { fixedBinResampler } from '../metrics/fixed-bin-resamples';
-import { ECE_15_IDENTITY, type HeadlineStatistic } from '../metrics/headline-intervals';
+import { ECE_15_IDENTITY, ece15OfResample, type HeadlineStatistic } from '../metrics/headline-intervals';
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { NLL_FROM_LOGITS } from '../metrics/proper-scores';
 import { FusedRowScorer } from '../metrics/fused-row-scorer';
@@ -177,17 +176,12 @@ export class TuningObjective {
     };
     const { labels, metric } = this;
     const k = this.trace.classCount;
-    // fixed bins: a resample gathers each frame's bin instead of copying and binning its values
-    // again (the same statistics, exactly; a 10-hour tune: 97.5 -> 84.4 s)
-    const ece15 = metric === 'ece' ? fixedBinResampler(kept.top.confidence, kept.top.correct, EQUAL_WIDTH_15) : null;
     return {
       name: metric,
       identity: TUNING_METRIC_IDENTITIES[metric],
       lowerIsBetter: true,
-      evaluate: (indices) =>
-        ece15 !== null && indices !== null
-          ? expectedCalibrationError(ece15.statistics(indices))
-          : metricOf(metric, kept, labels, k, indices),
+      // ECE as the headline figures resample it (fixed bins gathered: a 10-hour tune 97.5 -> 84.4 s)
+      evaluate: metric === 'ece' ? ece15OfResample(kept.top) : (indices) => metricOf(metric, kept, labels, k, indices),
     };
   }
 

@@ -8,6 +8,7 @@ import {
   type ModelProto,
   type NodeProto,
   type TensorProto,
+  type ValueInfoProto,
 } from 'onnx-buf';
 import type * as ort from 'onnxruntime-node';
 import { KnobError } from '../../../src-shared/errors';
@@ -234,6 +235,12 @@ function biasOf(c: TensorProto | null, k: number, scale: number): Float32Array |
   return values.map((v) => scale * v);
 }
 
+/** The graph's inputs that are not initializers (older exporters list every weight among the inputs). */
+export function nonInitializerInputs(graph: GraphProto): ValueInfoProto[] {
+  const initializers = new Set(graph.initializer.map((t) => t.name));
+  return graph.input.filter((i) => !initializers.has(i.name));
+}
+
 /** ONNX element types as onnxruntime names them (those an image model's input may have). */
 const ORT_TYPES = new Map<number, string>([
   [TensorProto_DataType.FLOAT, 'float32'],
@@ -250,9 +257,7 @@ const ORT_TYPES = new Map<number, string>([
  * file without loading it: what an input spec is checked against before expensive work.
  */
 export function graphInputMetadata(model: ModelProto, what: string): ort.InferenceSession.ValueMetadata {
-  const graph = model.graph!;
-  const initializers = new Set(graph.initializer.map((t) => t.name));
-  const inputs = graph.input.filter((i) => !initializers.has(i.name));
+  const inputs = nonInitializerInputs(model.graph!);
   if (inputs.length !== 1)
     throw new KnobError(
       'INVALID_INPUT',

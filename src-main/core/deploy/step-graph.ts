@@ -9,7 +9,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
 import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { calibratorMap } from './calibrator-graph-registry';
-import { parseOnnxModel, standardOpsetOf } from './feature-tensor';
+import { nonInitializerInputs, parseOnnxModel, standardOpsetOf } from './feature-tensor';
 import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
 /**
@@ -177,8 +177,7 @@ function parseModel(bytes: Uint8Array, what: string): ModelProto {
 
 /** The model's one graph input that is not an initializer: its image. */
 function modelInputName(graph: GraphProto): string {
-  const initializers = new Set(graph.initializer.map((t) => t.name));
-  const inputs = graph.input.filter((i) => !initializers.has(i.name));
+  const inputs = nonInitializerInputs(graph);
   if (inputs.length !== 1)
     throw new KnobError('INVALID_INPUT', `the model has ${inputs.length} inputs; one image input is expected`);
   return inputs[0]!.name;
