@@ -78,7 +78,8 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
 `,
   calibrate: `  knob calibrate ${SCORES_INPUT_USAGE} --method ${CALIBRATION_METHODS.join('|')}|all
                [--branch fused|static|dynamic] [--split time|random|kfold|none] [--evaluate-fraction F]
-               [--folds K] [--seed S] [--condition-by COLUMN[,COLUMN]] [--out knob-settings.json] [--json]
+               [--folds K] [--seed S] [--condition-by COLUMN[,COLUMN]] [--condition-hysteresis FRAMES]
+               [--out knob-settings.json] [--json]
       Fits calibrators of the model's output on the labelled frames and compares them on held-out
       frames (default: time-ordered, fit on the first 70 %, evaluate on the last 30 %; --split none
       fits and evaluates on everything, as other tools do): accuracy, NLL, Brier, ECE (equal-width
@@ -88,6 +89,8 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       conditional fits a temperature per condition and a detector of the condition from the
       features (a trace recorded with --record-features); a frame's condition is the value of its
       metadata columns named by --condition-by (default corruption; e.g. corruption,severity).
+      Over a stream it applies another condition once that one is detected on --condition-hysteresis
+      consecutive frames (default 10; 1: every frame its own detected condition).
 `,
   export: `  knob export --trace T.arrow ${MODEL_USAGE}
                [${GATE_USAGE}] [--exclude-model] --out NAME.knob.zip [--json]

@@ -22,7 +22,9 @@ import type { RowConditions, RowFeatures } from '../../src-shared/calibrators/ou
 import { readNumericTable } from '../core/datasets/numeric-table';
 import { readTraceFile } from '../core/recording/trace-arrow';
 import type { ParallelMetricSuite } from '../core/metrics/parallel-metric-suite';
-import { GATE_OPTIONS, settingsOverTrace } from './cli-args';
+import { GATE_OPTIONS, positiveInteger, settingsOverTrace } from './cli-args';
+import { DEFAULT_HYSTERESIS_FRAMES } from '../../src-shared/calibrators/conditional-calibration';
+import { MAX_HYSTERESIS_FRAMES } from '../../src-shared/calibrators/condition-hysteresis';
 import { UsageError } from './usage-error';
 import { storedProvenanceOf } from '../core/report/provenance';
 import type { CallContext } from '../core/calls/call-context';
@@ -152,7 +154,15 @@ export async function readScoresInput(
         `${trace}: the trace has no labelled frames; metrics and calibrators need true labels`,
       );
     const features = featuresOfFrames(file.trace, frames);
-    const conditions = conditionsOfFrames(file.trace, frames, conditionColumns(values, file.trace, trace));
+    // the hysteresis a condition-aware calibrator fitted on them applies over a stream
+    const hysteresisFrames = positiveInteger(
+      values['condition-hysteresis'],
+      'condition-hysteresis',
+      DEFAULT_HYSTERESIS_FRAMES,
+      MAX_HYSTERESIS_FRAMES,
+    );
+    const columns = conditionColumns(values, file.trace, trace);
+    const conditions = conditionsOfFrames(file.trace, frames, columns, hysteresisFrames);
     const topLabelOnly =
       file.trace.keptClasses !== undefined || (classes === 'auto' && file.trace.classCount > EVERY_CLASS_MAX_CLASSES);
     const { frameCount, classCount } = file.trace;

@@ -3,6 +3,8 @@ import { GateSettingsSchema } from '../gate/gate-settings';
 import { BinningChoiceSchema, DEFAULT_BINNING_CHOICE } from '../metrics/binning-choice';
 import { HeldOutSplitSchema } from '../calibrators/calibrator-evaluation';
 import { CALIBRATION_METHODS, CalibratorSpecSchema } from '../calibrators/output-calibrator';
+import { DEFAULT_HYSTERESIS_FRAMES } from '../calibrators/conditional-calibration';
+import { MAX_HYSTERESIS_FRAMES } from '../calibrators/condition-hysteresis';
 import { MAX_COMPARED_RUNS, RecentRunSchema } from './recent-runs';
 
 /**
@@ -109,6 +111,8 @@ export const CalibratorCompareParamsSchema = z.strictObject({
    * calibrator (e.g. corruption, or corruption and severity); frames without them have none.
    */
   conditionBy: z.array(z.string().min(1).max(200)).min(1).max(4).default(['corruption']),
+  /** The condition-aware calibrator's hysteresis over a stream, in frames (condition-hysteresis.ts). */
+  conditionHysteresisFrames: z.number().int().min(1).max(MAX_HYSTERESIS_FRAMES).default(DEFAULT_HYSTERESIS_FRAMES),
 });
 
 export const CalibratorComparisonSchema = z.strictObject({

@@ -24,6 +24,8 @@ export const LOG_FLOOR = -745;
 /**
  * Calibrates `logits[offset .. offset + k)` to log-probabilities in `out[outOffset ..)`; `scratch`
  * holds at least k values. Feature methods read the row's features at `features[featureOffset ..)`.
+ * A condition-aware calibrator applies `condition` (an index into its `condition.names`) where a
+ * stream's hysteresis chose it (condition-hysteresis.ts), else the condition detected on the row.
  */
 export type RowInto = (
   logits: LogitArray,
@@ -34,17 +36,24 @@ export type RowInto = (
   scratch: Float64Array,
   features?: Float32Array,
   featureOffset?: number,
+  condition?: number,
 ) => void;
+
+/** How a condition-aware calibrator (conditional-calibration.ts) chooses a row's condition. */
+export interface ConditionChoice {
+  names: readonly string[];
+  /** Frames another condition must be detected on in a row before a stream applies it (condition-hysteresis.ts). */
+  hysteresisFrames: number;
+  /** The condition detected from the row's features alone (an index into `names`). */
+  detect(features: Float32Array, featureOffset: number): number;
+}
 
 /** A spec compiled: its row function (allocating nothing) and the feature width each row needs. */
 export interface CompiledRows {
   featureWidth: number | null;
   rowInto: RowInto;
-  /**
-   * A calibrator that switches by condition (conditional-calibration.ts): the condition it applies
-   * to the row whose features sit at `features[featureOffset ..)`, by name. Absent for the others.
-   */
-  conditionOf?(features: Float32Array, featureOffset: number): string;
+  /** A calibrator that switches by condition (conditional-calibration.ts): how. Absent for the others. */
+  condition?: ConditionChoice;
 }
 
 // Members are methods (bivariant in their parameters), so any descriptor is a CalibratorDescriptor.
@@ -105,14 +114,15 @@ export type LogitMap = (
   scratch: Float64Array,
   features: Float32Array | undefined,
   featureOffset: number,
+  condition: number | undefined,
 ) => void;
 
 /** A row method: its map of the row, then a softmax (log-probabilities, finite: no floor). */
 export function logitMapRows(featureWidth: number | null, onLogits: LogitMap): CompiledRows {
   return {
     featureWidth,
-    rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset = 0) {
-      onLogits(logits, offset, k, scratch, features, featureOffset);
+    rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset = 0, condition) {
+      onLogits(logits, offset, k, scratch, features, featureOffset, condition);
       const lse = logSumExpRow(scratch, 0, k);
       for (let c = 0; c < k; c++) out[outOffset + c] = scratch[c] - lse;
     },

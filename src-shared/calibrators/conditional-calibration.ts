@@ -11,9 +11,9 @@ import { fitTemperature } from './temperature-scaling';
  * time-of-day segment), chosen for each frame by the condition its features are detected as
  * (condition-detector.ts), p = softmax(z / T_c(x)). A calibrator fitted on a mixed stream spends one
  * temperature on every condition at once; under a corruption that makes the model overconfident and
- * another that does not, each gets its own here. The detector reads the frame alone: the choice
- * switches at the first frame detected as another condition (no hysteresis), the same in the app
- * and in the step graph, which computes it.
+ * another that does not, each gets its own here. The detector reads the frame alone; over a stream
+ * the applied condition changes once another has been detected on `hysteresisFrames` consecutive
+ * frames (condition-hysteresis.ts), the same in the app and in the step graph, which computes both.
  *
  * Fitting: each condition's temperature on the labelled rows recorded under it (fitTemperature),
  * and the detector on the same rows' features. Conditions with fewer than MIN_CONDITION_ROWS rows,
@@ -23,7 +23,16 @@ export interface ConditionalParams {
   conditions: string[];
   temperatures: number[];
   detector: ConditionDetector;
+  hysteresisFrames: number;
 }
+
+/**
+ * The hysteresis a fit writes unless the request names one: a sixth of a second at 30 fps. A real
+ * change of condition gets its temperature 4 frames late; slips of up to 4 frames are ignored. On
+ * the mixed stream of tests/e2e/conditional-calibrator.test.ts (README) 5 frames kept the applied
+ * condition closest to the recorded one; 20 followed too late and matched it less than frame by frame.
+ */
+export const DEFAULT_HYSTERESIS_FRAMES = 5;
 
 /** The fewest labelled rows a condition is fitted on. */
 export const MIN_CONDITION_ROWS = 30;
@@ -115,7 +124,12 @@ export function fitConditional(
     .map((r, code) => ({ name: conditions.names[code], count: r.length }))
     .filter((c) => c.count > 0 && c.count < MIN_CONDITION_ROWS);
   return {
-    params: { conditions: kept.map((c) => c.name), temperatures, detector: detector.detector },
+    params: {
+      conditions: kept.map((c) => c.name),
+      temperatures,
+      detector: detector.detector,
+      hysteresisFrames: conditions.hysteresisFrames ?? DEFAULT_HYSTERESIS_FRAMES,
+    },
     report: {
       method:
         `temperature scaling per condition (${kept.map((c) => `${c.name}: ${c.rows.length} frames`).join(', ')}` +
@@ -130,15 +144,19 @@ export function fitConditional(
   };
 }
 
-/** The params made ready to apply: a row's condition (an index into `conditions`) and its temperature. */
-export function compileConditional(params: ConditionalParams): {
+/**
+ * The params made ready to apply: a row's detected condition (an index into `conditions`), and the
+ * temperature of the condition applied to it (`condition`, where a stream's hysteresis chose it; the
+ * detected one otherwise).
+ */
+export function compileConditional(params: Pick<ConditionalParams, 'temperatures' | 'detector'>): {
   conditionOf(features: Float32Array, offset: number): number;
-  temperatureOf(features: Float32Array, offset: number): number;
+  temperatureOf(features: Float32Array, offset: number, condition?: number): number;
 } {
   const detector = compileConditionDetector(params.detector);
   const temperatures = Float64Array.from(params.temperatures);
   return {
     conditionOf: (features, offset) => detector.conditionOf(features, offset),
-    temperatureOf: (features, offset) => temperatures[detector.conditionOf(features, offset)],
+    temperatureOf: (features, offset, condition) => temperatures[condition ?? detector.conditionOf(features, offset)],
   };
 }

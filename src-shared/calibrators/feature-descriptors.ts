@@ -8,6 +8,7 @@ import {
   type CalibratorDescriptor,
 } from './calibrator-descriptor';
 import { compileConditional, fitConditional, MAX_CONDITION_NAME, MAX_CONDITIONS } from './conditional-calibration';
+import { MAX_HYSTERESIS_FRAMES } from './condition-hysteresis';
 import { compileDac, fitDac } from './density-aware-calibration';
 import { numberInAcceptedRange, TEMPERATURE_RANGE } from '../gate/accepted-ranges';
 import { FeatureBankSchema } from './feature-bank';
@@ -115,6 +116,8 @@ const ConditionalSpecSchema = z
     conditions: z.array(z.string().min(1).max(MAX_CONDITION_NAME)).min(2).max(MAX_CONDITIONS),
     temperatures: z.array(numberInAcceptedRange('temperature', TEMPERATURE_RANGE)).max(MAX_CONDITIONS),
     detector: z.strictObject({ mean: numbers, scale: numbers, weights: numbers, bias: numbers }),
+    /** condition-hysteresis.ts; a spec written before the hysteresis switches at the first frame (1). */
+    hysteresisFrames: z.number().int().min(1).max(MAX_HYSTERESIS_FRAMES).default(1),
   })
   .superRefine((spec, context) => {
     const c = spec.conditions.length;
@@ -138,7 +141,8 @@ export const conditionalCalibrator = {
   schema: ConditionalSpecSchema,
   label: CONDITIONAL_LABEL,
   describe: (spec) =>
-    `condition-aware calibration, ${spec.conditions.map((name, c) => `${name}: T = ${Number(spec.temperatures[c]!.toPrecision(3))}`).join(', ')}`,
+    `condition-aware calibration, ${spec.conditions.map((name, c) => `${name}: T = ${Number(spec.temperatures[c]!.toPrecision(3))}`).join(', ')}; ` +
+    `hysteresis ${spec.hysteresisFrames === 1 ? '1 frame (none)' : `${spec.hysteresisFrames} frames`}`,
   needsFeatures: true,
   needsConditions: true,
   probabilityFloor: 0,
@@ -158,11 +162,15 @@ export const conditionalCalibrator = {
     const conditional = compileConditional(spec);
     const width = spec.detector.mean.length;
     return {
-      ...logitMapRows(width, (logits, offset, k, scratch, features, featureOffset) => {
+      ...logitMapRows(width, (logits, offset, k, scratch, features, featureOffset, condition) => {
         if (features === undefined) missingFeatures(CONDITIONAL_LABEL);
-        dividedRowInto(logits, offset, k, scratch, conditional.temperatureOf(features, featureOffset));
+        dividedRowInto(logits, offset, k, scratch, conditional.temperatureOf(features, featureOffset, condition));
       }),
-      conditionOf: (features, featureOffset) => spec.conditions[conditional.conditionOf(features, featureOffset)]!,
+      condition: {
+        names: spec.conditions,
+        hysteresisFrames: spec.hysteresisFrames,
+        detect: (features, featureOffset) => conditional.conditionOf(features, featureOffset),
+      },
     };
   },
 } satisfies CalibratorDescriptor<typeof ConditionalSpecSchema>;

@@ -52,4 +52,6 @@ export function checkRowFeatures(features: RowFeatures, rows: number): void {
 export interface RowConditions {
   names: string[];
   codes: Int32Array;
+  /** The hysteresis the fitted calibrator applies over a stream (condition-hysteresis.ts); its default otherwise. */
+  hysteresisFrames?: number;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
 import type { LogitArray } from '../fusion/logits';
-import { missingFeatures, type RowInto } from './calibrator-descriptor';
+import { missingFeatures, type ConditionChoice, type RowInto } from './calibrator-descriptor';
 import {
   BUILT_IN_CALIBRATORS,
   CALIBRATION_METHODS,
@@ -15,6 +15,7 @@ import {
 import { checkFitInput, checkRowFeatures, type RowConditions, type RowFeatures } from './fit-input';
 import type { FitReport } from './fit-report';
 import { withProbabilityFloor } from './probability-floor';
+import { appliedCondition, createConditionHysteresis } from './condition-hysteresis';
 
 /**
  * A calibrator of the model's output (applied after fusion): one fitted map from a row of K logits
@@ -100,8 +101,8 @@ export interface Calibrator<S extends AnyCalibratorSpec = CalibratorSpec> {
    * holds at least k values. Feature methods read the row's features at `features[featureOffset ..)`.
    */
   rowInto: RowInto;
-  /** The condition a condition-aware calibrator applies to a row (by its features), by name; absent for the others. */
-  conditionOf?(features: Float32Array, featureOffset: number): string;
+  /** How a condition-aware calibrator chooses each row's condition; absent for the others. */
+  condition?: ConditionChoice;
 }
 
 /**
@@ -109,8 +110,8 @@ export interface Calibrator<S extends AnyCalibratorSpec = CalibratorSpec> {
  * the one-vs-rest methods never give a probability below 1e-6; the deployed graph floors alike).
  */
 export function compileCalibrator<S extends AnyCalibratorSpec>(spec: S): Calibrator<S> {
-  const { featureWidth, rowInto, conditionOf } = calibratorDescriptor(spec.method).compile(spec);
-  return withProbabilityFloor({ spec, featureWidth, rowInto, ...(conditionOf === undefined ? {} : { conditionOf }) });
+  const { featureWidth, rowInto, condition } = calibratorDescriptor(spec.method).compile(spec);
+  return withProbabilityFloor({ spec, featureWidth, rowInto, ...(condition === undefined ? {} : { condition }) });
 }
 
 export type { RowConditions, RowFeatures } from './fit-input';
@@ -120,12 +121,18 @@ export function needsConditions(method: CalibrationMethod | ExtensionMethod): bo
   return calibratorDescriptor(method).needsConditions ?? false;
 }
 
-/** Calibrated log-probabilities of every row (n x k, row-major); feature methods need `features`. */
+/**
+ * Calibrated log-probabilities of every row (n x k, row-major); feature methods need `features`.
+ * `rows`: 'one stream', the rows are a stream's consecutive frames from its start, and a
+ * condition-aware calibrator applies its hysteresis over them (condition-hysteresis.ts); 'each
+ * alone' (the default), every row is judged on its own, as a held-out sample or a reset-mode frame.
+ */
 export function calibrateLogits(
   spec: AnyCalibratorSpec,
   logits: LogitArray,
   classCount: number,
   features: RowFeatures | null = null,
+  rows: 'each alone' | 'one stream' = 'each alone',
 ): Float64Array {
   checkCalibratorFor(spec, classCount);
   if (logits.length % classCount !== 0)
@@ -135,8 +142,13 @@ export function calibrateLogits(
   if (calibrator.featureWidth !== null) checkRowFeatures(features!, logits.length / classCount);
   const out = new Float64Array(logits.length);
   const scratch = new Float64Array(classCount);
-  for (let o = 0, row = 0; o < logits.length; o += classCount, row++)
-    calibrator.rowInto(logits, o, classCount, out, o, scratch, features?.values, row * (features?.width ?? 0));
+  const choice = calibrator.condition;
+  const stream = choice !== undefined && rows === 'one stream' ? createConditionHysteresis() : null;
+  for (let o = 0, row = 0; o < logits.length; o += classCount, row++) {
+    const featureOffset = row * (features?.width ?? 0);
+    const condition = stream === null ? undefined : appliedCondition(choice!, stream, features!.values, featureOffset);
+    calibrator.rowInto(logits, o, classCount, out, o, scratch, features?.values, featureOffset, condition);
+  }
   return out;
 }
 

@@ -51,8 +51,8 @@ export function withProbabilityFloor<S extends AnyCalibratorSpec>(calibrator: Ca
   if (floor === 0) return calibrator;
   return {
     ...calibrator,
-    rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset) {
-      calibrator.rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset);
+    rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset, condition) {
+      calibrator.rowInto(logits, offset, k, out, outOffset, scratch, features, featureOffset, condition);
       floorLogProbabilitiesInto(out, outOffset, k, floor);
     },
   };

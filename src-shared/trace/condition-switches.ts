@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { appliedCondition, createConditionHysteresis } from '../calibrators/condition-hysteresis';
 import type { Calibrator } from '../calibrators/output-calibrator';
+import type { GateMode } from '../gate/gate-settings';
 import type { Trace } from './trace';
 
 /** The most switches listed: a detector flickering frame by frame is still drawn in bounded memory. */
@@ -27,30 +29,53 @@ export type ConditionSwitches = z.output<typeof ConditionSwitchesSchema>;
 export type ConditionSwitch = ConditionSwitches['switches'][number];
 
 /**
- * The conditions a condition-aware calibrator (conditional-calibration.ts) applies over the first
- * `frameCount` frames of a recording, as the frames where the detected condition changes: the
- * first `MAX_CONDITION_SWITCHES` of them, with how many there are in all and the last frame's. Each frame's condition
- * is the calibrator's `conditionOf` on its recorded features, as the live view and `trace.frame`
- * show it, so the chart's segments and the frame on screen agree. Null for any other calibrator,
- * or a trace without features.
+ * The condition a condition-aware calibrator (conditional-calibration.ts) applies to each of the
+ * first `frameCount` frames of a recording (an index into its `condition.names`): in continuous
+ * mode the recording is one stream, its detected conditions through the hysteresis from the first
+ * frame (condition-hysteresis.ts), as the replay applies them; in reset mode each frame's own. Null
+ * for any other calibrator, or a trace without features.
+ */
+export function appliedConditions(
+  trace: Pick<Trace, 'features'>,
+  frameCount: number,
+  calibrator: Pick<Calibrator, 'condition'> | null,
+  mode: GateMode,
+): Int32Array | null {
+  const features = trace.features;
+  const choice = calibrator?.condition;
+  if (choice === undefined || features === undefined) return null;
+  const stream = mode === 'continuous' ? createConditionHysteresis() : null;
+  const applied = new Int32Array(frameCount);
+  for (let frame = 0; frame < frameCount; frame++)
+    applied[frame] = appliedCondition(choice, stream, features.values, frame * features.width);
+  return applied;
+}
+
+/**
+ * The conditions a condition-aware calibrator applies over the first `frameCount` frames of a
+ * recording (appliedConditions), as the frames where the applied condition changes: the first
+ * `MAX_CONDITION_SWITCHES` of them, with how many there are in all and the last frame's, as the
+ * live view and `trace.frame` show them, so the chart's segments and the frame on screen agree.
+ * Null for any other calibrator, or a trace without features.
  */
 export function conditionSwitches(
-  trace: Trace,
+  trace: Pick<Trace, 'features' | 'timestampsSeconds'>,
   frameCount: number,
-  calibrator: Pick<Calibrator, 'conditionOf'> | null,
+  calibrator: Pick<Calibrator, 'condition'> | null,
+  mode: GateMode,
 ): ConditionSwitches | null {
-  const features = trace.features;
-  if (calibrator?.conditionOf === undefined || features === undefined) return null;
+  const applied = appliedConditions(trace, frameCount, calibrator, mode);
+  if (applied === null) return null;
+  const names = calibrator!.condition!.names;
   const switches: ConditionSwitch[] = [];
   let switchCount = 0;
-  let previous: string | null = null;
+  let previous = -1;
   for (let frame = 0; frame < frameCount; frame++) {
-    const condition = calibrator.conditionOf(features.values, frame * features.width);
-    if (condition === previous) continue;
-    previous = condition;
+    if (applied[frame] === previous) continue;
+    previous = applied[frame]!;
     switchCount++;
     if (switches.length < MAX_CONDITION_SWITCHES)
-      switches.push({ frame, tSeconds: trace.timestampsSeconds[frame]!, condition });
+      switches.push({ frame, tSeconds: trace.timestampsSeconds[frame]!, condition: names[previous]! });
   }
-  return { switches, switchCount, lastCondition: previous };
+  return { switches, switchCount, lastCondition: previous < 0 ? null : names[previous]! };
 }

@@ -21,7 +21,7 @@ export interface FrameReadout {
   effectiveTemperature: number;
   confidenceShrinkageRatio: number;
   branchesDisagree: boolean;
-  /** The condition a condition-aware calibrator applied to the frame (detected from its features). */
+  /** The condition a condition-aware calibrator applied to the frame (appliedConditions). */
   calibratorCondition?: string;
 }
 
@@ -35,12 +35,22 @@ export function frameReadout(
   calibrator: Calibrator | null = null,
   /** The frame's features, for calibrators that read them (dac, procal). */
   features: { values: Float32Array; offset: number } | null = null,
+  /**
+   * The condition a condition-aware calibrator applies to the frame in its stream (the replay's,
+   * through the hysteresis: appliedConditions); absent, the one detected on the frame alone.
+   */
+  condition?: number,
 ): FrameReadout {
   const fusedLogits = new Float64Array(classCount);
   fuseRowInto(zStatic, zDyn, offset, classCount, g, fusedLogits, 0);
   const fused = new Float64Array(classCount);
   const staticP = new Float64Array(classCount);
   const dynamicP = new Float64Array(classCount);
+  const choice = calibrator?.condition;
+  const applied =
+    choice === undefined || features === null
+      ? undefined
+      : (condition ?? choice.detect(features.values, features.offset));
   if (calibrator === null) softmaxRowInto(fusedLogits, 0, classCount, fused, 0);
   else {
     // The output's probabilities are the calibrated ones; T_eff and CSR stay the fusion's own.
@@ -53,6 +63,7 @@ export function frameReadout(
       new Float64Array(classCount),
       features?.values,
       features?.offset,
+      applied,
     );
     for (let c = 0; c < classCount; c++) fused[c] = Math.exp(fused[c]);
   }
@@ -69,8 +80,6 @@ export function frameReadout(
     effectiveTemperature: effectiveTemperature(ms, md, mf),
     confidenceShrinkageRatio: confidenceShrinkageRatio(ms, md, mf),
     branchesDisagree: argmaxRow(zStatic, offset, classCount) !== argmaxRow(zDyn, offset, classCount),
-    ...(calibrator?.conditionOf === undefined || features === null
-      ? {}
-      : { calibratorCondition: calibrator.conditionOf(features.values, features.offset) }),
+    ...(applied === undefined ? {} : { calibratorCondition: choice!.names[applied] }),
   };
 }

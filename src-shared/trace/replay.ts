@@ -2,6 +2,11 @@ import type { GateSettings } from '../gate/gate-settings';
 import { createGateState, invalidateCoefficients, resetGateState, type GateState } from '../gate/gate-state';
 import { runGate } from '../gate/gate-kernel';
 import { checkFeaturesFor, type Calibrator } from '../calibrators/output-calibrator';
+import {
+  appliedCondition,
+  createConditionHysteresis,
+  resetConditionHysteresis,
+} from '../calibrators/condition-hysteresis';
 import { fuseRowInto, fuseTop1Into } from '../fusion/convex-fusion';
 import { argmaxRow } from '../fusion/logits';
 import { KnobError } from '../errors';
@@ -83,6 +88,8 @@ export class GateReplayer {
   private calibrated: Float64Array = new Float64Array(0);
   private calibratorScratch: Float64Array = new Float64Array(0);
   private calibrator: Calibrator | null;
+  /** A condition-aware calibrator's hysteresis over the stream (continuous mode), reset with the gate. */
+  private readonly conditionState = createConditionHysteresis();
 
   constructor(settings: GateSettings, settingsVersion = 0, calibrator: Calibrator | null = null) {
     this.settings = settings;
@@ -91,10 +98,21 @@ export class GateReplayer {
     this.state = createGateState(settings.g0);
   }
 
-  /** The output calibrator for the frames from now on (null: none). */
+  /** The output calibrator for the frames from now on (null: none); its conditions start afresh. */
   setCalibrator(calibrator: Calibrator | null): void {
+    if (calibrator !== this.calibrator) resetConditionHysteresis(this.conditionState);
     this.calibrator = calibrator;
   }
+
+  /**
+   * The condition a condition-aware calibrator applied to the last frame advanced (an index into
+   * its `condition.names`; -1 before any). In reset mode each frame's own detected condition.
+   */
+  get appliedCondition(): number {
+    return this.lastCondition;
+  }
+
+  private lastCondition = -1;
 
   get currentSettings(): GateSettings {
     return this.settings;
@@ -114,6 +132,7 @@ export class GateReplayer {
   /** Back to rest at g0 (stream start, or the operator's reset). */
   resetState(): void {
     resetGateState(this.state, this.settings.g0);
+    resetConditionHysteresis(this.conditionState);
   }
 
   /**
@@ -167,9 +186,24 @@ export class GateReplayer {
     checkFeaturesFor(calibrator, trace.features ?? null);
     const features = trace.features?.values;
     const width = trace.features?.width ?? 0;
+    // the hysteresis carries across frames where the gate does (condition-hysteresis.ts)
+    const choice = calibrator.condition;
+    const stream = this.settings.mode === 'continuous' ? this.conditionState : null;
     for (let i = from; i < to; i++) {
       fuseRowInto(trace.zStatic, trace.zDyn, i * k, k, out.g[i], this.scratch, 0);
-      calibrator.rowInto(this.scratch, 0, k, this.calibrated, 0, this.calibratorScratch, features, i * width);
+      const condition = choice === undefined ? undefined : appliedCondition(choice, stream, features!, i * width);
+      if (condition !== undefined) this.lastCondition = condition;
+      calibrator.rowInto(
+        this.scratch,
+        0,
+        k,
+        this.calibrated,
+        0,
+        this.calibratorScratch,
+        features,
+        i * width,
+        condition,
+      );
       const best = argmaxRow(this.calibrated, 0, k);
       out.top1[i] = best;
       out.confidence[i] = Math.exp(this.calibrated[best]);

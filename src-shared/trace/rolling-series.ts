@@ -3,12 +3,15 @@ import { fuseRowInto } from '../fusion/convex-fusion';
 import { softmaxRowInto } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 import { SlidingWindowCalibration } from '../metrics/streaming';
+import type { GateMode } from '../gate/gate-settings';
+import { appliedConditions } from './condition-switches';
 
 /**
  * One labelled frame into a rolling window, as the live stream's readout and its replay both add
  * it: the frame's logits fused at `g`, calibrated when a calibrator is given (its calibrated
  * log-probabilities, whose softmax is the calibrated probabilities), then softmax. `fused` and
  * `probabilities` are K-value scratch rows; `probabilities` is also the calibrator's scratch.
+ * `condition`: the condition a condition-aware calibrator applies to the frame (appliedConditions).
  */
 export function pushFrameToWindow(
   window: SlidingWindowCalibration,
@@ -19,12 +22,14 @@ export function pushFrameToWindow(
   calibrator: Calibrator | null,
   fused: Float64Array,
   probabilities: Float64Array,
+  condition?: number,
 ): void {
   const k = trace.classCount;
   fuseRowInto(trace.zStatic, trace.zDyn, frame * k, k, g, fused, 0);
   if (calibrator !== null) {
     const features = trace.features;
-    calibrator.rowInto(fused, 0, k, fused, 0, probabilities, features?.values, frame * (features?.width ?? 0));
+    const offset = frame * (features?.width ?? 0);
+    calibrator.rowInto(fused, 0, k, fused, 0, probabilities, features?.values, offset, condition);
   }
   softmaxRowInto(fused, 0, k, probabilities, 0);
   window.push(probabilities, 0, label);
@@ -38,7 +43,8 @@ export function pushFrameToWindow(
  * frames). Null where no labelled frame precedes the index. The same window (SlidingWindowCalibration)
  * and figures (accuracyAndConfidence) as the live stream's rolling readout. A kept-class trace has
  * no probability rows to push: null everywhere (its calibration view states its estimates' bounds,
- * which a rolling line could not show).
+ * which a rolling line could not show). A condition-aware calibrator applies its conditions as the
+ * replay does in `mode` (appliedConditions).
  */
 export function rollingSeries(
   trace: Trace,
@@ -46,6 +52,7 @@ export function rollingSeries(
   calibrator: Calibrator | null,
   windowFrames: number,
   at: readonly number[],
+  mode: GateMode,
 ): { accuracy: (number | null)[]; confidence: (number | null)[] } {
   const k = trace.classCount;
   const labels = trace.labels;
@@ -56,11 +63,12 @@ export function rollingSeries(
   const accuracy: (number | null)[] = [];
   const confidence: (number | null)[] = [];
   const frames = trace.keptClasses === undefined ? Math.min(trace.frameCount, g.length) : 0;
+  const conditions = appliedConditions(trace, frames, calibrator, mode);
   let next = 0;
   for (let frame = 0; frame < frames && next < at.length; frame++) {
     const label = labels?.[frame] ?? UNKNOWN_LABEL;
     if (label !== UNKNOWN_LABEL)
-      pushFrameToWindow(window, trace, frame, g[frame], label, calibrator, fused, probabilities);
+      pushFrameToWindow(window, trace, frame, g[frame], label, calibrator, fused, probabilities, conditions?.[frame]);
     for (; next < at.length && at[next] === frame; next++) {
       const figures = window.accumulator.accuracyAndConfidence('rolling');
       accuracy.push(figures.find((m) => m.name === 'accuracy')?.value ?? null);

@@ -112,9 +112,14 @@ export function frameFeatures(trace: Trace, frame: number): { values: Float32Arr
  * The condition each of `frames` was recorded under, named by the values of the metadata `columns`
  * (one column: its value, "contrast"; several: joined, "contrast, severity 5"; a number column reads
  * "NAME VALUE"), for the condition-aware calibrator (-1 where a frame has no value); null when the
- * trace lacks any of the columns.
+ * trace lacks any of the columns. `hysteresisFrames`: the one a calibrator fitted on them applies.
  */
-export function conditionsOfFrames(trace: Trace, frames: Int32Array, columns: readonly string[]): RowConditions | null {
+export function conditionsOfFrames(
+  trace: Trace,
+  frames: Int32Array,
+  columns: readonly string[],
+  hysteresisFrames?: number,
+): RowConditions | null {
   const read = columns.map((name) => ({ name, column: trace.metadata[name] }));
   if (read.length === 0 || read.some((c) => c.column === undefined)) return null;
   const names: string[] = [];
@@ -142,5 +147,5 @@ export function conditionsOfFrames(trace: Trace, frames: Int32Array, columns: re
     }
     codes[i] = code;
   });
-  return { names, codes };
+  return hysteresisFrames === undefined ? { names, codes } : { names, codes, hysteresisFrames };
 }

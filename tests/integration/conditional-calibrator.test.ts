@@ -6,7 +6,7 @@
  * random half of the frames, two splits) in the ECE within each condition and in NLL: the
  * overconfident noisy frames and the underconfident low-contrast ones pull one temperature in
  * opposite directions. In the desk it switches with the condition it detects from each frame's
- * features; its bundle passes `knob verify` with the step graph's equivalence (the graph computes
+ * features, through its hysteresis over the stream; its bundle passes `knob verify` with the step graph's equivalence (the graph computes
  * the detector).
  */
 import { mkdtempSync } from 'node:fs';
@@ -82,12 +82,28 @@ describe('a condition-aware calibrator fitted per corruption', () => {
     }
     expect(seen.size).toBe(3);
     expect(agree / segments).toBeGreaterThan(0.7);
+
+    // Over the stream the default hysteresis (5 frames) keeps the detector's slips out: the gate
+    // chart's switches are a few per recorded change of corruption, where frame by frame (a spec
+    // without hysteresis) shot and speckle noise swap hundreds of times.
+    expect(spec.hysteresisFrames).toBe(5);
+    const switchesOf = async () =>
+      (await backend!.handle('recording.series', { maxPoints: 1800 })).calibratorConditions!.switchCount;
+    const changes = Array.from(corruption.codes).filter((c, i, all) => i > 0 && c !== all[i - 1]).length;
+    const withHysteresis = await switchesOf();
+    await backend.handle('calibrator.set', { calibrator: { ...spec, hysteresisFrames: 1 } });
+    const frameByFrame = await switchesOf();
+    expect(withHysteresis).toBeGreaterThan(changes / 2);
+    expect(withHysteresis).toBeLessThan(3 * (changes + 1));
+    expect(frameByFrame).toBeGreaterThan(10 * withHysteresis);
+    await backend.handle('calibrator.set', { calibrator: spec });
     const snapshot = await backend.handle('metrics.snapshot', {});
     expect(snapshot.calibrator).toMatch(/^condition-aware calibration, /);
 
     // The CLI fits the same method and writes it; the bundle folds the detector into the step graph.
     const { manifest, verified } = await verifiedCalibratedBundle(trace, 'conditional', dir);
-    expect(manifest.calibrator?.method).toBe('conditional');
+    // with its hysteresis: in continuous mode the step graph carries the condition's state
+    expect(manifest.calibrator).toMatchObject({ method: 'conditional', hysteresisFrames: 5 });
     expect(verified).toMatch(/equivalence: step graph = app within \S+ on \d+ frames/);
 
     // Conditions come from a metadata column: one the trace lacks is refused by name.
@@ -113,5 +129,13 @@ describe('a condition-aware calibrator fitted per corruption', () => {
         2,
       ),
     ).toMatch(/--condition-by names metadata columns of a trace: it applies to --trace/);
+    // the hysteresis is a whole number of frames, over a recorded stream
+    const hysteresis = (...args: string[]) => knob('calibrate', ...args, '--method', 'conditional');
+    expect(knobFailureLine(await hysteresis('--trace', trace, '--condition-hysteresis', '0'), 2)).toMatch(
+      /--condition-hysteresis must be .*got '0'/,
+    );
+    expect(
+      knobFailureLine(await hysteresis('--logits', 'l.npy', '--labels', 'y.npy', '--condition-hysteresis', '3'), 2),
+    ).toMatch(/--condition-hysteresis applies over a recorded stream: it applies to --trace/);
   }, 240_000);
 });

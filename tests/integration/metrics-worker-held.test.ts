@@ -6,6 +6,7 @@
  * every figure it computes equals the full-vector snapshot's within 1e-9, and what reads every
  * class is marked not computed (computed when asked for).
  */
+import { DEFAULT_HYSTERESIS_FRAMES } from '../../src-shared/calibrators/conditional-calibration';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate/gate-settings';
 import type { Trace } from '../../src-shared/trace/trace';
@@ -132,6 +133,7 @@ describe('a cancelled view in the metrics worker', () => {
       methods: ['temperature', 'vector', 'matrix', 'dirichlet', 'isotonic', 'histogram-binning'],
       split: { kind: 'time', evaluateFraction: 0.3 },
       conditionBy: ['corruption'],
+      conditionHysteresisFrames: DEFAULT_HYSTERESIS_FRAMES,
     });
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();

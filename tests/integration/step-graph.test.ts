@@ -8,6 +8,7 @@
  * classifier: the shipped model's dynamic branch cut out as its own model), and calibrators.
  */
 import { readFileSync } from 'node:fs';
+import * as ort from 'onnxruntime-node';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +186,39 @@ describe('the step graph reproduces the app frame by frame', () => {
     for (const calibrator of [...fitted, ...otherEdgeRules])
       await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, calibrator);
     await check(KNOB_NATIVE, knobNative, irregular, { ...DEFAULT_GATE_SETTINGS, discretization: 'tustin' }, fitted[5]!);
+  });
+
+  it('with a condition-aware calibrator whose hysteresis carries state from frame to frame (condition_* in and out)', async () => {
+    // conditions that the features hardly tell apart (alternating 7-frame blocks): a detector that
+    // flickers, so the applied condition depends on the frames before it
+    const k = knobNative.description.classCount;
+    const branches = await knobNative.run(regular.frames, regular.count, 0, true);
+    const features = { width: branches.features!.length / regular.count, values: branches.features! };
+    const codes = Int32Array.from({ length: regular.count }, (_, i) => Math.floor(i / 7) % 2);
+    const conditions = { names: ['odd', 'even'], codes, hysteresisFrames: 4 };
+    const spec = fitCalibrator('conditional', branches.zDyn, regular.labels, k, features, undefined, conditions).spec;
+    expect(spec).toMatchObject({ method: 'conditional', hysteresisFrames: 4 });
+    const graph = buildStepGraph({
+      model: KNOB_NATIVE.bytes,
+      contract: KNOB_NATIVE.contract,
+      adapter: null,
+      input,
+      gate: DEFAULT_GATE_SETTINGS,
+      calibrator: spec,
+      classCount: k,
+    });
+    const inputs = (await ort.InferenceSession.create(graph)).inputNames;
+    expect(inputs).toEqual(expect.arrayContaining(['condition', 'condition_run']));
+    await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, spec);
+    await check(KNOB_NATIVE, knobNative, irregular, DEFAULT_GATE_SETTINGS, spec);
+    // the hysteresis changes what is shown: the same detector without it gives other probabilities
+    const alone = { ...spec, hysteresisFrames: 1 } as CalibratorSpec;
+    const withHysteresis = await appReadout(knobNative, regular, DEFAULT_GATE_SETTINGS, spec);
+    const withoutHysteresis = await appReadout(knobNative, regular, DEFAULT_GATE_SETTINGS, alone);
+    expect(readoutDifferences(withHysteresis, withoutHysteresis).probabilities).toBeGreaterThan(1e-3);
+    await check(KNOB_NATIVE, knobNative, regular, DEFAULT_GATE_SETTINGS, alone);
+    // reset mode judges each frame alone: no state in the graph
+    await check(KNOB_NATIVE, knobNative, regular, { ...DEFAULT_GATE_SETTINGS, mode: 'reset' }, spec);
   });
 
   it('the two-classifiers contract: u* = 1 - TV of the two softmax outputs, the second graph renamed', async () => {

@@ -16,6 +16,9 @@ import { buildStepGraph } from '../../src-main/core/deploy/step-graph';
 import { tritonConfigText, tritonRepository } from '../../src-main/core/deploy/triton-repository';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { GREY_28X28_INPUT } from '../support/onnx-builder';
+import { ModelOptionsSchema } from '../../src-shared/api/model-options';
+import { CalibratorSpecSchema, type CalibratorSpec } from '../../src-shared/calibrators/output-calibrator';
+import { loadModel } from '../../src-main/core/inference/loaded-model';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../fixtures/reference/triton', import.meta.url));
 const protoc = spawnSync('protoc', ['--version'], { encoding: 'utf8' });
@@ -47,14 +50,14 @@ const ONNX_TO_TRITON: Partial<Record<TensorProto_DataType, string>> = {
   [TensorProto_DataType.DOUBLE]: 'TYPE_FP64',
 };
 
-function stepGraphFor(gate: GateSettings) {
+function stepGraphFor(gate: GateSettings, calibrator: CalibratorSpec | null = null) {
   const bytes = buildStepGraph({
     model: readFileSync(DEFAULT_MODEL_PATH),
     contract: 'knob-native',
     adapter: null,
     input: GREY_28X28_INPUT,
     gate,
-    calibrator: null,
+    calibrator,
     classCount: 10,
   });
   const graph = fromBinary(ModelProtoSchema, bytes).graph!;
@@ -93,10 +96,11 @@ function tensorsOf(canonical: string) {
 }
 
 describe.skipIf(!haveProtoc)('the Triton model repository', () => {
-  it('continuous mode: the sequence batcher keeps exactly the step graph state tensors, initialised at rest', () => {
+  /** The config's state pairs are the graph's state tensors, and the repository's files hold their starts. */
+  const checkStates = (calibrator: CalibratorSpec | null, initials: Record<string, number>) => {
     const gate = { ...DEFAULT_GATE_SETTINGS, g0: 0.3 };
-    const graph = stepGraphFor(gate);
-    const options = { modelName: 'knob_step', input: GREY_28X28_INPUT, classCount: 10, gate };
+    const graph = stepGraphFor(gate, calibrator);
+    const options = { modelName: 'knob_step', input: GREY_28X28_INPUT, classCount: 10, gate, calibrator };
     const parsed = tensorsOf(parsedByProtoc(tritonConfigText(options)));
     const byName = (list: Array<{ name: string | undefined }>) =>
       [...list].sort((a, b) => (a.name! < b.name! ? -1 : 1));
@@ -111,12 +115,38 @@ describe.skipIf(!haveProtoc)('the Triton model repository', () => {
       expect({ type: state.type, dims: state.dims }).toEqual({ type: input.type, dims: input.dims });
       expect({ type: state.type, dims: state.dims }).toEqual({ type: output.type, dims: output.dims });
     }
-    expect(parsed.states.map((s) => s.input).sort()).toEqual(['g', 'u_prev', 'v']);
+    expect(parsed.states.map((s) => s.input).sort()).toEqual(Object.keys(initials).sort());
     const files = tritonRepository(options, graph.bytes);
     const initial = (name: string) =>
-      new Float64Array(files.find((f) => f.path.endsWith(name))!.bytes.slice().buffer)[0];
-    expect([initial('g0.bin'), initial('v0.bin'), initial('u_prev0.bin')]).toEqual([0.3, 0, 0.3]);
+      new Float64Array(files.find((f) => f.path.endsWith(`/${name}0.bin`))!.bytes.slice().buffer)[0];
+    expect(Object.fromEntries(Object.keys(initials).map((name) => [name, initial(name)]))).toEqual(initials);
     expect(files.map((f) => f.path)).toContain('knob_step/1/model.onnx');
+  };
+
+  it('continuous mode: the sequence batcher keeps exactly the step graph state tensors, initialised at rest', () => {
+    checkStates(null, { g: 0.3, v: 0, u_prev: 0.3 });
+  });
+
+  it("a condition-aware calibrator with a hysteresis: its condition state beside the gate's, starting at none", async () => {
+    const model = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }));
+    const width = model.description.featureCount!;
+    await model.close();
+    const conditional = CalibratorSpecSchema.parse({
+      method: 'conditional',
+      conditions: ['a', 'b'],
+      temperatures: [1, 2],
+      detector: {
+        mean: Array(width).fill(0),
+        scale: Array(width).fill(1),
+        weights: Array(2 * width).fill(0.1),
+        bias: [0, 0],
+      },
+      hysteresisFrames: 5,
+    });
+    const gateAt = { g: 0.3, v: 0, u_prev: 0.3 };
+    checkStates(conditional, { ...gateAt, condition: -1, condition_run: 0 });
+    // one frame of hysteresis is the detector alone: no state
+    checkStates({ ...conditional, hysteresisFrames: 1 } as CalibratorSpec, gateAt);
   });
 
   it('reset mode: no state, plain dynamic batching, the same inputs and outputs as the graph', () => {

@@ -17,7 +17,7 @@ export async function runCalibratorGraph(
   features: { width: number; values: Float32Array } | null = null,
 ): Promise<Float64Array> {
   const b = new GraphBuilder(13, 'knob::');
-  const out = calibratorMap(b, spec, 'z', k, features === null ? null : 'features');
+  const out = calibratorMap(b, spec, 'z', k, features === null ? null : 'features', false);
   b.op('Identity', [out], {}, 'calibrated');
   const model = create(ModelProtoSchema, {
     irVersion: 7n,

@@ -106,7 +106,7 @@ describe('condition-aware calibration', () => {
     const detector = compileConditionDetector(params.detector);
     for (let i = 0; i < 30; i++) {
       const condition = detector.conditionOf(data.features.values, i * WIDTH);
-      expect(calibrator.conditionOf!(data.features.values, i * WIDTH)).toBe(params.conditions[condition]);
+      expect(calibrator.condition!.detect(data.features.values, i * WIDTH)).toBe(condition);
       const t = params.temperatures[condition]!;
       const scaled = Array.from(data.logits.subarray(i * K, (i + 1) * K), (z) => z / t);
       const max = Math.max(...scaled);
@@ -246,8 +246,10 @@ describe("the calibrator's condition along a recording (the gate chart's marks)"
       Array.from({ length: 40 }, (_, j) => 3 * (s * 40 + j) + condition),
     );
     const trace = traceOf(rows);
-    const result = conditionSwitches(trace, rows.length, calibrator)!;
-    const perFrame = rows.map((_, frame) => calibrator.conditionOf!(trace.features!.values, frame * WIDTH));
+    // reset mode: each frame its own detected condition
+    const result = conditionSwitches(trace, rows.length, calibrator, 'reset')!;
+    const { names, detect } = calibrator.condition!;
+    const perFrame = rows.map((_, frame) => names[detect(trace.features!.values, frame * WIDTH)]);
     const expected = perFrame.flatMap((condition, frame) =>
       frame === 0 || condition !== perFrame[frame - 1] ? [{ frame, tSeconds: frame / 30, condition }] : [],
     );
@@ -257,20 +259,21 @@ describe("the calibrator's condition along a recording (the gate chart's marks)"
     // the segments' conditions, a detector mistake or two aside
     expect(result.switches.filter((s) => s.frame % 40 === 0).map((s) => s.condition)).toEqual(['a', 'b', 'c', 'a']);
     // only the frames asked for
-    expect(conditionSwitches(trace, 40, calibrator)!.switches.every((s) => s.frame < 40)).toBe(true);
+    expect(conditionSwitches(trace, 40, calibrator, 'reset')!.switches.every((s) => s.frame < 40)).toBe(true);
   });
 
   it('lists the first MAX_CONDITION_SWITCHES of a flickering detector and counts them all', () => {
     const rows = Array.from({ length: 3 * MAX_CONDITION_SWITCHES }, (_, i) => i);
-    const result = conditionSwitches(traceOf(rows), rows.length, calibrator)!;
+    const result = conditionSwitches(traceOf(rows), rows.length, calibrator, 'reset')!;
     expect(result.switchCount).toBeGreaterThan(MAX_CONDITION_SWITCHES);
     expect(result.switches).toHaveLength(MAX_CONDITION_SWITCHES);
   });
 
   it('is null for a calibrator that is not condition-aware, or a trace without features', () => {
     const temperature = compileCalibrator(CalibratorSpecSchema.parse({ method: 'temperature', temperature: 2 }));
-    expect(conditionSwitches(traceOf([0, 1]), 2, temperature)).toBeNull();
-    expect(conditionSwitches({ timestampsSeconds: new Float64Array(2) } as unknown as Trace, 2, calibrator)).toBeNull();
-    expect(conditionSwitches(traceOf([0, 1]), 2, null)).toBeNull();
+    expect(conditionSwitches(traceOf([0, 1]), 2, temperature, 'continuous')).toBeNull();
+    const withoutFeatures = { timestampsSeconds: new Float64Array(2) } as unknown as Trace;
+    expect(conditionSwitches(withoutFeatures, 2, calibrator, 'continuous')).toBeNull();
+    expect(conditionSwitches(traceOf([0, 1]), 2, null, 'continuous')).toBeNull();
   });
 });

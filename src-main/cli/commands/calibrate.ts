@@ -146,6 +146,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     folds: { type: 'string' },
     seed: { type: 'string' },
     'condition-by': { type: 'string' },
+    'condition-hysteresis': { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
@@ -166,6 +167,8 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     throw new UsageError('--branch applies to --trace (files hold one output)');
   if (values['condition-by'] !== undefined && values.trace === undefined)
     throw new UsageError('--condition-by names metadata columns of a trace: it applies to --trace');
+  if (values['condition-hysteresis'] !== undefined && values.trace === undefined)
+    throw new UsageError('--condition-hysteresis applies over a recorded stream: it applies to --trace');
   const split = splitFromArgs(values);
   // what --out needs, before the frames are read and the calibrators fitted
   const outGate = values.out === undefined ? undefined : await gateSettingsFromArgs(values, DEFAULT_GATE_SETTINGS);

@@ -112,7 +112,7 @@ export async function buildBundle(
   if (stepGraph !== null) {
     add('deploy/step.onnx', stepGraph);
     for (const file of tritonRepository(
-      { modelName: name, input: model.input, classCount: model.classCount, gate },
+      { modelName: name, input: model.input, classCount: model.classCount, gate, calibrator },
       stepGraph,
     ))
       add(`${tritonRoot}/${file.path}`, file.bytes);

@@ -26,6 +26,7 @@ import {
   TO_DOUBLE,
   transposed,
 } from './calibrator-graph';
+import { appliedConditionNodes, carriesConditionState } from './condition-state-graph';
 import type { GraphBuilder } from './graph-builder';
 
 /**
@@ -33,9 +34,18 @@ import type { GraphBuilder } from './graph-builder';
  * keyed by the same methods: its type requires a builder for every built-in method, so a method
  * added there without one here does not compile. A builder maps the fused logits z [N, K] (float64;
  * `features` the model's [N, F] float output, or null) to what the app's calibrator returns before
- * the final softmax: calibrated logits, or log-probabilities floored at LOG_FLOOR.
+ * the final softmax: calibrated logits, or log-probabilities floored at LOG_FLOOR. `stream`: the
+ * graph carries a continuous stream's state (the condition-aware calibrator's hysteresis reads and
+ * writes CONDITION_STATE there, condition-state-graph.ts); false in reset mode.
  */
-export type CalibratorGraph<S> = (b: GraphBuilder, spec: S, z: string, k: number, features: string | null) => string;
+export type CalibratorGraph<S> = (
+  b: GraphBuilder,
+  spec: S,
+  z: string,
+  k: number,
+  features: string | null,
+  stream: boolean,
+) => string;
 
 type BuiltInGraphs = { [M in CalibrationMethod]: CalibratorGraph<Extract<CalibratorSpec, { method: M }>> };
 
@@ -79,8 +89,9 @@ export const CALIBRATOR_GRAPHS = {
     return b.op('Div', [z, temperature]);
   },
   procal: (b, spec, z, k, features) => procalLogProbabilities(b, spec, z, k, needFeatures(features, spec.method)),
-  conditional: (b, spec, z, _k, features) => {
-    // condition-detector.ts: x = (f - mean) scale, scores = W x + b, the first maximum; then z / T_c
+  conditional: (b, spec, z, _k, features, stream) => {
+    // condition-detector.ts: x = (f - mean) scale, scores = W x + b, the first maximum; over a
+    // stream through the hysteresis (condition-hysteresis.ts); then z / T_c
     const { mean, scale, weights, bias } = spec.detector;
     const width = mean.length;
     const c = spec.conditions.length;
@@ -93,7 +104,10 @@ export const CALIBRATOR_GRAPHS = {
       b.op('MatMul', [x, transposed(b, weights, c, width, 'detector_weights')]),
       b.constant('double', [c], bias, 'detector_bias'),
     ]);
-    const condition = b.op('ArgMax', [scores], { axis: -1, keepdims: 1 }); // first index on ties, as the app
+    const detected = b.op('ArgMax', [scores], { axis: -1, keepdims: 1 }); // first index on ties, as the app
+    const condition = carriesConditionState(spec, stream ? 'continuous' : 'reset')
+      ? appliedConditionNodes(b, detected, spec.hysteresisFrames)
+      : detected;
     const temperature = b.op('Gather', [b.constant('double', [c], spec.temperatures, 'temperatures'), condition], {
       axis: 0,
     });
@@ -173,9 +187,10 @@ export function calibratorMap(
   z: string,
   k: number,
   features: string | null,
+  stream: boolean,
 ): string {
   const graph = builtIn.get(spec.method) ?? extensions.get(spec.method);
   if (graph === undefined)
     throw new KnobError('INVALID_SETTINGS', `the ${spec.method} calibrator has no step-graph builder registered`);
-  return graph(b, spec, z, k, features);
+  return graph(b, spec, z, k, features, stream);
 }

@@ -10,6 +10,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { runGate } from '../../../src-shared/gate/gate-kernel';
 import { createGateState } from '../../../src-shared/gate/gate-state';
 import type { LoadedModel } from '../inference/loaded-model';
+import { CONDITION_STATE } from './condition-state-graph';
 import { STEP_INPUTS, STEP_OUTPUTS } from './step-graph';
 
 /**
@@ -62,7 +63,10 @@ export async function appReadout(
   for (let i = 0; i < count; i++) fuseRowInto(branches.zStatic, branches.zDyn, i * k, k, g[i]!, fused, i * k);
   const features =
     branches.features === null ? null : { width: branches.features.length / count, values: branches.features };
-  const logProbabilities = calibrateLogits(calibrator ?? { method: 'temperature', temperature: 1 }, fused, k, features);
+  // the frames are one stream in continuous mode: a condition-aware calibrator's hysteresis runs over them
+  const rows = settings.mode === 'continuous' ? 'one stream' : 'each alone';
+  const identity = { method: 'temperature', temperature: 1 } as const;
+  const logProbabilities = calibrateLogits(calibrator ?? identity, fused, k, features, rows);
   return {
     gate: g.map(clamp01),
     uStar: Float64Array.from(branches.uRef, clamp01),
@@ -99,6 +103,9 @@ export async function stepGraphReadout(
       probabilities: new Float64Array(count * classCount),
     };
     let state = { g: settings.g0, v: 0, uPrev: settings.g0 };
+    // a condition-aware calibrator's hysteresis state, where the graph carries it
+    const conditionState = CONDITION_STATE.filter((s) => session.inputNames.includes(s.input));
+    let condition = conditionState.map((s) => s.initial as number);
     const scalar = (x: number) => new runtime.Tensor('float64', Float64Array.of(x), [1, 1]);
     for (let i = 0; i < count; i++) {
       const feeds: Record<string, ort.Tensor> = {
@@ -115,6 +122,7 @@ export async function stepGraphReadout(
         feeds[STEP_INPUTS.uPrev] = scalar(state.uPrev);
         feeds[STEP_INPUTS.dt] = scalar(dt);
       }
+      conditionState.forEach((s, j) => (feeds[s.input] = scalar(condition[j]!)));
       const result = await session.run(feeds);
       const first = (name: string) => (result[name]!.data as Float32Array | Float64Array)[0]!;
       out.gate[i] = first(STEP_OUTPUTS.gate);
@@ -122,6 +130,7 @@ export async function stepGraphReadout(
       out.probabilities.set(result[STEP_OUTPUTS.probabilities]!.data as Float32Array, i * classCount);
       if (settings.mode === 'continuous')
         state = { g: first(STEP_OUTPUTS.gNext), v: first(STEP_OUTPUTS.vNext), uPrev: first(STEP_OUTPUTS.uPrevNext) };
+      condition = conditionState.map((s) => first(s.output));
     }
     return out;
   } finally {

@@ -9,6 +9,7 @@ import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { resetCoefficientsInto } from '../../../src-shared/gate/step-coefficients';
 import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-model';
 import { calibratorMap } from './calibrator-graph-registry';
+import { CONDITION_STATE, carriesConditionState } from './condition-state-graph';
 import { nonInitializerInputs, parseOnnxModel, standardOpsetOf } from './feature-tensor';
 import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
 
@@ -33,7 +34,9 @@ import { GraphBuilder, renameApart, valueInfo } from './graph-builder';
  * Outputs: probabilities float [N, K] (after the calibrator), logits float [N, K] (fused, before
  *          it), u_star float [N, 1], gate float [N, 1] (g clamped to [0, 1], the fusion weight);
  *          continuous mode only: g_next, v_next, u_prev_next float64 [N, 1].
- * The state is float64 like the app's, so a stream's trajectory does not drift from it.
+ * The state is float64 like the app's, so a stream's trajectory does not drift from it. A
+ * condition-aware calibrator with a hysteresis adds its state in continuous mode: condition,
+ * condition_run in and their _next out (condition-state-graph.ts).
  */
 export interface StepGraphOptions {
   /** The ONNX model file's bytes (the first classifier for two-classifiers). */
@@ -68,7 +71,11 @@ export const STEP_STATE = [
 
 const PREFIX = 'knob::';
 /** The step graph's public names (the deployment contract); a model's own names are moved apart from them. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set([...Object.values(STEP_INPUTS), ...Object.values(STEP_OUTPUTS)]);
+const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  ...Object.values(STEP_INPUTS),
+  ...Object.values(STEP_OUTPUTS),
+  ...CONDITION_STATE.flatMap((s) => [s.input, s.output]),
+]);
 
 export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const first = parseModel(options.model, 'the model');
@@ -126,7 +133,8 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
   const zDyn = b.op('Cast', [branches.zDyn], { to: TO_DOUBLE });
   const fused = b.op('Add', [b.op('Mul', [keep, zStatic]), b.op('Mul', [gate, zDyn])]);
   const calibrated =
-    options.calibrator === null ? fused : calibratorMap(b, options.calibrator, fused, k, branches.features);
+    options.calibrator === null ? fused : calibratorMap(b, options.calibrator, fused, k, branches.features, continuous);
+  const conditionState = carriesConditionState(options.calibrator, options.gate.mode) ? CONDITION_STATE : [];
   b.op('Cast', [b.softmax(calibrated)], { to: TO_FLOAT }, STEP_OUTPUTS.probabilities);
   b.op('Cast', [fused], { to: TO_FLOAT }, STEP_OUTPUTS.logits);
   b.op('Cast', [u], { to: TO_FLOAT }, STEP_OUTPUTS.uStar);
@@ -147,6 +155,7 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
         ...(continuous
           ? [state(STEP_INPUTS.g), state(STEP_INPUTS.v), state(STEP_INPUTS.uPrev), state(STEP_INPUTS.dt)]
           : []),
+        ...conditionState.map((s) => state(s.input)),
       ],
       output: [
         valueInfo(STEP_OUTPUTS.probabilities, 'float', ['N', k]),
@@ -154,6 +163,7 @@ export function buildStepGraph(options: StepGraphOptions): Uint8Array {
         valueInfo(STEP_OUTPUTS.uStar, 'float', ['N', 1]),
         valueInfo(STEP_OUTPUTS.gate, 'float', ['N', 1]),
         ...(continuous ? [state(STEP_OUTPUTS.gNext), state(STEP_OUTPUTS.vNext), state(STEP_OUTPUTS.uPrevNext)] : []),
+        ...conditionState.map((s) => state(s.output)),
       ],
     },
     metadataProps: [{ key: 'knob.step_graph', value: JSON.stringify({ version: 1, mode: options.gate.mode }) }],

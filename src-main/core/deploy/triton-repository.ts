@@ -1,5 +1,7 @@
+import type { AnyCalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
+import { CONDITION_STATE, carriesConditionState } from './condition-state-graph';
 import { STEP_INPUTS, STEP_OUTPUTS, STEP_STATE } from './step-graph';
 
 /**
@@ -18,12 +20,17 @@ import { STEP_INPUTS, STEP_OUTPUTS, STEP_STATE } from './step-graph';
  *   <repository>/<name>/config.pbtxt
  *   <repository>/<name>/1/model.onnx
  *   <repository>/<name>/initial_state/{g0,v0,u_prev0}.bin   (float64, row-major)
+ *
+ * A condition-aware calibrator with a hysteresis adds its state (condition-state-graph.ts) beside
+ * the gate's, initialised from condition0.bin and condition_run0.bin.
  */
 export interface TritonRepositoryOptions {
   modelName: string;
   input: InputSpec;
   classCount: number;
   gate: GateSettings;
+  /** The step graph's calibrator: a condition-aware one with a hysteresis carries state too. */
+  calibrator?: AnyCalibratorSpec | null;
   /** Largest batch the server forms (streams served at once per instance). */
   maxBatchSize?: number;
   /** How long the batcher waits to fill a batch, in microseconds. */
@@ -41,28 +48,36 @@ const STATE_FILES: Record<string, string> = {
   [STEP_INPUTS.g]: 'g0.bin',
   [STEP_INPUTS.v]: 'v0.bin',
   [STEP_INPUTS.uPrev]: 'u_prev0.bin',
+  ...Object.fromEntries(CONDITION_STATE.map((s) => [s.input, `${s.input}0.bin`])),
 };
 
-/** The repository's files (paths relative to the repository root), given the step graph's bytes. */
-export function tritonRepository(options: TritonRepositoryOptions, stepGraph: Uint8Array): RepositoryFile[] {
-  const { modelName, gate } = options;
-  const continuous = gate.mode === 'continuous';
-  const encoder = new TextEncoder();
-  const float64 = (value: number) => new Uint8Array(Float64Array.of(value).buffer);
+/** The (input, output) pairs of the graph's implicit state, each with its value at a sequence start. */
+function stateOf(options: TritonRepositoryOptions): Array<{ input: string; output: string; initial: number }> {
+  const { gate } = options;
+  if (gate.mode !== 'continuous') return [];
   const initial: Record<string, number> = {
     [STEP_INPUTS.g]: gate.g0,
     [STEP_INPUTS.v]: 0,
     [STEP_INPUTS.uPrev]: gate.g0,
   };
   return [
+    ...STEP_STATE.map((s) => ({ ...s, initial: initial[s.input]! })),
+    ...(carriesConditionState(options.calibrator ?? null, gate.mode) ? CONDITION_STATE : []),
+  ];
+}
+
+/** The repository's files (paths relative to the repository root), given the step graph's bytes. */
+export function tritonRepository(options: TritonRepositoryOptions, stepGraph: Uint8Array): RepositoryFile[] {
+  const { modelName } = options;
+  const encoder = new TextEncoder();
+  const float64 = (value: number) => new Uint8Array(Float64Array.of(value).buffer);
+  return [
     { path: `${modelName}/config.pbtxt`, bytes: encoder.encode(tritonConfigText(options)) },
     { path: `${modelName}/1/model.onnx`, bytes: stepGraph },
-    ...(continuous
-      ? STEP_STATE.map((s) => ({
-          path: `${modelName}/initial_state/${STATE_FILES[s.input]}`,
-          bytes: float64(initial[s.input]!),
-        }))
-      : []),
+    ...stateOf(options).map((s) => ({
+      path: `${modelName}/initial_state/${STATE_FILES[s.input]}`,
+      bytes: float64(s.initial),
+    })),
   ];
 }
 
@@ -95,7 +110,7 @@ export function tritonConfigText(options: TritonRepositoryOptions): string {
   if (!continuous) {
     lines.push(`dynamic_batching {\n  max_queue_delay_microseconds: ${delay}\n}`);
   } else {
-    const states = STEP_STATE.map(
+    const states = stateOf(options).map(
       (s) =>
         `    {\n      input_name: "${s.input}"\n      output_name: "${s.output}"\n      data_type: TYPE_FP64\n      dims: [ 1 ]\n` +
         `      initial_state: {\n        data_type: TYPE_FP64\n        dims: [ 1 ]\n        data_file: "${STATE_FILES[s.input]}"\n        name: "${s.input} at rest"\n      }\n    }`,

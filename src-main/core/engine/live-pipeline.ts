@@ -383,6 +383,7 @@ export class LivePipeline {
         this.options.topK ?? 3,
         this.calibrator,
         frameFeatures(trace, i),
+        this.calibrator?.condition === undefined ? undefined : this.replayer.appliedCondition,
       ),
       framesProcessed: recording.frameCount,
       framesDropped: recording.framesDropped,

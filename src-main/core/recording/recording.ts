@@ -8,6 +8,12 @@ import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
 import type { Calibrator } from '../../../src-shared/calibrators/output-calibrator';
+import {
+  appliedCondition,
+  createConditionHysteresis,
+  resetConditionHysteresis,
+} from '../../../src-shared/calibrators/condition-hysteresis';
+import type { GateMode } from '../../../src-shared/gate/gate-settings';
 import type { CorruptionSchedule } from '../../../src-shared/corruptions';
 import type { StoredProvenance } from '../report/provenance';
 import type { LiveDriftWatch } from './live-drift-watch';
@@ -35,6 +41,8 @@ export interface RecordingOptions {
   provenance: StoredProvenance;
   /** The output calibrator of the rolling figures (the views' one). */
   calibrator?: Calibrator | null;
+  /** The gate's mode, for a condition-aware calibrator's hysteresis (setCalibrator); continuous by default. */
+  gateMode?: GateMode;
   path?: string | null;
 }
 
@@ -67,6 +75,7 @@ export class Recording {
     this.description = options.description;
     this.provenance = structuredClone(options.provenance);
     this.calibrator = options.calibrator ?? null;
+    this.conditionMode = options.gateMode ?? 'continuous';
     this.path = options.path ?? null;
     this.builder = 'builder' in source ? source.builder : null;
     this.images = 'builder' in source ? source.images : null;
@@ -212,9 +221,11 @@ export class Recording {
     this.changedSinceSave = true;
     this.revision++;
     this.layers.append(label[0]!);
+    // every frame moves a condition-aware calibrator's hysteresis, labelled or not
+    const condition = this.conditionOfNext(index);
     if (label[0] !== UNKNOWN_LABEL) {
       this.labelled++;
-      this.pushToWindow(index);
+      this.pushToWindow(index, condition);
     }
     return index;
   }
@@ -360,14 +371,28 @@ export class Recording {
 
   /**
    * The output calibrator of the rolling figures (the views' one); they are recomputed with it, so
-   * rolling accuracy and confidence describe the output as the views show it.
+   * rolling accuracy and confidence describe the output as the views show it. `mode`: the gate's,
+   * which says whether a condition-aware calibrator's hysteresis runs over the recording as one
+   * stream (condition-hysteresis.ts).
    */
-  setCalibrator(calibrator: Calibrator | null): void {
+  setCalibrator(calibrator: Calibrator | null, mode: GateMode = this.conditionMode): void {
     this.calibrator = calibrator;
+    this.conditionMode = mode;
     this.recountLabels();
   }
 
   private calibrator: Calibrator | null = null;
+  private conditionMode: GateMode = 'continuous';
+  private readonly conditionState = createConditionHysteresis();
+
+  /** The condition the calibrator applies to `frame`, the next of the stream (none: undefined). */
+  private conditionOfNext(frame: number): number | undefined {
+    const choice = this.calibrator?.condition;
+    const features = this.trace.features;
+    if (choice === undefined || features === undefined) return undefined;
+    const stream = this.conditionMode === 'continuous' ? this.conditionState : null;
+    return appliedCondition(choice, stream, features.values, frame * features.width);
+  }
 
   /** Label count and rolling window from scratch: after a label changed anywhere in the recording. */
   private recountLabels(): void {
@@ -382,11 +407,20 @@ export class Recording {
     const recent: number[] = [];
     for (let i = n - 1; i >= 0 && recent.length < ROLLING_WINDOW_FRAMES; i--)
       if (labels[i] !== UNKNOWN_LABEL) recent.push(i);
-    for (let j = recent.length - 1; j >= 0; j--) this.pushToWindow(recent[j]);
+    // a condition-aware calibrator's conditions from the stream's start, so the next frame goes on from them
+    resetConditionHysteresis(this.conditionState);
+    const conditions = new Map<number, number | undefined>();
+    const first = recent.length === 0 ? n : recent[recent.length - 1]!;
+    if (this.calibrator?.condition !== undefined)
+      for (let i = 0; i < n; i++) {
+        const condition = this.conditionOfNext(i);
+        if (i >= first) conditions.set(i, condition);
+      }
+    for (let j = recent.length - 1; j >= 0; j--) this.pushToWindow(recent[j], conditions.get(recent[j]));
   }
 
   /** The fused probabilities of a frame at the gate value it was recorded with, into the rolling window. */
-  private pushToWindow(frame: number): void {
+  private pushToWindow(frame: number, condition: number | undefined): void {
     pushFrameToWindow(
       this.window,
       this.trace,
@@ -396,6 +430,7 @@ export class Recording {
       this.calibrator,
       this.fused,
       this.probabilities,
+      condition,
     );
   }
 }

@@ -5,7 +5,7 @@ import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
 import { keptFrameReadout } from '../../../src-shared/trace/kept-frame-readout';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
-import { conditionSwitches } from '../../../src-shared/trace/condition-switches';
+import { appliedConditions, conditionSwitches } from '../../../src-shared/trace/condition-switches';
 import { replay } from '../../../src-shared/trace/replay';
 import { rollingSeries } from '../../../src-shared/trace/rolling-series';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
@@ -35,8 +35,9 @@ export class RecordingViews {
     const t = trace.timestampsSeconds.subarray(0, recording.frameCount);
     const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
     const severity = trace.metadata.severity;
-    const rolling = rollingSeries(recorded, output.g, knobs.calibrator, ROLLING_WINDOW_FRAMES, kept);
-    const conditions = conditionSwitches(trace, recording.frameCount, knobs.calibrator);
+    const mode = knobs.current.gate.mode;
+    const rolling = rollingSeries(recorded, output.g, knobs.calibrator, ROLLING_WINDOW_FRAMES, kept, mode);
+    const conditions = conditionSwitches(trace, recording.frameCount, knobs.calibrator, mode);
     return {
       recordingId: recording.id,
       settingsVersion: knobs.current.version,
@@ -64,10 +65,12 @@ export class RecordingViews {
     const output = replay({ ...trace, frameCount: frame + 1 }, knobs.gate, { logits: 'kept classes too' });
     const k = trace.classCount;
     const features = frameFeatures(trace, frame);
+    // the condition the replay applies to the frame, through the hysteresis from the recording's start
+    const condition = appliedConditions(trace, frame + 1, calibrator, knobs.gate.mode)?.[frame];
     // a kept-class trace's frame from its kept classes, saying what is estimated
     const readout: FrameReadout & { approximation?: string } =
       kept === undefined
-        ? frameReadout(trace.zStatic, trace.zDyn, frame * k, k, output.g[frame], 3, calibrator, features)
+        ? frameReadout(trace.zStatic, trace.zDyn, frame * k, k, output.g[frame], 3, calibrator, features, condition)
         : keptFrameReadout(kept, k, frame, output.g[frame], 3);
     const label = trace.labels![frame];
     const corruption = trace.metadata.corruption;

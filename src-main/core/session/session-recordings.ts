@@ -26,7 +26,12 @@ export function completeRecording(
   missingFeatures: string,
 ): Recording {
   const calibrator = factory.knobs.calibratorFor(recorded.trace.features?.width ?? null, missingFeatures);
-  return Recording.complete({ ...options, id: factory.nextId++, calibrator }, recorded.trace, recorded.output);
+  const gateMode = factory.knobs.current.gate.mode;
+  return Recording.complete(
+    { ...options, id: factory.nextId++, calibrator, gateMode },
+    recorded.trace,
+    recorded.output,
+  );
 }
 
 /** The live recording a stream of `source` fills. */
@@ -39,6 +44,7 @@ export function liveRecording(factory: RecordingFactory, model: ModelDescription
     {
       id: factory.nextId++,
       calibrator,
+      gateMode: factory.knobs.current.gate.mode,
       description: `live: ${source.info.description}`,
       provenance: runProvenance({
         model,

@@ -85,11 +85,14 @@ export class Session {
     this.knobs = new KnobStore(this.logger, (knobs) => this.emit('knobs.changed', knobs));
     this.recordings = { nextId: 1, knobs: this.knobs };
     // a knob change reaches the live stream between frames and the rolling figures at once
-    let applied = this.knobs.calibrator;
+    let applied = { calibrator: this.knobs.calibrator, mode: this.knobs.current.gate.mode };
     this.knobs.onChange((knobs, calibrator) => {
       pipelineOf(this.state)?.setSettings(knobs.gate, knobs.version, calibrator);
-      if (calibrator !== applied) recordingOf(this.state)?.setCalibrator(calibrator);
-      applied = calibrator;
+      // the mode says whether a condition-aware calibrator's hysteresis runs over the recording
+      const mode = knobs.gate.mode;
+      if (calibrator !== applied.calibrator || (calibrator?.condition !== undefined && mode !== applied.mode))
+        recordingOf(this.state)?.setCalibrator(calibrator, mode);
+      applied = { calibrator, mode };
     });
   }
 

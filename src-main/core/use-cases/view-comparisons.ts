@@ -127,7 +127,12 @@ export async function compareOutputCalibrators(
     labels: run.scores?.labels ?? new Int32Array(0),
     classCount: run.trace.classCount,
     features: featuresOfFrames(run.trace, run.frames),
-    conditions: conditionsOfFrames(run.trace, run.frames, request.conditionBy ?? ['corruption']),
+    conditions: conditionsOfFrames(
+      run.trace,
+      run.frames,
+      request.conditionBy ?? ['corruption'],
+      request.conditionHysteresisFrames,
+    ),
   };
   const comparison =
     parallel === undefined
