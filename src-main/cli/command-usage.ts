@@ -90,7 +90,7 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       features (a trace recorded with --record-features); a frame's condition is the value of its
       metadata columns named by --condition-by (default corruption; e.g. corruption,severity).
       Over a stream it applies another condition once that one is detected on --condition-hysteresis
-      consecutive frames (default 10; 1: every frame its own detected condition).
+      consecutive frames (default 5; 1: every frame its own detected condition).
 `,
   export: `  knob export --trace T.arrow ${MODEL_USAGE}
                [${GATE_USAGE}] [--exclude-model] --out NAME.knob.zip [--json]

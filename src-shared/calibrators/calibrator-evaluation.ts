@@ -244,7 +244,14 @@ function rows(
   const y = new Int32Array(picked.length);
   const width = features?.width ?? 0;
   const f = features === null ? null : { width, values: new Float32Array(picked.length * width) };
-  const c = conditions === null ? null : { names: conditions.names, codes: new Int32Array(picked.length) };
+  const c =
+    conditions === null
+      ? null
+      : {
+          names: conditions.names,
+          codes: new Int32Array(picked.length),
+          hysteresisFrames: conditions.hysteresisFrames,
+        };
   picked.forEach((row, i) => {
     for (let j = 0; j < k; j++) z[i * k + j] = logits[row * k + j];
     y[i] = labels[row];

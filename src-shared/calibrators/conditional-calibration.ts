@@ -120,6 +120,7 @@ export function fitConditional(
     for (let c = 0; c < k; c++) scaled[c] = logits[row * k + c] / temperatures[condition]!;
     deployedNll += logSumExpRow(scaled, 0, k) - scaled[labels[row]];
   });
+  const hysteresisFrames = conditions.hysteresisFrames ?? DEFAULT_HYSTERESIS_FRAMES;
   const left = rowsOf
     .map((r, code) => ({ name: conditions.names[code], count: r.length }))
     .filter((c) => c.count > 0 && c.count < MIN_CONDITION_ROWS);
@@ -128,13 +129,14 @@ export function fitConditional(
       conditions: kept.map((c) => c.name),
       temperatures,
       detector: detector.detector,
-      hysteresisFrames: conditions.hysteresisFrames ?? DEFAULT_HYSTERESIS_FRAMES,
+      hysteresisFrames,
     },
     report: {
       method:
         `temperature scaling per condition (${kept.map((c) => `${c.name}: ${c.rows.length} frames`).join(', ')}` +
         `${left.length > 0 ? `; left out, under ${MIN_CONDITION_ROWS} frames: ${left.map((c) => `${c.name} ${c.count}`).join(', ')}` : ''}); ` +
         `condition detector: multinomial logistic regression on the features, ${((100 * detected) / rows.length).toFixed(1)} % of the fitting frames detected as their own condition; ` +
+        `over a stream another condition applies once ${hysteresisFrames} frame${hysteresisFrames === 1 ? ' is' : 's in a row are'} detected otherwise (each frame here at its detected condition); ` +
         `NLL ${(nll / rows.length).toFixed(4)} under the recorded conditions`,
       objectiveName: "NLL (each frame at its detected condition's temperature)",
       objective: deployedNll / rows.length,

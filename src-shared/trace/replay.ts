@@ -100,7 +100,10 @@ export class GateReplayer {
 
   /** The output calibrator for the frames from now on (null: none); its conditions start afresh. */
   setCalibrator(calibrator: Calibrator | null): void {
-    if (calibrator !== this.calibrator) resetConditionHysteresis(this.conditionState);
+    if (calibrator !== this.calibrator) {
+      resetConditionHysteresis(this.conditionState);
+      this.lastCondition = -1;
+    }
     this.calibrator = calibrator;
   }
 
@@ -124,6 +127,8 @@ export class GateReplayer {
 
   /** Retunes between frames: (g, v) are kept (bumpless); the next frame uses the new settings. */
   setSettings(settings: GateSettings, settingsVersion: number): void {
+    // a stream judged frame by frame for a while carries no condition state back into continuous mode
+    if (settings.mode !== this.settings.mode) resetConditionHysteresis(this.conditionState);
     this.settings = settings;
     this.version = settingsVersion;
     invalidateCoefficients(this.state);
@@ -133,6 +138,7 @@ export class GateReplayer {
   resetState(): void {
     resetGateState(this.state, this.settings.g0);
     resetConditionHysteresis(this.conditionState);
+    this.lastCondition = -1;
   }
 
   /**

@@ -2,7 +2,7 @@
  * The condition-aware calibrator in the real desk (Chromium, browser mode; issue 30): a trace of a
  * mixed stream (contrast, shot noise, speckle noise, each held at severity 5 for 200 frames, with
  * the model's features) is loaded; the Calibrators panel fits and compares the condition-aware
- * calibrator, Apply puts it on, and scrubbing from a frame of one corruption to a frame of another
+ * calibrator with the hysteresis the operator sets, Apply puts it on, and scrubbing from a frame of one corruption to a frame of another
  * switches the condition the Live panel says it applies; the gate chart marks where the condition
  * switches along the recording, and a listed switch shows its frame.
  */
@@ -34,9 +34,13 @@ describe('the condition-aware calibrator in the desk', () => {
       if (await box.isChecked()) await box.uncheck();
     await app.page.getByTestId('calibrator-method-conditional').check();
     await app.page.getByTestId('calibrator-split').selectOption('random');
+    // the hysteresis is the operator's to set, and the applied calibrator states it
+    await app.page.getByTestId('calibrator-hysteresis').fill('3');
     await app.page.getByTestId('calibrator-compare').click();
     await app.page.getByTestId('calibrator-apply-conditional').click({ timeout: 60_000 });
-    await expect.poll(() => testIdText(app, 'calibrator-status')).toMatch(/condition-aware calibration/);
+    await expect
+      .poll(() => testIdText(app, 'calibrator-status'))
+      .toMatch(/condition-aware calibration, .*hysteresis 3 frames/);
 
     // two frames, each of another corruption, that the detector reads as their own
     const { trace: recorded } = await readTraceFile(trace);

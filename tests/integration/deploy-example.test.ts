@@ -20,7 +20,7 @@ import { appReadout, EQUIVALENCE_TOLERANCE, type Readout } from '../../src-main/
 import { loadModel } from '../../src-main/core/inference/loaded-model';
 import { DEFAULT_MODEL_PATH } from '../../src-main/core/model-card/default-model';
 import { openSourcePath } from '../../src-main/core/sources/open-source';
-import { knob } from '../support/knob-cli';
+import { knob, mixedConditionsRun } from '../support/knob-cli';
 import { npyBytes } from '../support/npy-writer';
 
 const FRAMES = 48;
@@ -80,8 +80,8 @@ beforeAll(async () => {
 }, 180_000);
 
 /** The app's own readout of the PNG frames (its image-folder source, model, gate, fusion, calibrator). */
-async function appOnFrames() {
-  const { manifest } = await readVerifiedBundle(readFileSync(bundle), bundle);
+async function appOnFrames(path = bundle) {
+  const { manifest } = await readVerifiedBundle(readFileSync(path), path);
   const model = await loadModel(ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH, executionProviders: ['cpu'] }));
   try {
     const source = await openSourcePath(framesDir, {
@@ -146,6 +146,27 @@ describe('examples/deploy/node', () => {
     lines.forEach((line) => expect(line.label).toBe(manifest.model.labels[line.top1]));
     expect(worstAgainstApp(lines, app)).toBeLessThan(EQUIVALENCE_TOLERANCE);
   }, 60_000);
+
+  it("carries a condition-aware calibrator's hysteresis state as the app applies it", async () => {
+    // a recording of three corruptions with the model's features; the calibrator's hysteresis set on the command line
+    const mixed = join(dir, 'mixed');
+    await mixedConditionsRun(mixed, 1200);
+    const settings = join(dir, 'conditional.json');
+    const conditional = join(dir, 'conditional.knob.zip');
+    const trace = join(mixed, 'trace.arrow');
+    for (const args of [
+      ['calibrate', '--trace', trace, '--method', 'conditional', '--condition-hysteresis', '3', '--out', settings],
+      ['export', '--trace', trace, '--model', 'default', '--settings', settings, '--out', conditional],
+    ]) {
+      const result = await knob(...args);
+      expect(result.status, `knob ${args[0]}: ${result.stderr}`).toBe(0);
+    }
+    const run = consumer(conditional, framesDir, '--fps', String(FPS));
+    expect(run.status, run.stderr).toBe(0);
+    const { manifest, app } = await appOnFrames(conditional);
+    expect(manifest.calibrator).toMatchObject({ method: 'conditional', hysteresisFrames: 3 });
+    expect(worstAgainstApp(jsonLines(run.stdout), app)).toBeLessThan(EQUIVALENCE_TOLERANCE);
+  }, 180_000);
 
   it('refuses a tampered bundle before running anything', async () => {
     const run = consumer(await tamperedBundle(), framesDir);

@@ -2,9 +2,10 @@
  * The condition-aware calibrator's hysteresis (condition-hysteresis.ts, issue 30): over a stream,
  * another condition is applied once it has been detected on H consecutive frames. Checked against
  * that definition written independently (a window over the detected sequence), and through every
- * place the app applies it: the recording's applied conditions and switches, the replay's
- * calibrated output (continuous mode carries it, reset mode judges each frame alone), a stream of
- * rows calibrated at once, and the frame readout.
+ * the shared pieces the app applies it through: the recording's applied conditions and switches,
+ * the replay's calibrated output (continuous mode carries it, reset mode judges each frame alone),
+ * a stream of rows calibrated at once, the frame readout given a condition, and the recording's
+ * rolling window. The step graph's copy: tests/integration/step-graph.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -24,6 +25,9 @@ import { seededRandom } from '../../src-shared/random';
 import { appliedConditions, conditionSwitches } from '../../src-shared/trace/condition-switches';
 import { frameReadout } from '../../src-shared/trace/frame-readout';
 import { replay } from '../../src-shared/trace/replay';
+import { rollingSeries } from '../../src-shared/trace/rolling-series';
+import { Recording, ROLLING_WINDOW_FRAMES } from '../../src-main/core/recording/recording';
+import { unknownProvenance } from '../../src-main/core/report/provenance';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 /**
@@ -174,6 +178,28 @@ describe('the hysteresis wherever the app applies a condition-aware calibrator',
         const top = readout.top[0]!;
         expect(top.fused).toBeCloseTo(Math.exp(output.fusedLogits![frame * k + top.classIndex]!), 12);
       }
+    }
+  });
+
+  it("gives the recording's rolling figures the conditions the views' replay applies, in either mode", () => {
+    const options = {
+      id: 1,
+      origin: 'loaded' as const,
+      description: 'a trace',
+      provenance: unknownProvenance('test', 'test'),
+    };
+    for (const mode of ['continuous', 'reset'] as const) {
+      const settings = { ...DEFAULT_GATE_SETTINGS, mode };
+      const output = replay(trace, settings);
+      const recording = Recording.complete({ ...options, calibrator, gateMode: mode }, trace, output);
+      const series = rollingSeries(trace, output.g, calibrator, ROLLING_WINDOW_FRAMES, [frames - 1], mode);
+      const figure = (name: string) => recording.rolling().find((m) => m.name === name)?.value;
+      expect(figure('accuracy')).toBeCloseTo(series.accuracy[0]!, 12);
+      expect(figure('mean confidence')).toBeCloseTo(series.confidence[0]!, 12);
+      // and the hysteresis matters to them: judged frame by frame, the confidence is another
+      const other = mode === 'continuous' ? 'reset' : 'continuous';
+      const otherSeries = rollingSeries(trace, output.g, calibrator, ROLLING_WINDOW_FRAMES, [frames - 1], other);
+      expect(Math.abs(figure('mean confidence')! - otherSeries.confidence[0]!)).toBeGreaterThan(1e-4);
     }
   });
 });

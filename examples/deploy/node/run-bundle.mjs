@@ -121,8 +121,11 @@ async function main() {
   const { frames, timestamps } = readFrames(source, input, fps);
   const continuous = manifest.gate.mode === 'continuous';
   const column = (value) => new ort.Tensor('float64', Float64Array.of(value), [1, 1]);
-  // a stream starts at rest, its first interval the nominal one (deploy/README.md)
-  let state = { g: column(manifest.gate.g0), v: column(0), u_prev: column(manifest.gate.g0) };
+  // a stream starts at rest, its first interval the nominal one (deploy/README.md); a
+  // condition-aware calibrator's hysteresis adds condition and condition_run where the graph has them
+  const start = { g: manifest.gate.g0, v: 0, u_prev: manifest.gate.g0, condition: -1, condition_run: 0 };
+  const stateNames = Object.keys(start).filter((name) => session.inputNames.includes(name));
+  let state = Object.fromEntries(stateNames.map((name) => [name, column(start[name])]));
   for (let i = 0; i < frames.length; i++) {
     const feeds = {
       frames: new ort.Tensor('uint8', new Uint8Array(frames[i]), [1, input.height, input.width, input.channels]),
@@ -132,7 +135,7 @@ async function main() {
         dt: column(i === 0 ? 1 / manifest.timing.frameRateHz : timestamps[i] - timestamps[i - 1]),
       });
     const out = await session.run(feeds);
-    if (continuous) state = { g: out.g_next, v: out.v_next, u_prev: out.u_prev_next };
+    if (continuous) state = Object.fromEntries(stateNames.map((name) => [name, out[`${name}_next`]]));
     const probabilities = Array.from(out.probabilities.data);
     const top1 = probabilities.indexOf(Math.max(...probabilities));
     process.stdout.write(

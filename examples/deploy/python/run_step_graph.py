@@ -66,7 +66,11 @@ def run(manifest, step_graph, frames, timestamps):
     gate = manifest["gate"]
     continuous = gate["mode"] == "continuous"
     nominal_dt = 1.0 / manifest["timing"]["frameRateHz"]
-    state = {"g": np.full((1, 1), gate["g0"]), "v": np.zeros((1, 1)), "u_prev": np.full((1, 1), gate["g0"])}
+    # a stream starts at rest; a condition-aware calibrator's hysteresis adds condition and
+    # condition_run where the graph has them (deploy/README.md)
+    start = {"g": gate["g0"], "v": 0.0, "u_prev": gate["g0"], "condition": -1.0, "condition_run": 0.0}
+    inputs = {i.name for i in session.get_inputs()}
+    state = {name: np.full((1, 1), value) for name, value in start.items() if name in inputs}
     for i, frame in enumerate(frames):
         feeds = {"frames": np.ascontiguousarray(frame[np.newaxis], dtype=np.uint8)}
         if continuous:
@@ -75,7 +79,7 @@ def run(manifest, step_graph, frames, timestamps):
             feeds["dt"] = np.full((1, 1), dt)
         out = dict(zip(names, session.run(names, feeds)))
         if continuous:
-            state = {"g": out["g_next"], "v": out["v_next"], "u_prev": out["u_prev_next"]}
+            state = {name: out[name + "_next"] for name in state}
         probabilities = out["probabilities"][0]
         print(
             json.dumps(

@@ -127,6 +127,7 @@ export async function buildBundle(
       classCount: model.classCount,
       frameRateHz,
       stepGraph: stepGraph !== null,
+      calibrator,
     }),
   );
   add(MANIFEST_SCHEMA_MEMBER, `${JSON.stringify(bundleManifestJsonSchema(), null, 1)}\n`);

@@ -1,5 +1,7 @@
 import type { InputSpec } from '../../../src-shared/frames/input-spec';
 import { GATE_VARIANT_LABELS, type GateSettings } from '../../../src-shared/gate/gate-settings';
+import type { AnyCalibratorSpec } from '../../../src-shared/calibrators/output-calibrator';
+import { CONDITION_STATE, carriesConditionState } from '../deploy/condition-state-graph';
 import { STEP_INPUTS, STEP_OUTPUTS } from '../deploy/step-graph';
 
 /** deploy/README.md of a bundle: how to run the step graph and the Triton repository it holds. */
@@ -10,9 +12,21 @@ export function deployReadme(options: {
   classCount: number;
   frameRateHz: number;
   stepGraph: boolean;
+  /** The bundle's calibrator: a condition-aware one with a hysteresis adds state (condition-state-graph.ts). */
+  calibrator?: AnyCalibratorSpec | null;
 }): string {
   const { name, gate, input, classCount: k, frameRateHz } = options;
   const continuous = gate.mode === 'continuous';
+  const conditionState = carriesConditionState(options.calibrator ?? null, gate.mode) ? CONDITION_STATE : [];
+  const conditionText =
+    conditionState.length === 0
+      ? ''
+      : `The condition-aware calibrator's hysteresis carries state too, fed back the same way
+(${conditionState.map((s) => `\`${s.output}\` -> \`${s.input}\``).join(', ')}, float64 [N, 1]); a stream starts at
+${conditionState.map((s) => `${s.input} = ${s.initial}`).join(', ')}.
+`;
+  const conditionFeeds = conditionState.map((s) => `, "${s.input}": np.full((1, 1), ${s.initial}.0)`).join('');
+  const conditionCarried = conditionState.map((s) => `, "${s.input}": out["${s.output}"]`).join('');
   const shape = `[N, ${input.height}, ${input.width}, ${input.channels}]`;
   const setting = `${GATE_VARIANT_LABELS[gate.variant]}, ${gate.discretization}, zeta ${gate.zeta}, wn ${gate.wnRadPerSec} rad/s, ${gate.mode} mode`;
   if (!options.stepGraph)
@@ -25,17 +39,17 @@ next call's input (\`${STEP_OUTPUTS.gNext}\` -> \`${STEP_INPUTS.g}\`, \`${STEP_O
 g = ${gate.g0}, v = 0, u_prev = ${gate.g0}, with dt = ${(1 / frameRateHz).toPrecision(6)} s (the nominal interval at
 ${frameRateHz.toPrecision(4)} fps). \`${STEP_INPUTS.dt}\` is each frame's interval since the previous one in
 seconds: irregular intervals are handled as the app handles them (coefficients from dt).
-`
+${conditionText}`
     : `
 Reset mode: every frame is judged on its own (the gate's reading after tau = ${gate.tauSeconds} s from
 rest at g0 = ${gate.g0}); no state, no dt.
 `;
   const feeds = continuous
-    ? `state = {"${STEP_INPUTS.g}": np.full((1, 1), ${gate.g0}), "${STEP_INPUTS.v}": np.zeros((1, 1)), "${STEP_INPUTS.uPrev}": np.full((1, 1), ${gate.g0})}
+    ? `state = {"${STEP_INPUTS.g}": np.full((1, 1), ${gate.g0}), "${STEP_INPUTS.v}": np.zeros((1, 1)), "${STEP_INPUTS.uPrev}": np.full((1, 1), ${gate.g0})${conditionFeeds}}
 dt = np.full((1, 1), ${(1 / frameRateHz).toPrecision(6)})
 for frame in frames:  # uint8 ${shape.replace('N', '1')}, row-major pixels
     out = dict(zip(names, session.run(names, {"${STEP_INPUTS.frames}": frame, **state, "${STEP_INPUTS.dt}": dt})))
-    state = {"${STEP_INPUTS.g}": out["${STEP_OUTPUTS.gNext}"], "${STEP_INPUTS.v}": out["${STEP_OUTPUTS.vNext}"], "${STEP_INPUTS.uPrev}": out["${STEP_OUTPUTS.uPrevNext}"]}
+    state = {"${STEP_INPUTS.g}": out["${STEP_OUTPUTS.gNext}"], "${STEP_INPUTS.v}": out["${STEP_OUTPUTS.vNext}"], "${STEP_INPUTS.uPrev}": out["${STEP_OUTPUTS.uPrevNext}"]${conditionCarried}}
     print(out["${STEP_OUTPUTS.probabilities}"].argmax(), out["${STEP_OUTPUTS.gate}"])`
     : `for frame in frames:  # uint8 ${shape.replace('N', '1')}, row-major pixels
     out = dict(zip(names, session.run(names, {"${STEP_INPUTS.frames}": frame})))
@@ -53,12 +67,12 @@ operators only: it runs in onnxruntime (Node, web, Python) and in Triton's ONNX 
 ## The step graph: deploy/step.onnx
 
 Inputs: \`${STEP_INPUTS.frames}\` uint8 ${shape} (8-bit pixels, height x width x channels, as a camera
-gives them)${continuous ? `; \`${STEP_INPUTS.g}\`, \`${STEP_INPUTS.v}\`, \`${STEP_INPUTS.uPrev}\`, \`${STEP_INPUTS.dt}\` float64 [N, 1]` : ''}.
+gives them)${continuous ? `; \`${STEP_INPUTS.g}\`, \`${STEP_INPUTS.v}\`, \`${STEP_INPUTS.uPrev}\`, \`${STEP_INPUTS.dt}\`${conditionState.map((s) => `, \`${s.input}\``).join('')} float64 [N, 1]` : ''}.
 Outputs: \`${STEP_OUTPUTS.probabilities}\` float32 [N, ${k}] (after the calibrator), \`${STEP_OUTPUTS.logits}\` float32
 [N, ${k}] (fused, before it), \`${STEP_OUTPUTS.uStar}\` and \`${STEP_OUTPUTS.gate}\` float32 [N, 1]${
     continuous
       ? `, and the next
-state \`${STEP_OUTPUTS.gNext}\`, \`${STEP_OUTPUTS.vNext}\`, \`${STEP_OUTPUTS.uPrevNext}\` float64 [N, 1]`
+state \`${STEP_OUTPUTS.gNext}\`, \`${STEP_OUTPUTS.vNext}\`, \`${STEP_OUTPUTS.uPrevNext}\`${conditionState.map((s) => `, \`${s.output}\``).join('')} float64 [N, 1]`
       : ''
   }. Each of the N rows is one
 stream's next frame.

@@ -321,6 +321,7 @@ export class LivePipeline {
     }
     if (this.resetRequested) {
       this.replayer.resetState();
+      this.recording.restartConditionStream();
       this.resetRequested = false;
     }
     this.timestamp[0] = job.timestampSeconds;

@@ -89,6 +89,7 @@ export class Recording {
     this.fused = new Float64Array(k);
     this.probabilities = new Float64Array(k);
     this.changedSinceSave = options.origin === 'offline' && this.trace.frameCount > 0;
+    this.replayConditions();
     this.recountLabels();
   }
 
@@ -223,6 +224,7 @@ export class Recording {
     this.layers.append(label[0]!);
     // every frame moves a condition-aware calibrator's hysteresis, labelled or not
     const condition = this.conditionOfNext(index);
+    if (condition !== undefined) this.conditionTrack.push(condition);
     if (label[0] !== UNKNOWN_LABEL) {
       this.labelled++;
       this.pushToWindow(index, condition);
@@ -378,12 +380,34 @@ export class Recording {
   setCalibrator(calibrator: Calibrator | null, mode: GateMode = this.conditionMode): void {
     this.calibrator = calibrator;
     this.conditionMode = mode;
+    this.replayConditions();
     this.recountLabels();
+  }
+
+  /**
+   * The live stream restarted (the operator's reset, as the gate's state): the next frame applies
+   * its own detected condition, as the live readout does.
+   */
+  restartConditionStream(): void {
+    resetConditionHysteresis(this.conditionState);
   }
 
   private calibrator: Calibrator | null = null;
   private conditionMode: GateMode = 'continuous';
   private readonly conditionState = createConditionHysteresis();
+  /** The condition applied to each recorded frame (a condition-aware calibrator; empty otherwise). */
+  private conditionTrack: number[] = [];
+
+  /**
+   * The applied conditions from the recording's first frame, the recording walked as one stream
+   * (as the views' replay walks it), computed once a calibrator or mode: a label edit reuses them.
+   */
+  private replayConditions(): void {
+    resetConditionHysteresis(this.conditionState);
+    this.conditionTrack = [];
+    if (this.calibrator?.condition === undefined || this.trace.features === undefined) return;
+    for (let i = 0; i < this.frameCount; i++) this.conditionTrack.push(this.conditionOfNext(i)!);
+  }
 
   /** The condition the calibrator applies to `frame`, the next of the stream (none: undefined). */
   private conditionOfNext(frame: number): number | undefined {
@@ -407,16 +431,7 @@ export class Recording {
     const recent: number[] = [];
     for (let i = n - 1; i >= 0 && recent.length < ROLLING_WINDOW_FRAMES; i--)
       if (labels[i] !== UNKNOWN_LABEL) recent.push(i);
-    // a condition-aware calibrator's conditions from the stream's start, so the next frame goes on from them
-    resetConditionHysteresis(this.conditionState);
-    const conditions = new Map<number, number | undefined>();
-    const first = recent.length === 0 ? n : recent[recent.length - 1]!;
-    if (this.calibrator?.condition !== undefined)
-      for (let i = 0; i < n; i++) {
-        const condition = this.conditionOfNext(i);
-        if (i >= first) conditions.set(i, condition);
-      }
-    for (let j = recent.length - 1; j >= 0; j--) this.pushToWindow(recent[j], conditions.get(recent[j]));
+    for (let j = recent.length - 1; j >= 0; j--) this.pushToWindow(recent[j], this.conditionTrack[recent[j]]);
   }
 
   /** The fused probabilities of a frame at the gate value it was recorded with, into the rolling window. */

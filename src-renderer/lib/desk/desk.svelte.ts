@@ -238,12 +238,23 @@ export class Desk {
    * Fits and compares calibrators on the Calibration panel's window, on the work bar (a step per
    * method, the backend naming each as it starts) where Cancel stops it between fits.
    */
-  async compareCalibrators(methods: CalibrationMethod[], split: HeldOutSplit): Promise<void> {
+  async compareCalibrators(
+    methods: CalibrationMethod[],
+    split: HeldOutSplit,
+    /** The condition-aware calibrator's hysteresis over a stream, in frames (the backend's default otherwise). */
+    conditionHysteresisFrames?: number,
+  ): Promise<void> {
     const lastFrames = this.metrics.window ?? undefined;
     const frames = lastFrames === undefined ? 'all recorded frames' : `the last ${lastFrames} recorded frames`;
+    const request = {
+      methods,
+      split,
+      lastFrames,
+      ...(conditionHysteresisFrames === undefined ? {} : { conditionHysteresisFrames }),
+    };
     await this.calibratorComparison.run(() =>
       this.offline.track(`fitting calibrators on ${frames}`, methods.length, (signal) =>
-        this.api.call('calibrator.compare', { methods, split, lastFrames }, { signal }),
+        this.api.call('calibrator.compare', request, { signal }),
       ),
     );
   }
