@@ -215,7 +215,7 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       or its only one), or the tensor --node names. Runs it once on a blank image to check that
       the tensor is a [1, F] float row and that the final layer maps it to the logits (within 1e-4).
       The app then records the features of that model (--record-features, the Source panel), for
-      dac, procal, conditional and the feature-shift drift signal. --list prints the final layer
+      dac, procal, conditional and the feature-shift and feature-mmd drift signals. --list prints the final layer
       found (or why none) and every tensor of the graph with its operator and declared shape.
 `,
   'fit-heads': `  knob fit-heads --model M --data D [--features NODE] --out NEW.onnx [--seed S] [--json]

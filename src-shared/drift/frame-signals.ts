@@ -5,6 +5,7 @@ import type { GateSettings } from '../gate/gate-settings';
 import { replay } from '../trace/replay';
 import type { Trace } from '../trace/trace';
 import type { MonitorSignal } from './monitor';
+import { featureMmdReferenceOf, featureMmdTermAt, type FeatureMmdReference } from './feature-mmd';
 
 /** What every frame has, labelled or not: the signals a drift monitor can watch. */
 export const FRAME_SIGNALS = {
@@ -14,8 +15,12 @@ export const FRAME_SIGNALS = {
   disagreement: "1 where the static and dynamic branches' top-1 differ, else 0 (every class only)",
   'feature-shift':
     "the root mean square of the frame's features standardised by the reference's mean and sd of each (a recording with features only)",
+  'feature-mmd':
+    "the frame's term of the linear-time MMD of the features from the reference's (Gretton et al. 2012; Gaussian kernel, median-distance bandwidth; a recording with features only)",
 } as const;
 export type FrameSignal = keyof typeof FRAME_SIGNALS;
+/** The signals read from the model's features: a recording without them cannot give them. */
+export const FEATURE_SIGNALS: readonly FrameSignal[] = ['feature-shift', 'feature-mmd'];
 export const FRAME_SIGNAL_NAMES = Object.keys(FRAME_SIGNALS) as FrameSignal[];
 /** What a monitor watches unless told otherwise (the desk and `knob monitor`): what the output says, and u*. */
 export const DEFAULT_FRAME_SIGNALS: readonly FrameSignal[] = ['confidence', 'gate-target'];
@@ -34,7 +39,7 @@ export function frameSignals(
   reference: { start: number; end: number } | null = null,
 ): MonitorSignal[] {
   const n = trace.frameCount;
-  const features = names.includes('feature-shift') ? featureReferenceOf(trace, reference) : null;
+  const { features, mmd } = featureSignalReferences(trace, names, reference);
   const replayed = names.some((name) => name === 'confidence' || name === 'gate')
     ? replay(trace, settings, { logits: 'kept classes too' })
     : null;
@@ -44,6 +49,7 @@ export function frameSignals(
     else if (name === 'gate') for (let i = 0; i < n; i++) values[i] = clampGate(replayed!.g[i]!);
     else if (name === 'gate-target') values.set(trace.uRef);
     else if (name === 'feature-shift') for (let i = 0; i < n; i++) values[i] = featureShiftAt(trace, i, features!);
+    else if (name === 'feature-mmd') for (let i = 0; i < n; i++) values[i] = featureMmdTermAt(trace, i, mmd!);
     else {
       if (trace.keptClasses !== undefined)
         throw new KnobError(
@@ -54,6 +60,20 @@ export function frameSignals(
     }
     return { name, values };
   });
+}
+
+/**
+ * What the watched feature signals read of the reference frames: the features' statistics (either
+ * signal) and the feature-MMD kernel's reference; null for what is not watched.
+ */
+export function featureSignalReferences(
+  trace: Trace,
+  names: readonly FrameSignal[],
+  reference: { start: number; end: number } | null,
+): { features: FeatureReference | null; mmd: FeatureMmdReference | null } {
+  const features = names.some((name) => FEATURE_SIGNALS.includes(name)) ? featureReferenceOf(trace, reference) : null;
+  const mmd = names.includes('feature-mmd') ? featureMmdReferenceOf(trace, reference!, features!) : null;
+  return { features, mmd };
 }
 
 /** Each feature's mean and sd over the reference frames (an sd of 0 taken as 1: that feature then adds its raw move). */
@@ -68,10 +88,10 @@ export function featureReferenceOf(trace: Trace, reference: { start: number; end
   if (features === undefined)
     throw new KnobError(
       'INVALID_INPUT',
-      "the feature-shift signal needs the model's features of every frame: record them (the Source panel's option, knob run --record-features)",
+      "the feature signals (feature-shift, feature-mmd) need the model's features of every frame: record them (the Source panel's option, knob run --record-features)",
     );
   if (reference === null || reference.end - reference.start < 2)
-    throw new KnobError('INVALID_INPUT', 'the feature-shift signal needs a reference window of at least 2 frames');
+    throw new KnobError('INVALID_INPUT', 'the feature signals need a reference window of at least 2 frames');
   const { width, values } = features;
   const mean = new Float64Array(width);
   const sd = new Float64Array(width);
@@ -107,15 +127,21 @@ export interface FrameSignalScratch {
   row: Float64Array;
   /** The reference's feature statistics, when the feature shift is watched. */
   features: FeatureReference | null;
+  /** The feature-MMD kernel's reference, when that signal is watched. */
+  mmd: FeatureMmdReference | null;
 }
 
-export function frameSignalScratch(classCount: number, features: FeatureReference | null = null): FrameSignalScratch {
+export function frameSignalScratch(
+  classCount: number,
+  { features, mmd }: Pick<FrameSignalScratch, 'features' | 'mmd'> = { features: null, mmd: null },
+): FrameSignalScratch {
   return {
     gate: new Float64Array(1),
     top1: new Int32Array(1),
     confidence: new Float64Array(1),
     row: new Float64Array(classCount),
     features,
+    mmd,
   };
 }
 
@@ -138,6 +164,7 @@ export function frameSignalsAt(
     if (name === 'gate-target') out[s] = trace.uRef[i]!;
     else if (name === 'gate') out[s] = clampGate(g);
     else if (name === 'feature-shift') out[s] = featureShiftAt(trace, i, scratch.features!);
+    else if (name === 'feature-mmd') out[s] = featureMmdTermAt(trace, i, scratch.mmd!);
     else if (name === 'disagreement')
       out[s] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
     else {

@@ -76,15 +76,15 @@ describe('knob monitor on a clean stream that drifts into a held-out corruption'
       /the reference window 0:5000 must lie within the recording's 300 frames and hold at least 100/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--signals', 'confidence,mood'), 2)).toMatch(
-      /--signals takes names from confidence, gate-target, gate, disagreement, feature-shift; not 'mood'/,
+      /--signals takes names from confidence, gate-target, gate, disagreement, feature-shift, feature-mmd; not 'mood'/,
     );
     expect(knobFailureLine(await knob('monitor', trace, '--reference', '9:3'), 2)).toMatch(/START < END/);
     expect(knobFailureLine(await knob('monitor', trace, '--reference', '0:200', '--signals', 'feature-shift'))).toMatch(
-      /the feature-shift signal needs the model's features of every frame: record them/,
+      /the feature signals \(feature-shift, feature-mmd\) need the model's features of every frame: record them/,
     );
   });
 
-  it("the features' shift from the reference: no alarm before the onset, an alarm within the ramp", async () => {
+  it("the features' shift and their MMD from the reference: no alarm before the onset, an alarm within the ramp", async () => {
     const out = join(dir, 'features');
     const run = await knob(
       'run',
@@ -103,13 +103,16 @@ describe('knob monitor on a clean stream that drifts into a held-out corruption'
       out,
     );
     expect(run.status, run.stderr).toBe(0);
-    const report = await monitorJson(join(out, 'trace.arrow'), '--signals', 'feature-shift');
+    const report = await monitorJson(join(out, 'trace.arrow'), '--signals', 'feature-shift,feature-mmd');
+    expect(report.pairs.map((p) => p.signal)).toEqual(expect.arrayContaining(['feature-shift', 'feature-mmd']));
     expect(report.pairs.every((p) => p.calibration !== undefined)).toBe(true);
     expect(report.alarms.filter((a) => a.frame < ONSET)).toEqual([]);
-    const first = report.alarms[0];
-    expect(first, 'an alarm after the onset').toBeDefined();
-    console.log(
-      `[monitor] feature shift, shot_noise: first alarm ${first!.frame - ONSET} frames after the onset (${first!.detector})`,
-    );
+    for (const signal of ['feature-shift', 'feature-mmd']) {
+      const first = report.alarms.find((a) => a.signal === signal);
+      expect(first, `an alarm of ${signal} after the onset`).toBeDefined();
+      console.log(
+        `[monitor] ${signal}, shot_noise: first alarm ${first!.frame - ONSET} frames after the onset (${first!.detector})`,
+      );
+    }
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { UsageError } from '../usage-error';
 
 /**
  * knob features: a classifier's penultimate activation as a `features` output (issue 31), so the
- * app records it and the feature calibrators and the feature-shift drift signal read it; --list
+ * app records it and the feature calibrators and the feature drift signals read it; --list
  * shows what was found and every tensor of the graph, to name another with --node.
  */
 export async function featuresCommand(args: string[]): Promise<number> {

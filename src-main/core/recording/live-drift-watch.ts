@@ -1,6 +1,6 @@
 import {
   DriftWatch,
-  featureReferenceOf,
+  featureSignalReferences,
   frameSignalScratch,
   frameSignalsAt,
   type DriftAlarm,
@@ -57,8 +57,7 @@ export class LiveDriftWatch {
   ) {
     this.watch = DriftWatch.arm(plan, calibrations, terms.signals);
     this.values = new Float64Array(terms.signals.length);
-    const features = terms.signals.includes('feature-shift') ? featureReferenceOf(trace, terms.reference) : null;
-    this.scratch = frameSignalScratch(trace.classCount, features);
+    this.scratch = frameSignalScratch(trace.classCount, featureSignalReferences(trace, terms.signals, terms.reference));
   }
 
   /** Why it stopped watching (null while it watches); its alarms stay. */

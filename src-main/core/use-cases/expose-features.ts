@@ -17,7 +17,7 @@ import { classifierLogitsOutput, FEATURES_OUTPUT } from '../inference/loaded-mod
  * that the layer maps it to the model's own logits, within FEATURE_CHECK_TOLERANCE. A tensor that
  * is not a feature vector, or not what the logits are computed from, is refused before anything is
  * written. The app then loads the model as a single classifier with features: recordings keep them,
- * and the feature calibrators and the feature-shift drift signal take them.
+ * and the feature calibrators and the feature drift signals take them.
  */
 export const FEATURE_CHECK_TOLERANCE = 1e-4;
 
