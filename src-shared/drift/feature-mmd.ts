@@ -3,25 +3,30 @@ import type { Trace } from '../trace/trace';
 import type { FeatureReference } from './frame-signals';
 
 /**
- * The feature-MMD drift signal (issue 30): each frame's term of the linear-time MMD estimator
- * (Gretton, Borgwardt, Rasch, Schoelkopf and Smola, "A kernel two-sample test", JMLR 2012, section
- * 6), which pairs two draws of the stream with two of the reference,
+ * The feature-MMD drift signal (issue 30): the term of the linear-time MMD estimator (Gretton,
+ * Borgwardt, Rasch, Schoelkopf and Smola, "A kernel two-sample test", JMLR 2012, section 6) at each
+ * frame, pairing the frame and the one before it with two frames of the reference,
  *   h_t = k(x_t, x_{t-1}) + k(r_a, r_b) - k(x_t, r_b) - k(x_{t-1}, r_a),
- * its mean over iid draws the squared MMD of the two distributions. k is the Gaussian kernel on the
- * features standardised by the reference's sd, k(x, y) = exp(-|x - y|^2 / (2 sigma^2)), sigma the
- * median distance between reference frames (the median heuristic, Gretton et al. 2012, section 8);
- * r_a and r_b are reference frames drawn from the frame's index alone (so a live watch and an
- * offline monitor of the same frames draw the same ones), never x_t or x_{t-1} themselves.
+ * whose mean over independent draws is the squared MMD of the two distributions (the estimator
+ * proper uses disjoint pairs; here each frame enters two consecutive terms). k is the Gaussian kernel
+ * on the features standardised by the reference's sd, k(x, y) = exp(-|x - y|^2 / (2 sigma^2)),
+ * sigma the median distance between reference frames (the median heuristic, Gretton et al. 2012,
+ * section 8). r_a and r_b are reference frames drawn from the frame's index alone (so a live watch
+ * and an offline monitor of the same frames draw the same ones), at least NEIGHBOUR_FRAMES away
+ * from x_t and x_{t-1}, so a frame inside the reference is not compared with its own neighbours.
  *
- * A stream's consecutive frames are not independent: k(x_t, x_{t-1}) of a steady camera sits near 1,
- * so h_t's level on unshifted data is not 0. The monitor takes the signal as it comes: its
- * detectors' thresholds are calibrated on the signal over the reference window, computed the same
- * way (false-alarm-threshold.ts), and a CUSUM of h_t is a sequential test of the features' MMD from
- * the reference's, at the false-alarm rate the operator sets.
+ * A stream's consecutive frames are not independent: there E h_t = MMD^2 + (E k(x_t, x_{t-1}) -
+ * E k(x, x')), the second part how much more alike consecutive frames are than independent ones
+ * (near its largest for a steady camera). The monitor tests for a change of E h_t, its detectors'
+ * thresholds calibrated on the signal over the reference window computed the same way
+ * (false-alarm-threshold.ts): a change of the features' distribution moves it by the change of
+ * MMD^2, and a change of how alike consecutive frames are (noise lowers it) moves it too, either way.
  */
 export interface FeatureMmdReference {
   /** Each feature's reference sd (featureReferenceOf; 0 read as 1). */
   sd: Float64Array;
+  /** 1 / sd: a multiplication a feature where the distance loop runs four times a frame. */
+  inverseSd: Float64Array;
   /** The reference frames [start, end) the kernel's second pair is drawn from. */
   start: number;
   end: number;
@@ -31,6 +36,10 @@ export interface FeatureMmdReference {
 
 /** Pairs of reference frames the median distance is taken over. */
 const BANDWIDTH_PAIRS = 1000;
+/** A reference frame this close to the frame or the one before it is drawn again (a second at 30 fps). */
+export const NEIGHBOUR_FRAMES = 30;
+/** Draws before a reference too short to keep away from the neighbours takes the nearest other frame. */
+const MAX_DRAWS = 16;
 /** The fewest reference frames: two drawn, besides the frame and the one before it. */
 export const MIN_MMD_REFERENCE_FRAMES = 4;
 
@@ -43,12 +52,18 @@ export function frameDraw(index: number, salt: number): number {
 }
 
 /** The squared distance of frames i and j's features, each feature divided by its reference sd. */
-function standardisedDistanceSquared(values: Float32Array, width: number, sd: Float64Array, i: number, j: number) {
+function standardisedDistanceSquared(
+  values: Float32Array,
+  width: number,
+  inverseSd: Float64Array,
+  i: number,
+  j: number,
+) {
   let sum = 0;
   const a = i * width;
   const b = j * width;
   for (let f = 0; f < width; f++) {
-    const d = (values[a + f]! - values[b + f]!) / sd[f]!;
+    const d = (values[a + f]! - values[b + f]!) * inverseSd[f]!;
     sum += d * d;
   }
   return sum;
@@ -68,32 +83,49 @@ export function featureMmdReferenceOf(
       `the feature-MMD signal needs a reference window of at least ${MIN_MMD_REFERENCE_FRAMES} frames, got ${n}`,
     );
   const { width, values } = trace.features!;
+  const inverseSd = standardisation.sd.map((s) => 1 / s);
   const distances = new Float64Array(BANDWIDTH_PAIRS);
   for (let p = 0; p < BANDWIDTH_PAIRS; p++) {
     const i = start + (frameDraw(p, 11) % n);
     const j = start + ((i - start + 1 + (frameDraw(p, 13) % (n - 1))) % n); // never i
-    distances[p] = Math.sqrt(standardisedDistanceSquared(values, width, standardisation.sd, i, j));
+    distances[p] = Math.sqrt(standardisedDistanceSquared(values, width, inverseSd, i, j));
   }
   distances.sort();
-  const median = (distances[BANDWIDTH_PAIRS / 2 - 1]! + distances[BANDWIDTH_PAIRS / 2]!) / 2;
-  // every reference frame alike: any bandwidth gives k = 1 throughout, a constant signal
-  return { sd: standardisation.sd, start, end, gamma: median > 0 ? 1 / (2 * median * median) : 1 };
+  // the median of the distances that are not 0: a source that repeats frames would otherwise make
+  // the bandwidth 0 (every reference frame alike gives k = 1 throughout, a constant signal)
+  const distinct = distances.subarray(distances.findIndex((d) => d > 0));
+  const m = distinct.length;
+  const median =
+    distances[BANDWIDTH_PAIRS - 1] === 0
+      ? 0
+      : m % 2 === 1
+        ? distinct[(m - 1) / 2]!
+        : (distinct[m / 2 - 1]! + distinct[m / 2]!) / 2;
+  return { sd: standardisation.sd, inverseSd, start, end, gamma: median > 0 ? 1 / (2 * median * median) : 1 };
 }
 
-/** Frame i's term h_i (above); the frame before the first is the first itself. */
+/**
+ * A reference frame for frame i's term, drawn from i and `salt`: drawn again while it lies within
+ * NEIGHBOUR_FRAMES of i (and so of i - 1) or is `avoid`; a reference too short for that takes, after
+ * MAX_DRAWS, the next frame that is neither i, i - 1 nor `avoid` (one exists: it holds 4 or more).
+ */
+function referenceDraw(i: number, salt: number, avoid: number, start: number, n: number): number {
+  for (let draw = 0; draw < MAX_DRAWS; draw++) {
+    const r = start + (frameDraw(i, salt + 2 * draw) % n);
+    if (r !== avoid && (r > i + NEIGHBOUR_FRAMES || r < i - 1 - NEIGHBOUR_FRAMES)) return r;
+  }
+  let r = start + (frameDraw(i, salt) % n);
+  while (r === i || r === i - 1 || r === avoid) r = start + ((r - start + 1) % n);
+  return r;
+}
+
+/** Frame i's term h_i (above); the first frame, with no frame before it, gives 0. */
 export function featureMmdTermAt(trace: Trace, i: number, reference: FeatureMmdReference): number {
+  if (i === 0) return 0;
   const { width, values } = trace.features!;
-  const { sd, start, end, gamma } = reference;
-  const n = end - start;
-  const previous = i > 0 ? i - 1 : 0;
-  // two reference frames drawn from i, moved off the frame and the one before it
-  const drawn = (salt: number, avoid: number) => {
-    let r = start + (frameDraw(i, salt) % n);
-    while (r === i || r === previous || r === avoid) r = start + ((r - start + 1) % n);
-    return r;
-  };
-  const a = drawn(1, -1);
-  const b = drawn(2, a);
-  const k = (x: number, y: number) => Math.exp(-gamma * standardisedDistanceSquared(values, width, sd, x, y));
-  return k(i, previous) + k(a, b) - k(i, b) - k(previous, a);
+  const { inverseSd, start, end, gamma } = reference;
+  const a = referenceDraw(i, 1, -1, start, end - start);
+  const b = referenceDraw(i, 2, a, start, end - start);
+  const k = (x: number, y: number) => Math.exp(-gamma * standardisedDistanceSquared(values, width, inverseSd, x, y));
+  return k(i, i - 1) + k(a, b) - k(i, b) - k(i - 1, a);
 }

@@ -35,7 +35,7 @@ export function frameSignals(
   trace: Trace,
   settings: GateSettings,
   names: readonly FrameSignal[],
-  /** The reference frames [start, end): the feature shift is measured from their features. */
+  /** The reference frames [start, end): the feature signals are measured from their features. */
   reference: { start: number; end: number } | null = null,
 ): MonitorSignal[] {
   const n = trace.frameCount;
@@ -97,7 +97,13 @@ export function featureReferenceOf(trace: Trace, reference: { start: number; end
   const sd = new Float64Array(width);
   const count = reference.end - reference.start;
   for (let i = reference.start; i < reference.end; i++)
-    for (let j = 0; j < width; j++) mean[j] += values[i * width + j]!;
+    for (let j = 0; j < width; j++) {
+      const value = values[i * width + j]!;
+      // one NaN would spread into every later term that reads this frame, and a CUSUM never recovers
+      if (!Number.isFinite(value))
+        throw new KnobError('INVALID_INPUT', `feature ${j} of reference frame ${i} is not finite (${value})`);
+      mean[j] += value;
+    }
   for (let j = 0; j < width; j++) mean[j] /= count;
   for (let i = reference.start; i < reference.end; i++)
     for (let j = 0; j < width; j++) sd[j] += (values[i * width + j]! - mean[j]!) ** 2;
@@ -125,7 +131,7 @@ export interface FrameSignalScratch {
   top1: Int32Array;
   confidence: Float64Array;
   row: Float64Array;
-  /** The reference's feature statistics, when the feature shift is watched. */
+  /** The reference's feature statistics, when a feature signal is watched. */
   features: FeatureReference | null;
   /** The feature-MMD kernel's reference, when that signal is watched. */
   mmd: FeatureMmdReference | null;

@@ -1,11 +1,14 @@
 /**
- * The feature-MMD drift signal (feature-mmd.ts) against its analytic mean: on iid Gaussian features,
- * N(0, I) on the reference and N(delta, I) after it, the mean of the linear-time MMD terms is the
- * squared MMD of the two Gaussians under the Gaussian kernel on the standardised features,
- *   E exp(-gamma |z|^2) = prod_j (1 + 2 gamma v_j)^(-1/2) exp(-gamma m_j^2 / (1 + 2 gamma v_j))
- * for z ~ N(m, diag v), so with the reference sd s_j, v_j = 2 / s_j^2:
- *   MMD^2 = 2 prod_j (1 + 4 gamma / s_j^2)^(-1/2) (1 - exp(-sum_j gamma (delta_j / s_j)^2 / (1 + 4 gamma / s_j^2))),
- * and 0 before the shift. The live watch's per-frame arithmetic gives the same values bit for bit.
+ * The feature-MMD drift signal (feature-mmd.ts) against its analytic mean: on iid Gaussian features
+ * of sd c_j, N(0, diag c^2) on the reference and shifted by c_j delta_j after it, the mean of the
+ * linear-time MMD terms is the squared MMD of the two Gaussians under the Gaussian kernel on the
+ * features standardised by the reference's sd s_j:
+ *   E exp(-gamma |z|^2) = prod_j (1 + 2 gamma v_j)^(-1/2) exp(-gamma sum_j m_j^2 / (1 + 2 gamma v_j))
+ * for z ~ N(m, diag v); for the difference of two standardised frames v_j = 2 c_j^2 / s_j^2, and
+ * m_j = c_j delta_j / s_j between a shifted frame and a reference one, so
+ *   MMD^2 = 2 prod_j (1 + 2 gamma v_j)^(-1/2) (1 - exp(-gamma sum_j m_j^2 / (1 + 2 gamma v_j))),
+ * and 0 before the shift. The sds differ by feature, so a kernel that skipped the standardisation
+ * would miss the closed form. The live watch's per-frame arithmetic gives the same values bit for bit.
  */
 import { describe, expect, it } from 'vitest';
 import { featureMmdReferenceOf, frameDraw } from '../../src-shared/drift/feature-mmd';
@@ -24,12 +27,15 @@ const WIDTH = 4;
 const REFERENCE = 4000;
 const FRAMES = 24_000;
 const DELTA = [0.8, 0, -0.4, 0];
+/** Each feature's sd (c_j). */
+const SCALE = [3, 1, 0.5, 1];
 
 function shiftedStream() {
   const random = seededRandom(23);
   const values = new Float32Array(FRAMES * WIDTH);
   for (let i = 0; i < FRAMES; i++)
-    for (let j = 0; j < WIDTH; j++) values[i * WIDTH + j] = normalDraw(random) + (i >= REFERENCE ? DELTA[j]! : 0);
+    for (let j = 0; j < WIDTH; j++)
+      values[i * WIDTH + j] = SCALE[j]! * (normalDraw(random) + (i >= REFERENCE ? DELTA[j]! : 0));
   return { ...syntheticTrace({ frames: FRAMES, classCount: 3, seed: 4 }), features: { width: WIDTH, values } };
 }
 
@@ -54,9 +60,9 @@ describe('the feature-MMD signal', () => {
     let product = 1;
     let exponent = 0;
     for (let j = 0; j < WIDTH; j++) {
-      const spread = 1 + (4 * gamma) / sd[j]! ** 2;
+      const spread = 1 + (2 * gamma * 2 * SCALE[j]! ** 2) / sd[j]! ** 2;
       product /= Math.sqrt(spread);
-      exponent += (gamma * (DELTA[j]! / sd[j]!) ** 2) / spread;
+      exponent += (gamma * ((SCALE[j]! * DELTA[j]!) / sd[j]!) ** 2) / spread;
     }
     const mmdSquared = 2 * product * (1 - Math.exp(-exponent));
     const after = meanAndError(signal!.values, REFERENCE + 1, FRAMES);

@@ -50,7 +50,7 @@ export class LiveDriftWatch {
     readonly terms: DriftWatchTerms,
     /** The first frame it watches. */
     readonly fromFrame: number,
-    /** The recording (its reference frames give the feature shift's statistics). */
+    /** The recording (its reference frames give the feature signals their statistics). */
     trace: Trace,
     /** The watch this one replaced on the recording: its alarms stay, and go out with this one's. */
     private readonly earlier: LiveDriftWatch | null = null,
