@@ -1,4 +1,9 @@
-import { fitIsotonic, isotonicAt, type IsotonicParams } from '../calibrators/isotonic-regression';
+import {
+  isotonicAt,
+  isotonicAtAscending,
+  poolAdjacentViolators,
+  type IsotonicParams,
+} from '../calibrators/isotonic-regression';
 import { KnobError } from '../errors';
 import { percentileIntervalContaining } from '../metrics/bootstrap';
 import { seededRandom } from '../random';
@@ -67,8 +72,17 @@ export function fitAccuracyEstimators(reference: LabelledReference): AccuracyEst
     referenceAccuracy: correct / n,
     referenceMeanConfidence: confidenceSum / n,
     atcThreshold,
-    calibration: fitIsotonic(reference.confidence, reference.correct).params,
+    calibration: poolAdjacentViolators(reference.confidence, reference.correct, ascendingOrder(reference.confidence))
+      .params,
   };
+}
+
+/** Indices of `values` by ascending value (ties by index), or null when they already ascend. */
+function ascendingOrder(values: Float64Array): number[] | null {
+  let ascending = true;
+  for (let i = 1; i < values.length && ascending; i++) ascending = values[i - 1]! <= values[i]!;
+  if (ascending) return null;
+  return Array.from({ length: values.length }, (_, i) => i).sort((a, b) => values[a]! - values[b]! || a - b);
 }
 
 /** Every method's accuracy estimate on the frames of `confidence` (a window's top-1 confidences). */
@@ -86,6 +100,17 @@ export function estimateAccuracy(
     if (c >= estimators.atcThreshold) above++;
     calibrated += isotonicAt(estimators.calibration, c);
   }
+  return estimatesFromSums(estimators, n, sum, above, calibrated);
+}
+
+/** The estimates from a window's sums: of the confidences, of those at the ATC threshold or above, of the calibrated ones. */
+function estimatesFromSums(
+  estimators: AccuracyEstimators,
+  n: number,
+  sum: number,
+  above: number,
+  calibrated: number,
+): Record<LabelFreeMethod, number> {
   const mean = sum / n;
   return {
     'mean confidence': mean,
@@ -153,12 +178,29 @@ export function labelFreeAccuracy(
     const point = estimateAccuracy(estimators, window);
     const windowDraws = window.length >= 2 ? new BlockBootstrapStream(window, blockFramesFor(window), random) : null;
     const replicated = LABEL_FREE_METHOD_NAMES.map(() => new Float64Array(options.replicates));
-    const resampledWindow = new Float64Array(window.length);
+    // Each replicate's calibration map at the window's own frames, by one walk along the map over
+    // the frames in ascending order (instead of a search a drawn frame), then summed over the
+    // frames drawn, in the order drawn: estimateAccuracy's sums of the resampled window exactly.
+    const m = window.length;
+    const order = ascendingOrder(window) ?? Array.from({ length: m }, (_, i) => i);
+    const ascending = Float64Array.from(order, (i) => window[i]!);
+    const calibratedAscending = new Float64Array(m);
+    const calibratedAt = new Float64Array(m);
     replicateEstimators.forEach((replicate, r) => {
-      for (let i = 0; i < window.length; i++)
-        resampledWindow[i] = windowDraws === null ? window[0]! : windowDraws.next();
-      const estimate = estimateAccuracy(replicate, resampledWindow);
-      LABEL_FREE_METHOD_NAMES.forEach((method, m) => (replicated[m]![r] = estimate[method]));
+      isotonicAtAscending(replicate.calibration, ascending, calibratedAscending);
+      for (let j = 0; j < m; j++) calibratedAt[order[j]!] = calibratedAscending[j]!;
+      let sum = 0;
+      let above = 0;
+      let calibrated = 0;
+      for (let i = 0; i < m; i++) {
+        const at = windowDraws === null ? 0 : windowDraws.nextIndex();
+        const c = window[at]!;
+        sum += c;
+        if (c >= replicate.atcThreshold) above++;
+        calibrated += calibratedAt[at]!;
+      }
+      const estimate = estimatesFromSums(replicate, m, sum, above, calibrated);
+      LABEL_FREE_METHOD_NAMES.forEach((method, k) => (replicated[k]![r] = estimate[method]));
     });
     return LABEL_FREE_METHOD_NAMES.map((method, m) => ({
       method,

@@ -16,6 +16,9 @@ import {
   fitHistogramBinning,
   fitIsotonic,
   fitPlatt,
+  isotonicAt,
+  isotonicAtAscending,
+  poolAdjacentViolators,
   fitScalingBinning,
   fitTemperature,
   predictionSets,
@@ -119,6 +122,36 @@ describe('binary and top-label calibrators', () => {
         },
       ),
       { seed: 4, numRuns: 200 },
+    );
+  });
+
+  it('isotonic: pool-adjacent-violators on presorted points and the walk along the map equal the fit and the search, bit for bit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 1 })), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        fc.array(fc.double({ min: -0.1, max: 1.1, noNaN: true }), { maxLength: 200 }),
+        (pairs, probes) => {
+          // scores on a grid of 41 values: many ties, which pool first
+          const scores = Float64Array.from(pairs, (p) => p[0] / 40);
+          const outcomes = pairs.map((p) => p[1]);
+          const { params } = fitIsotonic(scores, outcomes);
+          const order = Array.from(scores.keys()).sort((a, b) => scores[a]! - scores[b]! || a - b);
+          const presorted = poolAdjacentViolators(
+            Float64Array.from(order, (i) => scores[i]!),
+            order.map((i) => outcomes[i]!),
+            null,
+          ).params;
+          expect(presorted).toEqual(params);
+          const ascending = Float64Array.from([...probes, ...scores]).sort();
+          const walked = new Float64Array(ascending.length);
+          isotonicAtAscending(params, ascending, walked);
+          ascending.forEach((s, j) => expect(walked[j]).toBe(isotonicAt(params, s)));
+        },
+      ),
+      { seed: 5, numRuns: 200 },
     );
   });
 
