@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { appliedCondition, createConditionHysteresis } from '../calibrators/condition-hysteresis';
+import {
+  appliedCondition,
+  createConditionHysteresis,
+  type ConditionHysteresisState,
+} from '../calibrators/condition-hysteresis';
 import type { Calibrator } from '../calibrators/output-calibrator';
 import type { GateMode } from '../gate/gate-settings';
 import type { Trace } from './trace';
@@ -33,18 +37,20 @@ export type ConditionSwitch = ConditionSwitches['switches'][number];
  * first `frameCount` frames of a recording (an index into its `condition.names`): in continuous
  * mode the recording is one stream, its detected conditions through the hysteresis from the first
  * frame (condition-hysteresis.ts), as the replay applies them; in reset mode each frame's own. Null
- * for any other calibrator, or a trace without features.
+ * for any other calibrator, or a trace without features. `state`: the stream's hysteresis, at its
+ * start; a caller that goes on appending frames passes its own and keeps it.
  */
 export function appliedConditions(
   trace: Pick<Trace, 'features'>,
   frameCount: number,
   calibrator: Pick<Calibrator, 'condition'> | null,
   mode: GateMode,
+  state: ConditionHysteresisState = createConditionHysteresis(),
 ): Int32Array | null {
   const features = trace.features;
   const choice = calibrator?.condition;
   if (choice === undefined || features === undefined) return null;
-  const stream = mode === 'continuous' ? createConditionHysteresis() : null;
+  const stream = mode === 'continuous' ? state : null;
   const applied = new Int32Array(frameCount);
   for (let frame = 0; frame < frameCount; frame++)
     applied[frame] = appliedCondition(choice, stream, features.values, frame * features.width);
@@ -65,8 +71,16 @@ export function conditionSwitches(
   mode: GateMode,
 ): ConditionSwitches | null {
   const applied = appliedConditions(trace, frameCount, calibrator, mode);
-  if (applied === null) return null;
-  const names = calibrator!.condition!.names;
+  return applied === null ? null : switchesAlong(applied, calibrator!.condition!.names, trace.timestampsSeconds);
+}
+
+/** The switches of a recording's applied conditions (appliedConditions), named by `names`. */
+export function switchesAlong(
+  applied: Int32Array,
+  names: readonly string[],
+  timestampsSeconds: Float64Array,
+): ConditionSwitches {
+  const frameCount = applied.length;
   const switches: ConditionSwitch[] = [];
   let switchCount = 0;
   let previous = -1;
@@ -75,7 +89,7 @@ export function conditionSwitches(
     previous = applied[frame]!;
     switchCount++;
     if (switches.length < MAX_CONDITION_SWITCHES)
-      switches.push({ frame, tSeconds: trace.timestampsSeconds[frame]!, condition: names[previous]! });
+      switches.push({ frame, tSeconds: timestampsSeconds[frame]!, condition: names[previous]! });
   }
   return { switches, switchCount, lastCondition: previous < 0 ? null : names[previous]! };
 }

@@ -3,8 +3,6 @@ import { fuseRowInto } from '../fusion/convex-fusion';
 import { softmaxRowInto } from '../fusion/logits';
 import { UNKNOWN_LABEL, type Trace } from './trace';
 import { SlidingWindowCalibration } from '../metrics/streaming';
-import type { GateMode } from '../gate/gate-settings';
-import { appliedConditions } from './condition-switches';
 
 /**
  * One labelled frame into a rolling window, as the live stream's readout and its replay both add
@@ -43,8 +41,8 @@ export function pushFrameToWindow(
  * frames). Null where no labelled frame precedes the index. The same window (SlidingWindowCalibration)
  * and figures (accuracyAndConfidence) as the live stream's rolling readout. A kept-class trace has
  * no probability rows to push: null everywhere (its calibration view states its estimates' bounds,
- * which a rolling line could not show). A condition-aware calibrator applies its conditions as the
- * replay does in `mode` (appliedConditions).
+ * which a rolling line could not show). A condition-aware calibrator applies `conditions`, each
+ * frame's as the replay applies it (appliedConditions; null for any other calibrator).
  */
 export function rollingSeries(
   trace: Trace,
@@ -52,7 +50,7 @@ export function rollingSeries(
   calibrator: Calibrator | null,
   windowFrames: number,
   at: readonly number[],
-  mode: GateMode,
+  conditions: ArrayLike<number> | null,
 ): { accuracy: (number | null)[]; confidence: (number | null)[] } {
   const k = trace.classCount;
   const labels = trace.labels;
@@ -63,7 +61,6 @@ export function rollingSeries(
   const accuracy: (number | null)[] = [];
   const confidence: (number | null)[] = [];
   const frames = trace.keptClasses === undefined ? Math.min(trace.frameCount, g.length) : 0;
-  const conditions = appliedConditions(trace, frames, calibrator, mode);
   let next = 0;
   for (let frame = 0; frame < frames && next < at.length; frame++) {
     const label = labels?.[frame] ?? UNKNOWN_LABEL;

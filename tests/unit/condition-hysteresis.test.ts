@@ -192,13 +192,22 @@ describe('the hysteresis wherever the app applies a condition-aware calibrator',
       const settings = { ...DEFAULT_GATE_SETTINGS, mode };
       const output = replay(trace, settings);
       const recording = Recording.complete({ ...options, calibrator, gateMode: mode }, trace, output);
-      const series = rollingSeries(trace, output.g, calibrator, ROLLING_WINDOW_FRAMES, [frames - 1], mode);
+      const conditions = appliedConditions(trace, frames, calibrator, mode);
+      const series = rollingSeries(trace, output.g, calibrator, ROLLING_WINDOW_FRAMES, [frames - 1], conditions);
       const figure = (name: string) => recording.rolling().find((m) => m.name === name)?.value;
       expect(figure('accuracy')).toBeCloseTo(series.accuracy[0]!, 12);
       expect(figure('mean confidence')).toBeCloseTo(series.confidence[0]!, 12);
       // and the hysteresis matters to them: judged frame by frame, the confidence is another
       const other = mode === 'continuous' ? 'reset' : 'continuous';
-      const otherSeries = rollingSeries(trace, output.g, calibrator, ROLLING_WINDOW_FRAMES, [frames - 1], other);
+      const otherConditions = appliedConditions(trace, frames, calibrator, other);
+      const otherSeries = rollingSeries(
+        trace,
+        output.g,
+        calibrator,
+        ROLLING_WINDOW_FRAMES,
+        [frames - 1],
+        otherConditions,
+      );
       expect(Math.abs(figure('mean confidence')! - otherSeries.confidence[0]!)).toBeGreaterThan(1e-4);
     }
   });

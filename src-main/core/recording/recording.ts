@@ -4,6 +4,7 @@ import type { MetricValue } from '../../../src-shared/metrics/metric-value';
 import { SlidingWindowCalibration } from '../../../src-shared/metrics/streaming';
 import type { GateReplayer, ReplayOutput } from '../../../src-shared/trace/replay';
 import { pushFrameToWindow } from '../../../src-shared/trace/rolling-series';
+import { appliedConditions } from '../../../src-shared/trace/condition-switches';
 import { UNKNOWN_LABEL, type Trace } from '../../../src-shared/trace/trace';
 import { TraceBuilder, type BatchMetadata } from '../../../src-shared/trace/trace-builder';
 import { copyReplayOutput, sliceTrace } from '../../../src-shared/trace/trace-slice';
@@ -404,9 +405,10 @@ export class Recording {
    */
   private replayConditions(): void {
     resetConditionHysteresis(this.conditionState);
-    this.conditionTrack = [];
-    if (this.calibrator?.condition === undefined || this.trace.features === undefined) return;
-    for (let i = 0; i < this.frameCount; i++) this.conditionTrack.push(this.conditionOfNext(i)!);
+    const { trace, frameCount, calibrator, conditionMode, conditionState } = this;
+    this.conditionTrack = Array.from(
+      appliedConditions(trace, frameCount, calibrator, conditionMode, conditionState) ?? [],
+    );
   }
 
   /** The condition the calibrator applies to `frame`, the next of the stream (none: undefined). */

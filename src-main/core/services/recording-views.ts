@@ -5,7 +5,7 @@ import { decimationIndices } from '../../../src-shared/plots/decimate';
 import { frameReadout, type FrameReadout } from '../../../src-shared/trace/frame-readout';
 import { keptFrameReadout } from '../../../src-shared/trace/kept-frame-readout';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
-import { appliedConditions, conditionSwitches } from '../../../src-shared/trace/condition-switches';
+import { appliedConditions, switchesAlong } from '../../../src-shared/trace/condition-switches';
 import { replay } from '../../../src-shared/trace/replay';
 import { rollingSeries } from '../../../src-shared/trace/rolling-series';
 import { frameFeatures } from '../../../src-shared/trace/trace-scores';
@@ -35,9 +35,11 @@ export class RecordingViews {
     const t = trace.timestampsSeconds.subarray(0, recording.frameCount);
     const kept = decimationIndices(t, output.g, t[0] ?? 0, t[t.length - 1] ?? 1, Math.floor(maxPoints / 4));
     const severity = trace.metadata.severity;
-    const mode = knobs.current.gate.mode;
-    const rolling = rollingSeries(recorded, output.g, knobs.calibrator, ROLLING_WINDOW_FRAMES, kept, mode);
-    const conditions = conditionSwitches(trace, recording.frameCount, knobs.calibrator, mode);
+    // the conditions a condition-aware calibrator applies, once for the rolling figures and the switches
+    const applied = appliedConditions(trace, recording.frameCount, knobs.calibrator, knobs.current.gate.mode);
+    const rolling = rollingSeries(recorded, output.g, knobs.calibrator, ROLLING_WINDOW_FRAMES, kept, applied);
+    const conditions =
+      applied === null ? null : switchesAlong(applied, knobs.calibrator!.condition!.names, trace.timestampsSeconds);
     return {
       recordingId: recording.id,
       settingsVersion: knobs.current.version,
