@@ -152,8 +152,9 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
       (frames START to END, default the first 20 %), each threshold calibrated on the reference by
       simulation (a Gaussian-copula autoregression fitted to it, the detector refitted on a
       simulated reference each path) so that the monitor as a whole raises at most one false alarm
-      in H hours of unshifted stream (default 1; each of m signal-detector pairs is held to m x H;
-      a target that would take over 1.5e9 simulated frames is refused). The window defaults to
+      in H hours of unshifted stream (default 1; each of m signals is held to m x H, its detectors
+      calibrated as one alarm that restarts them all; a target that would take over 1.5e9
+      simulated frames is refused). The window defaults to
       10 s of frames, tested every second. Prints each threshold, how it was calibrated, and the
       first 20 alarms with their frame and stream time (--json: every one).
 `,

@@ -69,8 +69,11 @@ export const MonitorViewSchema = z.strictObject({
   monitoredFrames: z.number().int(),
   framesPerSecond: z.number(),
   falseAlarmHours: z.number(),
-  /** The whole monitor's target shared by its tested pairs (a union bound), in hours each. */
-  falseAlarmHoursPerPair: z.number(),
+  /**
+   * The whole monitor's target shared by its tested signals (a union bound; a signal's detectors
+   * calibrated as one alarm), in hours each.
+   */
+  falseAlarmHoursPerSignal: z.number(),
   signals: z.array(z.strictObject({ name: z.string(), description: z.string() })),
   pairs: z.array(
     z.strictObject({

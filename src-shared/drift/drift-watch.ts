@@ -15,15 +15,22 @@ interface ArmedPair {
  * A monitor's detectors armed, stepped one frame at a time: what `runMonitor` runs over a recording
  * after its reference and what the live stream runs as frames arrive, so a live watch and an
  * offline monitor of the same frames raise the same alarms. Each frame gives one value a signal (in
- * the plan's order); a pair's statistic above its threshold is an alarm, and that detector restarts.
+ * the plan's order); a pair's statistic above its threshold is an alarm, and after a frame with an
+ * alarm every detector of that signal restarts (its thresholds were calibrated for that:
+ * false-alarm-threshold.ts), the next frame the first of their new run.
  */
 export class DriftWatch {
+  /** Per armed pair, whether it alarmed on the frame being stepped. */
+  private readonly alarmed: Uint8Array;
+
   private constructor(
     private readonly armed: ArmedPair[],
     /** The monitor's pairs, each with the alarms raised so far and why it is not tested, if so. */
     readonly pairs: MonitoredPair[],
     readonly signalNames: string[],
-  ) {}
+  ) {
+    this.alarmed = new Uint8Array(armed.length);
+  }
 
   /**
    * Arms the plan's tested pairs with their calibrations (calibrations[r][k] for
@@ -65,13 +72,23 @@ export class DriftWatch {
 
   /** One frame: `values[s]` is signal s's value; each alarm it raises goes to `onAlarm`, in pair order. */
   step(frame: number, values: ArrayLike<number>, onAlarm: (alarm: DriftAlarm) => void): void {
-    for (const armed of this.armed) {
+    let any = false;
+    for (let a = 0; a < this.armed.length; a++) {
+      const armed = this.armed[a]!;
       const s = armed.statistic.nextEncoded(armed.statistic.encode(values[armed.signalIndex]!));
       if (s === NO_TEST || !(s > armed.threshold)) continue;
       const pair = this.pairs[armed.pair]!;
       pair.alarms++;
-      armed.statistic.reset();
+      this.alarmed[a] = 1;
+      any = true;
       onAlarm({ frame, signal: pair.signal, detector: pair.detector, statistic: s, threshold: armed.threshold });
+    }
+    if (!any) return;
+    for (let a = 0; a < this.armed.length; a++) {
+      if (this.alarmed[a] === 0) continue;
+      this.alarmed[a] = 0;
+      const signalIndex = this.armed[a]!.signalIndex;
+      for (const other of this.armed) if (other.signalIndex === signalIndex) other.statistic.reset();
     }
   }
 }

@@ -1,6 +1,8 @@
 import { seededRandom } from '../random';
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
 import { CopulaStream, fitCopulaAutoregression } from './copula-autoregression';
+import { countAtMost } from './sorted-search';
+import { horizonMaximaScale, IDENTITY_SCALE, type ThresholdScale } from './threshold-scale';
 
 export interface ThresholdCalibration {
   /** Alarm when the statistic is above this. */
@@ -19,6 +21,8 @@ export interface ThresholdCalibration {
   censoredPaths: number;
   /** The AR order fitted to the reference's normal scores. */
   autoregressionOrder: number;
+  /** Frames the calibration drew, the paths' simulated references included (what it cost). */
+  simulatedFrames: number;
   method: string;
 }
 
@@ -31,6 +35,12 @@ export interface ThresholdOptions {
   seed: number;
   /** false: every path runs its full length (what the early stop is tested against); default true. */
   stopEarly?: boolean;
+  /**
+   * Paths pause once past the q whose estimated mean run length is this many times the target
+   * (default ESTIMATE_MARGIN), and resume if the answer proves higher: only the frames drawn depend
+   * on it, never the answer (a test sets it low, so the paths must resume).
+   */
+  estimateMargin?: number;
 }
 
 /**
@@ -72,27 +82,37 @@ interface SimulatedPath {
   /** Frames simulated so far. */
   framesDone: number;
   done: boolean;
+  /** Past the current estimate of the answer: waits until the estimate proves too low. */
+  paused: boolean;
 }
 
 /** Frames every live path advances between two looks at the bound (a few milliseconds of work). */
 const STEP_FRAMES = 16_384;
 /** Encoded reference values the paths keep at most (64 MB); past it they encode as they go. */
 const MAX_PRECOMPUTED_CODES = 8_000_000;
+/** A group's scale is set from each detector's largest value within this many times the target. */
+const HORIZON_TARGETS = 0.25;
 
 /**
- * The thresholds of several detectors of one signal, from the same simulated paths: each path's
- * stream is drawn once and fed to every detector (each refitted on the path's simulated
- * reference), which halves the simulation for a CUSUM and a windowed test of the same signal.
+ * The thresholds of a signal's detectors, calibrated as one alarm: the group alarms when any of
+ * them passes its threshold, and all of them restart then (drift-watch.ts runs them so), so the
+ * mean time between the group's false alarms is `targetFrames`. Each path's stream is drawn once
+ * and fed to every detector (each refitted on the path's simulated reference). One detector alone
+ * is the single-threshold calibration above. For two or more, the thresholds move together along a
+ * scale (threshold-scale.ts): every path first runs HORIZON_TARGETS x the target, each detector's
+ * largest value within it over the paths sets its scale (equal chances of an alarm within that
+ * horizon, so about equal shares of the false alarms), and the parameter q of the scale is then
+ * found as a single threshold is. Against a union bound (each detector held to twice the target),
+ * the group alarms at the rate stated rather than below it, and a path runs to the group's first
+ * alarm rather than to both detectors' at twice the target: about a third of the frames.
  *
  * The paths advance together, STEP_FRAMES at a time, each from its own seeded stream, and a path
- * stops once it can no longer change the answer: after each step, B is a value at which the mean
+ * stops once it can no longer change the answer: after each step, qB is a value at which the mean
  * run length is already at least the target counting every path that has not passed it as ending
- * now (a lower bound on its mean, so the threshold is at most B); a path whose running
- * maximum is above B for every detector has its run length known at every threshold up to B, and
- * its later records all lie above B. The thresholds, their simulated means and censored counts are
- * exactly those of running every path to its full length (a path that stopped counts as censored
- * only above its maximum, where every candidate already meets the target); about two thirds of the
- * frames are saved, since a path typically passes the threshold a third of the way in.
+ * now (a lower bound on its mean, so the answer is at most qB); a path on which some detector's
+ * running maximum is above its threshold at qB has its group run length known at every q up to qB.
+ * The thresholds, their simulated means and censored counts are exactly those of running every
+ * path to its full length.
  */
 export function thresholdsForMeanFramesBetweenAlarms(
   makers: ReadonlyArray<(reference: Float64Array) => AlarmStatistic>,
@@ -101,13 +121,13 @@ export function thresholdsForMeanFramesBetweenAlarms(
   options: ThresholdOptions,
 ): ThresholdCalibration[] {
   const paths = options.paths ?? DEFAULT_PATHS;
-  const pathFrames = Math.max(
-    options.minPathFrames ?? 0,
-    Math.ceil((options.pathTargets ?? DEFAULT_PATH_TARGETS) * targetFrames),
-  );
+  const minPathFrames = options.minPathFrames ?? 0;
+  const pathFrames = Math.max(minPathFrames, Math.ceil((options.pathTargets ?? DEFAULT_PATH_TARGETS) * targetFrames));
   const model = fitCopulaAutoregression(reference);
   const n = reference.length;
   const d = makers.length;
+  const horizonFrames =
+    d === 1 ? 0 : Math.min(pathFrames, Math.max(minPathFrames, Math.ceil(HORIZON_TARGETS * targetFrames)));
   const simulatedReference = new Float64Array(n);
   const precompute = paths * d * n <= MAX_PRECOMPUTED_CODES;
   const stopEarly = options.stopEarly ?? true;
@@ -126,28 +146,48 @@ export function thresholdsForMeanFramesBetweenAlarms(
       values: makers.map(() => []),
       framesDone: 0,
       done: false,
+      paused: false,
     };
   });
-  for (let live = paths; live > 0;) {
+  let scales: Array<ThresholdScale | null> | null = d === 1 ? [IDENTITY_SCALE] : null;
+  /** Every q at or below it has a mean run length under the target (checked with every path known there). */
+  let tooLow = -Infinity;
+  for (let active = paths; ;) {
+    // about the same frames between two looks however few paths run (a look costs a few searches a path)
+    const step = Math.ceil((STEP_FRAMES * paths) / Math.max(1, active));
     for (const state of states)
-      if (!state.done) advance(state, model.sorted, Math.min(pathFrames, state.framesDone + STEP_FRAMES));
-    const bounds = makers.map((_, k) => upperBoundOfThreshold(states, k, targetFrames));
-    live = 0;
+      if (!state.done && !state.paused) advance(state, model.sorted, Math.min(pathFrames, state.framesDone + step));
+    if (scales === null && states.every((state) => state.framesDone >= horizonFrames))
+      scales = makers.map((_, k) => scaleFromHorizon(states, k, horizonFrames));
+    const bound = scales === null || !stopEarly ? Infinity : upperBoundOfParameter(states, scales, targetFrames);
+    let estimate = bound;
+    if (scales !== null && stopEarly) {
+      estimate = Math.min(
+        bound,
+        estimatedParameter(states, scales, (options.estimateMargin ?? ESTIMATE_MARGIN) * targetFrames, pathFrames),
+      );
+      if (!(estimate > tooLow)) estimate = Number.isFinite(bound) ? tooLow + (bound - tooLow) / 2 : Infinity;
+    }
+    active = 0;
     for (const state of states) {
       if (state.done) continue;
-      state.done = state.framesDone >= pathFrames || (stopEarly && bounds.every((bound, k) => state.max[k]! > bound));
-      if (!state.done) live++;
+      state.done = state.framesDone >= pathFrames || (scales !== null && groupRunLength(state, scales, bound) >= 0);
+      state.paused = !state.done && scales !== null && groupRunLength(state, scales, estimate) >= 0;
+      if (!state.done && !state.paused) active++;
     }
+    if (active > 0) continue;
+    // every path is known at every q up to the estimate: done if the target is met there
+    if (
+      states.every((state) => state.done) ||
+      meanRunLength(states, scales!, estimate, pathFrames).mean >= targetFrames
+    )
+      break;
+    tooLow = estimate;
   }
-  return makers.map((_, k) =>
-    thresholdFromRecords(
-      states.map((state) => Float64Array.from(state.frames[k]!)),
-      states.map((state) => Float64Array.from(state.values[k]!)),
-      targetFrames,
-      paths,
-      pathFrames,
-      model.coefficients.length,
-    ),
+  let simulatedFrames = paths * n;
+  for (const state of states) simulatedFrames += state.framesDone;
+  return calibrationsFromRecords(states, scales!, targetFrames, pathFrames, model.coefficients.length, d).map(
+    (calibration) => ({ ...calibration, simulatedFrames }),
   );
 }
 
@@ -171,96 +211,202 @@ function advance(state: SimulatedPath, sorted: Float64Array, to: number): void {
 }
 
 /**
- * A value h of detector k at which the mean run length is at least the target even if every path
- * that has not passed h ended now (Infinity when there is none yet): the threshold the full
- * simulation finds is at most h (the largest record value at or below h has the same run lengths,
- * so it already meets the target). Bisected on the value itself: the records are not sorted.
+ * Detector k's scale from its largest value within the first `horizonFrames` of every path, or
+ * null when it never tested there on any path (it cannot alarm at any threshold the group can set).
  */
-function upperBoundOfThreshold(states: readonly SimulatedPath[], k: number, targetFrames: number): number {
-  const lowerMean = (threshold: number): number => {
+function scaleFromHorizon(states: readonly SimulatedPath[], k: number, horizonFrames: number): ThresholdScale | null {
+  const maxima: number[] = [];
+  for (const state of states) {
+    const at = countAtMost(state.frames[k]!, horizonFrames) - 1;
+    if (at >= 0) maxima.push(state.values[k]![at]!);
+  }
+  return maxima.length === 0 ? null : horizonMaximaScale(Float64Array.from(maxima));
+}
+
+/**
+ * A path's group run length at parameter q: the first frame on which any detector passed its
+ * threshold, or -1 when none has within the frames simulated.
+ */
+function groupRunLength(state: SimulatedPath, scales: ReadonlyArray<ThresholdScale | null>, q: number): number {
+  let first = -1;
+  for (let k = 0; k < scales.length; k++) {
+    const scale = scales[k];
+    if (scale === null || scale === undefined) continue;
+    const at = firstAbove(state.values[k]!, scale.at(q));
+    if (at >= 0) {
+      const frame = state.frames[k]![at]!;
+      if (first < 0 || frame < first) first = frame;
+    }
+  }
+  return first;
+}
+
+/** Every q at which some path's group run length can change: the inverses of all records. */
+function parameterCandidates(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
+): Float64Array {
+  const candidates: number[] = [];
+  scales.forEach((scale, k) => {
+    if (scale === null) return;
+    for (const state of states) for (const value of state.values[k]!) candidates.push(scale.inverse(value));
+  });
+  return Float64Array.from(candidates).sort();
+}
+
+/**
+ * A q at which the mean run length is at least the target even if every path that has not passed
+ * it ended now (Infinity when there is none yet): the q the full simulation finds is at most it.
+ * Bisected on q itself.
+ */
+function upperBoundOfParameter(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
+  targetFrames: number,
+): number {
+  const lowerMean = (q: number): number => {
     let sum = 0;
     for (const state of states) {
-      const at = firstAbove(state.values[k]!, threshold);
-      sum += at < 0 ? state.framesDone : state.frames[k]![at]!;
+      const at = groupRunLength(state, scales, q);
+      sum += at < 0 ? state.framesDone : at;
     }
     return sum / states.length;
   };
+  const { lo, hi } = parameterRange(states, scales);
+  return bisectParameter(lowerMean, targetFrames, lo, hi);
+}
+
+/** The q of the lowest and the highest record over the paths (lo > hi when there is none). */
+function parameterRange(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
+): { lo: number; hi: number } {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const state of states) {
-    const values = state.values[k]!;
-    if (values.length === 0) continue;
-    lo = Math.min(lo, values[0]!);
-    hi = Math.max(hi, values[values.length - 1]!);
-  }
-  if (!(hi >= lo) || lowerMean(hi) < targetFrames) return Infinity;
-  if (lowerMean(lo) >= targetFrames) return lo;
-  // lowerMean(lo) < target <= lowerMean(hi): halve the bracket, keeping a value that meets it
+  scales.forEach((scale, k) => {
+    if (scale === null) return;
+    for (const state of states) {
+      const values = state.values[k]!;
+      if (values.length === 0) continue;
+      lo = Math.min(lo, scale.inverse(values[0]!));
+      hi = Math.max(hi, scale.inverse(values[values.length - 1]!));
+    }
+  });
+  return { lo, hi };
+}
+
+/**
+ * A q in [lo, hi] at which the non-decreasing `mean` is at least `wanted`, within a few ulps of the
+ * least such q (Infinity when even hi falls short), by halving the bracket.
+ */
+function bisectParameter(mean: (q: number) => number, wanted: number, lo: number, hi: number): number {
+  if (!(hi >= lo) || mean(hi) < wanted) return Infinity;
+  if (mean(lo) >= wanted) return lo;
   for (let i = 0; i < 60 && hi > lo; i++) {
     const mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
-    if (lowerMean(mid) >= targetFrames) hi = mid;
+    if (mean(mid) >= wanted) hi = mid;
     else lo = mid;
   }
   return hi;
 }
 
-function thresholdFromRecords(
-  recordFrames: Float64Array[],
-  recordValues: Float64Array[],
+/**
+ * Where the paths are likely to put the answer, so a path can wait there instead of running on to
+ * the bound: the q at which an exponential run length, fitted to what the paths show at q (its
+ * maximum-likelihood mean from the passed and the still-running paths), censored at the paths'
+ * length like the simulation, has the wanted mean (by default 5 % above the target). Only the
+ * frames depend on it: a path paused past it resumes when the answer proves higher (the loop above
+ * checks).
+ */
+function estimatedParameter(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
+  wantedFrames: number,
+  pathFrames: number,
+): number {
+  const predictedMean = (q: number): number => {
+    let frames = 0;
+    let passed = 0;
+    for (const state of states) {
+      const at = groupRunLength(state, scales, q);
+      if (at >= 0) passed++;
+      frames += at >= 0 ? at : state.framesDone;
+    }
+    if (passed === 0) return Infinity;
+    const mean = frames / passed;
+    return mean * (1 - Math.exp(-pathFrames / mean));
+  };
+  const { lo, hi } = parameterRange(states, scales);
+  return bisectParameter(predictedMean, wantedFrames, lo, hi);
+}
+
+const ESTIMATE_MARGIN = 1.05;
+
+/** The group's mean run length at q over the paths, a path without an alarm counted as pathFrames. */
+function meanRunLength(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
+  q: number,
+  pathFrames: number,
+): { mean: number; censored: number } {
+  let sum = 0;
+  let censored = 0;
+  for (const state of states) {
+    const at = groupRunLength(state, scales, q);
+    if (at < 0) {
+      sum += pathFrames;
+      censored++;
+    } else sum += at;
+  }
+  return { mean: sum / states.length, censored };
+}
+
+function calibrationsFromRecords(
+  states: readonly SimulatedPath[],
+  scales: ReadonlyArray<ThresholdScale | null>,
   targetFrames: number,
-  paths: number,
   pathFrames: number,
   order: number,
-): ThresholdCalibration {
-  const meanRunLength = (threshold: number): { mean: number; censored: number } => {
-    let sum = 0;
-    let censored = 0;
-    for (let p = 0; p < paths; p++) {
-      const at = firstAbove(recordValues[p]!, threshold);
-      if (at < 0) {
-        sum += pathFrames;
-        censored++;
-      } else sum += recordFrames[p]![at]!;
-    }
-    return { mean: sum / paths, censored };
-  };
-  const candidates = Float64Array.from(recordValues.flatMap((v) => [...v])).sort();
-  // the mean run length only grows with the threshold: bisect the candidates for the first that reaches it
+  detectors: number,
+): Array<Omit<ThresholdCalibration, 'simulatedFrames'>> {
+  const paths = states.length;
+  const candidates = parameterCandidates(states, scales);
+  // the mean run length only grows with q: bisect the candidates for the first that reaches it
   let lo = 0;
   let hi = candidates.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (meanRunLength(candidates[mid]!).mean >= targetFrames) hi = mid;
+    if (meanRunLength(states, scales, candidates[mid]!, pathFrames).mean >= targetFrames) hi = mid;
     else lo = mid + 1;
   }
-  const threshold = candidates.length === 0 ? Infinity : candidates[hi]!;
-  const { mean, censored } = meanRunLength(threshold);
-  return {
-    threshold,
-    reachable: candidates.length > 0 && censored < paths,
+  const q = candidates.length === 0 ? Infinity : candidates[hi]!;
+  const { mean, censored } = meanRunLength(states, scales, q, pathFrames);
+  const groupReachable = candidates.length > 0 && censored < paths;
+  const method =
+    `simulated: ${paths} unshifted streams of ${pathFrames} frames from a Gaussian-copula AR(${order}) ` +
+    'fitted to the reference, the detector refitted on a simulated reference each (Gandy and Kvaloy 2013), ' +
+    (detectors === 1
+      ? 'restart after each alarm'
+      : `jointly with the signal's other detector${detectors > 2 ? 's' : ''} (an alarm of any restarts all; ` +
+        `thresholds at equal chances of an alarm within ${Math.ceil(HORIZON_TARGETS * targetFrames)} frames)`);
+  return scales.map((scale) => ({
+    threshold: scale === null || !Number.isFinite(q) ? Infinity : scale.at(q),
+    reachable: groupReachable && scale !== null,
     targetFrames,
     simulatedMeanFrames: mean,
     paths,
     pathFrames,
     censoredPaths: censored,
     autoregressionOrder: order,
-    method:
-      `simulated: ${paths} unshifted streams of ${pathFrames} frames from a Gaussian-copula AR(${order}) ` +
-      'fitted to the reference, the detector refitted on a simulated reference each (Gandy and Kvaloy 2013), restart after each alarm',
-  };
+    method,
+  }));
 }
 
 /** The index of the first record above the threshold (records increase), or -1. */
 function firstAbove(values: ArrayLike<number>, threshold: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid]! > threshold) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo < values.length ? lo : -1;
+  const at = countAtMost(values, threshold);
+  return at < values.length ? at : -1;
 }
 
 export const DEFAULT_PATHS = 64;

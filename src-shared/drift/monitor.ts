@@ -59,8 +59,11 @@ export interface MonitorReport {
   /** Frames after the reference that were monitored. */
   monitoredFrames: number;
   meanFramesBetweenFalseAlarms: number;
-  /** Each tested pair's share: the whole monitor's target times the pairs tested (a union bound). */
-  meanFramesBetweenFalseAlarmsPerPair: number;
+  /**
+   * Each tested signal's share: the whole monitor's target times the signals tested (a union bound
+   * over signals; a signal's detectors are calibrated as one alarm).
+   */
+  meanFramesBetweenFalseAlarmsPerSignal: number;
   pairs: MonitoredPair[];
   /** Every alarm in frame order. */
   alarms: DriftAlarm[];
@@ -95,16 +98,17 @@ export interface MonitorPlan {
   /** Each tested pair's statistic and reference (null: not tested). */
   statistics: Array<{ spec: StatisticSpec; reference: Float64Array } | null>;
   requests: ThresholdRequest[];
-  meanFramesBetweenFalseAlarmsPerPair: number;
+  meanFramesBetweenFalseAlarmsPerSignal: number;
 }
 
 /**
  * Drift alarms on per-frame signals, after a reference window taken as unshifted: each signal
- * through each detector, with its threshold calibrated on the reference (false-alarm-threshold.ts)
+ * through each detector, with thresholds calibrated on the reference (false-alarm-threshold.ts)
  * so that the monitor as a whole raises a false alarm at most once in meanFramesBetweenFalseAlarms
- * on data like the reference: each of the m tested pairs is held to m times that (the union of m
- * alarm streams alarms at most at the sum of their rates). Every frame after the reference is
- * monitored; a detector restarts after each alarm, and every alarm is reported with its frame.
+ * on data like the reference: each of the m tested signals is held to m times that (the union of m
+ * alarm streams alarms at most at the sum of their rates), its detectors calibrated together as one
+ * alarm. Every frame after the reference is monitored; a signal's detectors all restart after an
+ * alarm of any of them, and every alarm is reported with its frame.
  * In three steps, so the thresholds (the costly part) can be calibrated on threads: planMonitor,
  * calibrateThresholds for each request, runMonitor; monitorSignals does all three here.
  */
@@ -157,17 +161,17 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
       specs.push({ spec, reference });
     }
   });
-  const tested = specs.filter((s) => s !== null).length;
-  const perPair = options.meanFramesBetweenFalseAlarms * Math.max(1, tested);
-  const paths = options.paths ?? pathsWithinBudget(perPair);
+  const tested = new Set(specs.flatMap((s, index) => (s === null ? [] : [signalOfPair[index]!]))).size;
+  const perSignal = options.meanFramesBetweenFalseAlarms * Math.max(1, tested);
+  const paths = options.paths ?? pathsWithinBudget(perSignal);
   const windowedPathFrames = options.detectors.includes('window-ks')
     ? options.windowFrames + 10 * options.strideFrames
     : 0;
-  const simulated = paths * Math.max(windowedPathFrames, Math.ceil(DEFAULT_PATH_TARGETS * perPair)) * tested;
+  const simulated = paths * Math.max(windowedPathFrames, Math.ceil(DEFAULT_PATH_TARGETS * perSignal)) * tested;
   if (simulated > MAX_SIMULATED_FRAMES)
     throw new KnobError(
       'INVALID_INPUT',
-      `one false alarm in ${Math.round(options.meanFramesBetweenFalseAlarms)} frames over ${tested} signal-detector pairs ` +
+      `one false alarm in ${Math.round(options.meanFramesBetweenFalseAlarms)} frames over ${tested} signal${tested === 1 ? '' : 's'} ` +
         `needs ${simulated.toExponential(2)} simulated frames to calibrate, more than the ${MAX_SIMULATED_FRAMES.toExponential(1)} ` +
         'allowed (about half a minute): ask for a shorter time between false alarms or fewer signals',
     );
@@ -181,7 +185,7 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
         specs: [],
         pairs: [],
         reference: s.reference,
-        targetFrames: perPair,
+        targetFrames: perSignal,
         paths,
         minPathFrames: 0,
         seed: (options.seed + signal * 0x9e3779b9) >>> 0,
@@ -194,7 +198,14 @@ export function planMonitor(signals: readonly MonitorSignal[], options: MonitorO
     if (s.spec.detector === 'window-ks')
       request.minPathFrames = Math.max(request.minPathFrames, s.spec.windowFrames + 10 * s.spec.strideFrames);
   });
-  return { options, pairs, signalOfPair, statistics: specs, requests, meanFramesBetweenFalseAlarmsPerPair: perPair };
+  return {
+    options,
+    pairs,
+    signalOfPair,
+    statistics: specs,
+    requests,
+    meanFramesBetweenFalseAlarmsPerSignal: perSignal,
+  };
 }
 
 /** The monitor run with its thresholds (calibrations[r][k] for plan.requests[r].specs[k]). */
@@ -221,19 +232,20 @@ export function runMonitor(
     referenceEnd,
     monitoredFrames: frames - referenceEnd,
     meanFramesBetweenFalseAlarms: plan.options.meanFramesBetweenFalseAlarms,
-    meanFramesBetweenFalseAlarmsPerPair: plan.meanFramesBetweenFalseAlarmsPerPair,
+    meanFramesBetweenFalseAlarmsPerSignal: plan.meanFramesBetweenFalseAlarmsPerSignal,
     pairs: watch.pairs,
     alarms,
   };
 }
 
 /**
- * The frames a signal's simulation aims at (about 2.5 s of a copula AR and two detectors here):
+ * The frames a signal's simulation is budgeted, at pathTargets x its target a path (paths stop
+ * early, so it draws about 40 % of this: 1.5-2 s of a copula AR and two detectors on this machine):
  * long targets get fewer paths, but never fewer than MIN_PATHS, so past the budget the cost grows
  * with the target until MAX_SIMULATED_FRAMES refuses it. The calibration's relative sampling error
- * is about 1 / sqrt(paths).
+ * is about 1 / sqrt(paths): 30 paths at an hour's target over two signals.
  */
-export const SIMULATED_FRAMES_BUDGET = 40_000_000;
+export const SIMULATED_FRAMES_BUDGET = 20_000_000;
 export const MIN_PATHS = 16;
 /** Simulated frames a monitor at most, every detector's counted: what ends in about a minute here. */
 export const MAX_SIMULATED_FRAMES = 1.5e9;

@@ -1,4 +1,5 @@
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
+import { countAtMost } from './sorted-search';
 
 /**
  * Kolmogorov-Smirnov distance between a sliding window and the reference, at the reference's
@@ -35,7 +36,7 @@ export class WindowKs implements AlarmStatistic {
     }
     this.edges = Float64Array.from(edges);
     this.referenceCdf = new Float64Array(edges.length);
-    for (let e = 0; e < edges.length; e++) this.referenceCdf[e] = upperBound(sorted, edges[e]!) / sorted.length;
+    for (let e = 0; e < edges.length; e++) this.referenceCdf[e] = countAtMost(sorted, edges[e]!) / sorted.length;
     this.counts = new Int32Array(edges.length + 1);
     this.ring = new Int32Array(windowFrames);
   }
@@ -77,18 +78,6 @@ function edgesBelow(edges: Float64Array, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (edges[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** How many of the sorted values are at most x. */
-function upperBound(sorted: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;

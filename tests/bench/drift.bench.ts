@@ -48,7 +48,11 @@ export function runDriftBench(): void {
   ]);
   const report = JSON.parse(monitored.stdout) as {
     alarms: Array<{ frame: number; signal: string; detector: string }>;
-    pairs: Array<{ signal: string; detector: string; calibration?: { paths: number; pathFrames: number } }>;
+    pairs: Array<{
+      signal: string;
+      detector: string;
+      calibration?: { paths: number; pathFrames: number; simulatedFrames: number };
+    }>;
   };
   row(
     'knob monitor, 1 h x 10 classes, confidence and u*, CUSUM and windowed KS',
@@ -59,7 +63,8 @@ export function runDriftBench(): void {
       `  ${p.signal} / ${p.detector}`,
       p.calibration === undefined
         ? 'not tested'
-        : `threshold from ${p.calibration.paths} simulated streams of ${p.calibration.pathFrames} frames`,
+        : `threshold from ${p.calibration.paths} simulated streams of up to ${p.calibration.pathFrames} frames ` +
+            `(${(p.calibration.simulatedFrames / 1e6).toFixed(1)} million frames drawn for the signal)`,
     );
   const beforeShift = report.alarms.filter((a) => a.frame < SHIFT_AT).length;
   const first = report.alarms.find((a) => a.frame >= SHIFT_AT);

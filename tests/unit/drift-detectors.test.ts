@@ -20,6 +20,7 @@ import {
   TwoSidedCusum,
   WindowKs,
   type AlarmStatistic,
+  type ThresholdCalibration,
 } from '../../src-shared/drift';
 import { topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { normalDraw, seededRandom } from '../../src-shared/random';
@@ -126,10 +127,26 @@ describe('false alarms at the chosen rate', () => {
       (fitted: Float64Array): AlarmStatistic => new WindowKs(fitted, 120, 30, 20),
     ];
     const options = { seed: 3, paths: 24, minPathFrames: 420 };
-    const early = thresholdsForMeanFramesBetweenAlarms(makers, reference, 30_000, options);
+    const answer = ({ simulatedFrames: _frames, ...rest }: ThresholdCalibration) => rest;
     const full = thresholdsForMeanFramesBetweenAlarms(makers, reference, 30_000, { ...options, stopEarly: false });
-    expect(early).toEqual(full);
-    expect(early.every((c) => c.reachable && c.censoredPaths < c.paths)).toBe(true);
+    // the two detectors calibrated as one alarm, and each alone; paths paused at the estimate (5 % above
+    // the target), and paused far below the answer, so they must resume
+    for (const [group, estimateMargin] of [
+      [[0, 1], undefined],
+      [[0, 1], 0.3],
+      [[0], undefined],
+      [[1], 0.3],
+    ] as const) {
+      const made = group.map((k) => makers[k]!);
+      const fullOfGroup =
+        group.length === 2
+          ? full
+          : thresholdsForMeanFramesBetweenAlarms(made, reference, 30_000, { ...options, stopEarly: false });
+      const early = thresholdsForMeanFramesBetweenAlarms(made, reference, 30_000, { ...options, estimateMargin });
+      expect(early.map(answer)).toEqual(fullOfGroup.map(answer));
+      expect(early.every((c) => c.reachable && c.censoredPaths < c.paths)).toBe(true);
+      expect(early[0]!.simulatedFrames).toBeLessThan(fullOfGroup[0]!.simulatedFrames);
+    }
   });
 
   for (const [detector, target, realisations] of [
@@ -167,8 +184,78 @@ describe('false alarms at the chosen rate', () => {
     });
 });
 
+/** Frames at which any of the detectors passes its threshold, every detector restarting after each (drift-watch.ts). */
+function groupAlarmsOver(statistics: AlarmStatistic[], values: Float64Array, thresholds: number[]): number {
+  let alarms = 0;
+  for (let t = 0; t < values.length; t++) {
+    let any = false;
+    statistics.forEach((statistic, k) => {
+      const s = statistic.nextEncoded(statistic.encode(values[t]!));
+      if (s !== NO_TEST && s > thresholds[k]!) any = true;
+    });
+    if (!any) continue;
+    alarms++;
+    for (const statistic of statistics) statistic.reset();
+  }
+  return alarms;
+}
+
+describe("a signal's detectors calibrated as one alarm", () => {
+  const makers = [
+    (fitted: Float64Array): AlarmStatistic => {
+      const mean = fitted.reduce((a, b) => a + b, 0) / fitted.length;
+      const sd = Math.sqrt(fitted.reduce((a, b) => a + (b - mean) ** 2, 0) / (fitted.length - 1));
+      return new TwoSidedCusum(mean, sd);
+    },
+    (fitted: Float64Array): AlarmStatistic => new WindowKs(fitted, 120, 30, 20),
+  ];
+  for (const [target, realisations] of [
+    [600, 24],
+    [20_000, 12],
+  ] as const)
+    it(`CUSUM and windowed KS, ${target} frames: measured mean frames between the pair's false alarms matches the target, and each detector takes a share`, () => {
+      const streamFrames = 25 * target;
+      const rates: number[] = [];
+      const shares = [0, 0];
+      for (let r = 0; r < realisations; r++) {
+        const reference = ar1(6000, 0.8, 2000 + r);
+        const calibrations = thresholdsForMeanFramesBetweenAlarms(makers, reference, target, {
+          seed: r,
+          paths: 32,
+          minPathFrames: 120 + 300,
+        });
+        expect(calibrations.every((c) => c.reachable && c.simulatedMeanFrames >= target)).toBe(true);
+        expect(calibrations[0]!.simulatedMeanFrames).toBe(calibrations[1]!.simulatedMeanFrames);
+        const thresholds = calibrations.map((c) => c.threshold);
+        const values = ar1(streamFrames, 0.8, 6000 + r);
+        rates.push(
+          groupAlarmsOver(
+            makers.map((make) => make(reference)),
+            values,
+            thresholds,
+          ) / streamFrames,
+        );
+        // each detector alone, restarting after its own alarms: both alarm, neither at the pair's whole rate
+        makers.forEach((make, k) => (shares[k]! += groupAlarmsOver([make(reference)], values, [thresholds[k]!])));
+      }
+      const meanRate = rates.reduce((a, b) => a + b, 0) / realisations;
+      const se = Math.sqrt(rates.reduce((a, b) => a + (b - meanRate) ** 2, 0) / (realisations - 1) / realisations);
+      const total = meanRate * streamFrames * realisations;
+      console.log(
+        `[drift] CUSUM and windowed KS as one alarm, target 1/${target}: measured 1/${(1 / meanRate).toFixed(0)} ` +
+          `(rate ${(meanRate * target).toFixed(3)} x target, sampling error ${(se * target).toFixed(3)}); ` +
+          `alone, CUSUM ${(shares[0]! / total).toFixed(2)} and KS ${(shares[1]! / total).toFixed(2)} of the pair's alarms`,
+      );
+      expect(Math.abs(meanRate * target - 1)).toBeLessThan(3 * se * target + 0.05);
+      for (const share of shares) {
+        expect(share / total).toBeGreaterThan(0.15);
+        expect(share / total).toBeLessThan(0.95);
+      }
+    });
+});
+
 describe('the monitor', () => {
-  it('alarms after a one-sd shift and not before, on each detector; a constant signal is skipped, saying why', () => {
+  it('alarms after a one-sd shift and not before, with each detector and with both; a constant signal is skipped, saying why', () => {
     const values = ar1(20_000, 0.8, 11, 12_000, 1);
     const report = monitorSignals(
       [
@@ -186,13 +273,30 @@ describe('the monitor', () => {
         seed: 3,
       },
     );
-    expect(report.meanFramesBetweenFalseAlarmsPerPair).toBe(40_000);
+    // one signal tested (the flat one is skipped): it alone carries the target, its two detectors as one alarm
+    expect(report.meanFramesBetweenFalseAlarmsPerSignal).toBe(20_000);
     expect(report.pairs.filter((p) => p.skipped !== undefined).map((p) => p.signal)).toEqual(['flat', 'flat']);
-    for (const detector of ['cusum', 'window-ks'] as const) {
-      const first = report.alarms.find((a) => a.detector === detector && a.signal === 'x');
-      expect(first, detector).toBeDefined();
+    // both detectors of a signal restart after an alarm of either (they are calibrated as one alarm), so
+    // the quicker one can keep the other's window from filling: each is also run alone
+    for (const detectors of [['cusum', 'window-ks'], ['cusum'], ['window-ks']] as const) {
+      const alone =
+        detectors.length === 2
+          ? report
+          : monitorSignals([{ name: 'x', values }], {
+              referenceStart: 0,
+              referenceEnd: 5000,
+              meanFramesBetweenFalseAlarms: 20_000,
+              detectors,
+              windowFrames: 150,
+              strideFrames: 30,
+              bins: 20,
+              seed: 3,
+            });
+      const first = alone.alarms.find((a) => a.signal === 'x');
+      expect(first, detectors.join(' and ')).toBeDefined();
       expect(first!.frame).toBeGreaterThanOrEqual(12_000);
       expect(first!.frame - 12_000).toBeLessThan(1000);
+      if (detectors.length === 1) expect(alone.alarms.every((a) => a.detector === detectors[0])).toBe(true);
     }
     expect(() =>
       monitorSignals([{ name: 'x', values }], {
@@ -218,7 +322,7 @@ describe('the monitor', () => {
         bins: 10,
         seed: 1,
       }),
-    ).toThrow(/needs 1\.6\de\+10 simulated frames to calibrate, more than the 1\.5e\+9 allowed/);
+    ).toThrow(/over 1 signal needs 4\.1\de\+9 simulated frames to calibrate, more than the 1\.5e\+9 allowed/);
   });
 });
 

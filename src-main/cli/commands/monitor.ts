@@ -36,7 +36,7 @@ function namesOption<T extends string>(value: unknown, option: string, allowed: 
 function reportLines(r: MonitorTraceResult, trace: string): string[] {
   const lines = [
     `drift monitor of ${trace}: reference frames ${r.referenceStart}:${r.referenceEnd}, ${r.monitoredFrames} frames monitored at ${r.framesPerSecond.toFixed(2)} frames/s`,
-    `false alarms: at most one in ${r.falseAlarmHours} h of unshifted stream in all (each tested signal and detector: one in ${(r.meanFramesBetweenFalseAlarmsPerPair / r.framesPerSecond / 3600).toFixed(3)} h)`,
+    `false alarms: at most one in ${r.falseAlarmHours} h of unshifted stream in all (each tested signal, its detectors as one alarm: one in ${(r.meanFramesBetweenFalseAlarmsPerSignal / r.framesPerSecond / 3600).toFixed(3)} h)`,
   ];
   for (const s of r.signals) lines.push(`signal ${s.name}: ${s.description}`);
   for (const p of r.pairs) {

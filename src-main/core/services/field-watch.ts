@@ -137,7 +137,7 @@ export class FieldWatch {
       monitoredFrames: report.monitoredFrames,
       framesPerSecond: report.framesPerSecond,
       falseAlarmHours: report.falseAlarmHours,
-      falseAlarmHoursPerPair: report.meanFramesBetweenFalseAlarmsPerPair / report.framesPerSecond / 3600,
+      falseAlarmHoursPerSignal: report.meanFramesBetweenFalseAlarmsPerSignal / report.framesPerSecond / 3600,
       signals: report.signals,
       pairs: report.pairs.map((p) => ({
         signal: p.signal,
