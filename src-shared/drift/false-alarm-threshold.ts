@@ -150,6 +150,11 @@ export function thresholdsForMeanFramesBetweenAlarms(
   let scales: Array<ThresholdScale | null> | null = d === 1 ? [IDENTITY_SCALE] : null;
   /** Every q at or below it has a mean run length under the target (checked with every path known there). */
   let tooLow = -Infinity;
+  /**
+   * The least bound so far: every earlier one is a bound too, and a path stopped at one must stay
+   * known at every later q (a bisected bound can come out a little higher at a later look).
+   */
+  let bound = Infinity;
   for (let active = paths; ;) {
     // about the same frames between two looks however few paths run (a look costs a few searches a path)
     const step = Math.ceil((STEP_FRAMES * paths) / Math.max(1, active));
@@ -157,14 +162,15 @@ export function thresholdsForMeanFramesBetweenAlarms(
       if (!state.done && !state.paused) advance(state, model.sorted, Math.min(pathFrames, state.framesDone + step));
     if (scales === null && states.every((state) => state.framesDone >= horizonFrames))
       scales = makers.map((_, k) => scaleFromHorizon(states, k, horizonFrames));
-    const bound = scales === null || !stopEarly ? Infinity : upperBoundOfParameter(states, scales, targetFrames);
+    if (scales !== null && stopEarly) bound = Math.min(bound, upperBoundOfParameter(states, scales, targetFrames));
     let estimate = bound;
     if (scales !== null && stopEarly) {
       estimate = Math.min(
         bound,
         estimatedParameter(states, scales, (options.estimateMargin ?? ESTIMATE_MARGIN) * targetFrames, pathFrames),
       );
-      if (!(estimate > tooLow)) estimate = Number.isFinite(bound) ? tooLow + (bound - tooLow) / 2 : Infinity;
+      // no estimate above what proved too low: the paths run on to the bound, as without estimates
+      if (!(estimate > tooLow)) estimate = bound;
     }
     active = 0;
     for (const state of states) {

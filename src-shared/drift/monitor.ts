@@ -247,7 +247,10 @@ export function runMonitor(
  */
 export const SIMULATED_FRAMES_BUDGET = 20_000_000;
 export const MIN_PATHS = 16;
-/** Simulated frames a monitor at most, every detector's counted: what ends in about a minute here. */
+/**
+ * Frames a monitor's simulation may be budgeted at most (paths x pathTargets x target, a signal's
+ * streams counted once however many detectors share them): what ends in about a minute here.
+ */
 export const MAX_SIMULATED_FRAMES = 1.5e9;
 
 function pathsWithinBudget(targetFrames: number): number {

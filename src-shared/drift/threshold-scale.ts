@@ -40,11 +40,27 @@ export function horizonMaximaScale(maxima: Float64Array): ThresholdScale {
       return sorted[i]! + (x - i) * (sorted[i + 1]! - sorted[i]!);
     },
     inverse(value) {
-      // rounded, at(q) can fall an ulp short of the value: step q up until it does not, so the
-      // record's passage has stopped counting at the q returned
-      let q = roughInverse(value);
-      while (scale.at(q) < value) q = nextUp(q);
-      return q;
+      // rounded, at(q) can fall an ulp short of the value at the q computed, or reach it a few ulps
+      // below: the least double whose threshold reaches the value, so the group's mean run length
+      // jumps exactly at the inverses of the records
+      const rough = roughInverse(value);
+      if (scale.at(rough) >= value && scale.at(nextDown(rough)) < value) return rough;
+      // bracket it, at(lo) < value <= at(hi) (at() goes to -+Infinity outside [0, 1]), and halve
+      let hi = rough;
+      let step = Math.max(Math.abs(hi), 1) * Number.EPSILON;
+      for (; scale.at(hi) < value; step *= 2) hi += step;
+      let lo = hi;
+      step = Math.max(Math.abs(hi), 1) * Number.EPSILON;
+      do {
+        lo -= step;
+        step *= 2;
+      } while (scale.at(lo) >= value);
+      for (;;) {
+        const mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi) return hi;
+        if (scale.at(mid) >= value) hi = mid;
+        else lo = mid;
+      }
     },
   };
   function roughInverse(value: number): number {
@@ -67,10 +83,15 @@ export function horizonMaximaScale(maxima: Float64Array): ThresholdScale {
 const scratchDouble = new Float64Array(1);
 const scratchBits = new BigInt64Array(scratchDouble.buffer);
 
-/** The next double above x. */
+/** The next double above x (finite x). */
 function nextUp(x: number): number {
   if (x === 0) return Number.MIN_VALUE;
   scratchDouble[0] = x;
   scratchBits[0]! += x > 0 ? 1n : -1n;
   return scratchDouble[0];
+}
+
+/** The next double below x (finite x). */
+function nextDown(x: number): number {
+  return -nextUp(-x);
 }

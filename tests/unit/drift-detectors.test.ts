@@ -149,6 +149,36 @@ describe('false alarms at the chosen rate', () => {
     }
   });
 
+  // an independent review found, on settings like these, a loop that never ended (a fallback that
+  // rounded back to what had proved too low) and early runs whose answer differed from the full one
+  // (a scale's inverse a few ulps above the least q): a sweep of small seeded settings, both detectors
+  // and one, the estimate at its default and far too low
+  it("stops early with the full simulation's answer over a sweep of seeded settings", () => {
+    const cusum = (fitted: Float64Array): AlarmStatistic => {
+      const { mean, sd } = meanAndSd(fitted);
+      return new TwoSidedCusum(mean, sd);
+    };
+    const ks = (fitted: Float64Array): AlarmStatistic => new WindowKs(fitted, 60, 10, 10);
+    const answer = ({ simulatedFrames: _frames, ...rest }: ThresholdCalibration) => rest;
+    let cases = 0;
+    for (let seed = 0; seed < 6; seed++) {
+      const reference = ar1(1500, 0.8, 100 + seed);
+      const target = 8000 + 3000 * seed;
+      for (const makers of [[cusum, ks], [cusum]]) {
+        const options = { seed, paths: 16, minPathFrames: 160 };
+        const full = thresholdsForMeanFramesBetweenAlarms(makers, reference, target, { ...options, stopEarly: false });
+        for (const estimateMargin of [undefined, 0.3, 0.7]) {
+          const early = thresholdsForMeanFramesBetweenAlarms(makers, reference, target, { ...options, estimateMargin });
+          expect(early.map(answer), `seed ${seed}, ${makers.length} detectors, margin ${estimateMargin}`).toEqual(
+            full.map(answer),
+          );
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBe(36);
+  });
+
   for (const [detector, target, realisations] of [
     ['cusum', 600, 24],
     ['window-ks', 600, 24],

@@ -50,7 +50,7 @@ function reportLines(r: MonitorTraceResult, trace: string): string[] {
     );
   }
   if (r.alarms.length === 0) lines.push('no alarm');
-  // a detector restarts after an alarm, so a lasting shift alarms again and again: the first ones say when
+  // a signal's detectors restart after its alarm, so a lasting shift alarms again and again: the first ones say when
   r.alarms
     .slice(0, ALARM_LINES)
     .forEach((a, i) =>
