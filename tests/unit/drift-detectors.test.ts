@@ -69,6 +69,26 @@ describe('two-sided CUSUM', () => {
     expect([6, 6].map((x) => cusum.nextEncoded(cusum.encode(x)))).toEqual([1.5, 3]);
     expect(() => new TwoSidedCusum(0, 0)).toThrow(/varies/);
   });
+
+  it("is the two-sided Page-Hinkley statistic with the reference's mean: U_t - min U and max U - U_t, U the sum of (z - k)", () => {
+    // Hinkley (1971): with the mean before a change known, PH_t = U_t - min_{s <= t} U_s for an increase,
+    // U_t = sum_{i <= t} (z_i - delta); Page's recursion max(0, S + z - k) is the same number at k = delta
+    const random = seededRandom(12);
+    const values = ar1(5000, 0.6, 13, 2500, 0.8);
+    const cusum = new TwoSidedCusum(0, 1, 0.5);
+    let up = 0;
+    let down = 0;
+    let minUp = 0;
+    let maxDown = 0;
+    for (let t = 0; t < values.length; t++) {
+      const z = values[t]! + 0.01 * (random() - 0.5);
+      up += z - 0.5;
+      down += z + 0.5;
+      minUp = Math.min(minUp, up);
+      maxDown = Math.max(maxDown, down);
+      expect(cusum.nextEncoded(cusum.encode(z))).toBeCloseTo(Math.max(up - minUp, maxDown - down), 9);
+    }
+  });
 });
 
 describe('windowed KS at the reference quantile edges', () => {
