@@ -5,7 +5,9 @@ import type { AlarmStatistic } from './alarm-statistic';
  * reference, S+_t = max(0, S+_{t-1} + z_t - k) and S-_t = max(0, S-_{t-1} - z_t - k); the statistic
  * is max(S+, S-), in reference standard deviations. k = 0.5 is the classic slack, quickest for a
  * shift of one standard deviation in either direction. A sequential detector: every frame is tested,
- * and a slow drift of the mean adds up until it crosses the threshold.
+ * and a slow drift of the mean adds up until it crosses the threshold. S+_t = U_t - min_{s<=t} U_s
+ * with U_t = sum_{i<=t} (z_i - k): the Page-Hinkley statistic (Hinkley 1971) with the reference's
+ * mean, so that detector is this one.
  */
 export class TwoSidedCusum implements AlarmStatistic {
   private up = 0;
