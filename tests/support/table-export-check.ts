@@ -20,21 +20,33 @@ async function downloaded(app: BrowserMode, button: string): Promise<{ name: str
  * both to the table on screen (`tableTestId`): a column for each header left in (and a low, high
  * or standard-error column after a header whose cells carry them), a row for each body row, and
  * the CSV's header line the JSON's columns. Returns the JSON for the caller's checks of values.
+ * The table is read before and after the saves: a view that updated meanwhile (a figure arriving
+ * late) is saved again, at most three times, so what is compared is one state of the table.
  */
 export async function expectTableExported(app: BrowserMode, name: string, tableTestId: string): Promise<ExportedJson> {
   const table = app.page.getByTestId(tableTestId);
-  const onScreen = await table.evaluate((element) => {
-    const t = element as HTMLTableElement;
-    const header = t.tHead?.rows[t.tHead.rows.length - 1];
-    return {
-      headers: [...(header?.cells ?? [])]
-        .filter((c) => c.dataset.export !== 'skip')
-        .map((c) => c.dataset.column ?? (c.textContent ?? '').replace(/\s+/g, ' ').trim()),
-      rows: [...t.tBodies].reduce((n, body) => n + body.rows.length, 0),
-    };
-  });
-  const json = await downloaded(app, `export-json-${name}`);
-  const csv = await downloaded(app, `export-csv-${name}`);
+  const shown = () =>
+    table.evaluate((element) => {
+      const t = element as HTMLTableElement;
+      const header = t.tHead?.rows[t.tHead.rows.length - 1];
+      return {
+        headers: [...(header?.cells ?? [])]
+          .filter((c) => c.dataset.export !== 'skip')
+          .map((c) => c.dataset.column ?? (c.textContent ?? '').replace(/\s+/g, ' ').trim()),
+        rows: [...t.tBodies].reduce((n, body) => n + body.rows.length, 0),
+        text: t.textContent ?? '',
+      };
+    });
+  let onScreen = await shown();
+  let json = await downloaded(app, `export-json-${name}`);
+  let csv = await downloaded(app, `export-csv-${name}`);
+  for (let attempt = 1; attempt < 3; attempt++) {
+    const after = await shown();
+    if (after.text === onScreen.text) break;
+    onScreen = after;
+    json = await downloaded(app, `export-json-${name}`);
+    csv = await downloaded(app, `export-csv-${name}`);
+  }
   if (json.name !== `${name}.json` || csv.name !== `${name}.csv`)
     throw new Error(`saved as ${json.name} and ${csv.name}, not ${name}.json and ${name}.csv`);
   const parsed = JSON.parse(json.text) as ExportedJson;
