@@ -1,3 +1,4 @@
+import type { Transferable } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
@@ -36,8 +37,10 @@ import type { TuningWorkerRequest } from './tuning-worker';
  * while they work, so the backend answers the desk during a tune.
  *
  * With many classes (fused-tables.ts) the threads first build the labelled frames' fused-score
- * tables together, a chunk of rows each at a time (only those rows travel), and every thread then
- * reads the one merged copy in shared memory; the threads' traces carry no K-wide logits at all.
+ * tables together, a chunk of rows each at a time, and every thread then reads the one merged copy
+ * in shared memory; the threads' traces carry no K-wide logits at all. A trace read from a file
+ * holds its logits in shared memory (readTraceFile): the threads read the chunk's rows there. Other
+ * traces (a recording's) send each chunk's rows, copied.
  */
 export interface TuningPool {
   evaluate: TuningEvaluator;
@@ -66,6 +69,21 @@ function shared<T extends Float64Array | Int32Array>(array: T, make: (buffer: Sh
   return copy;
 }
 
+/** The chunk's logit rows of both branches, copied (row j is frame rows[j]). */
+function chunkLogits(
+  trace: Trace,
+  rows: Int32Array,
+): { zStatic: Float32Array<ArrayBuffer>; zDyn: Float32Array<ArrayBuffer> } {
+  const k = trace.classCount;
+  const zStatic = new Float32Array(rows.length * k);
+  const zDyn = new Float32Array(rows.length * k);
+  rows.forEach((row, j) => {
+    zStatic.set(trace.zStatic.subarray(row * k, (row + 1) * k), j * k);
+    zDyn.set(trace.zDyn.subarray(row * k, (row + 1) * k), j * k);
+  });
+  return { zStatic, zDyn };
+}
+
 /** The fused-score tables of the labelled frames at each temperature, built on the pool's threads. */
 async function buildTables(
   pool: ThreadChannel<TuningWorkerRequest, unknown>[],
@@ -77,6 +95,10 @@ async function buildTables(
 ): Promise<FusedTables> {
   const frames = labelledFrames(trace);
   const k = trace.classCount;
+  // copying the chunks took the event loop 1.7 s for an hour of 1,000 classes at two temperatures
+  // (profiled 2026-12-07), while the threads waited on it
+  const logitsShared =
+    trace.zStatic.buffer instanceof SharedArrayBuffer && trace.zDyn.buffer instanceof SharedArrayBuffer;
   const chunks: Int32Array[] = [];
   for (let from = 0; from < frames.length; from += TABLE_CHUNK_FRAMES)
     chunks.push(frames.subarray(from, from + TABLE_CHUNK_FRAMES));
@@ -92,22 +114,20 @@ async function buildTables(
         while (next < chunks.length) {
           const index = next++;
           const rows = chunks[index]!;
-          const zStatic = new Float32Array(rows.length * k);
-          const zDyn = new Float32Array(rows.length * k);
-          rows.forEach((row, j) => {
-            zStatic.set(trace.zStatic.subarray(row * k, (row + 1) * k), j * k);
-            zDyn.set(trace.zDyn.subarray(row * k, (row + 1) * k), j * k);
-          });
+          const copied = logitsShared ? null : chunkLogits(trace, rows);
           const request = {
             kind: 'table' as const,
             rows: rows.slice(),
-            zStatic,
-            zDyn,
+            logitRows: copied === null ? ('trace' as const) : ('chunk' as const),
+            zStatic: copied?.zStatic ?? trace.zStatic,
+            zDyn: copied?.zDyn ?? trace.zDyn,
             classCount: k,
             temperature,
             squares,
           };
-          const transfer = [request.rows.buffer, zStatic.buffer, zDyn.buffer];
+          // shared memory travels as itself; a chunk's copies are handed over
+          const transfer: Transferable[] = [request.rows.buffer];
+          if (copied !== null) transfer.push(copied.zStatic.buffer, copied.zDyn.buffer);
           parts[index] = (await thread.call(request, { signal, transfer })) as FusedScoreTableParts;
           onProgress(++done, total, 'fused scores of the labelled frames');
         }

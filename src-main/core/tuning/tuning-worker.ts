@@ -23,6 +23,11 @@ export type TuningWorkerRequest =
       kind: 'table';
       /** The frames these rows are (the table's entries point at them). */
       rows: Int32Array;
+      /**
+       * 'chunk': row j of zStatic and zDyn is frame rows[j] (copied for the request); 'trace': they
+       * are the whole trace's logits in shared memory, indexed by the frames themselves.
+       */
+      logitRows: 'chunk' | 'trace';
       zStatic: Float32Array;
       zDyn: Float32Array;
       classCount: number;
@@ -39,9 +44,9 @@ let objective: TuningObjective | null = null;
 
 /** A chunk's fused-score table, its entries pointing at the chunk's frames. */
 function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): FusedScoreTableParts {
-  const { rows, zStatic, zDyn, classCount, temperature, squares } = request;
+  const { rows, logitRows, zStatic, zDyn, classCount, temperature, squares } = request;
   const table = new FusedScoreTable(classCount, temperature, squares);
-  table.extend({ zStatic, zDyn, classCount }, rows.length);
+  table.extend({ zStatic, zDyn, classCount }, logitRows === 'trace' ? rows : rows.length);
   return { ...table.parts(), rowOf: rows };
 }
 

@@ -1,0 +1,40 @@
+/**
+ * Issue 29: with many classes the tuning pool's threads build the fused-score tables together
+ * (src-main/core/tuning/tuning-pool.ts), reading a chunk's rows where the trace keeps its logits in
+ * shared memory (a trace read from a file: no copy on the event loop) and from a copy of the rows
+ * otherwise (a recording's trace). Either way the tune is exactly the one computed in process.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
+import { parseTuningRequest, tune, usesFusedTables, type TuningResult } from '../../src-shared/tuning';
+import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
+import { tuneOnThreads } from '../../src-main/core/tuning/tuning-pool';
+import { syntheticTrace } from '../support/synthetic-trace';
+
+/** What a tune answers, without how long it took or on how many threads. */
+function answerOf(result: TuningResult & { threads?: number; wallMs?: number }): TuningResult {
+  const { threads: _threads, wallMs: _wallMs, ...answer } = result;
+  return answer;
+}
+
+describe('the tuning pool on a many-class trace', () => {
+  it('reads the rows in shared memory for a trace read from a file, copies them otherwise, and tunes as in process', async () => {
+    // more frames than two of the pool's 2,048-frame chunks: a chunk's rows are not its own indices
+    const recorded = syntheticTrace({ frames: 5000, classCount: 64, seed: 11 });
+    const path = join(mkdtempSync(join(tmpdir(), 'knob-tuning-pool-')), 'trace.arrow');
+    writeFileSync(path, encodeTraceFile(recorded, null));
+    const fromFile = (await readTraceFile(path)).trace;
+    expect(fromFile.zStatic.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(recorded.zStatic.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    const request = parseTuningRequest({});
+    expect(usesFusedTables(request.metric, fromFile.classCount)).toBe(true);
+    const current = { settings: DEFAULT_GATE_SETTINGS, temperature: 1 };
+    const inProcess = answerOf(await tune(fromFile, request, current));
+    expect(inProcess.evaluations).toBeGreaterThan(100);
+    expect(answerOf(await tuneOnThreads(fromFile, request, current, { threads: 2 }))).toEqual(inProcess);
+    expect(answerOf(await tuneOnThreads(recorded, request, current, { threads: 2 }))).toEqual(inProcess);
+  }, 120_000);
+});
