@@ -4,14 +4,17 @@
  * shared memory (a trace read from a file: no copy on the event loop) and from a copy of the rows
  * otherwise (a recording's trace). Either way the tune is exactly the one computed in process.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { parseTuningRequest, tune, usesFusedTables, type TuningResult } from '../../src-shared/tuning';
 import { encodeTraceFile, readTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { tuneOnThreads } from '../../src-main/core/tuning/tuning-pool';
+import type { TuningWorkerRequest } from '../../src-main/core/tuning/tuning-worker';
+import { ThreadChannel } from '../../src-main/core/workers/worker-channel';
+import { UNKNOWN_LABEL } from '../../src-shared/trace/trace';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 /** What a tune answers, without how long it took or on how many threads. */
@@ -22,9 +25,12 @@ function answerOf(result: TuningResult & { threads?: number; wallMs?: number }):
 
 describe('the tuning pool on a many-class trace', () => {
   it('reads the rows in shared memory for a trace read from a file, copies them otherwise, and tunes as in process', async () => {
-    // more frames than two of the pool's 2,048-frame chunks: a chunk's rows are not its own indices
+    // more frames than two of the pool's 2,048-frame chunks, every seventh unlabelled: a chunk's rows
+    // are neither its own indices nor consecutive
     const recorded = syntheticTrace({ frames: 5000, classCount: 64, seed: 11 });
-    const path = join(mkdtempSync(join(tmpdir(), 'knob-tuning-pool-')), 'trace.arrow');
+    for (let i = 0; i < recorded.frameCount; i += 7) recorded.labels![i] = UNKNOWN_LABEL;
+    const folder = mkdtempSync(join(tmpdir(), 'knob-tuning-pool-'));
+    const path = join(folder, 'trace.arrow');
     writeFileSync(path, encodeTraceFile(recorded, null));
     const fromFile = (await readTraceFile(path)).trace;
     expect(fromFile.zStatic.buffer).toBeInstanceOf(SharedArrayBuffer);
@@ -34,7 +40,33 @@ describe('the tuning pool on a many-class trace', () => {
     const current = { settings: DEFAULT_GATE_SETTINGS, temperature: 1 };
     const inProcess = answerOf(await tune(fromFile, request, current));
     expect(inProcess.evaluations).toBeGreaterThan(100);
-    expect(answerOf(await tuneOnThreads(fromFile, request, current, { threads: 2 }))).toEqual(inProcess);
-    expect(answerOf(await tuneOnThreads(recorded, request, current, { threads: 2 }))).toEqual(inProcess);
+    // which way the rows went: the table requests the threads were sent
+    const sent: TuningWorkerRequest[] = [];
+    const original = ThreadChannel.prototype.call;
+    const call = vi.spyOn(ThreadChannel.prototype, 'call').mockImplementation(function (
+      this: ThreadChannel<unknown, unknown>,
+      ...args: Parameters<typeof original>
+    ) {
+      sent.push(args[0] as TuningWorkerRequest);
+      return original.apply(this, args);
+    });
+    try {
+      expect(answerOf(await tuneOnThreads(fromFile, request, current, { threads: 2 }))).toEqual(inProcess);
+      const shared = sent.filter((r) => r.kind === 'table');
+      expect(shared.length).toBeGreaterThan(2);
+      expect(
+        shared.every(
+          (r) => r.kind === 'table' && r.logitRows === 'trace' && r.zStatic.buffer === fromFile.zStatic.buffer,
+        ),
+      ).toBe(true);
+      sent.length = 0;
+      expect(answerOf(await tuneOnThreads(recorded, request, current, { threads: 2 }))).toEqual(inProcess);
+      expect(sent.filter((r) => r.kind === 'table').every((r) => r.kind === 'table' && r.logitRows === 'chunk')).toBe(
+        true,
+      );
+    } finally {
+      call.mockRestore();
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -106,7 +106,7 @@ export class Measurements {
   async tune(params: ApiParsedParams<'tune.run'>, call: CallContext): Promise<ApiResult<'tune.run'>> {
     const recording = this.session.requireRecording();
     const { gate, calibrator, version } = this.session.knobs.current;
-    const { trace } = recording.copy();
+    const trace = recording.copySharing();
     const request = parseTuningRequest({
       metric: params.metric,
       constraints: params.constraints,

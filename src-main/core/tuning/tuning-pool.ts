@@ -39,8 +39,9 @@ import type { TuningWorkerRequest } from './tuning-worker';
  * With many classes (fused-tables.ts) the threads first build the labelled frames' fused-score
  * tables together, a chunk of rows each at a time, and every thread then reads the one merged copy
  * in shared memory; the threads' traces carry no K-wide logits at all. A trace read from a file
- * holds its logits in shared memory (readTraceFile): the threads read the chunk's rows there. Other
- * traces (a recording's) send each chunk's rows, copied.
+ * holds its logits in shared memory (readTraceFile; the desk passes them on, Recording.copySharing):
+ * the threads read the chunk's rows there. Other traces (a live recording's, or a file of several
+ * record batches, whose logits are in plain memory) send each chunk's rows, copied.
  */
 export interface TuningPool {
   evaluate: TuningEvaluator;
