@@ -53,6 +53,7 @@ export default defineConfig({
           'analysis-worker': resolve('src-main/core/analysis/analysis-worker.ts'),
           'threshold-worker': resolve('src-main/core/drift/threshold-worker.ts'),
           'field-worker': resolve('src-main/core/use-cases/field-worker.ts'),
+          'live-watch-worker': resolve('src-main/core/recording/live-watch-worker.ts'),
           'heads-worker': resolve('src-main/core/use-cases/heads-worker.ts'),
           // the knob command (bin/knob.mjs runs it when it is newer than the sources)
           knob: resolve('src-main/cli/knob.ts'),

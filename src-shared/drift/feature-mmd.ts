@@ -30,6 +30,11 @@ export interface FeatureMmdReference {
   /** The reference frames [start, end) the kernel's second pair is drawn from. */
   start: number;
   end: number;
+  /**
+   * Their features, row r being frame start + r: a view of the trace's, or a copy where the frames
+   * are stepped elsewhere (a live watch's thread).
+   */
+  values: Float32Array;
   /** 1 / (2 sigma^2), sigma the median distance between reference frames (standardised features). */
   gamma: number;
 }
@@ -51,19 +56,20 @@ export function frameDraw(index: number, salt: number): number {
   return (z ^ (z >>> 15)) >>> 0;
 }
 
-/** The squared distance of frames i and j's features, each feature divided by its reference sd. */
+/** The squared distance of row i of `x` and row j of `y`, each feature divided by its reference sd. */
 function standardisedDistanceSquared(
-  values: Float32Array,
+  x: Float32Array,
+  i: number,
+  y: Float32Array,
+  j: number,
   width: number,
   inverseSd: Float64Array,
-  i: number,
-  j: number,
 ) {
   let sum = 0;
   const a = i * width;
   const b = j * width;
   for (let f = 0; f < width; f++) {
-    const d = (values[a + f]! - values[b + f]!) * inverseSd[f]!;
+    const d = (x[a + f]! - y[b + f]!) * inverseSd[f]!;
     sum += d * d;
   }
   return sum;
@@ -88,7 +94,7 @@ export function featureMmdReferenceOf(
   for (let p = 0; p < BANDWIDTH_PAIRS; p++) {
     const i = start + (frameDraw(p, 11) % n);
     const j = start + ((i - start + 1 + (frameDraw(p, 13) % (n - 1))) % n); // never i
-    distances[p] = Math.sqrt(standardisedDistanceSquared(values, width, inverseSd, i, j));
+    distances[p] = Math.sqrt(standardisedDistanceSquared(values, i, values, j, width, inverseSd));
   }
   distances.sort();
   // the median of the distances that are not 0: a source that repeats frames would otherwise make
@@ -101,7 +107,14 @@ export function featureMmdReferenceOf(
       : m % 2 === 1
         ? distinct[(m - 1) / 2]!
         : (distinct[m / 2 - 1]! + distinct[m / 2]!) / 2;
-  return { sd: standardisation.sd, inverseSd, start, end, gamma: median > 0 ? 1 / (2 * median * median) : 1 };
+  return {
+    sd: standardisation.sd,
+    inverseSd,
+    start,
+    end,
+    values: values.subarray(start * width, end * width),
+    gamma: median > 0 ? 1 / (2 * median * median) : 1,
+  };
 }
 
 /**
@@ -119,13 +132,23 @@ function referenceDraw(i: number, salt: number, avoid: number, start: number, n:
   return r;
 }
 
-/** Frame i's term h_i (above); the first frame, with no frame before it, gives 0. */
-export function featureMmdTermAt(trace: Trace, i: number, reference: FeatureMmdReference): number {
+/**
+ * Frame i's term h_i (above), its features at `row` of `features` and the frame before's at row - 1;
+ * the first frame, with no frame before it, gives 0.
+ */
+export function featureMmdTermAt(
+  features: { width: number; values: Float32Array },
+  row: number,
+  i: number,
+  reference: FeatureMmdReference,
+): number {
   if (i === 0) return 0;
-  const { width, values } = trace.features!;
+  const { width, values } = features;
   const { inverseSd, start, end, gamma } = reference;
-  const a = referenceDraw(i, 1, -1, start, end - start);
-  const b = referenceDraw(i, 2, a, start, end - start);
-  const k = (x: number, y: number) => Math.exp(-gamma * standardisedDistanceSquared(values, width, inverseSd, x, y));
-  return k(i, i - 1) + k(a, b) - k(i, b) - k(i - 1, a);
+  const r = reference.values;
+  const a = referenceDraw(i, 1, -1, start, end - start) - start;
+  const b = referenceDraw(i, 2, a + start, start, end - start) - start;
+  const k = (x: Float32Array, xRow: number, y: Float32Array, yRow: number) =>
+    Math.exp(-gamma * standardisedDistanceSquared(x, xRow, y, yRow, width, inverseSd));
+  return k(values, row, values, row - 1) + k(r, a, r, b) - k(values, row, r, b) - k(values, row - 1, r, a);
 }

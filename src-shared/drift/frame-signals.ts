@@ -48,8 +48,10 @@ export function frameSignals(
     if (name === 'confidence') values.set(replayed!.confidence);
     else if (name === 'gate') for (let i = 0; i < n; i++) values[i] = clampGate(replayed!.g[i]!);
     else if (name === 'gate-target') values.set(trace.uRef);
-    else if (name === 'feature-shift') for (let i = 0; i < n; i++) values[i] = featureShiftAt(trace, i, features!);
-    else if (name === 'feature-mmd') for (let i = 0; i < n; i++) values[i] = featureMmdTermAt(trace, i, mmd!);
+    else if (name === 'feature-shift')
+      for (let i = 0; i < n; i++) values[i] = featureShiftAt(trace.features!, i, features!);
+    else if (name === 'feature-mmd')
+      for (let i = 0; i < n; i++) values[i] = featureMmdTermAt(trace.features!, i, i, mmd!);
     else {
       if (trace.keptClasses !== undefined)
         throw new KnobError(
@@ -114,12 +116,16 @@ export function featureReferenceOf(trace: Trace, reference: { start: number; end
   return { mean, sd };
 }
 
-/** Frame i's feature shift: sqrt(mean_j ((x_ij - mean_j) / sd_j)^2). */
-export function featureShiftAt(trace: Trace, i: number, reference: FeatureReference): number {
-  const { width, values } = trace.features!;
+/** A frame's feature shift, its features at `row` of `features`: sqrt(mean_j ((x_j - mean_j) / sd_j)^2). */
+export function featureShiftAt(
+  features: { width: number; values: Float32Array },
+  row: number,
+  reference: FeatureReference,
+): number {
+  const { width, values } = features;
   let sum = 0;
   for (let j = 0; j < width; j++) {
-    const z = (values[i * width + j]! - reference.mean[j]!) / reference.sd[j]!;
+    const z = (values[row * width + j]! - reference.mean[j]!) / reference.sd[j]!;
     sum += z * z;
   }
   return Math.sqrt(sum / width);
@@ -152,33 +158,41 @@ export function frameSignalScratch(
 }
 
 /**
- * Frame i's signals, the gate at it being `g` (unclamped), into `out` in the order of `names`: what a
- * live watch reads as each frame is recorded. The same arithmetic as frameSignals: the confidence is
- * the fused output's (replay's fuseTop1Into on that one row, no output calibrator), so a live watch
- * and an offline monitor of the same frames see the same values bit for bit. Every class only.
+ * Per-frame columns as frameSignalsAt reads them: a whole trace (frame i at row i), or the frames a
+ * live watch's thread is sent (live-watch-worker.ts), from the frame before the first on. Every class.
+ */
+export type FrameRows = Pick<Trace, 'classCount' | 'zStatic' | 'zDyn' | 'uRef' | 'features'>;
+
+/**
+ * Frame i's signals, its columns at `row` of `rows` (the frame before it at row - 1) and the gate at
+ * it `g` (unclamped), into `out` in the order of `names`: what a live watch reads as each frame is
+ * recorded. The same arithmetic as frameSignals: the confidence is the fused output's (replay's
+ * fuseTop1Into on that one row, no output calibrator), so a live watch and an offline monitor of the
+ * same frames see the same values bit for bit.
  */
 export function frameSignalsAt(
-  trace: Trace,
+  rows: FrameRows,
+  row: number,
   i: number,
   g: number,
   names: readonly FrameSignal[],
   out: Float64Array,
   scratch: FrameSignalScratch,
 ): void {
-  const k = trace.classCount;
+  const k = rows.classCount;
   names.forEach((name, s) => {
-    if (name === 'gate-target') out[s] = trace.uRef[i]!;
+    if (name === 'gate-target') out[s] = rows.uRef[row]!;
     else if (name === 'gate') out[s] = clampGate(g);
-    else if (name === 'feature-shift') out[s] = featureShiftAt(trace, i, scratch.features!);
-    else if (name === 'feature-mmd') out[s] = featureMmdTermAt(trace, i, scratch.mmd!);
+    else if (name === 'feature-shift') out[s] = featureShiftAt(rows.features!, row, scratch.features!);
+    else if (name === 'feature-mmd') out[s] = featureMmdTermAt(rows.features!, row, i, scratch.mmd!);
     else if (name === 'disagreement')
-      out[s] = argmaxRow(trace.zStatic, i * k, k) === argmaxRow(trace.zDyn, i * k, k) ? 0 : 1;
+      out[s] = argmaxRow(rows.zStatic, row * k, k) === argmaxRow(rows.zDyn, row * k, k) ? 0 : 1;
     else {
       scratch.gate[0] = g;
-      const row = i * k;
+      const offset = row * k;
       fuseTop1Into(
-        trace.zStatic.subarray(row, row + k),
-        trace.zDyn.subarray(row, row + k),
+        rows.zStatic.subarray(offset, offset + k),
+        rows.zDyn.subarray(offset, offset + k),
         scratch.gate,
         k,
         0,

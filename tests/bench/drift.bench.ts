@@ -13,6 +13,7 @@ import { normalDraw, seededRandom } from '../../src-shared/random';
 import { encodeTraceFile } from '../../src-main/core/recording/trace-arrow';
 import { syntheticTrace } from '../support/synthetic-trace';
 import { buildInto } from './bench-build';
+import { runLiveWatchBench } from './live-watch.bench';
 import { row } from './bench-timing';
 import { measuredCommand } from './measured-command';
 
@@ -20,7 +21,7 @@ const BUILD_DIR = 'bench-output/drift-build';
 const FRAMES = 108_000;
 const SHIFT_AT = 72_000;
 
-export function runDriftBench(): void {
+export async function runDriftBench(): Promise<void> {
   process.stdout.write('\n== drift: knob monitor and knob estimate over an hour at 30 fps (target under 2 s) ==\n');
   buildInto(BUILD_DIR);
   const folder = resolve('bench-output/drift');
@@ -107,4 +108,5 @@ export function runDriftBench(): void {
     `knob estimate, the same hour in ${windows} one-minute windows, 200 bootstrap replicates`,
     `${(estimated.ms / 1000).toFixed(2)} s, peak ${estimated.peakMb.toFixed(0)} MB (target under 2 s)`,
   );
+  await runLiveWatchBench();
 }

@@ -4,28 +4,26 @@
  * far is armed on the frames recorded from then on (`field.watchLive`); play resumes. The alarms
  * come with the stream's updates, the saved trace keeps them, and they are the alarms the same
  * detectors and thresholds raise stepped offline over the same recorded frames (one DriftWatch
- * for both). A watch needs a monitor at the knobs now, and a frame at other knobs stops it.
+ * for both, stepped on the watch's own thread). A watch needs a monitor at the knobs now, and a frame
+ * at other knobs stops it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ApiEventData } from '../../src-shared/api/contract';
 import {
   DEFAULT_FRAME_SIGNALS,
-  DRIFT_DETECTORS,
   DriftWatch,
   frameSignalScratch,
   frameSignalsAt,
   type DriftAlarm,
-  type MonitorPlan,
-  type ThresholdCalibration,
 } from '../../src-shared/drift';
 import { DEFAULT_GATE_SETTINGS } from '../../src-shared/gate';
 import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { readTraceFile } from '../../src-main/core/recording/trace-arrow';
-import { monitorTrace } from '../../src-main/core/use-cases/monitor-trace';
 import { sliceTrace } from '../../src-shared/trace/trace-slice';
+import { calibratedMonitor } from '../support/calibrated-monitor';
 
 const dir = mkdtempSync(join(tmpdir(), 'knob-field-live-'));
 const backend = new KnobBackend();
@@ -73,8 +71,12 @@ describe('a drift watch on the live stream', () => {
     const fromFrame = armed.fromFrame!;
     expect(armed).toMatchObject({ watching: true, alarmCount: 0, stoppedBecause: null });
     expect(fromFrame).toBe(frames());
+    // the watch steps its detectors on a thread of its own, never on the backend's event loop
+    const steppedHere = vi.spyOn(DriftWatch.prototype, 'step');
     await playUntil(2600);
     const watched = await backend.handle('field.watchLive', { on: false });
+    expect(steppedHere).not.toHaveBeenCalled();
+    steppedHere.mockRestore();
     expect(watched.stoppedBecause).toBe('stopped by the operator');
     const path = join(dir, 'watched.arrow');
     await backend.handle('trace.save', { path });
@@ -83,27 +85,20 @@ describe('a drift watch on the live stream', () => {
     // the same detectors stepped over the recorded frames from there on, on the recorded gate
     const file = await readTraceFile(path);
     const { trace } = file;
-    let armedOffline: { plan: MonitorPlan; calibrations: ThresholdCalibration[][] } | null = null;
-    await monitorTrace({
-      trace: sliceTrace(trace, 0, fromFrame, 'view'),
-      settings: DEFAULT_GATE_SETTINGS,
-      signals: DEFAULT_FRAME_SIGNALS,
+    const { plan, calibrations } = await calibratedMonitor(
+      sliceTrace(trace, 0, fromFrame, 'view'),
+      DEFAULT_GATE_SETTINGS,
+      DEFAULT_FRAME_SIGNALS,
       reference,
-      falseAlarmHours: 1,
-      detectors: DRIFT_DETECTORS,
-      windowFrames: null,
-      strideFrames: null,
-      bins: 20,
-      seed: 0,
-      onCalibrated: (plan, calibrations) => (armedOffline = { plan, calibrations }),
-    });
-    const { plan, calibrations } = armedOffline!;
+      1,
+      0,
+    );
     const watch = DriftWatch.arm(plan, calibrations, [...DEFAULT_FRAME_SIGNALS]);
     const values = new Float64Array(DEFAULT_FRAME_SIGNALS.length);
     const scratch = frameSignalScratch(trace.classCount);
     const expected: DriftAlarm[] = [];
     for (let i = fromFrame; i < trace.frameCount; i++) {
-      frameSignalsAt(trace, i, file.run!.output.g[i]!, DEFAULT_FRAME_SIGNALS, values, scratch);
+      frameSignalsAt(trace, i, i, file.run!.output.g[i]!, DEFAULT_FRAME_SIGNALS, values, scratch);
       watch.step(i, values, (alarm) => expected.push(alarm));
     }
     const kept = (file.context.driftWatch as { alarms: DriftAlarm[]; fromFrame: number; alarmCount: number }) ?? null;

@@ -4,7 +4,7 @@
  * ThreadChannel: replies matched by id in any order, progress to the request it belongs to, cancel
  * by id (the worker's signal aborts; a request still waiting its turn never runs), a late reply
  * after a cancel dropped, a cancel that ends a thread of uninterruptible work, a shared cancel flag
- * that stops synchronous work without ending its thread, and a worker that
+ * that stops synchronous work without ending its thread, a result's buffers moved back (transferOf), and a worker that
  * exits failing everything pending with an error that names it. No clocks: the test holds requests
  * open through shared memory and waits on what the worker did.
  */
@@ -169,5 +169,16 @@ describe('the worker protocol', () => {
       message: 'the request was refused',
     });
     expect(await channel.call({ kind: 'echo', value: 6 })).toBe(6);
+  });
+
+  it("moves the buffers a result names (serve's transferOf) to the parent instead of copying them", async () => {
+    const channel = start(false);
+    const sent = new Float64Array([1.5, -2, 3]);
+    const reply = (await channel.call({ kind: 'handBack', buffer: sent.buffer }, { transfer: [sent.buffer] })) as {
+      buffer: ArrayBuffer;
+    };
+    expect(sent.length).toBe(0);
+    expect([...new Float64Array(reply.buffer)]).toEqual([1.5, -2, 3]);
+    expect(await channel.call({ kind: 'keptLength' })).toBe(0);
   });
 });

@@ -53,7 +53,9 @@ describe('the build output', () => {
         ),
       ].map((call) => call[1]!),
     );
-    expect(started).toEqual(expect.arrayContaining(['tuning-worker', 'field-worker', 'heads-worker']));
+    expect(started).toEqual(
+      expect.arrayContaining(['tuning-worker', 'field-worker', 'heads-worker', 'live-watch-worker']),
+    );
     for (const entry of new Set(['inference-process', ...started]))
       expect(existsSync(`out/main/${entry}.js`), entry).toBe(true);
   });

@@ -26,7 +26,13 @@ export type ProtocolTestRequest =
   /** Marks seen[0] when it runs. */
   | { kind: 'mark'; seen: Int32Array }
   | { kind: 'fail' }
-  | { kind: 'exit' };
+  | { kind: 'exit' }
+  /** Keeps the buffer and answers it (serve's transferOf moves it back). */
+  | { kind: 'handBack'; buffer: ArrayBuffer }
+  /** The byte length of the buffer last handed back, as this thread now sees it (0: it moved). */
+  | { kind: 'keptLength' };
+
+let kept: ArrayBuffer | null = null;
 
 serve<ProtocolTestRequest, unknown>(
   async (request, { signal, progress }) => {
@@ -61,9 +67,20 @@ serve<ProtocolTestRequest, unknown>(
         return 'marked';
       case 'fail':
         throw new KnobError('INVALID_INPUT', 'the request was refused');
+      case 'handBack':
+        kept = request.buffer;
+        return { buffer: request.buffer };
+      case 'keptLength':
+        return kept?.byteLength ?? null;
       case 'exit':
         process.exit(3);
     }
   },
-  { concurrent: (workerData as { concurrent?: boolean }).concurrent === true },
+  {
+    concurrent: (workerData as { concurrent?: boolean }).concurrent === true,
+    transferOf: (result) => {
+      const buffer = (result as { buffer?: unknown } | null)?.buffer;
+      return buffer instanceof ArrayBuffer ? [buffer] : [];
+    },
+  },
 );

@@ -89,7 +89,7 @@ describe('the feature-MMD signal', () => {
     const scratch = frameSignalScratch(trace.classCount, featureSignalReferences(trace, ['feature-mmd'], reference));
     const out = new Float64Array(1);
     for (const i of [0, 1, 17, REFERENCE - 1, REFERENCE, FRAMES - 1]) {
-      frameSignalsAt(trace, i, 0.5, ['feature-mmd'], out, scratch);
+      frameSignalsAt(trace, i, i, 0.5, ['feature-mmd'], out, scratch);
       expect(out[0]).toBe(signal!.values[i]);
     }
   });

@@ -161,7 +161,11 @@ export class LivePipeline {
     this.replayer = new GateReplayer(options.settings, options.settingsVersion ?? 0, this.calibrator);
     this.maxInFlight = Math.max(1, Math.floor(options.framesInFlight ?? options.client.description.concurrentRuns));
     this.metadataSlots = Array.from({ length: this.maxInFlight }, () => allocateBatchMetadata(1));
+    // a live drift watch's alarms come back from its thread a batch later: they go out with an update
+    this.recording.onDriftAlarms = this.alarmsArrived;
   }
+
+  private readonly alarmsArrived = (): void => this.scheduleUpdate();
 
   /** Frames at the inference process at once, at most. */
   get framesInFlight(): number {
@@ -410,6 +414,7 @@ export class LivePipeline {
       this.emit();
     }
     this.closed = true;
+    if (this.recording.onDriftAlarms === this.alarmsArrived) this.recording.onDriftAlarms = null;
     this.waiting = null;
     // frames still in flight are answered to no one
     this.inFlight.length = 0;

@@ -176,6 +176,8 @@ export class Recording {
    * null; its alarms stay here after it stops, and a saved trace keeps them.
    */
   driftWatch: LiveDriftWatch | null = null;
+  /** Told when a drift watch's alarms come back from its thread (the live stream, to send them). */
+  onDriftAlarms: (() => void) | null = null;
 
   /** What a trace file of this recording keeps besides its columns: its provenance, and its live drift watch. */
   fileContext(): Record<string, unknown> {

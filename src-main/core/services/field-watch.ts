@@ -41,8 +41,11 @@ export class FieldWatch {
 
   constructor(private readonly session: Session) {}
 
-  /** Arms the last monitor on the frames recorded from now on, or stops the watch. */
-  watchLive(params: ApiParsedParams<'field.watchLive'>): ApiResult<'field.watchLive'> {
+  /**
+   * Arms the last monitor on the frames recorded from now on, or stops the watch; the answer counts
+   * the alarms of every frame recorded until then (the watch's thread has stepped them).
+   */
+  async watchLive(params: ApiParsedParams<'field.watchLive'>): Promise<ApiResult<'field.watchLive'>> {
     const recording = this.session.requireRecording();
     if (!params.on) recording.driftWatch?.stop('stopped by the operator');
     else {
@@ -71,8 +74,10 @@ export class FieldWatch {
         recording.frameCount,
         recording.trace,
         earlier,
+        () => recording.onDriftAlarms?.(),
       );
     }
+    await recording.driftWatch?.settled();
     const state = recording.driftWatch?.state() ?? null;
     return {
       recordingId: recording.id,

@@ -18,6 +18,8 @@ export class RecordingFiles {
     const recording = this.session.requireRecording();
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
     await checkOutputFolder(dirname(path)); // before the recording is copied and encoded
+    // the live drift watch's alarms of every frame recorded so far (its thread steps them a batch behind)
+    await recording.driftWatch?.settled();
     const revision = recording.revision;
     const { trace, output } = recording.frozen();
     const run = { settings: this.session.knobs.current.gate, output };

@@ -164,6 +164,8 @@ export class Session {
     const pipeline = pipelineOf(this.state);
     if (pipeline !== null) {
       await pipeline.idle();
+      // the drift watch's alarms of the last frames go out with the pipeline's last update
+      await recordingOf(this.state)?.driftWatch?.settled();
       pipeline.close();
     }
   }

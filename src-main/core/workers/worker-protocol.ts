@@ -2,10 +2,10 @@ import type { KnobErrorPayload } from '../../../src-shared/errors';
 
 /**
  * The one protocol between the app and every thread and process it starts (the metrics worker, the
- * analysis thread, the tuning threads, the metric suite's helper, the inference process and its
- * session threads). Every request carries an id; the worker answers it with its result or its
- * error, and may report progress on it first; the parent may cancel it by id. The parent's side is
- * worker-channel.ts, the worker's worker-serve.ts.
+ * analysis thread, the tuning threads, the metric suite's helper, the live drift watch's thread,
+ * the inference process and its session threads). Every request carries an id; the worker answers
+ * it with its result or its error, and may report progress on it first; the parent may cancel it
+ * by id. The parent's side is worker-channel.ts, the worker's worker-serve.ts.
  */
 
 /** How far a request has got: `done` of `total`, in the named stage. */

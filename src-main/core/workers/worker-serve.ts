@@ -30,6 +30,8 @@ export interface ServeOptions {
    * schedules the work itself, such as the inference process's main thread).
    */
   concurrent?: boolean;
+  /** Buffers of a result that move to the parent instead of being copied (a thread's buffers handed back for reuse). */
+  transferOf?: (result: unknown) => readonly Transferable[];
 }
 
 /** The signal, aborted also once the parent sets the request's shared flag (when it sent one). */
@@ -74,8 +76,11 @@ export function serve<Request, Result>(handler: RequestHandler<Request, Result>,
       },
     };
     let reply: FromWorker<Result>;
+    let transfer: readonly Transferable[] = [];
     try {
-      reply = { id, result: await handler(request, context) };
+      const result = await handler(request, context);
+      reply = { id, result };
+      transfer = options.transferOf?.(result) ?? [];
     } catch (error) {
       reply = { id, error: toErrorPayload(error) };
     }
@@ -83,7 +88,7 @@ export function serve<Request, Result>(handler: RequestHandler<Request, Result>,
     // the parent has failed a cancelled request: its answer would be copied only to be dropped
     if (signal.aborted) return;
     try {
-      port.postMessage(reply);
+      port.postMessage(reply, transfer);
     } catch (error) {
       port.postMessage({ id, error: toErrorPayload(error) });
     }
