@@ -38,6 +38,36 @@ afterAll(async () => {
 
 const frames = (): number => backend.session.describe().recording?.frameCount ?? 0;
 
+/**
+ * Offline, what the watch armed at `fromFrame` must have raised over a saved trace: the same
+ * monitor of the frames recorded when it was armed (its thresholds), the same detectors stepped
+ * over the recorded frames from there on, on the recorded gate.
+ */
+async function offlineAlarms(
+  file: Awaited<ReturnType<typeof readTraceFile>>,
+  fromFrame: number,
+  reference: { start: number; end: number },
+): Promise<DriftAlarm[]> {
+  const { trace } = file;
+  const { plan, calibrations } = await calibratedMonitor(
+    sliceTrace(trace, 0, fromFrame, 'view'),
+    DEFAULT_GATE_SETTINGS,
+    DEFAULT_FRAME_SIGNALS,
+    reference,
+    1,
+    0,
+  );
+  const watch = DriftWatch.arm(plan, calibrations, [...DEFAULT_FRAME_SIGNALS]);
+  const values = new Float64Array(DEFAULT_FRAME_SIGNALS.length);
+  const scratch = frameSignalScratch(trace.classCount);
+  const expected: DriftAlarm[] = [];
+  for (let i = fromFrame; i < trace.frameCount; i++) {
+    frameSignalsAt(trace, i, i, file.run!.output.g[i]!, DEFAULT_FRAME_SIGNALS, values, scratch);
+    watch.step(i, values, (alarm) => expected.push(alarm));
+  }
+  return expected;
+}
+
 async function playUntil(count: number): Promise<void> {
   await backend.handle('stream.start', {});
   const deadline = performance.now() + 120_000;
@@ -81,26 +111,8 @@ describe('a drift watch on the live stream', () => {
     const path = join(dir, 'watched.arrow');
     await backend.handle('trace.save', { path });
 
-    // offline: the same monitor of the frames recorded when the watch was armed (its thresholds),
-    // the same detectors stepped over the recorded frames from there on, on the recorded gate
     const file = await readTraceFile(path);
-    const { trace } = file;
-    const { plan, calibrations } = await calibratedMonitor(
-      sliceTrace(trace, 0, fromFrame, 'view'),
-      DEFAULT_GATE_SETTINGS,
-      DEFAULT_FRAME_SIGNALS,
-      reference,
-      1,
-      0,
-    );
-    const watch = DriftWatch.arm(plan, calibrations, [...DEFAULT_FRAME_SIGNALS]);
-    const values = new Float64Array(DEFAULT_FRAME_SIGNALS.length);
-    const scratch = frameSignalScratch(trace.classCount);
-    const expected: DriftAlarm[] = [];
-    for (let i = fromFrame; i < trace.frameCount; i++) {
-      frameSignalsAt(trace, i, i, file.run!.output.g[i]!, DEFAULT_FRAME_SIGNALS, values, scratch);
-      watch.step(i, values, (alarm) => expected.push(alarm));
-    }
+    const expected = await offlineAlarms(file, fromFrame, reference);
     const kept = (file.context.driftWatch as { alarms: DriftAlarm[]; fromFrame: number; alarmCount: number }) ?? null;
     expect(kept).not.toBeNull();
     expect(kept.fromFrame).toBe(fromFrame);
@@ -110,7 +122,7 @@ describe('a drift watch on the live stream', () => {
     expect(kept.alarms.map(key)).toEqual(expected.map(key));
     expect(kept.alarmCount).toBe(watched.alarmCount);
     expect(carried.map(key)).toEqual(expected.map(key));
-    for (const alarm of carried) expect(alarm.seconds).toBe(trace.timestampsSeconds[alarm.frame]);
+    for (const alarm of carried) expect(alarm.seconds).toBe(file.trace.timestampsSeconds[alarm.frame]);
   }, 240_000);
 
   it('needs a monitor at the knobs now, and a frame at other knobs stops the watch', async () => {
@@ -153,4 +165,32 @@ describe('a drift watch on the live stream', () => {
       await new Promise((r) => setTimeout(r, 20));
     expect(carried.length).toBe(kept.earlier!.alarmCount + kept.alarmCount);
   }, 120_000);
+
+  it('a trace saved while the stream plays keeps the alarms of the frames it holds; a new recording ends the watch', async () => {
+    const reference = { start: 0, end: 600 };
+    await backend.handle('field.monitor', { reference });
+    const armed = await backend.handle('field.watchLive', { on: true });
+    const fromFrame = armed.fromFrame!;
+    await backend.handle('stream.start', {});
+    const deadline = performance.now() + 120_000;
+    while (frames() < fromFrame + 400 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const path = join(dir, 'saved-while-playing.arrow');
+    await backend.handle('trace.save', { path });
+    await backend.handle('stream.stop', {});
+    const file = await readTraceFile(path);
+    const kept = file.context.driftWatch as { alarms: DriftAlarm[]; steppedThrough: number; alarmCount: number };
+    expect(kept.steppedThrough).toBe(file.trace.frameCount);
+    const expected = await offlineAlarms(file, fromFrame, reference);
+    const key = (a: DriftAlarm) => `${a.frame} ${a.signal} ${a.detector}`;
+    expect(expected.length).toBeGreaterThan(0);
+    expect(kept.alarms.map(key)).toEqual(expected.map(key));
+    expect(kept.alarmCount).toBe(expected.length);
+
+    // another source replaces the recording: its watch stops and its thread ends
+    const live = backend.session.requireRecording().driftWatch!;
+    await backend.handle('source.open', { kind: 'embedded', discard: true });
+    await live.settled();
+    expect(live.state()).toMatchObject({ watching: false, stoppedBecause: 'the recording was replaced' });
+    expect(live.threadEnded).toBe(true);
+  }, 240_000);
 });

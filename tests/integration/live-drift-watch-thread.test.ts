@@ -62,9 +62,13 @@ describe('a live drift watch on its own thread', () => {
       for (let i = from; i < to; i++) watch.step(trace, i, g[i]!, settings);
     };
     // runs that end by the batch size, by the timer, mid-batch at a settle
-    stepRun(FROM_FRAME, FROM_FRAME + 3 * WATCH_BATCH_FRAMES + 5);
-    await pause(3 * WATCH_BATCH_MS);
-    stepRun(FROM_FRAME + 3 * WATCH_BATCH_FRAMES + 5, 3000);
+    const timed = FROM_FRAME + 3 * WATCH_BATCH_FRAMES + 5;
+    stepRun(FROM_FRAME, timed);
+    // the last 5 frames went with the timer, not with a full batch nor a settle
+    const deadline = performance.now() + 20 * WATCH_BATCH_MS;
+    while (watch.steppedThrough < timed && performance.now() < deadline) await pause(WATCH_BATCH_MS / 5);
+    expect(watch.steppedThrough).toBe(timed);
+    stepRun(timed, 3000);
     await watch.settled();
     expect(watch.steppedThrough).toBe(3000);
     const early = watch.alarmCount;
@@ -84,14 +88,21 @@ describe('a live drift watch on its own thread', () => {
     expect(told).toBeGreaterThan(0);
     expect(watch.takeNew().map(key)).toEqual(expected.map(key));
     expect(watch.takeNew()).toEqual([]);
-    const record = watch.record() as { steppedThrough: number; pairs: Array<{ threshold: number | null }> };
+    const record = watch.record(FRAMES) as { steppedThrough: number; pairs: unknown[] };
     expect(record.steppedThrough).toBe(FRAMES);
     expect(record.pairs).toHaveLength(plan.pairs.length);
+    // a file of fewer frames keeps their alarms alone
+    const shorter = watch.record(4000) as { steppedThrough: number; alarms: DriftAlarm[]; alarmCount: number };
+    const before4000 = expected.filter((a) => a.frame < 4000);
+    expect(shorter.steppedThrough).toBe(4000);
+    expect(shorter.alarms.map(key)).toEqual(before4000.map(key));
+    expect(shorter.alarmCount).toBe(before4000.length);
 
     // another gate stops it at that frame; the thread ends, and settling still answers
     watch.step(trace, FRAMES - 1, g[FRAMES - 1]!, { ...settings, zeta: settings.zeta + 0.1 });
     expect(watch.state()).toMatchObject({ watching: false, stoppedBecause: `the knobs moved (frame ${FRAMES - 1})` });
     await watch.settled();
     expect(watch.alarmCount).toBe(expected.length);
+    expect(watch.threadEnded).toBe(true);
   }, 120_000);
 });

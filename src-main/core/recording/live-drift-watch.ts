@@ -41,7 +41,7 @@ export const WATCH_BATCH_FRAMES = 64;
  */
 export const WATCH_BATCH_MS = 250;
 
-/** The signals that read the branches' logits, and those that read the features (with the frame before). */
+/** The signals that read the branches' logits (the features' are FEATURE_SIGNALS, which read the frame before too). */
 const LOGIT_SIGNALS: readonly FrameSignal[] = ['confidence', 'disagreement'];
 const EMPTY = new Float32Array(0);
 
@@ -67,7 +67,10 @@ export class LiveDriftWatch {
   /** The last request sent, settled (a failure stops the watch and says why). */
   private last: Promise<void>;
   private readonly readsLogits: boolean;
+  private readonly readsGateTarget: boolean;
   private readonly readsFeatures: boolean;
+  /** A batch failed on the thread: later answers come from detectors stopped mid-batch, and are dropped. */
+  private failed = false;
 
   /** The batch not yet sent: frames [batchFirst, batchFirst + batchCount) of `batchTrace`, their gate. */
   private batchTrace: Trace | null = null;
@@ -108,6 +111,7 @@ export class LiveDriftWatch {
     const signals = terms.signals;
     this.steppedThrough = fromFrame;
     this.readsLogits = signals.some((s) => LOGIT_SIGNALS.includes(s));
+    this.readsGateTarget = signals.includes('gate-target');
     this.readsFeatures = signals.some((s) => FEATURE_SIGNALS.includes(s));
     const { features, mmd } = featureSignalReferences(trace, signals, terms.reference);
     this.thread = startLiveWatchThread();
@@ -141,15 +145,33 @@ export class LiveDriftWatch {
     if (this.batchCount === WATCH_BATCH_FRAMES) this.sendBatch();
   }
 
-  /** Stops watching: the frames recorded until now are still stepped, then the thread ends. */
+  /**
+   * Stops watching: the frames recorded until now are still stepped, then the thread ends and the
+   * buffers go (a stopped watch stays on the recording for its alarms).
+   */
   stop(reason: string): void {
     if (this.stoppedBecause !== null) return;
     this.stoppedBecause = reason;
     this.sendBatch();
-    void this.last.then(() => this.thread.close());
+    void this.last
+      .then(() => {
+        for (const buffers of Object.values(this.spare)) buffers.length = 0;
+        return this.thread.close();
+      })
+      .catch(() => {
+        // a thread that cannot be terminated is gone already
+      });
   }
 
-  /** Resolves once every frame recorded so far has been stepped and its alarms are here. */
+  /** Whether its thread has ended (a stopped watch's, once its last batch is answered). */
+  get threadEnded(): boolean {
+    return this.thread.endedWith !== null;
+  }
+
+  /**
+   * Resolves once every frame recorded so far has been stepped and its alarms are here. Called in
+   * the same turn as what reads the recording (no await between), it covers exactly those frames.
+   */
   async settled(): Promise<void> {
     this.sendBatch();
     await Promise.all([this.earlier?.settled(), this.last]);
@@ -173,18 +195,22 @@ export class LiveDriftWatch {
     };
   }
 
-  /** The watch as a trace file keeps it (after `settled()`, every frame recorded). */
-  record(): Record<string, unknown> {
+  /**
+   * The watch as a trace file of the recording's first `frameCount` frames keeps it: their alarms
+   * (after `settled()`, of every one of them).
+   */
+  record(frameCount: number): Record<string, unknown> {
+    const alarms = this.alarms.filter((a) => a.frame < frameCount);
     return {
       ...this.terms,
       fromFrame: this.fromFrame,
-      steppedThrough: this.steppedThrough,
+      steppedThrough: Math.min(this.steppedThrough, frameCount),
       stoppedBecause: this.stoppedBecause,
       pairs: this.pairs,
-      alarmCount: this.alarmCount,
-      alarms: this.alarms.map((a) => ({ ...a })),
+      alarmCount: this.alarmCount - (this.alarms.length - alarms.length),
+      alarms: alarms.map((a) => ({ ...a })),
       /** The watches armed on the recording before this one, each with its alarms. */
-      earlier: this.earlier?.record() ?? null,
+      earlier: this.earlier?.record(frameCount) ?? null,
     };
   }
 
@@ -206,7 +232,7 @@ export class LiveDriftWatch {
       classCount: k,
       zStatic: this.readsLogits ? this.rowsOf('zStatic', trace.zStatic, k, rowFrame, end) : EMPTY,
       zDyn: this.readsLogits ? this.rowsOf('zDyn', trace.zDyn, k, rowFrame, end) : EMPTY,
-      uRef: this.rowsOf('uRef', trace.uRef, 1, rowFrame, end),
+      uRef: this.readsGateTarget ? this.rowsOf('uRef', trace.uRef, 1, rowFrame, end) : EMPTY,
       ...(this.readsFeatures && features !== undefined
         ? {
             features: {
@@ -254,12 +280,14 @@ export class LiveDriftWatch {
       },
       (error: unknown) => {
         const message = error instanceof KnobError ? error.message : String(error);
+        this.failed = true;
         this.stop(`the watch's thread failed: ${message}`);
       },
     );
   }
 
   private received(alarms: DriftAlarm[], steppedThrough: number): void {
+    if (this.failed) return;
     this.steppedThrough = steppedThrough;
     if (alarms.length === 0) return;
     for (const alarm of alarms) {

@@ -179,11 +179,14 @@ export class Recording {
   /** Told when a drift watch's alarms come back from its thread (the live stream, to send them). */
   onDriftAlarms: (() => void) | null = null;
 
-  /** What a trace file of this recording keeps besides its columns: its provenance, and its live drift watch. */
-  fileContext(): Record<string, unknown> {
+  /**
+   * What a trace file of this recording's first `frameCount` frames keeps besides its columns: its
+   * provenance, and its live drift watch with the alarms of those frames.
+   */
+  fileContext(frameCount: number): Record<string, unknown> {
     return {
       provenance: this.provenance,
-      ...(this.driftWatch === null ? {} : { driftWatch: this.driftWatch.record() }),
+      ...(this.driftWatch === null ? {} : { driftWatch: this.driftWatch.record(frameCount) }),
     };
   }
 

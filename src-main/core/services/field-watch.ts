@@ -77,8 +77,9 @@ export class FieldWatch {
         () => recording.onDriftAlarms?.(),
       );
     }
-    await recording.driftWatch?.settled();
-    const state = recording.driftWatch?.state() ?? null;
+    const watch = recording.driftWatch;
+    await watch?.settled();
+    const state = watch?.state() ?? null;
     return {
       recordingId: recording.id,
       watching: state?.watching ?? false,

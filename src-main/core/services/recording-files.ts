@@ -18,12 +18,13 @@ export class RecordingFiles {
     const recording = this.session.requireRecording();
     if (recording.frameCount === 0) throw new KnobError('NOT_AVAILABLE', 'nothing recorded yet (start a stream first)');
     await checkOutputFolder(dirname(path)); // before the recording is copied and encoded
-    // the live drift watch's alarms of every frame recorded so far (its thread steps them a batch behind)
-    await recording.driftWatch?.settled();
     const revision = recording.revision;
     const { trace, output } = recording.frozen();
+    // the live drift watch's alarms of every frame frozen (its thread steps them a batch behind; a
+    // playing stream appends more meanwhile, which this file does not hold)
+    await recording.driftWatch?.settled();
     const run = { settings: this.session.knobs.current.gate, output };
-    await writeTraceFile(path, trace, run, recording.fileContext());
+    await writeTraceFile(path, trace, run, recording.fileContext(trace.frameCount));
     recording.markSaved(path, revision);
     this.session.announce();
     return { path, frameCount: trace.frameCount, classCount: trace.classCount };

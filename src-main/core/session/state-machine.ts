@@ -65,9 +65,15 @@ export class StateMachine {
     const to = transitionOf(event).to;
     if (!(to === 'same' ? next.kind === from : to.includes(next.kind)))
       throw new KnobError('INTERNAL', `${event} may not lead from ${from} to ${next.kind} (SESSION_TRANSITIONS)`);
+    const previous = recordingOf(this.current);
     this.current = next;
-    const recording = recordingOf(next)?.id ?? null;
-    this.logger.info({ event, from, to: next.kind, recording }, `session ${from} -> ${next.kind}`);
+    const recording = recordingOf(next);
+    // a live drift watch's thread lives as long as its recording is the session's
+    if (previous !== null && previous !== recording) previous.driftWatch?.stop('the recording was replaced');
+    this.logger.info(
+      { event, from, to: next.kind, recording: recording?.id ?? null },
+      `session ${from} -> ${next.kind}`,
+    );
     this.entered(next);
   }
 
@@ -78,8 +84,9 @@ export class StateMachine {
     this.current = next;
   }
 
-  /** Back to no-model when the session closes. */
+  /** Back to no-model when the session closes (a live drift watch's thread ends). */
   reset(): void {
+    recordingOf(this.current)?.driftWatch?.stop('the session closed');
     this.current = { kind: 'no-model' };
   }
 
