@@ -228,6 +228,15 @@ export class LivePipeline {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Idle, and the recording's drift watch has stepped every frame: its last alarms then go out
+   * with the update `close` sends.
+   */
+  async drained(): Promise<void> {
+    await this.idle();
+    await this.recording.driftWatch?.settled();
+  }
+
   /** Sends the waiting frame when a slot is free, and makes sure the appending loop runs. */
   private sendWaiting(): void {
     if (this.closed) return;

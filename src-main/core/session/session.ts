@@ -163,9 +163,7 @@ export class Session {
     await this.playback.stop();
     const pipeline = pipelineOf(this.state);
     if (pipeline !== null) {
-      await pipeline.idle();
-      // the drift watch's alarms of the last frames go out with the pipeline's last update
-      await recordingOf(this.state)?.driftWatch?.settled();
+      await pipeline.drained();
       pipeline.close();
     }
   }
