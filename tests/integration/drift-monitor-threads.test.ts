@@ -50,7 +50,10 @@ describe('drift thresholds on threads', () => {
   it('a cancelled monitor answers CANCELLED', async () => {
     const controller = new AbortController();
     const running = monitorTrace({ ...input, falseAlarmHours: 2, signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // not within the threads' start: ending a thread still loading its modules took the whole
+    // test process down once in CI (Node's worker termination during module loading); half a
+    // second is past a thread's start here (0.1-0.3 s), and at 2 hours the run takes 3.7 s
+    setTimeout(() => controller.abort(), 500);
     await expect(running).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });
