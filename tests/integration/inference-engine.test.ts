@@ -190,7 +190,10 @@ describe('the built app', () => {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    // requests in the worker protocol's envelope (src-main/core/workers/worker-protocol.ts)
+    // the process says it serves before anything else (src-main/core/workers/worker-protocol.ts)
+    const ready = await new Promise((resolve) => child.once('message', resolve));
+    expect(ready).toEqual({ ready: true });
+    // requests in the worker protocol's envelope
     const reply = await new Promise<{ id: number; result?: { contract: string; labelNames: string[] } }>((resolve) => {
       child.once('message', (message) => resolve(message as never));
       child.send({ id: 1, request: { kind: 'load', options: ModelOptionsSchema.parse({ path: DEFAULT_MODEL_PATH }) } });

@@ -22,8 +22,9 @@ const channels: Array<ThreadChannel<ProtocolTestRequest, unknown>> = [];
 function start(
   concurrent: boolean,
   options: { cancelEndsThread?: boolean; sharedCancel?: boolean } = {},
+  loading?: Int32Array,
 ): ThreadChannel<ProtocolTestRequest, unknown> {
-  const worker = new Worker(bootstrap, { workerData: { entry, concurrent } });
+  const worker = new Worker(bootstrap, { workerData: { entry, concurrent, loading } });
   const channel = new ThreadChannel<ProtocolTestRequest, unknown>(worker, 'the test worker', options);
   channels.push(channel);
   return channel;
@@ -45,6 +46,34 @@ afterEach(async () => {
 });
 
 describe('the worker protocol', () => {
+  it('ends a thread closed or cancelled while it loads only once it serves, failing its calls at once', async () => {
+    for (const how of ['close', 'cancel'] as const) {
+      const loading = shared();
+      const channel = start(false, { cancelEndsThread: true }, loading);
+      const events: string[] = [];
+      channel.worker.on('message', (message: { ready?: boolean }) => {
+        if (message.ready === true) events.push('ready');
+      });
+      const exited = new Promise<void>((resolve) =>
+        channel.worker.on('exit', () => {
+          events.push('exit');
+          resolve();
+        }),
+      );
+      await expect.poll(() => Atomics.load(loading, 1), eventually).toBe(1);
+      const controller = new AbortController();
+      const call = channel.call({ kind: 'echo', value: 1 }, { signal: controller.signal });
+      const closed = how === 'close' ? channel.close() : (controller.abort(), Promise.resolve());
+      await expect(call).rejects.toMatchObject({ code: how === 'close' ? 'INTERNAL' : 'CANCELLED' });
+      // still loading: the thread is not ended under it (Node can crash the process when it is)
+      expect(events).toEqual([]);
+      release(loading);
+      await closed;
+      await exited;
+      expect(events, how).toEqual(['ready', 'exit']);
+    }
+  });
+
   it('settles each request with the reply under its own id, in the order the worker answers', async () => {
     const channel = start(true);
     const gate = shared();

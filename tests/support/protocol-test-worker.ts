@@ -34,6 +34,14 @@ export type ProtocolTestRequest =
 
 let kept: ArrayBuffer | null = null;
 
+// workerData.loading: the thread stays in its module's evaluation, as one loading its modules
+// does, until loading[0] is set (it sets loading[1] once there)
+const { loading } = workerData as { loading?: Int32Array };
+if (loading !== undefined) {
+  Atomics.store(loading, 1, 1);
+  Atomics.wait(loading, 0, 0);
+}
+
 serve<ProtocolTestRequest, unknown>(
   async (request, { signal, progress }) => {
     switch (request.kind) {

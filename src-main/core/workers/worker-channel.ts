@@ -97,6 +97,8 @@ export class WorkerChannel<Request, Result> {
 
   /** A message from the worker. */
   receive(message: FromWorker<Result>): void {
+    // that the worker serves matters only to a thread's channel, which listens for it (ThreadChannel)
+    if (isReady(message)) return;
     if (typeof message !== 'object' || message === null || typeof message.id !== 'number') {
       this.end(new KnobError('INTERNAL', `${this.what} sent a message that is not the protocol's`));
       return;
@@ -121,7 +123,15 @@ export class WorkerChannel<Request, Result> {
   }
 }
 
-/** A channel over a worker thread, wired to its events; `close` ends it. */
+function isReady(message: unknown): message is { ready: true } {
+  return typeof message === 'object' && message !== null && (message as { ready?: unknown }).ready === true;
+}
+
+/**
+ * A channel over a worker thread, wired to its events; `close` ends it. The thread is terminated
+ * only once it has said it serves (worker-protocol.ts) or has exited: a channel closed or cancelled
+ * while its thread still loads fails its calls at once, and the thread ends as soon as it has loaded.
+ */
 export class ThreadChannel<Request, Result> extends WorkerChannel<Request, Result> {
   constructor(
     readonly worker: Worker,
@@ -132,23 +142,42 @@ export class ThreadChannel<Request, Result> extends WorkerChannel<Request, Resul
      */
     options: { cancelEndsThread?: boolean; sharedCancel?: boolean } = {},
   ) {
+    let loaded = (): void => {};
+    const serving = new Promise<void>((resolve) => (loaded = resolve));
+    let ending: Promise<void> | null = null;
+    const endThread = (): Promise<void> =>
+      (ending ??= serving.then(async () => {
+        await worker.terminate();
+      }));
     super(
       worker,
       what,
-      options.cancelEndsThread === true ? () => void worker.terminate() : undefined,
+      options.cancelEndsThread === true ? () => void endThread() : undefined,
       options.sharedCancel === true,
     );
-    worker.on('message', (message: FromWorker<Result>) => this.receive(message));
-    worker.on('error', (error) => this.end(new KnobError('INTERNAL', `${what} failed: ${error.message}`)));
+    this.endThread = endThread;
+    worker.on('message', (message: FromWorker<Result>) => {
+      if (isReady(message)) loaded();
+      this.receive(message);
+    });
+    worker.on('error', (error) => {
+      loaded();
+      this.end(new KnobError('INTERNAL', `${what} failed: ${error.message}`));
+    });
     worker.on('messageerror', (error) =>
       this.end(new KnobError('INTERNAL', `${what}'s reply could not be read: ${error.message}`)),
     );
-    worker.on('exit', (code) => this.end(new KnobError('INTERNAL', `${what} exited (code ${code})`)));
+    worker.on('exit', (code) => {
+      loaded();
+      this.end(new KnobError('INTERNAL', `${what} exited (code ${code})`));
+    });
   }
 
-  /** Ends the thread; calls still pending fail with `error` (by default: the thread was closed). */
+  private readonly endThread: () => Promise<void>;
+
+  /** Ends the thread (once it has loaded); calls still pending fail at once with `error` (by default: the thread was closed). */
   async close(error = new KnobError('INTERNAL', `${this.what} was closed`)): Promise<void> {
     this.end(error);
-    await this.worker.terminate();
+    await this.endThread();
   }
 }

@@ -23,6 +23,14 @@ export interface WorkerProgress {
  */
 export type ToWorker<Request> = { id: number; request: Request; cancelFlag?: Int32Array } | { cancel: number };
 
-/** From the worker, about one request: its result, its error, or how far it has got. */
+/**
+ * From the worker, about one request: its result, its error, or how far it has got; and once, first,
+ * `ready`: its modules are loaded and it serves. A thread is ended only after that (or after it has
+ * exited): Node can crash the whole process when a worker is terminated while it is still loading
+ * its modules (nodejs/node#39036), which a cancel in the first tenth of a second used to do.
+ */
 export type FromWorker<Result> =
-  { id: number; result: Result } | { id: number; error: KnobErrorPayload } | { id: number; progress: WorkerProgress };
+  | { id: number; result: Result }
+  | { id: number; error: KnobErrorPayload }
+  | { id: number; progress: WorkerProgress }
+  | { ready: true };

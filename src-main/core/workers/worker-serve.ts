@@ -121,4 +121,5 @@ export function serve<Request, Result>(handler: RequestHandler<Request, Result>,
       void pump();
     }
   });
+  port.postMessage({ ready: true });
 }
