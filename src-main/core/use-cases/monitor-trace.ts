@@ -7,13 +7,15 @@ import {
   type DriftDetector,
   type FrameSignal,
   type MonitorPlan,
+  type MonitorSignal,
   type MonitorReport,
   type ThresholdCalibration,
 } from '../../../src-shared/drift';
 import { KnobError } from '../../../src-shared/errors';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import { frameRateHzOf, type Trace } from '../../../src-shared/trace/trace';
-import { calibrateOnThreads } from '../drift/threshold-threads';
+import { availableParallelism } from 'node:os';
+import { ThresholdThreads } from '../drift/threshold-threads';
 
 export interface MonitorTraceInput {
   trace: Trace;
@@ -50,7 +52,8 @@ export const REFERENCE_FRACTION = 0.2;
  * the knobs, each through the chosen detectors with thresholds calibrated on the reference window
  * to the operator's mean time between false alarms, converted to frames at the recording's own
  * frame rate (its timestamps). The reference is checked before any signal is computed; the
- * thresholds, the costly part, are calibrated on threads (threshold-threads.ts), cancellable.
+ * thresholds, the costly part, are calibrated on threads (threshold-threads.ts), cancellable; the
+ * threads start before the signals are computed, so that they load meanwhile.
  */
 export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTraceResult> {
   const { trace } = input;
@@ -68,20 +71,37 @@ export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTra
   const windowFrames =
     input.windowFrames ?? Math.min(Math.round(10 * framesPerSecond), Math.floor(referenceFrames / 2));
   const strideFrames = input.strideFrames ?? Math.max(1, Math.round(framesPerSecond));
-  const signals = frameSignals(trace, input.settings, input.signals, reference);
-  const plan = planMonitor(signals, {
-    referenceStart: reference.start,
-    referenceEnd: reference.end,
-    meanFramesBetweenFalseAlarms: input.falseAlarmHours * 3600 * framesPerSecond,
-    detectors: input.detectors,
-    windowFrames: Math.max(2, windowFrames),
-    strideFrames,
-    bins: input.bins,
-    seed: input.seed,
-  });
-  const calibrations = await calibrateOnThreads(plan.requests, input.signal);
-  input.onCalibrated?.(plan, calibrations);
-  const report = runMonitor(signals, plan, calibrations);
+  // started first: they load while the signals are computed
+  const threads = new ThresholdThreads(Math.min(availableParallelism(), input.signals.length));
+  let signals: MonitorSignal[];
+  let plan: MonitorPlan;
+  let calibrations: ThresholdCalibration[][];
+  try {
+    signals = frameSignals(trace, input.settings, input.signals, reference);
+    plan = planMonitor(signals, {
+      referenceStart: reference.start,
+      referenceEnd: reference.end,
+      meanFramesBetweenFalseAlarms: input.falseAlarmHours * 3600 * framesPerSecond,
+      detectors: input.detectors,
+      windowFrames: Math.max(2, windowFrames),
+      strideFrames,
+      bins: input.bins,
+      seed: input.seed,
+    });
+    calibrations = await threads.calibrate(plan.requests, input.signal);
+  } catch (error) {
+    await threads.close();
+    throw error;
+  }
+  // the threads end while the monitor runs (a tenth of a second on an hour)
+  const closing = threads.close();
+  let report: MonitorReport;
+  try {
+    input.onCalibrated?.(plan, calibrations);
+    report = runMonitor(signals, plan, calibrations);
+  } finally {
+    await closing;
+  }
   return {
     ...report,
     framesPerSecond,
