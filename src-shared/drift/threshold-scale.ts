@@ -1,3 +1,5 @@
+import { nextDown } from '../next-double';
+
 /**
  * How the thresholds of a signal's detectors move together when they are calibrated jointly
  * (false-alarm-threshold.ts): one parameter q, and each detector's threshold a non-decreasing
@@ -78,20 +80,4 @@ export function horizonMaximaScale(maxima: Float64Array): ThresholdScale {
     return (lo - 1 + (value - below) / (sorted[lo]! - below)) / (m - 1);
   }
   return scale;
-}
-
-const scratchDouble = new Float64Array(1);
-const scratchBits = new BigInt64Array(scratchDouble.buffer);
-
-/** The next double above x (finite x). */
-function nextUp(x: number): number {
-  if (x === 0) return Number.MIN_VALUE;
-  scratchDouble[0] = x;
-  scratchBits[0]! += x > 0 ? 1n : -1n;
-  return scratchDouble[0];
-}
-
-/** The next double below x (finite x). */
-function nextDown(x: number): number {
-  return -nextUp(-x);
 }
