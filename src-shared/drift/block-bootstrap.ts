@@ -67,14 +67,17 @@ export function integratedAutocorrelationTime(series: Float64Array): number {
   let mean = 0;
   for (let i = 0; i < n; i++) mean += series[i]!;
   mean /= n;
+  // centred once: the same deviations as computed term by term, so the same sums, at one multiply-add a term
+  const centred = new Float64Array(n);
+  for (let i = 0; i < n; i++) centred[i] = series[i]! - mean;
   let variance = 0;
-  for (let i = 0; i < n; i++) variance += (series[i]! - mean) ** 2;
+  for (let i = 0; i < n; i++) variance += centred[i]! ** 2;
   let tau = 1;
   if (!(variance > 0)) return tau;
   const lags = Math.min(MAX_LAG, Math.floor(n / 4));
   for (let lag = 1; lag <= lags; lag++) {
     let sum = 0;
-    for (let i = lag; i < n; i++) sum += (series[i]! - mean) * (series[i - lag]! - mean);
+    for (let i = lag; i < n; i++) sum += centred[i]! * centred[i - lag]!;
     const rho = sum / variance;
     if (!(rho > 0)) break;
     tau += 2 * rho;
