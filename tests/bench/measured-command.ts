@@ -17,3 +17,25 @@ export function measuredCommand(buildDir: string, args: string[]): { ms: number;
   const peak = /KNOB_PEAK_RSS_KB=(\d+)/.exec(result.stderr);
   return { ms, peakMb: peak === null ? Number.NaN : Number(peak[1]) / 1024, stdout: result.stdout };
 }
+
+/**
+ * The command `runs` times, one after another: the median run (its output and peak memory) and
+ * every run's wall time in the order run. The first run after the benchmark has built the app and
+ * written its inputs was 0.3-0.5 s slower than the next ones on the 2-core build machine
+ * (2026-12-07; probably the parent's garbage collector still at work on what it wrote, on the same
+ * two cores), so a single run says more about the moment than about the command.
+ */
+export function measuredCommandRuns(
+  buildDir: string,
+  args: string[],
+  runs = 3,
+): { ms: number; peakMb: number; stdout: string; runsMs: number[] } {
+  const measured = Array.from({ length: runs }, () => measuredCommand(buildDir, args));
+  const median = [...measured].sort((a, b) => a.ms - b.ms)[Math.floor(runs / 2)]!;
+  return { ...median, runsMs: measured.map((m) => m.ms) };
+}
+
+/** "1.87 s (1.83, 1.87, 2.39 s)": a median and every run, in seconds. */
+export function secondsOfRuns(measured: { ms: number; runsMs: number[] }): string {
+  return `${(measured.ms / 1000).toFixed(2)} s (runs ${measured.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s)`;
+}
