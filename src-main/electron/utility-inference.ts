@@ -21,7 +21,7 @@ export const utilityLauncher: InferenceLauncher = (events) => {
   let ended = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.on('message', (message: FromInferenceProcess) => {
-    stderr.replied();
+    stderr.replied(message);
     events.message(message);
   });
   child.once('exit', (code: number) => {

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { mainEntry } from '../workers/main-entry';
+import { isReadyMessage } from '../workers/worker-protocol';
 import type { FromInferenceProcess, ToInferenceProcess } from './inference-protocol';
 
 /**
@@ -42,11 +43,12 @@ export class StderrTail {
   }
   private started = false;
   /**
-   * Called with every message from the process: the first one answers the load, so what was
-   * written before it is start-up chatter (e.g. a GPU provider probing), not a crash reason.
+   * Called with every message from the process: the first answer (to the load) means what was
+   * written before it is start-up chatter (e.g. a GPU provider probing), not a crash reason. The
+   * process's `ready` comes before the load starts, so it clears nothing.
    */
-  replied(): void {
-    if (this.started) return;
+  replied(message: FromInferenceProcess): void {
+    if (this.started || isReadyMessage(message)) return;
     this.started = true;
     this.text = '';
   }
@@ -74,7 +76,7 @@ export const forkLauncher: InferenceLauncher = (events) => {
     events.exit(stderr.reason(reason));
   };
   child.on('message', (message: FromInferenceProcess) => {
-    stderr.replied();
+    stderr.replied(message);
     events.message(message);
   });
   // 'error' also reports a failed send or kill of a running process; only one that never started

@@ -2,7 +2,7 @@ import type { Transferable, Worker } from 'node:worker_threads';
 import { Correlator } from '../../../src-shared/api/correlator';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import { cancelledError, KnobError } from '../../../src-shared/errors';
-import type { FromWorker, ToWorker, WorkerProgress } from './worker-protocol';
+import { isReadyMessage, type FromWorker, type ToWorker, type WorkerProgress } from './worker-protocol';
 
 /** Where requests go: a worker_threads Worker, or an adapter over a child process's channel. */
 export interface RequestPort<Request> {
@@ -98,7 +98,7 @@ export class WorkerChannel<Request, Result> {
   /** A message from the worker. */
   receive(message: FromWorker<Result>): void {
     // that the worker serves matters only to a thread's channel, which listens for it (ThreadChannel)
-    if (isReady(message)) return;
+    if (isReadyMessage(message)) return;
     if (typeof message !== 'object' || message === null || typeof message.id !== 'number') {
       this.end(new KnobError('INTERNAL', `${this.what} sent a message that is not the protocol's`));
       return;
@@ -121,10 +121,6 @@ export class WorkerChannel<Request, Result> {
     this.progress.clear();
     this.calls.failAll(error);
   }
-}
-
-function isReady(message: unknown): message is { ready: true } {
-  return typeof message === 'object' && message !== null && (message as { ready?: unknown }).ready === true;
 }
 
 /**
@@ -157,7 +153,7 @@ export class ThreadChannel<Request, Result> extends WorkerChannel<Request, Resul
     );
     this.endThread = endThread;
     worker.on('message', (message: FromWorker<Result>) => {
-      if (isReady(message)) loaded();
+      if (isReadyMessage(message)) loaded();
       this.receive(message);
     });
     worker.on('error', (error) => {

@@ -34,3 +34,8 @@ export type FromWorker<Result> =
   | { id: number; error: KnobErrorPayload }
   | { id: number; progress: WorkerProgress }
   | { ready: true };
+
+/** Whether a message from a worker is its `ready` (the one message about no request). */
+export function isReadyMessage(message: unknown): message is { ready: true } {
+  return typeof message === 'object' && message !== null && (message as { ready?: unknown }).ready === true;
+}
