@@ -1,3 +1,4 @@
+import { dotProduct } from '../calibrators/dot-product';
 import { AUTOREGRESSION_KERNEL_WASM } from './autoregression-kernel-wasm';
 
 /**
@@ -43,14 +44,18 @@ function kernelWithBytes(bytes: number): { autoregress: Autoregress; buffer: Arr
   return { autoregress: kernel.autoregress, buffer: kernel.memory.buffer };
 }
 
+/** Whether this machine stores numbers little-endian, as WebAssembly's memory always does. */
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+
 /**
  * An AR(p) recursion over `count` frames, in place: block[t] holds frame t's innovation on entry
  * and its value z_t = innovation_t + sum_j coefficients[j] z_{t-1-j} on return. `lags` is the
- * ring of the last p values twice over (lags[at + j] = lags[at + j + p] = z_{t-1-j}), updated as
- * the frames go; the ring's position after the block is returned. Each value is bit for bit the
- * JavaScript `innovation + dotProduct(coefficients, 0, lags, at, p)` (dot-product.ts), computed in
- * WebAssembly with SIMD (autoregression-kernel.wat): 9 ns a frame at p = 50 against 60-70 ns, on
- * the 2-core build machine (2026-12-07).
+ * ring of the last p values twice over (lags[i] = lags[i + p] for i < p, and lags[at + j] =
+ * z_{t-1-j}), updated as the frames go; the ring's position after the block is returned. Each value
+ * is bit for bit autoregressInJavaScript's, computed in WebAssembly with SIMD
+ * (autoregression-kernel.wat): 15 ns a frame at p = 46 against 53-65 ns (`npm run bench -- drift`,
+ * 2026-12-07, the 2-core build machine). On a big-endian machine, where the views below would
+ * write the memory in the wrong byte order, the JavaScript runs instead.
  */
 export function autoregressInPlace(
   coefficients: Float64Array,
@@ -61,6 +66,7 @@ export function autoregressInPlace(
 ): number {
   const p = coefficients.length;
   if (lags.length < 2 * p || count > block.length) throw new RangeError('autoregressInPlace: lags or block too short');
+  if (!LITTLE_ENDIAN) return autoregressInJavaScript(coefficients, lags, at, block, count);
   const lagsAt = p * 8;
   const blockAt = 3 * p * 8;
   const { autoregress, buffer } = kernelWithBytes(blockAt + count * 8);
@@ -73,4 +79,28 @@ export function autoregressInPlace(
   lags.set(ring);
   block.set(frames);
   return next;
+}
+
+/**
+ * The same recursion in JavaScript, frame by frame: z_t = innovation_t + dotProduct(coefficients,
+ * 0, lags, at, p), the ring stepped back one and z written twice. What the copula stream ran before
+ * the kernel; the kernel's test compares with it bit for bit and the drift benchmark times both.
+ */
+export function autoregressInJavaScript(
+  coefficients: Float64Array,
+  lags: Float64Array,
+  at: number,
+  block: Float64Array,
+  count: number,
+): number {
+  const p = coefficients.length;
+  for (let t = 0; t < count; t++) {
+    const z = block[t]! + dotProduct(coefficients, 0, lags, at, p);
+    block[t] = z;
+    if (p > 0) {
+      at = at === 0 ? p - 1 : at - 1;
+      lags[at] = lags[at + p] = z;
+    }
+  }
+  return at;
 }

@@ -122,7 +122,7 @@ const BLOCK_FRAMES = 2048;
 /** A simulated stream from the model, frame by frame, as indices into its sorted reference. */
 export class CopulaStream {
   /**
-   * The last p scores twice over (lags[at + j] = lags[at + j + p] = z_{t-1-j}), so the AR sum reads
+   * The last p scores twice over (lags[i] = lags[i + p], and lags[at + j] = z_{t-1-j}), so the AR sum reads
    * p consecutive values with no wrap-around: the simulation runs tens of millions of frames.
    */
   private readonly lags: Float64Array;

@@ -36,6 +36,11 @@ export interface ThresholdOptions {
   /** false: every path runs its full length (what the early stop is tested against); default true. */
   stopEarly?: boolean;
   /**
+   * false: a path runs to the end of its step even past the estimate (what stopping within a step
+   * is tested against: the same answer from fewer frames); default true.
+   */
+  stopWithinStep?: boolean;
+  /**
    * Paths pause once past the q whose estimated mean run length is this many times the target
    * (default ESTIMATE_MARGIN), and resume if the answer proves higher: only the frames drawn depend
    * on it, never the answer (a test sets it low, so the paths must resume).
@@ -190,7 +195,7 @@ export function thresholdsForMeanFramesBetweenAlarms(
       // frames: 1,812 looks for one signal of the hour instead of 17. After a step that advanced
       // the paths by fewer than STEP_FRAMES in all, the next runs them to its end, as it did
       // before paths stopped within a step.
-      pauseAt = advanced >= STEP_FRAMES ? estimate : Infinity;
+      pauseAt = advanced >= STEP_FRAMES && options.stopWithinStep !== false ? estimate : Infinity;
     }
     active = 0;
     for (const state of states) {

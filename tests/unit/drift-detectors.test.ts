@@ -166,6 +166,15 @@ describe('false alarms at the chosen rate', () => {
       expect(early.map(answer)).toEqual(fullOfGroup.map(answer));
       expect(early.every((c) => c.reachable && c.censoredPaths < c.paths)).toBe(true);
       expect(early[0]!.simulatedFrames).toBeLessThan(fullOfGroup[0]!.simulatedFrames);
+      // a path stopped on the frame it passes the estimate, not at the end of its step: the same
+      // answer from fewer frames
+      const wholeSteps = thresholdsForMeanFramesBetweenAlarms(made, reference, 30_000, {
+        ...options,
+        estimateMargin,
+        stopWithinStep: false,
+      });
+      expect(wholeSteps.map(answer)).toEqual(fullOfGroup.map(answer));
+      expect(early[0]!.simulatedFrames).toBeLessThan(wholeSteps[0]!.simulatedFrames);
     }
   });
 

@@ -53,7 +53,10 @@ export const REFERENCE_FRACTION = 0.2;
  * to the operator's mean time between false alarms, converted to frames at the recording's own
  * frame rate (its timestamps). The reference is checked before any signal is computed; the
  * thresholds, the costly part, are calibrated on threads (threshold-threads.ts), cancellable; the
- * threads start before the signals are computed, so that they load meanwhile.
+ * threads (one a signal, at most one a core) start before the signals are computed, so that they
+ * load meanwhile. A setting the plan refuses (a window longer than the reference, a target past the
+ * simulation's limit) is therefore refused once they have loaded, a few tenths of a second later,
+ * and a signal left untested still had its thread load.
  */
 export async function monitorTrace(input: MonitorTraceInput): Promise<MonitorTraceResult> {
   const { trace } = input;
