@@ -6,9 +6,17 @@ import { WindowKs } from './window-ks';
 export type StatisticSpec =
   { detector: 'cusum' } | { detector: 'window-ks'; windowFrames: number; strideFrames: number; bins: number };
 
-/** The detector fitted to a reference: its mean and sd, or its quantile edges. */
-export function makeStatistic(spec: StatisticSpec, reference: Float64Array): AlarmStatistic {
-  if (spec.detector === 'window-ks') return new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins);
+/**
+ * The detector fitted to a reference: its mean and sd, or its quantile edges (from
+ * `sortedReference`, the reference in ascending order, when the caller has it).
+ */
+export function makeStatistic(
+  spec: StatisticSpec,
+  reference: Float64Array,
+  sortedReference?: Float64Array,
+): AlarmStatistic {
+  if (spec.detector === 'window-ks')
+    return new WindowKs(reference, spec.windowFrames, spec.strideFrames, spec.bins, sortedReference);
   const { mean, sd } = meanAndSd(reference);
   // a simulated reference can come out constant where the real one was not: a tiny sd, then
   return new TwoSidedCusum(mean, sd > 0 ? sd : Number.MIN_VALUE);

@@ -1,8 +1,16 @@
 import { seededRandom } from '../random';
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
 import { CopulaStream, fitCopulaAutoregression } from './copula-autoregression';
-import { countAtMost } from './sorted-search';
-import { horizonMaximaScale, IDENTITY_SCALE, type ThresholdScale } from './threshold-scale';
+import {
+  estimatedParameter,
+  groupRunLength,
+  leastParameterReaching,
+  meanRunLength,
+  scaleFromHorizon,
+  upperBoundOfParameter,
+  type PathRecords,
+} from './path-records';
+import { IDENTITY_SCALE, type ThresholdScale } from './threshold-scale';
 
 export interface ThresholdCalibration {
   /** Alarm when the statistic is above this. */
@@ -63,7 +71,7 @@ export interface ThresholdOptions {
  * can only be longer, so the true mean is at least the simulated one (conservative).
  */
 export function thresholdForMeanFramesBetweenAlarms(
-  makeStatistic: (reference: Float64Array) => AlarmStatistic,
+  makeStatistic: StatisticMaker,
   reference: Float64Array,
   targetFrames: number,
   options: ThresholdOptions,
@@ -71,8 +79,11 @@ export function thresholdForMeanFramesBetweenAlarms(
   return thresholdsForMeanFramesBetweenAlarms([makeStatistic], reference, targetFrames, options)[0]!;
 }
 
+/** A detector fitted to a (simulated) reference, given in time order and in ascending order. */
+export type StatisticMaker = (reference: Float64Array, sortedReference: Float64Array) => AlarmStatistic;
+
 /** One simulated path: its own random stream, its detectors fitted to its simulated reference, its records. */
-interface SimulatedPath {
+interface SimulatedPath extends PathRecords {
   stream: CopulaStream;
   statistics: AlarmStatistic[];
   /**
@@ -81,11 +92,6 @@ interface SimulatedPath {
    */
   codes: Float64Array[] | null;
   max: Float64Array;
-  /** Per detector, its running-maximum records: the frame (1-based) and the new maximum. */
-  frames: number[][];
-  values: number[][];
-  /** Frames simulated so far. */
-  framesDone: number;
   done: boolean;
   /** Past the current estimate of the answer: waits until the estimate proves too low. */
   paused: boolean;
@@ -120,7 +126,7 @@ const HORIZON_TARGETS = 0.25;
  * path to its full length.
  */
 export function thresholdsForMeanFramesBetweenAlarms(
-  makers: ReadonlyArray<(reference: Float64Array) => AlarmStatistic>,
+  makers: ReadonlyArray<StatisticMaker>,
   reference: Float64Array,
   targetFrames: number,
   options: ThresholdOptions,
@@ -134,12 +140,22 @@ export function thresholdsForMeanFramesBetweenAlarms(
   const horizonFrames =
     d === 1 ? 0 : Math.min(pathFrames, Math.max(minPathFrames, Math.ceil(HORIZON_TARGETS * targetFrames)));
   const simulatedReference = new Float64Array(n);
+  const sortedSimulatedReference = new Float64Array(n);
+  const indexCounts = new Uint32Array(n);
   const precompute = paths * d * n <= MAX_PRECOMPUTED_CODES;
   const stopEarly = options.stopEarly ?? true;
   const states: SimulatedPath[] = Array.from({ length: paths }, (_, p) => {
     const stream = new CopulaStream(model, seededRandom((options.seed + Math.imul(p + 1, 0x9e3779b1)) >>> 0));
-    for (let i = 0; i < n; i++) simulatedReference[i] = model.sorted[stream.nextIndex()]!;
-    const statistics = makers.map((make) => make(simulatedReference));
+    indexCounts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const index = stream.nextIndex();
+      simulatedReference[i] = model.sorted[index]!;
+      indexCounts[index]!++;
+    }
+    // the stream's values are model.sorted[index]: counted by index, they come out in order
+    for (let index = 0, at = 0; index < n; index++)
+      for (let c = indexCounts[index]!; c > 0; c--) sortedSimulatedReference[at++] = model.sorted[index]!;
+    const statistics = makers.map((make) => make(simulatedReference, sortedSimulatedReference));
     return {
       stream,
       statistics,
@@ -215,9 +231,15 @@ export function thresholdsForMeanFramesBetweenAlarms(
   }
   let simulatedFrames = paths * n;
   for (const state of states) simulatedFrames += state.framesDone;
-  return calibrationsFromRecords(states, scales!, targetFrames, pathFrames, model.coefficients.length, d).map(
-    (calibration) => ({ ...calibration, simulatedFrames }),
-  );
+  return calibrationsFromRecords(
+    states,
+    scales!,
+    { above: tooLow, atMost: bound },
+    targetFrames,
+    pathFrames,
+    model.coefficients.length,
+    d,
+  ).map((calibration) => ({ ...calibration, simulatedFrames }));
 }
 
 /**
@@ -275,180 +297,27 @@ function advance(state: SimulatedPath, sorted: Float64Array, to: number, stopAbo
   state.framesDone = to;
 }
 
-/**
- * Detector k's scale from its largest value within the first `horizonFrames` of every path, or
- * null when it never tested there on any path (it cannot alarm at any threshold the group can set).
- */
-function scaleFromHorizon(states: readonly SimulatedPath[], k: number, horizonFrames: number): ThresholdScale | null {
-  const maxima: number[] = [];
-  for (const state of states) {
-    const at = countAtMost(state.frames[k]!, horizonFrames) - 1;
-    if (at >= 0) maxima.push(state.values[k]![at]!);
-  }
-  return maxima.length === 0 ? null : horizonMaximaScale(Float64Array.from(maxima));
-}
-
-/**
- * A path's group run length at parameter q: the first frame on which any detector passed its
- * threshold, or -1 when none has within the frames simulated.
- */
-function groupRunLength(state: SimulatedPath, scales: ReadonlyArray<ThresholdScale | null>, q: number): number {
-  let first = -1;
-  for (let k = 0; k < scales.length; k++) {
-    const scale = scales[k];
-    if (scale === null || scale === undefined) continue;
-    const at = firstAbove(state.values[k]!, scale.at(q));
-    if (at >= 0) {
-      const frame = state.frames[k]![at]!;
-      if (first < 0 || frame < first) first = frame;
-    }
-  }
-  return first;
-}
-
-/** Every q at which some path's group run length can change: the inverses of all records. */
-function parameterCandidates(
-  states: readonly SimulatedPath[],
-  scales: ReadonlyArray<ThresholdScale | null>,
-): Float64Array {
-  const candidates: number[] = [];
-  scales.forEach((scale, k) => {
-    if (scale === null) return;
-    for (const state of states) for (const value of state.values[k]!) candidates.push(scale.inverse(value));
-  });
-  return Float64Array.from(candidates).sort();
-}
-
-/**
- * A q at which the mean run length is at least the target even if every path that has not passed
- * it ended now (Infinity when there is none yet): the q the full simulation finds is at most it.
- * Bisected on q itself.
- */
-function upperBoundOfParameter(
-  states: readonly SimulatedPath[],
-  scales: ReadonlyArray<ThresholdScale | null>,
-  targetFrames: number,
-): number {
-  const lowerMean = (q: number): number => {
-    let sum = 0;
-    for (const state of states) {
-      const at = groupRunLength(state, scales, q);
-      sum += at < 0 ? state.framesDone : at;
-    }
-    return sum / states.length;
-  };
-  const { lo, hi } = parameterRange(states, scales);
-  return bisectParameter(lowerMean, targetFrames, lo, hi);
-}
-
-/** The q of the lowest and the highest record over the paths (lo > hi when there is none). */
-function parameterRange(
-  states: readonly SimulatedPath[],
-  scales: ReadonlyArray<ThresholdScale | null>,
-): { lo: number; hi: number } {
-  let lo = Infinity;
-  let hi = -Infinity;
-  scales.forEach((scale, k) => {
-    if (scale === null) return;
-    for (const state of states) {
-      const values = state.values[k]!;
-      if (values.length === 0) continue;
-      lo = Math.min(lo, scale.inverse(values[0]!));
-      hi = Math.max(hi, scale.inverse(values[values.length - 1]!));
-    }
-  });
-  return { lo, hi };
-}
-
-/**
- * A q in [lo, hi] at which the non-decreasing `mean` is at least `wanted`, within (hi - lo) / 2^32
- * of the least such q (Infinity when even hi falls short), by halving the bracket: a bound for
- * stopping paths, so closer would only save a path a few frames, at a search over every path a step.
- */
-function bisectParameter(mean: (q: number) => number, wanted: number, lo: number, hi: number): number {
-  if (!(hi >= lo) || mean(hi) < wanted) return Infinity;
-  if (mean(lo) >= wanted) return lo;
-  for (let i = 0; i < 32 && hi > lo; i++) {
-    const mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    if (mean(mid) >= wanted) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-/**
- * Where the paths are likely to put the answer, so a path can wait there instead of running on to
- * the bound: the q at which an exponential run length, fitted to what the paths show at q (its
- * maximum-likelihood mean from the passed and the still-running paths), censored at the paths'
- * length like the simulation, has the wanted mean (by default 5 % above the target). Only the
- * frames depend on it: a path paused past it resumes when the answer proves higher (the loop above
- * checks).
- */
-function estimatedParameter(
-  states: readonly SimulatedPath[],
-  scales: ReadonlyArray<ThresholdScale | null>,
-  wantedFrames: number,
-  pathFrames: number,
-): number {
-  const predictedMean = (q: number): number => {
-    let frames = 0;
-    let passed = 0;
-    for (const state of states) {
-      const at = groupRunLength(state, scales, q);
-      if (at >= 0) passed++;
-      frames += at >= 0 ? at : state.framesDone;
-    }
-    if (passed === 0) return Infinity;
-    const mean = frames / passed;
-    return mean * (1 - Math.exp(-pathFrames / mean));
-  };
-  const { lo, hi } = parameterRange(states, scales);
-  return bisectParameter(predictedMean, wantedFrames, lo, hi);
-}
-
 const ESTIMATE_MARGIN = 1.05;
 
-/** The group's mean run length at q over the paths, a path without an alarm counted as pathFrames. */
-function meanRunLength(
-  states: readonly SimulatedPath[],
-  scales: ReadonlyArray<ThresholdScale | null>,
-  q: number,
-  pathFrames: number,
-): { mean: number; censored: number } {
-  let sum = 0;
-  let censored = 0;
-  for (const state of states) {
-    const at = groupRunLength(state, scales, q);
-    if (at < 0) {
-      sum += pathFrames;
-      censored++;
-    } else sum += at;
-  }
-  return { mean: sum / states.length, censored };
-}
-
+/**
+ * Each detector's threshold at the least q whose mean run length reaches the target
+ * (path-records.ts), with what the simulation gives there; `known` is what the looks proved: every
+ * q at or below `above` falls short, and the target is met at `atMost`.
+ */
 function calibrationsFromRecords(
   states: readonly SimulatedPath[],
   scales: ReadonlyArray<ThresholdScale | null>,
+  known: { above: number; atMost: number },
   targetFrames: number,
   pathFrames: number,
   order: number,
   detectors: number,
 ): Array<Omit<ThresholdCalibration, 'simulatedFrames'>> {
   const paths = states.length;
-  const candidates = parameterCandidates(states, scales);
-  // the mean run length only grows with q: bisect the candidates for the first that reaches it
-  let lo = 0;
-  let hi = candidates.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (meanRunLength(states, scales, candidates[mid]!, pathFrames).mean >= targetFrames) hi = mid;
-    else lo = mid + 1;
-  }
-  const q = candidates.length === 0 ? Infinity : candidates[hi]!;
+  const q = leastParameterReaching(states, scales, known, targetFrames, pathFrames);
   const { mean, censored } = meanRunLength(states, scales, q, pathFrames);
-  const groupReachable = candidates.length > 0 && censored < paths;
+  // Infinity: no path has a record
+  const groupReachable = Number.isFinite(q) && censored < paths;
   const method =
     `simulated: ${paths} unshifted streams of ${pathFrames} frames from a Gaussian-copula AR(${order}) ` +
     'fitted to the reference, the detector refitted on a simulated reference each (Gandy and Kvaloy 2013), ' +
@@ -467,12 +336,6 @@ function calibrationsFromRecords(
     autoregressionOrder: order,
     method,
   }));
-}
-
-/** The index of the first record above the threshold (records increase), or -1. */
-function firstAbove(values: ArrayLike<number>, threshold: number): number {
-  const at = countAtMost(values, threshold);
-  return at < values.length ? at : -1;
 }
 
 export const DEFAULT_PATHS = 64;

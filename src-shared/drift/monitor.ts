@@ -83,7 +83,10 @@ export interface ThresholdRequest {
 
 export function calibrateThresholds(request: ThresholdRequest): ThresholdCalibration[] {
   return thresholdsForMeanFramesBetweenAlarms(
-    request.specs.map((spec) => (reference: Float64Array) => makeStatistic(spec, reference)),
+    request.specs.map(
+      (spec) => (reference: Float64Array, sortedReference: Float64Array) =>
+        makeStatistic(spec, reference, sortedReference),
+    ),
     request.reference,
     request.targetFrames,
     { paths: request.paths, minPathFrames: request.minPathFrames, seed: request.seed },
