@@ -25,6 +25,10 @@ export class TwoSidedCusum implements AlarmStatistic {
     return (x - this.referenceMean) / this.referenceSd;
   }
 
+  encodeInto(values: Float64Array, out: Float64Array): void {
+    for (let i = 0; i < values.length; i++) out[i] = (values[i]! - this.referenceMean) / this.referenceSd;
+  }
+
   nextEncoded(z: number): number {
     this.up = Math.max(0, this.up + z - this.slackSd);
     this.down = Math.max(0, this.down - z - this.slackSd);

@@ -1,5 +1,5 @@
 import { NO_TEST, type AlarmStatistic } from './alarm-statistic';
-import { countAtMost } from './sorted-search';
+import { countAtMost, countBelow } from './sorted-search';
 
 /**
  * Kolmogorov-Smirnov distance between a sliding window and the reference, at the reference's
@@ -49,7 +49,21 @@ export class WindowKs implements AlarmStatistic {
   }
 
   encode(x: number): number {
-    return edgesBelow(this.edges, x);
+    return countBelow(this.edges, x);
+  }
+
+  /** Ascending values (a calibration's sorted reference) walk the edges once; others bisect. */
+  encodeInto(values: Float64Array, out: Float64Array): void {
+    const edges = this.edges;
+    let bin = 0;
+    let previous = -Infinity;
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i]!;
+      if (x >= previous) while (bin < edges.length && edges[bin]! < x) bin++;
+      else bin = countBelow(edges, x);
+      out[i] = bin;
+      previous = x;
+    }
   }
 
   nextEncoded(bin: number): number {
@@ -79,17 +93,6 @@ export class WindowKs implements AlarmStatistic {
 }
 
 /** The bin of x: how many edges lie below it, so a value on an edge counts in F(edge). */
-function edgesBelow(edges: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = edges.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (edges[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function windowKsIdentity(windowFrames: number, strideFrames: number, bins: number): string {
   return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges (tied edges merged), tested every ${strideFrames} frames`;
 }

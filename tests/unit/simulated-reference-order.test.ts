@@ -13,7 +13,12 @@ import { normalDraw, seededRandom } from '../../src-shared/random';
 function recordingMaker(seen: Array<{ reference: Float64Array; sorted: Float64Array }>) {
   return (reference: Float64Array, sortedReference: Float64Array): AlarmStatistic => {
     seen.push({ reference: reference.slice(), sorted: sortedReference.slice() });
-    return { encode: (x) => x, nextEncoded: () => NO_TEST, reset: () => {} };
+    return {
+      encode: (x) => x,
+      encodeInto: (values, out) => out.set(values),
+      nextEncoded: () => NO_TEST,
+      reset: () => {},
+    };
   };
 }
 
