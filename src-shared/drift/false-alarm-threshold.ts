@@ -87,10 +87,11 @@ interface SimulatedPath extends PathRecords {
   stream: CopulaStream;
   statistics: AlarmStatistic[];
   /**
-   * Each detector's encoding of every reference value (the stream is made of them), or null when
-   * the paths' codes would pass MAX_PRECOMPUTED_CODES: then each frame is encoded as it is drawn.
+   * Each detector's code of every reference value (the stream is made of them: codeTable), null
+   * for a detector that encodes as it goes, or for all of them when the paths' codes would pass
+   * MAX_PRECOMPUTED_CODES.
    */
-  codes: Float64Array[] | null;
+  codes: Array<ArrayLike<number> | null> | null;
   max: Float64Array;
   done: boolean;
   /** Past the current estimate of the answer: waits until the estimate proves too low. */
@@ -99,7 +100,7 @@ interface SimulatedPath extends PathRecords {
 
 /** Frames every live path advances between two looks at the bound (a few milliseconds of work). */
 const STEP_FRAMES = 16_384;
-/** Encoded reference values the paths keep at most (64 MB); past it they encode as they go. */
+/** Encoded reference values the paths keep at most (64 MB at most); past it they encode as they go. */
 const MAX_PRECOMPUTED_CODES = 8_000_000;
 /** A group's scale is set from each detector's largest value within this many times the target. */
 const HORIZON_TARGETS = 0.25;
@@ -159,7 +160,7 @@ export function thresholdsForMeanFramesBetweenAlarms(
     return {
       stream,
       statistics,
-      codes: precompute ? statistics.map((statistic) => encodedValues(statistic, model.sorted)) : null,
+      codes: precompute ? statistics.map((statistic) => statistic.codeTable(model.sorted)) : null,
       max: new Float64Array(d).fill(-Infinity),
       frames: makers.map(() => []),
       values: makers.map(() => []),
@@ -243,16 +244,6 @@ export function thresholdsForMeanFramesBetweenAlarms(
 }
 
 /**
- * The statistic's encoding of each value (Float64Array.from with a map function took 300 ms a
- * thread for the hour's 30 paths x 2 detectors x 20,000 reference values, profiled 2026-12-07).
- */
-function encodedValues(statistic: AlarmStatistic, values: Float64Array): Float64Array {
-  const codes = new Float64Array(values.length);
-  statistic.encodeInto(values, codes);
-  return codes;
-}
-
-/**
  * Runs a path's stream and detectors up to frame `to`, keeping each detector's running-maximum
  * records, or only up to the first frame on which a detector passes its `stopAbove` (its threshold
  * at the last estimate): the path would pause there, and the frames after it would only be drawn
@@ -285,7 +276,8 @@ function advance(state: SimulatedPath, sorted: Float64Array, to: number, stopAbo
     }
     for (let k = 2; k < d; k++) {
       const statistic = statistics[k]!;
-      const s = statistic.nextEncoded(codes === null ? statistic.encode(sorted[index]!) : codes[k]![index]!);
+      const table = codes?.[k] ?? null;
+      const s = statistic.nextEncoded(table === null ? statistic.encode(sorted[index]!) : table[index]!);
       if (s !== NO_TEST && s > max[k]! && record(k, t, s)) passed = true;
     }
     if (passed) {

@@ -52,9 +52,16 @@ export class WindowKs implements AlarmStatistic {
     return countBelow(this.edges, x);
   }
 
-  /** Ascending values (a calibration's sorted reference) walk the edges once; others bisect. */
-  encodeInto(values: Float64Array, out: Float64Array): void {
+  /**
+   * The bins (edges.length + 1 of them), in bytes when they fit (the monitor's default 20, and
+   * `--bins` up to 1,000 in 16 bits). Ascending values (a calibration's sorted reference) walk the
+   * edges once; others bisect.
+   */
+  codeTable(values: Float64Array): Uint8Array | Uint16Array | Uint32Array {
     const edges = this.edges;
+    const n = values.length;
+    const out =
+      edges.length < 0x100 ? new Uint8Array(n) : edges.length < 0x10000 ? new Uint16Array(n) : new Uint32Array(n);
     let bin = 0;
     let previous = -Infinity;
     for (let i = 0; i < values.length; i++) {
@@ -64,6 +71,7 @@ export class WindowKs implements AlarmStatistic {
       out[i] = bin;
       previous = x;
     }
+    return out;
   }
 
   nextEncoded(bin: number): number {

@@ -1,8 +1,9 @@
 /**
- * A detector encodes a whole reference at once (`encodeInto`, what the threshold calibration
- * calls a simulated path) exactly as it encodes value by value (`encode`, what the monitor and the
- * live watch call a frame): the CUSUM's standardised value, the windowed KS's bin, on ascending
- * values (the walk over the edges) and on values in any order (bisection), ties and edges included.
+ * A detector's code table for a reference (`codeTable`, what the threshold calibration reads a
+ * simulated path's frames from) holds exactly what it encodes value by value (`encode`, what the
+ * monitor and the live watch call a frame): the windowed KS's bins in the smallest integer array
+ * that holds them, on ascending values (the walk over the edges) and on values in any order
+ * (bisection), ties with the edges included; the CUSUM has none and encodes as it goes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,23 +12,42 @@ import { WindowKs } from '../../src-shared/drift/window-ks';
 
 const values = fc.array(fc.double({ min: -5, max: 5, noNaN: true }), { minLength: 1, maxLength: 200 });
 
-describe('encoding a reference at once', () => {
-  it('is encode() of every value, for the CUSUM and the windowed KS, ascending or not', () => {
+describe("a detector's code table", () => {
+  it("is the windowed KS's encode() of every value, ascending or not", () => {
     fc.assert(
       fc.property(values, values, fc.integer({ min: 2, max: 12 }), (referenceValues, encoded, bins) => {
         const reference = Float64Array.from(referenceValues, (x) => Math.round(x * 4) / 4);
-        const statistics = [new TwoSidedCusum(0.3, 1.7), new WindowKs(reference, 2, 1, bins)];
-        // as drawn, ascending, and with the reference's own values (ties with the edges)
-        const inputs = [encoded, [...encoded].sort((a, b) => a - b), Array.from(reference).sort((a, b) => a - b)].map(
-          (xs) => Float64Array.from(xs),
-        );
-        for (const statistic of statistics)
-          for (const input of inputs) {
-            const out = new Float64Array(input.length);
-            statistic.encodeInto(input, out);
-            expect(Array.from(out)).toEqual(Array.from(input, (x) => statistic.encode(x)));
-          }
+        const ks = new WindowKs(reference, 2, 1, bins);
+        // as drawn, ascending, and the reference's own values (ties with the edges)
+        for (const input of [
+          encoded,
+          [...encoded].sort((a, b) => a - b),
+          Array.from(reference).sort((a, b) => a - b),
+        ]) {
+          const table = ks.codeTable(Float64Array.from(input));
+          expect(table).toBeInstanceOf(Uint8Array);
+          expect(Array.from(table)).toEqual(input.map((x) => ks.encode(x)));
+        }
       }),
     );
+  });
+
+  it('holds bins past 256 and past 65,536 in 16 and 32 bits', () => {
+    for (const [bins, kind] of [
+      [300, Uint16Array],
+      [70_000, Uint32Array],
+    ] as const) {
+      const reference = Float64Array.from({ length: bins }, (_, i) => i);
+      const ks = new WindowKs(reference, 2, 1, bins);
+      const input = Float64Array.from([-1, 0.5, bins / 2 + 0.5, bins - 0.5, bins + 1]);
+      const table = ks.codeTable(input);
+      expect(table).toBeInstanceOf(kind);
+      expect(Array.from(table)).toEqual(Array.from(input, (x) => ks.encode(x)));
+      expect(Math.max(...table)).toBeGreaterThan(bins === 300 ? 255 : 65_535);
+    }
+  });
+
+  it('is none for the CUSUM, which encodes as it goes', () => {
+    expect(new TwoSidedCusum(0.3, 1.7).codeTable()).toBeNull();
   });
 });
