@@ -3,8 +3,8 @@
  * the detector's statistic out (NO_TEST on frames where it does not test, as a windowed test between
  * its strides); an alarm is a statistic above the threshold, after which the detector restarts
  * (reset), so the times between alarms on unshifted data are independent draws of the run length.
- * A value goes in encoded (a bin, a standardised value): the calibration encodes each reference
- * frame once and simulates millions of frames from the codes.
+ * A value goes in encoded (a bin, a standardised value): the calibration reads most codes from a
+ * table of the reference's values (codeTable) and simulates millions of frames from them.
  */
 export interface AlarmStatistic {
   encode(x: number): number;

@@ -34,7 +34,8 @@ const MAX_ORDER = 50;
 export function fitCopulaAutoregression(reference: Float64Array): CopulaAutoregression {
   const n = reference.length;
   // Sorted without a comparator (one sorting indices by a comparator took 17 ms of a thread's cold
-  // start on 20,000 frames): equal values in any order, a zero as -0 or +0 (which compare equal)
+  // start on 20,000 frames); it puts a -0 before a +0 where the comparator kept frame order, which
+  // changes no score (tied values share one) and no detector's reading of the values
   const sorted = Float64Array.from(reference).sort();
   // tied values share the score of their mid-rank, kept at their group's first index
   const scoreOfGroupAt = new Float64Array(n);

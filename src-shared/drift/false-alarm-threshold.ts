@@ -54,6 +54,8 @@ export interface ThresholdOptions {
    * on it, never the answer (a test sets it low, so the paths must resume).
    */
   estimateMargin?: number;
+  /** Past this many paths x detectors x reference values, no code tables (default MAX_PRECOMPUTED_CODES). */
+  maxPrecomputedCodes?: number;
 }
 
 /**
@@ -100,10 +102,15 @@ interface SimulatedPath extends PathRecords {
 
 /** Frames every live path advances between two looks at the bound (a few milliseconds of work). */
 const STEP_FRAMES = 16_384;
-/** Encoded reference values the paths keep at most (64 MB at most); past it they encode as they go. */
+/**
+ * Paths x detectors x reference values past which the paths keep no code tables and encode every
+ * frame as it comes (the tables take 1 to 8 bytes a value).
+ */
 const MAX_PRECOMPUTED_CODES = 8_000_000;
 /** A group's scale is set from each detector's largest value within this many times the target. */
 const HORIZON_TARGETS = 0.25;
+/** Paths pause past the q whose estimated mean run length is this many times the target (estimateMargin). */
+const ESTIMATE_MARGIN = 1.05;
 
 /**
  * The thresholds of a signal's detectors, calibrated as one alarm: the group alarms when any of
@@ -143,7 +150,7 @@ export function thresholdsForMeanFramesBetweenAlarms(
   const simulatedReference = new Float64Array(n);
   const sortedSimulatedReference = new Float64Array(n);
   const indexCounts = new Uint32Array(n);
-  const precompute = paths * d * n <= MAX_PRECOMPUTED_CODES;
+  const precompute = paths * d * n <= (options.maxPrecomputedCodes ?? MAX_PRECOMPUTED_CODES);
   const stopEarly = options.stopEarly ?? true;
   const states: SimulatedPath[] = Array.from({ length: paths }, (_, p) => {
     const stream = new CopulaStream(model, seededRandom((options.seed + Math.imul(p + 1, 0x9e3779b1)) >>> 0));
@@ -287,8 +294,6 @@ function advance(state: SimulatedPath, sorted: Float64Array, to: number, stopAbo
   }
   state.framesDone = to;
 }
-
-const ESTIMATE_MARGIN = 1.05;
 
 /**
  * Each detector's threshold at the least q whose mean run length reaches the target

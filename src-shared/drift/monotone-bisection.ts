@@ -1,6 +1,6 @@
 /**
  * Searches of a non-decreasing step function of a real parameter (a mean run length as the
- * thresholds rise: false-alarm-threshold.ts) and of a monotone predicate over indices.
+ * thresholds rise: path-records.ts) and of a monotone predicate over indices.
  */
 
 /**

@@ -73,8 +73,8 @@ export function upperBoundOfParameter(
  * the bound: the q at which an exponential run length, fitted to what the paths show at q (its
  * maximum-likelihood mean from the passed and the still-running paths), censored at the paths'
  * length like the simulation, has the wanted mean (by default 5 % above the target). Only the
- * frames depend on it: a path paused past it resumes when the answer proves higher (the loop above
- * checks).
+ * frames depend on it: a path paused past it resumes when the answer proves higher (the loop of
+ * false-alarm-threshold.ts checks).
  */
 export function estimatedParameter(
   states: readonly PathRecords[],
@@ -133,8 +133,11 @@ export function meanRunLength(
  * reaches the target (the last inverse when none does, Infinity when there are no records). The
  * search looks only within `known` first: every q at or below `known.above` fell short with every
  * path known there, and the target is met at `known.atMost`, so the answer lies between, above a
- * q found short of it by bisection; should that range hold no record, or its answer not meet the
- * target (rounding), every record is searched, as the full simulation does.
+ * q found short of it by bisection. The answer found there is checked, so that it does not hang on
+ * the caller's claims: it must meet the target, and the range's low end must fall short (the mean
+ * run length changes only at the records' inverses, so every record at or below it then falls
+ * short too); otherwise, or when the range holds no record, every record is searched, as the full
+ * simulation does.
  */
 export function leastParameterReaching(
   states: readonly PathRecords[],
@@ -145,9 +148,11 @@ export function leastParameterReaching(
 ): number {
   const meanAt = (q: number): number => meanRunLength(states, scales, q, pathFrames).mean;
   const short = shortOfTarget(meanAt, targetFrames, parameterRange(states, scales).lo, known.atMost);
-  const candidates = parameterCandidates(states, scales, { above: Math.max(known.above, short), atMost: known.atMost });
+  const above = Math.max(known.above, short);
+  const candidates = parameterCandidates(states, scales, { above, atMost: known.atMost });
   const q = leastCandidateReaching(states, scales, candidates, targetFrames, pathFrames);
-  if (candidates.length > 0 && meanAt(q) >= targetFrames) return q;
+  const belowFallsShort = above === -Infinity || meanAt(above) < targetFrames;
+  if (candidates.length > 0 && meanAt(q) >= targetFrames && belowFallsShort) return q;
   const every = parameterCandidates(states, scales, { above: -Infinity, atMost: Infinity });
   return leastCandidateReaching(states, scales, every, targetFrames, pathFrames);
 }

@@ -42,6 +42,8 @@ export function horizonMaximaScale(maxima: Float64Array): ThresholdScale {
       return sorted[i]! + (x - i) * (sorted[i + 1]! - sorted[i]!);
     },
     inverse(value) {
+      // the least q whose threshold reaches +-Infinity is +-Infinity (the bracket below would not end)
+      if (!Number.isFinite(value)) return value;
       // rounded, at(q) can fall an ulp short of the value at the q computed, or reach it a few ulps
       // below: the least double whose threshold reaches the value, so the group's mean run length
       // jumps exactly at the inverses of the records

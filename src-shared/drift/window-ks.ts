@@ -28,8 +28,7 @@ export class WindowKs implements AlarmStatistic {
     /**
      * The reference in ascending order, when the caller has it: a threshold calibration builds it
      * for each simulated reference from the stream's indices in linear time, where sorting took
-     * 2 ms a path (a tenth of a signal's setup). Equal values may come in any order, so a zero
-     * may come as -0 or +0: the edges and the counts compare them as equal.
+     * 2 ms a path (a tenth of a signal's setup).
      */
     sortedReference: Float64Array = Float64Array.from(reference).sort(),
   ) {
@@ -48,6 +47,7 @@ export class WindowKs implements AlarmStatistic {
     this.ring = new Int32Array(windowFrames);
   }
 
+  /** The bin of x: how many edges lie below it, so a value on an edge counts in F(edge). */
   encode(x: number): number {
     return countBelow(this.edges, x);
   }
@@ -100,7 +100,6 @@ export class WindowKs implements AlarmStatistic {
   }
 }
 
-/** The bin of x: how many edges lie below it, so a value on an edge counts in F(edge). */
 export function windowKsIdentity(windowFrames: number, strideFrames: number, bins: number): string {
   return `KS distance of the last ${windowFrames} frames to the reference at its ${bins}-quantile edges (tied edges merged), tested every ${strideFrames} frames`;
 }

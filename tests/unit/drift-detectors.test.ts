@@ -24,6 +24,7 @@ import {
 } from '../../src-shared/drift';
 import { topLabelBinnedMetrics } from '../../src-shared/metrics/binned-metrics';
 import { normalDraw, seededRandom } from '../../src-shared/random';
+import { ar1 } from '../support/ar1-series';
 import {
   reviewQueue,
   STRATIFIED_BINNING,
@@ -32,18 +33,6 @@ import {
   stratifiedEceInterval,
   UNLABELLED_OUTCOME,
 } from '../../src-shared/review';
-
-/** x_t = phi x_{t-1} + sqrt(1 - phi^2) e_t: unit variance, autocorrelation phi^lag. */
-function ar1(frames: number, phi: number, seed: number, shiftFrom = Infinity, shiftSd = 0): Float64Array {
-  const random = seededRandom(seed);
-  const out = new Float64Array(frames);
-  let x = normalDraw(random);
-  for (let t = 0; t < frames; t++) {
-    x = phi * x + Math.sqrt(1 - phi * phi) * normalDraw(random);
-    out[t] = x + (t >= shiftFrom ? shiftSd : 0);
-  }
-  return out;
-}
 
 function alarmsOver(statistic: AlarmStatistic, values: Float64Array, threshold: number): number[] {
   const frames: number[] = [];

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bisectParameter, firstIndexWhere, shortOfTarget } from '../../src-shared/drift/monotone-bisection';
 import { leastParameterReaching, meanRunLength, type PathRecords } from '../../src-shared/drift/path-records';
-import { IDENTITY_SCALE } from '../../src-shared/drift/threshold-scale';
+import { horizonMaximaScale, IDENTITY_SCALE, type ThresholdScale } from '../../src-shared/drift/threshold-scale';
+import { nextDown } from '../../src-shared/next-double';
 
 /** A non-decreasing step function: how many of the steps are at or below q. */
 const stepsAtOrBelow = (steps: readonly number[]) => (q: number) => steps.filter((s) => s <= q).length;
@@ -81,15 +82,19 @@ const pathRecords = fc.array(
 );
 
 describe("the records' least q that reaches the target", () => {
-  it('is the same from the range the looks proved as from every record, and from a range that holds no answer', () => {
+  it('is the same from the range the looks proved as from every record, and from ranges that would mislead it', () => {
     fc.assert(
-      fc.property(pathRecords, fc.integer({ min: 1, max: 3000 }), (states, targetFrames) => {
+      fc.property(pathRecords, fc.integer({ min: 1, max: 3000 }), fc.boolean(), (states, targetFrames, scaled) => {
         const pathFrames = Math.max(...states.map((s) => s.framesDone));
-        const scales = [IDENTITY_SCALE];
+        // q itself as the threshold, or a group's scale of its paths' largest values
+        const largest = states.flatMap((s) => s.values[0]!.slice(-1));
+        const scales: ThresholdScale[] = [
+          scaled && largest.length > 0 ? horizonMaximaScale(Float64Array.from(largest)) : IDENTITY_SCALE,
+        ];
         const mean = (q: number) => meanRunLength(states, scales, q, pathFrames).mean;
         const everything = { above: -Infinity, atMost: Infinity };
         const full = leastParameterReaching(states, scales, everything, targetFrames, pathFrames);
-        const values = states.flatMap((s) => s.values[0]!);
+        const values = states.flatMap((s) => s.values[0]!.map((v) => scales[0]!.inverse(v)));
         const lo = Math.min(...values, 0) - 1;
         const hi = Math.max(...values, 0) + 1;
         // what the looks prove: a bound where the target is met, and a q that falls short
@@ -97,11 +102,20 @@ describe("the records' least q that reaches the target", () => {
         const tooLow = Number.isFinite(bound) ? shortOfTarget(mean, targetFrames, lo, bound) : -Infinity;
         const proved = { above: tooLow, atMost: bound };
         expect(leastParameterReaching(states, scales, proved, targetFrames, pathFrames)).toBe(full);
-        // a range with no record in it, or one whose answer falls short: every record is searched
-        expect(leastParameterReaching(states, scales, { above: hi, atMost: hi }, targetFrames, pathFrames)).toBe(full);
-        expect(leastParameterReaching(states, scales, { above: -Infinity, atMost: lo }, targetFrames, pathFrames)).toBe(
-          full,
-        );
+        // a range with no record in it, one whose answer falls short (it ends below the answer), and
+        // one whose low end does not fall short (it starts at the answer): every record is searched
+        const misleading = [
+          { above: hi, atMost: hi },
+          { above: -Infinity, atMost: lo },
+          ...(Number.isFinite(full)
+            ? [
+                { above: -Infinity, atMost: nextDown(full) },
+                { above: full, atMost: hi },
+              ]
+            : []),
+        ];
+        for (const range of misleading)
+          expect(leastParameterReaching(states, scales, range, targetFrames, pathFrames)).toBe(full);
       }),
     );
   });
