@@ -25,7 +25,9 @@ describe('the seeded generator', () => {
       fc.property(fc.oneof(fc.integer(), fc.double({ noNaN: true, min: -1e12, max: 1e12 })), (seed) => {
         const drawn = seededRandom(seed);
         const reference = mulberry32(seed);
-        for (let i = 0; i < 2000; i++) expect(drawn()).toBe(reference());
+        // one assertion a seed, the first draw that differs (an expect a draw took 3.7 s for all)
+        const expected = Float64Array.from({ length: 2000 }, reference);
+        expect(Float64Array.from({ length: 2000 }, drawn).findIndex((x, i) => x !== expected[i])).toBe(-1);
       }),
       { numRuns: 200 },
     );
