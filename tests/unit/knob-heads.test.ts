@@ -150,8 +150,8 @@ describe('Knob heads with image statistics', () => {
       const statistics = Float64Array.from({ length: s }, () => normalDraw(random));
       const projected = new Float64Array(d);
       multiplyInto(x, 1, width, basis, d, projected);
-      const u = gateTargetOf(folded, [...x, ...statistics], 0, width + s);
-      expect(u).toBeCloseTo(gateTargetOf(fitted, [...projected, ...statistics], 0, d + s), 12);
+      const u = gateTargetOf(folded, Float64Array.of(...x, ...statistics), 0, width + s);
+      expect(u).toBeCloseTo(gateTargetOf(fitted, Float64Array.of(...projected, ...statistics), 0, d + s), 12);
     }
   });
 
