@@ -13,7 +13,8 @@ import { EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { rankOutcomes } from '../metrics/ranked-outcomes';
 import { aurocOfTieBlocks } from '../metrics/selective';
 import { seededRandom } from '../random';
-import { dominantSubspace, multiplyInto } from './dominant-subspace';
+import { multiplyInto } from '../calibrators/matrix-products';
+import { dominantSubspace } from './dominant-subspace';
 import { fitGateTargetNetwork, gateTargetOf, type GateTargetNetwork } from './gate-target-network';
 import { IMAGE_STATISTICS } from './image-statistics';
 

@@ -5,7 +5,8 @@
  * it leaves it all but unchanged (the sines of the principal angles below 1e-2 at noise 0.01).
  */
 import { describe, expect, it } from 'vitest';
-import { dominantSubspace, multiplyInto } from '../../src-shared/heads/dominant-subspace';
+import { multiplyInto } from '../../src-shared/calibrators/matrix-products';
+import { dominantSubspace } from '../../src-shared/heads/dominant-subspace';
 import { normalDraw, seededRandom } from '../../src-shared/random';
 
 /** r orthonormal columns of height `width`: random on disjoint blocks of the coordinates. */

@@ -14,7 +14,8 @@ import { knobModelWithHeads } from '../../src-main/core/deploy/knob-heads-graph'
 import { parseOnnxModel } from '../../src-main/core/deploy/feature-tensor';
 import { expectOutputsOfHeads } from '../support/head-outputs';
 import { buildOnnxModel } from '../support/onnx-builder';
-import { dominantSubspace, multiplyInto } from '../../src-shared/heads/dominant-subspace';
+import { multiplyInto } from '../../src-shared/calibrators/matrix-products';
+import { dominantSubspace } from '../../src-shared/heads/dominant-subspace';
 import { gateTargetLoss, gateTargetOf } from '../../src-shared/heads/gate-target-network';
 import {
   branchFigures,
