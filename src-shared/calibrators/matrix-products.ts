@@ -68,9 +68,18 @@ export function multiplyTransposedInto(
       store(out, o1 + m + 2, s12, accumulate);
       store(out, o1 + m + 3, s13, accumulate);
     }
+    // the columns past the last block of four: two sums, three reads for two multiply-adds
     for (let m = fullColumns; m < bRows; m++) {
-      store(out, o0 + m, rowProduct(a, a0, b, m * inner, inner), accumulate);
-      store(out, o1 + m, rowProduct(a, a1, b, m * inner, inner), accumulate);
+      const bAt = m * inner;
+      let s0 = 0;
+      let s1 = 0;
+      for (let c = 0; c < inner; c++) {
+        const q = b[bAt + c]!;
+        s0 += a[a0 + c]! * q;
+        s1 += a[a1 + c]! * q;
+      }
+      store(out, o0 + m, s0, accumulate);
+      store(out, o1 + m, s1, accumulate);
     }
   }
   for (let i = fullRows; i < aRows; i++)
@@ -115,6 +124,43 @@ export function transposedProductInto(
     transposedInto(y.subarray(from * d, (from + count) * d), count, d, yBlock);
     multiplyTransposedInto(xBlock, width, count, yBlock, d, out, true);
   }
+}
+
+/**
+ * out[k, j] += sum_i r[i, k] x[i, j] (out += R^T X: a gradient's rows, R being rows x k and X rows
+ * x width): four rows of X at a time, so each entry of `out` is read and written once for four of
+ * them (an entry's four terms summed before they are added to it). No transposed copy of X is made:
+ * a fit's X may be hundreds of megabytes.
+ */
+export function addTransposedRowsProductInto(
+  r: Float64Array,
+  k: number,
+  x: Float64Array,
+  rows: number,
+  width: number,
+  out: Float64Array,
+): void {
+  let i = 0;
+  for (; i + 3 < rows; i += 4) {
+    const x0 = i * width;
+    const x1 = x0 + width;
+    const x2 = x1 + width;
+    const x3 = x2 + width;
+    for (let m = 0; m < k; m++) {
+      const r0 = r[i * k + m]!;
+      const r1 = r[(i + 1) * k + m]!;
+      const r2 = r[(i + 2) * k + m]!;
+      const r3 = r[(i + 3) * k + m]!;
+      const o = m * width;
+      for (let j = 0; j < width; j++)
+        out[o + j] += r0 * x[x0 + j]! + r1 * x[x1 + j]! + (r2 * x[x2 + j]! + r3 * x[x3 + j]!);
+    }
+  }
+  for (; i < rows; i++)
+    for (let m = 0; m < k; m++) {
+      const scale = r[i * k + m]!;
+      for (let j = 0; j < width; j++) out[m * width + j] += scale * x[i * width + j]!;
+    }
 }
 
 /** The transpose (columns x rows) of a rows x columns matrix. */

@@ -1,7 +1,7 @@
 import type { CancelSignal } from '../cancel-signal';
 import { KnobError } from '../errors';
-import { addScaledInto, dotProduct } from './dot-product';
 import { minimizeLbfgs } from './lbfgs';
+import { addTransposedRowsProductInto, multiplyTransposedInto } from './matrix-products';
 
 /**
  * Multinomial logistic regression (softmax regression): scores_c = b_c + sum_j W_cj x_j, p =
@@ -81,34 +81,36 @@ export function fitSoftmaxRegression(
   for (const y of labels)
     if (!(y >= 0 && y < c)) throw new KnobError('INVALID_INPUT', `label ${y} is outside 0..${c - 1}`);
   const weightCount = c * width;
-  const scores = new Float64Array(c);
-  const residual = new Float64Array(c);
+  // every row's scores, then (in place) its residuals p - t: [rows, classes], once a fit
+  const rowScores = new Float64Array(n * c);
   const objective = (params: Float64Array, gradient: Float64Array): number => {
     gradient.fill(0);
+    // W x for every row at once (the weights are the first c x width parameters), then the bias:
+    // the order of softmaxRegressionScoresInto and the step graph's MatMul then Add
+    multiplyTransposedInto(inputs, n, width, params, c, rowScores);
     let loss = 0;
     for (let i = 0; i < n; i++) {
-      const o = i * width;
+      const o = i * c;
       let max = -Infinity;
       for (let k = 0; k < c; k++) {
-        const s = dotProduct(params, k * width, inputs, o, width) + params[weightCount + k];
-        scores[k] = s;
+        const s = rowScores[o + k] + params[weightCount + k];
+        rowScores[o + k] = s;
         if (s > max) max = s;
       }
       let sum = 0;
-      for (let k = 0; k < c; k++) sum += Math.exp(scores[k] - max);
+      for (let k = 0; k < c; k++) sum += Math.exp(rowScores[o + k] - max);
       const logSum = max + Math.log(sum);
       const y = labels[i];
       for (let k = 0; k < c; k++) {
-        const target = soft !== undefined ? soft[i * c + k] : (k === y ? 1 - smoothing : 0) + smoothing / c;
-        if (target > 0) loss -= target * (scores[k] - logSum);
-        residual[k] = Math.exp(scores[k] - logSum) - target;
-      }
-      for (let k = 0; k < c; k++) {
-        const r = residual[k];
-        gradient[weightCount + k] += r;
-        addScaledInto(r, inputs, o, gradient, k * width, width);
+        const target = soft !== undefined ? soft[o + k] : (k === y ? 1 - smoothing : 0) + smoothing / c;
+        const score = rowScores[o + k];
+        if (target > 0) loss -= target * (score - logSum);
+        const residual = Math.exp(score - logSum) - target;
+        rowScores[o + k] = residual;
+        gradient[weightCount + k] += residual;
       }
     }
+    addTransposedRowsProductInto(rowScores, c, inputs, n, width, gradient);
     let penalty = 0;
     for (let p = 0; p < gradient.length; p++) gradient[p] /= n;
     for (let p = 0; p < weightCount; p++) {

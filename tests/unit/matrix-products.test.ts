@@ -2,10 +2,11 @@
  * The fits' blocked matrix products (src-shared/calibrators/matrix-products.ts) against the
  * textbook triple loop: A B^T to the bit (each entry summed over the inner index in order, as the
  * loop sums it), at every remainder of the 2 x 4 blocks; X^T Y over several row blocks to rounding;
- * accumulation onto what the output holds.
+ * accumulation onto what the output holds; R^T X added onto a gradient.
  */
 import { describe, expect, it } from 'vitest';
 import {
+  addTransposedRowsProductInto,
   multiplyInto,
   multiplyTransposedInto,
   transposed,
@@ -65,6 +66,19 @@ describe('the blocked matrix products', () => {
     transposedProductInto(x, rows, width, y, d, xty);
     const expected = naiveTransposedProduct(transposed(x, rows, width), width, rows, transposed(y, rows, d), d);
     xty.forEach((value, i) => expect(value).toBeCloseTo(expected[i]!, 11));
+  });
+
+  it('adds R^T X onto a gradient, four rows at a time and the rows left over', () => {
+    for (const rows of [1, 4, 7, 9]) {
+      const k = 3;
+      const width = 5;
+      const r = matrix(rows, k);
+      const x = matrix(rows, width);
+      const out = Float64Array.from({ length: k * width }, (_, i) => i);
+      addTransposedRowsProductInto(r, k, x, rows, width, out);
+      const product = naiveTransposedProduct(transposed(r, rows, k), k, rows, transposed(x, rows, width), width);
+      out.forEach((value, i) => expect(value).toBeCloseTo(i + product[i]!, 12));
+    }
   });
 
   it('transposes', () => {
