@@ -1,7 +1,7 @@
 import { KnobError } from '../errors';
 import { FRAME_INTERVAL_RANGE_SECONDS, isInRange, outOfRangeMessage } from './accepted-ranges';
 import type { GateSettings } from './gate-settings';
-import { magnitudeAt, type DiscreteConvention } from './frequency-response';
+import { magnitudeFunction, type DiscreteConvention } from './frequency-response';
 import { continuousStepAt, stepSeries } from './step-series';
 
 /**
@@ -234,7 +234,7 @@ export function discreteResponseMetrics(
   const info = sampledStepInfo(series.g, series.tSeconds);
 
   const nyquist = Math.PI / hSeconds;
-  const magnitude = (w: number): number => magnitudeAt(settings, w, { system: 'discrete', hSeconds });
+  const magnitude = magnitudeFunction(settings, { system: 'discrete', hSeconds });
   // Scan a grid, then refine the first -3 dB crossing by bisection and the peak by golden section.
   const gridPoints = 2048;
   const threshold = Math.sqrt(MINUS_3_DB_POWER);
