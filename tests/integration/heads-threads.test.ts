@@ -13,7 +13,10 @@ import { fitKnobHeadsOnThreads } from '../../src-main/core/use-cases/heads-threa
 import { syntheticBackboneFeatures } from '../support/synthetic-features';
 
 // wider than GATE_FULL_WIDTH (256): the gate stage takes the dominant-subspace path too
-const data = syntheticBackboneFeatures(4000, 300, 10, 5);
+const data = syntheticBackboneFeatures(2000, 300, 10, 5);
+/** Wide rows whose branch heads take seconds to fit (made once, for the tests that stop them). */
+let wideRows: ReturnType<typeof syntheticBackboneFeatures> | null = null;
+const wide = () => (wideRows ??= syntheticBackboneFeatures(40_000, 1024, 10, 6));
 
 /** Waits (at most `seconds`) for a second in which this process's threads used under 0.4 s of CPU. */
 async function threadsGoQuiet(seconds: number): Promise<void> {
@@ -76,17 +79,21 @@ describe('the Knob heads fitted on threads', () => {
 
   it('answers a cancel during the branches with CANCELLED, and both threads end', async () => {
     const controller = new AbortController();
-    const fit = fitKnobHeadsOnThreads(data, {
+    const stages: string[] = [];
+    const fit = fitKnobHeadsOnThreads(wide(), {
       seed: 3,
       signal: controller.signal,
-      // the branches take seconds here: two seconds in, both threads are fitting
-      onProgress: (_stage, done) => {
-        if (done === 0) setTimeout(() => controller.abort(), 2000);
+      // the branches take seconds on these rows: one second in, both threads are fitting
+      onProgress: (stage, done, total) => {
+        stages.push(`${stage} ${done}/${total}`);
+        if (done === 0) setTimeout(() => controller.abort(), 1000);
       },
     });
     const error = await rejection(fit);
     expect(error).toBeInstanceOf(KnobError);
     expect((error as KnobError).code).toBe('CANCELLED');
+    // stopped while the branches fitted: no branch had ended
+    expect(stages).toEqual(['static and dynamic heads (two threads) 0/3']);
     // within two seconds: the fit had several more to go (the gate network alone takes longer)
     await threadsGoQuiet(2);
   }, 60_000);
@@ -94,9 +101,9 @@ describe('the Knob heads fitted on threads', () => {
   it("one branch's failure answers with its error and ends the other branch's thread", async () => {
     // the dynamic head's teacher is not a number: its soft targets are refused before it fits,
     // while the static head, on 16,000 rows of 1,024 features, has seconds of fitting ahead of it
-    const wide = syntheticBackboneFeatures(40_000, 1024, 10, 6);
-    const recordedDynamic = Float32Array.from(wide.recordedDynamic, (z, at) => (at % wide.classCount === 0 ? NaN : z));
-    const error = await rejection(fitKnobHeadsOnThreads({ ...wide, recordedDynamic }, { seed: 3 }));
+    const rows = wide();
+    const recordedDynamic = Float32Array.from(rows.recordedDynamic, (z, at) => (at % rows.classCount === 0 ? NaN : z));
+    const error = await rejection(fitKnobHeadsOnThreads({ ...rows, recordedDynamic }, { seed: 3 }));
     expect(error).toBeInstanceOf(KnobError);
     expect((error as KnobError).message).toMatch(/soft target NaN of row \d+ is not a probability/);
     // within two seconds: the static head alone has several more to fit here
