@@ -1,13 +1,13 @@
 /**
- * The two inner loops of the fits on wide features (softmax regression, the gate target network,
- * the dominant subspace): a dot product and y += a x, over `length` entries from the offsets.
+ * Two vector loops: a dot product and y += a x, over `length` entries from the offsets (the gate
+ * target network's gradient, the dominant subspace's Gram-Schmidt, the drift copula's
+ * autoregression; the fits' matrix products are matrix-products.ts).
  *
  * The dot product keeps four partial sums, added as (s0 + s1) + (s2 + s3) at the end. A single
  * running sum makes every addition wait for the one before (a floating-point add's latency, about
  * four cycles); four independent ones let the core overlap them: measured on the 2-core build
- * machine, the scores of 16,000 rows x 2,048 features x 10 classes took 310 ms instead of 400 ms,
- * and with the gradient loop below as a function of its own the whole softmax-regression objective
- * 0.5 s instead of 0.8-1.2 s. The order of the additions is fixed, so the result is deterministic;
+ * machine, the scores of 16,000 rows x 2,048 features x 10 classes took 310 ms instead of 400 ms
+ * (before those scores became a blocked product, 2026-12-07). The order of the additions is fixed, so the result is deterministic;
  * it differs from a left-to-right sum by rounding only.
  */
 export function dotProduct(a: Float64Array, aOffset: number, b: Float64Array, bOffset: number, length: number): number {

@@ -1,6 +1,9 @@
 /**
- * The matrix products of the fits on wide features (the gate network's dominant subspace and its
- * projection, knob-heads.ts), row-major throughout, each entry summed over the inner index in order.
+ * The matrix products of the fits on features (softmax regression's scores and gradient, the gate
+ * network's first layer, the dominant subspace and its projection), row-major throughout. A B^T and
+ * X M sum each entry over the inner index in order; X^T Y sums each block of rows so and adds the
+ * blocks in turn, and R^T X adds four rows' terms at a time: fixed orders, so the fits stay
+ * deterministic.
  *
  * Why blocks: a product entry by entry (dotProduct) reads two values for each multiply-add, and in
  * V8 the reads, each with its bounds check, cost more than the arithmetic. Two rows of one operand

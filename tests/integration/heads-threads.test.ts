@@ -83,7 +83,8 @@ describe('the Knob heads fitted on threads', () => {
     const fit = fitKnobHeadsOnThreads(wide(), {
       seed: 3,
       signal: controller.signal,
-      // the branches take seconds on these rows: one second in, both threads are fitting
+      // each branch fits for seconds on these rows: one second in, neither has ended (on a loaded
+      // machine the threads may still be standardising their rows; the cancel must end them either way)
       onProgress: (stage, done, total) => {
         stages.push(`${stage} ${done}/${total}`);
         if (done === 0) setTimeout(() => controller.abort(), 1000);

@@ -21,13 +21,17 @@ describe('the line search after a failed Armijo test', () => {
     // the minimiser 1e-6 of a step of 1: a tenth of it, not a millionth
     const steep = (a: number) => (a - 1e-6) ** 2 - 1e-12;
     expect(shorterStep(1, steep(0), -2e-6, steep(1))).toBe(0.1);
-    // a quadratic barely above the Armijo line: its minimiser near the step, clamped to half
-    expect(shorterStep(2, 0, -1, -1.999)).toBe(1);
+    // a trial value just above the Armijo line (-2e-4 at step 2): the minimiser a hair past half
+    // the step (1.00005), clamped to half
+    expect(shorterStep(2, 0, -1, -1e-4)).toBe(1);
   });
 
   it('halves the step where the trial value is not finite', () => {
     expect(shorterStep(1, 0, -1, Infinity)).toBe(0.5);
     expect(shorterStep(1, 0, -1, Number.NaN)).toBe(0.5);
+    // a NaN slope or value makes the minimiser NaN: halved, not NaN
+    expect(shorterStep(1, 0, Number.NaN, 1)).toBe(0.5);
+    expect(shorterStep(1, Number.NaN, -1, 1)).toBe(0.5);
   });
 
   it('the minimiser still converges on a badly scaled convex quadratic and on Rosenbrock', () => {
