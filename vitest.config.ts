@@ -53,6 +53,7 @@ export default defineConfig({
           fileParallelism: true,
           maxWorkers: CORES,
           sequence: { groupOrder: 0 },
+          setupFiles: ['./tests/support/typed-array-equality.ts'],
         },
       },
       {
@@ -71,7 +72,7 @@ export default defineConfig({
           maxWorkers: CORES,
           sequence: { groupOrder: 1 },
           globalSetup: ['./tests/support/renderer-build.ts'],
-          setupFiles: ['./tests/support/close-browsers-after-file.ts'],
+          setupFiles: ['./tests/support/typed-array-equality.ts', './tests/support/close-browsers-after-file.ts'],
         },
       },
       {
@@ -87,6 +88,7 @@ export default defineConfig({
           fileParallelism: false,
           sequence: { groupOrder: 2 },
           globalSetup: ['./tests/support/renderer-build.ts'],
+          setupFiles: ['./tests/support/typed-array-equality.ts'],
         },
       },
     ],
