@@ -7,8 +7,8 @@
  * running sum makes every addition wait for the one before (a floating-point add's latency, about
  * four cycles); four independent ones let the core overlap them: measured on the 2-core build
  * machine, the scores of 16,000 rows x 2,048 features x 10 classes took 310 ms instead of 400 ms
- * (before those scores became a blocked product, 2026-12-07). The order of the additions is fixed, so the result is deterministic;
- * it differs from a left-to-right sum by rounding only.
+ * (before those scores became a blocked product, 2026-12-07). The order of the additions is
+ * fixed, so the result is deterministic; it differs from a left-to-right sum by rounding only.
  */
 export function dotProduct(a: Float64Array, aOffset: number, b: Float64Array, bOffset: number, length: number): number {
   let s0 = 0;

@@ -114,8 +114,9 @@ export function minimizeLbfgs(
  * The next trial step after `step` failed the Armijo test: the minimiser of the quadratic through
  * phi(0) = value, phi'(0) = slope and phi(step) = trialValue (Nocedal & Wright, Numerical
  * Optimization, 2nd ed., eq. 3.58), kept within [0.1, 0.5] of `step` (their safeguard, section 3.5);
- * half the step where the trial value (or the minimiser) is not a finite positive number. A failed test means trialValue > value + 1e-4
- * step slope with slope < 0, so the quadratic's curvature is positive and its minimiser too. Halving
+ * half the step where the trial value (or the minimiser) is not a finite positive number. A failed
+ * test means trialValue > value + 1e-4 step slope with slope < 0, so the quadratic's curvature is
+ * positive and its minimiser too. Halving
  * alone took up to 27 trials where a direction was far too long: the gate target network's fit
  * evaluated its objective 572 times in 300 iterations, 359 times with this (2026-12-07).
  */

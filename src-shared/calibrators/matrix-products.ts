@@ -1,3 +1,5 @@
+import { addScaledInto } from './dot-product';
+
 /**
  * The matrix products of the fits on features (softmax regression's scores and gradient, the gate
  * network's first layer, the dominant subspace and its projection), row-major throughout. A B^T and
@@ -159,11 +161,7 @@ export function addTransposedRowsProductInto(
         out[o + j] += r0 * x[x0 + j]! + r1 * x[x1 + j]! + (r2 * x[x2 + j]! + r3 * x[x3 + j]!);
     }
   }
-  for (; i < rows; i++)
-    for (let m = 0; m < k; m++) {
-      const scale = r[i * k + m]!;
-      for (let j = 0; j < width; j++) out[m * width + j] += scale * x[i * width + j]!;
-    }
+  for (; i < rows; i++) for (let m = 0; m < k; m++) addScaledInto(r[i * k + m]!, x, i * width, out, m * width, width);
 }
 
 /** The transpose (columns x rows) of a rows x columns matrix. */
