@@ -171,7 +171,8 @@ export function transposed(matrix: Float64Array, rows: number, columns: number):
   return out;
 }
 
-function transposedInto(matrix: Float64Array, rows: number, columns: number, out: Float64Array): void {
+/** The transpose of a rows x columns matrix into `out` (columns x rows). */
+export function transposedInto(matrix: Float64Array, rows: number, columns: number, out: Float64Array): void {
   for (let r = 0; r < rows; r++) for (let c = 0; c < columns; c++) out[c * rows + r] = matrix[r * columns + c]!;
 }
 

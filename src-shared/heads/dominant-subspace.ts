@@ -1,5 +1,5 @@
 import { addScaledInto, dotProduct } from '../calibrators/dot-product';
-import { multiplyInto, transposed, transposedProductInto } from '../calibrators/matrix-products';
+import { multiplyInto, transposed, transposedInto, transposedProductInto } from '../calibrators/matrix-products';
 import { normalDraw, type RandomSource } from '../random';
 
 /**
@@ -50,5 +50,5 @@ function orthonormaliseColumns(a: Float64Array, height: number, d: number): void
       const norm = Math.sqrt(dotProduct(columns, at, columns, at, height));
       for (let r = 0; r < height; r++) columns[at + r] = norm > 1e-12 ? columns[at + r]! / norm : 0;
     }
-  for (let m = 0; m < d; m++) for (let r = 0; r < height; r++) a[r * d + m] = columns[m * height + r]!;
+  transposedInto(columns, d, height, a);
 }
