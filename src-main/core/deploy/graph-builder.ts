@@ -1,6 +1,7 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import {
   AttributeProto_AttributeType,
+  GraphProtoSchema,
   NodeProtoSchema,
   TensorProto_DataType,
   TensorProtoSchema,
@@ -17,7 +18,7 @@ import {
  * with its prefix; the models' own names are moved apart from it by renameApart.
  *
  * Operators whose signature changed between opsets are written for the graph's opset: ReduceSum
- * takes its axes as an input from opset 13, ReduceMax from opset 18.
+ * takes its axes as an input from opset 13, ReduceMax from opset 18, Unsqueeze from opset 13.
  */
 export type ElementType = 'float' | 'double' | 'int64' | 'int32' | 'uint8' | 'bool';
 
@@ -30,7 +31,7 @@ export const ELEMENT_TYPES: Record<ElementType, TensorProto_DataType> = {
   bool: TensorProto_DataType.BOOL,
 };
 
-type AttributeValue = number | number[] | string | { float: number };
+type AttributeValue = number | number[] | string | { float: number } | { graph: GraphProto };
 
 export class GraphBuilder {
   readonly nodes: NodeProto[] = [];
@@ -83,6 +84,23 @@ export class GraphBuilder {
     return this.constant(type, [], type === 'int64' ? [BigInt(value)] : [value], what);
   }
 
+  /** This builder's nodes and constants as a graph of their own: the body of a Scan, a Loop or an If. */
+  graph(name: string, inputs: ValueInfoProto[], outputs: ValueInfoProto[]): GraphProto {
+    return create(GraphProtoSchema, {
+      name,
+      node: this.nodes,
+      initializer: this.initializers,
+      input: inputs,
+      output: outputs,
+    });
+  }
+
+  /** x with a new axis of length 1 at `axis` (Unsqueeze takes its axes as an input from opset 13). */
+  unsqueeze(x: string, axis: number): string {
+    if (this.opset >= 13) return this.op('Unsqueeze', [x, this.constant('int64', [1], [BigInt(axis)], 'axes')]);
+    return this.op('Unsqueeze', [x], { axes: [axis] });
+  }
+
   /** Sum over the last axis of [N, K], kept as [N, 1]. */
   sumLastAxis(x: string): string {
     return this.sumOverAxes(x, [-1]);
@@ -118,6 +136,8 @@ function attribute(name: string, value: AttributeValue) {
   if (typeof value === 'string')
     return { name, type: AttributeProto_AttributeType.STRING, s: new TextEncoder().encode(value) };
   if (Array.isArray(value)) return { name, type: AttributeProto_AttributeType.INTS, ints: value.map(BigInt) };
+  if (typeof value === 'object' && 'graph' in value)
+    return { name, type: AttributeProto_AttributeType.GRAPH, g: value.graph };
   if (typeof value === 'object') return { name, type: AttributeProto_AttributeType.FLOAT, f: value.float };
   return { name, type: AttributeProto_AttributeType.INT, i: BigInt(value) };
 }

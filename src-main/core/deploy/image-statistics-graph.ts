@@ -25,14 +25,40 @@ export function imageStatisticsApply(spec: InputSpec): boolean {
  * Noise raises the Laplacian energy and the variation, blur and contrast lower them, fog and brightness
  * move the mean and the extremes. [N, 7] float32, in IMAGE_STATISTICS's order. Float32 throughout (the
  * model's own type; onnxruntime's Conv has no float64 kernel).
+ *
+ * The nodes run on one image at a time, in a Scan over the batch (ONNX opset 9 and later). Each
+ * statistic reads the image in passes of its own (about twenty): over a whole batch, 22 images of
+ * 224 x 224 x 3 (13 MB), every pass streamed the batch from memory, where one image (0.6 MB) stays in
+ * the cache across them all. In onnxruntime on one thread of this VM: 1.18 ms an image over a batch,
+ * 0.67 ms in the Scan (2026-12-07). The values are the same but for the last bit of a few sums,
+ * whose order of additions follows the tensor's size.
  */
 export function imageStatisticsNodes(b: GraphBuilder, input: string, spec: InputSpec): string {
-  const c = spec.channels;
   if (!imageStatisticsApply(spec))
     throw new KnobError(
       'INVALID_INPUT',
       `the image statistics need images of 3 x 3 pixels or more; the input is ${spec.width} x ${spec.height}`,
     );
+  // Scan took a batch axis and sequence lengths before opset 9: there, the batch at once
+  if (b.opset < 9) return statisticsOfBatch(b, input, spec);
+  const body = new GraphBuilder(b.opset, `${b.name('image')}::`);
+  const image = body.name('image');
+  const statistics = body.op('Reshape', [
+    statisticsOfBatch(body, body.unsqueeze(image, 0), spec),
+    body.constant('int64', [1], [BigInt(IMAGE_STATISTICS.length)], 'shape'),
+  ]);
+  const imageDims = spec.layout === 'NCHW' ? ['C', 'H', 'W'] : ['H', 'W', 'C'];
+  const graph = body.graph(
+    `${body.prefix}body`,
+    [valueInfo(image, 'float', imageDims)],
+    [valueInfo(statistics, 'float', [IMAGE_STATISTICS.length])],
+  );
+  return b.op('Scan', [input], { num_scan_inputs: 1, body: { graph } });
+}
+
+/** The statistics' nodes on a batch [N, ...] of images at once: [N, 7]. */
+function statisticsOfBatch(b: GraphBuilder, input: string, spec: InputSpec): string {
+  const c = spec.channels;
   const [lo, hi] = spec.value_range;
   // channel i reads entry i mod length, as the app's preprocessing does (frame-to-tensor.ts)
   const perChannel = (values: readonly number[]) => Array.from({ length: c }, (_, i) => values[i % values.length]!);
