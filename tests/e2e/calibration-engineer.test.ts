@@ -27,6 +27,8 @@ beforeAll(async () => {
     settle: false,
     recentRunsFolder: mkdtempSync(join(tmpdir(), 'knob-export-runs-')),
   });
+  // the first start plays at once; at four times the source's rate the frames come sooner
+  await app.page.getByTestId('speed').selectOption('4');
   await waitUntil('two hundred frames', async () => Number(await testIdText(app, 'frames-processed')) >= 200);
   await app.page.getByTestId('pause').click();
   await app.page.getByTestId('metrics-group').selectOption('corruption');

@@ -60,6 +60,7 @@ describe('the desk in browser mode', () => {
     await app.page.getByTestId('schedule-kind').selectOption('step');
     await openSourceAndWait();
     const before = await chartPixels();
+    await app.page.getByTestId('speed').selectOption('4');
     await app.page.getByTestId('play').click();
     await expect.poll(async () => Number(await text('frames-processed')), { timeout: 20000 }).toBeGreaterThan(200);
     await expect.poll(() => text('live-corruption'), { timeout: 20000 }).toMatch(/gaussian_noise, severity 3/);
