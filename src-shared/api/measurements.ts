@@ -135,6 +135,11 @@ export const TuningSummarySchema = z.strictObject({
   /** Frames the search minimised the metric on, and the held-out frames the result is reported on. */
   searchFrameCount: z.number().int().nonnegative(),
   heldOutFrameCount: z.number().int().nonnegative(),
+  /**
+   * The grid and the refinement scored an even stride of this many search frames, a long
+   * recording's screening (the best settings then scored again on every one); null: every one.
+   */
+  screenedFrameCount: z.number().int().positive().nullable(),
   /** The search minimised on the frames the result is reported on: the interval is flattered by the choice. */
   searchedOnHeldOut: z.boolean(),
   /** The metric of the current and the chosen setting on the held-out frames. */

@@ -27,20 +27,25 @@ export interface TuningFigureInput {
   pareto: TuningFigureCandidate[];
   /** The frames each candidate's metric is on (the search's), and the split that chose them. */
   searchFrameCount?: number;
+  /** The grid and the refinement scored an even stride of this many search frames (the tuner's screening). */
+  screenedFrameCount?: number | null;
   split?: string;
   searchedOnHeldOut?: boolean;
 }
 
 /**
  * Which frames the grid's and the Pareto front's metric is on, in words: the search frames (what
- * the search minimised), not the held-out ones the result is reported on, unless the search ran
- * on those. The heat map, the Pareto plot and the desk's table all say it the same way.
+ * the search minimised), or the stride of them a long recording's search screened, not the
+ * held-out ones the result is reported on, unless the search ran on those. The heat map, the Pareto plot and the desk's table all say it the same way.
  */
 export function tuningFramesLabel(
-  result: Pick<TuningFigureInput, 'searchFrameCount' | 'split' | 'searchedOnHeldOut'>,
+  result: Pick<TuningFigureInput, 'searchFrameCount' | 'screenedFrameCount' | 'split' | 'searchedOnHeldOut'>,
 ): string {
+  const all = result.searchFrameCount === undefined ? 'the search frames' : `${result.searchFrameCount} search frames`;
   const frames =
-    result.searchFrameCount === undefined ? 'the search frames' : `${result.searchFrameCount} search frames`;
+    result.screenedFrameCount === undefined || result.screenedFrameCount === null
+      ? all
+      : `an even stride of ${result.screenedFrameCount} of the ${all} (screened)`;
   const which = result.searchedOnHeldOut === true ? `${frames} (the held-out ones)` : frames;
   return result.split === undefined ? which : `${which}, ${result.split}`;
 }

@@ -18,7 +18,8 @@ import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';
 import type { FusedTables } from './fused-tables';
 import { TuningBoundsSchema } from './knob-ranges';
-import { searchRanges, tuningGrid } from './tuning-grid';
+import { tuningGrid } from './tuning-grid';
+import { compassFrom, gridSteps, zoomPoints } from './tuning-refinement';
 import {
   TUNING_METRIC_IDENTITIES,
   TUNING_METRICS,
@@ -38,7 +39,13 @@ import {
  *    a 7 x 7 grid at a quarter of the spacing around each of the best `refineStarts` grid points
  *    (default 8), then a compass search in (log zeta, log wn) from the best three found (compassFrom). The
  *    search stays within the grid's ranges, and never takes an infeasible point.
- * 3. The paired bootstrap interval of the improvement (best - current) on the evaluation frames,
+ * 3. On a long recording (more search frames than `screening.aboveFrames`), steps 1 and 2 score an
+ *    even stride of the search frames (about `screening.frames` of them; the gate still runs
+ *    through every frame, so each screened frame has its exact gate value), and the best
+ *    `screening.confirmed` distinct settings they found are scored again on every search frame,
+ *    the best of those chosen. The chosen setting's figures are exact; the grid's and the
+ *    refinement's metrics are the screened ones (the result says on how many frames).
+ * 4. The paired bootstrap interval of the improvement (best - current) on the evaluation frames,
  *    so a "better" setting inside the noise is reported as indistinguishable.
  *
  * Constraints are on the discrete gate at the trace's frame interval (discreteResponseMetrics):
@@ -62,6 +69,9 @@ export const TuningConstraintsSchema = z.strictObject({
   maxOvershootPercent: z.number().nonnegative().optional(),
   minBandwidthHz: z.number().positive().optional(),
 });
+
+/** Step 3's defaults (TuningRequest.screening). */
+export const SCREENING_DEFAULTS = { aboveFrames: 200_000, frames: 50_000, confirmed: 12 } as const;
 
 /** The most settings one grid may hold (a 140 x 140 plane; the default is 20 x 20). */
 export const MAX_GRID_POINTS = 20_000;
@@ -101,6 +111,22 @@ export const TuningRequestSchema = z
     /** Grid points refined (a binned metric is rugged over the knobs: one start stops in a local minimum). */
     refineStarts: z.number().int().min(1).max(50).default(8),
     replicates: z.number().int().min(50).max(10_000).default(1000),
+    /**
+     * The screening of a long recording's search (step 3 above), or null to score every search
+     * frame at every setting. With the defaults a 10-hour ten-class tune scores every 16th of its
+     * 756,000 search frames at each setting (125 s -> 32 s on this project's 2-core VM, 2026-12-07;
+     * the rest is the gate's replay through every frame and the improvement's bootstrap); a
+     * recording of up to about 2.6 hours at 30 fps (200,000 search frames, 70 % of it) is never
+     * screened.
+     */
+    screening: z
+      .strictObject({
+        aboveFrames: z.number().int().min(100).default(SCREENING_DEFAULTS.aboveFrames),
+        frames: z.number().int().min(100).default(SCREENING_DEFAULTS.frames),
+        confirmed: z.number().int().min(1).max(100).default(SCREENING_DEFAULTS.confirmed),
+      })
+      .nullable()
+      .default(SCREENING_DEFAULTS),
     seed: z.number().int().nonnegative().max(0xffffffff).default(0),
   })
   .superRefine((request, context) => {
@@ -145,12 +171,15 @@ export interface TuningCandidate extends TuningFigures {
   feasible: boolean;
   /** The constraints it breaks, in words. */
   violations: string[];
-  /** Where it came from. */
-  stage: 'current' | 'grid' | 'refine';
+  /** Where it came from ('confirm': a screened setting scored again on every search frame). */
+  stage: 'current' | 'grid' | 'refine' | 'confirm';
 }
 
-/** Evaluates settings (in order); the core runs them on two threads, tests and the desk's preview in one. */
-export type TuningEvaluator = (points: TuningPoint[]) => Promise<TuningFigures[]>;
+/**
+ * Evaluates settings (in order) on the search frames or their screened stride (TuningFrames); the
+ * core runs them on two threads, tests and the desk's preview in one.
+ */
+export type TuningEvaluator = (points: TuningPoint[], on: 'search' | 'screened') => Promise<TuningFigures[]>;
 
 /** One setting's figures: the objective, then the discrete gate's step and frequency figures. */
 export function tuningFigures(objective: TuningObjective, point: TuningPoint, hSeconds: number): TuningFigures {
@@ -173,6 +202,8 @@ export function tuningFigures(objective: TuningObjective, point: TuningPoint, hS
  */
 export interface TuningFrames {
   search: Int32Array;
+  /** An even stride of `search` that steps 1 and 2 score (step 3); null: they score `search` itself. */
+  screened: Int32Array | null;
   heldOut: Int32Array;
 }
 
@@ -180,6 +211,7 @@ export function tuningFrames(
   trace: Trace,
   split: TuningRequest['split'],
   searchOn: TuningRequest['searchOn'] = 'fit',
+  screening: TuningRequest['screening'] = null,
 ): TuningFrames {
   const labelled = labelledFrames(trace);
   if (labelled.length < 40)
@@ -187,7 +219,15 @@ export function tuningFrames(
   const { fit, evaluate } = splitRows(labelled.length, split) as { fit: number[]; evaluate: number[] };
   const frames = (rows: number[]) => Int32Array.from(rows, (i) => labelled[i]!);
   const heldOut = frames(evaluate);
-  return { search: searchOn === 'held-out' ? heldOut : frames(fit), heldOut };
+  const search = searchOn === 'held-out' ? heldOut : frames(fit);
+  return { search, screened: screenedFrames(search, screening), heldOut };
+}
+
+/** Every s-th search frame, s the smallest stride that keeps at most `screening.frames` (step 3). */
+export function screenedFrames(search: Int32Array, screening: TuningRequest['screening']): Int32Array | null {
+  if (screening === null || search.length <= screening.aboveFrames) return null;
+  const stride = Math.ceil(search.length / screening.frames);
+  return search.filter((_, i) => i % stride === 0);
 }
 
 /** The split as the desk and the CLI name it (30 % held out; the random one seeded). */
@@ -239,6 +279,11 @@ export interface TuningResult {
   /** Frames the search minimised the metric on, and the held-out frames the result is reported on. */
   searchFrameCount: number;
   heldOutFrameCount: number;
+  /**
+   * The search frames the grid and the refinement scored (step 3), or null when they scored every
+   * one; the chosen and the current setting are scored on every search frame either way.
+   */
+  screenedFrameCount: number | null;
   /** The search minimised on the frames the result is reported on (split 'none', or searchOn 'held-out'). */
   searchedOnHeldOut: boolean;
   /** The metric of the current and the chosen setting on the held-out frames. */
@@ -251,6 +296,8 @@ export interface TuningResult {
   grid: TuningCandidate[];
   /** The refinement's accepted steps, in order. */
   refinement: TuningCandidate[];
+  /** The screened settings scored again on every search frame (step 3; empty when not screened). */
+  confirmed: TuningCandidate[];
   pareto: TuningCandidate[];
   /** best - current on the held-out frames, paired bootstrap; verdict at 95 %. */
   improvement: PairedDifference;
@@ -304,15 +351,22 @@ export async function tune(
   options: TuningRunOptions = {},
 ): Promise<TuningResult> {
   const hSeconds = trace.nominalDtSeconds;
-  const frames = tuningFrames(trace, request.split, request.searchOn);
+  const frames = tuningFrames(trace, request.split, request.searchOn, request.screening);
   // built only when this thread evaluates (a pool's threads hold their own)
-  let objective: TuningObjective | null = null;
+  const objectives = new Map<'search' | 'screened', TuningObjective>();
   const evaluate: TuningEvaluator =
     options.evaluate ??
-    (async (points) => {
-      objective ??= new TuningObjective(trace, frames.search, request.metric, options.tables ?? null);
-      return points.map((point) => tuningFigures(objective!, point, hSeconds));
+    (async (points, on) => {
+      let objective = objectives.get(on);
+      if (objective === undefined) {
+        const scored = on === 'search' ? frames.search : frames.screened!;
+        objective = new TuningObjective(trace, scored, request.metric, options.tables ?? null);
+        objectives.set(on, objective);
+      }
+      return points.map((point) => tuningFigures(objective, point, hSeconds));
     });
+  // steps 1 and 2 on the screened stride where there is one
+  const searchedOn = frames.screened === null ? 'search' : 'screened';
   const checkCancel = () => {
     if (options.signal?.aborted) throw new KnobError('CANCELLED', 'tuning cancelled');
   };
@@ -323,14 +377,18 @@ export async function tune(
     return { ...figures, point, feasible: violations.length === 0, violations, stage };
   };
   let evaluations = 0;
-  const run = async (points: TuningPoint[], stage: TuningCandidate['stage']): Promise<TuningCandidate[]> => {
+  const run = async (
+    points: TuningPoint[],
+    stage: TuningCandidate['stage'],
+    on: 'search' | 'screened' = searchedOn,
+  ): Promise<TuningCandidate[]> => {
     checkCancel();
-    const figures = await evaluate(points);
+    const figures = await evaluate(points, on);
     evaluations += points.length;
     return points.map((point, i) => candidate(point, figures[i]!, stage));
   };
 
-  const [currentCandidate] = await run([current], 'current');
+  const [currentCandidate] = await run([current], 'current', 'search');
   const gridPoints = tuningGrid(request, current, hSeconds);
   const grid: TuningCandidate[] = [];
   // in chunks, for progress and cancellation
@@ -340,6 +398,17 @@ export async function tune(
     options.onProgress?.(grid.length, gridPoints.length, 'grid');
   }
   const byMetric = (a: TuningCandidate, b: TuningCandidate) => a.metric - b.metric;
+  /** Step 3: the best distinct feasible settings of the screened search, scored on every search frame. */
+  const confirm = async (screened: TuningCandidate[]): Promise<TuningCandidate[]> => {
+    const distinct = new Map<string, TuningPoint>();
+    for (const c of screened.filter((c) => c.feasible).sort(byMetric)) {
+      if (distinct.size === request.screening!.confirmed) break;
+      distinct.set(JSON.stringify(c.point), c.point);
+    }
+    const scored = await run([...distinct.values()], 'confirm', 'search');
+    options.onProgress?.(scored.length, scored.length, 'confirm');
+    return scored;
+  };
   const feasible = grid.filter((c) => c.feasible).sort(byMetric);
   let best: TuningCandidate | null = feasible[0] ?? null;
   const foundFeasible = best !== null;
@@ -368,6 +437,8 @@ export async function tune(
     }
     for (const c of refinement) if (c.metric < best.metric) best = c;
   }
+  const confirmed = best !== null && frames.screened !== null ? await confirm([...grid, ...refinement]) : [];
+  if (confirmed.length > 0) best = confirmed.filter((c) => c.feasible).sort(byMetric)[0] ?? best;
   const chosen = best ?? currentCandidate!;
   checkCancel();
   const judge =
@@ -386,6 +457,7 @@ export async function tune(
     identity: TUNING_METRIC_IDENTITIES[request.metric],
     split: describeSplit(request.split),
     searchFrameCount: frames.search.length,
+    screenedFrameCount: frames.screened?.length ?? null,
     searchedOnHeldOut: request.split.kind === 'none' || request.searchOn === 'held-out',
     heldOutFrameCount: frames.heldOut.length,
     heldOut: { current: improvement.a, best: improvement.b },
@@ -395,80 +467,10 @@ export async function tune(
     best: chosen,
     grid,
     refinement,
+    confirmed,
     pareto: paretoFront([...grid, ...refinement]),
     improvement,
     evaluations,
     foundFeasible,
   };
-}
-
-/** The coarse grid's spacing in log zeta and log wn, and the ranges the search stays in. */
-interface GridSteps {
-  logZeta: number;
-  logWn: number;
-  zeta: [number, number];
-  wn: [number, number];
-}
-
-function gridSteps(request: TuningRequest, hSeconds: number): GridSteps {
-  const spacing = (min: number, max: number, points: number) => (points > 1 ? Math.log(max / min) / (points - 1) : 0.5);
-  const { zeta, wn } = searchRanges(request, hSeconds);
-  return {
-    logZeta: spacing(zeta[0], zeta[1], request.zeta.points),
-    logWn: spacing(wn[0], wn[1], request.wnRadPerSec.points),
-    zeta,
-    wn,
-  };
-}
-
-/** `point` moved by (dz, dw) steps in log zeta and log wn, kept within the searched ranges. */
-function moved(point: TuningPoint, steps: GridSteps, dz: number, dw: number): TuningPoint {
-  const { settings, temperature } = point;
-  const within = (value: number, [min, max]: [number, number]) => Math.min(max, Math.max(min, value));
-  const zeta = within(settings.zeta * Math.exp(dz * steps.logZeta), steps.zeta);
-  const wnRadPerSec = within(settings.wnRadPerSec * Math.exp(dw * steps.logWn), steps.wn);
-  return { settings: { ...settings, zeta, wnRadPerSec }, temperature };
-}
-
-/** The 7 x 7 local grid at a quarter of the spacing around `point` (7 along wn for ema), less its centre. */
-function zoomPoints(point: TuningPoint, steps: GridSteps): TuningPoint[] {
-  const offsets = [-0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75];
-  const secondOrder = point.settings.variant === 'second-order';
-  const out: TuningPoint[] = [];
-  for (const dz of secondOrder ? offsets : [0])
-    for (const dw of offsets) if (dz !== 0 || dw !== 0) out.push(moved(point, steps, dz, dw));
-  return out;
-}
-
-/**
- * Compass search in (log zeta, log wn) from `start`: its step starts at a quarter of the grid's
- * spacing, doubles (up to the spacing) after a move and halves when no neighbour improves, down to
- * 1/64 of the spacing, for at most COMPASS_ROUNDS rounds. Returns the accepted steps.
- */
-const COMPASS_ROUNDS = 40;
-
-async function compassFrom(
-  start: TuningCandidate,
-  steps: GridSteps,
-  run: (points: TuningPoint[], stage: TuningCandidate['stage']) => Promise<TuningCandidate[]>,
-): Promise<TuningCandidate[]> {
-  const secondOrder = start.point.settings.variant === 'second-order';
-  const accepted: TuningCandidate[] = [];
-  let here = start;
-  let scale = 1 / 4;
-  for (let round = 0; round < COMPASS_ROUNDS && scale >= 1 / 64; round++) {
-    const neighbours: TuningPoint[] = [];
-    for (const dz of secondOrder ? [-1, 0, 1] : [0])
-      for (const dw of [-1, 0, 1])
-        if (dz !== 0 || dw !== 0) neighbours.push(moved(here.point, steps, dz * scale, dw * scale));
-    const better = (await run(neighbours, 'refine'))
-      .filter((c) => c.feasible && c.metric < here.metric)
-      .reduce<TuningCandidate | null>((b, c) => (b === null || c.metric < b.metric ? c : b), null);
-    if (better !== null) {
-      here = better;
-      accepted.push(better);
-      scale = Math.min(1, scale * 2);
-    } else scale /= 2;
-  }
-  return accepted;
 }

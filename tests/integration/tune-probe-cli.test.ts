@@ -108,6 +108,8 @@ describe('knob tune', () => {
     const frames = tuningFrames(trace, parseTuningRequest({}).split);
     expect(tuned.searchFrameCount).toBe(frames.search.length);
     expect(tuned.heldOutFrameCount).toBe(frames.heldOut.length);
+    // 7,000 search frames: far below the screening's threshold, every one scored at every setting
+    expect(tuned.screenedFrameCount).toBeNull();
     const dense = denseGridBest(frames.search);
     expect(tuned.best.metric, `tuner ${tuned.best.metric}, dense grid ${dense}`).toBeLessThanOrEqual(dense * 1.01);
     expectConstraintsMet(tuned.best.point.settings);

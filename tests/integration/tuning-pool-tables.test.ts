@@ -2,7 +2,8 @@
  * Issue 29: with many classes the tuning pool's threads build the fused-score tables together
  * (src-main/core/tuning/tuning-pool.ts), reading a chunk's rows where the trace keeps its logits in
  * shared memory (a trace read from a file: no copy on the event loop) and from a copy of the rows
- * otherwise (a recording's trace). Either way the tune is exactly the one computed in process.
+ * otherwise (a recording's trace). Either way the tune is exactly the one computed in process, a
+ * long recording's screened search too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,23 @@ describe('the tuning pool on a many-class trace', () => {
     } finally {
       call.mockRestore();
       rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("screens a long recording's search on the threads as in process: the grid on the stride, the best confirmed on every frame", async () => {
+    // many classes (the threads' tables) and a ten-class trace (their row scorer), screening lowered
+    for (const classCount of [64, 10]) {
+      const trace = syntheticTrace({ frames: 3000, classCount, seed: 5 });
+      const request = parseTuningRequest({
+        zeta: { points: 6 },
+        wnRadPerSec: { points: 6 },
+        screening: { aboveFrames: 1_000, frames: 400, confirmed: 5 },
+      });
+      const current = { settings: DEFAULT_GATE_SETTINGS, temperature: 1 };
+      const inProcess = answerOf(await tune(trace, request, current));
+      expect(inProcess.screenedFrameCount).toBe(350);
+      expect(inProcess.confirmed).toHaveLength(5);
+      expect(answerOf(await tuneOnThreads(trace, request, current, { threads: 2 }))).toEqual(inProcess);
     }
   }, 120_000);
 });

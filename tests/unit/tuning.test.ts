@@ -2,7 +2,9 @@
  * The tuner (src-shared/tuning): its objective is the metric suite's own figure for the same frames
  * (every metric, with an output temperature too); the grid, the constraints and the Pareto front;
  * a tune that respects its constraints, reports the paired interval of its improvement, says so when
- * nothing is feasible, and stops when cancelled.
+ * nothing is feasible, and stops when cancelled; a long recording's screened search (its thresholds
+ * lowered here, so that this 3,000-frame trace is "long") chooses among settings scored on every
+ * search frame.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../src-shared/gate';
@@ -16,6 +18,8 @@ import { replay } from '../../src-shared/trace/replay';
 import {
   paretoFront,
   parseTuningRequest,
+  screenedFrames,
+  SCREENING_DEFAULTS,
   tune,
   tuningFrames,
   tuningGrid,
@@ -24,6 +28,7 @@ import {
   TUNING_METRICS,
   violationsOf,
   type TuningCandidate,
+  type TuningPoint,
 } from '../../src-shared/tuning';
 import { syntheticTrace } from '../support/synthetic-trace';
 
@@ -235,5 +240,72 @@ describe('tune', () => {
     expect(() => parseTuningRequest({ metric: 'accuracy' })).toThrow(/metric/);
     expect(() => parseTuningRequest({ zeta: { min: 2, max: 1 } })).toThrow(/min must not exceed max/);
     expect(() => parseTuningRequest({ constraints: { maxSettlingSeconds: -1 } })).toThrow(/maxSettlingSeconds/);
+  });
+});
+
+/** A small grid, so the screened tunes below take a fraction of a second. */
+const small = { zeta: { points: 5 }, wnRadPerSec: { points: 5 } };
+
+describe("the tuner's screening", () => {
+  it('screens only above its threshold, every s-th search frame, at most its frame count', () => {
+    const search = Int32Array.from({ length: 10_001 }, (_, i) => 2 * i);
+    expect(screenedFrames(search, null)).toBeNull();
+    expect(screenedFrames(search, { ...SCREENING_DEFAULTS, aboveFrames: 10_001 })).toBeNull();
+    const screened = screenedFrames(search, { aboveFrames: 10_000, frames: 1_000, confirmed: 3 })!;
+    // stride ceil(10,001 / 1,000) = 11: frames 0, 22, 44, ...
+    expect(screened.length).toBe(910);
+    expect(Array.from(screened.subarray(0, 3))).toEqual([0, 22, 44]);
+    expect(screened[909]).toBe(2 * 11 * 909);
+    // a day at 30 fps, 70 % searched: 50,000 frames of 1,814,400
+    const day = screenedFrames(new Int32Array(1_814_400), SCREENING_DEFAULTS)!;
+    expect(day.length).toBeLessThanOrEqual(SCREENING_DEFAULTS.frames);
+    expect(day.length).toBeGreaterThan(SCREENING_DEFAULTS.frames * 0.95);
+  });
+
+  it('scores the grid on the stride, the best settings again on every search frame, and chooses among those', async () => {
+    const request = parseTuningRequest({ ...small, screening: { aboveFrames: 1_000, frames: 300, confirmed: 4 } });
+    const frames = tuningFrames(trace, request.split, request.searchOn, request.screening);
+    expect(frames.search.length).toBe(2100);
+    expect(frames.screened!.length).toBe(300);
+    const result = await tune(trace, request, current);
+    expect(result.screenedFrameCount).toBe(300);
+    expect(result.searchFrameCount).toBe(2100);
+    const onStride = new TuningObjective(trace, frames.screened!, request.metric);
+    const onEvery = new TuningObjective(trace, frames.search, request.metric);
+    const metricOn = (objective: TuningObjective, point: TuningPoint) => objective.evaluate(point);
+    for (const c of [...result.grid, ...result.refinement]) expect(c.metric).toBe(metricOn(onStride, c.point));
+    expect(result.current.metric).toBe(metricOn(onEvery, current));
+    // the four best distinct feasible settings of the screened search, scored on every frame
+    const screenedBest = [...result.grid, ...result.refinement]
+      .filter((c) => c.feasible)
+      .sort((a, b) => a.metric - b.metric)
+      .map((c) => JSON.stringify(c.point))
+      .filter((key, i, keys) => keys.indexOf(key) === i)
+      .slice(0, 4);
+    expect(result.confirmed.map((c) => JSON.stringify(c.point))).toEqual(screenedBest);
+    for (const c of result.confirmed) {
+      expect(c.stage).toBe('confirm');
+      expect(c.metric).toBe(metricOn(onEvery, c.point));
+    }
+    const exactBest = Math.min(...result.confirmed.map((c) => c.metric));
+    expect(result.best.stage).toBe('confirm');
+    expect(result.best.metric).toBe(exactBest);
+  });
+
+  it('scores every search frame below the threshold or when turned off, as before', async () => {
+    for (const screening of [null, { aboveFrames: 2_100, frames: 300, confirmed: 4 }]) {
+      const request = parseTuningRequest({ ...small, refine: false, screening });
+      const result = await tune(trace, request, current);
+      expect(result.screenedFrameCount).toBeNull();
+      expect(result.confirmed).toEqual([]);
+      const onEvery = new TuningObjective(trace, tuningFrames(trace, request.split).search, request.metric);
+      for (const c of result.grid) expect(c.metric).toBe(onEvery.evaluate(c.point));
+      expect(result.best.stage).toBe('grid');
+    }
+  });
+
+  it('refuses screening settings out of range by field', () => {
+    expect(() => parseTuningRequest({ screening: { frames: 10 } })).toThrow(/screening\.frames/);
+    expect(() => parseTuningRequest({ screening: { confirmed: 0 } })).toThrow(/screening\.confirmed/);
   });
 });

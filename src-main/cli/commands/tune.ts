@@ -94,6 +94,7 @@ export async function tuneCommand(args: string[]): Promise<number> {
       taus: { type: 'string' },
       temperatures: { type: 'string' },
       'coarse-only': { type: 'boolean', default: false },
+      'every-frame': { type: 'boolean', default: false },
       threads: { type: 'string' },
       replicates: { type: 'string' },
       out: { type: 'string' },
@@ -125,6 +126,7 @@ export async function tuneCommand(args: string[]): Promise<number> {
       minBandwidthHz: optional('min-bandwidth'),
     },
     refine: !values['coarse-only'],
+    ...(values['every-frame'] ? { screening: null } : {}),
     replicates: values.replicates === undefined ? undefined : positiveInteger(values.replicates, 'replicates', 1000),
     seed: seedOption(values.seed),
   };
@@ -167,7 +169,7 @@ function tuningSummaryLines(result: TuningResult & { threads: number; wallMs: nu
   const d = result.improvement;
   const fmt = (v: number) => formatMetricValue(result.identity, v);
   return [
-    `tuned on ${trace}: ${result.split}; searched on ${result.searchFrameCount} frames, reported on ${result.heldOutFrameCount}${result.searchedOnHeldOut ? ' (the same frames the search chose on: the interval below is flattered by the choice)' : ' held-out frames'}`,
+    `tuned on ${trace}: ${result.split}; searched on ${result.searchFrameCount} frames${result.screenedFrameCount === null ? '' : ` (the grid and refinement screened on an even stride of ${result.screenedFrameCount}, the best ${result.confirmed.length} settings scored again on all)`}, reported on ${result.heldOutFrameCount}${result.searchedOnHeldOut ? ' (the same frames the search chose on: the interval below is flattered by the choice)' : ' held-out frames'}`,
     `metric:      ${result.identity}`,
     `constraints: ${describeConstraints(result)}`,
     `current:     ${describeCandidate(result, result.current)}`,
@@ -176,7 +178,7 @@ function tuningSummaryLines(result: TuningResult & { threads: number; wallMs: nu
       : `best:        no setting of the grid meets the constraints; the current setting is kept`,
     `held out:    current ${fmt(result.heldOut.current)}, best ${fmt(result.heldOut.best)}`,
     `improvement: ${fmt(d.difference)} (best - current on the held-out frames; 95 % paired bootstrap interval ${fmt(d.interval.lo)} to ${fmt(d.interval.hi)}, ${d.interval.replicates} resamples): ${d.verdict === 'indistinguishable' ? 'within the noise (indistinguishable from the current setting)' : d.verdict}`,
-    `search:      ${result.evaluations} settings (grid ${result.grid.length}, refinement ${result.evaluations - result.grid.length - 1}) on ${result.threads} thread(s) in ${(result.wallMs / 1000).toFixed(2)} s`,
+    `search:      ${result.evaluations} settings (grid ${result.grid.length}, refinement ${result.evaluations - result.grid.length - result.confirmed.length - 1}${result.confirmed.length === 0 ? '' : `, confirmed ${result.confirmed.length}`}) on ${result.threads} thread(s) in ${(result.wallMs / 1000).toFixed(2)} s`,
   ];
 }
 

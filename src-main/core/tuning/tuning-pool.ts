@@ -152,8 +152,8 @@ async function buildTables(
 
 export async function startTuningPool(
   trace: Trace,
-  /** The frames the search scores (tuningFrames(...).search). */
-  frames: Int32Array,
+  /** The frames the search scores, and their screened stride (tuningFrames). */
+  frames: { search: Int32Array; screened: Int32Array | null },
   metric: TuningMetric,
   threads = Math.max(1, Math.min(availableParallelism(), 8)),
   /** Aborting ends every thread at once; whatever waits on them answers CANCELLED. */
@@ -190,13 +190,13 @@ export async function startTuningPool(
     await close();
     throw error;
   }
-  const evaluate: TuningEvaluator = async (points: TuningPoint[]) => {
+  const evaluate: TuningEvaluator = async (points: TuningPoint[], on) => {
     const shares = pool.map((_, t) => points.filter((_, i) => i % pool.length === t));
     const answers = await Promise.all(
       pool.map((thread, t) =>
         shares[t]!.length === 0
           ? []
-          : (thread.call({ kind: 'evaluate', points: shares[t]! }, { signal }) as Promise<TuningFigures[]>),
+          : (thread.call({ kind: 'evaluate', points: shares[t]!, on }, { signal }) as Promise<TuningFigures[]>),
       ),
     );
     return points.map((_, i) => answers[i % pool.length]![Math.floor(i / pool.length)]!);
@@ -215,9 +215,11 @@ export async function tuneOnThreads(
 ): Promise<TuningResult & { threads: number; wallMs: number }> {
   const started = performance.now();
   const temperatures = [...new Set([current.temperature, ...(request.temperatures ?? [])])];
+  // the threads score the search frames and their screened stride, never the held-out ones
+  const { search, screened } = tuningFrames(trace, request.split, request.searchOn, request.screening);
   const pool = await startTuningPool(
     trace,
-    tuningFrames(trace, request.split, request.searchOn).search,
+    { search, screened },
     request.metric,
     options.threads,
     options.signal,

@@ -23,6 +23,7 @@ export function tuningSummary(result: TuningResult & { threads: number; wallMs: 
     identity: result.identity,
     split: result.split,
     searchFrameCount: result.searchFrameCount,
+    screenedFrameCount: result.screenedFrameCount,
     heldOutFrameCount: result.heldOutFrameCount,
     searchedOnHeldOut: result.searchedOnHeldOut,
     heldOut: { current: finiteOrNull(result.heldOut.current), best: finiteOrNull(result.heldOut.best) },

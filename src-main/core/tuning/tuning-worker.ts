@@ -34,13 +34,22 @@ export type TuningWorkerRequest =
       temperature: number;
       squares: boolean;
     }
-  | { kind: 'init'; trace: Trace; frames: Int32Array; metric: TuningMetric; tables: FusedTablesMessage | null }
-  | { kind: 'evaluate'; points: TuningPoint[] }
+  | {
+      kind: 'init';
+      trace: Trace;
+      /** The search frames, and their screened stride (tuning-search.ts, step 3) where there is one. */
+      frames: { search: Int32Array; screened: Int32Array | null };
+      metric: TuningMetric;
+      tables: FusedTablesMessage | null;
+    }
+  | { kind: 'evaluate'; points: TuningPoint[]; on: 'search' | 'screened' }
   | { kind: 'improvement'; args: ImprovementArgs };
 
 let trace: Trace | null = null;
 let tables: FusedTables | null = null;
-let objective: TuningObjective | null = null;
+let init: Extract<TuningWorkerRequest, { kind: 'init' }> | null = null;
+/** Each frame set's objective, built when it is first evaluated on. */
+const objectives = new Map<'search' | 'screened', TuningObjective>();
 
 /** A chunk's fused-score table, its entries pointing at the chunk's frames. */
 function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): FusedScoreTableParts {
@@ -53,15 +62,22 @@ function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): Fuse
 function answer(request: TuningWorkerRequest): unknown {
   if (request.kind === 'table') return tableOf(request);
   if (request.kind === 'init') {
+    init = request;
     trace = request.trace;
     tables = request.tables === null ? null : fusedTablesOf(request.tables);
-    objective = new TuningObjective(request.trace, request.frames, request.metric, tables);
+    objectives.clear();
     return null;
   }
-  if (trace === null || objective === null)
-    throw new Error(`the tuning worker was asked to ${request.kind} before init`);
+  if (trace === null || init === null) throw new Error(`the tuning worker was asked to ${request.kind} before init`);
   if (request.kind === 'improvement') return tuningImprovement(trace, tables, ...request.args);
-  return request.points.map((point) => tuningFigures(objective!, point, trace!.nominalDtSeconds));
+  let objective = objectives.get(request.on);
+  if (objective === undefined) {
+    const frames = request.on === 'search' ? init.frames.search : init.frames.screened;
+    if (frames === null) throw new Error('the tuning worker was asked to evaluate on screened frames it was not given');
+    objective = new TuningObjective(trace, frames, init.metric, tables);
+    objectives.set(request.on, objective);
+  }
+  return request.points.map((point) => tuningFigures(objective, point, trace!.nominalDtSeconds));
 }
 
 serve<TuningWorkerRequest, unknown>(answer);
