@@ -117,7 +117,11 @@ export const TuneParamsSchema = z.strictObject({
 
 export const TuneCandidateSchema = z.strictObject({
   point: z.strictObject({ settings: GateSettingsSchema, temperature: z.number().positive() }),
-  /** The metric on the search frames (what the search minimised). */
+  /**
+   * The metric on the search frames (what the search minimised); a screened search's grid and
+   * Pareto entries on the stride of them (TuningSummary.screenedFrameCount), its current and best
+   * on every one.
+   */
   metric: nullableNumber,
   settlingTimeSeconds: nullableNumber,
   overshootPercent: nullableNumber,

@@ -4,7 +4,8 @@ import { linePlotSvg } from './line-plot';
 import type { FigurePalette } from './svg-style';
 
 /**
- * The tuner's figures (issue 17's sweep view): the metric on the search frames over the (zeta, wn) plane at the best
+ * The tuner's figures (issue 17's sweep view): the metric on the search frames (or the stride of
+ * them a long recording's search screened, tuningFramesLabel) over the (zeta, wn) plane at the best
  * setting's other parameters (variant second-order, mode, tau, temperature), refused points
  * hatched with the constraint boundary drawn; and the Pareto front of the metric against the 2 %
  * settling time. They read a TuningResult, or the same fields as the API carries them (a metric that
@@ -81,7 +82,7 @@ export function tuningHeatmapSvg(result: TuningFigureInput, options: { palette?:
     .map(([kind, c]) => ({
       x: c.point.settings.zeta,
       y: c.point.settings.wnRadPerSec,
-      label: `${kind}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric === null ? 'not finite' : c.metric.toPrecision(4)}`,
+      label: `${kind}: zeta ${c.point.settings.zeta.toPrecision(3)}, wn ${c.point.settings.wnRadPerSec.toPrecision(3)} rad/s, ${result.metric} ${c.metric === null ? 'not finite' : c.metric.toPrecision(4)}${result.screenedFrameCount == null ? '' : ' on every search frame'}`,
       kind,
     }));
   return heatmapSvg({
@@ -99,7 +100,7 @@ export function tuningHeatmapSvg(result: TuningFigureInput, options: { palette?:
     label: `${result.metric} over zeta and wn on ${tuningFramesLabel(result)}`,
     footnotes: [
       `${result.identity} on ${tuningFramesLabel(result)}`,
-      `hatched: breaks a constraint; x: current setting; ring: best found`,
+      `hatched: breaks a constraint; x: current setting; ring: best found${result.screenedFrameCount == null ? '' : " (their marks' figures on every search frame)"}`,
     ],
     palette: options.palette,
   });
@@ -122,7 +123,7 @@ export function paretoPlotSvg(result: TuningFigureInput, options: { palette?: Fi
       },
     ],
     xLabel: '2 % settling time (s)',
-    yLabel: `${result.metric} (search frames)`,
+    yLabel: `${result.metric} (${result.screenedFrameCount == null ? 'search frames' : 'screened search frames'})`,
     yMin: lo - pad,
     yMax: hi + pad,
     width: 560,

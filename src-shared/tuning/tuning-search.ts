@@ -114,8 +114,9 @@ export const TuningRequestSchema = z
     /**
      * The screening of a long recording's search (step 3 above), or null to score every search
      * frame at every setting. With the defaults a 10-hour ten-class tune scores every 16th of its
-     * 756,000 search frames at each setting (125 s -> 32 s on this project's 2-core VM, 2026-12-07;
-     * the rest is the gate's replay through every frame and the improvement's bootstrap); a
+     * 756,000 search frames at each setting (`knob tune` 95.2 s -> 37.5 s on this project's 2-core
+     * VM, 2026-12-07; the rest is the gate's replay through every frame and the improvement's
+     * bootstrap); a
      * recording of up to about 2.6 hours at 30 fps (200,000 search frames, 70 % of it) is never
      * screened.
      */
@@ -223,11 +224,14 @@ export function tuningFrames(
   return { search, screened: screenedFrames(search, screening), heldOut };
 }
 
-/** Every s-th search frame, s the smallest stride that keeps at most `screening.frames` (step 3). */
+/**
+ * Every s-th search frame, s the smallest stride that keeps at most `screening.frames` (step 3);
+ * null where no screening applies, a stride of 1 (every frame) included.
+ */
 export function screenedFrames(search: Int32Array, screening: TuningRequest['screening']): Int32Array | null {
   if (screening === null || search.length <= screening.aboveFrames) return null;
   const stride = Math.ceil(search.length / screening.frames);
-  return search.filter((_, i) => i % stride === 0);
+  return stride <= 1 ? null : search.filter((_, i) => i % stride === 0);
 }
 
 /** The split as the desk and the CLI name it (30 % held out; the random one seeded). */
@@ -302,7 +306,10 @@ export interface TuningResult {
   /** best - current on the held-out frames, paired bootstrap; verdict at 95 %. */
   improvement: PairedDifference;
   evaluations: number;
-  /** False when no grid point met the constraints (best is then the current setting). */
+  /**
+   * False when no grid point met the constraints, or (screened) no confirmed setting did on every
+   * search frame: best is then the current setting.
+   */
   foundFeasible: boolean;
 }
 
@@ -411,7 +418,6 @@ export async function tune(
   };
   const feasible = grid.filter((c) => c.feasible).sort(byMetric);
   let best: TuningCandidate | null = feasible[0] ?? null;
-  const foundFeasible = best !== null;
   const refinement: TuningCandidate[] = [];
   const movable = (c: TuningCandidate) => c.point.settings.variant !== 'instant';
   if (request.refine && best !== null) {
@@ -438,7 +444,9 @@ export async function tune(
     for (const c of refinement) if (c.metric < best.metric) best = c;
   }
   const confirmed = best !== null && frames.screened !== null ? await confirm([...grid, ...refinement]) : [];
-  if (confirmed.length > 0) best = confirmed.filter((c) => c.feasible).sort(byMetric)[0] ?? best;
+  // a screened search chooses among the confirmed settings only, whose figures are on every search
+  // frame; none feasible there (a metric not finite on every frame) keeps the current setting
+  if (frames.screened !== null) best = confirmed.filter((c) => c.feasible).sort(byMetric)[0] ?? null;
   const chosen = best ?? currentCandidate!;
   checkCancel();
   const judge =
@@ -471,6 +479,6 @@ export async function tune(
     pareto: paretoFront([...grid, ...refinement]),
     improvement,
     evaluations,
-    foundFeasible,
+    foundFeasible: best !== null,
   };
 }

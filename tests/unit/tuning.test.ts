@@ -30,6 +30,7 @@ import {
   type TuningCandidate,
   type TuningPoint,
 } from '../../src-shared/tuning';
+import { paretoPlotSvg, tuningHeatmapSvg } from '../../src-shared/plots/tuning-plots';
 import { syntheticTrace } from '../support/synthetic-trace';
 
 const trace = syntheticTrace({ frames: 3000, seed: 7, uRef: (i) => 0.5 + 0.45 * Math.sin(i / 40) });
@@ -251,6 +252,8 @@ describe("the tuner's screening", () => {
     const search = Int32Array.from({ length: 10_001 }, (_, i) => 2 * i);
     expect(screenedFrames(search, null)).toBeNull();
     expect(screenedFrames(search, { ...SCREENING_DEFAULTS, aboveFrames: 10_001 })).toBeNull();
+    // a stride of 1 would score every frame twice: no screening
+    expect(screenedFrames(search, { aboveFrames: 1_000, frames: 20_000, confirmed: 3 })).toBeNull();
     const screened = screenedFrames(search, { aboveFrames: 10_000, frames: 1_000, confirmed: 3 })!;
     // stride ceil(10,001 / 1,000) = 11: frames 0, 22, 44, ...
     expect(screened.length).toBe(910);
@@ -290,6 +293,11 @@ describe("the tuner's screening", () => {
     const exactBest = Math.min(...result.confirmed.map((c) => c.metric));
     expect(result.best.stage).toBe('confirm');
     expect(result.best.metric).toBe(exactBest);
+    // every figure says which frames its numbers are on
+    const stride = 'an even stride of 300 of the 2100 search frames (screened)';
+    expect(tuningHeatmapSvg(result)).toContain(stride);
+    expect(tuningHeatmapSvg(result)).toContain('on every search frame');
+    expect(paretoPlotSvg(result)).toContain(stride);
   });
 
   it('scores every search frame below the threshold or when turned off, as before', async () => {

@@ -169,7 +169,7 @@ function tuningSummaryLines(result: TuningResult & { threads: number; wallMs: nu
   const d = result.improvement;
   const fmt = (v: number) => formatMetricValue(result.identity, v);
   return [
-    `tuned on ${trace}: ${result.split}; searched on ${result.searchFrameCount} frames${result.screenedFrameCount === null ? '' : ` (the grid and refinement screened on an even stride of ${result.screenedFrameCount}, the best ${result.confirmed.length} settings scored again on all)`}, reported on ${result.heldOutFrameCount}${result.searchedOnHeldOut ? ' (the same frames the search chose on: the interval below is flattered by the choice)' : ' held-out frames'}`,
+    `tuned on ${trace}: ${result.split}; searched on ${result.searchFrameCount} frames${result.screenedFrameCount === null ? '' : ` (the grid and refinement screened on an even stride of ${result.screenedFrameCount}${result.confirmed.length === 0 ? '' : `, the best ${result.confirmed.length} settings scored again on all`})`}, reported on ${result.heldOutFrameCount}${result.searchedOnHeldOut ? ' (the same frames the search chose on: the interval below is flattered by the choice)' : ' held-out frames'}`,
     `metric:      ${result.identity}`,
     `constraints: ${describeConstraints(result)}`,
     `current:     ${describeCandidate(result, result.current)}`,
@@ -226,16 +226,26 @@ async function writeTuningOutputs(
       figure:
         heatmap === null
           ? null
-          : { name: 'sweep', caption: `${result.identity} on the search frames over zeta and wn.`, svg: heatmap },
+          : {
+              name: 'sweep',
+              caption: `${result.identity} on ${tuningFramesLabel(result)} over zeta and wn.`,
+              svg: heatmap,
+            },
     },
     {
       heading: 'Pareto front',
-      paragraphs: ['Settings no other beats on both the metric and the settling time.'],
+      paragraphs: [
+        `Settings no other beats on both the metric (on ${tuningFramesLabel(result)}) and the settling time.`,
+      ],
       table: { columns, rows: result.pareto.map((c, i) => row(`${i + 1}`, c)) },
       figure:
         pareto === null
           ? null
-          : { name: 'pareto', caption: 'The metric on the search frames against 2 % settling time.', svg: pareto },
+          : {
+              name: 'pareto',
+              caption: `The metric on ${tuningFramesLabel(result)} against 2 % settling time.`,
+              svg: pareto,
+            },
     },
   ]);
   const best = result.best;
