@@ -4,11 +4,15 @@
  */
 export type RandomSource = () => number;
 
-export function seededRandom(seed: number): RandomSource {
+export function seededRandom(seed: number, skippedDraws = 0): RandomSource {
   // The state in a typed array, not a closure variable: a uint32 past 2^30 does not fit a small
   // integer, so each draw stored a new heap number (16 bytes a draw: a threshold calibration's
   // thread spent a tenth of its time collecting them). The sequence is the same.
-  const state = new Uint32Array([seed >>> 0]);
+  // Each draw adds 0x6d2b79f5 to the state (mulberry32's Weyl sequence), so the generator that
+  // has made `skippedDraws` draws starts at seed + skippedDraws x 0x6d2b79f5 (mod 2^32): a thread
+  // draws its part of a long sequence without drawing what comes before it.
+  const skip = Math.imul(skippedDraws % 4294967296, 0x6d2b79f5);
+  const state = new Uint32Array([((seed >>> 0) + skip) >>> 0]);
   return () => {
     const next = (state[0]! + 0x6d2b79f5) >>> 0;
     state[0] = next;

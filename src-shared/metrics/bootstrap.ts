@@ -21,6 +21,11 @@ export interface BootstrapOptions {
   seed?: number;
   /** Polled between resamples: a cancelled bootstrap throws CANCELLED within one resample. */
   signal?: CancelSignal;
+  /**
+   * Only the replicates [from, to) of the `replicates`, each the same resample as in the whole
+   * run (threads that share a bootstrap each draw a range); default all.
+   */
+  replicateRange?: { from: number; to: number };
 }
 
 export function bootstrapInterval(
@@ -41,10 +46,12 @@ export function eachResample(
   options: BootstrapOptions,
   visit: (indices: Uint32Array, replicate: number) => void,
 ): void {
-  const random = seededRandom(options.seed ?? 0);
-  const indices = new Uint32Array(n);
   const replicates = options.replicates ?? 200;
-  for (let r = 0; r < replicates; r++) {
+  const { from, to } = options.replicateRange ?? { from: 0, to: replicates };
+  // replicate r draws the n indices after r n draws, whichever replicates this call makes
+  const random = seededRandom(options.seed ?? 0, from * n);
+  const indices = new Uint32Array(n);
+  for (let r = from; r < Math.min(to, replicates); r++) {
     stopIfCancelled(options.signal, 'the bootstrap was cancelled');
     for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
     visit(indices, r);

@@ -339,28 +339,80 @@ export function pairedDifferencesOverGroups(
   sampleCounts: number[],
   options: ResamplingOptions = {},
 ): PairedDifference[] {
-  const replicates = options.replicates ?? 1000;
-  const resampling = { ...options, replicates };
+  return pairedDifferencesFromParts(a[0], pairedDifferenceParts(a, b, sampleCounts, options), a.length, options);
+}
+
+/**
+ * What a paired difference is made from: each statistic's value for A and B and b - a on all
+ * frames, and b - a on each replicate the bootstrap made (0 on those outside
+ * `options.replicateRange`: threads that share a bootstrap each make a range, each the same draws
+ * as in the whole run).
+ */
+export interface PairedDifferenceParts {
+  a: number[];
+  b: number[];
+  difference: number[];
+  draws: Float64Array[];
+}
+
+export function pairedDifferenceParts(
+  a: HeadlineStatistic[][],
+  b: HeadlineStatistic[][],
+  sampleCounts: number[],
+  options: ResamplingOptions = {},
+): PairedDifferenceParts {
   const weight = 1 / a.length;
   const difference = (g: number) => (j: number, indices: Uint32Array | null) =>
     b[g][j].evaluate(indices) - a[g][j].evaluate(indices);
   const strata = a.map((_, g) => ({ sampleCount: sampleCounts[g], weight, evaluate: difference(g) }));
-  const combined = stratifiedDraws(strata, a[0].length, resampling);
+  const combined = stratifiedDraws(strata, a[0].length, { ...options, replicates: options.replicates ?? 1000 });
   const meanOf = (groups: HeadlineStatistic[][], j: number) =>
     groups.reduce((sum, statistics) => sum + weight * statistics[j].evaluate(null), 0);
-  const what = a.length > 1 ? `paired stratified (${a.length} groups) ` : 'paired ';
-  return a[0].map((statistic, j) => {
-    const ci = percentileInterval(combined[j].draws, resampling, what);
-    const [valueA, valueB] = [meanOf(a, j), meanOf(b, j)];
+  return {
+    a: a[0].map((_, j) => meanOf(a, j)),
+    b: a[0].map((_, j) => meanOf(b, j)),
+    difference: combined.map((c) => c.value),
+    draws: combined.map((c) => c.draws),
+  };
+}
+
+/**
+ * Parts made over disjoint replicate ranges (one a thread), put together: each range's draws from
+ * the part that made them, the values (the same in every part) from the first.
+ */
+export function partsOverRanges(
+  parts: PairedDifferenceParts[],
+  ranges: ReadonlyArray<{ from: number; to: number }>,
+  replicates: number,
+): PairedDifferenceParts {
+  const draws = parts[0]!.draws.map((_, j) => {
+    const merged = new Float64Array(replicates);
+    parts.forEach((part, t) => merged.set(part.draws[j]!.subarray(ranges[t]!.from, ranges[t]!.to), ranges[t]!.from));
+    return merged;
+  });
+  return { ...parts[0]!, draws };
+}
+
+/** The paired differences over `groups` groups from their parts, every replicate's draw in them. */
+export function pairedDifferencesFromParts(
+  statistics: ReadonlyArray<Pick<HeadlineStatistic, 'name' | 'identity' | 'lowerIsBetter'>>,
+  parts: PairedDifferenceParts,
+  groups: number,
+  options: ResamplingOptions = {},
+): PairedDifference[] {
+  const resampling = { ...options, replicates: options.replicates ?? 1000, replicateRange: undefined };
+  const what = groups > 1 ? `paired stratified (${groups} groups) ` : 'paired ';
+  return statistics.map((statistic, j) => {
+    const ci = percentileInterval(parts.draws[j], resampling, what);
     return {
       name: statistic.name,
       identity: statistic.identity,
-      a: valueA,
-      b: valueB,
-      difference: combined[j].value,
+      a: parts.a[j],
+      b: parts.b[j],
+      difference: parts.difference[j],
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
-      verdict: verdictOf(ci, statistic.lowerIsBetter, valueA, valueB),
+      verdict: verdictOf(ci, statistic.lowerIsBetter, parts.a[j], parts.b[j]),
     };
   });
 }

@@ -12,21 +12,16 @@ import {
 } from '../gate/accepted-ranges';
 import { GATE_MODES, GATE_VARIANTS } from '../gate/gate-settings';
 import { discreteResponseMetrics } from '../gate/response-metrics';
-import { pairedDifferences, type PairedDifference } from '../metrics/headline-intervals';
+import type { PairedDifference } from '../metrics/headline-intervals';
 import type { Trace } from '../trace/trace';
 import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';
 import type { FusedTables } from './fused-tables';
 import { TuningBoundsSchema } from './knob-ranges';
 import { tuningGrid } from './tuning-grid';
+import { tuningImprovement, type ImprovementArgs } from './tuning-improvement';
 import { compassFrom, gridSteps, zoomPoints } from './tuning-refinement';
-import {
-  TUNING_METRIC_IDENTITIES,
-  TUNING_METRICS,
-  TuningObjective,
-  type TuningMetric,
-  type TuningPoint,
-} from './tuning-objective';
+import { TUNING_METRIC_IDENTITIES, TUNING_METRICS, TuningObjective, type TuningPoint } from './tuning-objective';
 
 /**
  * Auto-tuning by replay (issue 17): the knobs that minimise a calibration metric on the held-out
@@ -311,33 +306,6 @@ export interface TuningResult {
    * search frame: best is then the current setting.
    */
   foundFeasible: boolean;
-}
-
-/**
- * best - current of `metric` on `frames`, with its paired bootstrap interval (the same resamples for
- * both) and the verdict at 95 %. The resampling is the slow part of a tune for the smooth and
- * binned metrics (SmoothECE: seconds), so the core runs it on a tuning thread.
- */
-export type ImprovementArgs = [
-  frames: Int32Array,
-  metric: TuningMetric,
-  current: TuningPoint,
-  best: TuningPoint,
-  resampling: { replicates: number; seed: number },
-];
-
-export function tuningImprovement(
-  trace: Trace,
-  tables: FusedTables | null,
-  ...[frames, metric, current, best, resampling]: ImprovementArgs
-): PairedDifference {
-  const objective = new TuningObjective(trace, frames, metric, tables);
-  return pairedDifferences(
-    [objective.statisticAt(current)],
-    [objective.statisticAt(best)],
-    frames.length,
-    resampling,
-  )[0]!;
 }
 
 export interface TuningRunOptions {

@@ -12,8 +12,11 @@ import {
   headlineStatistics,
   independentDifferences,
   meanOverGroups,
+  pairedDifferenceParts,
   pairedDifferences,
+  pairedDifferencesFromParts,
   pairedDifferencesOverGroups,
+  partsOverRanges,
 } from '../../src-shared/metrics/headline-intervals';
 import { scoresFromLogits, topLabelScores } from '../../src-shared/metrics/scores';
 import { seededRandom } from '../../src-shared/random';
@@ -182,6 +185,28 @@ describe('stratified bootstrap over groups (conditions of a table)', () => {
     expect(ece.verdict).toBe('worse');
     const one = pairedDifferencesOverGroups([statisticsA[0]], [statisticsB[0]], [counts[0]], { seed: 2 });
     expect(one).toEqual(pairedDifferences(statisticsA[0], statisticsB[0], counts[0], { seed: 2 }));
+  });
+});
+
+describe('a paired bootstrap shared by threads (the tuner pool)', () => {
+  it("each range of replicates draws the whole run's resamples: ranges put together give its differences exactly", () => {
+    const { logits, labels } = syntheticClassifier({ n: 1200, classCount: 10, temperature: 1, scale: 1.2, seed: 3 });
+    const a = statistics(logits, labels);
+    const b = statistics(scaled(logits, 1.3), labels);
+    const options = { replicates: 101, seed: 17 };
+    const whole = pairedDifferences(a, b, 1200, options);
+    const ranges = [
+      { from: 0, to: 34 },
+      { from: 34, to: 101 },
+    ];
+    const parts = ranges.map((replicateRange) =>
+      pairedDifferenceParts([a], [b], [1200], { ...options, replicateRange }),
+    );
+    // outside its range a part's draws are 0: it made none there
+    expect(parts[0]!.draws[0]!.subarray(34).every((d) => d === 0)).toBe(true);
+    expect(pairedDifferencesFromParts(a, partsOverRanges(parts, ranges, 101), 1, options)).toEqual(whole);
+    // the values are every part's: the second's would do as well
+    expect(parts[1]!.difference).toEqual(parts[0]!.difference);
   });
 });
 

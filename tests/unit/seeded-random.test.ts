@@ -32,4 +32,22 @@ describe('the seeded generator', () => {
       { numRuns: 200 },
     );
   });
+
+  it('skips ahead: the generator that skipped k draws draws what the one from the seed draws after k', () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.integer({ min: 0, max: 5000 }), (seed, skipped) => {
+        const reference = seededRandom(seed);
+        for (let i = 0; i < skipped; i++) reference();
+        const expected = Float64Array.from({ length: 50 }, reference);
+        const drawn = Float64Array.from({ length: 50 }, seededRandom(seed, skipped));
+        expect(drawn.findIndex((x, i) => x !== expected[i])).toBe(-1);
+      }),
+      { numRuns: 100 },
+    );
+    // the state is a 32-bit Weyl sequence: 2^32 draws bring it back, and skips past 2^32 (a
+    // thousand replicates of five million frames) wrap the same way
+    const first = Float64Array.from({ length: 20 }, seededRandom(9, 7));
+    expect(Float64Array.from({ length: 20 }, seededRandom(9, 2 ** 32 + 7))).toEqual(first);
+    expect(Float64Array.from({ length: 20 }, seededRandom(9, 3 * 2 ** 32 + 7))).toEqual(first);
+  });
 });

@@ -1,7 +1,11 @@
 import type { Transferable } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { CancelSignal } from '../../../src-shared/cancel-signal';
-import type { PairedDifference } from '../../../src-shared/metrics/headline-intervals';
+import {
+  partsOverRanges,
+  type PairedDifference,
+  type PairedDifferenceParts,
+} from '../../../src-shared/metrics/headline-intervals';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import {
@@ -10,6 +14,7 @@ import {
   type FusedScoreTableParts,
 } from '../../../src-shared/fusion/fused-score-table';
 import {
+  improvementFromParts,
   labelsOf,
   tune,
   tuningFrames,
@@ -201,8 +206,26 @@ export async function startTuningPool(
     );
     return points.map((_, i) => answers[i % pool.length]![Math.floor(i / pool.length)]!);
   };
-  const improvement = (...args: ImprovementArgs) =>
-    pool[0]!.call({ kind: 'improvement', args }, { signal }) as Promise<PairedDifference>;
+  // each thread makes an even share of the bootstrap's replicates, each the resample it is in the
+  // whole run (bootstrap.ts's replicateRange): each range's draws taken from the thread that made
+  // them are the one-thread improvement's, bit for bit
+  const improvement = async (...args: ImprovementArgs): Promise<PairedDifference> => {
+    const [frames, metric, current, best, resampling] = args;
+    const { replicates } = resampling;
+    const shares = pool.map((_, t) => ({
+      from: Math.floor((t * replicates) / pool.length),
+      to: Math.floor(((t + 1) * replicates) / pool.length),
+    }));
+    const parts = (await Promise.all(
+      pool.map((thread, t) =>
+        thread.call(
+          { kind: 'improvement', args: [frames, metric, current, best, { ...resampling, replicateRange: shares[t]! }] },
+          { signal },
+        ),
+      ),
+    )) as PairedDifferenceParts[];
+    return improvementFromParts(metric, partsOverRanges(parts, shares, replicates), resampling);
+  };
   return { evaluate, improvement, threads, close };
 }
 

@@ -6,7 +6,7 @@ import {
   type FusedTables,
   type FusedTablesMessage,
   tuningFigures,
-  tuningImprovement,
+  tuningImprovementParts,
   type ImprovementArgs,
   type TuningMetric,
   type TuningPoint,
@@ -14,9 +14,9 @@ import {
 import { serve } from '../workers/worker-serve';
 
 /**
- * One thread of the tuning pool (tuning-pool.ts): holds the trace and its objective, evaluates the
- * settings it is sent, and computes a tune's improvement with its bootstrap (the slow part for the
- * smooth and binned metrics). Every request is answered under its id (worker-protocol.ts), in order.
+ * One thread of the tuning pool (tuning-pool.ts): holds the trace and its objectives, evaluates the
+ * settings it is sent, and computes its share of a tune's improvement with its bootstrap (the slow
+ * part for the smooth and binned metrics, seconds on hours of held-out frames). Every request is answered under its id (worker-protocol.ts), in order.
  */
 export type TuningWorkerRequest =
   | {
@@ -43,6 +43,7 @@ export type TuningWorkerRequest =
       tables: FusedTablesMessage | null;
     }
   | { kind: 'evaluate'; points: TuningPoint[]; on: 'search' | 'screened' }
+  /** The improvement's parts on the replicates of args' replicateRange (tuningImprovementParts). */
   | { kind: 'improvement'; args: ImprovementArgs };
 
 let trace: Trace | null = null;
@@ -69,7 +70,7 @@ function answer(request: TuningWorkerRequest): unknown {
     return null;
   }
   if (trace === null || init === null) throw new Error(`the tuning worker was asked to ${request.kind} before init`);
-  if (request.kind === 'improvement') return tuningImprovement(trace, tables, ...request.args);
+  if (request.kind === 'improvement') return tuningImprovementParts(trace, tables, ...request.args);
   let objective = objectives.get(request.on);
   if (objective === undefined) {
     const frames = request.on === 'search' ? init.frames.search : init.frames.screened;
