@@ -41,7 +41,8 @@ export class FusedRowScorer {
 
   /**
    * Entry j of `out` for frame frames[j] with label labels[j], fused at g[frame] (0 and 1 give the
-   * branches bit for bit) and multiplied by `inverseTemperature` when it is not 1.
+   * branches bit for bit) and multiplied by `inverseTemperature` when it is not 1. The frame's
+   * logits are row frames[j] of zStatic and zDyn, or row j where `byRow` (the caller gathered them).
    */
   scoreInto(
     zStatic: LogitArray,
@@ -51,6 +52,7 @@ export class FusedRowScorer {
     labels: Int32Array,
     inverseTemperature: number,
     out: FusedRowScores,
+    byRow = false,
   ): void {
     const k = this.classCount;
     const { chunk, chunkLabels, scored } = this;
@@ -58,7 +60,7 @@ export class FusedRowScorer {
       const count = Math.min(CHUNK_ROWS, frames.length - from);
       for (let r = 0; r < count; r++) {
         const i = frames[from + r]!;
-        fuseRowInto(zStatic, zDyn, i * k, k, g[i]!, chunk, r * k);
+        fuseRowInto(zStatic, zDyn, (byRow ? from + r : i) * k, k, g[i]!, chunk, r * k);
         if (inverseTemperature !== 1) for (let c = r * k; c < (r + 1) * k; c++) chunk[c]! *= inverseTemperature;
         chunkLabels[r] = labels[from + r]!;
       }
@@ -86,13 +88,14 @@ export class FusedRowScorer {
     labels: Int32Array,
     inverseTemperature: number,
     top: TopLabelScores,
+    byRow = false,
   ): void {
     const k = this.classCount;
     const row = this.row;
     const scaled = inverseTemperature !== 1;
     const { confidence, predicted, correct } = top;
     for (let j = 0; j < frames.length; j++) {
-      const offset = frames[j]! * k;
+      const offset = (byRow ? j : frames[j]!) * k;
       const gi = g[frames[j]!]!;
       const gate = gi < 0 ? 0 : gi > 1 ? 1 : gi; // clampGate, written out
       const keep = 1 - gate;

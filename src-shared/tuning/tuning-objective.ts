@@ -1,5 +1,6 @@
 import { KnobError } from '../errors';
 import { fuseRowInto } from '../fusion/convex-fusion';
+import type { LogitArray } from '../fusion/logits';
 import { runGate } from '../gate/gate-kernel';
 import type { GateSettings } from '../gate/gate-settings';
 import { createGateState, resetGateState, type GateState } from '../gate/gate-state';
@@ -77,6 +78,8 @@ export class TuningObjective {
   private readonly tableScores: FusedFrameScores | null;
   private readonly labelLogits: LabelLogits | null;
   private readonly rowScorer: FusedRowScorer | null;
+  /** The row scorer's logits: the trace's, or the frames' rows gathered in order (rowLogitsOf). */
+  private readonly rowLogits: RowLogits | null;
 
   /**
    * `frames`: labelled frame indices, increasing. `tables`: fused-score tables covering `frames`
@@ -118,6 +121,7 @@ export class TuningObjective {
     const everyClass = metric === 'classwise-ece';
     this.fused = new Float64Array(everyClass ? n * k : 0);
     this.rowScorer = everyClass || tabled ? null : new FusedRowScorer(k);
+    this.rowLogits = this.rowScorer === null ? null : rowLogitsOf(trace, frames);
     this.scores = {
       probabilities: new Float64Array(everyClass ? n * k : 0),
       sampleNll: new Float64Array(n),
@@ -200,9 +204,10 @@ export class TuningObjective {
     }
     const inverse = 1 / temperature;
     if (this.rowScorer !== null) {
+      const { zStatic, zDyn, byRow } = this.rowLogits!;
       if (TOP_LABEL_METRICS.has(this.metric))
-        this.rowScorer.topLabelInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores.top);
-      else this.rowScorer.scoreInto(trace.zStatic, trace.zDyn, g, frames, this.labels, inverse, this.scores);
+        this.rowScorer.topLabelInto(zStatic, zDyn, g, frames, this.labels, inverse, this.scores.top, byRow);
+      else this.rowScorer.scoreInto(zStatic, zDyn, g, frames, this.labels, inverse, this.scores, byRow);
       return;
     }
     for (let j = 0; j < frames.length; j++) {
@@ -212,6 +217,33 @@ export class TuningObjective {
     }
     scoreRowsInto(fused, this.labels, k, 0, frames.length, this.scores);
   }
+}
+
+interface RowLogits {
+  zStatic: LogitArray;
+  zDyn: LogitArray;
+  /** Row j of the logits is frames[j]'s (gathered); false: frame f's row is f (the trace's own). */
+  byRow: boolean;
+}
+
+/**
+ * The logits the row scorer reads for `frames`: where the frames are spread out (more than half the
+ * frames they span are not among them: a screened stride, a trace labelled here and there), their
+ * rows gathered once, in order, so that each evaluation reads them in sequence instead of a row
+ * here and there (a screened 10-hour tune's settings: 19.9 -> 12.4 ms each, 2026-12-07); the trace's own
+ * otherwise. The same values either way.
+ */
+function rowLogitsOf(trace: Trace, frames: Int32Array): RowLogits {
+  const n = frames.length;
+  const span = frames[n - 1]! - frames[0]! + 1;
+  if (span <= 2 * n) return { zStatic: trace.zStatic, zDyn: trace.zDyn, byRow: false };
+  const k = trace.classCount;
+  const gathered = (logits: LogitArray): LogitArray => {
+    const rows = logits instanceof Float32Array ? new Float32Array(n * k) : new Float64Array(n * k);
+    for (let j = 0; j < n; j++) rows.set(logits.subarray(frames[j]! * k, (frames[j]! + 1) * k), j * k);
+    return rows;
+  };
+  return { zStatic: gathered(trace.zStatic), zDyn: gathered(trace.zDyn), byRow: true };
 }
 
 function metricOf(

@@ -77,6 +77,18 @@ describe('the tuning objective', () => {
       }
     });
 
+  it("on frames spread out (a screened stride), reads their rows gathered and gives the full vectors' figure exactly", () => {
+    const spread = search.filter((_, i) => i % 5 === 2);
+    const point = { settings: { ...DEFAULT_GATE_SETTINGS, zeta: 0.4, wnRadPerSec: 3 }, temperature: 1.3 };
+    for (const metric of TUNING_METRICS) {
+      const gathered = new TuningObjective(trace, spread, metric).evaluate(point);
+      expect(gathered, metric).toBe(new TuningObjective(trace, spread, metric, null, 'full-vectors').evaluate(point));
+    }
+    const suite = suiteAt(point.settings, point.temperature, spread);
+    const ece = new TuningObjective(trace, spread, 'ece').evaluate(point);
+    expect(ece).toBeCloseTo(suite.find((m) => m.identity === TUNING_METRIC_IDENTITIES.ece)!.value, 12);
+  });
+
   it('its resample statistic gives the value on all frames, and on a resample the ECE of the resampled frames exactly', () => {
     const objective = new TuningObjective(trace, frames, 'ece');
     const statistic = objective.statisticAt(current);
