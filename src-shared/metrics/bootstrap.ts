@@ -51,7 +51,8 @@ export function eachResample(
   // replicate r draws the n indices after r n draws, whichever replicates this call makes
   const random = seededRandom(options.seed ?? 0, from * n);
   const indices = new Uint32Array(n);
-  for (let r = from; r < Math.min(to, replicates); r++) {
+  const end = Math.min(to, replicates);
+  for (let r = from; r < end; r++) {
     stopIfCancelled(options.signal, 'the bootstrap was cancelled');
     for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
     visit(indices, r);

@@ -400,7 +400,7 @@ export function pairedDifferencesFromParts(
   groups: number,
   options: ResamplingOptions = {},
 ): PairedDifference[] {
-  const resampling = { ...options, replicates: options.replicates ?? 1000, replicateRange: undefined };
+  const resampling = { ...options, replicates: options.replicates ?? 1000 };
   const what = groups > 1 ? `paired stratified (${groups} groups) ` : 'paired ';
   return statistics.map((statistic, j) => {
     const ci = percentileInterval(parts.draws[j], resampling, what);

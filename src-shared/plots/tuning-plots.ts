@@ -37,7 +37,8 @@ export interface TuningFigureInput {
 /**
  * Which frames the grid's and the Pareto front's metric is on, in words: the search frames (what
  * the search minimised), or the stride of them a long recording's search screened, not the
- * held-out ones the result is reported on, unless the search ran on those. The heat map, the Pareto plot and the desk's table all say it the same way.
+ * held-out ones the result is reported on, unless the search ran on those. The heat map, the
+ * Pareto plot and the desk's table all say it the same way.
  */
 export function tuningFramesLabel(
   result: Pick<TuningFigureInput, 'searchFrameCount' | 'screenedFrameCount' | 'split' | 'searchedOnHeldOut'>,

@@ -219,6 +219,33 @@ export class TuningObjective {
   }
 }
 
+/**
+ * The objectives of a tune's two frame sets (tuningFrames: the search frames, and the stride of
+ * them a long recording's search is screened on), each built when it is first evaluated on: the
+ * tuner on the calling thread and each of the pool's threads hold one.
+ */
+export class TuningObjectives {
+  private readonly built = new Map<'search' | 'screened', TuningObjective>();
+
+  constructor(
+    private readonly trace: Trace,
+    private readonly frames: { search: Int32Array; screened: Int32Array | null },
+    private readonly metric: TuningMetric,
+    private readonly tables: FusedTables | null,
+  ) {}
+
+  on(which: 'search' | 'screened'): TuningObjective {
+    let objective = this.built.get(which);
+    if (objective === undefined) {
+      const frames = which === 'search' ? this.frames.search : this.frames.screened;
+      if (frames === null) throw new Error('asked to evaluate on screened frames, and the search is not screened');
+      objective = new TuningObjective(this.trace, frames, this.metric, this.tables);
+      this.built.set(which, objective);
+    }
+    return objective;
+  }
+}
+
 interface RowLogits {
   zStatic: LogitArray;
   zDyn: LogitArray;

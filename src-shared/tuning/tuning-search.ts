@@ -21,7 +21,13 @@ import { TuningBoundsSchema } from './knob-ranges';
 import { tuningGrid } from './tuning-grid';
 import { tuningImprovement, type ImprovementArgs } from './tuning-improvement';
 import { compassFrom, gridSteps, zoomPoints } from './tuning-refinement';
-import { TUNING_METRIC_IDENTITIES, TUNING_METRICS, TuningObjective, type TuningPoint } from './tuning-objective';
+import {
+  TUNING_METRIC_IDENTITIES,
+  TUNING_METRICS,
+  TuningObjectives,
+  type TuningObjective,
+  type TuningPoint,
+} from './tuning-objective';
 
 /**
  * Auto-tuning by replay (issue 17): the knobs that minimise a calibration metric on the held-out
@@ -328,16 +334,12 @@ export async function tune(
   const hSeconds = trace.nominalDtSeconds;
   const frames = tuningFrames(trace, request.split, request.searchOn, request.screening);
   // built only when this thread evaluates (a pool's threads hold their own)
-  const objectives = new Map<'search' | 'screened', TuningObjective>();
+  let objectives: TuningObjectives | null = null;
   const evaluate: TuningEvaluator =
     options.evaluate ??
     (async (points, on) => {
-      let objective = objectives.get(on);
-      if (objective === undefined) {
-        const scored = on === 'search' ? frames.search : frames.screened!;
-        objective = new TuningObjective(trace, scored, request.metric, options.tables ?? null);
-        objectives.set(on, objective);
-      }
+      objectives ??= new TuningObjectives(trace, frames, request.metric, options.tables ?? null);
+      const objective = objectives.on(on);
       return points.map((point) => tuningFigures(objective, point, hSeconds));
     });
   // steps 1 and 2 on the screened stride where there is one

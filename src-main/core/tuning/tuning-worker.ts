@@ -1,7 +1,7 @@
 import { FusedScoreTable, type FusedScoreTableParts } from '../../../src-shared/fusion/fused-score-table';
 import type { Trace } from '../../../src-shared/trace/trace';
 import {
-  TuningObjective,
+  TuningObjectives,
   fusedTablesOf,
   type FusedTables,
   type FusedTablesMessage,
@@ -16,7 +16,8 @@ import { serve } from '../workers/worker-serve';
 /**
  * One thread of the tuning pool (tuning-pool.ts): holds the trace and its objectives, evaluates the
  * settings it is sent, and computes its share of a tune's improvement with its bootstrap (the slow
- * part for the smooth and binned metrics, seconds on hours of held-out frames). Every request is answered under its id (worker-protocol.ts), in order.
+ * part for the smooth and binned metrics, seconds on hours of held-out frames). Every request is
+ * answered under its id (worker-protocol.ts), in order.
  */
 export type TuningWorkerRequest =
   | {
@@ -48,9 +49,7 @@ export type TuningWorkerRequest =
 
 let trace: Trace | null = null;
 let tables: FusedTables | null = null;
-let init: Extract<TuningWorkerRequest, { kind: 'init' }> | null = null;
-/** Each frame set's objective, built when it is first evaluated on. */
-const objectives = new Map<'search' | 'screened', TuningObjective>();
+let objectives: TuningObjectives | null = null;
 
 /** A chunk's fused-score table, its entries pointing at the chunk's frames. */
 function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): FusedScoreTableParts {
@@ -63,21 +62,15 @@ function tableOf(request: Extract<TuningWorkerRequest, { kind: 'table' }>): Fuse
 function answer(request: TuningWorkerRequest): unknown {
   if (request.kind === 'table') return tableOf(request);
   if (request.kind === 'init') {
-    init = request;
     trace = request.trace;
     tables = request.tables === null ? null : fusedTablesOf(request.tables);
-    objectives.clear();
+    objectives = new TuningObjectives(request.trace, request.frames, request.metric, tables);
     return null;
   }
-  if (trace === null || init === null) throw new Error(`the tuning worker was asked to ${request.kind} before init`);
+  if (trace === null || objectives === null)
+    throw new Error(`the tuning worker was asked to ${request.kind} before init`);
   if (request.kind === 'improvement') return tuningImprovementParts(trace, tables, ...request.args);
-  let objective = objectives.get(request.on);
-  if (objective === undefined) {
-    const frames = request.on === 'search' ? init.frames.search : init.frames.screened;
-    if (frames === null) throw new Error('the tuning worker was asked to evaluate on screened frames it was not given');
-    objective = new TuningObjective(trace, frames, init.metric, tables);
-    objectives.set(request.on, objective);
-  }
+  const objective = objectives.on(request.on);
   return request.points.map((point) => tuningFigures(objective, point, trace!.nominalDtSeconds));
 }
 
