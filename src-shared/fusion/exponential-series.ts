@@ -88,29 +88,39 @@ export function writeExponentialSeries(
   accumulated.fill(0, 0, pieceCount * terms);
   const negligible = (NEGLIGIBLE * floor) / count;
   const logNegligible = Math.log(negligible);
+  // the classes that count, by piece and within a piece by exponent (a counting sort into
+  // BUCKETS slots a piece), so each piece's classes are summed four at a time, with neighbours
+  // that need about as many terms
+  const slots = pieceCount * BUCKETS;
+  const slotsPerUnit = BUCKETS / (pieceWidth > 0 ? pieceWidth : 1);
+  if (order.length < count) {
+    order = new Int32Array(count * 2);
+    slotOfClass = new Int32Array(count * 2);
+  }
+  if (slotStarts.length < slots + 1) slotStarts = new Int32Array(slots * 2 + 1);
+  slotStarts.fill(0, 0, slots + 1);
   for (let k = 0; k < count; k++) {
-    const x = exponents[k]!;
-    const logWeight = logWeights[k]!;
     // the class's whole share of S(g) is at most exp(v + x) (g <= 1)
-    if (logWeight + x < logNegligible) continue;
-    const p = single ? 0 : Math.min(pieceCount - 1, Math.floor(x / PIECE_WIDTH));
+    const slot =
+      logWeights[k]! + exponents[k]! < logNegligible ? -1 : slotOf(exponents[k]!, single, pieceCount, slotsPerUnit);
+    slotOfClass[k] = slot;
+    if (slot >= 0) slotStarts[slot + 1]!++;
+  }
+  for (let slot = 0; slot < slots; slot++) slotStarts[slot + 1]! += slotStarts[slot]!;
+  if (filled.length < slots) filled = new Int32Array(slots * 2);
+  filled.set(slotStarts.subarray(0, slots));
+  for (let k = 0; k < count; k++) {
+    const slot = slotOfClass[k]!;
+    if (slot >= 0) order[filled[slot]!++] = k;
+  }
+  for (let p = 0; p < pieceCount; p++) {
     const shift = p * PIECE_WIDTH;
-    const y = x - shift;
-    const coefficients = p * terms;
-    // a term's share of S(g) is at most term exp(shift); the rest after term m is below
-    // term (m + 2) / (m + 2 - y) once m + 1 > y: stop once that is negligible
+    // a term's share of S(g) is at most term exp(shift)
     const bound = shift === 0 ? negligible : negligible * Math.exp(-shift);
-    let term = expNonPositive(logWeight);
-    let m = 0;
-    for (; m < terms && m <= y; m++) {
-      accumulated[coefficients + m]! += term;
-      term *= y * RECIPROCALS[m]!;
-    }
-    for (; m < terms; m++) {
-      accumulated[coefficients + m]! += term;
-      term *= y * RECIPROCALS[m]!;
-      if (term * (m + 2) < bound * (m + 2 - y)) break;
-    }
+    const end = slotStarts[(p + 1) * BUCKETS]!;
+    let at = slotStarts[p * BUCKETS]!;
+    for (; at + 4 <= end; at += 4) addFourSeries(order, at, logWeights, exponents, shift, p * terms, terms, bound);
+    for (; at < end; at++) addSeries(logWeights[order[at]!]!, exponents[order[at]!]! - shift, p * terms, terms, bound);
   }
   for (let p = 0; p < pieceCount; p++)
     out.set(accumulated.subarray(p * terms, (p + 1) * terms), start + 3 + p * (2 + terms));
@@ -118,6 +128,84 @@ export function writeExponentialSeries(
 
 /** The coefficients as they are summed (reused: the writer's store may move as it grows). */
 let accumulated = new Float64Array(1024);
+/** Slots a piece's exponent range is sorted into. */
+const BUCKETS = 16;
+/** The classes that count, by slot, and where each slot starts (scratch, reused). */
+let order = new Int32Array(1024);
+let slotOfClass = new Int32Array(1024);
+let slotStarts = new Int32Array(64);
+let filled = new Int32Array(64);
+
+/** The slot of exponent x: its piece's BUCKETS slots, by x within the piece. */
+function slotOf(x: number, single: boolean, pieceCount: number, slotsPerUnit: number): number {
+  // x >= 0, so truncation (| 0) is the floor
+  const piece = single ? 0 : Math.min(pieceCount - 1, (x / PIECE_WIDTH) | 0);
+  const within = ((x - piece * PIECE_WIDTH) * slotsPerUnit) | 0;
+  return piece * BUCKETS + (within < BUCKETS ? within : BUCKETS - 1);
+}
+
+/**
+ * Adds one class's terms w y^m / m! (w = exp(logWeight)) to the coefficients from `from`. The rest
+ * after term m is below term (m + 2) / (m + 2 - y) once m + 1 > y: it stops once that is below
+ * `bound`.
+ */
+function addSeries(logWeight: number, y: number, from: number, terms: number, bound: number): void {
+  let term = expNonPositive(logWeight);
+  for (let m = 0; m < terms; m++) {
+    accumulated[from + m]! += term;
+    term *= y * RECIPROCALS[m]!;
+    if (m > y && term * (m + 2) < bound * (m + 2 - y)) break;
+  }
+}
+
+/**
+ * addSeries for the four classes order[at..at+3] of one piece at once: four independent products
+ * per step instead of one chain of dependent multiplications (the table's build is bound by that
+ * chain's latency, issue 29). It stops once every class's rest is below `bound`, so a class may
+ * add a few more of its terms than addSeries would: each is positive and the bound only tighter.
+ */
+function addFourSeries(
+  order: Int32Array,
+  at: number,
+  logWeights: Float64Array,
+  exponents: Float64Array,
+  shift: number,
+  from: number,
+  terms: number,
+  bound: number,
+): void {
+  const a = order[at]!;
+  const b = order[at + 1]!;
+  const c = order[at + 2]!;
+  const d = order[at + 3]!;
+  const ya = exponents[a]! - shift;
+  const yb = exponents[b]! - shift;
+  const yc = exponents[c]! - shift;
+  const yd = exponents[d]! - shift;
+  let ta = expNonPositive(logWeights[a]!);
+  let tb = expNonPositive(logWeights[b]!);
+  let tc = expNonPositive(logWeights[c]!);
+  let td = expNonPositive(logWeights[d]!);
+  const yMax = Math.max(ya, yb, yc, yd);
+  for (let m = 0; m < terms; m++) {
+    accumulated[from + m]! += ta + tb + (tc + td);
+    const r = RECIPROCALS[m]!;
+    ta *= ya * r;
+    tb *= yb * r;
+    tc *= yc * r;
+    td *= yd * r;
+    // the rest's bound holds once m + 1 > y for each class
+    const m2 = m + 2;
+    if (
+      m > yMax &&
+      ta * m2 < bound * (m2 - ya) &&
+      tb * m2 < bound * (m2 - yb) &&
+      tc * m2 < bound * (m2 - yc) &&
+      td * m2 < bound * (m2 - yd)
+    )
+      break;
+  }
+}
 
 /**
  * log S(g) of the series at `at` in `values` (written by writeExponentialSeries), for g in [0, 1].
@@ -150,9 +238,22 @@ export function logExponentialSeries(
   return Math.log(sum);
 }
 
-/** sum_{m < terms} values[from + m] g^m by Horner's rule. */
+/**
+ * sum_{m < terms} values[from + m] g^m as E(g^2) + g O(g^2), its even and odd coefficients each by
+ * Horner's rule: two independent chains of multiply-adds instead of one, which a knob turn's
+ * evaluation of every frame is bound by (issue 29). Every term is positive for g in [0, 1], so
+ * neither chain nor their sum cancels: the value is still within about `terms` ulps.
+ */
 function horner(values: Float64Array<ArrayBufferLike>, from: number, terms: number, g: number): number {
-  let value = 0;
-  for (let m = from + terms - 1; m >= from; m--) value = value * g + values[m]!;
-  return value;
+  const g2 = g * g;
+  let even = 0;
+  let odd = 0;
+  let m = from + terms - 1;
+  // the top coefficient's index is even: it starts the even chain
+  if (((terms - 1) & 1) === 0 && terms > 0) even = values[m--]!;
+  for (; m > from; m -= 2) {
+    odd = odd * g2 + values[m]!;
+    even = even * g2 + values[m - 1]!;
+  }
+  return even + g * odd;
 }

@@ -106,6 +106,8 @@ export class FusedScoreTable {
   private readonly logWeights: Float64Array;
   private readonly exponents: Float64Array;
   private readonly marks: Uint8Array;
+  /** The classes that can come near the envelope, ascending (writeCandidates). */
+  private readonly near: Int32Array;
   private readonly next = { index: 0 };
   /** sum_k p_k^2 at the frame and gate of the last logSumExp(..., true). */
   private lastSumSquares = 0;
@@ -123,6 +125,7 @@ export class FusedScoreTable {
     this.logWeights = new Float64Array(classCount);
     this.exponents = new Float64Array(classCount);
     this.marks = new Uint8Array(classCount);
+    this.near = new Int32Array(classCount);
   }
 
   /** Entries so far: one per logit row summarised, in the order they were added. */
@@ -380,27 +383,43 @@ export class FusedScoreTable {
   /** The top-1 candidates of one row, ascending, appended to `candidates`. */
   private writeCandidates(zStatic: LogitArray, zDyn: LogitArray, offset: number): void {
     const k = this.classCount;
-    const { marks } = this;
-    marks.fill(0);
+    const { marks, near } = this;
     let scale = 0;
+    // the envelope is at least max_k min(zs_k, zd_k) everywhere on [0, 1] (a line is above its lower end)
+    let envelopeFloor = -Infinity;
     for (let c = 0; c < k; c++) {
-      const a = Math.abs(zStatic[offset + c]!);
-      const b = Math.abs(zDyn[offset + c]!);
-      if (a > scale) scale = a;
-      if (b > scale) scale = b;
+      const a = zStatic[offset + c]!;
+      const b = zDyn[offset + c]!;
+      const lower = a < b ? a : b;
+      const upper = a < b ? b : a;
+      if (upper > scale) scale = upper;
+      if (-lower > scale) scale = -lower;
+      if (lower > envelopeFloor) envelopeFloor = lower;
     }
     const slack = CANDIDATE_SLACK * (1 + scale);
+    // A class whose line's top, max(zs, zd), is more than twice the slack below that floor is more
+    // than the slack below the envelope everywhere: it is never marked, never overtakes the envelope
+    // (it would meet it) and is never the first maximum at g = 0. The walk below reads the rest.
+    const farBelow = envelopeFloor - 2 * slack;
+    let nearCount = 0;
+    for (let c = 0; c < k; c++) {
+      if (zStatic[offset + c]! >= farBelow || zDyn[offset + c]! >= farBelow) {
+        near[nearCount++] = c;
+        marks[c] = 0;
+      }
+    }
     // walk the upper envelope from g = 0: at each vertex, the line that overtakes it first
     let vertex = 0;
-    let on = this.argmaxAt(zStatic, zDyn, offset, 0);
-    this.markNear(zStatic, zDyn, offset, 0, slack);
-    for (let step = 0; step < k; step++) {
+    let on = this.argmaxAt(zStatic, zDyn, offset, 0, nearCount);
+    this.markNear(zStatic, zDyn, offset, 0, slack, nearCount);
+    for (let step = 0; step < nearCount; step++) {
       const slopeOn = zDyn[offset + on]! - zStatic[offset + on]!;
       const valueOn = zStatic[offset + on]! + vertex * slopeOn;
       let next = Infinity;
       let overtaker = -1;
       let overtakerSlope = -Infinity;
-      for (let c = 0; c < k; c++) {
+      for (let i = 0; i < nearCount; i++) {
+        const c = near[i]!;
         const slopeC = zDyn[offset + c]! - zStatic[offset + c]!;
         if (!(slopeC > slopeOn)) continue;
         const crossing = vertex + (valueOn - (zStatic[offset + c]! + vertex * slopeC)) / (slopeC - slopeOn);
@@ -414,10 +433,11 @@ export class FusedScoreTable {
       if (overtaker < 0 || next >= 1) break;
       vertex = Math.max(vertex, next);
       on = overtaker;
-      this.markNear(zStatic, zDyn, offset, vertex, slack);
+      this.markNear(zStatic, zDyn, offset, vertex, slack, nearCount);
     }
-    this.markNear(zStatic, zDyn, offset, 1, slack);
-    for (let c = 0; c < k; c++) {
+    this.markNear(zStatic, zDyn, offset, 1, slack, nearCount);
+    for (let i = 0; i < nearCount; i++) {
+      const c = near[i]!;
       if (marks[c] !== 1) continue;
       this.candidates.push(c);
       // reserve before values(): reserving may move the store
@@ -428,11 +448,13 @@ export class FusedScoreTable {
     }
   }
 
-  /** The first maximum of the raw fused logits at g. */
-  private argmaxAt(zStatic: LogitArray, zDyn: LogitArray, offset: number, g: number): number {
-    let best = 0;
+  /** The first maximum of the raw fused logits at g among the first `nearCount` classes of `near`. */
+  private argmaxAt(zStatic: LogitArray, zDyn: LogitArray, offset: number, g: number, nearCount: number): number {
+    const { near } = this;
+    let best = near[0]!;
     let max = -Infinity;
-    for (let c = 0; c < this.classCount; c++) {
+    for (let i = 0; i < nearCount; i++) {
+      const c = near[i]!;
       const z = (1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]!;
       if (z > max) {
         max = z;
@@ -442,14 +464,25 @@ export class FusedScoreTable {
     return best;
   }
 
-  /** Marks every class whose fused logit at g is within `slack` of the largest. */
-  private markNear(zStatic: LogitArray, zDyn: LogitArray, offset: number, g: number, slack: number): void {
+  /** Marks every class of `near` whose fused logit at g is within `slack` of the largest. */
+  private markNear(
+    zStatic: LogitArray,
+    zDyn: LogitArray,
+    offset: number,
+    g: number,
+    slack: number,
+    nearCount: number,
+  ): void {
+    const { near } = this;
     let max = -Infinity;
-    for (let c = 0; c < this.classCount; c++) {
+    for (let i = 0; i < nearCount; i++) {
+      const c = near[i]!;
       const z = (1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]!;
       if (z > max) max = z;
     }
-    for (let c = 0; c < this.classCount; c++)
+    for (let i = 0; i < nearCount; i++) {
+      const c = near[i]!;
       if ((1 - g) * zStatic[offset + c]! + g * zDyn[offset + c]! >= max - slack) this.marks[c] = 1;
+    }
   }
 }
