@@ -120,7 +120,7 @@ export function evaluationStatistics(
 ): HeadlineStatistic[] {
   const k = scores.classCount;
   const n = scores.sampleCount;
-  // one gather buffer for every class's resamples: 13 n bytes, not 13 n K
+  // one count buffer for every class's resamples: 4 n bytes, not 4 n K
   const gather: GatherBuffers = { current: null };
   const columns = Array.from({ length: k }, (_, c) => {
     const p = new Float64Array(n);
@@ -129,7 +129,7 @@ export function evaluationStatistics(
       p[i] = scores.probabilities[i * k + c];
       y[i] = scores.labels[i] === c ? 1 : 0;
     }
-    // each class's probabilities binned once; a resample gathers their bins (fixed-bin-resamples.ts)
+    // each class's probabilities binned once; a resample counts its draws (fixed-bin-resamples.ts)
     return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15, gather) };
   });
   const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>

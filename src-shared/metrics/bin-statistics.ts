@@ -50,6 +50,39 @@ export class BinStatistics {
     this.scoreSums.noteUpdates(to - from);
   }
 
+  /**
+   * Adds every sample i counts[i] times (a resample's draws, counted), in one pass in order: the
+   * same fixed-point limbs as addBlock, times the count, so the sums are those of adding each draw
+   * on its own. A count of 0 adds zeros (no branch to mispredict on the third of values a bootstrap
+   * resample leaves out). A carry runs once 2^20 draws were added since the last; a single count
+   * times a limb stays exact below 2^21 draws, the bound the high limb sets on any sum here.
+   */
+  addCounted(binOf: Int32Array, counts: Int32Array, scores: Float64Array, outcomes: Uint8Array): void {
+    const sampleCounts = this.counts;
+    const positives = this.positives;
+    const high = this.scoreSums.high;
+    const low = this.scoreSums.low;
+    const limb = LIMB; // a local copy, as in addBlock
+    this.scoreSums.carry();
+    let draws = 0; // since the last carry
+    for (let i = 0; i < counts.length; i++) {
+      if (draws >= FIXED_POINT_UPDATES_BETWEEN_CARRIES) {
+        this.scoreSums.carry();
+        draws = 0;
+      }
+      const count = counts[i]!;
+      const bin = binOf[i]!;
+      const a = scores[i]! * limb;
+      const l0 = Math.floor(a);
+      sampleCounts[bin]! += count;
+      positives[bin]! += count * outcomes[i]!;
+      high[bin]! += count * l0;
+      low[bin]! += count * Math.floor((a - l0) * limb);
+      draws += count;
+    }
+    this.scoreSums.noteUpdates(draws);
+  }
+
   merge(other: BinStatistics): void {
     if (other.binCount !== this.binCount) throw new Error(`cannot merge ${other.binCount} bins into ${this.binCount}`);
     for (let b = 0; b < this.binCount; b++) {

@@ -90,7 +90,7 @@ export function chosenBinningStatistic(top: TopLabelScores, choice: BinningChoic
     interval: 'bias-corrected',
     evaluate: (indices) => {
       if (indices === null) return figure.of(binnedStatistics(top.confidence, top.correct, spec));
-      // equal-width bins are fixed: a resample gathers bin ids (the same statistics, exactly)
+      // equal-width bins are fixed: a resample counts its draws of each value (the same statistics, exactly)
       if (fixed !== null) return figure.of(fixed.statistics(indices));
       return figure.of(binnedStatistics(resample(top.confidence, indices), resample(top.correct, indices), spec));
     },

@@ -38,4 +38,19 @@ describe('fixed-bin resamples', () => {
       }
     }
   });
+
+  it('counts more than 2^20 draws, most of one value, to the same sums as adding them one by one', () => {
+    // 1.5 million draws (a carry after the first 2^20), nearly all of the first value: the
+    // counted sums still equal those of the draws added one by one
+    const scores = Float64Array.from([0.7071067811865476, 0.1, 1]);
+    const outcomes = Uint8Array.from([1, 0, 1]);
+    const draws = 3 * 2 ** 19;
+    const indices = Uint32Array.from({ length: draws }, (_, j) => (j % 100_000 === 1 ? 1 : j % 100_000 === 2 ? 2 : 0));
+    const spec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' } as const;
+    const fast = fixedBinResampler(scores, outcomes, spec).statistics(indices);
+    const plain = binnedStatistics(resample(scores, indices), resample(outcomes, indices), spec);
+    expect(Array.from(fast.counts)).toEqual(Array.from(plain.counts));
+    expect(Array.from(fast.positives)).toEqual(Array.from(plain.positives));
+    for (let b = 0; b < plain.binCount; b++) expect(fast.scoreSum(b)).toBe(plain.scoreSum(b));
+  });
 });
