@@ -1,5 +1,6 @@
 import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
 import { seededRandom } from '../random';
+import { markNewResample } from './draw-counts';
 import { percentileOfSorted } from './order-statistics';
 
 /**
@@ -55,6 +56,7 @@ export function eachResample(
   for (let r = from; r < end; r++) {
     stopIfCancelled(options.signal, 'the bootstrap was cancelled');
     for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
+    markNewResample(indices);
     visit(indices, r);
   }
 }

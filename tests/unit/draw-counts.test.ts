@@ -1,0 +1,49 @@
+/**
+ * Issue 29: one replicate's draw counts serve every fixed-bin statistic evaluated on it, and a new
+ * replicate is counted afresh (a stale count would give every statistic the first resample's value).
+ */
+import { describe, expect, it } from 'vitest';
+import { eachResample, resample } from '../../src-shared/metrics/bootstrap';
+import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
+import { drawCounts } from '../../src-shared/metrics/draw-counts';
+import { fixedBinResampler } from '../../src-shared/metrics/fixed-bin-resamples';
+import { seededRandom } from '../../src-shared/random';
+
+const SPEC = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' } as const;
+
+describe('draw counts', () => {
+  it('count each index, afresh for indices eachResample did not hand out', () => {
+    const indices = Uint32Array.from([3, 0, 3, 3, 1]);
+    expect(Array.from(drawCounts(indices, 5))).toEqual([1, 1, 0, 3, 0]);
+    indices[0] = 4;
+    expect(Array.from(drawCounts(indices, 5))).toEqual([1, 1, 0, 2, 1]);
+  });
+
+  it('are shared within a replicate and new at the next: two resamplers equal a plain binning at each', () => {
+    const random = seededRandom(11);
+    const n = 3000;
+    const scoresA = Float64Array.from({ length: n }, () => random());
+    const scoresB = Float64Array.from({ length: n }, () => random());
+    const outcomes = Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0));
+    const a = fixedBinResampler(scoresA, outcomes, SPEC);
+    const b = fixedBinResampler(scoresB, outcomes, SPEC);
+    const seen = new Set<number>();
+    eachResample(n, { replicates: 5, seed: 2 }, (indices) => {
+      const counts = drawCounts(indices, n);
+      // the same array for every statistic of this replicate
+      expect(drawCounts(indices, n)).toBe(counts);
+      for (const [resampler, scores] of [
+        [a, scoresA],
+        [b, scoresB],
+      ] as const) {
+        const plain = binnedStatistics(resample(scores, indices), resample(outcomes, indices), SPEC);
+        const fast = resampler.statistics(indices);
+        expect(Array.from(fast.counts)).toEqual(Array.from(plain.counts));
+        for (let bin = 0; bin < SPEC.bins; bin++) expect(fast.scoreSum(bin)).toBe(plain.scoreSum(bin));
+      }
+      seen.add(a.statistics(indices).counts[0]!);
+    });
+    // the replicates differ, so a stale count would have shown above
+    expect(seen.size).toBeGreaterThan(1);
+  });
+});
