@@ -1,9 +1,9 @@
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
-import { seededRandom } from '../random';
-import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
-import { levelPercent, type BootstrapInterval } from './bootstrap';
+import type { CancelSignal } from '../cancel-signal';
+import { eachResample, levelPercent, type BootstrapInterval } from './bootstrap';
+import { drawCounts } from './draw-counts';
 import { biasCorrectedBasicInterval } from './interval-variants';
 import { metric, type MetricValue } from './metric-value';
 import { checkScoresAndOutcomes } from './test-based-calibration-error';
@@ -86,6 +86,31 @@ export function residualBinSums(
     counts[b] += 1;
     sums[b] += r;
     squares[b] += r * r;
+  }
+  return { counts, sums, squares };
+}
+
+/**
+ * residualBinSums of a resample from its draw counts (draw-counts.ts): sample i added counts[i]
+ * times, in one pass in order (a count of 0 adds zeros).
+ */
+function countedResidualBinSums(
+  confidence: Float64Array,
+  correct: Uint8Array,
+  binOf: Int32Array,
+  binCount: number,
+  drawCountOf: Int32Array,
+): ResidualBinSums {
+  const counts = new Float64Array(binCount);
+  const sums = new Float64Array(binCount);
+  const squares = new Float64Array(binCount);
+  for (let i = 0; i < drawCountOf.length; i++) {
+    const c = drawCountOf[i]!;
+    const b = binOf[i]!;
+    const r = correct[i]! - confidence[i]!;
+    counts[b]! += c;
+    sums[b]! += c * r;
+    squares[b]! += c * r * r;
   }
   return { counts, sums, squares };
 }
@@ -204,16 +229,15 @@ export function l2CeIntervalsWithBootstrap(
   );
   const replicates = options.replicates ?? 200;
   const seed = options.seed ?? 0;
-  const random = seededRandom(seed);
   const n = confidence.length;
-  const indices = new Uint32Array(n);
   const draws = new Float64Array(replicates);
-  for (let r = 0; r < replicates; r++) {
-    stopIfCancelled(options.signal, 'the L2-CE bootstrap was cancelled');
-    for (let i = 0; i < n; i++) indices[i] = Math.floor(random() * n);
-    const squared = debiasedSquaredL2FromSums(residualBinSums(confidence, correct, bins.binOf, bins.binCount, indices));
+  eachResample(n, { replicates, seed, signal: options.signal }, (indices, r) => {
+    const counts = drawCounts(indices, n);
+    const squared = debiasedSquaredL2FromSums(
+      countedResidualBinSums(confidence, correct, bins.binOf, bins.binCount, counts),
+    );
     draws[r] = Math.sqrt(Math.max(0, squared));
-  }
+  });
   const i = biasCorrectedBasicInterval(asymptotic.estimate, draws, level, `${replicates} resamples, seed ${seed}`);
   const bootstrap = { lo: i.lo, hi: i.hi, level, replicates, seed, identity: i.method };
   return { asymptotic, bootstrap: i.note === undefined ? bootstrap : { ...bootstrap, note: i.note } };

@@ -1,6 +1,7 @@
 import { binnedStatistics } from './column-statistics';
 import { eachResample, percentileInterval, type BootstrapInterval, type BootstrapOptions } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
+import { drawCounts } from './draw-counts';
 import { fixedBinResampler } from './fixed-bin-resamples';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import {
@@ -59,7 +60,10 @@ function meanOver(values: ArrayLike<number>): (indices: Uint32Array | null) => n
       for (let i = 0; i < values.length; i++) sum += values[i];
       return sum / values.length;
     }
-    for (let i = 0; i < indices.length; i++) sum += values[indices[i]];
+    // the replicate's draw counts (shared by its statistics, draw-counts.ts) read in order: a sum
+    // of count x value instead of a gather at every draw's random place
+    const counts = drawCounts(indices, values.length);
+    for (let i = 0; i < counts.length; i++) sum += counts[i]! * values[i]!;
     return sum / indices.length;
   };
 }
@@ -113,8 +117,8 @@ export function headlineStatistics(scores: ClassScores, top: TopLabelScores): He
 
 /**
  * ECE at 15 equal-width bins of top-label pairs, on all of them (null) or on a resample. The bins
- * are fixed, so a resample gathers each pair's bin instead of binning its values again (the same
- * statistics, exactly; fixed-bin-resamples.ts).
+ * are fixed, so a resample counts its draws of each pair instead of binning its values again (the
+ * same statistics, exactly; fixed-bin-resamples.ts).
  */
 export function ece15OfResample(
   top: Pick<TopLabelScores, 'confidence' | 'correct'>,
