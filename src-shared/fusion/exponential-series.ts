@@ -2,8 +2,9 @@ import { expNonPositive } from './exp-non-positive';
 
 /**
  * A sum of exponentials S(g) = sum_k w_k exp(g x_k) with w_k > 0 and x_k >= 0, for g in [0, 1], as
- * power series in g: grouped by x into pieces [s, s + r) with S(g) = sum_p exp(g s_p) H_p(g),
- * H_p(g) = sum_{m <= M_p} A_{p,m} g^m and A_{p,m} = sum_{k in p} w_k (x_k - s_p)^m / m!.
+ * power series in g: grouped by x into pieces [s, s + r) with S(g) = sum_p exp(g s_p + c_p) H_p(g),
+ * H_p(g) = sum_{m <= M_p} A_{p,m} g^m and A_{p,m} = sum_{k in p} (w_k / exp(c_p)) (x_k - s_p)^m / m!,
+ * c_p the log of the piece's largest weight (0 for a single piece, which holds the weight 1).
  *
  * Error bound: every term of the Taylor series of exp(g y) with 0 <= g y <= r is positive, so
  * cutting it after M terms loses at most the upper tail of a Poisson(g y) distribution,
@@ -60,7 +61,7 @@ export interface SeriesWriter {
 
 /**
  * Writes the series of sum_k exp(v_k) exp(g x_k) for the first `count` entries of `logWeights` (v)
- * and `exponents` (x >= 0) at `writer` as [pieceCount, (shift, terms, A_0..A_{terms-1})...].
+ * and `exponents` (x >= 0) at `writer` as [pieceCount, (shift, offset, terms, A_0..A_{terms-1})...].
  * `floor`: a lower bound of S(g) on [0, 1], against which negligible terms are dropped.
  */
 export function writeExponentialSeries(
@@ -76,14 +77,9 @@ export function writeExponentialSeries(
   const pieceWidth = single ? range : PIECE_WIDTH;
   const pieceCount = single ? 1 : Math.floor(range / PIECE_WIDTH) + 1;
   const terms = Math.min(termsFor(pieceWidth) + 1, RECIPROCALS.length);
-  const start = writer.reserve(1 + pieceCount * (2 + terms));
+  const start = writer.reserve(1 + pieceCount * (HEADER + terms));
   const out = writer.values();
   out[start] = pieceCount;
-  for (let p = 0; p < pieceCount; p++) {
-    const header = start + 1 + p * (2 + terms);
-    out[header] = single ? 0 : p * PIECE_WIDTH;
-    out[header + 1] = terms;
-  }
   if (accumulated.length < pieceCount * terms) accumulated = new Float64Array(pieceCount * terms * 2);
   accumulated.fill(0, 0, pieceCount * terms);
   const negligible = (NEGLIGIBLE * floor) / count;
@@ -115,17 +111,29 @@ export function writeExponentialSeries(
   }
   for (let p = 0; p < pieceCount; p++) {
     const shift = p * PIECE_WIDTH;
-    // a term's share of S(g) is at most term exp(shift)
-    const bound = shift === 0 ? negligible : negligible * Math.exp(-shift);
     const end = slotStarts[(p + 1) * BUCKETS]!;
-    let at = slotStarts[p * BUCKETS]!;
-    for (; at + 4 <= end; at += 4) addFourSeries(order, at, logWeights, exponents, shift, p * terms, terms, bound);
-    for (; at < end; at++) addSeries(logWeights[order[at]!]!, exponents[order[at]!]! - shift, p * terms, terms, bound);
+    const first = slotStarts[p * BUCKETS]!;
+    // the piece's coefficients are relative to its largest weight, exp(offset): a weight far below
+    // 1 whose exponent is thousands (branches thousands of nats apart) is not lost to underflow
+    let offset = first < end ? -Infinity : 0;
+    for (let at = first; at < end; at++) if (logWeights[order[at]!]! > offset) offset = logWeights[order[at]!]!;
+    // a stored term's share of S(g) is at most term exp(shift + offset)
+    const bound = negligible * Math.exp(-(shift + offset));
+    let at = first;
+    for (; at + 4 <= end; at += 4)
+      addFourSeries(order, at, logWeights, exponents, shift, offset, p * terms, terms, bound);
+    for (; at < end; at++)
+      addSeries(logWeights[order[at]!]! - offset, exponents[order[at]!]! - shift, p * terms, terms, bound);
+    const header = start + 1 + p * (HEADER + terms);
+    out[header] = shift;
+    out[header + 1] = offset;
+    out[header + 2] = terms;
+    out.set(accumulated.subarray(p * terms, (p + 1) * terms), header + HEADER);
   }
-  for (let p = 0; p < pieceCount; p++)
-    out.set(accumulated.subarray(p * terms, (p + 1) * terms), start + 3 + p * (2 + terms));
 }
 
+/** A piece's header: its shift s, its log offset c (the coefficients are relative to exp(c)) and its coefficient count. */
+const HEADER = 3;
 /** The coefficients as they are summed (reused: the writer's store may move as it grows). */
 let accumulated = new Float64Array(1024);
 /** Slots a piece's exponent range is sorted into. */
@@ -170,6 +178,7 @@ function addFourSeries(
   logWeights: Float64Array,
   exponents: Float64Array,
   shift: number,
+  offset: number,
   from: number,
   terms: number,
   bound: number,
@@ -182,10 +191,10 @@ function addFourSeries(
   const yb = exponents[b]! - shift;
   const yc = exponents[c]! - shift;
   const yd = exponents[d]! - shift;
-  let ta = expNonPositive(logWeights[a]!);
-  let tb = expNonPositive(logWeights[b]!);
-  let tc = expNonPositive(logWeights[c]!);
-  let td = expNonPositive(logWeights[d]!);
+  let ta = expNonPositive(logWeights[a]! - offset);
+  let tb = expNonPositive(logWeights[b]! - offset);
+  let tc = expNonPositive(logWeights[c]! - offset);
+  let td = expNonPositive(logWeights[d]! - offset);
   const yMax = Math.max(ya, yb, yc, yd);
   for (let m = 0; m < terms; m++) {
     accumulated[from + m]! += ta + tb + (tc + td);
@@ -220,23 +229,44 @@ export function logExponentialSeries(
   const pieceCount = values[at]!;
   let index = at + 1;
   if (pieceCount === 1) {
-    const terms = values[index + 1]!;
-    const value = horner(values, index + 2, terms, g);
-    next.index = index + 2 + terms;
-    return Math.log(value);
+    const terms = values[index + 2]!;
+    const value = horner(values, index + HEADER, terms, g);
+    next.index = index + HEADER + terms;
+    return Math.log(value) + values[index + 1]!;
   }
-  // sum_p exp(g s_p) H_p(g): g s_p <= the range, far from overflow (pieces are written only up to
-  // MAX_RANGE)
-  let sum = 0;
+  // sum_p exp(g s_p) H_p(g), the shifts ascending. Below DIRECT_SUM_MAX_EXPONENT exp(g s_p) is far
+  // from overflow and the sum is taken as it is; above it (branches thousands of nats apart) in log
+  // space, each piece's log g s_p + log H_p(g) against the largest so far.
+  if (g * (pieceCount - 1) * PIECE_WIDTH <= DIRECT_SUM_MAX_EXPONENT) {
+    let sum = 0;
+    for (let p = 0; p < pieceCount; p++) {
+      const shift = values[index]!;
+      const terms = values[index + 2]!;
+      sum += Math.exp(g * shift + values[index + 1]!) * horner(values, index + HEADER, terms, g);
+      index += HEADER + terms;
+    }
+    next.index = index;
+    return Math.log(sum);
+  }
+  let largest = -Infinity;
+  let scaledSum = 0; // sum_p exp(log term_p - largest)
   for (let p = 0; p < pieceCount; p++) {
     const shift = values[index]!;
-    const terms = values[index + 1]!;
-    sum += Math.exp(g * shift) * horner(values, index + 2, terms, g);
-    index += 2 + terms;
+    const terms = values[index + 2]!;
+    const logTerm = g * shift + values[index + 1]! + Math.log(horner(values, index + HEADER, terms, g));
+    index += HEADER + terms;
+    if (logTerm === -Infinity) continue; // a piece no class falls in
+    if (logTerm > largest) {
+      scaledSum = scaledSum * Math.exp(largest - logTerm) + 1;
+      largest = logTerm;
+    } else scaledSum += Math.exp(logTerm - largest);
   }
   next.index = index;
-  return Math.log(sum);
+  return largest + Math.log(scaledSum);
 }
+
+/** exp of at most this is far from float64's overflow (exp(709.78)): the pieces' direct sum. */
+const DIRECT_SUM_MAX_EXPONENT = 600;
 
 /**
  * sum_{m < terms} values[from + m] g^m as E(g^2) + g O(g^2), its even and odd coefficients each by

@@ -92,6 +92,15 @@ const CASES: Case[] = [
   { name: 'K = 1000 (ImageNet-like spread)', classCount: 1000, frames: 60, scale: 3, difference: 2 },
   { name: 'K = 1000, branches far apart', classCount: 1000, frames: 30, scale: 6, difference: 25 },
   { name: 'K = 1000, temperature 0.5', classCount: 1000, frames: 30, scale: 3, difference: 2, temperature: 0.5 },
+  // exponents spread over more than exp can hold (x up to thousands): the pieces' sum in log space
+  {
+    name: 'K = 10, branches thousands apart',
+    classCount: 10,
+    frames: 60,
+    scale: 50,
+    difference: 600,
+    temperature: 0.5,
+  },
 ];
 
 describe('fused scores from the per-frame table equal the full-vector replay', () => {
