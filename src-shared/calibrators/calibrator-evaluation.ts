@@ -14,7 +14,7 @@ import {
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { reliabilityDiagram, type ReliabilityDiagram } from '../metrics/reliability';
 import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
-import { fixedBinResampler, type GatherBuffers } from '../metrics/fixed-bin-resamples';
+import { fixedBinResampler, type CountBuffers } from '../metrics/fixed-bin-resamples';
 import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
 import { seededRandom } from '../random';
 import type { FitReport } from './fit-report';
@@ -120,8 +120,9 @@ export function evaluationStatistics(
 ): HeadlineStatistic[] {
   const k = scores.classCount;
   const n = scores.sampleCount;
-  // one count buffer for every class's resamples: 4 n bytes, not 4 n K
-  const gather: GatherBuffers = { current: null };
+  // one count buffer for every class's resamples drawn outside a bootstrap (4 n bytes, not 4 n K); a
+  // bootstrap's replicate is counted once for all of them (draw-counts.ts)
+  const countScratch: CountBuffers = { current: null };
   const columns = Array.from({ length: k }, (_, c) => {
     const p = new Float64Array(n);
     const y = new Uint8Array(n);
@@ -130,7 +131,7 @@ export function evaluationStatistics(
       y[i] = scores.labels[i] === c ? 1 : 0;
     }
     // each class's probabilities binned once; a resample counts its draws (fixed-bin-resamples.ts)
-    return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15, gather) };
+    return { p, y, resampler: fixedBinResampler(p, y, EQUAL_WIDTH_15, countScratch) };
   });
   const pick = <T extends Float64Array | Uint8Array>(values: T, indices: Uint32Array | null): T =>
     indices === null ? values : resample(values, indices);

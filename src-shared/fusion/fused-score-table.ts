@@ -11,7 +11,8 @@ import type { LogitArray } from './logits';
  *  - the candidates for top-1: every class whose line comes within a rounding slack of the upper
  *    envelope max_k z_k(g) somewhere on [0, 1]. z_k - max_j z_j is concave and piecewise linear, so
  *    it is largest at g = 0, g = 1 or a breakpoint of the envelope; the envelope is walked from
- *    g = 0 (at each step the next line to overtake it), and every class is checked at every vertex.
+ *    g = 0 (at each step the next line to overtake it), and every class that can come near the
+ *    envelope (writeCandidates) is checked at every vertex.
  *    At a knob turn the top-1 is the first maximum of the candidates' fused logits, computed with
  *    the replay's own arithmetic, so it is the replay's top-1 (a line more than the slack below the
  *    envelope cannot be the first maximum however the rounding falls).

@@ -54,8 +54,9 @@ export class BinStatistics {
    * Adds every sample i counts[i] times (a resample's draws, counted), in one pass in order: the
    * same fixed-point limbs as addBlock, times the count, so the sums are those of adding each draw
    * on its own. A count of 0 adds zeros (no branch to mispredict on the third of values a bootstrap
-   * resample leaves out). A carry runs once 2^20 draws were added since the last; a single count
-   * times a limb stays exact below 2^21 draws, the bound the high limb sets on any sum here.
+   * resample leaves out). A carry runs once 2^20 draws were added since the last. Exact while the
+   * resample has fewer than 2^21 draws (a count times a limb, and the high limb, stay below 2^53),
+   * the bound binStatisticsOf's sums have too.
    */
   addCounted(binOf: Int32Array, counts: Int32Array, scores: Float64Array, outcomes: Uint8Array): void {
     const sampleCounts = this.counts;

@@ -32,6 +32,11 @@ export function drawCounts(indices: Uint32Array, valueCount: number, scratch?: I
     entry.current = true;
   } else counts = scratch !== undefined && scratch.length === valueCount ? scratch : new Int32Array(valueCount);
   counts.fill(0);
-  for (let j = 0; j < indices.length; j++) counts[indices[j]!]!++;
+  for (let j = 0; j < indices.length; j++) {
+    const i = indices[j]!;
+    // a typed array drops a write past its end: an index past the values would go uncounted
+    if (i >= valueCount) throw new Error(`draw ${j} is value ${i} of ${valueCount}`);
+    counts[i]!++;
+  }
   return counts;
 }

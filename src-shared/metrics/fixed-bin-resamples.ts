@@ -22,7 +22,7 @@ export interface FixedBinResampler {
  * Where resamples that eachResample did not draw are counted: one buffer may serve many resamplers
  * (a class each), used one at a time.
  */
-export interface GatherBuffers {
+export interface CountBuffers {
   current: { counts: Int32Array } | null;
 }
 
@@ -31,7 +31,7 @@ export function fixedBinResampler(
   outcomes: Uint8Array,
   spec: EqualWidthSpec,
   /** Shared with other resamplers of as many values (statistics() is synchronous and keeps nothing in them). */
-  gather: GatherBuffers = { current: null },
+  scratch: CountBuffers = { current: null },
 ): FixedBinResampler {
   // binned at the first resample: a view that resamples nothing (a knob turn's light figures) pays nothing
   let bins: { binOf: Int32Array; binCount: number } | null = null;
@@ -40,10 +40,10 @@ export function fixedBinResampler(
       bins ??= assignBins(scores, spec);
       const { binOf, binCount } = bins;
       if (indices === null) return binStatisticsOf(binOf, binCount, scores, outcomes);
-      if (gather.current === null || gather.current.counts.length !== scores.length)
-        gather.current = { counts: new Int32Array(scores.length) };
+      if (scratch.current === null || scratch.current.counts.length !== scores.length)
+        scratch.current = { counts: new Int32Array(scores.length) };
       // one replicate's counts serve every resampler evaluated on it (draw-counts.ts)
-      const counts = drawCounts(indices, scores.length, gather.current.counts);
+      const counts = drawCounts(indices, scores.length, scratch.current.counts);
       const statistics = new BinStatistics(binCount);
       statistics.addCounted(binOf, counts, scores, outcomes);
       return statistics;

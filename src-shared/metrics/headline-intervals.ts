@@ -22,7 +22,9 @@ import type { ClassScores, TopLabelScores } from './scores';
  *   and evaluates both A and B on it (the pairing removes the frame-to-frame variation the two
  *   share); the interval is that of B - A, and the verdict says whether B is better, worse, or
  *   indistinguishable from A at the level (the interval excludes 0, or not).
- * Each resample re-bins the resampled confidences, so an interval covers the estimator as computed.
+ * Each resample's figures are the estimator's on the resampled frames (fixed bins: the same exact
+ * bin sums from the draws counted; equal-mass bins: binned again), so an interval covers the
+ * estimator as computed.
  * Percentiles interpolate linearly between order statistics (numpy's 'linear').
  * A figure's own interval (headlineFigures, meanOverGroups, bootstrapIntervalsOf) follows its
  * statistic's `interval` (interval-variants.ts): accuracy the Wilson score interval, binned ECE the
@@ -61,9 +63,13 @@ function meanOver(values: ArrayLike<number>): (indices: Uint32Array | null) => n
       return sum / values.length;
     }
     // the replicate's draw counts (shared by its statistics, draw-counts.ts) read in order: a sum
-    // of count x value instead of a gather at every draw's random place
+    // of count x value instead of a gather at every draw's random place. A value left out is not
+    // read: 0 x an infinite NLL (a true class given probability 0) would be NaN.
     const counts = drawCounts(indices, values.length);
-    for (let i = 0; i < counts.length; i++) sum += counts[i]! * values[i]!;
+    for (let i = 0; i < counts.length; i++) {
+      const count = counts[i]!;
+      if (count !== 0) sum += count * values[i]!;
+    }
     return sum / indices.length;
   };
 }

@@ -7,6 +7,7 @@ import { eachResample, resample } from '../../src-shared/metrics/bootstrap';
 import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
 import { drawCounts } from '../../src-shared/metrics/draw-counts';
 import { fixedBinResampler } from '../../src-shared/metrics/fixed-bin-resamples';
+import { meanStatistic } from '../../src-shared/metrics/headline-intervals';
 import { seededRandom } from '../../src-shared/random';
 
 const SPEC = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' } as const;
@@ -17,6 +18,14 @@ describe('draw counts', () => {
     expect(Array.from(drawCounts(indices, 5))).toEqual([1, 1, 0, 3, 0]);
     indices[0] = 4;
     expect(Array.from(drawCounts(indices, 5))).toEqual([1, 1, 0, 2, 1]);
+  });
+
+  it('refuse an index past the values, and a mean never reads a value left out', () => {
+    expect(() => drawCounts(Uint32Array.from([0, 3]), 3)).toThrow(/draw 1 is value 3 of 3/);
+    // an infinite NLL (a true class given probability 0) left out of the resample stays out of its mean
+    const nll = meanStatistic('NLL', 'NLL(test)', Float64Array.from([Infinity, 1, 2]), true);
+    expect(nll.evaluate(Uint32Array.from([1, 2, 2]))).toBeCloseTo(5 / 3, 15);
+    expect(nll.evaluate(Uint32Array.from([0, 2, 2]))).toBe(Infinity);
   });
 
   it('are shared within a replicate and new at the next: two resamplers equal a plain binning at each', () => {
