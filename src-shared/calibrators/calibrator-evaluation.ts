@@ -14,7 +14,7 @@ import {
 import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../metrics/metric-suite';
 import { reliabilityDiagram, type ReliabilityDiagram } from '../metrics/reliability';
 import { scoresFromLogits, topLabelScores, type ClassScores, type TopLabelScores } from '../metrics/scores';
-import { fixedBinResampler, type CountBuffers } from '../metrics/fixed-bin-resamples';
+import { fixedBinResampler, type ResampleBuffers } from '../metrics/fixed-bin-resamples';
 import { gridProviderFromSamples, smoothEceAtBandwidth, smoothEceBandwidth } from '../metrics/smooth-ece';
 import { seededRandom } from '../random';
 import type { FitReport } from './fit-report';
@@ -120,9 +120,9 @@ export function evaluationStatistics(
 ): HeadlineStatistic[] {
   const k = scores.classCount;
   const n = scores.sampleCount;
-  // one count buffer for every class's resamples drawn outside a bootstrap (4 n bytes, not 4 n K); a
-  // bootstrap's replicate is counted once for all of them (draw-counts.ts)
-  const countScratch: CountBuffers = { current: null };
+  // one set of buffers for every class's resamples (gathered: 13 n bytes, not 13 n K; counted outside
+  // a bootstrap: 4 n); a bootstrap's replicate is counted once for all of them (draw-counts.ts)
+  const countScratch: ResampleBuffers = { counts: null, gathered: null };
   const columns = Array.from({ length: k }, (_, c) => {
     const p = new Float64Array(n);
     const y = new Uint8Array(n);

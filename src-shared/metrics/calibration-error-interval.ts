@@ -3,7 +3,7 @@ import { KnobError } from '../errors';
 import { assignBins, binningIdentity, type BinningSpec } from './binning';
 import type { CancelSignal } from '../cancel-signal';
 import { eachResample, levelPercent, type BootstrapInterval } from './bootstrap';
-import { drawCounts } from './draw-counts';
+import { COUNTED_FROM_VALUES, drawCounts } from './draw-counts';
 import { biasCorrectedBasicInterval } from './interval-variants';
 import { metric, type MetricValue } from './metric-value';
 import { checkScoresAndOutcomes } from './test-based-calibration-error';
@@ -232,10 +232,11 @@ export function l2CeIntervalsWithBootstrap(
   const n = confidence.length;
   const draws = new Float64Array(replicates);
   eachResample(n, { replicates, seed, signal: options.signal }, (indices, r) => {
-    const counts = drawCounts(indices, n);
-    const squared = debiasedSquaredL2FromSums(
-      countedResidualBinSums(confidence, correct, bins.binOf, bins.binCount, counts),
-    );
+    const sums =
+      n < COUNTED_FROM_VALUES
+        ? residualBinSums(confidence, correct, bins.binOf, bins.binCount, indices)
+        : countedResidualBinSums(confidence, correct, bins.binOf, bins.binCount, drawCounts(indices, n));
+    const squared = debiasedSquaredL2FromSums(sums);
     draws[r] = Math.sqrt(Math.max(0, squared));
   });
   const i = biasCorrectedBasicInterval(asymptotic.estimate, draws, level, `${replicates} resamples, seed ${seed}`);

@@ -1,10 +1,11 @@
 import { assignBins, type EqualWidthSpec } from './binning';
 import { BinStatistics, binStatisticsOf } from './bin-statistics';
-import { drawCounts } from './draw-counts';
+import { COUNTED_FROM_VALUES, drawCounts } from './draw-counts';
 
 /**
  * Binned statistics of resamples under fixed (equal-width) bins: a value's bin does not depend on
- * the other values, so each value is binned once. A resample is counted, not gathered: how many
+ * the other values, so each value is binned once. Of COUNTED_FROM_VALUES values and more, a
+ * resample is counted, not gathered: how many
  * times it draws each value (one increment a draw, into a count per value), then one pass in
  * order over the values adds each one's count times its bin's terms. The statistics are
  * binStatisticsOf's exact fixed-point sums, so equal, bin for bin, to binnedStatistics of the
@@ -19,11 +20,13 @@ export interface FixedBinResampler {
 }
 
 /**
- * Where resamples that eachResample did not draw are counted: one buffer may serve many resamplers
- * (a class each), used one at a time.
+ * Where resamples are gathered (fewer values than COUNTED_FROM_VALUES) or, when eachResample did
+ * not draw them, counted: one set may serve many resamplers of as many values (a class each), used
+ * one at a time.
  */
-export interface CountBuffers {
-  current: { counts: Int32Array } | null;
+export interface ResampleBuffers {
+  counts: Int32Array | null;
+  gathered: { bins: Int32Array; scores: Float64Array; outcomes: Uint8Array } | null;
 }
 
 export function fixedBinResampler(
@@ -31,7 +34,7 @@ export function fixedBinResampler(
   outcomes: Uint8Array,
   spec: EqualWidthSpec,
   /** Shared with other resamplers of as many values (statistics() is synchronous and keeps nothing in them). */
-  scratch: CountBuffers = { current: null },
+  scratch: ResampleBuffers = { counts: null, gathered: null },
 ): FixedBinResampler {
   // binned at the first resample: a view that resamples nothing (a knob turn's light figures) pays nothing
   let bins: { binOf: Int32Array; binCount: number } | null = null;
@@ -40,10 +43,26 @@ export function fixedBinResampler(
       bins ??= assignBins(scores, spec);
       const { binOf, binCount } = bins;
       if (indices === null) return binStatisticsOf(binOf, binCount, scores, outcomes);
-      if (scratch.current === null || scratch.current.counts.length !== scores.length)
-        scratch.current = { counts: new Int32Array(scores.length) };
+      if (scores.length < COUNTED_FROM_VALUES) {
+        if (scratch.gathered === null || scratch.gathered.bins.length !== indices.length)
+          scratch.gathered = {
+            bins: new Int32Array(indices.length),
+            scores: new Float64Array(indices.length),
+            outcomes: new Uint8Array(indices.length),
+          };
+        const gathered = scratch.gathered;
+        for (let j = 0; j < indices.length; j++) {
+          const i = indices[j]!;
+          gathered.bins[j] = binOf[i]!;
+          gathered.scores[j] = scores[i]!;
+          gathered.outcomes[j] = outcomes[i]!;
+        }
+        return binStatisticsOf(gathered.bins, binCount, gathered.scores, gathered.outcomes);
+      }
+      if (scratch.counts === null || scratch.counts.length !== scores.length)
+        scratch.counts = new Int32Array(scores.length);
       // one replicate's counts serve every resampler evaluated on it (draw-counts.ts)
-      const counts = drawCounts(indices, scores.length, scratch.current.counts);
+      const counts = drawCounts(indices, scores.length, scratch.counts);
       const statistics = new BinStatistics(binCount);
       statistics.addCounted(binOf, counts, scores, outcomes);
       return statistics;

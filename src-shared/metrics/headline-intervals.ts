@@ -1,7 +1,7 @@
 import { binnedStatistics } from './column-statistics';
 import { eachResample, percentileInterval, type BootstrapInterval, type BootstrapOptions } from './bootstrap';
 import { expectedCalibrationError } from './calibration-error';
-import { drawCounts } from './draw-counts';
+import { COUNTED_FROM_VALUES, drawCounts } from './draw-counts';
 import { fixedBinResampler } from './fixed-bin-resamples';
 import { EQUAL_WIDTH_15 } from './metric-suite';
 import {
@@ -61,6 +61,10 @@ function meanOver(values: ArrayLike<number>): (indices: Uint32Array | null) => n
     if (indices === null) {
       for (let i = 0; i < values.length; i++) sum += values[i];
       return sum / values.length;
+    }
+    if (values.length < COUNTED_FROM_VALUES) {
+      for (let i = 0; i < indices.length; i++) sum += values[indices[i]!]!;
+      return sum / indices.length;
     }
     // the replicate's draw counts (shared by its statistics, draw-counts.ts) read in order: a sum
     // of count x value instead of a gather at every draw's random place. A value left out is not

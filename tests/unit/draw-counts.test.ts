@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { eachResample, resample } from '../../src-shared/metrics/bootstrap';
 import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
-import { drawCounts } from '../../src-shared/metrics/draw-counts';
+import { COUNTED_FROM_VALUES, drawCounts } from '../../src-shared/metrics/draw-counts';
 import { fixedBinResampler } from '../../src-shared/metrics/fixed-bin-resamples';
 import { meanStatistic } from '../../src-shared/metrics/headline-intervals';
 import { seededRandom } from '../../src-shared/random';
@@ -23,21 +23,29 @@ describe('draw counts', () => {
   it('refuse an index past the values, and a mean never reads a value left out', () => {
     expect(() => drawCounts(Uint32Array.from([0, 3]), 3)).toThrow(/draw 1 is value 3 of 3/);
     // an infinite NLL (a true class given probability 0) left out of the resample stays out of its mean
-    const nll = meanStatistic('NLL', 'NLL(test)', Float64Array.from([Infinity, 1, 2]), true);
-    expect(nll.evaluate(Uint32Array.from([1, 2, 2]))).toBeCloseTo(5 / 3, 15);
-    expect(nll.evaluate(Uint32Array.from([0, 2, 2]))).toBe(Infinity);
+    // (gathered below COUNTED_FROM_VALUES values, counted from it)
+    for (const n of [3, COUNTED_FROM_VALUES]) {
+      const values = Float64Array.from({ length: n }, (_, i) => (i === 0 ? Infinity : i === 2 ? 2 : 1));
+      const nll = meanStatistic('NLL', 'NLL(test)', values, true);
+      const withoutFirst = Uint32Array.from({ length: n }, (_, j) => 1 + (j % 2));
+      const expected = withoutFirst.reduce((sum, i) => sum + values[i]!, 0) / n;
+      expect(nll.evaluate(withoutFirst)).toBeCloseTo(expected, 12);
+      withoutFirst[0] = 0;
+      expect(nll.evaluate(withoutFirst)).toBe(Infinity);
+    }
   });
 
   it('are shared within a replicate and new at the next: two resamplers equal a plain binning at each', () => {
     const random = seededRandom(11);
-    const n = 3000;
+    // enough values that a resample is counted, not gathered
+    const n = COUNTED_FROM_VALUES;
     const scoresA = Float64Array.from({ length: n }, () => random());
     const scoresB = Float64Array.from({ length: n }, () => random());
     const outcomes = Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0));
     const a = fixedBinResampler(scoresA, outcomes, SPEC);
     const b = fixedBinResampler(scoresB, outcomes, SPEC);
     const seen = new Set<number>();
-    eachResample(n, { replicates: 5, seed: 2 }, (indices) => {
+    eachResample(n, { replicates: 3, seed: 2 }, (indices) => {
       const counts = drawCounts(indices, n);
       // the same array for every statistic of this replicate
       expect(drawCounts(indices, n)).toBe(counts);

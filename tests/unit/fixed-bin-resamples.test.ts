@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { resample } from '../../src-shared/metrics/bootstrap';
 import { binnedStatistics } from '../../src-shared/metrics/column-statistics';
 import { expectedCalibrationError } from '../../src-shared/metrics/calibration-error';
+import { COUNTED_FROM_VALUES } from '../../src-shared/metrics/draw-counts';
 import { fixedBinResampler } from '../../src-shared/metrics/fixed-bin-resamples';
 import { seededRandom } from '../../src-shared/random';
 
@@ -42,10 +43,13 @@ describe('fixed-bin resamples', () => {
   it('counts more than 2^20 draws, most of one value, to the same sums as adding them one by one', () => {
     // 1.5 million draws (a carry after the first 2^20), nearly all of the first value: the
     // counted sums still equal those of the draws added one by one
-    const scores = Float64Array.from([0.7071067811865476, 0.1, 1]);
-    const outcomes = Uint8Array.from([1, 0, 1]);
+    // (enough values that the resample is counted, not gathered)
+    const scores = Float64Array.from({ length: COUNTED_FROM_VALUES }, (_, i) =>
+      i === 0 ? 0.7071067811865476 : i / 65_537,
+    );
+    const outcomes = Uint8Array.from({ length: COUNTED_FROM_VALUES }, (_, i) => i % 2);
     const draws = 3 * 2 ** 19;
-    const indices = Uint32Array.from({ length: draws }, (_, j) => (j % 100_000 === 1 ? 1 : j % 100_000 === 2 ? 2 : 0));
+    const indices = Uint32Array.from({ length: draws }, (_, j) => (j % 20 === 1 ? j % COUNTED_FROM_VALUES : 0));
     const spec = { scheme: 'equal-width', bins: 15, edgeRule: 'left-closed' } as const;
     const fast = fixedBinResampler(scores, outcomes, spec).statistics(indices);
     const plain = binnedStatistics(resample(scores, indices), resample(outcomes, indices), spec);
