@@ -5,9 +5,9 @@ import { COUNTED_FROM_VALUES, drawCounts } from './draw-counts';
 /**
  * Binned statistics of resamples under fixed (equal-width) bins: a value's bin does not depend on
  * the other values, so each value is binned once. Of COUNTED_FROM_VALUES values and more, a
- * resample is counted, not gathered: how many
- * times it draws each value (one increment a draw, into a count per value), then one pass in
- * order over the values adds each one's count times its bin's terms. The statistics are
+ * resample is counted, not gathered: how many times it draws each value (one increment a draw,
+ * into a count per value), then one pass in order over the values adds each one's count times its
+ * bin's terms; fewer values are gathered into buffers kept between resamples. The statistics are
  * binStatisticsOf's exact fixed-point sums, so equal, bin for bin, to binnedStatistics of the
  * resampled values; the pass reads the values in order where a gather read three arrays at random
  * places for every draw (a tune's improvement bootstrap on 324,000 held-out frames: issue 29), and
