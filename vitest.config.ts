@@ -4,16 +4,17 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three projects, in this order: `unit` (pure code, no build, files in parallel: `npm run
- * test:unit` is the edit loop), `integration` (the core through onnxruntime, real files, the CLI as
- * a user runs it, and the desk end to end in Chromium: files in parallel behind one build of out/,
- * which the CLI runs from; an end-to-end file launches its own Chromium and host on a free port, and
- * its waits on the desk are bounded, so it can share the cores with a CPU-heavy file) and `serial`
- * (shell, packaging and Electron tests: they share the packaged output, so their files run one
- * after another; and the one integration file that replaces a module with vi.mock, which needs a
- * module graph of its own). Vitest's default is one worker fewer than the cores, which is one on a 2-core
- * machine: the parallel projects ask for one per core. (The end-to-end files ran in `serial` until
- * issue 28: 210 s alone; beside the integration files the two take 338 s where they took 421.)
+ * Three projects, in two groups: first `unit` (pure code, no build, files in parallel: `npm run
+ * test:unit` is the edit loop); then, side by side on the same workers behind one build of out/
+ * (which the CLI runs from), `integration` (the core through onnxruntime, real files, the CLI as a
+ * user runs it, and the desk end to end in Chromium: an end-to-end file launches its own Chromium
+ * and host on a free port, and its waits on the desk are bounded, so it can share the cores with a
+ * CPU-heavy file) and `isolated` (shell, packaging and Electron tests, and the one integration file
+ * that replaces a module with vi.mock: each file needs a module graph of its own). Vitest's default
+ * is one worker fewer than the cores, which is one on a 2-core machine: the projects ask for one per
+ * core. (The end-to-end files ran in a serial group until issue 28: 210 s alone; beside the
+ * integration files the two took 338 s where they took 421. The isolated files ran there too, one
+ * after another behind the integration files, with one core idle: 46 s.)
  */
 const CORES = availableParallelism();
 export default defineConfig({
@@ -64,7 +65,7 @@ export default defineConfig({
           // Arrow and Playwright are imported once a worker instead of once a file (about 2 s of CPU
           // a file; the project's CPU time 1,440 s -> 1,230 s). No file here replaces a module, and
           // those that spy on process.stdout or stderr restore them in finally; a file that must
-          // replace a module (vi.mock) runs in `serial`.
+          // replace a module (vi.mock) runs in `isolated`.
           isolate: false,
           include: ['tests/integration/**/*.test.ts', 'tests/e2e/**/*.test.ts'],
           exclude: ['tests/integration/labels-and-binding-races.test.ts'],
@@ -78,15 +79,21 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'serial',
+          name: 'isolated',
+          // beside the integration files, on the same workers: the files that need a module graph of
+          // their own (the shell's against the fake 'electron', whose module state is the app's; the
+          // one integration file that replaces a module with vi.mock), and the packaging files. Each
+          // works in folders of its own and reads the one build. (They ran one after another behind
+          // the integration files until issue 28, one core idle for 46 s.)
           include: [
             'tests/shell/**/*.test.ts',
             'tests/packaging/**/*.test.ts',
             'tests/electron/**/*.test.ts',
             'tests/integration/labels-and-binding-races.test.ts',
           ],
-          fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          fileParallelism: true,
+          maxWorkers: CORES,
+          sequence: { groupOrder: 1 },
           globalSetup: ['./tests/support/renderer-build.ts'],
           setupFiles: ['./tests/support/typed-array-equality.ts'],
         },

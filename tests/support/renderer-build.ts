@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 
 /**
- * vitest globalSetup of the integration and serial projects: builds the renderer and the main
+ * vitest globalSetup of the integration and isolated projects: builds the renderer and the main
  * entries (the CLI's among them) once per test run, so the end-to-end tests drive exactly what
  * `npm run web` serves and the CLI tests run what users run. Both projects' setups run in vitest's
  * own process, so the second finds the first's build done.
