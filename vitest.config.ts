@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Three projects, in two groups: first `unit` (pure code, no build, files in parallel: `npm run
- * test:unit` is the edit loop); then, side by side on the same workers behind one build of out/
+ * test:unit` is the edit loop); then, side by side (one worker per core between them) behind one build of out/
  * (which the CLI runs from), `integration` (the core through onnxruntime, real files, the CLI as a
  * user runs it, and the desk end to end in Chromium: an end-to-end file launches its own Chromium
  * and host on a free port, and its waits on the desk are bounded, so it can share the cores with a
@@ -80,8 +80,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          // beside the integration files, on the same workers: the files that need a module graph of
-          // their own (the shell's against the fake 'electron', whose module state is the app's; the
+          // beside the integration files, one worker per core between them: the files that need a
+          // process and module graph of their own (the shell's against the fake 'electron', whose module state is the app's; the
           // one integration file that replaces a module with vi.mock), and the packaging files. Each
           // works in folders of its own and reads the one build. (They ran one after another behind
           // the integration files until issue 28, one core idle for 46 s.)

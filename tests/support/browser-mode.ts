@@ -10,8 +10,8 @@ import { startWebHost, type WebHost } from '../../src-main/host/web-host';
  * Under vitest, Debian's Chromium headless shell where it is installed (`chromium-headless-shell`,
  * the same Blink and V8 without the desktop browser's shell; what Playwright itself runs for
  * headless tests): the end-to-end files took a quarter less CPU than with the full browser (249 ->
- * 184 s, issue 28). The benchmarks, and the tests where it is absent, drive the full browser, whose
- * renderer is the one Electron's window has.
+ * 184 s, issue 28). The benchmarks drive the full browser, as Electron's window is one, so their
+ * figures compare with earlier runs; so do the tests where the shell is absent.
  */
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 export const CHROMIUM_PATH =
