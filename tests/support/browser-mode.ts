@@ -6,6 +6,9 @@ import { KnobBackend } from '../../src-main/core/backend/knob-backend';
 import { RecentRunsStore } from '../../src-main/core/recent-runs/recent-runs-store';
 import { startWebHost, type WebHost } from '../../src-main/host/web-host';
 
+/** Under vitest (a test), not a benchmark: the browser it drives, and whether a file shares one. */
+const UNDER_VITEST = process.env.VITEST !== undefined;
+
 /**
  * Under vitest, Debian's Chromium headless shell where it is installed (`chromium-headless-shell`,
  * the same Blink and V8 without the desktop browser's shell; what Playwright itself runs for
@@ -15,8 +18,7 @@ import { startWebHost, type WebHost } from '../../src-main/host/web-host';
  */
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 export const CHROMIUM_PATH =
-  process.env.KNOB_CHROMIUM ??
-  (process.env.VITEST !== undefined && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
+  process.env.KNOB_CHROMIUM ?? (UNDER_VITEST && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 export const SCREENSHOT_DIR = resolve('test-output/e2e');
 
 /**
@@ -44,7 +46,7 @@ export const CHROMIUM_ARGS = [
  * launch or crashes is forgotten, so the next desk launches another. Outside vitest (the desk
  * benchmark) each desk launches and closes its own.
  */
-const SHARED = process.env.VITEST !== undefined;
+const SHARED = UNDER_VITEST;
 const browsers = new Map<string, Promise<Browser>>();
 
 function sharedBrowser(args: string[]): Promise<Browser> {
