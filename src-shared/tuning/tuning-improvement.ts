@@ -3,7 +3,7 @@ import {
   pairedDifferencesFromParts,
   type PairedDifference,
   type PairedDifferenceParts,
-} from '../metrics/headline-intervals';
+} from '../metrics/paired-differences';
 import type { Trace } from '../trace/trace';
 import type { FusedTables } from './fused-tables';
 import { TUNING_METRIC_IDENTITIES, TuningObjective, type TuningMetric, type TuningPoint } from './tuning-objective';

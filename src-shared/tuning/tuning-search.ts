@@ -12,7 +12,7 @@ import {
 } from '../gate/accepted-ranges';
 import { GATE_MODES, GATE_VARIANTS } from '../gate/gate-settings';
 import { discreteResponseMetrics } from '../gate/response-metrics';
-import type { PairedDifference } from '../metrics/headline-intervals';
+import type { PairedDifference } from '../metrics/paired-differences';
 import type { Trace } from '../trace/trace';
 import { labelledFrames } from '../trace/trace-scores';
 import { parseWithSchema } from '../zod-issues';

@@ -2,18 +2,18 @@ import { CORRUPTION_NAMES, SEVERITIES, type CorruptionName } from '../../../src-
 import { KnobError } from '../../../src-shared/errors';
 import { GATE_VARIANT_LABELS, GATE_VARIANTS, type GateSettings } from '../../../src-shared/gate/gate-settings';
 import { topLabelBinnedMetrics } from '../../../src-shared/metrics/binned-metrics';
-import { EQUAL_MASS_15, EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
+import { EQUAL_MASS_15 } from '../../../src-shared/metrics/metric-suite';
 import {
   notEnoughFrames,
   unavailableText,
   type MetricValue,
   type NotEnoughFrames,
 } from '../../../src-shared/metrics/metric-value';
-import { accuracy, negativeLogLikelihood } from '../../../src-shared/metrics/proper-scores';
 import { topLabelScores } from '../../../src-shared/metrics/scores';
 import {
   headlineStatistics,
   meanOverGroups,
+  meanValuesOverGroups,
   type HeadlineStatistic,
 } from '../../../src-shared/metrics/headline-intervals';
 import { replay } from '../../../src-shared/trace/replay';
@@ -76,23 +76,17 @@ export interface ResetTable {
 }
 
 interface Figures {
-  accuracy: number;
   /** NaN with `unavailable` on fewer frames than its bins. */
   debiasedL2Ce: MetricValue;
-  ece: number;
-  nll: number;
-  /** The headline statistics of this condition, kept for the intervals. */
-  statistics: HeadlineStatistic[] | null;
+  /** The condition's accuracy, NLL, Brier and ECE as resample statistics (the rows' means and intervals). */
+  statistics: HeadlineStatistic[];
   sampleCount: number;
 }
 
-function figures(trace: Trace, logits: Float32Array | Float64Array, keepStatistics: boolean): Figures {
+function figures(trace: Trace, logits: Float32Array | Float64Array): Figures {
   const scores = scoresOfFrames(trace, logits, labelledFrames(trace));
   const top = topLabelScores(scores);
-  const find = (values: ReturnType<typeof topLabelBinnedMetrics>, name: string) => values.find((m) => m.name === name)!;
   return {
-    accuracy: accuracy(top).value,
-    ece: find(topLabelBinnedMetrics(top, EQUAL_WIDTH_15), 'ECE').value,
     debiasedL2Ce:
       scores.sampleCount < EQUAL_MASS_15.bins
         ? notEnoughFrames(
@@ -101,9 +95,8 @@ function figures(trace: Trace, logits: Float32Array | Float64Array, keepStatisti
             EQUAL_MASS_15.bins,
             scores.sampleCount,
           )
-        : find(topLabelBinnedMetrics(top, EQUAL_MASS_15), 'debiased L2-CE'),
-    nll: negativeLogLikelihood(scores).value,
-    statistics: keepStatistics ? headlineStatistics(scores, top) : null,
+        : topLabelBinnedMetrics(top, EQUAL_MASS_15).find((m) => m.name === 'debiased L2-CE')!,
+    statistics: headlineStatistics(scores, top),
     sampleCount: scores.sampleCount,
   };
 }
@@ -126,7 +119,7 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
   const model = options.client.description;
   const source = await openSource({ kind: 'embedded' }, { target: model.input, labelNames: model.labelNames });
   const methods = ['Static', 'Dynamic', ...GATE_VARIANTS.map((v) => GATE_VARIANT_LABELS[v])];
-  const sums = methods.map(() => ({ accuracy: 0, debiasedL2Ce: 0, ece: 0, nll: 0, gateMs: 0 }));
+  const sums = methods.map(() => ({ debiasedL2Ce: 0, gateMs: 0 }));
   // the fewest frames a condition had where the debiased L2-CE needed more (null: none short)
   const short = methods.map((): NotEnoughFrames | null => null);
   const keep = options.intervals === true;
@@ -152,29 +145,24 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
       inferenceMs += (run.latencyPerFrame.inference?.meanMs ?? 0) * run.framesProcessed;
       frames += run.framesProcessed;
       const perMethod: Array<{ figures: Figures; gateMs: number }> = [
-        { figures: figures(run.trace, run.trace.zStatic, keep), gateMs: 0 },
-        { figures: figures(run.trace, run.trace.zDyn, keep), gateMs: 0 },
+        { figures: figures(run.trace, run.trace.zStatic), gateMs: 0 },
+        { figures: figures(run.trace, run.trace.zDyn), gateMs: 0 },
         ...GATE_VARIANTS.map((variant) => {
           const started = performance.now();
           const output = replay(run.trace, { ...settings, variant }, { keepFusedLogits: true });
           const gateMs = performance.now() - started;
-          return { figures: figures(run.trace, output.fusedLogits!, keep), gateMs };
+          return { figures: figures(run.trace, output.fusedLogits!), gateMs };
         }),
       ];
       perMethod.forEach((m, i) => {
-        sums[i].accuracy += m.figures.accuracy;
         sums[i].debiasedL2Ce += m.figures.debiasedL2Ce.value;
         const unavailable = m.figures.debiasedL2Ce.unavailable;
         // the table's figures are top-label: only ever short of frames
         if (unavailable?.reason === 'not enough frames' && (short[i] === null || unavailable.got < short[i].got))
           short[i] = unavailable;
-        sums[i].ece += m.figures.ece;
-        sums[i].nll += m.figures.nll;
         sums[i].gateMs += m.gateMs;
-        if (m.figures.statistics !== null) {
-          perCondition[i].statistics.push(m.figures.statistics);
-          perCondition[i].counts.push(m.figures.sampleCount);
-        }
+        perCondition[i].statistics.push(m.figures.statistics);
+        perCondition[i].counts.push(m.figures.sampleCount);
       });
       conditions++;
     }
@@ -188,13 +176,16 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
     corruptions,
     identities: TABLE_METRIC_IDENTITIES,
     rows: methods.map((method, i) => {
+      // the means over conditions the intervals are built around (meanOverGroups), so they contain them
+      const means = meanValuesOverGroups(perCondition[i].statistics);
+      const mean = (name: string) => means[perCondition[i].statistics[0]!.findIndex((s) => s.name === name)]!;
       const row: TableRow = {
         method,
-        accuracy: sums[i].accuracy / conditions,
-        error: 1 - sums[i].accuracy / conditions,
+        accuracy: mean('accuracy'),
+        error: 1 - mean('accuracy'),
         debiasedL2Ce: short[i] === null ? sums[i].debiasedL2Ce / conditions : null,
-        ece: sums[i].ece / conditions,
-        nll: sums[i].nll / conditions,
+        ece: mean('ECE'),
+        nll: mean('NLL'),
         latencyMsPerFrame: inferencePerFrame + sums[i].gateMs / frames,
         intervals: keep ? rowIntervals(perCondition[i].statistics, perCondition[i].counts) : undefined,
       };

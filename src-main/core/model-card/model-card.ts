@@ -22,13 +22,12 @@ import { resample } from '../../../src-shared/metrics/bootstrap';
 import {
   headlineStatistics,
   meanStatistic,
-  pairedDifferencesOverGroups,
   stratifiedFigure,
   type HeadlineStatistic,
   type StratifiedFigure,
   type Stratum,
-  type Verdict,
 } from '../../../src-shared/metrics/headline-intervals';
+import { pairedDifferencesOverGroups, type Verdict } from '../../../src-shared/metrics/paired-differences';
 import { readIdxFile } from '../datasets/idx-file';
 import { readUserFile } from '../files/user-files';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';

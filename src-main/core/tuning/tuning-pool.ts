@@ -5,7 +5,7 @@ import {
   partsOverRanges,
   type PairedDifference,
   type PairedDifferenceParts,
-} from '../../../src-shared/metrics/headline-intervals';
+} from '../../../src-shared/metrics/paired-differences';
 import type { Trace } from '../../../src-shared/trace/trace';
 import { labelledFrames } from '../../../src-shared/trace/trace-scores';
 import {

@@ -9,10 +9,10 @@ import { groupKeys } from './view-groups';
 import {
   bootstrapIntervalsOf,
   headlineStatistics,
-  pairedDifferences,
   type HeadlineStatistic,
   type KeyedInterval,
 } from '../../../src-shared/metrics/headline-intervals';
+import { pairedDifferences } from '../../../src-shared/metrics/paired-differences';
 import {
   EQUAL_WIDTH_15,
   assembleSuite,

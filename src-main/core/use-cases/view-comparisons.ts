@@ -4,12 +4,11 @@ import type { CancelSignal } from '../../../src-shared/cancel-signal';
 import type { GateSettings } from '../../../src-shared/gate/gate-settings';
 import {
   headlineStatistics,
-  independentDifferences,
   meanOverGroups,
   type HeadlineFigure,
   type HeadlineStatistic,
-  type PairedDifference,
 } from '../../../src-shared/metrics/headline-intervals';
+import { independentDifferences, type PairedDifference } from '../../../src-shared/metrics/paired-differences';
 import { EQUAL_WIDTH_15 } from '../../../src-shared/metrics/metric-suite';
 import { reliabilityDiagram } from '../../../src-shared/metrics/reliability';
 import { requireEveryClass } from '../../../src-shared/trace/kept-classes';
