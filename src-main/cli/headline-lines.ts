@@ -1,4 +1,5 @@
 import type { HeadlineFigure } from '../../src-shared/metrics/headline-intervals';
+import { formatIntervalOutward } from '../../src-shared/metrics/metric-format';
 import { unavailableText, type MetricValue } from '../../src-shared/metrics/metric-value';
 
 /**
@@ -11,7 +12,7 @@ export function headlineLines(figures: HeadlineFigure[]): string[] {
   return [
     'headline figures with 95 % intervals:',
     ...figures.flatMap((h) => [
-      `${h.value.toPrecision(6).padStart(12)}  [${h.lo.toPrecision(4)}, ${h.hi.toPrecision(4)}]  ${h.identity}`,
+      `${h.value.toPrecision(6).padStart(12)}  ${formatIntervalOutward(h.lo, h.hi)}  ${h.identity}`,
       `${''.padStart(12)}  interval: ${h.method}`,
       ...(h.note === undefined ? [] : [`${''.padStart(12)}  note: ${h.note}`]),
     ]),

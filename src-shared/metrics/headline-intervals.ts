@@ -200,7 +200,13 @@ export function stratifiedFigure(strata: Stratum[], options: ResamplingOptions =
     options,
     strata.length > 1 ? `stratified (${strata.length} groups) ` : '',
   );
-  return { value: combined.value, lo: i.lo, hi: i.hi, method: i.identity };
+  const contained = containingPercentile(combined.value, i.lo, i.hi, i.identity);
+  return {
+    value: combined.value,
+    lo: contained.lo,
+    hi: contained.hi,
+    method: contained.note === undefined ? i.identity : `${i.identity}; ${contained.note}`,
+  };
 }
 
 /** One group's statistics as a stratum (weight 1). */

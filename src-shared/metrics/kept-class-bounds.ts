@@ -1,3 +1,4 @@
+import { formatBoundUp } from './metric-format';
 import type { EdgeRule } from './bin-location';
 import type { BinningSpec, MassEdges } from './binning';
 import { binnedBounds, type BinnedKind } from './kept-class-binned-bounds';
@@ -174,7 +175,7 @@ export function withKeptClassBounds(
   keptClasses: { keep: number; classCount: number },
 ): MetricValue[] {
   const kept = keptClassesText(keptClasses);
-  const within = (bound: number) => `${kept}: the full trace's value is within ${roundedUp(bound)} of it`;
+  const within = (bound: number) => `${kept}: the full trace's value is within ${formatBoundUp(bound)} of it`;
   return metrics.map((m) => {
     if (m.unavailable?.reason === 'every class not computed')
       return {
@@ -203,13 +204,6 @@ export function withKeptClassBounds(
     const why = bound !== null ? 'the frames allow no finite bound for it here' : NO_BOUND_BECAUSE.get(m.name);
     return { ...m, approximation: `${kept}: no stated bound for this metric${why === undefined ? '' : ` (${why})`}` };
   });
-}
-
-/** A bound for text, three significant digits rounded up (rounded to nearest it could understate). */
-function roundedUp(bound: number): string {
-  if (!(bound > 0) || !Number.isFinite(bound)) return String(bound);
-  const step = 10 ** (Math.floor(Math.log10(bound)) - 2);
-  return (Math.ceil(bound / step) * step).toPrecision(3);
 }
 
 /** "32 of 1000 classes kept a frame". */

@@ -38,3 +38,32 @@ export function formatMetricValue(identity: string, value: number | null, digits
   if (value !== 0 && (magnitude >= 1e5 || magnitude < 10 ** -digits)) return value.toExponential(2);
   return value.toFixed(digits);
 }
+
+/**
+ * An interval's ends written outward at `digits` significant figures (lo rounded down, hi up):
+ * the interval shown contains everything the computed one does, its estimate among them however
+ * that is rounded (to nearest at as many figures or more). Rounding both to nearest could show an
+ * end widened to the estimate on the wrong side of it.
+ */
+export function formatIntervalOutward(lo: number, hi: number, digits = 4): string {
+  return `[${roundedTowards(lo, digits, 'down')}, ${roundedTowards(hi, digits, 'up')}]`;
+}
+
+/** A bound (how far a value can lie from the one shown) rounded up to three significant figures: never understated. */
+export function formatBoundUp(bound: number): string {
+  if (!(bound > 0) || !Number.isFinite(bound)) return String(bound);
+  return roundedTowards(bound, 3, 'up');
+}
+
+/**
+ * x at `digits` significant figures, rounded by `direction`: the nearest such figure when it lies
+ * on that side of x (toPrecision's decimal is exact), else one unit of its last figure further.
+ */
+function roundedTowards(x: number, digits: number, direction: 'down' | 'up'): string {
+  const nearest = x.toPrecision(digits);
+  if (!Number.isFinite(x) || x === 0) return nearest;
+  const value = Number(nearest);
+  if (direction === 'up' ? value >= x : value <= x) return nearest;
+  const unit = 10 ** (Math.floor(Math.log10(Math.abs(x))) - (digits - 1));
+  return (direction === 'up' ? value + unit : value - unit).toPrecision(digits);
+}

@@ -1,4 +1,5 @@
 import { percentileInterval, type BootstrapInterval } from './bootstrap';
+import { containingPercentile } from './interval-variants';
 import {
   meanValuesOverGroups,
   stratifiedDraws,
@@ -114,7 +115,7 @@ export function pairedDifferencesFromParts(
   const resampling = { ...options, replicates: options.replicates ?? 1000 };
   const what = groups > 1 ? `paired stratified (${groups} groups) ` : 'paired ';
   return statistics.map((statistic, j) => {
-    const ci = percentileInterval(parts.draws[j], resampling, what);
+    const ci = containingDifference(percentileInterval(parts.draws[j], resampling, what), parts.difference[j]);
     return {
       name: statistic.name,
       identity: statistic.identity,
@@ -126,6 +127,18 @@ export function pairedDifferencesFromParts(
       verdict: verdictOf(ci, statistic.lowerIsBetter, parts.a[j], parts.b[j]),
     };
   });
+}
+
+/**
+ * The percentile interval of b - a widened to contain the difference itself where the resampling
+ * distribution lies wholly to one side of it (a biased estimator's, as ECE's): the verdict is read
+ * from an interval that never leaves out the difference it is shown with, and its identity says so.
+ */
+function containingDifference(ci: BootstrapInterval, difference: number): BootstrapInterval {
+  const widened = containingPercentile(difference, ci.lo, ci.hi, ci.identity);
+  return widened.note === undefined
+    ? ci
+    : { ...ci, lo: widened.lo, hi: widened.hi, identity: `${ci.identity}; ${widened.note}` };
 }
 
 /**
@@ -168,7 +181,10 @@ export function independentDifferences(
   ];
   const combined = stratifiedDraws(strata, a.length, resampling);
   return a.map((statistic, j) => {
-    const ci = percentileInterval(combined[j].draws, resampling, 'independent (two recordings) ');
+    const ci = containingDifference(
+      percentileInterval(combined[j].draws, resampling, 'independent (two recordings) '),
+      combined[j].value,
+    );
     const [valueA, valueB] = [statistic.evaluate(null), b[j].evaluate(null)];
     return {
       name: statistic.name,

@@ -2,6 +2,7 @@ import { assignBins, binningIdentity, equalWidthEdges, type BinningSpec, type Eq
 import { binStatisticsOf } from './bin-statistics';
 import type { BinTotals } from './calibration-error';
 import { levelPercent, resample } from './bootstrap';
+import { wilsonInterval } from './interval-variants';
 import { gridProviderFromSamples, smoothCurve, smoothEceBandwidth } from './smooth-ece';
 import { seededRandom } from '../random';
 import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
@@ -27,16 +28,6 @@ export interface ReliabilityDiagram {
 
 /** Which pairs a diagram is of: the top label's (confidence, correct), or one class's (p_k, y = k). */
 export type ReliabilitySubject = { kind: 'top-label' } | { kind: 'class'; name: string };
-
-/** Wilson score interval for k successes in n trials (z = 1.96 for 95 %). */
-export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
-  if (trials === 0) return [0, 1];
-  const p = successes / trials;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * trials)) / (1 + z2 / trials);
-  const half = (z * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials))) / (1 + z2 / trials);
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
 
 export function reliabilityDiagram(
   confidence: Float64Array,
@@ -84,8 +75,18 @@ function diagramOfStatistics(
     }
     const acc = stats.positiveRate(b);
     const conf = stats.meanScore(b);
-    const [wilsonLo, wilsonHi] = wilsonInterval(stats.positives[b], n);
-    out.push({ lo, hi, count: n, meanConfidence: conf, accuracy: acc, gap: acc - conf, wilsonLo, wilsonHi });
+    // the app's one Wilson interval, around the accuracy shown (it contains it, 0 and 1 exactly)
+    const wilson = wilsonInterval(acc, n);
+    out.push({
+      lo,
+      hi,
+      count: n,
+      meanConfidence: conf,
+      accuracy: acc,
+      gap: acc - conf,
+      wilsonLo: wilson.lo,
+      wilsonHi: wilson.hi,
+    });
   }
   const of = subject.kind === 'top-label' ? 'top-label' : `class ${subject.name}: p_k against y = k`;
   return { identity: `reliability(${of}, ${binningIdentity(spec)}, Wilson 95 % intervals)`, bins: out };
@@ -174,8 +175,9 @@ export function smoothReliabilityCurve(
   for (let i = 0; i < meshPoints; i++) {
     for (let r = 0; r < replicates; r++) column[r] = draws[r][i];
     column.sort();
-    bandLo[i] = column[Math.floor(alpha * (replicates - 1))];
-    bandHi[i] = column[Math.ceil((1 - alpha) * (replicates - 1))];
+    // a band that leaves out the curve it is drawn around is widened to it (a skewed resampling)
+    bandLo[i] = Math.min(column[Math.floor(alpha * (replicates - 1))], accuracy[i]);
+    bandHi[i] = Math.max(column[Math.ceil((1 - alpha) * (replicates - 1))], accuracy[i]);
   }
   return {
     identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${levelPercent(level)} bootstrap band of ${replicates} resamples, seed ${seed})`,

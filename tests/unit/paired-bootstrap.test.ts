@@ -12,6 +12,8 @@ import {
   headlineStatistics,
   meanOverGroups,
   meanValuesOverGroups,
+  stratifiedFigure,
+  type HeadlineStatistic,
 } from '../../src-shared/metrics/headline-intervals';
 import {
   independentDifferences,
@@ -190,6 +192,26 @@ describe('stratified bootstrap over groups (conditions of a table)', () => {
       expect(figure.lo, figure.name).toBeLessThanOrEqual(figure.value);
       expect(figure.hi, figure.name).toBeGreaterThanOrEqual(figure.value);
     }
+  });
+
+  it('an interval never leaves out the estimate it is shown with: paired, independent and stratified', () => {
+    // a statistic biased on resamples (as ECE is, upward): every draw 0.1 where the estimate is 0.5
+    const biased = (name: string, estimate: number, drawn: number): HeadlineStatistic => ({
+      name,
+      identity: `${name}(test)`,
+      lowerIsBetter: false,
+      evaluate: (indices) => (indices === null ? estimate : drawn),
+    });
+    const paired = pairedDifferences([biased('x', 0, 0)], [biased('x', 0.5, 0.1)], 50, { replicates: 100 })[0]!;
+    expect(paired.difference).toBe(0.5);
+    expect([paired.interval.lo, paired.interval.hi]).toEqual([0.1, 0.5]);
+    expect(paired.interval.identity).toMatch(/excluded the estimate .*; widened to contain it$/);
+    expect(paired.verdict).toBe('better');
+    const independent = independentDifferences([biased('x', 0, 0)], [biased('x', 0.5, 0.1)], { a: 40, b: 60 })[0]!;
+    expect([independent.interval.lo, independent.interval.hi]).toEqual([0.1, 0.5]);
+    const figure = stratifiedFigure([{ sampleCount: 30, weight: 1, evaluate: (_, indices) => (indices ? 0.1 : 0.5) }]);
+    expect([figure.lo, figure.value, figure.hi]).toEqual([0.1, 0.5, 0.5]);
+    expect(figure.method).toMatch(/widened to contain it$/);
   });
 
   it('paired over groups: the mean difference of B - A with a verdict; one group is the plain paired bootstrap', () => {

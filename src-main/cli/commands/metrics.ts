@@ -15,7 +15,7 @@ import { topLabelScores, type ClassScores, type TopLabelScores } from '../../../
 import type { LogitArray } from '../../../src-shared/fusion/logits';
 import { headlineFigures } from '../../../src-shared/metrics/headline-intervals';
 import { keptClassesText, withKeptClassBounds } from '../../../src-shared/metrics/kept-class-bounds';
-import { formatPValue } from '../../../src-shared/metrics/metric-format';
+import { formatIntervalOutward, formatPValue } from '../../../src-shared/metrics/metric-format';
 import { headlineLines, notComputedLines } from '../headline-lines';
 import { positiveInteger, parseCommandArgs } from '../cli-args';
 import { UsageError } from '../usage-error';
@@ -188,11 +188,10 @@ export async function metricsCommand(args: string[]): Promise<number> {
       lines.push(`  (the intervals resample the kept-class figures; each stated bound above adds to them)`);
     if (result.l2CeIntervals) {
       const { asymptotic, bootstrap } = result.l2CeIntervals;
-      const range = (lo: number, hi: number) => `[${lo.toPrecision(4)}, ${hi.toPrecision(4)}]`;
       lines.push(
         `${asymptotic.estimate.toPrecision(6).padStart(12)}  ${asymptotic.valueIdentity}`,
-        `${''.padStart(12)}  ${range(asymptotic.lo, asymptotic.hi)} ${asymptotic.identity}; ${asymptotic.regime} regime`,
-        `${''.padStart(12)}  ${range(bootstrap.lo, bootstrap.hi)} ${bootstrap.identity}`,
+        `${''.padStart(12)}  ${formatIntervalOutward(asymptotic.lo, asymptotic.hi)} ${asymptotic.identity}; ${asymptotic.regime} regime`,
+        `${''.padStart(12)}  ${formatIntervalOutward(bootstrap.lo, bootstrap.hi)} ${bootstrap.identity}`,
         ...(bootstrap.note === undefined ? [] : [`${''.padStart(12)}  note: ${bootstrap.note}`]),
       );
     }
