@@ -22,6 +22,7 @@ import { resample } from '../../../src-shared/metrics/bootstrap';
 import {
   headlineStatistics,
   meanStatistic,
+  meanValuesOverGroups,
   stratifiedFigure,
   type HeadlineStatistic,
   type StratifiedFigure,
@@ -208,9 +209,15 @@ function uAuroc(parts: Evaluated[], select: (part: Evaluated, i: number) => bool
   return Number.isFinite(value) ? value : null;
 }
 
-function mean(rows: ConditionRow[], pick: (row: ConditionRow) => BranchFigures): BranchFigures {
-  const sum = (key: keyof BranchFigures) => rows.reduce((a, r) => a + pick(r)[key], 0) / rows.length;
-  return { accuracy: sum('accuracy'), nll: sum('nll'), ece: sum('ece') };
+/**
+ * A branch's figures averaged over conditions: the means the claims' paired intervals are built
+ * around (meanValuesOverGroups), so a claim shows the very numbers it compares.
+ */
+function meanOver(parts: Evaluated[], branch: 'static' | 'dynamic' | 'fused'): BranchFigures {
+  const statistics = parts.map((p) => p.statistics[branch]);
+  const means = meanValuesOverGroups(statistics);
+  const of = (name: string) => means[statistics[0]!.findIndex((s) => s.name === name)]!;
+  return { accuracy: of('accuracy'), nll: of('NLL'), ece: of('ECE') };
 }
 
 export interface ModelCardOptions {
@@ -260,24 +267,19 @@ export async function generateModelCard(options: ModelCardOptions): Promise<Mode
       }
     }
     const rows = parts.map((p) => p.row);
-    const corruptedRows = rows.filter((r) => r.corruption !== 'clean');
     const clean = rows.find((r) => r.corruption === 'clean');
     const uDrop: Record<string, number> = {};
     for (const corruption of NOISE_AND_BLUR) {
       const s5 = rows.find((r) => r.corruption === corruption && r.severity === 5);
       if (clean && s5) uDrop[corruption] = clean.meanU - s5.meanU;
     }
-    const meanOverCorruptions = corruptedRows.length
-      ? {
-          static: mean(corruptedRows, (r) => r.static),
-          dynamic: mean(corruptedRows, (r) => r.dynamic),
-          fused: mean(corruptedRows, (r) => r.fused),
-        }
-      : {
-          static: mean(rows, (r) => r.static),
-          dynamic: mean(rows, (r) => r.dynamic),
-          fused: mean(rows, (r) => r.fused),
-        };
+    const corruptedParts = parts.filter((p) => p.row.corruption !== 'clean');
+    const averaged = corruptedParts.length > 0 ? corruptedParts : parts;
+    const meanOverCorruptions = {
+      static: meanOver(averaged, 'static'),
+      dynamic: meanOver(averaged, 'dynamic'),
+      fused: meanOver(averaged, 'fused'),
+    };
     const summary: ModelCard['summary'] = {
       cleanAccuracyFused: clean?.fused.accuracy ?? Number.NaN,
       meanOverCorruptions,
