@@ -152,7 +152,7 @@ const FROM_LOGIT_VALUES = new Set(['ece', 'nll', 'meanU']);
  * The same fields, equal, but for the figures computed from the logits' values (ECE, NLL, mean u*),
  * within 1e-6 relative. onnxruntime's CPU kernels differ by instruction set (AVX2, AVX-512, NEON),
  * so a float32 logit can differ in its last bits between the machine that made the card and this
- * one: those figures then move by about 1e-8 relative (seen: 4e-8 on an AMD EPYC), where a wrong
+ * one: those figures then move by about 1e-8 relative (seen: up to 4e-8 between two x86-64 machines), where a wrong
  * card would move them by far more; the counts (correct predictions, disagreement) do not move.
  */
 function expectSameFigures(fresh: unknown, shipped: unknown, where: string, key = ''): void {
