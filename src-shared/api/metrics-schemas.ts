@@ -80,11 +80,14 @@ export const PairedDifferenceSchema = z.strictObject({
   a: z.number().nullable(),
   b: z.number().nullable(),
   difference: z.number().nullable(),
-  lo: z.number(),
-  hi: z.number(),
+  /** null where not finite (an infinite NLL on a resample). */
+  lo: z.number().nullable(),
+  hi: z.number().nullable(),
   method: z.string(),
   lowerIsBetter: z.boolean(),
   verdict: z.enum(['better', 'worse', 'indistinguishable']),
+  /** Set when the interval was widened to contain the difference, saying why. */
+  note: z.string().optional(),
 });
 
 /** A headline figure with its interval (value null when not finite; `method` says which interval). */

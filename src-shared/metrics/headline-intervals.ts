@@ -18,10 +18,10 @@ import type { ClassScores, TopLabelScores } from './scores';
  * statistics of a resample, so that every interval of them comes from one place:
  * - headlineFigures / meanOverGroups: each figure with its seeded percentile-bootstrap interval
  *   (stratified by group when a figure is a mean over conditions);
- * - pairedDifferences: A/B on the same frames. Each replicate draws one resample of frame indices
- *   and evaluates both A and B on it (the pairing removes the frame-to-frame variation the two
- *   share); the interval is that of B - A, and the verdict says whether B is better, worse, or
- *   indistinguishable from A at the level (the interval excludes 0, or not).
+ * - paired-differences.ts builds A/B on the same frames on these statistics and stratifiedDraws:
+ *   each replicate draws one resample of frame indices and evaluates both A and B on it (the
+ *   pairing removes the frame-to-frame variation the two share); the interval is that of B - A, and
+ *   the verdict says whether B is better, worse, or indistinguishable from A at the level.
  * Each resample's figures are the estimator's on the resampled frames (fixed bins: the same exact
  * bin sums from the draws counted; equal-mass bins: binned again), so an interval covers the
  * estimator as computed.
@@ -330,13 +330,17 @@ export function meanOverGroups(
  * number, to the bit, that its intervals are built around and contain.
  */
 export function meanValuesOverGroups(groups: HeadlineStatistic[][]): number[] {
-  return combinedValues(
-    groupStrata(
-      groups,
-      groups.map(() => 0),
-    ),
-    groups[0].length,
-  );
+  return meanOfGroupValues(groups.map((statistics) => statistics.map((s) => s.evaluate(null))));
+}
+
+/**
+ * meanValuesOverGroups of statistics already evaluated (values[g][j]: group g's statistic j), as
+ * combinedValues adds them (0, then + (1 / G) value in group order: the same bits), for a caller
+ * that keeps the values and not the statistics' per-frame arrays.
+ */
+export function meanOfGroupValues(values: number[][]): number[] {
+  const weight = 1 / values.length;
+  return values[0]!.map((_, j) => values.reduce((sum, group) => sum + weight * group[j]!, 0));
 }
 
 /** Each group a stratum of equal weight (a mean over groups). */

@@ -21,6 +21,8 @@ export * from './ranked-outcomes';
 export * from './order-statistics';
 export * from './latency-percentiles';
 export * from './headline-intervals';
+export * from './paired-differences';
+export * from './interval-variants';
 export * from './calibration-error-interval';
 export * from './binomial-test';
 export * from './test-based-calibration-error';

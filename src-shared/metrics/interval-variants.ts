@@ -144,7 +144,9 @@ export function biasCorrectedBasicInterval(
 
 /** A percentile interval, widened (and saying so) in the rare case it excludes its estimate. */
 export function containingPercentile(estimate: number, lo: number, hi: number, method: string): FigureInterval {
-  if (!Number.isFinite(estimate) || (estimate >= lo && estimate <= hi)) return { lo, hi, method };
+  // an end that is NaN (a statistic undefined on many resamples) says nothing to widen against
+  if (!Number.isFinite(estimate) || Number.isNaN(lo) || Number.isNaN(hi) || (estimate >= lo && estimate <= hi))
+    return { lo, hi, method };
   return {
     lo: Math.min(lo, estimate),
     hi: Math.max(hi, estimate),

@@ -26,6 +26,8 @@ export interface PairedDifference {
   lowerIsBetter: boolean;
   /** B against A: better when the interval of b - a lies wholly on the better side of 0. */
   verdict: Verdict;
+  /** Set when the interval was widened to contain the difference, saying why (containedDifference). */
+  note?: string;
 }
 
 /**
@@ -115,7 +117,7 @@ export function pairedDifferencesFromParts(
   const resampling = { ...options, replicates: options.replicates ?? 1000 };
   const what = groups > 1 ? `paired stratified (${groups} groups) ` : 'paired ';
   return statistics.map((statistic, j) => {
-    const ci = containingDifference(percentileInterval(parts.draws[j], resampling, what), parts.difference[j]);
+    const { ci, note } = containedDifference(percentileInterval(parts.draws[j], resampling, what), parts.difference[j]);
     return {
       name: statistic.name,
       identity: statistic.identity,
@@ -125,20 +127,20 @@ export function pairedDifferencesFromParts(
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
       verdict: verdictOf(ci, statistic.lowerIsBetter, parts.a[j], parts.b[j]),
+      ...(note === undefined ? {} : { note }),
     };
   });
 }
 
 /**
  * The percentile interval of b - a widened to contain the difference itself where the resampling
- * distribution lies wholly to one side of it (a biased estimator's, as ECE's): the verdict is read
- * from an interval that never leaves out the difference it is shown with, and its identity says so.
+ * distribution lies wholly to one side of it (a biased estimator's, as ECE's), and the note saying
+ * so: the verdict is read from an interval that never leaves out the difference shown with it. The
+ * identity stays the method's (every row of a comparison shares it).
  */
-function containingDifference(ci: BootstrapInterval, difference: number): BootstrapInterval {
+function containedDifference(ci: BootstrapInterval, difference: number): { ci: BootstrapInterval; note?: string } {
   const widened = containingPercentile(difference, ci.lo, ci.hi, ci.identity);
-  return widened.note === undefined
-    ? ci
-    : { ...ci, lo: widened.lo, hi: widened.hi, identity: `${ci.identity}; ${widened.note}` };
+  return widened.note === undefined ? { ci } : { ci: { ...ci, lo: widened.lo, hi: widened.hi }, note: widened.note };
 }
 
 /**
@@ -181,7 +183,7 @@ export function independentDifferences(
   ];
   const combined = stratifiedDraws(strata, a.length, resampling);
   return a.map((statistic, j) => {
-    const ci = containingDifference(
+    const { ci, note } = containedDifference(
       percentileInterval(combined[j].draws, resampling, 'independent (two recordings) '),
       combined[j].value,
     );
@@ -195,6 +197,7 @@ export function independentDifferences(
       interval: ci,
       lowerIsBetter: statistic.lowerIsBetter,
       verdict: verdictOf(ci, statistic.lowerIsBetter, valueA, valueB),
+      ...(note === undefined ? {} : { note }),
     };
   });
 }

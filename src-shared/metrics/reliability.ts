@@ -142,7 +142,8 @@ export function smoothCurveArrays(curve: SmoothReliabilityCurve): SmoothCurveArr
 
 /**
  * relplot-style smooth reliability curve at the SmoothECE bandwidth, with a pointwise percentile
- * bootstrap band (seeded; the bandwidth is kept fixed across resamples).
+ * bootstrap band (seeded; the bandwidth is kept fixed across resamples), widened to the curve
+ * where the resamples leave it out, as every interval the app shows contains its estimate.
  */
 export function smoothReliabilityCurve(
   confidence: Float64Array,
@@ -180,7 +181,7 @@ export function smoothReliabilityCurve(
     bandHi[i] = Math.max(column[Math.ceil((1 - alpha) * (replicates - 1))], accuracy[i]);
   }
   return {
-    identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${levelPercent(level)} bootstrap band of ${replicates} resamples, seed ${seed})`,
+    identity: `smooth reliability(top-label, reflected Gaussian, sigma = ${sigma}, ${levelPercent(level)} bootstrap band of ${replicates} resamples, seed ${seed}, containing the curve)`,
     sigma,
     t: main.t,
     accuracy,

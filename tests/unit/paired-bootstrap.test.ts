@@ -205,10 +205,14 @@ describe('stratified bootstrap over groups (conditions of a table)', () => {
     const paired = pairedDifferences([biased('x', 0, 0)], [biased('x', 0.5, 0.1)], 50, { replicates: 100 })[0]!;
     expect(paired.difference).toBe(0.5);
     expect([paired.interval.lo, paired.interval.hi]).toEqual([0.1, 0.5]);
-    expect(paired.interval.identity).toMatch(/excluded the estimate .*; widened to contain it$/);
+    expect(paired.interval.identity).toBe('95 % paired percentile bootstrap, 100 resamples, seed 0');
+    expect(paired.note).toMatch(/excluded the estimate .*; widened to contain it$/);
     expect(paired.verdict).toBe('better');
     const independent = independentDifferences([biased('x', 0, 0)], [biased('x', 0.5, 0.1)], { a: 40, b: 60 })[0]!;
     expect([independent.interval.lo, independent.interval.hi]).toEqual([0.1, 0.5]);
+    expect(independent.note).toMatch(/widened to contain it$/);
+    // an unwidened difference carries no note
+    expect(pairedDifferences([biased('x', 0, 0)], [biased('x', 0.1, 0.1)], 50)[0]!.note).toBeUndefined();
     const figure = stratifiedFigure([{ sampleCount: 30, weight: 1, evaluate: (_, indices) => (indices ? 0.1 : 0.5) }]);
     expect([figure.lo, figure.value, figure.hi]).toEqual([0.1, 0.5, 0.5]);
     expect(figure.method).toMatch(/widened to contain it$/);

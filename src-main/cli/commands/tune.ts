@@ -177,7 +177,7 @@ function tuningSummaryLines(result: TuningResult & { threads: number; wallMs: nu
       ? `best:        ${describeCandidate(result, result.best)}`
       : `best:        no setting of the grid meets the constraints; the current setting is kept`,
     `held out:    current ${fmt(result.heldOut.current)}, best ${fmt(result.heldOut.best)}`,
-    `improvement: ${fmt(d.difference)} (best - current on the held-out frames; 95 % paired bootstrap interval ${fmt(d.interval.lo)} to ${fmt(d.interval.hi)}, ${d.interval.replicates} resamples): ${d.verdict === 'indistinguishable' ? 'within the noise (indistinguishable from the current setting)' : d.verdict}`,
+    `improvement: ${fmt(d.difference)} (best - current on the held-out frames; 95 % paired bootstrap interval ${fmt(d.interval.lo)} to ${fmt(d.interval.hi)}, ${d.interval.replicates} resamples${d.note === undefined ? '' : `; ${d.note}`}): ${d.verdict === 'indistinguishable' ? 'within the noise (indistinguishable from the current setting)' : d.verdict}`,
     `search:      ${result.evaluations} settings (grid ${result.grid.length}, refinement ${result.evaluations - result.grid.length - result.confirmed.length - 1}${result.confirmed.length === 0 ? '' : `, confirmed ${result.confirmed.length}`}) on ${result.threads} thread(s) in ${(result.wallMs / 1000).toFixed(2)} s`,
   ];
 }

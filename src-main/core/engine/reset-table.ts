@@ -13,7 +13,7 @@ import { topLabelScores } from '../../../src-shared/metrics/scores';
 import {
   headlineStatistics,
   meanOverGroups,
-  meanValuesOverGroups,
+  meanOfGroupValues,
   type HeadlineStatistic,
 } from '../../../src-shared/metrics/headline-intervals';
 import { replay } from '../../../src-shared/trace/replay';
@@ -123,7 +123,14 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
   // the fewest frames a condition had where the debiased L2-CE needed more (null: none short)
   const short = methods.map((): NotEnoughFrames | null => null);
   const keep = options.intervals === true;
-  const perCondition = methods.map(() => ({ statistics: [] as HeadlineStatistic[][], counts: [] as number[] }));
+  // each condition's headline values (the rows' means); its statistics and frame counts only for
+  // the intervals (a statistic holds its per-frame terms: ~29 bytes a frame)
+  const perCondition = methods.map(() => ({
+    names: [] as string[],
+    values: [] as number[][],
+    statistics: [] as HeadlineStatistic[][],
+    counts: [] as number[],
+  }));
   let inferenceMs = 0;
   let frames = 0;
   let conditions = 0;
@@ -161,8 +168,12 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
         if (unavailable?.reason === 'not enough frames' && (short[i] === null || unavailable.got < short[i].got))
           short[i] = unavailable;
         sums[i].gateMs += m.gateMs;
-        perCondition[i].statistics.push(m.figures.statistics);
-        perCondition[i].counts.push(m.figures.sampleCount);
+        perCondition[i].names = m.figures.statistics.map((s) => s.name);
+        perCondition[i].values.push(m.figures.statistics.map((s) => s.evaluate(null)));
+        if (keep) {
+          perCondition[i].statistics.push(m.figures.statistics);
+          perCondition[i].counts.push(m.figures.sampleCount);
+        }
       });
       conditions++;
     }
@@ -177,8 +188,8 @@ export async function resetModeTable(options: ResetTableOptions): Promise<ResetT
     identities: TABLE_METRIC_IDENTITIES,
     rows: methods.map((method, i) => {
       // the means over conditions the intervals are built around (meanOverGroups), so they contain them
-      const means = meanValuesOverGroups(perCondition[i].statistics);
-      const mean = (name: string) => means[perCondition[i].statistics[0]!.findIndex((s) => s.name === name)]!;
+      const means = meanOfGroupValues(perCondition[i].values);
+      const mean = (name: string) => means[perCondition[i].names.indexOf(name)]!;
       const row: TableRow = {
         method,
         accuracy: mean('accuracy'),

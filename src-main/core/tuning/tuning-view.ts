@@ -37,7 +37,7 @@ export function tuningSummary(result: TuningResult & { threads: number; wallMs: 
       difference: finiteOrNull(d.difference),
       lo: finiteOrNull(d.interval.lo),
       hi: finiteOrNull(d.interval.hi),
-      method: d.interval.identity,
+      method: d.note === undefined ? d.interval.identity : `${d.interval.identity}; ${d.note}`,
       verdict: d.verdict,
     },
     evaluations: result.evaluations,

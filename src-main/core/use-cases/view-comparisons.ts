@@ -38,11 +38,12 @@ export function differenceEntry(d: PairedDifference): Comparison['differences'][
     a: finiteOrNull(d.a),
     b: finiteOrNull(d.b),
     difference: finiteOrNull(d.difference),
-    lo: d.interval.lo,
-    hi: d.interval.hi,
+    lo: finiteOrNull(d.interval.lo),
+    hi: finiteOrNull(d.interval.hi),
     method: d.interval.identity,
     lowerIsBetter: d.lowerIsBetter,
     verdict: d.verdict,
+    ...(d.note === undefined ? {} : { note: d.note }),
   };
 }
 
