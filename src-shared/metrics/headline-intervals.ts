@@ -10,6 +10,7 @@ import {
   proportionInterval,
   type FigureInterval,
 } from './interval-variants';
+import { methodWithNote } from './metric-format';
 import { NLL_FROM_LOGITS, sampleBrierOfRow, sampleNllFromLogits } from './proper-scores';
 import type { ClassScores, TopLabelScores } from './scores';
 
@@ -205,7 +206,7 @@ export function stratifiedFigure(strata: Stratum[], options: ResamplingOptions =
     value: combined.value,
     lo: contained.lo,
     hi: contained.hi,
-    method: contained.note === undefined ? i.identity : `${i.identity}; ${contained.note}`,
+    method: methodWithNote(i.identity, contained.note),
   };
 }
 
@@ -334,13 +335,14 @@ export function meanValuesOverGroups(groups: HeadlineStatistic[][]): number[] {
 }
 
 /**
- * meanValuesOverGroups of statistics already evaluated (values[g][j]: group g's statistic j), as
- * combinedValues adds them (0, then + (1 / G) value in group order: the same bits), for a caller
- * that keeps the values and not the statistics' per-frame arrays.
+ * meanValuesOverGroups of statistics already evaluated (values[g][j]: group g's statistic j),
+ * combined by combinedValues as the groups' strata are (the same bits), for a caller that keeps
+ * the values and not the statistics' per-frame arrays.
  */
 export function meanOfGroupValues(values: number[][]): number[] {
   const weight = 1 / values.length;
-  return values[0]!.map((_, j) => values.reduce((sum, group) => sum + weight * group[j]!, 0));
+  const strata = values.map((group) => ({ sampleCount: 0, weight, evaluate: (j: number) => group[j]! }));
+  return combinedValues(strata, values[0]!.length);
 }
 
 /** Each group a stratum of equal weight (a mean over groups). */

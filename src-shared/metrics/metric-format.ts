@@ -67,3 +67,8 @@ function roundedTowards(x: number, digits: number, direction: 'down' | 'up'): st
   const unit = 10 ** (Math.floor(Math.log10(Math.abs(x))) - (digits - 1));
   return (direction === 'up' ? value + unit : value - unit).toPrecision(digits);
 }
+
+/** An interval's method as one line, with why it was widened when it was (its `note`). */
+export function methodWithNote(method: string, note: string | undefined): string {
+  return note === undefined ? method : `${method}; ${note}`;
+}

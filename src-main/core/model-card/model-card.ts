@@ -28,11 +28,8 @@ import {
   type StratifiedFigure,
   type Stratum,
 } from '../../../src-shared/metrics/headline-intervals';
-import {
-  pairedDifferencesOverGroups,
-  type PairedDifference,
-  type Verdict,
-} from '../../../src-shared/metrics/paired-differences';
+import { pairedDifferencesOverGroups, type Verdict } from '../../../src-shared/metrics/paired-differences';
+import { methodWithNote } from '../../../src-shared/metrics/metric-format';
 import { readIdxFile } from '../datasets/idx-file';
 import { readUserFile } from '../files/user-files';
 import { ModelOptionsSchema } from '../../../src-shared/api/model-options';
@@ -325,11 +322,6 @@ function atLeast(figure: StratifiedFigure, threshold: number): ClaimStatus {
   return 'inside the noise';
 }
 
-/** A difference's interval method, with why it was widened when it was. */
-function methodOf(d: PairedDifference): string {
-  return d.note === undefined ? d.interval.identity : `${d.interval.identity}; ${d.note}`;
-}
-
 function fromVerdict(verdict: Verdict): ClaimStatus {
   return verdict === 'better' ? 'met' : verdict === 'worse' ? 'not met' : 'inside the noise';
 }
@@ -430,14 +422,14 @@ function cardTargets(parts: Evaluated[], summary: ModelCard['summary']): ModelCa
     out.push({
       target: `fused mean accuracy over corruptions above the better branch (${better})`,
       status: fromVerdict(accuracyGain.verdict),
-      detail: `fused - ${better} ${pct(accuracyGain.difference)} [${pct(accuracyGain.interval.lo)}, ${pct(accuracyGain.interval.hi)}] (fused ${pct(m.fused.accuracy)}, static ${pct(m.static.accuracy)}, dynamic ${pct(m.dynamic.accuracy)}); ${methodOf(accuracyGain)}`,
+      detail: `fused - ${better} ${pct(accuracyGain.difference)} [${pct(accuracyGain.interval.lo)}, ${pct(accuracyGain.interval.hi)}] (fused ${pct(m.fused.accuracy)}, static ${pct(m.static.accuracy)}, dynamic ${pct(m.dynamic.accuracy)}); ${methodWithNote(accuracyGain.interval.identity, accuracyGain.note)}`,
     });
     const eceGain = versus('dynamic', 'ECE');
     const four = (v: number) => v.toFixed(4);
     out.push({
       target: 'fused ECE below the dynamic branch (mean over corruptions)',
       status: fromVerdict(eceGain.verdict),
-      detail: `fused - dynamic ${four(eceGain.difference)} [${four(eceGain.interval.lo)}, ${four(eceGain.interval.hi)}] (fused ${four(m.fused.ece)}, dynamic ${four(m.dynamic.ece)}); ${methodOf(eceGain)}`,
+      detail: `fused - dynamic ${four(eceGain.difference)} [${four(eceGain.interval.lo)}, ${four(eceGain.interval.hi)}] (fused ${four(m.fused.ece)}, dynamic ${four(m.dynamic.ece)}); ${methodWithNote(eceGain.interval.identity, eceGain.note)}`,
     });
   }
   return out;

@@ -1,6 +1,7 @@
 import { finiteOrNull } from '../../../src-shared/api/finite-or-null';
 import type { TuneCandidate, TuningSummary } from '../../../src-shared/api/measurements';
 import type { TuningCandidate, TuningResult } from '../../../src-shared/tuning';
+import { methodWithNote } from '../../../src-shared/metrics/metric-format';
 
 /** A tune as the API (tune.run) and `knob tune --json` carry it: numbers that are not finite as null. */
 
@@ -37,7 +38,7 @@ export function tuningSummary(result: TuningResult & { threads: number; wallMs: 
       difference: finiteOrNull(d.difference),
       lo: finiteOrNull(d.interval.lo),
       hi: finiteOrNull(d.interval.hi),
-      method: d.note === undefined ? d.interval.identity : `${d.interval.identity}; ${d.note}`,
+      method: methodWithNote(d.interval.identity, d.note),
       verdict: d.verdict,
     },
     evaluations: result.evaluations,
