@@ -283,8 +283,10 @@ export class Desk {
   /** A calibration or A/B view no longer matches the knobs or the recording while paused, or none is there yet. */
   get wantsRecompute(): boolean {
     if (this.running) return false;
-    const missing = this.metrics.missing && this.errors.metrics === null;
-    return missing || this.metrics.stale !== null || this.ab.stale !== null;
+    const { metrics } = this;
+    // a failed computation is not retried by itself (its error is shown; Recompute retries)
+    const incomplete = (metrics.missing || metrics.lacksResampling) && this.errors.metrics === null;
+    return incomplete || metrics.stale !== null || this.ab.stale !== null;
   }
 
   /**
@@ -300,6 +302,9 @@ export class Desk {
     const stale = metrics.missing || metrics.stale !== null;
     if (stale && (!metrics.busy || metrics.interruptIntervals())) {
       await metrics.refresh('light');
+      await metrics.refresh('full');
+    } else if (!stale && metrics.lacksResampling && !metrics.busy) {
+      // current figures from the last playback refresh: only their intervals are missing
       await metrics.refresh('full');
     }
     if (ab.stale !== null && ab.ready) await ab.compare();

@@ -43,6 +43,8 @@ export class MetricsView {
   /** Counts label steps, so the figures know when the labels they read moved. */
   labelsRevision = $state(0);
   private computedLabelsRevision = $state(0);
+  /** How much the figures on screen computed: 'light' ones have no intervals, TCE or smooth band yet. */
+  private computedDetail = $state<Detail>('full');
 
   private readonly snapshots: LatestWins<Detail, { snapshot: Snapshot; labelsRevision: number }>;
   /** The computation in flight: its detail, what it was asked at, and its cancel. */
@@ -85,11 +87,12 @@ export class MetricsView {
         }
       },
       merge: (pending, next) => (pending === 'full' || next === 'full' ? 'full' : 'light'),
-      deliver: ({ snapshot, labelsRevision }) => {
+      deliver: ({ snapshot, labelsRevision }, detail) => {
         host.slots.report('metrics', null);
         if (!ofRecording(snapshot, host.mirror.recordingId)) return;
         this.snapshot = snapshot;
         this.computedLabelsRevision = labelsRevision;
+        this.computedDetail = detail;
       },
       // intervals the operator moved away from (interruptIntervals) are no error
       fail: (error) => {
@@ -117,6 +120,14 @@ export class MetricsView {
         labelsRevision: this.labelsRevision,
       },
     );
+  }
+
+  /**
+   * The figures on screen are current but 'light' (a playback refresh, or one that ran as the stream
+   * was paused): their intervals, TCE and smooth band are still to come.
+   */
+  get lacksResampling(): boolean {
+    return this.snapshot !== null && this.computedDetail === 'light';
   }
 
   /** Frames are recorded and no figures are on screen yet. */

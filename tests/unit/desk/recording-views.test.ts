@@ -91,6 +91,29 @@ describe('the calibration figures', () => {
     expect(desk.metrics.stale).not.toBeNull();
     expect(desk.wantsRecompute).toBe(false);
   });
+
+  it('complete light figures computed as the stream was paused with their intervals, once', async () => {
+    // the playback refresh (light) that ran across the pause covers every frame: not stale, but
+    // without intervals or TCE; paused, the desk asks for those by itself (the CI glossary race)
+    const { desk, api } = await startedDesk();
+    api.handle('metrics.snapshot', () => metricsSnapshot(1, { frameCount: 10 }));
+    await desk.metrics.refresh('light');
+    expect(desk.metrics.stale).toBeNull();
+    expect(desk.metrics.lacksResampling).toBe(true);
+    expect(desk.wantsRecompute).toBe(true);
+    await desk.refreshStale();
+    expect(api.callsOf('metrics.snapshot').map((p) => p.detail)).toEqual(['light', 'full']);
+    expect(desk.metrics.lacksResampling).toBe(false);
+    expect(desk.wantsRecompute).toBe(false);
+    // a failed full computation is shown, not retried by itself
+    await desk.metrics.refresh('light');
+    api.handle('metrics.snapshot', () => {
+      throw { code: 'INTERNAL', message: 'resampling failed' };
+    });
+    await desk.refreshStale();
+    expect(desk.errors.metrics).not.toBeNull();
+    expect(desk.wantsRecompute).toBe(false);
+  });
 });
 
 describe('A/B', () => {
