@@ -3,6 +3,7 @@ import { KnobError } from '../errors';
 import { expNonPositive } from '../fusion/exp-non-positive';
 import type { LogitArray } from '../fusion/logits';
 import type { FitReport } from './fit-report';
+import { fitAffineByNewton, newtonApplies, type AffinePenalty } from './affine-logit-newton';
 import { minimizeLbfgs } from './lbfgs';
 
 /**
@@ -90,16 +91,44 @@ export function fitAffineLogitScaling(
   classCount: number,
   regularisation: number | OdirRegularisation = kind === 'matrix' ? 1e-3 : 0,
   signal?: CancelSignal,
+  /** Where the optimiser starts (a fit at a nearby penalty, say), else the identity map. */
+  start?: AffineLogitParams,
 ): { params: AffineLogitParams; report: FitReport } {
   const odir = typeof regularisation === 'number' ? null : regularisation;
   const l2 = typeof regularisation === 'number' ? regularisation : 0;
   const n = labels.length;
   const k = classCount;
   if (n === 0) throw new KnobError('INVALID_INPUT', `${kind} scaling needs calibration data`);
+  const penaltyName =
+    odir !== null
+      ? `ODIR lambda ${odir.offDiagonal} off-diagonal, mu ${odir.intercept} intercept`
+      : l2 > 0
+        ? `L2 ${l2} on W - I and b`
+        : '';
+  const report = (optimiser: string, value: number, iterations: number, converged: boolean): FitReport => ({
+    method: `${kind} scaling (${optimiser}${penaltyName ? `, ${penaltyName}` : ''})`,
+    objectiveName: penaltyName ? 'NLL + penalty' : 'NLL',
+    objective: value,
+    iterations,
+    converged,
+  });
+  if (kind === 'matrix') {
+    const penalty = matrixPenalty(k, odir, l2);
+    if (newtonApplies(n, k, penalty)) {
+      const fit = fitAffineByNewton(logits, labels, k, penalty, signal, start);
+      return {
+        params: { kind, classCount: k, weights: fit.weights, bias: fit.bias },
+        report: report('Newton', fit.value, fit.iterations, fit.converged),
+      };
+    }
+  }
   const weightCount = kind === 'vector' ? k : k * k;
   const gauge = kind === 'matrix' && k > 1;
-  const start = new Float64Array(weightCount + k);
-  for (let r = 0; r < k; r++) start[kind === 'vector' ? r : r * k + r] = 1;
+  const initial = new Float64Array(weightCount + k);
+  if (start) {
+    initial.set(start.weights);
+    initial.set(start.bias, weightCount);
+  } else for (let r = 0; r < k; r++) initial[kind === 'vector' ? r : r * k + r] = 1;
   const row = new Float64Array(k);
   const shift = new Float64Array(k);
   const weights = new Float64Array(weightCount);
@@ -214,29 +243,39 @@ export function fitAffineLogitScaling(
     }
     return value;
   };
+  // u from (W, b): u_rc = W_rc s_c and u_r = b_r + sum_c W_rc m_c (toFree's inverse)
   const startU = new Float64Array(weightCount + k);
+  startU.set(initial.subarray(weightCount), weightCount);
   for (let j = 0; j < weightCount; j++) {
     const c = columnOf(j);
-    startU[j] = start[j] * columnScale[c];
-    startU[weightCount + rowOf(j)] += start[j] * columnMean[c];
+    startU[j] = initial[j] * columnScale[c];
+    startU[weightCount + rowOf(j)] += initial[j] * columnMean[c];
   }
   const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8, signal });
   toFree(result.x, free);
   realise(free);
-  const penaltyName =
-    odir !== null
-      ? `ODIR lambda ${odir.offDiagonal} off-diagonal, mu ${odir.intercept} intercept`
-      : l2 > 0
-        ? `L2 ${l2} on W - I and b`
-        : '';
   return {
     params: { kind, classCount: k, weights: Float64Array.from(weights), bias: Float64Array.from(bias) },
-    report: {
-      method: `${kind} scaling (L-BFGS${penaltyName ? `, ${penaltyName}` : ''})`,
-      objectiveName: penaltyName ? 'NLL + penalty' : 'NLL',
-      objective: result.value,
-      iterations: result.iterations,
-      converged: result.converged,
-    },
+    report: report('L-BFGS', result.value, result.iterations, result.converged),
   };
+}
+
+/**
+ * The matrix fit's penalty per parameter of [W | b] (affine-logit-newton.ts's layout), the same as
+ * objectiveOnFree adds: ODIR's weights on the off-diagonal weights and the intercepts, or L2 on
+ * W - I and b.
+ */
+function matrixPenalty(k: number, odir: OdirRegularisation | null, l2: number): AffinePenalty {
+  const width = k + 1;
+  const weights = new Float64Array(k * width);
+  const centres = new Float64Array(k * width);
+  for (let r = 0; r < k; r++)
+    for (let c = 0; c <= k; c++) {
+      const j = r * width + c;
+      if (c === r) centres[j] = 1;
+      if (odir === null) weights[j] = l2;
+      else if (c === k) weights[j] = (2 * odir.intercept) / k;
+      else if (c !== r) weights[j] = (2 * odir.offDiagonal) / (k * (k - 1));
+    }
+  return { weights, centres };
 }

@@ -1,6 +1,11 @@
 import type { CancelSignal } from '../cancel-signal';
 import { logSumExpRow, type LogitArray } from '../fusion/logits';
-import { affineLogitRowInto, fitAffineLogitScaling, type OdirRegularisation } from './affine-logit-scaling';
+import {
+  affineLogitRowInto,
+  fitAffineLogitScaling,
+  type AffineLogitParams,
+  type OdirRegularisation,
+} from './affine-logit-scaling';
 import type { FitReport } from './fit-report';
 
 /**
@@ -66,21 +71,24 @@ export function fitDirichlet(
   if (n >= CV_MIN_ROWS) {
     const stride = Math.max(1, Math.floor(n / CV_ROWS));
     const sample = Array.from({ length: Math.floor(n / stride) }, (_, i) => i * stride);
-    const scores = ODIR_GRID.map((value) => {
-      let total = 0;
-      for (let fold = 0; fold < FOLDS; fold++) {
-        const train = pick(
-          logP,
-          labels,
-          k,
-          sample.filter((_, i) => i % FOLDS !== fold),
-        );
-        const test = pick(
-          logP,
-          labels,
-          k,
-          sample.filter((_, i) => i % FOLDS === fold),
-        );
+    // fold by fold, the grid in order, each fit starting from the fold's fit at the value before
+    // (the optimum moves little from one penalty to the next: most of the optimiser's steps saved)
+    const totals = ODIR_GRID.map(() => 0);
+    for (let fold = 0; fold < FOLDS; fold++) {
+      const train = pick(
+        logP,
+        labels,
+        k,
+        sample.filter((_, i) => i % FOLDS !== fold),
+      );
+      const test = pick(
+        logP,
+        labels,
+        k,
+        sample.filter((_, i) => i % FOLDS === fold),
+      );
+      let previous: AffineLogitParams | undefined;
+      ODIR_GRID.forEach((value, v) => {
         const fit = fitAffineLogitScaling(
           'matrix',
           train.z,
@@ -88,11 +96,13 @@ export function fitDirichlet(
           k,
           { offDiagonal: value, intercept: value },
           signal,
+          previous,
         );
-        total += heldOutNll(fit.params.weights, fit.params.bias, test.z, test.y, k) * test.y.length;
-      }
-      return total / sample.length;
-    });
+        previous = fit.params;
+        totals[v]! += heldOutNll(fit.params.weights, fit.params.bias, test.z, test.y, k) * test.y.length;
+      });
+    }
+    const scores = totals.map((total) => total / sample.length);
     const best = scores.indexOf(Math.min(...scores));
     chosen = ODIR_GRID[best];
     selection =
