@@ -6,34 +6,42 @@ import { solveSymmetric } from './binary-scores';
 /**
  * Matrix scaling softmax(W x + b) fitted by Newton's method with the exact Hessian, as the
  * Dirichlet calibration authors' own code fits its full map (Kull et al. 2019, dirichletcal's
- * Newton update). Why: on ln p (Dirichlet calibration) the inputs' columns share -log sum exp z
- * and span tens of nats, and L-BFGS needed 850 to 3,300 iterations to meet its tolerance on the
- * shipped model's 2,000-frame trace (it stopped at its cap of 500, "did not converge", after about
- * 0.5 s a fit, and the cross-validation compares 12 such fits); Newton's method is unaffected by
- * that conditioning and converges in about a dozen steps.
+ * Newton update), where L-BFGS has not converged within its first iterations
+ * (affine-logit-scaling.ts). Why: on ln p (Dirichlet calibration) the inputs' columns share
+ * -log sum exp z and span tens of nats, and L-BFGS needed 850 to 3,300 iterations to meet its
+ * tolerance on the shipped model's 2,000-frame trace (it stopped at its cap of 500, "did not
+ * converge", after about 0.5 s a fit, and the cross-validation compares 12 such fits); Newton's
+ * method is unaffected by that conditioning: 7 to 14 steps from the identity, 4 from where 100
+ * L-BFGS iterations got.
  *
- * The parameters are the rows of [W | b] (K x (K + 1)); the objective is the mean NLL plus a
- * penalty sum_j (weight_j / 2) (theta_j - centre_j)^2. The NLL's Hessian is
+ * Inside, the parameters are the rows of [W | b] (K x (K + 1)); the objective is the mean NLL
+ * plus a penalty sum_j (weight_j / 2) (theta_j - centre_j)^2. The NLL's Hessian is
  * (1 / n) sum_i (diag p_i - p_i p_i^T) (x) x_i x_i^T with x_i = (z_i, 1). The NLL is flat along
  * "add u to every row of W" and "add c to every bias"; a penalty with positive weight somewhere in
- * every column of W and on the biases makes the objective strictly convex (`newtonApplies`), so the
- * Newton system is positive definite and the minimiser the one L-BFGS's gauge-fixed fit approaches.
- * Cost: n K (K + 1)^3 / 4 multiply-adds a step for the Hessian, affordable for a few thousand
- * rows of few classes (NEWTON_MAX_WORK: 3,600 rows of 10 classes); L-BFGS fits the rest, where
- * it is also the faster (a well-conditioned 100,000 x 10 fit: 21 iterations). A warm start (the
- * fit at the previous penalty of a cross-validation) saves most of the steps.
+ * every column of W and on the biases (`newtonApplies`) curves those directions, so the objective
+ * is strictly convex and its minimiser the one L-BFGS's gauge-fixed fit approaches. (ODIR leaves
+ * the diagonal to the data: with a softmax saturated to rounding the Hessian can still be singular
+ * in floating point; the fit then stops unconverged and the caller goes on with L-BFGS.)
+ * Cost a step: n K (K + 1)^3 / 4 multiply-adds for the Hessian and (K (K + 1))^3 / 3 to solve
+ * with it, affordable for few classes and rows (NEWTON_MAX_WORK: up to about 3,470 rows at 10
+ * classes, 250,000 at 3; nothing past 17 classes); L-BFGS alone fits the rest.
  */
 
-/** Hessian work per step (multiply-adds) above which L-BFGS fits instead. */
+/** Work a step (multiply-adds: the Hessian and its solve) above which L-BFGS fits instead. */
 const NEWTON_MAX_WORK = 1.2e7;
-/** Parameters above which the Hessian (their square) is not formed. */
-const NEWTON_MAX_PARAMETERS = 600;
+/** Steps at most; a converging fit takes 7 to 14 (Dirichlet on the shipped model's trace). */
 const MAX_STEPS = 100;
 /** Converged: the gradient's norm at most this times max(1, |theta|) (L-BFGS: 1e-8). */
 const GRADIENT_TOLERANCE = 1e-9;
+/** Armijo's sufficient decrease: a step must win this share of what the quadratic model predicts. */
+const SUFFICIENT_DECREASE = 1e-4;
+/** Halvings of a step before the line search gives up. */
+const MAX_HALVINGS = 50;
+/** A predicted decrease at most this (relative to the objective) is rounding: converged. */
+const ROUNDING_DECREASE = 1e-20;
 
+/** A quadratic penalty per parameter, in the parameters' order (W row-major, then b). */
 export interface AffinePenalty {
-  /** weight_j and centre_j per parameter, in the [W | b] row layout (K x (K + 1)). */
   weights: Float64Array;
   centres: Float64Array;
 }
@@ -47,15 +55,18 @@ export interface NewtonFit {
   converged: boolean;
 }
 
+/** Index in the parameters' order (W row-major, then b) of [W | b]'s entry (r, c). */
+const parameterIndex = (r: number, c: number, k: number): number => (c < k ? r * k + c : k * k + r);
+
 /** Whether Newton's method fits this problem: strictly convex with this penalty, and affordable. */
 export function newtonApplies(rows: number, classCount: number, penalty: AffinePenalty): boolean {
   const k = classCount;
   const width = k + 1;
-  if (k < 2 || k * width > NEWTON_MAX_PARAMETERS) return false;
-  if ((rows * k * width * width * width) / 4 > NEWTON_MAX_WORK) return false;
+  const size = k * width;
+  if (k < 2 || (rows * k * width * width * width) / 4 + (size * size * size) / 3 > NEWTON_MAX_WORK) return false;
   for (let c = 0; c <= k; c++) {
     let pinned = false;
-    for (let r = 0; r < k && !pinned; r++) pinned = penalty.weights[r * width + c]! > 0;
+    for (let r = 0; r < k && !pinned; r++) pinned = penalty.weights[parameterIndex(r, c, k)]! > 0;
     if (!pinned) return false;
   }
   return true;
@@ -78,15 +89,21 @@ export function fitAffineByNewton(
   const width = k + 1;
   const size = k * width;
   const theta = new Float64Array(size);
-  for (let r = 0; r < k; r++) {
-    for (let c = 0; c < k; c++) theta[r * width + c] = start ? start.weights[r * k + c]! : r === c ? 1 : 0;
-    theta[r * width + k] = start ? start.bias[r]! : 0;
-  }
+  // the penalty in [W | b]'s row layout, as theta
+  const rowPenalty: AffinePenalty = { weights: new Float64Array(size), centres: new Float64Array(size) };
+  for (let r = 0; r < k; r++)
+    for (let c = 0; c <= k; c++) {
+      const from = parameterIndex(r, c, k);
+      rowPenalty.weights[r * width + c] = penalty.weights[from]!;
+      rowPenalty.centres[r * width + c] = penalty.centres[from]!;
+      if (start) theta[r * width + c] = c < k ? start.weights[from]! : start.bias[r]!;
+      else theta[r * width + c] = c === r ? 1 : 0;
+    }
   const gradient = new Float64Array(size);
   const hessian = new Float64Array(size * size);
   const trial = new Float64Array(size);
   const scratch = { p: new Float64Array(k), outer: new Float64Array(width * width) };
-  let value = objectiveAt(theta, inputs, labels, k, penalty, gradient, scratch);
+  let value = objectiveAt(theta, inputs, labels, k, rowPenalty, gradient, scratch);
   let iterations = 0;
   for (; iterations < MAX_STEPS; iterations++) {
     stopIfCancelled(signal, 'the fit was cancelled');
@@ -98,25 +115,30 @@ export function fitAffineByNewton(
     }
     if (Math.sqrt(gradientNorm) <= GRADIENT_TOLERANCE * Math.max(1, Math.sqrt(thetaNorm)))
       return { ...split(theta, k), value, iterations, converged: true };
-    hessianAt(theta, inputs, k, penalty, hessian, scratch);
+    hessianAt(theta, inputs, k, rowPenalty, hessian, scratch);
     const step = solveSymmetric(hessian, gradient, size);
     let decrement = 0;
     for (let j = 0; j < size; j++) decrement += gradient[j]! * step[j]!;
     if (!(decrement > 0)) break; // not a descent direction: the Hessian lost definiteness to rounding
     let scale = 1;
     let trialValue = Infinity;
-    for (let tries = 0; tries < 50; tries++) {
+    for (let halvings = 0; halvings < MAX_HALVINGS; halvings++) {
       for (let j = 0; j < size; j++) trial[j] = theta[j]! - scale * step[j]!;
-      trialValue = objectiveAt(trial, inputs, labels, k, penalty, null, scratch);
-      if (trialValue <= value - 1e-4 * scale * decrement) break;
+      trialValue = objectiveAt(trial, inputs, labels, k, rowPenalty, null, scratch);
+      if (trialValue <= value - SUFFICIENT_DECREASE * scale * decrement) break;
       scale /= 2;
     }
     if (!(trialValue < value)) {
       // no decrease left at rounding level: converged if the step was already that small
-      return { ...split(theta, k), value, iterations, converged: decrement <= 1e-20 * Math.max(1, Math.abs(value)) };
+      return {
+        ...split(theta, k),
+        value,
+        iterations,
+        converged: decrement <= ROUNDING_DECREASE * Math.max(1, Math.abs(value)),
+      };
     }
     theta.set(trial);
-    value = objectiveAt(theta, inputs, labels, k, penalty, gradient, scratch);
+    value = objectiveAt(theta, inputs, labels, k, rowPenalty, gradient, scratch);
   }
   return { ...split(theta, k), value, iterations, converged: false };
 }

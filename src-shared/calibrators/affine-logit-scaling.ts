@@ -10,10 +10,13 @@ import { minimizeLbfgs } from './lbfgs';
  * Vector scaling softmax(w * z + b) (2K parameters) and matrix scaling softmax(W z + b)
  * (K^2 + K parameters), on whatever rows they are given: the logits z for vector and matrix
  * scaling, log p for Dirichlet calibration (on log p they are different models, DEFINITIONS.md
- * 4.8). Fitted by L-BFGS on the mean NLL plus a penalty: by default lambda (sum (W - I)^2 +
- * sum b^2) / 2, which keeps matrix scaling well-posed on small sets (lambda = 0 is plain maximum
- * likelihood); or ODIR (Kull et al. 2019), lambda / (K (K - 1)) sum_{i != j} W_ij^2 +
- * mu / K sum b^2, which leaves the diagonal free. Starting point: identity, zero bias.
+ * 4.8). Fitted on the mean NLL plus a penalty: by default lambda (sum (W - I)^2 + sum b^2) / 2,
+ * which keeps matrix scaling well-posed on small sets (lambda = 0 is plain maximum likelihood); or
+ * ODIR (Kull et al. 2019), lambda / (K (K - 1)) sum_{i != j} W_ij^2 + mu / K sum b^2, which leaves
+ * the diagonal free. Fitted by L-BFGS; a penalised matrix fit it has not finished within
+ * LBFGS_BEFORE_NEWTON iterations goes on by Newton's method where its Hessian is small
+ * (affine-logit-newton.ts), and back to L-BFGS if Newton cannot finish either. Starting point: the
+ * caller's (a fit at a nearby penalty), else identity and zero bias.
  */
 export interface OdirRegularisation {
   /** lambda, on the off-diagonal weights. */
@@ -112,23 +115,9 @@ export function fitAffineLogitScaling(
     iterations,
     converged,
   });
-  if (kind === 'matrix') {
-    const penalty = matrixPenalty(k, odir, l2);
-    if (newtonApplies(n, k, penalty)) {
-      const fit = fitAffineByNewton(logits, labels, k, penalty, signal, start);
-      return {
-        params: { kind, classCount: k, weights: fit.weights, bias: fit.bias },
-        report: report('Newton', fit.value, fit.iterations, fit.converged),
-      };
-    }
-  }
+  const penalty = affinePenalty(kind, k, odir, l2);
   const weightCount = kind === 'vector' ? k : k * k;
   const gauge = kind === 'matrix' && k > 1;
-  const initial = new Float64Array(weightCount + k);
-  if (start) {
-    initial.set(start.weights);
-    initial.set(start.bias, weightCount);
-  } else for (let r = 0; r < k; r++) initial[kind === 'vector' ? r : r * k + r] = 1;
   const row = new Float64Array(k);
   const shift = new Float64Array(k);
   const weights = new Float64Array(weightCount);
@@ -177,22 +166,12 @@ export function fitAffineLogitScaling(
         }
       }
     }
-    let penalty = 0;
+    let penaltyValue = 0;
     for (let j = 0; j < grad.length; j++) {
       grad[j] /= n;
-      const value = j < weightCount ? weights[j] : bias[j - weightCount];
-      const isDiagonal = j < weightCount && (kind === 'vector' || Math.floor(j / k) === j % k);
-      if (odir !== null) {
-        // ODIR: off-diagonal weights and intercepts only, each with its own weight and normaliser.
-        const weight =
-          j >= weightCount ? (2 * odir.intercept) / k : isDiagonal ? 0 : (2 * odir.offDiagonal) / (k * (k - 1));
-        penalty += (weight / 2) * value * value;
-        grad[j] += weight * value;
-        continue;
-      }
-      const deviation = j < weightCount && isDiagonal ? value - 1 : value;
-      penalty += (l2 / 2) * deviation * deviation;
-      grad[j] += l2 * deviation;
+      const deviation = (j < weightCount ? weights[j] : bias[j - weightCount]) - penalty.centres[j];
+      penaltyValue += (penalty.weights[j] / 2) * deviation * deviation;
+      grad[j] += penalty.weights[j] * deviation;
     }
     // Back to the free parameters: dW/dV through the shift, db/dc through the centring.
     gradient.set(grad);
@@ -209,7 +188,7 @@ export function fitAffineLogitScaling(
       for (let r = 0; r < k; r++) mean += grad[weightCount + r];
       for (let r = 0; r < k; r++) gradient[weightCount + r] -= mean / k;
     }
-    return nll / n + penalty;
+    return nll / n + penaltyValue;
   };
   // Diagonal preconditioning: the optimiser sees the weights of standardised inputs,
   // W_rc = u_rc / s_c and b_r = u_r - sum_c W_rc m_c (m_c, s_c: mean and deviation of input column
@@ -243,39 +222,86 @@ export function fitAffineLogitScaling(
     }
     return value;
   };
-  // u from (W, b): u_rc = W_rc s_c and u_r = b_r + sum_c W_rc m_c (toFree's inverse)
-  const startU = new Float64Array(weightCount + k);
-  startU.set(initial.subarray(weightCount), weightCount);
-  for (let j = 0; j < weightCount; j++) {
-    const c = columnOf(j);
-    startU[j] = initial[j] * columnScale[c];
-    startU[weightCount + rowOf(j)] += initial[j] * columnMean[c];
-  }
-  const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8, signal });
-  toFree(result.x, free);
-  realise(free);
-  return {
-    params: { kind, classCount: k, weights: Float64Array.from(weights), bias: Float64Array.from(bias) },
-    report: report('L-BFGS', result.value, result.iterations, result.converged),
+  /** L-BFGS from `from` (else the identity map) for at most `maxIterations`. */
+  const lbfgsFrom = (from: AffineLogitParams | undefined, maxIterations: number): OptimiserRun => {
+    const initial = new Float64Array(weightCount + k);
+    if (from) {
+      initial.set(from.weights);
+      initial.set(from.bias, weightCount);
+    } else for (let r = 0; r < k; r++) initial[kind === 'vector' ? r : r * k + r] = 1;
+    // u from (W, b): u_rc = W_rc s_c and u_r = b_r + sum_c W_rc m_c (toFree's inverse)
+    const startU = new Float64Array(weightCount + k);
+    startU.set(initial.subarray(weightCount), weightCount);
+    for (let j = 0; j < weightCount; j++) {
+      const c = columnOf(j);
+      startU[j] = initial[j] * columnScale[c];
+      startU[weightCount + rowOf(j)] += initial[j] * columnMean[c];
+    }
+    const result = minimizeLbfgs(objective, startU, { gradientTolerance: 1e-8, maxIterations, signal });
+    toFree(result.x, free);
+    realise(free);
+    return {
+      params: { kind, classCount: k, weights: Float64Array.from(weights), bias: Float64Array.from(bias) },
+      value: result.value,
+      iterations: result.iterations,
+      converged: result.converged,
+    };
   };
+  const done = (run: OptimiserRun, optimiser: string, iterations = run.iterations) => ({
+    params: run.params,
+    report: report(optimiser, run.value, iterations, run.converged),
+  });
+  // L-BFGS first: where the inputs are well conditioned it converges in tens of iterations, each
+  // cheaper than a Newton step. Where it has not within LBFGS_BEFORE_NEWTON (ln p of a confident
+  // model: 850 to 3,300 needed) and the Hessian is affordable, Newton's method finishes from there.
+  const newtonAffordable = kind === 'matrix' && newtonApplies(n, k, penalty);
+  const first = lbfgsFrom(start, newtonAffordable ? LBFGS_BEFORE_NEWTON : LBFGS_MAX_ITERATIONS);
+  if (first.converged || !newtonAffordable) return done(first, 'L-BFGS');
+  const fit = fitAffineByNewton(logits, labels, k, penalty, signal, first.params);
+  const newton: OptimiserRun = { ...fit, params: { kind, classCount: k, weights: fit.weights, bias: fit.bias } };
+  const steps = `L-BFGS for ${first.iterations} iterations, then Newton for ${fit.iterations} steps`;
+  if (fit.converged) return done(newton, steps, first.iterations + fit.iterations);
+  // a Hessian singular to rounding (a saturated softmax: |ln p| in the thousands) stops Newton:
+  // L-BFGS goes on from the better of the two points for the rest of its iterations
+  const rest = lbfgsFrom(
+    (newton.value < first.value ? newton : first).params,
+    LBFGS_MAX_ITERATIONS - LBFGS_BEFORE_NEWTON,
+  );
+  return done(rest, `${steps}, then L-BFGS`, first.iterations + fit.iterations + rest.iterations);
+}
+
+/** L-BFGS's iterations at most (its default cap), and before Newton's method takes over where it may. */
+const LBFGS_MAX_ITERATIONS = 500;
+const LBFGS_BEFORE_NEWTON = 100;
+
+interface OptimiserRun {
+  params: AffineLogitParams;
+  value: number;
+  iterations: number;
+  converged: boolean;
 }
 
 /**
- * The matrix fit's penalty per parameter of [W | b] (affine-logit-newton.ts's layout), the same as
- * objectiveOnFree adds: ODIR's weights on the off-diagonal weights and the intercepts, or L2 on
- * W - I and b.
+ * The penalty per parameter, in the parameters' order (the weights, then the biases): its weight
+ * and centre, so the penalty is sum_j (weight_j / 2) (theta_j - centre_j)^2. ODIR: 2 lambda / (K (K - 1))
+ * on the off-diagonal weights, 0 on the diagonal (a vector scaling's weights are all diagonal),
+ * 2 mu / K on the intercepts; L2: lambda on W - I and b.
  */
-function matrixPenalty(k: number, odir: OdirRegularisation | null, l2: number): AffinePenalty {
-  const width = k + 1;
-  const weights = new Float64Array(k * width);
-  const centres = new Float64Array(k * width);
-  for (let r = 0; r < k; r++)
-    for (let c = 0; c <= k; c++) {
-      const j = r * width + c;
-      if (c === r) centres[j] = 1;
-      if (odir === null) weights[j] = l2;
-      else if (c === k) weights[j] = (2 * odir.intercept) / k;
-      else if (c !== r) weights[j] = (2 * odir.offDiagonal) / (k * (k - 1));
-    }
+function affinePenalty(
+  kind: 'vector' | 'matrix',
+  k: number,
+  odir: OdirRegularisation | null,
+  l2: number,
+): AffinePenalty {
+  const weightCount = kind === 'vector' ? k : k * k;
+  const weights = new Float64Array(weightCount + k);
+  const centres = new Float64Array(weightCount + k);
+  for (let j = 0; j < weightCount + k; j++) {
+    const isDiagonal = j < weightCount && (kind === 'vector' || Math.floor(j / k) === j % k);
+    if (isDiagonal) centres[j] = 1;
+    if (odir === null) weights[j] = l2;
+    else if (j >= weightCount) weights[j] = (2 * odir.intercept) / k;
+    else if (!isDiagonal) weights[j] = (2 * odir.offDiagonal) / (k * (k - 1));
+  }
   return { weights, centres };
 }
