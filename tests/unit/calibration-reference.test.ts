@@ -181,6 +181,24 @@ describe('unbinned metrics on synthetic-2000x10', () => {
       1e-5,
     );
   });
+  it("a preset takes the suite's values of the same identity instead of computing them again, and only those", () => {
+    const suite = metricSuite(scores);
+    for (const preset of PRESET_NAMES)
+      expect(presetMetrics(preset, scores, top, true, suite), preset).toEqual(presetMetrics(preset, scores, top));
+    // the values reused are the suite's own: a marked copy of them comes back, tagged with the preset
+    const marked = suite.map((m) => ({ ...m, value: m.name.includes('debiased L2-CE') ? 0.123456 : m.value }));
+    const kumar = presetMetrics('kumar-debiased-l2-15', scores, top, true, marked);
+    expect(kumar.map((m) => [m.name, m.value])).toEqual([
+      ['debiased L2-CE', 0.123456],
+      ['marginal debiased L2-CE', 0.123456],
+    ]);
+    expect(kumar.every((m) => m.identity.endsWith('[preset kumar-debiased-l2-15]'))).toBe(true);
+    // values of another binning are not taken: the suite at 10 equal-width bins only
+    const other = metricSuite(scores, { binnings: [{ scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }] });
+    expect(presetMetrics('kumar-debiased-l2-15', scores, top, true, other)).toEqual(
+      presetMetrics('kumar-debiased-l2-15', scores, top),
+    );
+  });
 });
 
 import { topLabelPerClassMetrics } from '../../src-shared/metrics/binned-metrics';

@@ -54,8 +54,13 @@ function metricSelection(values: Values, presets: PresetName[], parallel: Parall
     everyClass
       ? parallel.fromScores(scores, options)
       : Promise.resolve(metricSuite(scores, { ...options, everyClass }, top));
-  const presetValues = (scores: ClassScores, top: TopLabelScores, everyClass: boolean, names: readonly PresetName[]) =>
-    names.flatMap((p) => presetMetrics(p, scores, top, everyClass));
+  const presetValues = (
+    scores: ClassScores,
+    top: TopLabelScores,
+    everyClass: boolean,
+    names: readonly PresetName[],
+    suiteValues: readonly MetricValue[] = [],
+  ) => names.flatMap((p) => presetMetrics(p, scores, top, everyClass, suiteValues));
   // the suite (under `binnings`, or its own) then the presets `names`, of scores or of logit rows
   // (the suite's softmax on both threads, the presets from the scores it made)
   const withSuite = (binnings: BinningSpec[] | undefined, names: readonly PresetName[]): MetricSelection => {
@@ -65,14 +70,14 @@ function metricSelection(values: Values, presets: PresetName[], parallel: Parall
       includeTce: withTce(values, scores),
     });
     return {
-      ofScores: async (scores, top, everyClass) => [
-        ...(await suite(scores, top, everyClass, options(scores))),
-        ...presetValues(scores, top, everyClass, names),
-      ],
+      ofScores: async (scores, top, everyClass) => {
+        const suiteValues = await suite(scores, top, everyClass, options(scores));
+        return [...suiteValues, ...presetValues(scores, top, everyClass, names, suiteValues)];
+      },
       ofLogitRows: async ({ rows, classCount, labels }) => {
         const suiteOptions = options({ sampleCount: labels.length });
         const { scores, metrics } = await parallel.fromLogits(rows, classCount, labels, suiteOptions);
-        return { scores, metrics: [...metrics, ...presetValues(scores, topLabelScores(scores), true, names)] };
+        return { scores, metrics: [...metrics, ...presetValues(scores, topLabelScores(scores), true, names, metrics)] };
       },
     };
   };

@@ -179,9 +179,10 @@ export function analyseRun(
 
 /** The suite and every preset of one subject (and `extra`), with their kept-class bounds where kept. */
 function subjectMetrics({ scores, top, everyClass, kept }: ScoredSubject, extra: MetricValue[] = []): MetricValue[] {
+  const suite = metricSuite(scores, { everyClass }, top);
   const metrics = [
-    ...metricSuite(scores, { everyClass }, top),
-    ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top, everyClass)),
+    ...suite,
+    ...PRESET_NAMES.flatMap((preset) => presetMetrics(preset, scores, top, everyClass, suite)),
     ...extra,
   ];
   return kept === undefined ? metrics : withKeptClassBounds(metrics, kept.bounds, kept);
