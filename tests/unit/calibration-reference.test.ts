@@ -121,6 +121,7 @@ import {
 } from '../../src-shared/metrics/smooth-ece';
 import { seededRandom } from '../../src-shared/random';
 import { metricSuite, presetMetrics, PRESET_NAMES } from '../../src-shared/metrics/metric-suite';
+import { syntheticClassifier } from '../support/synthetic-classifier';
 
 describe('unbinned metrics on synthetic-2000x10', () => {
   it('SmoothECE and its bandwidth match relplot', () => {
@@ -193,6 +194,20 @@ describe('unbinned metrics on synthetic-2000x10', () => {
       ['marginal debiased L2-CE', 0.123456],
     ]);
     expect(kumar.every((m) => m.identity.endsWith('[preset kumar-debiased-l2-15]'))).toBe(true);
+    // nor approximations or values not computed, though their identity is the same
+    const approximate = marked.map((m) => ({ ...m, approximation: 'a sketch' }));
+    expect(presetMetrics('kumar-debiased-l2-15', scores, top, true, approximate)).toEqual(
+      presetMetrics('kumar-debiased-l2-15', scores, top),
+    );
+    // two classes: the preset reads the positive class, the suite the top label (the same
+    // identity before the preset's tag): nothing is taken
+    const data = syntheticClassifier({ n: 600, classCount: 2, temperature: 1.5, seed: 4 });
+    const twoClass = scoresFromLogits(data.logits, 2, data.labels);
+    const twoTop = topLabelScores(twoClass);
+    const twoMarked = metricSuite(twoClass, {}, twoTop).map((m) => ({ ...m, value: 0.123456 }));
+    const positive = presetMetrics('kumar-debiased-l2-15', twoClass, twoTop, true, twoMarked);
+    expect(positive.map((m) => m.value)).not.toContain(0.123456);
+    expect(positive).toEqual(presetMetrics('kumar-debiased-l2-15', twoClass, twoTop));
     // values of another binning are not taken: the suite at 10 equal-width bins only
     const other = metricSuite(scores, { binnings: [{ scheme: 'equal-width', bins: 10, edgeRule: 'left-closed' }] });
     expect(presetMetrics('kumar-debiased-l2-15', scores, top, true, other)).toEqual(
