@@ -1,6 +1,5 @@
 import { stopIfCancelled, type CancelSignal } from '../cancel-signal';
-import { expNonPositive } from '../fusion/exp-non-positive';
-import type { LogitArray } from '../fusion/logits';
+import { softmaxRowInto, type LogitArray } from '../fusion/logits';
 import { solveSymmetric } from './binary-scores';
 
 /**
@@ -165,23 +164,13 @@ function probabilitiesInto(
   p: Float64Array,
 ): number {
   const width = k + 1;
-  let max = -Infinity;
   for (let r = 0; r < k; r++) {
     let v = theta[r * width + k]!;
     for (let c = 0; c < k; c++) v += theta[r * width + c]! * inputs[offset + c]!;
     p[r] = v;
-    if (v > max) max = v;
   }
-  const labelShifted = p[label]! - max;
-  let sum = 0;
-  for (let r = 0; r < k; r++) {
-    const e = expNonPositive(p[r]! - max);
-    p[r] = e;
-    sum += e;
-  }
-  const inverse = 1 / sum;
-  for (let r = 0; r < k; r++) p[r]! *= inverse;
-  return Math.log(sum) - labelShifted;
+  const labelScore = p[label]!;
+  return softmaxRowInto(p, 0, k, p, 0) - labelScore;
 }
 
 /** The objective at theta, and its gradient into `gradient` when given. */
